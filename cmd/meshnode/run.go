@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// Exit codes, documented in `meshnode help`.
+const (
+	exitOK      = 0
+	exitFailure = 1 // an unexpected failure: the whole error chain is printed
+	exitUsage   = 2 // a mistake the user can fix: one line and a hint
+	exitProblem = 3 // the command ran and found problems (check, doctor)
+)
+
+// command is one subcommand. Each lives in a file of its own and registers
+// itself with register from an init function.
+type command struct {
+	name    string
+	summary string // one line for `meshnode help`
+	usage   string // full text for `meshnode CMD -h`, examples included
+	// run parses args with its own FlagSet and does the work.
+	run func(ctx context.Context, env *env, args []string) error
+}
+
+// env is what every command gets from the doorway: where to write, and the
+// clock (tests and --now replace it).
+type env struct {
+	stdout, stderr io.Writer
+	now            func() time.Time
+	isTerminal     bool
+}
+
+var commands = map[string]*command{}
+
+func register(c *command) {
+	if _, dup := commands[c.name]; dup {
+		panic("meshnode: command registered twice: " + c.name)
+	}
+	commands[c.name] = c
+}
+
+// usageError is a mistake the user can fix; it prints one line and a hint.
+type usageError struct {
+	msg  string
+	hint string
+}
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(hint, format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...), hint: hint}
+}
+
+// problemsFound reports that a command ran and found problems it already
+// printed (check, doctor).
+type problemsFound struct{ n int }
+
+func (e *problemsFound) Error() string { return fmt.Sprintf("%d problem(s) found", e.n) }
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	e := &env{stdout: stdout, stderr: stderr, now: time.Now, isTerminal: isTerminal(stdout)}
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		if len(args) > 1 {
+			if c, ok := commands[args[1]]; ok {
+				fmt.Fprint(stdout, c.usage)
+				return nil
+			}
+			return usagef("run 'meshnode help' for the list of commands", "unknown command %q", args[1])
+		}
+		printHelp(stdout)
+		return nil
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		return usagef("run 'meshnode help' for the list of commands", "unknown command %q", args[0])
+	}
+	return c.run(ctx, e, args[1:])
+}
+
+func printHelp(w io.Writer) {
+	fmt.Fprint(w, `meshnode runs a node of the federated agent mesh.
+
+Usage:
+  meshnode COMMAND [flags]
+
+Commands:
+`)
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprint(w, `
+Every command that reads a node takes --dir DIR (default ".") and --now RFC3339
+(to run as if at that time). Run 'meshnode COMMAND -h' for its flags and examples.
+
+Exit codes: 0 ok, 1 unexpected failure, 2 usage or configuration mistake,
+3 the command ran and found problems (check, doctor).
+`)
+}
+
+// exitCode prints err the way its kind asks for and maps it to an exit code.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return exitOK
+	}
+	var ue *usageError
+	var pf *problemsFound
+	switch {
+	case errors.Is(err, pflag.ErrHelp):
+		return exitOK
+	case errors.As(err, &pf):
+		fmt.Fprintf(stderr, "meshnode: %v\n", err)
+		return exitProblem
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "meshnode: %s\n", ue.msg)
+		if ue.hint != "" {
+			fmt.Fprintf(stderr, "hint: %s\n", ue.hint)
+		}
+		return exitUsage
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(stderr, "meshnode: interrupted")
+		return exitFailure
+	default:
+		fmt.Fprintf(stderr, "meshnode: %v\n", err)
+		return exitFailure
+	}
+}
+
+// nodeFlags are the flags every command that works on a node shares.
+type nodeFlags struct {
+	dir string
+	now string
+}
+
+func (nf *nodeFlags) add(fs *pflag.FlagSet) {
+	fs.StringVar(&nf.dir, "dir", ".", "the node's directory")
+	fs.StringVar(&nf.now, "now", "", "run as if the time were this RFC3339 instant")
+}
+
+// clock returns the time source --now asks for.
+func (nf *nodeFlags) clock(e *env) (func() time.Time, error) {
+	if nf.now == "" {
+		return e.now, nil
+	}
+	t, err := time.Parse(time.RFC3339, nf.now)
+	if err != nil {
+		return nil, usagef("use a time like 2026-03-01T12:00:00Z", "--now %q is not an RFC3339 time", nf.now)
+	}
+	t = t.UTC()
+	return func() time.Time { return t }, nil
+}
+
+// newFlagSet makes a FlagSet whose -h prints the command's usage text and
+// whose parse errors become usage errors.
+func newFlagSet(name string) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
+
+// parseFlags parses args and turns -h and flag mistakes into the right errors.
+func parseFlags(e *env, fs *pflag.FlagSet, args []string) error {
+	c := commands[fs.Name()]
+	err := fs.Parse(args)
+	if errors.Is(err, pflag.ErrHelp) {
+		fmt.Fprint(e.stdout, c.usage)
+		fs.SetOutput(e.stdout)
+		fs.PrintDefaults()
+		return pflag.ErrHelp
+	}
+	if err != nil {
+		return usagef(fmt.Sprintf("run 'meshnode %s -h' for its flags", c.name), "%s: %v", c.name, err)
+	}
+	return nil
+}

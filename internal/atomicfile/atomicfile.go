@@ -1,0 +1,72 @@
+// Package atomicfile writes files so that a crash leaves either the old
+// bytes or the new bytes on disk, never a torn mix.
+package atomicfile
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// WriteFile writes data to path through a temporary file in the same
+// directory: write, fsync, rename over path, fsync the directory. The
+// temporary file is removed on any error. Missing parent directories are
+// created.
+func WriteFile(path string, data []byte, perm os.FileMode) (err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = tmp.Chmod(perm); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", path, err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("rename %s: %w", path, err)
+	}
+	return syncDir(dir)
+}
+
+// WriteFileIfChanged is WriteFile that leaves path untouched (bytes and
+// mtime) when it already holds exactly data. It reports whether it wrote.
+func WriteFileIfChanged(path string, data []byte, perm os.FileMode) (bool, error) {
+	old, err := os.ReadFile(path)
+	if err == nil && bytes.Equal(old, data) {
+		return false, nil
+	}
+	if err := WriteFile(path, data, perm); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	defer d.Close()
+	// Some filesystems refuse fsync on a directory; the rename is still
+	// atomic there, so that error is not worth failing the write for.
+	_ = d.Sync()
+	return nil
+}

@@ -1,0 +1,64 @@
+package atomicfile
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func TestWriteFileReplacesAndLeavesNoTemp(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "sub", "state.json")
+	if err := WriteFile(p, []byte("one"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(p, []byte("two"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(p)
+	if err != nil || string(got) != "two" {
+		t.Fatalf("read back %q, %v", got, err)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(p))
+	if len(entries) != 1 {
+		t.Fatalf("directory holds %d entries, want only the file", len(entries))
+	}
+}
+
+func TestWriteFileIfChangedKeepsMtime(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	if err := WriteFile(p, []byte("same"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	if err := os.Chtimes(p, old, old); err != nil {
+		t.Fatal(err)
+	}
+	wrote, err := WriteFileIfChanged(p, []byte("same"), 0o644)
+	if err != nil || wrote {
+		t.Fatalf("wrote=%v err=%v, want no write", wrote, err)
+	}
+	fi, _ := os.Stat(p)
+	if !fi.ModTime().Equal(old) {
+		t.Fatalf("mtime changed to %v", fi.ModTime())
+	}
+	wrote, err = WriteFileIfChanged(p, []byte("new"), 0o644)
+	if err != nil || !wrote {
+		t.Fatalf("wrote=%v err=%v, want a write", wrote, err)
+	}
+}
+
+func TestWriteFileFailsOnDirectoryTarget(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(filepath.Join(dir, "x"), []byte("a"), 0o644); err == nil {
+		t.Fatal("writing over a directory succeeded")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Fatalf("temp file left behind: %d entries", len(entries))
+	}
+}

@@ -1,0 +1,42 @@
+// Package manifest reads and writes MANIFEST.md, the index every agent
+// publishes of its files: one row per published file with its sequence
+// number and sha256. It reads every layout real nodes publish and writes
+// only the canonical one of seed 000. It does no I/O.
+package manifest
+
+import "time"
+
+// Manifest is a parsed MANIFEST.md.
+type Manifest struct {
+	Agent    string    // "agent:" line, or the name in "# Manifest — name"
+	URL      string    // "url:" line; empty when absent
+	Updated  time.Time // "updated:" or "**Last Updated:**"; zero when absent
+	Sequence int       // declared "sequence:"; 0 when absent
+	Entries  []Entry   // rows in the order written
+}
+
+// Entry is one row of the table.
+type Entry struct {
+	Seq       int
+	Hash      string    // "sha256:<64 lowercase hex>"
+	File      string    // path relative to the agent's base URL; empty in legacy layouts
+	Type      string    // free text, unknown types kept
+	Status    string    // pending, validated, failed, contested (or what the peer wrote)
+	Submitted time.Time // zero when absent or unparseable
+	Title     string    // legacy layouts only
+	Category  string    // legacy layouts only
+}
+
+// Problem is a row or field that was skipped, with why.
+type Problem struct {
+	Line   int
+	Reason string
+}
+
+// Statuses of a published trace (seed 000).
+const (
+	StatusPending   = "pending"
+	StatusValidated = "validated"
+	StatusFailed    = "failed"
+	StatusContested = "contested"
+)

@@ -1,0 +1,19 @@
+// Package roster reads and writes AGENTS.md, the list of agents a node
+// knows. It reads the seed's pipe layout and the markdown table layout and
+// writes the seed's layout. It does no I/O.
+package roster
+
+// Agent is one known agent.
+type Agent struct {
+	Name   string
+	URL    string // trace URL, always ending in "/"
+	Joined string // as written, usually YYYY-MM-DD
+	Signal string // table layout only, as written
+	Tier   string // table layout only
+}
+
+// Problem is a line that was skipped, with why.
+type Problem struct {
+	Line   int
+	Reason string
+}
