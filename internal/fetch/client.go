@@ -1,0 +1,173 @@
+package fetch
+
+import (
+	"context"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Defaults applied by New to zero Options fields.
+const (
+	// DefaultTimeout bounds one request from dial to the last body byte, so
+	// a peer that drips one byte a second is cut off.
+	DefaultTimeout = 20 * time.Second
+	// DefaultMaxConnsPerHost caps concurrent requests per host, as browsers
+	// do: the corpus has 12 agents on one host, and they share this cap.
+	DefaultMaxConnsPerHost = 4
+	// DefaultMaxRedirects bounds a redirect chain.
+	DefaultMaxRedirects = 5
+	// DefaultMaxRetries is how often a 5xx or network error is retried
+	// within one Get; the next heartbeat is the real retry.
+	DefaultMaxRetries = 2
+	// DefaultMaxBytes caps a body when Request.MaxBytes is 0.
+	DefaultMaxBytes = 4 << 20
+	// DefaultUserAgent is sent when Options.UserAgent is empty; nodes
+	// should name themselves and their URL instead (seed 004).
+	DefaultUserAgent = "meshnode (+https://github.com/meshnode/meshnode)"
+	// DefaultMaxInlineWait is the longest Retry-After or cooldown that Get
+	// waits out (once) instead of failing fast with KindRateLimited.
+	DefaultMaxInlineWait = 5 * time.Second
+)
+
+// Transport limits that Options do not expose.
+const (
+	dialTimeout     = 10 * time.Second
+	tlsTimeout      = 10 * time.Second
+	idleConnTimeout = 90 * time.Second
+)
+
+// Options configure a Client. The zero value is usable: every zero field
+// takes its default.
+type Options struct {
+	// UserAgent names the node and its URL, e.g.
+	// "meshnode/0.1 (+https://agent.example/traces/; agent jolt37)".
+	// robots.txt groups are matched against the product token "meshnode".
+	UserAgent string
+	// AllowPrivate lets requests reach private, loopback and link-local
+	// addresses (config allow_private_addresses; tests on 127.0.0.1).
+	AllowPrivate bool
+	// Timeout bounds each attempt, body included. Default 20s.
+	Timeout time.Duration
+	// MaxConnsPerHost caps concurrent requests per host. Default 4.
+	MaxConnsPerHost int
+	// RequestsPerSecond, when positive, is a fixed request rate per host.
+	RequestsPerSecond float64
+	// MaxRedirects bounds a redirect chain. Default 5; negative: none.
+	MaxRedirects int
+	// MaxRetries bounds retries of 5xx and network errors. Default 2;
+	// negative: none.
+	MaxRetries int
+	// MaxInlineWait is the longest host-requested wait Get sits out once.
+	// Default 5s; negative: never wait, always fail fast.
+	MaxInlineWait time.Duration
+	// IgnoreRobots skips robots.txt (for tests and private meshes only).
+	IgnoreRobots bool
+	// Now is the clock for cooldowns, crawl delays and the robots cache.
+	Now func() time.Time
+	// Sleep waits for d or until ctx is done; tests pass a fake.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// Client fetches peers' files. It is safe for concurrent use, and all peers
+// on one host must share one Client so that they share its politeness.
+type Client struct {
+	opts   Options
+	http   *http.Client
+	jitter func() float64 // in [jitterMin, jitterMax)
+
+	mu    sync.Mutex
+	hosts map[string]*host
+
+	stats counters
+}
+
+// New returns a Client with o's zero fields set to their defaults.
+func New(o Options) *Client {
+	o = withDefaults(o)
+	c := &Client{
+		opts:   o,
+		hosts:  map[string]*host{},
+		jitter: func() float64 { return jitterMin + rand.Float64()*(jitterMax-jitterMin) },
+	}
+	c.http = &http.Client{
+		Transport:     newTransport(o),
+		CheckRedirect: checkRedirect(o.MaxRedirects),
+	}
+	return c
+}
+
+func withDefaults(o Options) Options {
+	if o.UserAgent == "" {
+		o.UserAgent = DefaultUserAgent
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.MaxConnsPerHost <= 0 {
+		o.MaxConnsPerHost = DefaultMaxConnsPerHost
+	}
+	o.MaxRedirects = orDefault(o.MaxRedirects, DefaultMaxRedirects)
+	o.MaxRetries = orDefault(o.MaxRetries, DefaultMaxRetries)
+	if o.MaxInlineWait == 0 {
+		o.MaxInlineWait = DefaultMaxInlineWait
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Sleep == nil {
+		o.Sleep = sleep
+	}
+	return o
+}
+
+// orDefault maps 0 to def and a negative value to 0.
+func orDefault(v, def int) int {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return 0
+	}
+	return v
+}
+
+// newTransport builds the one Transport all requests share. Proxies are
+// not used: a proxy would dial for us and bypass the private-address guard.
+// Compression is left to the Transport, so bodies arrive decoded and the
+// size cap counts decoded bytes (a gzip bomb is caught).
+func newTransport(o Options) *http.Transport {
+	d := &net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}
+	if !o.AllowPrivate {
+		d.Control = refusePrivate
+	}
+	return &http.Transport{
+		Proxy:                 nil,
+		DialContext:           d.DialContext,
+		ForceAttemptHTTP2:     true,
+		TLSHandshakeTimeout:   tlsTimeout,
+		ResponseHeaderTimeout: o.Timeout,
+		ExpectContinueTimeout: time.Second,
+		IdleConnTimeout:       idleConnTimeout,
+		MaxIdleConns:          100,
+		MaxIdleConnsPerHost:   o.MaxConnsPerHost,
+		MaxConnsPerHost:       o.MaxConnsPerHost,
+	}
+}
+
+// sleep is the real Options.Sleep.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

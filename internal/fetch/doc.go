@@ -1,0 +1,16 @@
+// Package fetch is the node's HTTP client and the only package of meshnode
+// that touches the network. It holds everything that makes fetching peers'
+// files safe and polite: a total deadline and a size cap on every body,
+// redirects kept on the peer's host, a guard that refuses private, loopback
+// and link-local addresses at dial time, per-host politeness shared by every
+// peer on a host (a connection cap, an optional fixed rate, robots.txt with
+// its Crawl-delay, cooldowns set by 429, 503 and X-RateLimit-*), retries
+// with exponential backoff and jitter (seed 004), conditional requests, and
+// the counters seed 004 asks for.
+//
+// It must not parse what it fetches, write files, or decide what a failure
+// means for a peer: it returns bytes or an *Error whose Kind lets the caller
+// keep rate limits apart from failures. Per-host state that must outlive the
+// process is handed out by Client.Hosts and taken back by Client.LoadHosts;
+// storing it is the caller's job.
+package fetch

@@ -1,0 +1,145 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+)
+
+// Request is one file to fetch.
+type Request struct {
+	URL string
+	// MaxBytes caps the decoded body; 0 means DefaultMaxBytes. A larger
+	// body fails with KindTooLarge.
+	MaxBytes int64
+	// ETag and LastModified are the validators of the copy the caller
+	// holds, sent as If-None-Match and If-Modified-Since. They are kept
+	// apart because GitHub Pages' ETag changes with every deploy while
+	// Last-Modified may not.
+	ETag, LastModified string
+
+	truncate bool // keep the first MaxBytes instead of failing (robots.txt)
+}
+
+// Response is a successful fetch.
+type Response struct {
+	Status int
+	// Body holds the decoded bytes (gzip undone), the ones to hash.
+	Body []byte
+	// NotModified is true for a 304: Body is empty and the caller's copy
+	// is current.
+	NotModified bool
+	// ETag and LastModified are the validators to send next time.
+	ETag, LastModified string
+	// FinalURL is the URL after same-host redirects.
+	FinalURL string
+	// RateLimit holds the X-RateLimit-* headers the host sent.
+	RateLimit RateLimit
+}
+
+var errTooSlow = errors.New("the host's crawl delay or request rate would outlast the deadline")
+
+// Get fetches r.URL politely: robots.txt first, then the host's cooldown,
+// connection cap, rate and crawl delay, then the request, retried with
+// backoff after a 5xx (other than a 503 with Retry-After) or a network
+// error. Every error is an *Error; rate limits have KindRateLimited and
+// must not count as the peer's failure.
+func (c *Client) Get(ctx context.Context, r Request) (*Response, error) {
+	resp, err := c.get(ctx, r)
+	if err != nil {
+		c.countFailure(err)
+		return nil, err
+	}
+	return resp, nil
+}
+
+func (c *Client) get(ctx context.Context, r Request) (*Response, error) {
+	u, err := parseTarget(r.URL)
+	if err != nil {
+		return nil, err
+	}
+	h := c.host(u.Host)
+	if !c.opts.IgnoreRobots {
+		if err := c.checkRobots(ctx, h, u); err != nil {
+			return nil, err
+		}
+	}
+	return c.fetch(ctx, h, u, r)
+}
+
+// fetch is Get after robots.txt: the retry loop.
+func (c *Client) fetch(ctx context.Context, h *host, u *url.URL, r Request) (*Response, error) {
+	waited := false
+	for retries := 0; ; {
+		resp, err := c.try(ctx, h, u, r, &waited)
+		if err == nil {
+			return resp, nil
+		}
+		var fe *Error
+		errors.As(err, &fe)
+		switch {
+		case fe.Kind == KindRateLimited && c.mayWait(ctx, fe.RetryAfter.Sub(c.opts.Now()), waited):
+			continue // the next try sits out the short cooldown, once
+		case retryable(fe.Kind) && retries < c.opts.MaxRetries:
+			d := backoff(retries, c.jitter())
+			if !fitsDeadline(ctx, d) {
+				return nil, err
+			}
+			if serr := c.sleep(ctx, u.String(), d); serr != nil {
+				return nil, serr
+			}
+			retries++
+			c.stats.add(func(s *Stats) { s.Retries++ })
+			continue
+		}
+		return nil, err
+	}
+}
+
+// try is one attempt: wait for the host, then ask it.
+func (c *Client) try(ctx context.Context, h *host, u *url.URL, r Request, waited *bool) (*Response, error) {
+	release, err := c.admit(ctx, h, u.String(), waited)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return c.attempt(ctx, h, u, r)
+}
+
+// retryable kinds are worth asking again within one Get. A timeout is not:
+// the peer already had its whole Timeout, and retrying would let one slow
+// peer hold a host slot three times as long; the next heartbeat retries.
+func retryable(k Kind) bool { return k == KindServer || k == KindNetwork }
+
+// parseTarget accepts absolute http and https URLs with a host and no
+// user info.
+func parseTarget(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return nil, &Error{Kind: KindBadURL, URL: raw, Err: err}
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, &Error{Kind: KindBadURL, URL: raw, Err: fmt.Errorf("scheme %q is not http or https", u.Scheme)}
+	case u.Host == "" || strings.HasPrefix(u.Host, ":"):
+		return nil, &Error{Kind: KindBadURL, URL: raw, Err: errors.New("no host")}
+	case u.User != nil:
+		return nil, &Error{Kind: KindBadURL, URL: raw, Err: errors.New("user info in URL")}
+	}
+	u.Fragment, u.RawFragment = "", ""
+	return u, nil
+}
+
+// contextError turns a done context into an *Error: canceled by the
+// caller, or out of time.
+func contextError(ctx context.Context, target string) *Error {
+	err := ctx.Err()
+	if err == nil {
+		err = context.DeadlineExceeded
+	}
+	if errors.Is(err, context.Canceled) {
+		return &Error{Kind: KindCanceled, URL: target, Err: err}
+	}
+	return &Error{Kind: KindTimeout, URL: target, Err: err}
+}
