@@ -1,0 +1,50 @@
+package state
+
+import "time"
+
+// Cursor is what the node remembers of one peer: how far it has read, when
+// it polled, how the peer has been failing, and what a conditional request
+// needs. Seed 000 gives last_seen_seq, last_polled, failure_count and
+// backoff; the rest extends it.
+type Cursor struct {
+	Agent        string    `json:"agent,omitempty"`
+	LastSeenSeq  int       `json:"last_seen_seq"`
+	LastPolled   time.Time `json:"last_polled,omitzero"`
+	LastSuccess  time.Time `json:"last_success,omitzero"`
+	FailureCount int       `json:"failure_count,omitempty"`
+	Backoff      string    `json:"backoff,omitempty"` // "", BackoffHourly, BackoffDaily, BackoffWeekly
+	FirstFailure time.Time `json:"first_failure,omitzero"`
+	Status       string    `json:"status,omitempty"` // "", StatusUnreachable, StatusGone
+	LastError    string    `json:"last_error,omitempty"`
+
+	// Gaps are seqs at or below LastSeenSeq the peer has not listed yet.
+	// They are asked for again at every poll: seed 000 expects a peer to
+	// backfill after a failed publish, so a gap must never be skipped
+	// forever.
+	Gaps Ranges `json:"gaps,omitempty"`
+	// Retry lists seqs that were listed but could not be fetched (a
+	// transient failure); they are fetched again at the next poll.
+	Retry []int `json:"retry,omitempty"`
+
+	ETag            string    `json:"etag,omitempty"`
+	LastModified    string    `json:"last_modified,omitempty"`
+	ManifestSHA256  string    `json:"manifest_sha256,omitempty"`
+	ManifestUpdated time.Time `json:"manifest_updated,omitzero"` // the peer's own `updated:`
+	ManifestChanged time.Time `json:"manifest_changed,omitzero"` // when we saw its bytes change
+
+	// LearnedFrom is the URL of the peer whose AGENTS.md listed this one,
+	// or "" for a peer of our own AGENTS.md.
+	LearnedFrom string `json:"learned_from,omitempty"`
+}
+
+// normalized returns a copy fit for writing: times in UTC, gaps merged and
+// capped, retries sorted, unique and capped.
+func (c *Cursor) normalized() *Cursor {
+	n := *c
+	for _, t := range []*time.Time{&n.LastPolled, &n.LastSuccess, &n.FirstFailure, &n.ManifestUpdated, &n.ManifestChanged} {
+		*t = utc(*t)
+	}
+	n.Gaps = c.Gaps.Normalize()
+	n.Retry, n.Gaps = capRetry(c.Retry, n.Gaps)
+	return &n
+}

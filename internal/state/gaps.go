@@ -1,0 +1,154 @@
+package state
+
+import "sort"
+
+// MaxGapRanges caps the gap ranges kept per peer and MaxRetry the seqs on
+// its retry list. A hostile manifest (sequence: 999999999, rows scattered
+// one seq apart) must not grow the state without bound. Over the cap,
+// neighbouring ranges are merged: the gap then also covers a few seqs
+// already seen, which only costs a re-fetch deduplicated by hash, whereas
+// dropping a range would skip entries forever.
+const (
+	MaxGapRanges = 1024
+	MaxRetry     = 1024
+)
+
+// Range is an inclusive span of seqs, From ≤ To.
+type Range struct {
+	From int `json:"from"`
+	To   int `json:"to"`
+}
+
+// Len returns the number of seqs in r.
+func (r Range) Len() int { return r.To - r.From + 1 }
+
+// Ranges is a set of seqs stored as sorted, disjoint, non-adjacent ranges.
+type Ranges []Range
+
+// Add returns rs with the seqs from..to added.
+func (rs Ranges) Add(from, to int) Ranges {
+	if from > to {
+		return rs
+	}
+	return append(append(Ranges(nil), rs...), Range{From: from, To: to}).Normalize()
+}
+
+// Remove returns rs without seq, splitting the range that held it.
+func (rs Ranges) Remove(seq int) Ranges {
+	out := make(Ranges, 0, len(rs)+1)
+	for _, r := range rs {
+		if seq < r.From || seq > r.To {
+			out = append(out, r)
+			continue
+		}
+		if r.From < seq {
+			out = append(out, Range{From: r.From, To: seq - 1})
+		}
+		if seq < r.To {
+			out = append(out, Range{From: seq + 1, To: r.To})
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// Contains reports whether seq is in one of the ranges.
+func (rs Ranges) Contains(seq int) bool {
+	i := sort.Search(len(rs), func(i int) bool { return rs[i].To >= seq })
+	return i < len(rs) && rs[i].From <= seq
+}
+
+// Count returns how many seqs the ranges hold.
+func (rs Ranges) Count() int {
+	n := 0
+	for _, r := range rs {
+		n += r.Len()
+	}
+	return n
+}
+
+// Normalize returns the ranges sorted, with invalid ones (From > To) dropped,
+// overlapping and adjacent ones merged, and at most MaxGapRanges kept.
+func (rs Ranges) Normalize() Ranges {
+	valid := make(Ranges, 0, len(rs))
+	for _, r := range rs {
+		if r.From <= r.To {
+			valid = append(valid, r)
+		}
+	}
+	if len(valid) == 0 {
+		return nil
+	}
+	sort.Slice(valid, func(i, j int) bool { return valid[i].From < valid[j].From })
+	out := valid[:1]
+	for _, r := range valid[1:] {
+		last := &out[len(out)-1]
+		if r.From <= last.To+1 {
+			last.To = max(last.To, r.To)
+			continue
+		}
+		out = append(out, r)
+	}
+	return capRanges(out)
+}
+
+// capRanges merges the ranges separated by the smallest holes until at
+// most MaxGapRanges remain.
+func capRanges(rs Ranges) Ranges {
+	for len(rs) > MaxGapRanges {
+		best := 0
+		for i := 1; i < len(rs)-1; i++ {
+			if rs[i+1].From-rs[i].To < rs[best+1].From-rs[best].To {
+				best = i
+			}
+		}
+		rs[best].To = rs[best+1].To
+		rs = append(rs[:best+1], rs[best+2:]...)
+	}
+	return rs
+}
+
+// capRetry returns retry sorted and unique with at most MaxRetry seqs; the
+// highest seqs over the cap move into gaps, where they are still asked for.
+func capRetry(retry []int, gaps Ranges) ([]int, Ranges) {
+	if len(retry) == 0 {
+		return nil, gaps
+	}
+	s := append([]int(nil), retry...)
+	sort.Ints(s)
+	uniq := s[:1]
+	for _, v := range s[1:] {
+		if v != uniq[len(uniq)-1] {
+			uniq = append(uniq, v)
+		}
+	}
+	if len(uniq) <= MaxRetry {
+		return uniq, gaps
+	}
+	extra := append(Ranges(nil), gaps...)
+	for _, v := range uniq[MaxRetry:] {
+		extra = append(extra, Range{From: v, To: v})
+	}
+	return uniq[:MaxRetry], extra.Normalize()
+}
+
+// AddRetry puts seq on the retry list.
+func (c *Cursor) AddRetry(seq int) {
+	c.Retry, c.Gaps = capRetry(append(c.Retry, seq), c.Gaps)
+}
+
+// RemoveRetry takes seq off the retry list.
+func (c *Cursor) RemoveRetry(seq int) {
+	out := c.Retry[:0]
+	for _, v := range c.Retry {
+		if v != seq {
+			out = append(out, v)
+		}
+	}
+	if len(out) == 0 {
+		out = nil
+	}
+	c.Retry = out
+}

@@ -1,0 +1,21 @@
+package state
+
+import (
+	"errors"
+	"path/filepath"
+)
+
+// LockFile is the heartbeat lock, relative to the node's directory.
+const LockFile = "mesh-state/heartbeat.lock"
+
+// ErrLocked is returned by Lock, unwrapped, when another heartbeat holds the
+// lock.
+var ErrLocked = errors.New("another heartbeat holds " + LockFile)
+
+// Lock takes the node's heartbeat lock (an exclusive flock on
+// DIR/mesh-state/heartbeat.lock) without waiting. It returns ErrLocked when
+// another process holds it. The lock is released by unlock or when the
+// process dies, so a crashed heartbeat never wedges the node.
+func Lock(dir string) (unlock func(), err error) {
+	return lockFile(filepath.Join(dir, filepath.FromSlash(LockFile)))
+}

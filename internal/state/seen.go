@@ -1,0 +1,40 @@
+package state
+
+import "time"
+
+// SeenRetention is how long a processed hash is remembered. Seed 000
+// ("seen_hashes Eviction"): a 90-day rolling window, because anything older
+// has been processed by every active agent.
+const SeenRetention = 90 * 24 * time.Hour
+
+// Seen reports whether the file with this hash was already processed.
+func (s *State) Seen(hash string) bool {
+	_, ok := s.SeenHashes[hash]
+	return ok
+}
+
+// MarkSeen records hash as processed at now. A hash already seen keeps its
+// first-seen time, so re-listing a file does not extend its retention.
+func (s *State) MarkSeen(hash string, now time.Time) {
+	if s.SeenHashes == nil {
+		s.SeenHashes = map[string]time.Time{}
+	}
+	if _, ok := s.SeenHashes[hash]; !ok {
+		s.SeenHashes[hash] = utc(now)
+	}
+}
+
+// EvictSeen drops the hashes first seen more than SeenRetention before now
+// and returns how many it dropped. Seed 000 runs it at each heartbeat's
+// start.
+func (s *State) EvictSeen(now time.Time) int {
+	cutoff := now.Add(-SeenRetention)
+	n := 0
+	for h, t := range s.SeenHashes {
+		if t.Before(cutoff) {
+			delete(s.SeenHashes, h)
+			n++
+		}
+	}
+	return n
+}
