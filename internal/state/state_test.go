@@ -38,7 +38,7 @@ func TestLoadReadsSeedShapes(t *testing.T) {
 			name: "seen_hashes as a list counts them first seen at load time",
 			file: "seed000-list.json",
 			wantSeq: map[string]int{
-				"https://jolt37.hive37.ai/traces/":    42,
+				"https://jolt37.hive37.ai/traces/":     42,
 				"https://abernath37.hive37.ai/traces/": 107,
 			},
 			wantSeen: map[string]time.Time{"sha256:abc123...": loadTime, "sha256:def456...": loadTime},
