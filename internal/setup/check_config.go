@@ -1,0 +1,76 @@
+package setup
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+func checkConfig(dir string) (*nodeConfig, Finding) {
+	cfg, err := loadConfig(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil, Finding{Check: "config", Status: StatusFail, Message: "no mesh.yaml in " + dir,
+			Fix: "run 'meshnode init' in the node's directory, or pass --dir"}
+	case err != nil:
+		return nil, Finding{Check: "config", Status: StatusFail, Message: err.Error(),
+			Fix: "edit mesh.yaml (docs/setup.md lists its settings)"}
+	}
+	return cfg, Finding{Check: "config", Status: StatusOK,
+		Message: fmt.Sprintf("mesh.yaml: agent %s at %s", cfg.Agent, cfg.URL)}
+}
+
+// checkIdentity reads IDENTITY.md's "field: value" lines (the seed's
+// layout and the "- Field: value" list real agents write).
+func checkIdentity(dir, agent string) Finding {
+	f := Finding{Check: "identity"}
+	data, err := os.ReadFile(filepath.Join(dir, IdentityFile))
+	if err != nil {
+		f.Status, f.Message, f.Fix = StatusWarn, "cannot read IDENTITY.md: "+unwrapPath(err), "run 'meshnode init' or write IDENTITY.md (name, joined, model, human, role)"
+		return f
+	}
+	fields := identityFields(data)
+	var todo []string
+	for _, k := range []string{"name", "joined", "model", "human", "role"} {
+		if v := fields[k]; v == "" || strings.HasPrefix(v, "(") {
+			todo = append(todo, k)
+		}
+	}
+	switch {
+	case fields["name"] != "" && !strings.EqualFold(fields["name"], agent):
+		f.Status, f.Message, f.Fix = StatusWarn, fmt.Sprintf("IDENTITY.md names %q but mesh.yaml says %q", fields["name"], agent), "make the two names agree"
+	case len(todo) > 0:
+		f.Status, f.Message, f.Fix = StatusWarn, "IDENTITY.md leaves "+strings.Join(todo, ", ")+" unfilled", "edit IDENTITY.md: peers read it to know who you are"
+	default:
+		f.Status, f.Message = StatusOK, "IDENTITY.md names "+fields["name"]
+	}
+	return f
+}
+
+func identityFields(data []byte) map[string]string {
+	fields := map[string]string{}
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimLeft(strings.TrimSpace(line), "-* ")
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		k = strings.ToLower(strings.Trim(k, "* "))
+		if _, seen := fields[k]; !seen {
+			fields[k] = strings.TrimSpace(strings.Trim(v, "* "))
+		}
+	}
+	return fields
+}
+
+// unwrapPath drops the "open PATH:" prefix a *PathError carries, where the
+// message already names the file.
+func unwrapPath(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}

@@ -1,0 +1,66 @@
+package setup
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/meshnode/meshnode/internal/fetch"
+)
+
+// checkPeers fetches every AGENTS.md peer's MANIFEST.md. An unreachable
+// peer is a warning, not a failure: peers come and go, and the heartbeat
+// already backs off from them (seed 000's circuit breaker).
+func (n *node) checkPeers(ctx context.Context) []Finding {
+	data, err := os.ReadFile(filepath.Join(n.o.Dir, AgentsFile))
+	if err != nil {
+		return []Finding{{Check: "peers", Status: StatusWarn, Message: "cannot read AGENTS.md: " + unwrapPath(err),
+			Fix: "run 'meshnode init' or write AGENTS.md (name | trace_url | joined)"}}
+	}
+	peers := parsePeers(data)
+	peers = withoutSelf(peers, n.cfg.URL)
+	if len(peers) == 0 {
+		return []Finding{{Check: "peers", Status: StatusWarn, Message: "AGENTS.md lists no peers: the node polls nobody",
+			Fix: "add a line 'name | trace_url | joined' to AGENTS.md for each agent to follow"}}
+	}
+	errs := n.reachPeers(ctx, peers)
+	var out []Finding
+	for i, p := range peers {
+		if errs[i] != nil {
+			out = append(out, Finding{Check: "peers", Status: StatusWarn,
+				Message: fmt.Sprintf("peer %s unreachable: %v", p.Name, errs[i]),
+				Fix:     "check the peer's trace_url in AGENTS.md; the heartbeat keeps retrying it on the backoff schedule"})
+		}
+	}
+	reached := len(peers) - len(out)
+	summary := Finding{Check: "peers", Status: StatusOK, Message: fmt.Sprintf("%d of %d peer(s) serve a MANIFEST.md", reached, len(peers))}
+	return append([]Finding{summary}, out...)
+}
+
+func (n *node) reachPeers(ctx context.Context, peers []peer) []error {
+	errs := make([]error, len(peers))
+	var g errgroup.Group
+	g.SetLimit(peerConcurrency)
+	for i, p := range peers {
+		g.Go(func() error {
+			_, errs[i] = n.fetcher.Get(ctx, fetch.Request{URL: p.URL + ManifestFile})
+			return nil
+		})
+	}
+	_ = g.Wait() // the goroutines report through errs
+	return errs
+}
+
+// withoutSelf drops the node's own line, which a copied AGENTS.md may hold.
+func withoutSelf(peers []peer, self string) []peer {
+	out := peers[:0:0]
+	for _, p := range peers {
+		if p.URL != self {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,68 @@
+package setup
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// githubRemote matches the two forms of a GitHub remote git prints:
+// https://github.com/OWNER/REPO(.git) and git@github.com:OWNER/REPO(.git).
+var githubRemote = regexp.MustCompile(`^(?:https://(?:[^@/]+@)?github\.com/|ssh://git@github\.com/|git@github\.com:)([A-Za-z0-9-]+)/([A-Za-z0-9._-]+?)(?:\.git)?/?$`)
+
+// GitHub's own limits on names: an owner holds letters, digits and
+// hyphens; a repository also dots and underscores.
+var (
+	ownerName = regexp.MustCompile(`^[A-Za-z0-9-]+$`)
+	repoName  = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
+)
+
+// Repo is a GitHub repository, OWNER/NAME.
+type Repo struct {
+	Owner, Name string
+}
+
+// ParseRepository reads GITHUB_REPOSITORY's form, OWNER/REPO.
+func ParseRepository(s string) (Repo, error) {
+	owner, name, ok := strings.Cut(strings.TrimSpace(s), "/")
+	if !ok || !ownerName.MatchString(owner) || !repoName.MatchString(name) || isDots(name) {
+		return Repo{}, fmt.Errorf("repository %q is not OWNER/REPO", s)
+	}
+	return Repo{Owner: owner, Name: name}, nil
+}
+
+// ParseRemote reads a GitHub remote URL as git prints it.
+func ParseRemote(remote string) (Repo, error) {
+	m := githubRemote.FindStringSubmatch(strings.TrimSpace(remote))
+	if m == nil || isDots(m[2]) {
+		return Repo{}, fmt.Errorf("remote %q is not a github.com repository", remote)
+	}
+	return Repo{Owner: m[1], Name: m[2]}, nil
+}
+
+// isDots reports the two names GitHub refuses for a repository.
+func isDots(name string) bool { return name == "." || name == ".." }
+
+// PagesURL is where GitHub Pages serves the repository: a repository named
+// OWNER.github.io is the owner's root site, any other is a project site
+// under /REPO/. Pages host names are lowercase.
+func (r Repo) PagesURL() string {
+	host := strings.ToLower(r.Owner) + ".github.io"
+	if strings.EqualFold(r.Name, host) {
+		return "https://" + host + "/"
+	}
+	return "https://" + host + "/" + r.Name + "/"
+}
+
+// SuggestAgent proposes an agent name from the repository: the repository
+// name, unless it is a generic one (a Pages root site, or a name that only
+// says "mesh node"), then the owner.
+func (r Repo) SuggestAgent() string {
+	name := strings.ToLower(r.Name)
+	generic := strings.HasSuffix(name, ".github.io") || strings.Contains(name, "meshnode") ||
+		name == "mesh" || name == "node"
+	if generic || ValidateAgent(r.Name) != nil {
+		return strings.ToLower(r.Owner)
+	}
+	return r.Name
+}

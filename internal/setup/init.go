@@ -1,0 +1,209 @@
+package setup
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/atomicfile"
+)
+
+// Options configure Init.
+type Options struct {
+	Dir   string // the node's directory; created when missing
+	Agent string // --agent; asked for, or an error, when empty
+	URL   string // --url; derived, asked for, or an error, when empty
+	Force bool   // overwrite files that exist
+	Now   time.Time
+	// Prompt asks a question with a suggested answer and returns the
+	// answer ("" keeps the suggestion). It is nil when there is no
+	// terminal: then Init never asks.
+	Prompt func(question, def string) (string, error)
+	// Getenv reads GITHUB_REPOSITORY; nil reads nothing.
+	Getenv func(string) string
+	// GitRemote returns the URL of the "origin" remote of dir; nil skips it.
+	GitRemote func(dir string) (string, error)
+}
+
+// Result says what Init did.
+type Result struct {
+	Agent, URL string
+	Written    []string // file names relative to Dir, in writing order
+}
+
+// MissingError is a value Init needs and could neither derive nor ask for.
+type MissingError struct {
+	Flag string // "--agent" or "--url"
+	Why  string
+}
+
+func (e *MissingError) Error() string { return fmt.Sprintf("missing %s: %s", e.Flag, e.Why) }
+
+// ExistsError lists the node files that exist and would be overwritten.
+type ExistsError struct {
+	Dir   string
+	Files []string
+}
+
+func (e *ExistsError) Error() string {
+	return fmt.Sprintf("%s already holds %s; not overwriting without --force", e.Dir, strings.Join(e.Files, ", "))
+}
+
+// initFiles are the files Init writes, in order.
+var initFiles = []string{ConfigFile, IdentityFile, ManifestFile, AgentsFile}
+
+// Init turns o.Dir into a node: it settles the URL and the agent name
+// (flag, then derivation, then a question), refuses to overwrite unless
+// o.Force, and writes mesh.yaml, IDENTITY.md, an empty MANIFEST.md and a
+// starter AGENTS.md, each atomically.
+func Init(o Options) (*Result, error) {
+	if o.Dir == "" {
+		o.Dir = "."
+	}
+	if o.Now.IsZero() {
+		o.Now = time.Now()
+	}
+	repo, hasRepo := deriveRepo(o)
+	nodeURL, err := settleURL(o, repo, hasRepo)
+	if err != nil {
+		return nil, err
+	}
+	agent, err := settleAgent(o, repo, hasRepo)
+	if err != nil {
+		return nil, err
+	}
+	if err := refuseOverwrite(o); err != nil {
+		return nil, err
+	}
+	id, err := askIdentity(o, agent)
+	if err != nil {
+		return nil, err
+	}
+	return writeNode(o.Dir, agent, nodeURL, id, o.Now)
+}
+
+// deriveRepo finds the GitHub repository: GITHUB_REPOSITORY first (set in
+// Actions), then the origin remote.
+func deriveRepo(o Options) (Repo, bool) {
+	if o.Getenv != nil {
+		if r, err := ParseRepository(o.Getenv("GITHUB_REPOSITORY")); err == nil {
+			return r, true
+		}
+	}
+	if o.GitRemote != nil {
+		if remote, err := o.GitRemote(o.Dir); err == nil {
+			if r, err := ParseRemote(remote); err == nil {
+				return r, true
+			}
+		}
+	}
+	return Repo{}, false
+}
+
+func settleURL(o Options, repo Repo, hasRepo bool) (string, error) {
+	u := o.URL
+	if u == "" && hasRepo {
+		u = repo.PagesURL()
+	}
+	if o.URL == "" && o.Prompt != nil {
+		answer, err := o.Prompt("Pages URL (where MANIFEST.md will be served)", u)
+		if err != nil {
+			return "", fmt.Errorf("ask for the url: %w", err)
+		}
+		u = orDefault(answer, u)
+	}
+	if u == "" {
+		return "", &MissingError{Flag: "--url", Why: "no GITHUB_REPOSITORY and no github.com origin remote to derive it from"}
+	}
+	n, err := normalizeURL(u)
+	if err != nil {
+		return "", fmt.Errorf("--url: %w", err)
+	}
+	return n, nil
+}
+
+func settleAgent(o Options, repo Repo, hasRepo bool) (string, error) {
+	name := o.Agent
+	if name == "" && o.Prompt != nil {
+		def := ""
+		if hasRepo {
+			def = repo.SuggestAgent()
+		}
+		answer, err := o.Prompt("Agent name", def)
+		if err != nil {
+			return "", fmt.Errorf("ask for the agent name: %w", err)
+		}
+		name = orDefault(answer, def)
+	}
+	if name == "" {
+		return "", &MissingError{Flag: "--agent", Why: "the agent name is required when there is no terminal to ask on"}
+	}
+	if err := ValidateAgent(name); err != nil {
+		return "", fmt.Errorf("--agent: %w", err)
+	}
+	return name, nil
+}
+
+func refuseOverwrite(o Options) error {
+	if o.Force {
+		return nil
+	}
+	var exist []string
+	for _, f := range initFiles {
+		_, err := os.Lstat(filepath.Join(o.Dir, f))
+		switch {
+		case err == nil:
+			exist = append(exist, f)
+		case !errors.Is(err, os.ErrNotExist):
+			return fmt.Errorf("check %s: %w", f, err)
+		}
+	}
+	if len(exist) > 0 {
+		return &ExistsError{Dir: o.Dir, Files: exist}
+	}
+	return nil
+}
+
+// askIdentity fills IDENTITY.md's free fields from the terminal; without
+// one they keep placeholders that doctor points out.
+func askIdentity(o Options, agent string) (Identity, error) {
+	id := Identity{Name: agent, Joined: o.Now}
+	if o.Prompt == nil {
+		return id, nil
+	}
+	for _, q := range []struct {
+		question string
+		field    *string
+	}{
+		{"Model (what writes this node's traces)", &id.Model},
+		{"Human (who is responsible for this node)", &id.Human},
+		{"Role (what this agent does on the mesh)", &id.Role},
+	} {
+		answer, err := o.Prompt(q.question, "")
+		if err != nil {
+			return id, fmt.Errorf("ask %s: %w", q.question, err)
+		}
+		*q.field = answer
+	}
+	return id, nil
+}
+
+func writeNode(dir, agent, nodeURL string, id Identity, now time.Time) (*Result, error) {
+	contents := map[string][]byte{
+		ConfigFile:   configYAML(agent, nodeURL),
+		IdentityFile: identityMarkdown(id),
+		ManifestFile: emptyManifest(agent, nodeURL, now),
+		AgentsFile:   agentsMarkdown(),
+	}
+	res := &Result{Agent: agent, URL: nodeURL}
+	for _, f := range initFiles {
+		if err := atomicfile.WriteFile(filepath.Join(dir, f), contents[f], 0o644); err != nil {
+			return res, fmt.Errorf("write %s: %w", f, err)
+		}
+		res.Written = append(res.Written, f)
+	}
+	return res, nil
+}
