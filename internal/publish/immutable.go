@@ -1,0 +1,92 @@
+package publish
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/meshnode/meshnode/internal/manifest"
+)
+
+// ImmutableError reports published files whose bytes changed or that were
+// deleted. Peers addressed those files by their hash; changing them breaks
+// every peer's hash check, so nothing is published until they are restored.
+type ImmutableError struct {
+	Files []Violation // in MANIFEST order
+}
+
+// Violation is one published file that no longer holds its published bytes.
+type Violation struct {
+	File          string
+	Seq           int
+	PublishedHash string
+	CurrentHash   string // empty when the file was deleted
+}
+
+// Deleted reports whether the file is gone rather than edited.
+func (v Violation) Deleted() bool { return v.CurrentHash == "" }
+
+func (v Violation) String() string {
+	if v.Deleted() {
+		return fmt.Sprintf("%s (seq %d) was deleted; it was published as %s", v.File, v.Seq, v.PublishedHash)
+	}
+	return fmt.Sprintf("%s (seq %d) was edited; it was published as %s and now hashes to %s",
+		v.File, v.Seq, v.PublishedHash, v.CurrentHash)
+}
+
+// Fix is the one-line remedy for the violation.
+func (v Violation) Fix() string {
+	return fmt.Sprintf("restore it with `git checkout -- %s` and publish a correcting trace that cites it", v.File)
+}
+
+func (e *ImmutableError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d published file(s) changed; published files are immutable", len(e.Files))
+	for _, v := range e.Files {
+		fmt.Fprintf(&b, "\n  %s: %s", v, v.Fix())
+	}
+	return b.String()
+}
+
+// verifyPublished checks that every file the MANIFEST lists still holds the
+// bytes it was published with. Rows without a file column (older layouts)
+// cannot be checked and are kept as they are.
+func verifyPublished(dir string, m *manifest.Manifest) error {
+	var bad []Violation
+	for _, e := range m.Entries {
+		if e.File == "" {
+			continue
+		}
+		v, err := verifyEntry(dir, e)
+		if err != nil {
+			return err
+		}
+		if v != nil {
+			bad = append(bad, *v)
+		}
+	}
+	if len(bad) > 0 {
+		return &ImmutableError{Files: bad}
+	}
+	return nil
+}
+
+func verifyEntry(dir string, e manifest.Entry) (*Violation, error) {
+	p, err := localPath(dir, e.File)
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Violation{File: e.File, Seq: e.Seq, PublishedHash: e.Hash}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read published %s: %w", e.File, err)
+	}
+	if h := manifest.HashBytes(data); !strings.EqualFold(h, e.Hash) {
+		return &Violation{File: e.File, Seq: e.Seq, PublishedHash: e.Hash, CurrentHash: h}, nil
+	}
+	return nil, nil
+}

@@ -1,0 +1,119 @@
+package publish
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/atomicfile"
+	"github.com/meshnode/meshnode/internal/manifest"
+)
+
+// Options says what to publish and as whom.
+type Options struct {
+	Dir   string // the node's directory
+	Agent string // our agent name, written as "agent:"
+	URL   string // our base URL, written as "url:"
+	Now   time.Time
+	// Statuses maps the hash of each of our own traces to validated,
+	// failed or contested, from SIGNAL resolution. A trace missing from
+	// the map is pending.
+	Statuses map[string]string
+	// RefreshUpdated sets "updated" to Now even when nothing changed, so
+	// peers keep seeing the node as active (seed 001 presence).
+	RefreshUpdated bool
+}
+
+// Result says what Publish did.
+type Result struct {
+	NewFiles []manifest.Entry // rows published by this run, in seq order
+	Held     []Held           // files left unpublished, with why
+	Changed  bool             // MANIFEST.md was rewritten
+}
+
+// Held is a file that Publish left unpublished until it is fixed: once
+// published, a file can never change, so a draft or a file that does not
+// parse waits.
+type Held struct {
+	File   string
+	Reason string
+}
+
+// writeManifest is the one write Publish makes; tests replace it to
+// simulate a crash.
+var (
+	writeManifest        = atomicfile.WriteFileIfChanged
+	defaultWriteManifest = writeManifest
+)
+
+// Publish gives every new file the next seq and regenerates MANIFEST.md.
+// It returns an *ImmutableError, writing nothing, when a published file
+// was edited or deleted. A run with nothing new, no status change and no
+// refresh leaves MANIFEST.md untouched, bytes and mtime.
+func Publish(o Options) (*Result, error) {
+	old, err := readManifest(o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := verifyPublished(o.Dir, old); err != nil {
+		return nil, err
+	}
+	res := &Result{}
+	next := nextSeq(old)
+	m := &manifest.Manifest{Agent: o.Agent, URL: o.URL, Updated: old.Updated}
+	statusChanged := carryRows(m, old, o.Statuses)
+	if err := addNewFiles(m, res, o, old, next); err != nil {
+		return nil, err
+	}
+	m.Sequence = max(next-1, maxSeq(m))
+	if len(res.NewFiles) > 0 || statusChanged || o.RefreshUpdated || m.Updated.IsZero() ||
+		m.Agent != old.Agent || m.URL != old.URL {
+		m.Updated = stamp(o.Now)
+	}
+	sort.SliceStable(m.Entries, func(i, j int) bool { return m.Entries[i].Seq > m.Entries[j].Seq })
+	res.Changed, err = writeManifest(filepath.Join(o.Dir, ManifestFile), m.Format(), 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("publish: %w", err)
+	}
+	return res, nil
+}
+
+// readManifest parses the node's MANIFEST.md; a node that never published
+// has none, which is an empty registry.
+func readManifest(dir string) (*manifest.Manifest, error) {
+	data, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return &manifest.Manifest{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", ManifestFile, err)
+	}
+	m, _, err := manifest.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("our own %s does not parse, refusing to overwrite it: %w", ManifestFile, err)
+	}
+	return m, nil
+}
+
+// nextSeq is one above the highest seq ever given: the declared sequence
+// counts too, since seqs that a MANIFEST lost (noobagent's gaps) were still
+// given once and must never be given again.
+func nextSeq(m *manifest.Manifest) int {
+	return max(m.Sequence, maxSeq(m)) + 1
+}
+
+func maxSeq(m *manifest.Manifest) int {
+	top := 0
+	for _, e := range m.Entries {
+		top = max(top, e.Seq)
+	}
+	return top
+}
+
+// stamp is the form every time in MANIFEST.md takes: UTC, whole seconds, so
+// that parsing and formatting again gives the same bytes.
+func stamp(t time.Time) time.Time { return t.UTC().Truncate(time.Second) }
