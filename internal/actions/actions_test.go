@@ -1,0 +1,130 @@
+package actions
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestAnnotationEscapesPeerText(t *testing.T) {
+	tests := []struct {
+		name string
+		a    Annotation
+		want string
+	}{
+		{"plain", Annotation{Warning, "peer unreachable", "ghost"}, "::warning title=peer unreachable::ghost"},
+		{"no title", Annotation{Error, "", "boom"}, "::error::boom"},
+		{"newline cannot start a new command", Annotation{Error, "x", "a\n::error::forged"}, "::error title=x::a%0A::error::forged"},
+		{"percent round-trips", Annotation{Notice, "100%", "50% done\r"}, "::notice title=100%25::50%25 done%0D"},
+		{"colon and comma end a property", Annotation{Error, "hash mismatch: a, b", "m"}, "::error title=hash mismatch%3A a%2C b::m"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.a.String(); got != tt.want {
+				t.Errorf("got  %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCellKeepsATableRowIntact(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"pipe", "a|b", `a\|b`},
+		{"newlines", "line one\nline two", "line one line two"},
+		{"html", "<script>", "&lt;script&gt;"},
+		{"long", strings.Repeat("é", 300), strings.Repeat("é", maxCell) + "…"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Cell(tt.in); got != tt.want {
+				t.Errorf("Cell(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestTable(t *testing.T) {
+	got := Table([]string{"peer", "error"}, [][]string{{"a", "x|y"}})
+	want := "| peer | error |\n|---|---|\n| a | x\\|y |\n"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestSetOutputAppendsAndRefusesForgedLines(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "output")
+	if err := SetOutput(p, "changed", "true"); err != nil {
+		t.Fatal(err)
+	}
+	if err := SetOutput(p, "sha", "abc"); err != nil {
+		t.Fatal(err)
+	}
+	if err := SetOutput(p, "sha", "abc\nchanged=false"); err == nil {
+		t.Error("a value with a newline was accepted")
+	}
+	got, _ := os.ReadFile(p)
+	if string(got) != "changed=true\nsha=abc\n" {
+		t.Errorf("output file = %q", got)
+	}
+}
+
+func TestAppendSummaryAppends(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "summary.md")
+	for _, s := range []string{"# one\n", "two\n"} {
+		if err := AppendSummary(p, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, _ := os.ReadFile(p)
+	if string(got) != "# one\ntwo\n" {
+		t.Errorf("summary = %q", got)
+	}
+	if err := AppendSummary(filepath.Join(p, "not-a-dir", "x"), "y"); err == nil {
+		t.Error("append under a file: no error")
+	}
+}
+
+func TestRunning(t *testing.T) {
+	env := map[string]string{EnvActions: "true"}
+	if !Running(func(k string) string { return env[k] }) {
+		t.Error("GITHUB_ACTIONS=true not seen as a run")
+	}
+	if Running(func(string) string { return "" }) {
+		t.Error("empty environment seen as a run")
+	}
+}
+
+// FuzzAnnotationRoundTrips checks that any title and message come back
+// unchanged from the line the way the runner reads it: properties end at
+// the first "::", and the message is the rest.
+func FuzzAnnotationRoundTrips(f *testing.F) {
+	f.Add("hash mismatch: a", "https://x.example/t.md claims sha256:1, serves sha256:2\n::error::x")
+	f.Add("100%25", "%0A")
+	f.Fuzz(func(t *testing.T, title, msg string) {
+		line := Annotation{Level: Error, Title: title, Message: msg}.String()
+		if strings.ContainsAny(line, "\r\n") {
+			t.Fatalf("annotation spans lines: %q", line)
+		}
+		rest, ok := strings.CutPrefix(line, "::error")
+		if !ok {
+			t.Fatalf("bad prefix: %q", line)
+		}
+		props, gotMsg, ok := strings.Cut(rest, "::")
+		if !ok {
+			t.Fatalf("no separator: %q", line)
+		}
+		gotTitle := strings.TrimPrefix(props, " title=")
+		if title == "" {
+			gotTitle = props
+		}
+		if unescape(gotTitle) != title || unescape(gotMsg) != msg {
+			t.Fatalf("round trip: title %q msg %q from %q", unescape(gotTitle), unescape(gotMsg), line)
+		}
+	})
+}
+
+// unescape is the runner's decoding of workflow command values.
+func unescape(s string) string {
+	return strings.NewReplacer("%0D", "\r", "%0A", "\n", "%3A", ":", "%2C", ",", "%25", "%").Replace(s)
+}

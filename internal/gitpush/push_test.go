@@ -1,0 +1,203 @@
+package gitpush
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+const bot = DefaultAuthorName + " <" + DefaultAuthorEmail + ">"
+
+func TestCommitAndPushCommitsOnlyDataPathsAsTheBot(t *testing.T) {
+	r := newRemote(t)
+	dir := r.clone()
+	writeFile(t, dir, "traces/one.md", "# One\n")
+	writeFile(t, dir, "mesh-state/ledger.json", "{}\n")
+	writeFile(t, dir, "notes.txt", "not node data\n")
+	s := &sleeps{}
+
+	res, err := CommitAndPush(context.Background(), Options{Dir: dir, Message: "heartbeat: 1 trace published", Push: true, Sleep: s.sleep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Committed || !res.Pushed || res.Attempts != 1 {
+		t.Errorf("result = %+v, want committed and pushed in 1 attempt", res)
+	}
+	if got, want := r.log()[0], bot+": heartbeat: 1 trace published"; got != want {
+		t.Errorf("remote head = %q, want %q", got, want)
+	}
+	if got := r.show("traces/one.md"); got != "# One\n" {
+		t.Errorf("traces/one.md on remote = %q", got)
+	}
+	files := run(t, r.bare, "git", "ls-tree", "-r", "--name-only", "main")
+	if strings.Contains(files, "notes.txt") {
+		t.Errorf("notes.txt outside the data paths was committed:\n%s", files)
+	}
+	if len(s.got) != 0 {
+		t.Errorf("slept %v on a clean push", s.got)
+	}
+}
+
+func TestCommitAndPushMakesNoCommitWhenNothingChanged(t *testing.T) {
+	tests := []struct {
+		name  string
+		touch func(t *testing.T, dir string)
+	}{
+		{"untouched tree", func(t *testing.T, dir string) {}},
+		{"file rewritten with the same bytes", func(t *testing.T, dir string) {
+			writeFile(t, dir, "MANIFEST.md", "# MANIFEST\n\nsequence: 1\n")
+		}},
+		{"change outside the data paths", func(t *testing.T, dir string) {
+			writeFile(t, dir, "README.md", "edited by hand\n")
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRemote(t)
+			dir := r.clone()
+			tt.touch(t, dir)
+			before := r.log()
+			res, err := CommitAndPush(context.Background(), Options{Dir: dir, Push: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Committed || res.Pushed || res.Attempts != 0 {
+				t.Errorf("result = %+v, want nothing done", res)
+			}
+			if after := r.log(); !slices.Equal(before, after) {
+				t.Errorf("remote moved: %v -> %v", before, after)
+			}
+		})
+	}
+}
+
+func TestCommitAndPushStagesDeletions(t *testing.T) {
+	r := newRemote(t)
+	seed := r.clone()
+	pushChange(t, seed, "disputes/dispute-abc.md", "x\n", "add dispute")
+	dir := r.clone()
+	if err := os.RemoveAll(filepath.Join(dir, "disputes")); err != nil {
+		t.Fatal(err)
+	}
+	res, err := CommitAndPush(context.Background(), Options{Dir: dir, Push: true})
+	if err != nil || !res.Pushed {
+		t.Fatalf("CommitAndPush = %+v, %v", res, err)
+	}
+	files := run(t, r.bare, "git", "ls-tree", "-r", "--name-only", "main")
+	if strings.Contains(files, "disputes/") {
+		t.Errorf("deleted dispute still on remote:\n%s", files)
+	}
+}
+
+func TestCommitAndPushRebasesWhenAnotherRunPushedFirst(t *testing.T) {
+	r := newRemote(t)
+	ours, theirs := r.clone(), r.clone()
+	pushChange(t, theirs, "validations/val-aaaaaaaaaaaa.md", "theirs\n", "heartbeat: 1 validation published")
+	writeFile(t, ours, "traces/ours.md", "ours\n")
+	s := &sleeps{}
+
+	res, err := CommitAndPush(context.Background(), Options{Dir: ours, Message: "heartbeat: 1 trace published", Push: true, Sleep: s.sleep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Pushed || res.Attempts != 2 {
+		t.Errorf("result = %+v, want pushed on attempt 2", res)
+	}
+	if want := []time.Duration{firstBackoff}; !slices.Equal(s.got, want) {
+		t.Errorf("slept %v, want %v", s.got, want)
+	}
+	log := r.log()
+	if len(log) != 3 || !strings.HasSuffix(log[0], "1 trace published") || !strings.HasSuffix(log[1], "1 validation published") {
+		t.Errorf("remote history = %q, want ours rebased on theirs, linear", log)
+	}
+	if r.show("validations/val-aaaaaaaaaaaa.md") != "theirs\n" || r.show("traces/ours.md") != "ours\n" {
+		t.Error("remote lost one side's file")
+	}
+}
+
+func TestCommitAndPushGivesUpAfterRetriesWhenTheRemoteKeepsMoving(t *testing.T) {
+	r := newRemote(t)
+	ours, theirs := r.clone(), r.clone()
+	// A pre-push hook makes the other clone push just before each of our
+	// pushes, so every attempt loses the race.
+	hook := "#!/bin/sh\nunset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE\n" +
+		"cd '" + theirs + "' && git pull --quiet --rebase origin main && " +
+		"git commit --quiet --allow-empty -m race && git push --quiet origin main\n"
+	writeFile(t, ours, ".git/hooks/pre-push", hook)
+	if err := os.Chmod(filepath.Join(ours, ".git/hooks/pre-push"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, ours, "traces/ours.md", "ours\n")
+	s := &sleeps{}
+
+	res, err := CommitAndPush(context.Background(), Options{Dir: ours, Push: true, Retries: 3, Sleep: s.sleep})
+	if !errors.Is(err, ErrPushRejected) {
+		t.Fatalf("err = %v, want ErrPushRejected", err)
+	}
+	if res.Pushed || res.Attempts != 3 {
+		t.Errorf("result = %+v, want 3 attempts, not pushed", res)
+	}
+	if want := []time.Duration{firstBackoff, 2 * firstBackoff}; !slices.Equal(s.got, want) {
+		t.Errorf("slept %v, want doubling %v", s.got, want)
+	}
+}
+
+func TestCommitAndPushAbortsARebaseConflictAndLeavesTheTreeClean(t *testing.T) {
+	r := newRemote(t)
+	ours, theirs := r.clone(), r.clone()
+	pushChange(t, theirs, "MANIFEST.md", "# MANIFEST\n\nsequence: 2 theirs\n", "theirs")
+	writeFile(t, ours, "MANIFEST.md", "# MANIFEST\n\nsequence: 2 ours\n")
+
+	res, err := CommitAndPush(context.Background(), Options{Dir: ours, Push: true, Sleep: (&sleeps{}).sleep})
+	if !errors.Is(err, ErrRebaseConflict) {
+		t.Fatalf("err = %v, want ErrRebaseConflict", err)
+	}
+	if !strings.Contains(err.Error(), "MANIFEST.md") {
+		t.Errorf("error %q does not name the conflicting file", err)
+	}
+	if !res.Committed || res.Pushed {
+		t.Errorf("result = %+v, want committed locally, not pushed", res)
+	}
+	if st := run(t, ours, "git", "status", "--porcelain"); st != "" {
+		t.Errorf("working tree not clean after abort:\n%s", st)
+	}
+	if _, err := os.Stat(filepath.Join(ours, ".git", "rebase-merge")); !os.IsNotExist(err) {
+		t.Error("a rebase is still in progress")
+	}
+	if got := r.show("MANIFEST.md"); !strings.Contains(got, "theirs") {
+		t.Errorf("remote MANIFEST.md = %q, want theirs untouched", got)
+	}
+}
+
+func TestCommitAndPushReportsAnUnreachableRemote(t *testing.T) {
+	r := newRemote(t)
+	dir := r.clone()
+	run(t, dir, "git", "remote", "set-url", "origin", filepath.Join(t.TempDir(), "missing.git"))
+	writeFile(t, dir, "traces/x.md", "x\n")
+	res, err := CommitAndPush(context.Background(), Options{Dir: dir, Push: true, Sleep: (&sleeps{}).sleep})
+	if err == nil || errors.Is(err, ErrPushRejected) {
+		t.Fatalf("err = %v, want a plain push error", err)
+	}
+	if res.Attempts != 1 {
+		t.Errorf("attempts = %d, want no retry of a non-rejection", res.Attempts)
+	}
+}
+
+func TestCommitAndPushWithoutPushOnlyCommits(t *testing.T) {
+	r := newRemote(t)
+	dir := r.clone()
+	writeFile(t, dir, "traces/x.md", "x\n")
+	before := r.log()
+	res, err := CommitAndPush(context.Background(), Options{Dir: dir})
+	if err != nil || !res.Committed || res.Pushed {
+		t.Fatalf("CommitAndPush = %+v, %v; want committed, not pushed", res, err)
+	}
+	if after := r.log(); !slices.Equal(before, after) {
+		t.Errorf("remote moved without --push")
+	}
+}

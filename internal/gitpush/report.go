@@ -1,0 +1,94 @@
+package gitpush
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/meshnode/meshnode/internal/actions"
+)
+
+// Markdown is the job summary of a heartbeat: a table of the counts, then
+// tables of hash mismatches and failed polls and the unreachable peers,
+// when there are any. Peer-supplied text is escaped for table cells.
+func (s *Summary) Markdown() string {
+	var b strings.Builder
+	b.WriteString("### Heartbeat\n\n")
+	b.WriteString(actions.Table([]string{"", "count"}, s.countRows()))
+	if len(s.HashMismatches) > 0 {
+		b.WriteString("\n#### Hash mismatches\n\n")
+		b.WriteString(actions.Table([]string{"peer", "seq", "file", "claimed", "served"}, s.mismatchRows()))
+	}
+	if len(s.Failures) > 0 {
+		b.WriteString("\n#### Failed polls\n\n")
+		b.WriteString(actions.Table([]string{"peer", "url", "error"}, s.failureRows()))
+	}
+	if len(s.Unreachable) > 0 {
+		fmt.Fprintf(&b, "\n#### Unreachable peers\n\n%s\n", actions.Cell(strings.Join(s.Unreachable, ", ")))
+	}
+	return b.String()
+}
+
+func (s *Summary) countRows() [][]string {
+	counts := []struct {
+		name string
+		n    int
+	}{
+		{"peers polled", s.PeersPolled},
+		{"peers skipped (backoff)", s.PeersSkipped},
+		{"peers failed", s.PeersFailed},
+		{"peers learned", s.PeersLearned},
+		{"new traces", s.NewTraces},
+		{"new peer validations", s.NewValidations},
+		{"verified", s.Verified},
+		{"rejected (hash mismatch)", s.Rejected},
+		{"already seen", s.Duplicates},
+		{"queued for scoring", s.Queued},
+		{"validations published", s.ValidationsPublished},
+		{"traces published", s.TracesPublished},
+		{"disputes published", s.DisputesPublished},
+	}
+	rows := make([][]string, 0, len(counts))
+	for _, c := range counts {
+		rows = append(rows, []string{c.name, strconv.Itoa(c.n)})
+	}
+	return rows
+}
+
+func (s *Summary) mismatchRows() [][]string {
+	rows := make([][]string, 0, len(s.HashMismatches))
+	for _, m := range s.HashMismatches {
+		rows = append(rows, []string{m.Peer, strconv.Itoa(m.Seq), m.URL, m.Claimed, m.Served})
+	}
+	return rows
+}
+
+func (s *Summary) failureRows() [][]string {
+	rows := make([][]string, 0, len(s.Failures))
+	for _, f := range s.Failures {
+		rows = append(rows, []string{f.Peer, f.URL, f.Error})
+	}
+	return rows
+}
+
+// Annotations turns what a person should look at into annotations on the
+// run: an error for every hash mismatch (a peer serving bytes its MANIFEST
+// does not vouch for) and a warning for every unreachable peer.
+func (s *Summary) Annotations() []actions.Annotation {
+	var out []actions.Annotation
+	for _, m := range s.HashMismatches {
+		out = append(out, actions.Annotation{
+			Level:   actions.Error,
+			Title:   fmt.Sprintf("hash mismatch: %s seq %d", m.Peer, m.Seq),
+			Message: fmt.Sprintf("%s is listed as %s but served %s; rejected", m.URL, m.Claimed, m.Served),
+		})
+	}
+	for _, p := range s.Unreachable {
+		out = append(out, actions.Annotation{
+			Level:   actions.Warning,
+			Title:   "peer unreachable: " + p,
+			Message: p + " has failed every poll for 30 days; it is retried weekly and its validated traces still count",
+		})
+	}
+	return out
+}

@@ -1,0 +1,100 @@
+package gitpush
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// push pushes HEAD, rebasing onto the remote and retrying when the push is
+// rejected because the remote moved. It returns the attempts made.
+func push(ctx context.Context, o Options, env []string) (int, error) {
+	wait := firstBackoff
+	for attempt := 1; ; attempt++ {
+		rejected, err := pushOnce(ctx, o, env)
+		if err != nil {
+			return attempt, err
+		}
+		if !rejected {
+			return attempt, nil
+		}
+		if attempt >= o.Retries {
+			return attempt, fmt.Errorf("push to %s %s after %d attempts: %w", o.Remote, o.Branch, attempt, ErrPushRejected)
+		}
+		if err := o.Sleep(ctx, wait); err != nil {
+			return attempt, fmt.Errorf("push to %s %s: %w", o.Remote, o.Branch, err)
+		}
+		wait = min(2*wait, maxBackoff)
+		if err := rebase(ctx, o, env); err != nil {
+			return attempt, err
+		}
+	}
+}
+
+// pushOnce pushes HEAD to the branch. It reports rejected when the remote
+// refused a non-fast-forward update, and an error for anything else.
+func pushOnce(ctx context.Context, o Options, env []string) (rejected bool, err error) {
+	out, err := git(ctx, o.Dir, env, "push", "--porcelain", o.Remote, "HEAD:refs/heads/"+o.Branch)
+	if err == nil {
+		return false, nil
+	}
+	var stderr string
+	if ge, ok := err.(*gitError); ok {
+		stderr = ge.stderr
+	}
+	if isRejected(out, stderr) {
+		return true, nil
+	}
+	return false, fmt.Errorf("push to %s %s: %w", o.Remote, o.Branch, err)
+}
+
+// movedReasons are the reasons git gives for a ref that another push moved:
+// before ours started (fetch first, non-fast-forward) or while it ran (the
+// remote's compare-and-swap on the ref failed).
+var movedReasons = []string{
+	"fetch first", "non-fast-forward", "stale info",
+	"cannot lock ref", "failed to update ref", "incorrect old value",
+}
+
+// isRejected reads `git push --porcelain` output and stderr: a ref flagged
+// "!" for a reason that means the remote moved. Other refusals (a
+// protected branch, no permission) are not worth retrying.
+func isRejected(porcelain, stderr string) bool {
+	flagged := false
+	for _, line := range strings.Split(porcelain, "\n") {
+		if strings.HasPrefix(line, "!") {
+			flagged = true
+			if hasMovedReason(line) {
+				return true
+			}
+		}
+	}
+	return flagged && hasMovedReason(stderr)
+}
+
+func hasMovedReason(s string) bool {
+	for _, r := range movedReasons {
+		if strings.Contains(s, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// rebase replays the local commit on the remote branch. On failure it
+// aborts the rebase so the working tree is clean again.
+func rebase(ctx context.Context, o Options, env []string) error {
+	_, err := git(ctx, o.Dir, env, "pull", "--rebase", "--no-autostash", "--quiet", o.Remote, o.Branch)
+	if err == nil {
+		return nil
+	}
+	unmerged, _ := git(ctx, o.Dir, env, "diff", "--name-only", "--diff-filter=U")
+	if _, aerr := git(ctx, o.Dir, env, "rebase", "--abort"); aerr != nil {
+		return fmt.Errorf("rebase onto %s %s failed (%v) and could not be aborted: %w", o.Remote, o.Branch, err, aerr)
+	}
+	files := strings.Fields(unmerged)
+	if len(files) == 0 {
+		return fmt.Errorf("rebase onto %s %s: %w", o.Remote, o.Branch, err)
+	}
+	return fmt.Errorf("rebase onto %s %s: conflict in %s: %w", o.Remote, o.Branch, strings.Join(files, ", "), ErrRebaseConflict)
+}
