@@ -1,0 +1,145 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// FileName is the configuration file at the node's root.
+const FileName = "mesh.yaml"
+
+// Scorers.
+const (
+	ScorerHeuristic = "heuristic"
+	ScorerCommand   = "command"
+	ScorerManual    = "manual"
+)
+
+// Config is the content of mesh.yaml, with defaults applied.
+type Config struct {
+	Agent                 string // the name peers know this node by
+	URL                   string // the node's trace URL, ending in "/"
+	Scorer                string // ScorerHeuristic, ScorerCommand or ScorerManual
+	ScorerCommand         []string
+	ScorerTimeout         time.Duration
+	Standing              Standing
+	Signal                Signal
+	Lease                 time.Duration // how long a queue claim lasts
+	AllowPrivateAddresses bool
+	Heartbeat             Heartbeat
+	Gossip                Gossip
+	Limits                Limits
+	UserAgentContact      string // optional contact added to the User-Agent
+}
+
+// Standing is the gate before a node may validate others' traces.
+type Standing struct {
+	// MinValidatedTraces of its own the node needs (seed 000, step 6: 10);
+	// 0 turns the gate off.
+	MinValidatedTraces int
+	// Bootstrap lets a founding node validate before it has standing.
+	Bootstrap bool
+}
+
+// Signal configures SIGNAL computation.
+type Signal struct {
+	// Bootstrap is the starting SIGNAL of founding agents, by name.
+	Bootstrap map[string]float64
+}
+
+// Heartbeat bounds one heartbeat.
+type Heartbeat struct {
+	Deadline                 time.Duration
+	RequestTimeout           time.Duration
+	Concurrency              int
+	MaxConnsPerHost          int
+	RequestsPerSecondPerHost float64 // 0: no rate limit beyond the connection cap
+}
+
+// Gossip bounds what the node learns from peers' AGENTS.md.
+type Gossip struct {
+	Enabled                 bool
+	MaxNewPeersPerHeartbeat int
+	MaxPeers                int
+}
+
+// Limits caps the bytes read from a peer, per file kind.
+type Limits struct {
+	ManifestBytes int64
+	TraceBytes    int64
+	AgentsBytes   int64
+}
+
+// Default returns the configuration with every default set and no agent or
+// URL.
+func Default() *Config {
+	c := &Config{}
+	for _, k := range keys {
+		k.setDefault(c)
+	}
+	return c
+}
+
+// Option changes how Load reads the configuration.
+type Option func(*options)
+
+type options struct {
+	lookupEnv func(string) (string, bool)
+}
+
+// WithLookupEnv replaces os.LookupEnv, so tests need not set process env.
+func WithLookupEnv(f func(string) (string, bool)) Option {
+	return func(o *options) { o.lookupEnv = f }
+}
+
+// Load reads DIR/mesh.yaml, applies defaults and validates it. A missing
+// file, an unknown key, a bad value or a missing agent or url give an
+// *Error naming the file, line and key.
+func Load(dir string, opts ...Option) (*Config, error) {
+	o := options{lookupEnv: os.LookupEnv}
+	for _, f := range opts {
+		f(&o)
+	}
+	path := filepath.Join(dir, FileName)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, &Error{File: path, Problems: []Problem{{Msg: "not found"}},
+			Hint: "run 'meshnode init' to create one, or pass --dir to point at the node"}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return Parse(path, data, o.lookupEnv)
+}
+
+// Parse decodes and validates mesh.yaml bytes; name is used in messages.
+// lookupEnv may be nil (no environment).
+func Parse(name string, data []byte, lookupEnv func(string) (string, bool)) (*Config, error) {
+	if lookupEnv == nil {
+		lookupEnv = func(string) (string, bool) { return "", false }
+	}
+	c := Default()
+	d := &decoder{}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		d.add(0, "", strings.TrimPrefix(err.Error(), "yaml: "))
+		return nil, d.err(name)
+	}
+	if len(doc.Content) > 0 {
+		d.mapping(c, doc.Content[0], "", keys)
+	}
+	if len(d.problems) == 0 {
+		d.finish(c, lookupEnv)
+	}
+	if len(d.problems) > 0 {
+		return nil, d.err(name)
+	}
+	return c, nil
+}

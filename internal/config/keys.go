@@ -1,0 +1,142 @@
+package config
+
+import (
+	"fmt"
+	"time"
+)
+
+// Defaults and bounds. The seeds give the standing gate and the lease; the
+// rest are this node's choices, explained in docs/config.md.
+const (
+	// DefaultMinValidatedTraces is seed 000, step 6: validate only with
+	// "≥ 10 validated traces" of one's own.
+	DefaultMinValidatedTraces = 10
+	// DefaultLease is seed 003's "lease default 2m"; seed 002 recommends
+	// leases of 30–120 s.
+	DefaultLease = 2 * time.Minute
+	// DefaultDeadline keeps a heartbeat well inside the 30-minute interval
+	// of seed 000, so two heartbeats never overlap.
+	DefaultDeadline = 10 * time.Minute
+)
+
+// key is one mesh.yaml key: a mapping of sub keys or a leaf value.
+type key struct {
+	name string
+	doc  string // one line for docs/config.md and Marshal's comments
+	sub  []key
+	leaf *leafKey
+}
+
+// leafKey decodes, encodes and defaults one value.
+type leafKey struct {
+	def        string // the default as docs/config.md shows it
+	decode     func(c *Config, n *nodeRef) error
+	encode     func(c *Config) any // the value as mesh.yaml writes it
+	setDefault func(c *Config)
+}
+
+func (k key) setDefault(c *Config) {
+	if k.leaf != nil {
+		k.leaf.setDefault(c)
+	}
+	for _, s := range k.sub {
+		s.setDefault(c)
+	}
+}
+
+// keys is every mesh.yaml key, in the order Marshal and the reference use.
+var keys = []key{
+	leaf("agent", "the name peers know this node by (required)", "",
+		func(c *Config) *string { return &c.Agent }, parseAgent, show[string]),
+	docDefault("from GITHUB_REPOSITORY", leaf("url", "this node's trace URL, where its MANIFEST.md is served (required unless GITHUB_REPOSITORY is set)", "",
+		func(c *Config) *string { return &c.URL }, parseURL, show[string])),
+	leaf("scorer", "how the node scores others' traces: heuristic, command (runs scorer_command) or manual (a person scores)", ScorerHeuristic,
+		func(c *Config) *string { return &c.Scorer }, parseEnum(ScorerHeuristic, ScorerCommand, ScorerManual), show[string]),
+	leaf("scorer_command", "the command run by the command scorer, as a list: program then arguments", []string(nil),
+		func(c *Config) *[]string { return &c.ScorerCommand }, parseStringList, show[[]string]),
+	leaf("scorer_timeout", "how long one run of scorer_command may take", 60*time.Second,
+		func(c *Config) *time.Duration { return &c.ScorerTimeout }, parseDuration(time.Second, time.Hour), showDuration),
+	{name: "standing", doc: "when the node may validate others' traces", sub: []key{
+		leaf("min_validated_traces", "validated traces of its own the node needs before it validates (seed 000); 0 turns the gate off", DefaultMinValidatedTraces,
+			func(c *Config) *int { return &c.Standing.MinValidatedTraces }, parseInt(0, 1_000_000), show[int]),
+		leaf("bootstrap", "a founding node validates before it has standing", false,
+			func(c *Config) *bool { return &c.Standing.Bootstrap }, parseBool, show[bool]),
+	}},
+	{name: "signal", doc: "SIGNAL computation", sub: []key{
+		leaf("bootstrap", "starting SIGNAL of founding agents, by agent name", map[string]float64(nil),
+			func(c *Config) *map[string]float64 { return &c.Signal.Bootstrap }, parseSignalMap, show[map[string]float64]),
+	}},
+	leaf("lease", "how long a claim on a queued trace lasts before another run may take it over (seed 003)", DefaultLease,
+		func(c *Config) *time.Duration { return &c.Lease }, parseDuration(time.Second, time.Hour), showDuration),
+	leaf("allow_private_addresses", "let peers resolve to loopback and private addresses (tests, a LAN mesh); off guards against SSRF", false,
+		func(c *Config) *bool { return &c.AllowPrivateAddresses }, parseBool, show[bool]),
+	{name: "heartbeat", doc: "bounds of one heartbeat", sub: []key{
+		leaf("deadline", "the whole heartbeat stops polling after this long", DefaultDeadline,
+			func(c *Config) *time.Duration { return &c.Heartbeat.Deadline }, parseDuration(time.Minute, 6*time.Hour), showDuration),
+		leaf("request_timeout", "one HTTP request's timeout", 20*time.Second,
+			func(c *Config) *time.Duration { return &c.Heartbeat.RequestTimeout }, parseDuration(time.Second, 10*time.Minute), showDuration),
+		leaf("concurrency", "peers polled at the same time", 16,
+			func(c *Config) *int { return &c.Heartbeat.Concurrency }, parseInt(1, 256), show[int]),
+		leaf("max_conns_per_host", "open connections to one host at most", 4,
+			func(c *Config) *int { return &c.Heartbeat.MaxConnsPerHost }, parseInt(1, 64), show[int]),
+		leaf("requests_per_second_per_host", "request rate to one host; 0 means no limit beyond max_conns_per_host", 0.0,
+			func(c *Config) *float64 { return &c.Heartbeat.RequestsPerSecondPerHost }, parseFloat(0, 1000), show[float64]),
+	}},
+	{name: "gossip", doc: "learning peers from the AGENTS.md of the peers polled", sub: []key{
+		leaf("enabled", "read peers' AGENTS.md and poll the agents they list", true,
+			func(c *Config) *bool { return &c.Gossip.Enabled }, parseBool, show[bool]),
+		leaf("max_new_peers_per_heartbeat", "new peers learned in one heartbeat at most", 20,
+			func(c *Config) *int { return &c.Gossip.MaxNewPeersPerHeartbeat }, parseInt(0, 10_000), show[int]),
+		leaf("max_peers", "known peers at most; gossip stops adding beyond it", 500,
+			func(c *Config) *int { return &c.Gossip.MaxPeers }, parseInt(1, 100_000), show[int]),
+	}},
+	{name: "limits", doc: "bytes read from a peer at most, per file", sub: []key{
+		leaf("manifest_bytes", "a MANIFEST.md", int64(4<<20),
+			func(c *Config) *int64 { return &c.Limits.ManifestBytes }, parseInt64(1<<10, 1<<30), show[int64]),
+		leaf("trace_bytes", "a trace or validation file", int64(1<<20),
+			func(c *Config) *int64 { return &c.Limits.TraceBytes }, parseInt64(1<<10, 1<<30), show[int64]),
+		leaf("agents_bytes", "an AGENTS.md", int64(256<<10),
+			func(c *Config) *int64 { return &c.Limits.AgentsBytes }, parseInt64(1<<10, 1<<30), show[int64]),
+	}},
+	leaf("user_agent_contact", "a contact (URL or e-mail) added to the User-Agent, so peers' operators can reach you", "",
+		func(c *Config) *string { return &c.UserAgentContact }, parseContact, show[string]),
+}
+
+// leaf builds a leaf key of type T stored at get(c).
+func leaf[T any](name, doc string, def T, get func(*Config) *T, parse func(*nodeRef) (T, error), enc func(T) any) key {
+	return key{name: name, doc: doc, leaf: &leafKey{
+		def: formatDefault(enc(def)),
+		decode: func(c *Config, n *nodeRef) error {
+			v, err := parse(n)
+			if err == nil {
+				*get(c) = v
+			}
+			return err
+		},
+		encode:     func(c *Config) any { return enc(*get(c)) },
+		setDefault: func(c *Config) { *get(c) = def },
+	}}
+}
+
+func show[T any](v T) any { return v }
+
+func showDuration(d time.Duration) any { return formatDuration(d) }
+
+// formatDuration writes d in the largest whole unit: 2m, not 2m0s.
+func formatDuration(d time.Duration) string {
+	switch {
+	case d != 0 && d%time.Hour == 0:
+		return fmt.Sprintf("%dh", d/time.Hour)
+	case d != 0 && d%time.Minute == 0:
+		return fmt.Sprintf("%dm", d/time.Minute)
+	case d%time.Second == 0:
+		return fmt.Sprintf("%ds", d/time.Second)
+	}
+	return d.String()
+}
+
+// docDefault replaces the default docs/config.md shows for k.
+func docDefault(text string, k key) key {
+	k.leaf.def = text
+	return k
+}
