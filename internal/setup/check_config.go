@@ -6,17 +6,22 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/meshnode/meshnode/internal/config"
 )
 
-func checkConfig(dir string) (*nodeConfig, Finding) {
-	cfg, err := loadConfig(dir)
+func checkConfig(dir string) (*config.Config, Finding) {
+	cfg, err := config.Load(dir)
+	var ce *config.Error
 	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return nil, Finding{Check: "config", Status: StatusFail, Message: "no mesh.yaml in " + dir,
-			Fix: "run 'meshnode init' in the node's directory, or pass --dir"}
+	case errors.As(err, &ce):
+		fix := ce.Hint
+		if fix == "" {
+			fix = "edit mesh.yaml (docs/config.md lists every key)"
+		}
+		return nil, Finding{Check: "config", Status: StatusFail, Message: strings.ReplaceAll(ce.Error(), "\n", "; "), Fix: fix}
 	case err != nil:
-		return nil, Finding{Check: "config", Status: StatusFail, Message: err.Error(),
-			Fix: "edit mesh.yaml (docs/setup.md lists its settings)"}
+		return nil, Finding{Check: "config", Status: StatusFail, Message: err.Error(), Fix: "check the file's permissions"}
 	}
 	return cfg, Finding{Check: "config", Status: StatusOK,
 		Message: fmt.Sprintf("mesh.yaml: agent %s at %s", cfg.Agent, cfg.URL)}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/meshnode/meshnode/internal/fetch"
+	"github.com/meshnode/meshnode/internal/manifest"
 )
 
 // fixPagesRewrite is the fix when Pages serves other bytes than the
@@ -24,7 +25,7 @@ func (n *node) checkManifest() Finding {
 		f.Status, f.Message, f.Fix = StatusFail, "cannot read MANIFEST.md: "+unwrapPath(err), "run 'meshnode heartbeat' (or 'meshnode init' on a new node) to write it"
 		return f
 	}
-	m, err := parseManifest(data)
+	m, _, err := manifest.Parse(data)
 	if err != nil {
 		f.Status, f.Message, f.Fix = StatusFail, "MANIFEST.md: "+err.Error(), "run 'meshnode heartbeat' to rewrite it"
 		return f
@@ -35,7 +36,7 @@ func (n *node) checkManifest() Finding {
 		f.Message = fmt.Sprintf("MANIFEST.md says agent %q at %q, mesh.yaml says %q at %q", m.Agent, m.URL, n.cfg.Agent, n.cfg.URL)
 		return f
 	}
-	f.Status, f.Message = StatusOK, fmt.Sprintf("MANIFEST.md lists %d file(s)", len(m.Rows))
+	f.Status, f.Message = StatusOK, fmt.Sprintf("MANIFEST.md lists %d file(s)", len(m.Entries))
 	return f
 }
 
@@ -53,7 +54,7 @@ func (n *node) checkPages(ctx context.Context) []Finding {
 	if string(resp.Body) != string(n.manifest) {
 		return []Finding{{Check: "pages", Status: StatusFail,
 			Message: fmt.Sprintf("%s serves %s (%d bytes), the local MANIFEST.md is %s (%d bytes)",
-				u, hashBytes(resp.Body), len(resp.Body), hashBytes(n.manifest), len(n.manifest)),
+				u, manifest.HashBytes(resp.Body), len(resp.Body), manifest.HashBytes(n.manifest), len(n.manifest)),
 			Fix: "push the last commit and wait for the Pages deploy to finish; if it persists, " + fixPagesRewrite}}
 	}
 	ok := Finding{Check: "pages", Status: StatusOK, Message: u + " serves the local MANIFEST.md byte for byte"}
@@ -76,7 +77,7 @@ func pagesFetchFix(err error) string {
 // checks each hashes to what MANIFEST.md claims.
 func (n *node) checkServedFiles(ctx context.Context) Finding {
 	f := Finding{Check: "pages-files"}
-	rows := newestWithFile(n.parsed.Rows, n.o.MaxFiles)
+	rows := newestWithFile(n.parsed.Entries, n.o.MaxFiles)
 	var bad []string
 	for _, r := range rows {
 		if msg := n.checkServedFile(ctx, r); msg != "" {
@@ -91,12 +92,12 @@ func (n *node) checkServedFiles(ctx context.Context) Finding {
 		f.Message = fmt.Sprintf("%d of %d checked file(s) not served as listed: %s", len(bad), len(rows), strings.Join(firstN(bad, 3), "; "))
 	default:
 		f.Status = StatusOK
-		f.Message = fmt.Sprintf("%d of %d listed file(s) checked, all served byte for byte", len(rows), countWithFile(n.parsed.Rows))
+		f.Message = fmt.Sprintf("%d of %d listed file(s) checked, all served byte for byte", len(rows), countWithFile(n.parsed.Entries))
 	}
 	return f
 }
 
-func (n *node) checkServedFile(ctx context.Context, r manifestRow) string {
+func (n *node) checkServedFile(ctx context.Context, r manifest.Entry) string {
 	u, err := fetch.ResolveWithin(n.pagesURL, r.File)
 	if err != nil {
 		return fmt.Sprintf("seq %d: %v", r.Seq, err)
@@ -105,14 +106,14 @@ func (n *node) checkServedFile(ctx context.Context, r manifestRow) string {
 	if err != nil {
 		return fmt.Sprintf("seq %d: %v", r.Seq, err)
 	}
-	if got := hashBytes(resp.Body); got != r.Hash {
+	if got := manifest.HashBytes(resp.Body); got != r.Hash {
 		return fmt.Sprintf("seq %d %s: served %s, listed %s", r.Seq, r.File, got, r.Hash)
 	}
 	return ""
 }
 
-func newestWithFile(rows []manifestRow, max int) []manifestRow {
-	var out []manifestRow
+func newestWithFile(rows []manifest.Entry, max int) []manifest.Entry {
+	var out []manifest.Entry
 	for _, r := range rows {
 		if r.File != "" {
 			out = append(out, r)
@@ -122,7 +123,7 @@ func newestWithFile(rows []manifestRow, max int) []manifestRow {
 	return firstN(out, max)
 }
 
-func countWithFile(rows []manifestRow) int {
+func countWithFile(rows []manifest.Entry) int {
 	n := 0
 	for _, r := range rows {
 		if r.File != "" {

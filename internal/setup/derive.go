@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/meshnode/meshnode/internal/config"
 )
 
 // githubRemote matches the two forms of a GitHub remote git prints:
@@ -43,15 +45,10 @@ func ParseRemote(remote string) (Repo, error) {
 // isDots reports the two names GitHub refuses for a repository.
 func isDots(name string) bool { return name == "." || name == ".." }
 
-// PagesURL is where GitHub Pages serves the repository: a repository named
-// OWNER.github.io is the owner's root site, any other is a project site
-// under /REPO/. Pages host names are lowercase.
-func (r Repo) PagesURL() string {
-	host := strings.ToLower(r.Owner) + ".github.io"
-	if strings.EqualFold(r.Name, host) {
-		return "https://" + host + "/"
-	}
-	return "https://" + host + "/" + r.Name + "/"
+// PagesURL is where GitHub Pages serves the repository (config.PagesURL:
+// https://owner.github.io/REPO/, or the root for OWNER.github.io).
+func (r Repo) PagesURL() (string, error) {
+	return config.PagesURL(r.Owner + "/" + r.Name)
 }
 
 // SuggestAgent proposes an agent name from the repository: the repository

@@ -17,8 +17,8 @@ func TestPagesURLFromRepository(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := r.PagesURL(); got != tt.want {
-				t.Errorf("PagesURL() = %q, want %q", got, tt.want)
+			if got, err := r.PagesURL(); got != tt.want || err != nil {
+				t.Errorf("PagesURL() = %q, %v; want %q", got, err, tt.want)
 			}
 		})
 	}
@@ -91,8 +91,8 @@ func FuzzParseRemote(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if _, err := normalizeURL(r.PagesURL()); err != nil {
-			t.Errorf("ParseRemote(%q) = %+v, whose PagesURL %q does not normalize: %v", remote, r, r.PagesURL(), err)
+		if u, err := r.PagesURL(); err != nil {
+			t.Errorf("ParseRemote(%q) = %+v, whose PagesURL %q is refused: %v", remote, r, u, err)
 		}
 	})
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/fetch"
+	"github.com/meshnode/meshnode/internal/manifest"
 )
 
 // Status is how a check came out.
@@ -68,10 +70,10 @@ const (
 // node is what the checks share once the config is read.
 type node struct {
 	o        DoctorOptions
-	cfg      *nodeConfig
+	cfg      *config.Config
 	pagesURL string
 	manifest []byte
-	parsed   *localManifest
+	parsed   *manifest.Manifest
 	fetcher  Fetcher
 }
 

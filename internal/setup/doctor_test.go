@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/meshnode/meshnode/internal/fetch"
+	"github.com/meshnode/meshnode/internal/manifest"
 )
 
 var doctorNow = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
@@ -66,7 +67,7 @@ func newTestNode(t *testing.T) *testNode {
 	mustWrite(t, filepath.Join(n.dir, "traces/001-hello.md"), helloTrace)
 	mustWrite(t, filepath.Join(n.dir, "MANIFEST.md"), fmt.Sprintf("# MANIFEST\n\nagent: ada\nurl: %s\nupdated: 2026-03-01T12:00:00Z\nsequence: 1\n\n## Traces\n\n"+
 		"| seq | hash | file | type | status | submitted |\n|-----|------|------|------|--------|-----------|\n"+
-		"| 1 | %s | traces/001-hello.md | knowledge | pending | 2026-03-01T12:00:00Z |\n", n.url, hashBytes([]byte(helloTrace))))
+		"| 1 | %s | traces/001-hello.md | knowledge | pending | 2026-03-01T12:00:00Z |\n", n.url, manifest.HashBytes([]byte(helloTrace))))
 	for _, wf := range []string{"heartbeat.yml", "check.yml"} {
 		mustWrite(t, filepath.Join(n.dir, ".github/workflows", wf), mustRead(t, filepath.Join("testdata/workflows", wf)))
 	}
@@ -133,7 +134,10 @@ func TestDoctorFindsWhatIsBroken(t *testing.T) {
 			"activity", StatusWarn, "in 10 day(s)", "push a commit"},
 		{"corrupt state file", func(t *testing.T, n *testNode) {
 			mustWrite(t, filepath.Join(n.dir, "mesh-state/ledger.json"), "{\"traces\": {")
-		}, time.Hour, "state ledger.json", StatusFail, "corrupt", "git show"},
+		}, time.Hour, "state ledger.json", StatusFail, "mesh-state/ledger.json:1:12: unreadable state", "git show"},
+		{"corrupt cursors", func(t *testing.T, n *testNode) {
+			mustWrite(t, filepath.Join(n.dir, "mesh-state/polling-cursors.json"), "[]")
+		}, time.Hour, "state polling-cursors.json", StatusFail, "mesh-state/polling-cursors.json", "move it away"},
 		{"unreachable peer is a warning", func(t *testing.T, n *testNode) {
 			mustWrite(t, filepath.Join(n.dir, "AGENTS.md"), "gone | "+n.url+"gone/ | 2026-01-01\n")
 		}, time.Hour, "peers", StatusWarn, "peer gone unreachable", "trace_url"},
@@ -148,10 +152,10 @@ func TestDoctorFindsWhatIsBroken(t *testing.T) {
 		}, time.Hour, "manifest", StatusWarn, "MANIFEST.md says agent \"bob\"", "meshnode heartbeat"},
 		{"no mesh.yaml", func(t *testing.T, n *testNode) {
 			mustRemove(t, filepath.Join(n.dir, "mesh.yaml"))
-		}, time.Hour, "config", StatusFail, "no mesh.yaml", "meshnode init"},
+		}, time.Hour, "config", StatusFail, "mesh.yaml: not found", "meshnode init"},
 		{"invalid mesh.yaml", func(t *testing.T, n *testNode) {
 			mustWrite(t, filepath.Join(n.dir, "mesh.yaml"), "agent: ada\nurl: ftp://x/\n")
-		}, time.Hour, "config", StatusFail, "scheme must be http or https", "edit mesh.yaml"},
+		}, time.Hour, "config", StatusFail, "mesh.yaml:2: url: must be an http or https URL", "docs/config.md"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -256,7 +260,7 @@ func snapshot(t *testing.T, dir string) string {
 			return err
 		}
 		data, err := os.ReadFile(path)
-		fmt.Fprintf(&b, "%s %s\n", strings.TrimPrefix(path, dir), hashBytes(data))
+		fmt.Fprintf(&b, "%s %s\n", strings.TrimPrefix(path, dir), manifest.HashBytes(data))
 		return err
 	})
 	if err != nil {

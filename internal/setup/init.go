@@ -106,7 +106,10 @@ func deriveRepo(o Options) (Repo, bool) {
 func settleURL(o Options, repo Repo, hasRepo bool) (string, error) {
 	u := o.URL
 	if u == "" && hasRepo {
-		u = repo.PagesURL()
+		var err error
+		if u, err = repo.PagesURL(); err != nil {
+			return "", fmt.Errorf("derive the url: %w", err)
+		}
 	}
 	if o.URL == "" && o.Prompt != nil {
 		answer, err := o.Prompt("Pages URL (where MANIFEST.md will be served)", u)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/meshnode/meshnode/internal/config"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -231,7 +233,7 @@ func TestInitAllowsPrivateAddressesOnlyForALocalURL(t *testing.T) {
 			if _, err := Init(Options{Dir: dir, Agent: "ada", URL: tt.url, Now: initNow, Getenv: noEnv, GitRemote: noRemote}); err != nil {
 				t.Fatal(err)
 			}
-			cfg, err := loadConfig(dir)
+			cfg, err := config.Load(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -249,7 +251,7 @@ func TestInitQuotesAnAgentNameYAMLWouldMisread(t *testing.T) {
 			if _, err := Init(Options{Dir: dir, Agent: name, URL: "https://a.example/", Now: initNow, Getenv: noEnv, GitRemote: noRemote}); err != nil {
 				t.Fatal(err)
 			}
-			cfg, err := loadConfig(dir)
+			cfg, err := config.Load(dir)
 			if err != nil || cfg.Agent != name {
 				t.Errorf("mesh.yaml reads back agent %+v, %v; want %q", cfg, err, name)
 			}

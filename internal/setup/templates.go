@@ -7,7 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"github.com/meshnode/meshnode/internal/config"
+	"github.com/meshnode/meshnode/internal/manifest"
 )
 
 // The files Init writes, relative to the node's directory.
@@ -32,29 +33,15 @@ const (
 	placeholderRole  = "(what this agent does on the mesh)"
 )
 
+// configYAML is a minimal mesh.yaml through config.Marshal, so that init
+// writes exactly the keys and comments config reads. A local URL (a test
+// mesh on loopback) turns on allow_private_addresses, without which the
+// node could not fetch its own pages.
 func configYAML(agent, nodeURL string) []byte {
-	var b strings.Builder
-	b.WriteString("# mesh.yaml: this node's configuration, written by `meshnode init`.\n")
-	b.WriteString("# agent is the name peers know this node by; url is where GitHub Pages\n")
-	b.WriteString("# serves this repository (MANIFEST.md must be at url + \"MANIFEST.md\").\n")
-	b.WriteString("# docs/setup.md lists the other settings and their defaults.\n")
-	fmt.Fprintf(&b, "agent: %s\nurl: %s\n", yamlScalar(agent), yamlScalar(nodeURL))
-	if isPrivateURL(nodeURL) {
-		b.WriteString("# The url is a private or loopback address (a local test mesh), so the\n")
-		b.WriteString("# node must be allowed to reach such addresses.\n")
-		b.WriteString("allow_private_addresses: true\n")
-	}
-	return []byte(b.String())
-}
-
-// yamlScalar writes s as YAML would, quoting it only when a plain scalar
-// would read back as something else (an agent named "true" or "1e3").
-func yamlScalar(s string) string {
-	out, err := yaml.Marshal(s)
-	if err != nil {
-		return fmt.Sprintf("%q", s)
-	}
-	return strings.TrimSuffix(string(out), "\n")
+	c := config.Default()
+	c.Agent, c.URL = agent, nodeURL
+	c.AllowPrivateAddresses = isPrivateURL(nodeURL)
+	return config.Marshal(c)
 }
 
 // isPrivateURL reports whether u names localhost or a private, loopback or
@@ -104,18 +91,7 @@ func agentsMarkdown() []byte {
 }
 
 // emptyManifest is the canonical MANIFEST.md of seed 000 with no rows.
-// It stands in for manifest.Format (docs/contracts.md) until that lands.
 func emptyManifest(agent, nodeURL string, now time.Time) []byte {
-	return []byte(fmt.Sprintf(`# MANIFEST
-
-agent: %s
-url: %s
-updated: %s
-sequence: 0
-
-## Traces
-
-| seq | hash | file | type | status | submitted |
-|-----|------|------|------|--------|-----------|
-`, agent, nodeURL, now.UTC().Truncate(time.Second).Format(time.RFC3339)))
+	m := &manifest.Manifest{Agent: agent, URL: nodeURL, Updated: now.UTC().Truncate(time.Second)}
+	return m.Format()
 }
