@@ -1,7 +1,8 @@
 // Package manifest reads and writes MANIFEST.md, the index every agent
 // publishes of its files: one row per published file with its sequence
 // number and sha256. It reads every layout real nodes publish and writes
-// only the canonical one of seed 000. It does no I/O.
+// only the canonical one of seed 000. It does no I/O and imports nothing
+// else of this module: peers' bytes come in, values and problems go out.
 package manifest
 
 import "time"
@@ -40,3 +41,29 @@ const (
 	StatusFailed    = "failed"
 	StatusContested = "contested"
 )
+
+// MaxSeq returns the highest seq among the entries, or 0 when there are
+// none. It can be lower than Sequence: peers leave gaps (noobagent declares
+// 254 with 204 rows).
+func (m *Manifest) MaxSeq() int {
+	max := 0
+	for _, e := range m.Entries {
+		if e.Seq > max {
+			max = e.Seq
+		}
+	}
+	return max
+}
+
+// NormalizeStatus maps what peers write to the statuses of seed 000:
+// validated, failed and contested are kept (case-insensitively); anything
+// else, "submitted" and the empty string included, is pending, because a
+// trace nobody has judged yet is waiting for validations.
+func NormalizeStatus(s string) string {
+	switch v := toLowerTrim(s); v {
+	case StatusValidated, StatusFailed, StatusContested:
+		return v
+	default:
+		return StatusPending
+	}
+}
