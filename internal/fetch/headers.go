@@ -60,7 +60,7 @@ func parseRateLimit(h http.Header, now time.Time) RateLimit {
 	v := strings.TrimSpace(h.Get("X-RateLimit-Reset"))
 	if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 {
 		if n >= epochThreshold {
-			rl.Reset = clampTime(time.Unix(n, 0), now)
+			rl.Reset = clampTime(time.Unix(n, 0).In(now.Location()), now)
 		} else {
 			rl.Reset = now.Add(capCooldown(n))
 		}

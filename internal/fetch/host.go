@@ -2,7 +2,6 @@ package fetch
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/temoto/robotstxt"
@@ -19,7 +18,7 @@ const MaxCrawlDelay = time.Minute
 type host struct {
 	sem      chan struct{} // one token per request in flight
 	limiter  *rate.Limiter // nil unless Options.RequestsPerSecond
-	robotsMu sync.Mutex    // one robots.txt fetch per host at a time
+	robotsMu chan struct{} // one robots.txt fetch per host at a time; a channel so waiting heeds ctx
 
 	// Guarded by Client.mu.
 	cooldownUntil  time.Time
@@ -39,7 +38,7 @@ func (c *Client) host(name string) *host {
 	defer c.mu.Unlock()
 	h, ok := c.hosts[name]
 	if !ok {
-		h = &host{sem: make(chan struct{}, c.opts.MaxConnsPerHost)}
+		h = &host{sem: make(chan struct{}, c.opts.MaxConnsPerHost), robotsMu: make(chan struct{}, 1)}
 		if c.opts.RequestsPerSecond > 0 {
 			h.limiter = rate.NewLimiter(rate.Limit(c.opts.RequestsPerSecond), 1)
 		}

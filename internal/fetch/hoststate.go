@@ -11,7 +11,7 @@ import (
 // (fixed field order, UTC times, zero fields left out).
 type HostState struct {
 	CooldownUntil time.Time     `json:"cooldown_until,omitzero"`
-	CrawlDelay    time.Duration `json:"crawl_delay,omitzero"`
+	CrawlDelay    time.Duration `json:"crawl_delay,omitzero"` // nanoseconds, as time.Duration marshals
 	RobotsFetched time.Time     `json:"robots_fetched,omitzero"`
 	Robots        string        `json:"robots,omitzero"` // at most MaxRobotsBytes
 }

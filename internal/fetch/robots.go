@@ -51,8 +51,12 @@ func (c *Client) checkRobots(ctx context.Context, h *host, u *url.URL) error {
 
 // robotsFor returns h's robots rules, fetching them when none are fresh.
 func (c *Client) robotsFor(ctx context.Context, h *host, u *url.URL) (*robotstxt.RobotsData, error) {
-	h.robotsMu.Lock()
-	defer h.robotsMu.Unlock()
+	select {
+	case h.robotsMu <- struct{}{}:
+		defer func() { <-h.robotsMu }()
+	case <-ctx.Done():
+		return nil, contextError(ctx, u.String())
+	}
 	if rd, err, ok := c.cachedRobots(h, u); ok {
 		return rd, err
 	}

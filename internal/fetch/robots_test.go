@@ -4,7 +4,9 @@ import (
 	"context"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -162,5 +164,26 @@ func TestTruncateRobotsCutsAtALineEnd(t *testing.T) {
 	}
 	if truncateRobots("short\n") != "short\n" {
 		t.Error("short file changed")
+	}
+}
+
+func TestRobotsIsFetchedOnceForManyPeersOnAHost(t *testing.T) {
+	p := newPeer(t, mux(map[string]http.Handler{
+		"/robots.txt": serve(200, "User-agent: *\nAllow: /\n"),
+		"/":           serve(200, "manifest"),
+	}))
+	c := newTestClient(newFakeClock(), nil)
+	var wg sync.WaitGroup
+	for i := range 12 {
+		wg.Go(func() {
+			url := p.URL + "/agents-hosted/agent" + strconv.Itoa(i) + "/MANIFEST.md"
+			if _, err := c.Get(context.Background(), Request{URL: url}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if n := p.Hits("/robots.txt"); n != 1 {
+		t.Errorf("robots.txt fetched %d times for 12 peers on one host, want once", n)
 	}
 }
