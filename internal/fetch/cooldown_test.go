@@ -80,20 +80,22 @@ func TestCooldownIsSharedByPeersOnOneHost(t *testing.T) {
 func TestShortRetryAfterIsWaitedOutOnce(t *testing.T) {
 	tests := []struct {
 		name       string
+		retryAfter string
 		limited    int // 429 answers before a 200
 		wantHits   int
 		wantSleeps []time.Duration
 		wantKind   Kind
 	}{
-		{"one short 429 then success", 1, 2, []time.Duration{2 * time.Second}, ""},
-		{"a second 429 is not waited out", 2, 2, []time.Duration{2 * time.Second}, KindRateLimited},
+		{"one short 429 then success", "2", 1, 2, []time.Duration{2 * time.Second}, ""},
+		{"a second 429 is not waited out", "2", 2, 2, []time.Duration{2 * time.Second}, KindRateLimited},
+		{"Retry-After 0 forever stops after one retry", "0", 100, 2, nil, KindRateLimited},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var n atomic.Int32
 			p := newPeer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if int(n.Add(1)) <= tt.limited {
-					w.Header().Set("Retry-After", "2")
+					w.Header().Set("Retry-After", tt.retryAfter)
 					w.WriteHeader(http.StatusTooManyRequests)
 					return
 				}

@@ -78,10 +78,20 @@ func (c *Client) fetch(ctx context.Context, h *host, u *url.URL, r Request) (*Re
 			return resp, nil
 		}
 		var fe *Error
-		errors.As(err, &fe)
+		if !errors.As(err, &fe) {
+			return nil, err
+		}
+		wait := fe.RetryAfter.Sub(c.opts.Now())
 		switch {
-		case fe.Kind == KindRateLimited && c.mayWait(ctx, fe.RetryAfter.Sub(c.opts.Now()), waited):
-			continue // the next try sits out the short cooldown, once
+		case fe.Kind == KindRateLimited && c.mayWait(ctx, wait, waited):
+			// A short Retry-After is sat out once; a second one fails.
+			waited = true
+			if wait > 0 {
+				if serr := c.sleep(ctx, u.String(), wait); serr != nil {
+					return nil, serr
+				}
+			}
+			continue
 		case retryable(fe.Kind) && retries < c.opts.MaxRetries:
 			d := backoff(retries, c.jitter())
 			if !fitsDeadline(ctx, d) {
