@@ -46,3 +46,14 @@ func TestIsKindSeesThroughWrapping(t *testing.T) {
 		t.Errorf("String() = %q", KindGone.String())
 	}
 }
+
+func TestRealSleepHeedsTheContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := sleep(ctx, 0); err != nil {
+		t.Errorf("sleep(0) = %v", err)
+	}
+	cancel()
+	if err := sleep(ctx, time.Hour); !errors.Is(err, context.Canceled) {
+		t.Errorf("sleep on a canceled context = %v, want context.Canceled at once", err)
+	}
+}

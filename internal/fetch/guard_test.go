@@ -3,6 +3,7 @@ package fetch
 import (
 	"context"
 	"net/netip"
+	"strings"
 	"testing"
 )
 
@@ -70,7 +71,10 @@ func TestPrivateAddressIsRefusedAtConnectTime(t *testing.T) {
 			clk := newFakeClock()
 			c := newTestClient(clk, func(o *Options) { o.AllowPrivate = false })
 			_, err := c.Get(context.Background(), Request{URL: tt.url})
-			wantKind(t, err, KindPrivate)
+			e := wantKind(t, err, KindPrivate)
+			if !strings.Contains(e.Error(), "allow_private_addresses") {
+				t.Errorf("error %q does not name the setting that allows it", e)
+			}
 			if p.Hits("/MANIFEST.md")+p.Hits("/robots.txt") != 0 {
 				t.Error("the private address was reached")
 			}
