@@ -1,6 +1,8 @@
 // Package roster reads and writes AGENTS.md, the list of agents a node
 // knows. It reads the seed's pipe layout and the markdown table layout and
-// writes the seed's layout. It does no I/O.
+// writes the seed's layout. Peers' AGENTS.md files are gossip and therefore
+// untrusted: every name and URL is checked, and nothing here fetches or
+// trusts a URL. It does no I/O and imports nothing else of this module.
 package roster
 
 // Agent is one known agent.
