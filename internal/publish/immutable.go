@@ -50,10 +50,19 @@ func (e *ImmutableError) Error() string {
 	return b.String()
 }
 
-// verifyPublished checks that every file the MANIFEST lists still holds the
-// bytes it was published with. Rows without a file column (older layouts)
-// cannot be checked and are kept as they are.
-func verifyPublished(dir string, m *manifest.Manifest) error {
+// Verify checks that every file the node's MANIFEST.md lists still holds
+// the bytes it was published with, and returns those that do not, in
+// MANIFEST order. Rows without a file column (older layouts) cannot be
+// checked. A node with no MANIFEST.md has published nothing.
+func Verify(dir string) ([]Violation, error) {
+	m, err := readManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	return verifyRows(dir, m)
+}
+
+func verifyRows(dir string, m *manifest.Manifest) ([]Violation, error) {
 	var bad []Violation
 	for _, e := range m.Entries {
 		if e.File == "" {
@@ -61,16 +70,13 @@ func verifyPublished(dir string, m *manifest.Manifest) error {
 		}
 		v, err := verifyEntry(dir, e)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if v != nil {
 			bad = append(bad, *v)
 		}
 	}
-	if len(bad) > 0 {
-		return &ImmutableError{Files: bad}
-	}
-	return nil
+	return bad, nil
 }
 
 func verifyEntry(dir string, e manifest.Entry) (*Violation, error) {

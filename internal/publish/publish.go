@@ -59,8 +59,12 @@ func Publish(o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := verifyPublished(o.Dir, old); err != nil {
+	bad, err := verifyRows(o.Dir, old)
+	if err != nil {
 		return nil, err
+	}
+	if len(bad) > 0 {
+		return nil, &ImmutableError{Files: bad}
 	}
 	res := &Result{}
 	next := nextSeq(old)

@@ -1,0 +1,169 @@
+package check
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/validation"
+)
+
+func TestCheckPassesCleanNode(t *testing.T) {
+	dir := cleanNode(t)
+	tests := []struct {
+		name  string
+		files []string
+	}{
+		{"every file", nil},
+		{"changed files", []string{"traces/2026-03-02-new.md", "validations/" + validation.FileName(bobTrace)}},
+		{"files the rules do not cover are ignored", []string{"README.md", "traces/deleted-draft.md", "traces/sub/x.md", "mesh.yaml"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if ps := Check(options(dir, tt.files...)); len(ps) != 0 {
+				t.Errorf("clean node has problems:\n%s", strings.Join(lines(ps), "\n"))
+			}
+		})
+	}
+}
+
+func TestCheckReportsEachBrokenFileAtItsLine(t *testing.T) {
+	valOf := func(h string) string { return "validations/" + validation.FileName(h) }
+	bob := valOf(bobTrace)
+	unknown := manifest.HashBytes([]byte("never seen\n"))
+	tests := []struct {
+		name string
+		file string
+		text string
+		want string
+		// prefixOnly: the message comes from the format packages, whose
+		// wording is theirs; the file and line are ours to get right.
+		prefixOnly bool
+	}{
+		{name: "score above 5", file: bob, text: validationFile(bobTrace, bobTraceURL, "substance: 7", "total_score: 23"),
+			want: bob + ":12: ", prefixOnly: true},
+		{name: "score not an integer", file: bob, text: validationFile(bobTrace, bobTraceURL, "substance: 3.5"),
+			want: bob + ":12: ", prefixOnly: true},
+		{name: "total is not the sum of the scores", file: bob, text: validationFile(bobTrace, bobTraceURL, "total_score: 21"),
+			want: bob + ":9: ", prefixOnly: true},
+		{name: "result contradicts the pass threshold", file: bob, text: validationFile(bobTrace, bobTraceURL, "result: fail"),
+			want: bob + ":8: ", prefixOnly: true},
+		{name: "validator is another agent", file: bob, text: validationFile(bobTrace, bobTraceURL, "validator: bob"),
+			want: bob + `:3: validator is "bob", but this node is "ada": a pull request may add only this node's validations`},
+		{name: "validator_url is another node", file: bob, text: validationFile(bobTrace, bobTraceURL, "validator_url: "+bobURL),
+			want: bob + ":4: validator_url is " + bobURL + ", but this node's url is " + ourURL},
+		{name: "trace hash unknown to the ledger", file: valOf(unknown), text: validationFile(unknown, bobTraceURL),
+			want: valOf(unknown) + ":6: trace_hash " + unknown + " is not in mesh-state/ledger.json: validate only traces the heartbeat fetched and verified"},
+		{name: "trace hash never verified", file: valOf(unverified), text: validationFile(unverified, bobTraceURL),
+			want: valOf(unverified) + ":6: trace_hash " + unverified + " was never verified (its MANIFEST row names no file to fetch)"},
+		{name: "trace hash rejected as a mismatch", file: valOf(rejected), text: validationFile(rejected, bobURL+"traces/tampered.md"),
+			want: valOf(rejected) + ":6: trace_hash " + rejected + " was rejected: the bytes served did not match it; never validate a trace whose hash did not verify"},
+		{name: "self-validation", file: valOf(ownTrace), text: validationFile(ownTrace, ourURL+"traces/2026-03-01-polling-costs.md"),
+			want: valOf(ownTrace) + ":5: self-validation: " + ourURL + "traces/2026-03-01-polling-costs.md is this node's own trace; never validate your own trace"},
+		{name: "trace_url is not where the hash was fetched", file: bob, text: validationFile(bobTrace, bobURL+"traces/other.md"),
+			want: bob + ":5: trace_url " + bobURL + "traces/other.md is not where trace_hash " + bobTrace + " was fetched (" + bobTraceURL + ")"},
+		{name: "file name does not match the trace hash", file: "validations/val-000000000000.md", text: validationFile(bobTrace, bobTraceURL),
+			want: "validations/val-000000000000.md:6: file name should be " + validation.FileName(bobTrace) + " for trace_hash " + bobTrace},
+		{name: "trace without a title", file: "traces/untitled.md", text: "just words, no heading\n",
+			want: "traces/untitled.md:1: ", prefixOnly: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := cleanNode(t)
+			write(t, dir, tt.file, tt.text)
+			got := lines(Check(options(dir, tt.file)))
+			if len(got) != 1 {
+				t.Fatalf("got %d problems, want 1:\n%s", len(got), strings.Join(got, "\n"))
+			}
+			if tt.prefixOnly && !strings.HasPrefix(got[0], tt.want) || !tt.prefixOnly && got[0] != tt.want {
+				t.Errorf("got  %s\nwant %s", got[0], tt.want)
+			}
+		})
+	}
+}
+
+func TestCheckReportsChangedPublishedFiles(t *testing.T) {
+	const f = "traces/2026-03-01-polling-costs.md"
+	tests := []struct {
+		name   string
+		change func(t *testing.T, dir string)
+		want   string
+	}{
+		{
+			name:   "edited",
+			change: func(t *testing.T, dir string) { write(t, dir, f, ownTraceBytes+"typo fixed\n") },
+			want: f + ":1: published file was edited (published as " + ownTrace + ", now " + manifest.HashBytes([]byte(ownTraceBytes+"typo fixed\n")) +
+				"); published files are immutable: restore it with `git checkout -- " + f + "` and publish a correcting trace that cites it",
+		},
+		{
+			name: "deleted",
+			change: func(t *testing.T, dir string) {
+				if err := os.Remove(filepath.Join(dir, filepath.FromSlash(f))); err != nil {
+					t.Fatal(err)
+				}
+			},
+			want: f + ":1: published file was deleted (published as " + ownTrace +
+				"); published files are immutable: restore it with `git checkout -- " + f + "` and publish a correcting trace that cites it",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := cleanNode(t)
+			tt.change(t, dir)
+			// Even when the pull request lists other files only.
+			got := lines(Check(options(dir, "traces/2026-03-02-new.md")))
+			if len(got) != 1 || got[0] != tt.want {
+				t.Errorf("got %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCheckEnforcesStanding(t *testing.T) {
+	val := "validations/" + validation.FileName(bobTrace)
+	tests := []struct {
+		name string
+		opts func(o *Options)
+		want []string
+	}{
+		{"enough validated own traces", func(o *Options) { o.MinValidated = 1 }, nil},
+		{"too few validated own traces", func(o *Options) { o.MinValidated = 2 },
+			[]string{val + ":1: no standing yet: 1 of 2 own traces validated by others (standing.min_validated_traces in mesh.yaml)"}},
+		{"gate off", func(o *Options) { o.MinValidated = 0 }, nil},
+		{"bootstrap node", func(o *Options) { o.MinValidated, o.Bootstrap = 5, true }, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := options(cleanNode(t), val)
+			tt.opts(&o)
+			if got := lines(Check(o)); strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("got %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCheckReportsTwoValidationsOfOneTrace(t *testing.T) {
+	dir := cleanNode(t)
+	other := "validations/val-zzz.md"
+	write(t, dir, other, validationFile(bobTrace, bobTraceURL))
+	got := lines(Check(options(dir)))
+	want := []string{
+		other + ":6: file name should be " + validation.FileName(bobTrace) + " for trace_hash " + bobTrace,
+		other + ":6: validations/" + validation.FileName(bobTrace) + " already validates trace_hash " + bobTrace + ": one validation per trace",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestCheckReportsCorruptLedger(t *testing.T) {
+	dir := cleanNode(t)
+	write(t, dir, LedgerFile, "{not json")
+	got := Check(options(dir, "traces/2026-03-02-new.md"))
+	if len(got) != 1 || got[0].File != LedgerFile || got[0].Line != 1 {
+		t.Errorf("got %q, want one problem on %s", lines(got), LedgerFile)
+	}
+}

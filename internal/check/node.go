@@ -1,0 +1,89 @@
+package check
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/publish"
+)
+
+// load reads the ledger and our MANIFEST.md. Either failing to load is a
+// problem of its own: the rules that need it then find nothing known.
+func (c *checker) load() {
+	c.own, c.byHash = map[string]bool{}, map[string]string{}
+	l, err := ledger.Load(filepath.Join(c.o.Dir, filepath.FromSlash(LedgerFile)))
+	if err != nil {
+		c.add(LedgerFile, 1, "does not load: %v", err)
+		l = &ledger.Ledger{}
+	}
+	c.ledger = l
+	data, err := os.ReadFile(filepath.Join(c.o.Dir, publish.ManifestFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	m, _, perr := manifest.Parse(data)
+	if err != nil || perr != nil {
+		c.add(publish.ManifestFile, 1, "does not load: %v", errors.Join(err, perr))
+		return
+	}
+	for _, e := range m.Entries {
+		c.own[e.Hash] = true
+		if path.Dir(e.File) == publish.TracesDir {
+			c.ownTraces = append(c.ownTraces, e.Hash)
+		}
+	}
+}
+
+// all lists every trace and validation of the node.
+func (c *checker) all() []string {
+	var out []string
+	for _, d := range []string{publish.TracesDir, publish.ValidationsDir} {
+		entries, err := os.ReadDir(filepath.Join(c.o.Dir, d))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			c.add(d, 1, "cannot list: %v", err)
+		}
+		for _, e := range entries {
+			n := e.Name()
+			if e.Type().IsRegular() && strings.HasSuffix(n, ".md") && !strings.HasPrefix(n, ".") {
+				out = append(out, path.Join(d, n))
+			}
+		}
+	}
+	return out
+}
+
+func (c *checker) exists(f string) bool {
+	fi, err := os.Stat(filepath.Join(c.o.Dir, filepath.FromSlash(f)))
+	return err == nil && fi.Mode().IsRegular()
+}
+
+func (c *checker) read(f string) ([]byte, bool) {
+	data, err := os.ReadFile(filepath.Join(c.o.Dir, filepath.FromSlash(f)))
+	if err != nil {
+		c.add(f, 1, "cannot read: %v", err)
+		return nil, false
+	}
+	return data, true
+}
+
+// published reports every published file that was edited or deleted.
+func (c *checker) published() {
+	bad, err := publish.Verify(c.o.Dir)
+	if err != nil {
+		c.add(publish.ManifestFile, 1, "cannot verify published files: %v", err)
+		return
+	}
+	for _, v := range bad {
+		what := "was edited (published as " + v.PublishedHash + ", now " + v.CurrentHash + ")"
+		if v.Deleted() {
+			what = "was deleted (published as " + v.PublishedHash + ")"
+		}
+		c.add(v.File, 1, "published file %s; published files are immutable: %s", what, v.Fix())
+	}
+}

@@ -1,0 +1,104 @@
+package check
+
+import (
+	"path"
+	"strings"
+
+	"github.com/meshnode/meshnode/internal/validation"
+)
+
+// validation checks one validation file: its format and consistency, that
+// it is ours, and that it scores a verified trace of somebody else, once.
+func (c *checker) validation(f string) {
+	data, ok := c.read(f)
+	if !ok {
+		return
+	}
+	v, err := validation.Parse(data)
+	if err != nil {
+		c.add(f, lineFor(data, err.Error()), "not a validation: %v", err)
+		return
+	}
+	for _, msg := range v.Check() {
+		c.add(f, lineFor(data, msg), "%s", msg)
+	}
+	c.validator(f, data, v)
+	if v.TraceHash == "" {
+		c.add(f, 1, "no trace_hash: a validation is about the exact bytes of one trace")
+		return
+	}
+	c.vals = append(c.vals, f)
+	c.name(f, data, v)
+	c.target(f, data, v)
+}
+
+// validator checks that the validation is this node's: a pull request may
+// add only the node's own validations (manual scores).
+func (c *checker) validator(f string, data []byte, v *validation.Validation) {
+	if !strings.EqualFold(v.Validator, c.o.Agent) {
+		c.add(f, lineOf(data, "validator"), "validator is %q, but this node is %q: a pull request may add only this node's validations", v.Validator, c.o.Agent)
+	}
+	if v.ValidatorURL != "" && trimSlash(v.ValidatorURL) != trimSlash(c.o.URL) {
+		c.add(f, lineOf(data, "validator_url"), "validator_url is %s, but this node's url is %s", v.ValidatorURL, c.o.URL)
+	}
+}
+
+// name checks the file name (val-<12 hex>.md) and that no other file
+// scores the same trace: one validator, one validation per trace hash.
+func (c *checker) name(f string, data []byte, v *validation.Validation) {
+	line := lineOf(data, "trace_hash", "hash")
+	if want := validation.FileName(v.TraceHash); path.Base(f) != want {
+		c.add(f, line, "file name should be %s for trace_hash %s", want, v.TraceHash)
+	}
+	if other, dup := c.byHash[v.TraceHash]; dup {
+		c.add(f, line, "%s already validates trace_hash %s: one validation per trace", other, v.TraceHash)
+		return
+	}
+	c.byHash[v.TraceHash] = f
+}
+
+// target checks that the scored trace was fetched and its hash verified by
+// the heartbeat, and that it is not ours.
+func (c *checker) target(f string, data []byte, v *validation.Validation) {
+	hashLine, urlLine := lineOf(data, "trace_hash", "hash"), lineOf(data, "trace_url", "trace")
+	if c.self(v) {
+		c.add(f, urlLine, "self-validation: %s is this node's own trace; never validate your own trace", orHash(v))
+		return
+	}
+	for _, r := range c.ledger.Rejected {
+		if r.ClaimedHash == v.TraceHash {
+			c.add(f, hashLine, "trace_hash %s was rejected: the bytes served did not match it; never validate a trace whose hash did not verify", v.TraceHash)
+			return
+		}
+	}
+	t := c.ledger.Traces[v.TraceHash]
+	switch {
+	case t == nil:
+		c.add(f, hashLine, "trace_hash %s is not in %s: validate only traces the heartbeat fetched and verified", v.TraceHash, LedgerFile)
+	case !t.Verified:
+		c.add(f, hashLine, "trace_hash %s was never verified (its MANIFEST row names no file to fetch)", v.TraceHash)
+	case v.TraceURL != "" && t.URL != "" && v.TraceURL != t.URL:
+		c.add(f, urlLine, "trace_url %s is not where trace_hash %s was fetched (%s)", v.TraceURL, v.TraceHash, t.URL)
+	}
+}
+
+// self reports whether the validation scores one of our own traces: by our
+// MANIFEST, by the ledger's author, or by the trace URL.
+func (c *checker) self(v *validation.Validation) bool {
+	if c.own[v.TraceHash] {
+		return true
+	}
+	if t := c.ledger.Traces[v.TraceHash]; t != nil && (strings.EqualFold(t.Agent, c.o.Agent) || trimSlash(t.AgentURL) == trimSlash(c.o.URL)) {
+		return true
+	}
+	return c.o.URL != "" && strings.HasPrefix(v.TraceURL, trimSlash(c.o.URL)+"/")
+}
+
+func trimSlash(u string) string { return strings.TrimRight(u, "/") }
+
+func orHash(v *validation.Validation) string {
+	if v.TraceURL != "" {
+		return v.TraceURL
+	}
+	return v.TraceHash
+}
