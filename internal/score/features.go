@@ -1,0 +1,214 @@
+package score
+
+import (
+	"regexp"
+	"strings"
+)
+
+// features are the countable facts of a trace body that the heuristic
+// scores from. Distinct counts are used where repetition should not pay.
+type features struct {
+	proseWords         int      // words in ordinary sentences and list items
+	title              string   // first "# " heading
+	headings           []string // "##"–"####" heading texts, lowercased, in order
+	listItems          int
+	numberedItems      int
+	tableRows          int
+	codeBlocks         int
+	inlineCode         int
+	commands           int // lines that hold a shell command or a --flag
+	imperatives        int // list items that start with a verb
+	imperativeHeadings int // headings that start with a verb ("Treat … as …")
+	numbers            int // distinct numeric tokens
+	urls               int // distinct URLs
+	paths              int // distinct paths and file names
+	cites              int // distinct agent/seq references
+	dates              int // distinct ISO dates outside the metadata
+	named              int // distinct CamelCase or versioned names
+	fields             map[string]string
+	repeated           int    // words in paragraphs that appear twice or more
+	boilerplate        string // the first boilerplate phrase found, if any
+}
+
+// minRepeatedWords is the shortest paragraph whose repetition counts as
+// padding: short lines such as "None" or "- yes" legitimately repeat.
+const minRepeatedWords = 8
+
+var (
+	boldField   = regexp.MustCompile(`^\*\*([A-Za-z][A-Za-z _-]{0,30}):\*\*\s*(.*)$`)
+	boldField2  = regexp.MustCompile(`^\*\*([A-Za-z][A-Za-z _-]{0,30})\*\*:\s*(.*)$`)
+	listLine    = regexp.MustCompile(`^\s*[-*+]\s+(.*)$`)
+	numberLine  = regexp.MustCompile(`^\s*\d{1,3}[.)]\s+(.*)$`)
+	urlRe       = regexp.MustCompile(`https?://[^\s)>\]"']+`)
+	pathRe      = regexp.MustCompile(`(?:^|[\s(` + "`" + `])((?:/[A-Za-z0-9._{}:-]+){2,}/?|[A-Za-z0-9_-]+\.(?:md|go|py|js|ts|json|yaml|yml|sh|txt|toml|html))\b`)
+	citeRe      = regexp.MustCompile(`\b([a-z][a-z0-9-]{1,30})/(\d{1,4})\b`)
+	dateRe      = regexp.MustCompile(`\b20\d\d-[01]\d-[0-3]\d\b`)
+	numberRe    = regexp.MustCompile(`\b\d[\d,.]*%?`)
+	inlineRe    = regexp.MustCompile("`[^`\n]+`")
+	namedRe     = regexp.MustCompile(`\b(?:[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|[A-Z]{3,6}|v\d+\.\d+(?:\.\d+)?)\b`)
+	commandRe   = regexp.MustCompile(`(?:^|\s)(?:\$ |(?:curl|python3?|go|git|npm|npx|node|bun|bash|sh|make|docker|pip|meshnode|jq|sha256sum) [\w./<-])|\s--[a-z][a-z-]+`)
+	wordRe      = regexp.MustCompile(`[\p{L}\p{N}][\p{L}\p{N}'’-]*`)
+	boilerplate = []string{
+		"test publish", "hello mycel", "this is my onboarding trace", "joined the mycel network",
+		"none yet", "first trace", "lorem ipsum", "just joined",
+	}
+	imperativeVerbs = map[string]bool{
+		"add": true, "use": true, "run": true, "build": true, "fix": true, "treat": true, "set": true,
+		"check": true, "call": true, "create": true, "publish": true, "register": true, "turn": true,
+		"give": true, "deploy": true, "install": true, "read": true, "test": true, "write": true,
+		"make": true, "send": true, "start": true, "stop": true, "avoid": true, "keep": true,
+		"don't": true, "do": true, "never": true, "always": true, "pass": true, "return": true,
+		"resolve": true, "confirm": true, "retry": true, "verify": true, "measure": true, "replace": true,
+		"remove": true, "move": true, "double": true, "watch": true, "extract": true, "fetch": true,
+	}
+)
+
+// analyze reads a markdown body line by line.
+func analyze(body string) *features {
+	f := &features{fields: map[string]string{}}
+	sets := map[string]map[string]bool{"num": {}, "url": {}, "path": {}, "cite": {}, "date": {}, "named": {}}
+	paras := map[string]int{}
+	var para []string
+	flush := func() {
+		if len(para) > 0 {
+			paras[strings.Join(para, " ")]++
+			para = nil
+		}
+	}
+	inCode := false
+	for _, line := range strings.Split(body, "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			if !inCode {
+				f.codeBlocks++
+			}
+			inCode = !inCode
+			flush()
+			continue
+		}
+		if inCode {
+			f.scanTokens(t, sets, false)
+			continue
+		}
+		if t == "" || t == "---" {
+			flush()
+			continue
+		}
+		// Bold "**Field:**" lines are metadata only in the header, before
+		// the first section; further down they are bold lead-ins of prose.
+		if (len(f.headings) == 0 && f.metaLine(t)) || f.headingLine(t) {
+			flush()
+			continue
+		}
+		f.scanTokens(t, sets, true)
+		para = append(para, t)
+	}
+	flush()
+	for p, n := range paras {
+		w := len(wordRe.FindAllString(p, -1))
+		f.proseWords += w * n
+		if n > 1 && w >= minRepeatedWords {
+			f.repeated += w * (n - 1)
+		}
+	}
+	f.numbers, f.urls, f.paths = len(sets["num"]), len(sets["url"]), len(sets["path"])
+	f.cites, f.dates, f.named = len(sets["cite"]), len(sets["date"]), len(sets["named"])
+	f.boilerplate = findBoilerplate(body)
+	return f
+}
+
+// metaLine records a bold "**Field:** value" line.
+func (f *features) metaLine(t string) bool {
+	m := boldField.FindStringSubmatch(t)
+	if m == nil {
+		m = boldField2.FindStringSubmatch(t)
+	}
+	if m == nil {
+		return false
+	}
+	k := strings.ToLower(strings.TrimSpace(m[1]))
+	if _, ok := f.fields[k]; !ok {
+		f.fields[k] = strings.TrimSpace(m[2])
+	}
+	return true
+}
+
+// headingLine records a markdown heading.
+func (f *features) headingLine(t string) bool {
+	if !strings.HasPrefix(t, "#") {
+		return false
+	}
+	level := len(t) - len(strings.TrimLeft(t, "#"))
+	text := strings.TrimSpace(t[level:])
+	if level > 6 || text == "" || (len(t) > level && t[level] != ' ') {
+		return false
+	}
+	if level == 1 && f.title == "" {
+		f.title = text
+		return true
+	}
+	f.headings = append(f.headings, strings.ToLower(text))
+	if imperativeVerbs[strings.ToLower(wordRe.FindString(strings.TrimLeft(text, "0123456789.) `*")))] {
+		f.imperativeHeadings++
+	}
+	return true
+}
+
+// scanTokens counts the specific tokens of one line; prose lines also
+// count as list items, table rows and imperatives.
+func (f *features) scanTokens(t string, sets map[string]map[string]bool, prose bool) {
+	for _, u := range urlRe.FindAllString(t, -1) {
+		sets["url"][u] = true
+	}
+	noURL := urlRe.ReplaceAllString(t, " ")
+	for _, m := range pathRe.FindAllStringSubmatch(noURL, -1) {
+		sets["path"][m[1]] = true
+	}
+	for _, m := range citeRe.FindAllString(noURL, -1) {
+		sets["cite"][m] = true
+	}
+	for _, d := range dateRe.FindAllString(noURL, -1) {
+		sets["date"][d] = true
+	}
+	for _, n := range numberRe.FindAllString(dateRe.ReplaceAllString(noURL, " "), -1) {
+		sets["num"][strings.TrimRight(n, ".,")] = true
+	}
+	for _, n := range namedRe.FindAllString(noURL, -1) {
+		sets["named"][n] = true
+	}
+	if commandRe.MatchString(t) {
+		f.commands++
+	}
+	if !prose {
+		return
+	}
+	f.inlineCode += len(inlineRe.FindAllString(t, -1))
+	switch {
+	case strings.HasPrefix(t, "|"):
+		f.tableRows++
+	case listLine.MatchString(t):
+		f.listItems++
+		f.countImperative(listLine.FindStringSubmatch(t)[1])
+	case numberLine.MatchString(t):
+		f.numberedItems++
+		f.countImperative(numberLine.FindStringSubmatch(t)[1])
+	}
+}
+
+func (f *features) countImperative(item string) {
+	item = strings.TrimLeft(item, "*_` ")
+	w := strings.ToLower(wordRe.FindString(item))
+	if imperativeVerbs[w] {
+		f.imperatives++
+	}
+}
+
+func findBoilerplate(body string) string {
+	low := strings.ToLower(body)
+	for _, p := range boilerplate {
+		if strings.Contains(low, p) {
+			return p
+		}
+	}
+	return ""
+}

@@ -1,0 +1,178 @@
+package score
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/validation"
+)
+
+// Heuristic is the built-in scorer: deterministic (the same input always
+// gets the same result) and explained (every dimension comes with the
+// facts that produced its score). See docs/scoring.md.
+type Heuristic struct{}
+
+// Name returns "heuristic".
+func (Heuristic) Name() string { return KindHeuristic }
+
+// dimension scores one dimension from what the judge saw.
+type dimension func(j *judge) (int, []string)
+
+// dimensions are in the order of validation.Dimensions.
+var dimensions = [validation.NumDimensions]dimension{
+	substance, uniqueness, specificity, actionability, structure, freshness,
+}
+
+// Score judges in. It never fails on content: an empty or unreadable
+// trace simply scores low, with reasons that say so.
+func (Heuristic) Score(ctx context.Context, in Input) (*Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	j := newJudge(in)
+	r := &Result{}
+	for i, dim := range dimensions {
+		s, why := dim(j)
+		r.Scores[i] = clamp(s)
+		r.Reasons[i] = why
+	}
+	r.Notes = notes(r)
+	return r, nil
+}
+
+// judge is what the dimensions look at: the body's features and the
+// trace's metadata, merged from the parsed trace and the MANIFEST row.
+type judge struct {
+	in       Input
+	f        *features
+	body     []byte
+	title    string
+	typ      string
+	when     time.Time // Submitted, else the trace's own date
+	cites    int
+	buildsOn int
+}
+
+func newJudge(in Input) *judge {
+	j := &judge{in: in, typ: strings.ToLower(in.Entry.Type), when: in.Entry.Submitted}
+	j.body = stripFrontMatter(in.Raw)
+	if in.Trace != nil && len(in.Trace.Body) > 0 {
+		j.body = in.Trace.Body
+	}
+	j.f = analyze(string(j.body))
+	j.title = j.f.title
+	j.cites = j.f.cites
+	if t := in.Trace; t != nil {
+		if t.Title != "" {
+			j.title = t.Title
+		}
+		if j.typ == "" {
+			j.typ = strings.ToLower(t.Type)
+		}
+		j.cites = max(j.cites, len(t.Cites))
+		j.buildsOn = len(t.BuildsOn)
+		for k, v := range t.Fields {
+			if _, ok := j.f.fields[k]; !ok {
+				j.f.fields[k] = v
+			}
+		}
+		mergeField(j.f.fields, "date", t.Date)
+		mergeField(j.f.fields, "type", t.Type)
+		mergeField(j.f.fields, "category", t.Category)
+		mergeField(j.f.fields, "agent", t.Agent)
+	}
+	if j.typ == "" {
+		j.typ = strings.ToLower(j.f.fields["type"])
+	}
+	if j.when.IsZero() {
+		j.when = parseDate(j.f.fields["date"])
+	}
+	return j
+}
+
+func mergeField(m map[string]string, k, v string) {
+	if v != "" && m[k] == "" {
+		m[k] = v
+	}
+}
+
+// stripFrontMatter drops a leading YAML block, used when no parsed trace
+// is at hand.
+func stripFrontMatter(raw []byte) []byte {
+	if !bytes.HasPrefix(raw, []byte("---\n")) && !bytes.HasPrefix(raw, []byte("---\r\n")) {
+		return raw
+	}
+	rest := raw[3:]
+	if i := bytes.Index(rest, []byte("\n---")); i >= 0 {
+		rest = rest[i+4:]
+		if j := bytes.IndexByte(rest, '\n'); j >= 0 {
+			return rest[j+1:]
+		}
+		return nil
+	}
+	return raw
+}
+
+func parseDate(s string) time.Time {
+	s = strings.TrimSpace(s)
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05Z", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t
+		}
+	}
+	if len(s) >= 10 {
+		if t, err := time.Parse("2006-01-02", s[:10]); err == nil {
+			return t
+		}
+	}
+	return time.Time{}
+}
+
+func clamp(s int) int {
+	return min(max(s, 0), validation.MaxScore)
+}
+
+// notes writes the one line that goes into the validation file.
+func notes(r *Result) string {
+	total := Total(r.Scores)
+	best, worst := 0, 0
+	for i, s := range r.Scores {
+		if s > r.Scores[best] {
+			best = i
+		}
+		if s < r.Scores[worst] {
+			worst = i
+		}
+	}
+	return fmt.Sprintf("Heuristic score %d/%d (%s). Strongest: %s %d (%s). Weakest: %s %d (%s).",
+		total, validation.MaxTotal, verdict(total),
+		validation.Dimensions[best], r.Scores[best], first(r.Reasons[best]),
+		validation.Dimensions[worst], r.Scores[worst], first(r.Reasons[worst]))
+}
+
+// Total adds up the six dimensions.
+func Total(s validation.Scores) int {
+	t := 0
+	for _, v := range s {
+		t += v
+	}
+	return t
+}
+
+// verdict is the result a total earns (seed 000: pass at 18 of 30).
+func verdict(total int) string {
+	if total >= validation.PassThreshold {
+		return validation.ResultPass
+	}
+	return validation.ResultFail
+}
+
+func first(reasons []string) string {
+	if len(reasons) == 0 {
+		return "no reason recorded"
+	}
+	return reasons[0]
+}

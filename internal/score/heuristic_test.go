@@ -1,0 +1,182 @@
+package score
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/validation"
+)
+
+var testNow = time.Date(2026, 3, 12, 0, 0, 0, 0, time.UTC)
+
+func readTestdata(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func input(raw []byte, known ...Known) Input {
+	return Input{
+		Hash: manifest.HashBytes(raw), Agent: "example", Raw: raw, Now: testNow, Known: known,
+		Entry: manifest.Entry{Seq: 1, Type: "knowledge", Submitted: time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)},
+	}
+}
+
+func score(t *testing.T, in Input) *Result {
+	t.Helper()
+	r, err := Heuristic{}.Score(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestHeuristicScoresRichAndEmptyTraces(t *testing.T) {
+	tests := []struct {
+		name     string
+		file     string
+		min, max int
+	}{
+		{"rich trace with data, steps and all sections passes", "rich.md", 24, 30},
+		{"placeholder trace scores near zero", "empty.md", 0, 6},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := score(t, input(readTestdata(t, tt.file)))
+			if got := Total(r.Scores); got < tt.min || got > tt.max {
+				t.Errorf("total %d, want %d–%d; scores %v, reasons %q", got, tt.min, tt.max, r.Scores, r.Reasons)
+			}
+		})
+	}
+}
+
+func TestHeuristicGivesReasonsForEveryDimension(t *testing.T) {
+	for _, f := range []string{"rich.md", "empty.md"} {
+		t.Run(f, func(t *testing.T) {
+			r := score(t, input(readTestdata(t, f)))
+			for i, d := range validation.Dimensions {
+				if len(r.Reasons[i]) == 0 {
+					t.Errorf("%s: no reasons", d)
+				}
+			}
+			if r.Notes == "" || strings.Contains(r.Notes, "\n") {
+				t.Errorf("notes %q: want one non-empty line", r.Notes)
+			}
+		})
+	}
+}
+
+func TestHeuristicIsDeterministic(t *testing.T) {
+	raw := readTestdata(t, "rich.md")
+	known := []Known{{Hash: "sha256:b", Agent: "x", Fingerprint: 1}, {Hash: "sha256:a", Agent: "y", Fingerprint: 2}}
+	first := score(t, input(raw, known...))
+	for i := 0; i < 20; i++ {
+		again := score(t, input(raw, known...))
+		if again.Scores != first.Scores || again.Notes != first.Notes {
+			t.Fatalf("run %d: %v %q, first %v %q", i, again.Scores, again.Notes, first.Scores, first.Notes)
+		}
+	}
+}
+
+func TestHeuristicNearDuplicateLosesUniqueness(t *testing.T) {
+	raw := readTestdata(t, "rich.md")
+	edited := []byte(strings.Replace(string(raw), "40 publishes", "41 publishes", 1))
+	body := stripFrontMatter(raw)
+	tests := []struct {
+		name  string
+		known []Known
+		max   int
+		says  string
+	}{
+		{"copy of another agent's trace scores 0", []Known{{Hash: "sha256:other", Agent: "thief", Fingerprint: Fingerprint(body)}}, 0, "another agent's"},
+		{"republished own trace scores 0", []Known{{Hash: "sha256:old", Agent: "example", Fingerprint: Fingerprint(body)}}, 0, "same agent's"},
+		{"unrelated known trace changes nothing", []Known{{Hash: "sha256:x", Agent: "x", Fingerprint: Fingerprint(readTestdata(t, "empty.md"))}}, 5, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := score(t, input(edited, tt.known...))
+			u := r.Scores[1]
+			if u > tt.max {
+				t.Errorf("uniqueness %d, want at most %d (%q)", u, tt.max, r.Reasons[1])
+			}
+			if tt.says != "" && !strings.Contains(strings.Join(r.Reasons[1], " "), tt.says) {
+				t.Errorf("reasons %q do not say %q", r.Reasons[1], tt.says)
+			}
+			if tt.says == "" && u < 3 {
+				t.Errorf("uniqueness %d for an original trace", u)
+			}
+		})
+	}
+}
+
+func TestHeuristicFreshnessFollowsAge(t *testing.T) {
+	raw := readTestdata(t, "rich.md")
+	tests := []struct {
+		name      string
+		submitted time.Time
+		want      int
+	}{
+		{"two days old and citing", testNow.Add(-48 * time.Hour), 5},
+		{"ten days old", testNow.Add(-10 * 24 * time.Hour), 3},
+		{"a year old", testNow.Add(-365 * 24 * time.Hour), 0},
+		{"dated in the future", testNow.Add(72 * time.Hour), 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := input(raw)
+			in.Entry.Submitted = tt.submitted
+			if got := score(t, in).Scores[5]; got != tt.want {
+				t.Errorf("freshness %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestFingerprintDistance(t *testing.T) {
+	a := readTestdata(t, "rich.md")
+	b := []byte(strings.Replace(string(a), "CDN", "cache", 1))
+	tests := []struct {
+		name     string
+		x, y     []byte
+		min, max int
+	}{
+		{"same text", a, a, 0, 0},
+		{"one word changed", a, b, 0, nearCopyDistance},
+		{"unrelated texts", a, readTestdata(t, "empty.md"), similarDistance + 1, 64},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if d := Distance(Fingerprint(tt.x), Fingerprint(tt.y)); d < tt.min || d > tt.max {
+				t.Errorf("distance %d, want %d–%d", d, tt.min, tt.max)
+			}
+		})
+	}
+}
+
+func FuzzHeuristic(f *testing.F) {
+	f.Add(readTestdata(f, "rich.md"))
+	f.Add(readTestdata(f, "empty.md"))
+	f.Add([]byte("---\ntitle: x\n---\n**Date:** 2026-13-99\n## Work\n```\nunclosed"))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		r, err := Heuristic{}.Score(context.Background(), input(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, s := range r.Scores {
+			if s < 0 || s > validation.MaxScore {
+				t.Fatalf("%s = %d out of range", validation.Dimensions[i], s)
+			}
+			if len(r.Reasons[i]) == 0 {
+				t.Fatalf("%s: no reasons", validation.Dimensions[i])
+			}
+		}
+	})
+}
