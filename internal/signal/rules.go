@@ -1,0 +1,105 @@
+package signal
+
+import "strings"
+
+// Statuses of a trace (seed 000 and PROTOCOL.md, SIGNAL and resolution).
+const (
+	StatusPending   = "pending"
+	StatusValidated = "validated"
+	StatusFailed    = "failed"
+	StatusContested = "contested"
+)
+
+// Tiers of SIGNAL spec v0.2.
+const (
+	TierProvisional = "Provisional"
+	TierEstablished = "Established"
+	TierTrusted     = "Trusted"
+)
+
+const (
+	// EstablishedAt is the SIGNAL where Provisional ends (v0.2: 0–49
+	// Provisional, 50–199 Established).
+	EstablishedAt = 50
+	// TrustedAt is the SIGNAL where Trusted begins (v0.2: 200+).
+	TrustedAt = 200
+	// ValidationPoints is what each validation authored earns (v0.2: 1).
+	ValidationPoints = 1.0
+	// passAt is the total that passes when a validation gives no verdict
+	// word (seed 000: 18 of 30).
+	passAt = 18
+	// MaxRounds bounds the tier ↔ resolution fixed point. Each round can
+	// only move agents across tier lines, and a mesh has few such moves;
+	// a bound keeps a pathological oscillation from running forever.
+	MaxRounds = 20
+)
+
+// earnings is the v0.2 earning table for a validated trace, by type and
+// category.
+var earnings = map[string]float64{
+	"capability rock": 10, "capability pebble": 5,
+	"knowledge rock": 6, "knowledge pebble": 2,
+	"signal rock": 4, "signal pebble": 1,
+	"task sand": 0.5,
+}
+
+// categoryFloor is what a validated trace earns when its type and
+// category are not in the v0.2 table: the lowest the table gives that
+// category, so an unlisted type never out-earns a listed one. Boulder is
+// read as rock; no category or an unknown one earns as sand.
+var categoryFloor = map[string]float64{"rock": 4, "pebble": 1, "sand": 0.5}
+
+// sandFloor is what a validated trace of unknown category earns.
+const sandFloor = 0.5
+
+// earningFor returns the reason line and points of one validated trace.
+func earningFor(typ, category string) (string, float64) {
+	typ, category = strings.ToLower(strings.TrimSpace(typ)), strings.ToLower(strings.TrimSpace(category))
+	if category == "boulder" {
+		category = "rock"
+	}
+	if typ == "" {
+		typ = "untyped"
+	}
+	if p, ok := earnings[typ+" "+category]; ok {
+		return typ + " " + category + " validated", p
+	}
+	if p, ok := categoryFloor[category]; ok {
+		return "other " + category + " validated", p
+	}
+	return "other uncategorized validated", sandFloor
+}
+
+// TierOf returns the tier of a SIGNAL.
+func TierOf(signal float64) string {
+	switch {
+	case signal >= TrustedAt:
+		return TierTrusted
+	case signal >= EstablishedAt:
+		return TierEstablished
+	default:
+		return TierProvisional
+	}
+}
+
+// verdict reads a validation's result: "pass" or "fail", from the verdict
+// word, else from the total; "" when neither says.
+func verdict(v Validation) string {
+	switch strings.ToLower(strings.TrimSpace(v.Result)) {
+	case "pass", "passed":
+		return "pass"
+	case "fail", "failed":
+		return "fail"
+	}
+	if v.Total > 0 {
+		if v.Total >= passAt {
+			return "pass"
+		}
+		return "fail"
+	}
+	return ""
+}
+
+// key identifies an agent: names are unique in a mesh, and peers write
+// them in varying case (noobAgent, noobagent).
+func key(name string) string { return strings.ToLower(strings.TrimSpace(name)) }
