@@ -42,6 +42,16 @@ type MissingError struct {
 
 func (e *MissingError) Error() string { return fmt.Sprintf("missing %s: %s", e.Flag, e.Why) }
 
+// ValueError is a value given or answered for a flag that cannot be used.
+type ValueError struct {
+	Flag string
+	Err  error
+}
+
+func (e *ValueError) Error() string { return e.Flag + ": " + e.Err.Error() }
+
+func (e *ValueError) Unwrap() error { return e.Err }
+
 // ExistsError lists the node files that exist and would be overwritten.
 type ExistsError struct {
 	Dir   string
@@ -55,7 +65,7 @@ func (e *ExistsError) Error() string {
 // initFiles are the files Init writes, in order.
 var initFiles = []string{ConfigFile, IdentityFile, ManifestFile, AgentsFile}
 
-// Init turns o.Dir into a node: it settles the URL and the agent name
+// Init turns o.Dir into a node: it settles the agent name and the URL
 // (flag, then derivation, then a question), refuses to overwrite unless
 // o.Force, and writes mesh.yaml, IDENTITY.md, an empty MANIFEST.md and a
 // starter AGENTS.md, each atomically.
@@ -67,11 +77,11 @@ func Init(o Options) (*Result, error) {
 		o.Now = time.Now()
 	}
 	repo, hasRepo := deriveRepo(o)
-	nodeURL, err := settleURL(o, repo, hasRepo)
+	agent, err := settleAgent(o, repo, hasRepo)
 	if err != nil {
 		return nil, err
 	}
-	agent, err := settleAgent(o, repo, hasRepo)
+	nodeURL, err := settleURL(o, repo, hasRepo)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +118,7 @@ func settleURL(o Options, repo Repo, hasRepo bool) (string, error) {
 	if u == "" && hasRepo {
 		var err error
 		if u, err = repo.PagesURL(); err != nil {
-			return "", fmt.Errorf("derive the url: %w", err)
+			return "", &ValueError{Flag: "--url", Err: fmt.Errorf("derive from %s/%s: %w", repo.Owner, repo.Name, err)}
 		}
 	}
 	if o.URL == "" && o.Prompt != nil {
@@ -123,7 +133,7 @@ func settleURL(o Options, repo Repo, hasRepo bool) (string, error) {
 	}
 	n, err := normalizeURL(u)
 	if err != nil {
-		return "", fmt.Errorf("--url: %w", err)
+		return "", &ValueError{Flag: "--url", Err: err}
 	}
 	return n, nil
 }
@@ -145,7 +155,7 @@ func settleAgent(o Options, repo Repo, hasRepo bool) (string, error) {
 		return "", &MissingError{Flag: "--agent", Why: "the agent name is required when there is no terminal to ask on"}
 	}
 	if err := ValidateAgent(name); err != nil {
-		return "", fmt.Errorf("--agent: %w", err)
+		return "", &ValueError{Flag: "--agent", Err: err}
 	}
 	return name, nil
 }

@@ -190,8 +190,9 @@ func TestInitRejectsBadValues(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Init(Options{Dir: t.TempDir(), Agent: tt.agent, URL: tt.url, Now: initNow, Getenv: noEnv, GitRemote: noRemote})
-			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
-				t.Errorf("Init = %v, want an error starting with %s", err, tt.want)
+			var ve *ValueError
+			if !errors.As(err, &ve) || ve.Flag != tt.want || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Errorf("Init = %v, want a ValueError for %s", err, tt.want)
 			}
 		})
 	}
