@@ -27,10 +27,17 @@ func (c *checker) load() {
 	if errors.Is(err, fs.ErrNotExist) {
 		return
 	}
-	m, _, perr := manifest.Parse(data)
-	if err != nil || perr != nil {
-		c.add(publish.ManifestFile, 1, "does not load: %v", errors.Join(err, perr))
+	if err != nil {
+		c.add(publish.ManifestFile, 1, "cannot read: %v", err)
 		return
+	}
+	m, problems, err := manifest.Parse(data)
+	if err != nil {
+		c.add(publish.ManifestFile, 1, "does not parse: %v", err)
+		return
+	}
+	for _, p := range problems {
+		c.add(publish.ManifestFile, p.Line, "%s: every row is a published file and must parse", p.Reason)
 	}
 	for _, e := range m.Entries {
 		c.own[e.Hash] = true

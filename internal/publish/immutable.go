@@ -53,9 +53,10 @@ func (e *ImmutableError) Error() string {
 // Verify checks that every file the node's MANIFEST.md lists still holds
 // the bytes it was published with, and returns those that do not, in
 // MANIFEST order. Rows without a file column (older layouts) cannot be
-// checked. A node with no MANIFEST.md has published nothing.
+// checked, nor can rows that do not parse. A node with no MANIFEST.md has
+// published nothing.
 func Verify(dir string) ([]Violation, error) {
-	m, err := readManifest(dir)
+	m, _, err := readManifest(dir)
 	if err != nil {
 		return nil, err
 	}

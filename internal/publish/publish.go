@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/meshnode/meshnode/internal/atomicfile"
@@ -55,9 +56,12 @@ var (
 // was edited or deleted. A run with nothing new, no status change and no
 // refresh leaves MANIFEST.md untouched, bytes and mtime.
 func Publish(o Options) (*Result, error) {
-	old, err := readManifest(o.Dir)
+	old, problems, err := readManifest(o.Dir)
 	if err != nil {
 		return nil, err
+	}
+	if len(problems) > 0 {
+		return nil, manifestProblems(problems)
 	}
 	bad, err := verifyRows(o.Dir, old)
 	if err != nil {
@@ -88,19 +92,31 @@ func Publish(o Options) (*Result, error) {
 
 // readManifest parses the node's MANIFEST.md; a node that never published
 // has none, which is an empty registry.
-func readManifest(dir string) (*manifest.Manifest, error) {
+func readManifest(dir string) (*manifest.Manifest, []manifest.Problem, error) {
 	data, err := os.ReadFile(filepath.Join(dir, ManifestFile))
 	if errors.Is(err, fs.ErrNotExist) {
-		return &manifest.Manifest{}, nil
+		return &manifest.Manifest{}, nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", ManifestFile, err)
+		return nil, nil, fmt.Errorf("read %s: %w", ManifestFile, err)
 	}
-	m, _, err := manifest.Parse(data)
+	m, problems, err := manifest.Parse(data)
 	if err != nil {
-		return nil, fmt.Errorf("our own %s does not parse, refusing to overwrite it: %w", ManifestFile, err)
+		return nil, nil, fmt.Errorf("our own %s does not parse, refusing to overwrite it: %w", ManifestFile, err)
 	}
-	return m, nil
+	return m, problems, nil
+}
+
+// manifestProblems refuses to regenerate a MANIFEST with rows the parser
+// skipped: every row is a published file, and dropping one would publish
+// its file again under a new seq.
+func manifestProblems(problems []manifest.Problem) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "our own %s has %d line(s) that do not parse; fix them by hand, nothing was published", ManifestFile, len(problems))
+	for _, p := range problems {
+		fmt.Fprintf(&b, "\n  %s:%d: %s", ManifestFile, p.Line, p.Reason)
+	}
+	return errors.New(b.String())
 }
 
 // nextSeq is one above the highest seq ever given: the declared sequence

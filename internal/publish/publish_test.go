@@ -325,9 +325,23 @@ func TestPublishCrashBeforeManifestWriteLeavesNodeConsistent(t *testing.T) {
 func TestPublishRefusesManifestPathsOutsideTheNode(t *testing.T) {
 	dir := writeNode(t, map[string]string{"MANIFEST.md": "# MANIFEST\n\nagent: ada\nsequence: 1\n\n" +
 		"| seq | hash | file | type | status | submitted |\n|-----|------|------|------|--------|-----------|\n" +
-		"| 1 | sha256:00 | ../../etc/passwd | knowledge | pending | 2026-02-01T00:00:00Z |\n"})
+		"| 1 | sha256:0000000000000000000000000000000000000000000000000000000000000000 | ../../etc/passwd | knowledge | pending | 2026-02-01T00:00:00Z |\n"})
 	_, err := Publish(opts(dir, t0))
 	if err == nil || !strings.Contains(err.Error(), "not a path inside the node") {
 		t.Errorf("err = %v, want a refusal of the path", err)
+	}
+}
+
+func TestPublishRefusesOwnManifestWithRowsThatDoNotParse(t *testing.T) {
+	text := "# MANIFEST\n\nagent: ada\nsequence: 2\n\n" +
+		"| seq | hash | file | type | status | submitted |\n|-----|------|------|------|--------|-----------|\n" +
+		"| two | sha256:1111111111111111111111111111111111111111111111111111111111111111 | traces/a.md | knowledge | pending | 2026-02-01T00:00:00Z |\n"
+	dir := writeNode(t, map[string]string{"MANIFEST.md": text, "traces/a.md": traceText("A", "knowledge")})
+	_, err := Publish(opts(dir, t0))
+	if err == nil || !strings.Contains(err.Error(), "MANIFEST.md:8:") {
+		t.Errorf("err = %v, want the unparsed row named by its line", err)
+	}
+	if got := readFile(t, dir, ManifestFile); string(got) != text {
+		t.Error("MANIFEST.md was rewritten, dropping a published row")
 	}
 }
