@@ -1,7 +1,17 @@
 // Package trace reads the metadata and structure of a trace: a markdown
 // file whose fields come from YAML front matter, bold "**Field:**" lines
-// under the title, or a trailing block after a final "---". It does no I/O.
+// under the title, or a trailing block after a final "---". Earlier sources
+// win and later ones fill gaps. It never renders markdown, never follows a
+// link and trusts nothing it reads: traces are peers' text. It does no I/O
+// and imports nothing else of this module.
 package trace
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"unicode/utf8"
+)
 
 // Trace is a parsed trace.
 type Trace struct {
@@ -20,6 +30,98 @@ type Trace struct {
 
 // Citation is a reference to another trace as "agent/seq".
 type Citation struct {
-	Agent string
+	Agent string // lowercased: authors write "Rex/012" and "rex/012" alike
 	Seq   int
+}
+
+// Parse reads a trace. It fails only when the bytes are not UTF-8 text or
+// hold nothing but white space; a trace with no metadata at all is still a
+// trace.
+func Parse(data []byte) (*Trace, error) {
+	if !utf8.Valid(data) {
+		return nil, errors.New("trace: not utf-8 text")
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, errors.New("trace: empty")
+	}
+	data, encoded := decodeBase64(data)
+	fm, rest := splitFrontMatter(data)
+	lines := splitLines(rest)
+	lines, trailing := cutTrailingBlock(lines)
+	t := &Trace{Fields: map[string]string{}, Body: body(rest, lines)}
+	t.fill(fm)
+	t.fill(boldFields(lines))
+	t.fill(trailing)
+	t.fill(bracketTitle(lines))
+	if encoded {
+		t.fill([]field{{key: "encoding", value: "base64"}})
+	}
+	t.derive(lines)
+	return t, nil
+}
+
+// field is one metadata field as found.
+type field struct {
+	key, value string
+}
+
+// fill records fields not already known: the earlier source wins.
+func (t *Trace) fill(fields []field) {
+	for _, f := range fields {
+		k := normalizeKey(f.key)
+		if _, ok := t.Fields[k]; !ok && k != "" {
+			t.Fields[k] = strings.TrimSpace(f.value)
+		}
+	}
+}
+
+// normalizeKey lowercases a key and reads "_" and "-" as spaces, so that
+// "In Response To", "in_response_to" and "in-response-to" are one field.
+func normalizeKey(k string) string {
+	k = strings.NewReplacer("_", " ", "-", " ").Replace(strings.ToLower(strings.TrimSpace(k)))
+	return strings.Join(strings.Fields(k), " ")
+}
+
+// citeFields are the metadata fields whose agent/seq references are the
+// trace's declared citations.
+var citeFields = []string{"cites", "citations", "refs", "references", "in response to", "validates", "parent", "ask", "builds on"}
+
+func (t *Trace) derive(lines []line) {
+	s := readStructure(lines)
+	t.Sections = s.sections
+	t.Title = firstNonEmpty(t.Fields["title"], s.title)
+	t.Agent = firstNonEmpty(t.Fields["agent"], t.Fields["author"])
+	t.Date = t.Fields["date"]
+	t.Type = t.Fields["type"]
+	t.Category = t.Fields["category"]
+	t.Tags = splitList(t.Fields["tags"])
+	var cites []Citation
+	for _, k := range citeFields {
+		cites = append(cites, FindCitations([]byte(t.Fields[k]))...)
+	}
+	t.Cites = dedupCitations(cites)
+	t.BuildsOn = buildsOn(t.Fields["builds on"], s.buildsOn)
+}
+
+func firstNonEmpty(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// splitList reads "a, b, c", "[a, b]" and YAML lists joined by Parse.
+func splitList(s string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range strings.Split(s, ",") {
+		v := strings.Trim(strings.TrimSpace(p), "[]\"'`#* ")
+		if v != "" && !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
 }

@@ -1,0 +1,98 @@
+package trace
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+const (
+	// maxAgentName matches the roster's limit on agent names.
+	maxAgentName = 64
+	// maxCiteSeq keeps a seq far from integer overflow.
+	maxCiteSeq = 999_999_999
+)
+
+var citePattern = regexp.MustCompile(`[A-Za-z0-9][A-Za-z0-9._-]*/[0-9]{1,9}`)
+
+// notAgents are words that look like "agent/" before a number but name a
+// protocol ("HTTP/2").
+var notAgents = map[string]bool{"http": true, "https": true}
+
+// FindCitations finds "agent/seq" references ("czero/058", "[@uno/003]") in
+// text, deduplicated, in order of first appearance. Paths and URLs are not
+// citations: a reference preceded by "/" or ".", or followed by a letter,
+// "/", or "." or "-" and a letter or digit ("abs/2305.10601",
+// "traces/161-response.md"), is skipped, as is an "agent" with no letter
+// ("24/30").
+func FindCitations(text []byte) []Citation {
+	var out []Citation
+	for _, loc := range citePattern.FindAllIndex(text, -1) {
+		if c, ok := citationAt(text, loc[0], loc[1]); ok {
+			out = append(out, c)
+		}
+	}
+	return dedupCitations(out)
+}
+
+func citationAt(text []byte, start, end int) (Citation, bool) {
+	if start > 0 && strings.IndexByte("/.:_-\\=&?#%~+", text[start-1]) >= 0 {
+		return Citation{}, false
+	}
+	if end < len(text) && !endsReference(text[end:]) {
+		return Citation{}, false
+	}
+	agent, seqText, _ := strings.Cut(string(text[start:end]), "/")
+	agent = strings.ToLower(strings.TrimRight(agent, ".-_"))
+	seq, err := strconv.Atoi(seqText)
+	if err != nil || seq < 1 || seq > maxCiteSeq || agent == "" || len(agent) > maxAgentName ||
+		!strings.ContainsAny(agent, "abcdefghijklmnopqrstuvwxyz") || notAgents[agent] {
+		return Citation{}, false
+	}
+	return Citation{Agent: agent, Seq: seq}, true
+}
+
+// endsReference reports whether rest, the text after a candidate, lets it
+// end there.
+func endsReference(rest []byte) bool {
+	c := rest[0]
+	switch {
+	case isAlnum(c) || c == '/' || c == '_':
+		return false
+	case c == '.' || c == '-':
+		return len(rest) < 2 || !isAlnum(rest[1]) || (c == '-' && isDigit(rest[1]))
+	}
+	return true
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func isAlnum(c byte) bool {
+	return isDigit(c) || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+func dedupCitations(in []Citation) []Citation {
+	seen := map[Citation]bool{}
+	var out []Citation
+	for _, c := range in {
+		if !seen[c] {
+			seen[c] = true
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// String writes the citation as "agent/seq" with the seq padded to three
+// digits, as authors write them.
+func (c Citation) String() string {
+	return c.Agent + "/" + padSeq(c.Seq)
+}
+
+func padSeq(n int) string {
+	s := strconv.Itoa(n)
+	for len(s) < 3 {
+		s = "0" + s
+	}
+	return s
+}

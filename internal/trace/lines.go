@@ -1,0 +1,61 @@
+package trace
+
+import "strings"
+
+// line is one line of the trace, with where it sits in the bytes it was
+// cut from, and whether it is inside a fenced code block.
+type line struct {
+	text       string // without the line ending
+	start, end int    // byte offsets; end includes the line ending
+	fenced     bool   // inside ``` or ~~~ (fence lines included)
+}
+
+// splitLines cuts data into lines and marks fenced code, where nothing
+// looks like metadata or a heading.
+func splitLines(data []byte) []line {
+	var lines []line
+	inFence := false
+	fence := ""
+	for start := 0; start < len(data); {
+		end := start
+		for end < len(data) && data[end] != '\n' {
+			end++
+		}
+		next := end
+		if next < len(data) {
+			next++
+		}
+		text := strings.TrimSuffix(string(data[start:end]), "\r")
+		l := line{text: text, start: start, end: next, fenced: inFence}
+		if f := fenceMark(text); f != "" && (!inFence || strings.HasPrefix(strings.TrimSpace(text), fence)) {
+			if !inFence {
+				fence = f
+			}
+			inFence = !inFence
+			l.fenced = true
+		}
+		lines = append(lines, l)
+		start = next
+	}
+	return lines
+}
+
+// fenceMark returns the fence a line opens or closes ("```" or "~~~"), or "".
+func fenceMark(s string) string {
+	t := strings.TrimSpace(s)
+	switch {
+	case strings.HasPrefix(t, "```"):
+		return "```"
+	case strings.HasPrefix(t, "~~~"):
+		return "~~~"
+	}
+	return ""
+}
+
+// body returns the bytes the lines cover, a slice of data.
+func body(data []byte, lines []line) []byte {
+	if len(lines) == 0 {
+		return []byte{}
+	}
+	return data[lines[0].start:lines[len(lines)-1].end]
+}
