@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/corpustest"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/validation"
 )
@@ -165,6 +166,14 @@ func FuzzHeuristic(f *testing.F) {
 	f.Add(readTestdata(f, "rich.md"))
 	f.Add(readTestdata(f, "empty.md"))
 	f.Add([]byte("---\ntitle: x\n---\n**Date:** 2026-13-99\n## Work\n```\nunclosed"))
+	if dir, ok := corpustest.Find(); ok {
+		files, _ := filepath.Glob(filepath.Join(dir, "agents-hosted", "*", "traces", "00*.md"))
+		for _, file := range files {
+			if raw, err := os.ReadFile(file); err == nil {
+				f.Add(raw)
+			}
+		}
+	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		r, err := Heuristic{}.Score(context.Background(), input(raw))
 		if err != nil {
