@@ -70,10 +70,10 @@ func Check(o Options) []Problem {
 type checker struct {
 	o         Options
 	ledger    *ledger.Ledger
-	own       map[string]bool   // hashes of files in our MANIFEST
-	ownTraces []string          // hashes of our published traces
-	byHash    map[string]string // trace hash → first validation file naming it
-	vals      []string          // validation files that passed the format rules
+	own       map[string]bool     // hashes of files in our MANIFEST
+	ownTraces []string            // hashes of our published traces
+	byHash    map[string][]string // trace hash → every validation file naming it
+	vals      []string            // checked validation files that parsed
 	problems  []Problem
 }
 

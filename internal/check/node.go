@@ -11,12 +11,14 @@ import (
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/publish"
+	"github.com/meshnode/meshnode/internal/validation"
 )
 
 // load reads the ledger and our MANIFEST.md. Either failing to load is a
 // problem of its own: the rules that need it then find nothing known.
 func (c *checker) load() {
-	c.own, c.byHash = map[string]bool{}, map[string]string{}
+	c.own = map[string]bool{}
+	c.indexValidations()
 	l, err := ledger.Load(filepath.Join(c.o.Dir, filepath.FromSlash(LedgerFile)))
 	if err != nil {
 		c.add(LedgerFile, 1, "does not load: %v", err)
@@ -92,5 +94,24 @@ func (c *checker) published() {
 			what = "was deleted (published as " + v.PublishedHash + ")"
 		}
 		c.add(v.File, 1, "published file %s; published files are immutable: %s", what, v.Fix())
+	}
+}
+
+// indexValidations maps each trace hash to the validation files on disk
+// that name it, so that a new file duplicating an old one is caught even
+// when only the new one is given.
+func (c *checker) indexValidations() {
+	c.byHash = map[string][]string{}
+	for _, f := range c.all() {
+		if path.Dir(f) != publish.ValidationsDir {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(c.o.Dir, filepath.FromSlash(f)))
+		if err != nil {
+			continue // reported when the file itself is checked
+		}
+		if v, err := validation.Parse(data); err == nil && v.TraceHash != "" {
+			c.byHash[v.TraceHash] = append(c.byHash[v.TraceHash], f)
+		}
 	}
 }

@@ -43,18 +43,19 @@ func (c *checker) validator(f string, data []byte, v *validation.Validation) {
 	}
 }
 
-// name checks the file name (val-<12 hex>.md) and that no other file
-// scores the same trace: one validator, one validation per trace hash.
+// name checks the file name (val-<12 hex>.md) and that no other file,
+// changed or not, scores the same trace: one validator, one validation per
+// trace hash.
 func (c *checker) name(f string, data []byte, v *validation.Validation) {
 	line := lineOf(data, "trace_hash", "hash")
 	if want := validation.FileName(v.TraceHash); path.Base(f) != want {
 		c.add(f, line, "file name should be %s for trace_hash %s", want, v.TraceHash)
 	}
-	if other, dup := c.byHash[v.TraceHash]; dup {
-		c.add(f, line, "%s already validates trace_hash %s: one validation per trace", other, v.TraceHash)
-		return
+	for _, other := range c.byHash[v.TraceHash] {
+		if other != f {
+			c.add(f, line, "%s also validates trace_hash %s: one validation per trace, delete one", other, v.TraceHash)
+		}
 	}
-	c.byHash[v.TraceHash] = f
 }
 
 // target checks that the scored trace was fetched and its hash verified by
