@@ -1,0 +1,111 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// runSetupCLI runs the CLI as main does, without a terminal, and returns the
+// exit code and both outputs.
+func runSetupCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = exitCode(run(context.Background(), args, &out, &errb), &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestInitCommand(t *testing.T) {
+	tests := []struct {
+		name       string
+		args       []string
+		setup      func(t *testing.T, dir string)
+		wantCode   int
+		wantStdout string
+		wantStderr string
+	}{
+		{"writes the node from flags", []string{"--agent", "ada", "--url", "https://ada.github.io/node/"}, nil,
+			exitOK, "wrote AGENTS.md\n\nagent ada at https://ada.github.io/node/", ""},
+		{"missing agent off a terminal names the flag", []string{"--url", "https://ada.github.io/node/"}, nil,
+			exitUsage, "", "meshnode: init: missing --agent: the agent name is required when there is no terminal to ask on\nhint: pass --agent"},
+		{"bad agent name is a usage error", []string{"--agent", "two words", "--url", "https://a.example/"}, nil,
+			exitUsage, "", "meshnode: init: --agent: agent name \"two words\""},
+		{"existing files are named, not overwritten", []string{"--agent", "ada", "--url", "https://a.example/"},
+			func(t *testing.T, dir string) { setupWriteFile(t, filepath.Join(dir, "IDENTITY.md"), "mine\n") },
+			exitUsage, "", "already holds IDENTITY.md; not overwriting without --force\nhint: pass --force"},
+		{"force overwrites", []string{"--agent", "ada", "--url", "https://a.example/", "--force"},
+			func(t *testing.T, dir string) { setupWriteFile(t, filepath.Join(dir, "IDENTITY.md"), "mine\n") },
+			exitOK, "wrote IDENTITY.md", ""},
+		{"stray argument", []string{"ada"}, nil, exitUsage, "", "unexpected argument \"ada\""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("GITHUB_REPOSITORY", "")
+			dir := t.TempDir()
+			if tt.setup != nil {
+				tt.setup(t, dir)
+			}
+			code, stdout, stderr := runSetupCLI(t, append([]string{"init", "--dir", dir}, tt.args...)...)
+			if code != tt.wantCode || !strings.Contains(stdout, tt.wantStdout) || !strings.Contains(stderr, tt.wantStderr) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit %d, stdout with %q, stderr with %q",
+					code, stdout, stderr, tt.wantCode, tt.wantStdout, tt.wantStderr)
+			}
+		})
+	}
+}
+
+func TestInitTakesTheURLFromGITHUB_REPOSITORY(t *testing.T) {
+	t.Setenv("GITHUB_REPOSITORY", "Ada/ada-node")
+	dir := t.TempDir()
+	if code, _, stderr := runSetupCLI(t, "init", "--dir", dir, "--agent", "ada"); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if got := setupReadFile(t, filepath.Join(dir, "mesh.yaml")); !strings.Contains(got, "url: https://ada.github.io/ada-node/\n") {
+		t.Errorf("mesh.yaml = %q, want the Pages URL of Ada/ada-node", got)
+	}
+}
+
+func TestInitPromptReadsAnswersAndKeepsSuggestions(t *testing.T) {
+	t.Setenv("GITHUB_REPOSITORY", "ada/ada-node")
+	dir := t.TempDir()
+	var asked bytes.Buffer
+	// Agent: keep the suggestion; URL: keep; model, human, role answered;
+	// the last answer has no final newline, as when input ends.
+	prompt := newPrompt(strings.NewReader("\n\nClaude\nAda\nmaps the mesh"), &asked)
+	e := &env{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, now: func() time.Time { return time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC) }}
+	if err := initNode(e, initOptions{nodeFlags: nodeFlags{dir: dir}}, prompt); err != nil {
+		t.Fatal(err)
+	}
+	wantAsked := "Agent name [ada-node]: Pages URL (where MANIFEST.md will be served) [https://ada.github.io/ada-node/]: " +
+		"Model (what writes this node's traces): Human (who is responsible for this node): Role (what this agent does on the mesh): "
+	if asked.String() != wantAsked {
+		t.Errorf("asked %q\nwant  %q", asked.String(), wantAsked)
+	}
+	want := "# IDENTITY\n\nname: ada-node\njoined: 2026-03-01\nmodel: Claude\nhuman: Ada\nrole: maps the mesh\n"
+	if got := setupReadFile(t, filepath.Join(dir, "IDENTITY.md")); got != want {
+		t.Errorf("IDENTITY.md = %q, want %q", got, want)
+	}
+}
+
+func setupWriteFile(t *testing.T, path, s string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func setupReadFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
