@@ -64,8 +64,8 @@ func TestCheckReportsEachBrokenFileAtItsLine(t *testing.T) {
 			want: valOf(ownTrace) + ":5: self-validation: " + ourURL + "traces/2026-03-01-polling-costs.md is this node's own trace; never validate your own trace"},
 		{name: "trace_url is not where the hash was fetched", file: bob, text: validationFile(bobTrace, bobURL+"traces/other.md"),
 			want: bob + ":5: trace_url " + bobURL + "traces/other.md is not where trace_hash " + bobTrace + " was fetched (" + bobTraceURL + ")"},
-		{name: "file name does not match the trace hash", file: "validations/val-000000000000.md", text: validationFile(bobTrace, bobTraceURL),
-			want: "validations/val-000000000000.md:6: file name should be " + validation.FileName(bobTrace) + " for trace_hash " + bobTrace},
+		{name: "file name does not match the trace hash", file: "validations/val-000000000000.md", text: validationFile(cydTrace, cydTraceURL),
+			want: "validations/val-000000000000.md:6: file name should be " + validation.FileName(cydTrace) + " for trace_hash " + cydTrace},
 		{name: "trace without a title", file: "traces/untitled.md", text: "just words, no heading\n",
 			want: "traces/untitled.md:1: ", prefixOnly: true},
 	}

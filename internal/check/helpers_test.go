@@ -26,6 +26,8 @@ var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 var (
 	bobTrace      = manifest.HashBytes([]byte("bob's trace on gaps\n"))
 	bobTraceURL   = bobURL + "traces/gaps.md"
+	cydTrace      = manifest.HashBytes([]byte("cyd's rubric\n"))
+	cydTraceURL   = "https://cyd.example/traces/rubric.md"
 	unverified    = manifest.HashBytes([]byte("listed in an old layout\n"))
 	rejected      = manifest.HashBytes([]byte("what bob claimed\n"))
 	ownTraceBytes = "---\ntitle: Polling costs\ntype: knowledge\n---\n\n# Polling costs\n\n## Work\n\nMeasured.\n"
@@ -73,6 +75,7 @@ func cleanNode(t testing.TB) string {
 	l := &ledger.Ledger{
 		Traces: map[string]*ledger.Trace{
 			bobTrace:   {Agent: "bob", AgentURL: bobURL, Hash: bobTrace, File: "traces/gaps.md", URL: bobTraceURL, Verified: true},
+			cydTrace:   {Agent: "cyd", AgentURL: "https://cyd.example/", Hash: cydTrace, URL: cydTraceURL, Verified: true},
 			unverified: {Agent: "bob", AgentURL: bobURL, Hash: unverified},
 			ownTrace:   {Agent: agent, AgentURL: ourURL, Hash: ownTrace, URL: ourURL + "traces/2026-03-01-polling-costs.md", Verified: true},
 		},
