@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/meshnode/meshnode/internal/fetch"
+	"github.com/meshnode/meshnode/internal/roster"
 )
 
 // checkPeers fetches every AGENTS.md peer's MANIFEST.md. An unreachable
@@ -20,7 +21,7 @@ func (n *node) checkPeers(ctx context.Context) []Finding {
 		return []Finding{{Check: "peers", Status: StatusWarn, Message: "cannot read AGENTS.md: " + unwrapPath(err),
 			Fix: "run 'meshnode init' or write AGENTS.md (name | trace_url | joined)"}}
 	}
-	peers := parsePeers(data)
+	peers, _ := roster.Parse(data) // lines roster skips are no peers to check
 	peers = withoutSelf(peers, n.cfg.URL)
 	if len(peers) == 0 {
 		return []Finding{{Check: "peers", Status: StatusWarn, Message: "AGENTS.md lists no peers: the node polls nobody",
@@ -40,7 +41,7 @@ func (n *node) checkPeers(ctx context.Context) []Finding {
 	return append([]Finding{summary}, out...)
 }
 
-func (n *node) reachPeers(ctx context.Context, peers []peer) []error {
+func (n *node) reachPeers(ctx context.Context, peers []roster.Agent) []error {
 	errs := make([]error, len(peers))
 	var g errgroup.Group
 	g.SetLimit(peerConcurrency)
@@ -55,7 +56,7 @@ func (n *node) reachPeers(ctx context.Context, peers []peer) []error {
 }
 
 // withoutSelf drops the node's own line, which a copied AGENTS.md may hold.
-func withoutSelf(peers []peer, self string) []peer {
+func withoutSelf(peers []roster.Agent, self string) []roster.Agent {
 	out := peers[:0:0]
 	for _, p := range peers {
 		if p.URL != self {

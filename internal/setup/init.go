@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/meshnode/meshnode/internal/atomicfile"
+	"github.com/meshnode/meshnode/internal/roster"
 )
 
 // Options configure Init.
@@ -131,7 +132,7 @@ func settleURL(o Options, repo Repo, hasRepo bool) (string, error) {
 	if u == "" {
 		return "", &MissingError{Flag: "--url", Why: "no GITHUB_REPOSITORY and no github.com origin remote to derive it from"}
 	}
-	n, err := normalizeURL(u)
+	n, err := roster.NormalizeURL(u)
 	if err != nil {
 		return "", &ValueError{Flag: "--url", Err: err}
 	}

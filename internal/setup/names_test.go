@@ -3,6 +3,8 @@ package setup
 import (
 	"strings"
 	"testing"
+
+	"github.com/meshnode/meshnode/internal/roster"
 )
 
 func TestValidateAgent(t *testing.T) {
@@ -18,7 +20,8 @@ func TestValidateAgent(t *testing.T) {
 		{"pipe breaks AGENTS.md columns", "a|b", false},
 		{"leading hash is a comment in AGENTS.md", "#ada", false},
 		{"slash breaks agent/seq citations", "ada/1", false},
-		{"too long", strings.Repeat("a", maxAgentName+1), false},
+		{"leading dash reads as a flag", "-ada", false},
+		{"too long", strings.Repeat("a", roster.MaxNameBytes+1), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
