@@ -1,0 +1,247 @@
+package site
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"time"
+)
+
+// Chart sizes, in SVG user units; the SVG scales to the page width.
+const (
+	timelineWidth  = 720
+	timelineHeight = 200
+	timelineLeft   = 32 // room for the y axis labels
+	timelineBottom = 20 // room for the x axis labels
+	maxBuckets     = 60 // more buckets than this and the bars become hairlines
+	graphSize      = 480
+	maxGraphAgents = 40 // beyond this a circle layout is unreadable
+)
+
+type timeline struct {
+	Width, Height, Left int
+	Unit, Summary       string
+	Bars                []bar
+	Grid, Ticks         []tick
+}
+
+type bar struct {
+	X, Y, W, H float64
+	Class      string // "t" traces, "v" validations
+	Title      string
+}
+
+type tick struct {
+	X, Y  float64
+	Label string
+}
+
+// buildTimeline counts traces and validations per day (per week when the
+// history is long) and lays them out as paired bars.
+func buildTimeline(traces, votes []time.Time) timeline {
+	tl := timeline{Width: timelineWidth, Height: timelineHeight, Left: timelineLeft}
+	all := append(append([]time.Time{}, traces...), votes...)
+	first, last, ok := span(all)
+	if !ok {
+		return tl
+	}
+	step, unit := 24*time.Hour, "day"
+	if int(last.Sub(first)/step)+1 > maxBuckets {
+		step, unit = 7*24*time.Hour, "week"
+	}
+	n := int(last.Sub(first)/step) + 1
+	if n > maxBuckets {
+		step = time.Duration(math.Ceil(float64(last.Sub(first)+1)/float64(maxBuckets)/float64(24*time.Hour))) * 24 * time.Hour
+		n, unit = int(last.Sub(first)/step)+1, fmt.Sprintf("%d days", int(step/(24*time.Hour)))
+	}
+	tc, vc := bucket(traces, first, step, n), bucket(votes, first, step, n)
+	max := 1
+	for i := range n {
+		max = maxInt(max, maxInt(tc[i], vc[i]))
+	}
+	tl.Unit = unit
+	tl.Summary = fmt.Sprintf("%d traces and %d validations from %s to %s.", len(traces), len(votes), first.Format(time.DateOnly), last.Format(time.DateOnly))
+	tl.layout(first, step, tc, vc, max)
+	return tl
+}
+
+func (tl *timeline) layout(first time.Time, step time.Duration, tc, vc []int, max int) {
+	plotW := float64(tl.Width - tl.Left)
+	plotH := float64(tl.Height - timelineBottom - 8)
+	slot := plotW / float64(len(tc))
+	barW := math.Max(slot*0.4, 0.5)
+	y := func(v int) float64 { return 8 + plotH - plotH*float64(v)/float64(max) }
+	for i := range tc {
+		x := float64(tl.Left) + slot*float64(i) + slot*0.1
+		day := first.Add(step * time.Duration(i)).Format(time.DateOnly)
+		tl.Bars = append(tl.Bars,
+			bar{X: round1(x), Y: round1(y(tc[i])), W: round1(barW), H: round1(y(0) - y(tc[i])), Class: "t", Title: fmt.Sprintf("%s: %d traces", day, tc[i])},
+			bar{X: round1(x + barW), Y: round1(y(vc[i])), W: round1(barW), H: round1(y(0) - y(vc[i])), Class: "v", Title: fmt.Sprintf("%s: %d validations", day, vc[i])})
+	}
+	for _, v := range []int{0, max / 2, max} {
+		tl.Grid = append(tl.Grid, tick{Y: round1(y(v)), Label: fmt.Sprint(v)})
+	}
+	every := maxInt(1, len(tc)/6)
+	for i := 0; i < len(tc); i += every {
+		tl.Ticks = append(tl.Ticks, tick{X: round1(float64(tl.Left) + slot*(float64(i)+0.5)), Label: first.Add(step * time.Duration(i)).Format("Jan 2")})
+	}
+}
+
+func span(ts []time.Time) (first, last time.Time, ok bool) {
+	for _, t := range ts {
+		if t.IsZero() {
+			continue
+		}
+		d := t.UTC().Truncate(24 * time.Hour)
+		if !ok || d.Before(first) {
+			first = d
+		}
+		if !ok || d.After(last) {
+			last = d
+		}
+		ok = true
+	}
+	return first, last, ok
+}
+
+func bucket(ts []time.Time, first time.Time, step time.Duration, n int) []int {
+	c := make([]int, n)
+	for _, t := range ts {
+		if t.IsZero() {
+			continue
+		}
+		i := int(t.UTC().Truncate(24*time.Hour).Sub(first) / step)
+		if i >= 0 && i < n {
+			c[i]++
+		}
+	}
+	return c
+}
+
+type graph struct {
+	ID      string // distinguishes two graphs' marker ids
+	Size    int
+	Summary string
+	Nodes   []graphNode
+	Edges   []graphEdge
+}
+
+type graphNode struct {
+	X, Y, R, LX, LY float64
+	Label, Title    string
+	Anchor          string
+	Self            bool
+}
+
+type graphEdge struct {
+	X1, Y1, X2, Y2, W float64
+	Title             string
+}
+
+// buildGraph lays the agents out on a circle, most active first, with an
+// arrow from each validator to each agent it validated.
+func buildGraph(id, self string, votes []*Vote) graph {
+	g := graph{ID: id, Size: graphSize}
+	count := map[[2]string]int{}
+	activity := map[string]int{}
+	for _, v := range votes {
+		if v.Validator == "" || v.Agent == "" {
+			continue
+		}
+		count[[2]string{v.Validator, v.Agent}]++
+		activity[v.Validator]++
+		activity[v.Agent]++
+	}
+	agents := topAgents(activity, maxGraphAgents)
+	if len(agents) == 0 {
+		return g
+	}
+	pos := g.placeNodes(agents, self, activity)
+	g.placeEdges(count, pos)
+	g.Summary = fmt.Sprintf("%d agents, %d validator-to-agent links.", len(agents), len(g.Edges))
+	return g
+}
+
+func topAgents(activity map[string]int, limit int) []string {
+	agents := make([]string, 0, len(activity))
+	for a := range activity {
+		agents = append(agents, a)
+	}
+	sort.Slice(agents, func(i, j int) bool {
+		if activity[agents[i]] != activity[agents[j]] {
+			return activity[agents[i]] > activity[agents[j]]
+		}
+		return agents[i] < agents[j]
+	})
+	if len(agents) > limit {
+		agents = agents[:limit]
+	}
+	sort.Strings(agents)
+	return agents
+}
+
+func (g *graph) placeNodes(agents []string, self string, activity map[string]int) map[string][2]float64 {
+	c := float64(g.Size) / 2
+	radius := c - 90
+	pos := map[string][2]float64{}
+	for i, a := range agents {
+		angle := 2*math.Pi*float64(i)/float64(len(agents)) - math.Pi/2
+		x, y := c+radius*math.Cos(angle), c+radius*math.Sin(angle)
+		pos[a] = [2]float64{x, y}
+		anchor := "start"
+		if math.Cos(angle) < -0.1 {
+			anchor = "end"
+		} else if math.Abs(math.Cos(angle)) <= 0.1 {
+			anchor = "middle"
+		}
+		lx, ly := c+(radius+14)*math.Cos(angle), c+(radius+14)*math.Sin(angle)
+		if anchor == "middle" {
+			ly += 8 * math.Copysign(1, math.Sin(angle))
+		}
+		g.Nodes = append(g.Nodes, graphNode{
+			X: round1(x), Y: round1(y), R: round1(5 + math.Min(9, math.Sqrt(float64(activity[a])))),
+			LX: round1(lx), LY: round1(ly), Label: a, Anchor: anchor, Self: a == self,
+			Title: fmt.Sprintf("%s: %d validations given or received", a, activity[a]),
+		})
+	}
+	return pos
+}
+
+func (g *graph) placeEdges(count map[[2]string]int, pos map[string][2]float64) {
+	keys := make([][2]string, 0, len(count))
+	for k := range count {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i][0] != keys[j][0] {
+			return keys[i][0] < keys[j][0]
+		}
+		return keys[i][1] < keys[j][1]
+	})
+	for _, k := range keys {
+		a, okA := pos[k[0]]
+		b, okB := pos[k[1]]
+		if !okA || !okB || k[0] == k[1] {
+			continue
+		}
+		// Stop short of the target circle so the arrow head stays visible.
+		dx, dy := b[0]-a[0], b[1]-a[1]
+		d := math.Hypot(dx, dy)
+		shrink := 16 / d
+		g.Edges = append(g.Edges, graphEdge{
+			X1: round1(a[0] + dx*shrink), Y1: round1(a[1] + dy*shrink),
+			X2: round1(b[0] - dx*shrink), Y2: round1(b[1] - dy*shrink),
+			W:     round1(1 + math.Log2(float64(count[k]))),
+			Title: fmt.Sprintf("%s validated %s %d times", k[0], k[1], count[k]),
+		})
+	}
+}
+
+func round1(f float64) float64 { return math.Round(f*10) / 10 }
+
+func maxInt(a, b int) int {
+	if a > b {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,131 @@
+package site
+
+import (
+	"bytes"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer/html"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+)
+
+// markdown is the one goldmark instance every trace goes through: an
+// explicit extension list and raw HTML off (html.WithUnsafe is never set),
+// so "<script>" in a trace becomes an HTML comment saying it was omitted.
+var markdown = goldmark.New(
+	goldmark.WithExtensions(
+		extension.Table,
+		extension.Strikethrough,
+		extension.Linkify,
+		extension.TaskList,
+		extension.Footnote,
+	),
+	goldmark.WithParserOptions(
+		parser.WithAutoHeadingID(),
+		parser.WithASTTransformers(util.Prioritized(linkFilter{}, 0)),
+	),
+	goldmark.WithRendererOptions(html.WithXHTML()),
+)
+
+// renderMarkdown renders a trace body to HTML that is safe to inline.
+func renderMarkdown(src []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := markdown.Convert(src, &buf); err != nil {
+		return nil, fmt.Errorf("render markdown: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// safeURL reports whether a link or image destination may reach a page:
+// http, https, mailto, or a relative reference. Everything else
+// (javascript:, vbscript:, data:, file:, unknown schemes) is dropped,
+// because traces come from strangers.
+func safeURL(dest string) bool {
+	// Browsers ignore tabs, newlines and leading spaces in a scheme
+	// ("java\tscript:"), so judge the URL the way a browser reads it.
+	cleaned := strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return -1
+		}
+		return r
+	}, strings.TrimSpace(dest))
+	u, err := url.Parse(cleaned)
+	if err != nil {
+		return false
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "http", "https", "mailto":
+		return true
+	case "":
+		// "//host/x" is protocol-relative: fine. A colon before any slash
+		// that url.Parse did not see as a scheme is not.
+		first := strings.IndexAny(cleaned, "/?#")
+		colon := strings.IndexByte(cleaned, ':')
+		return colon < 0 || (first >= 0 && first < colon)
+	}
+	return false
+}
+
+// linkFilter removes unsafe links and images from the tree before
+// rendering: a link keeps its text, an image keeps its alt text. Kept
+// external links get rel="nofollow ugc noopener".
+type linkFilter struct{}
+
+func (linkFilter) Transform(doc *ast.Document, reader text.Reader, pc parser.Context) {
+	var unsafe []ast.Node
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch v := n.(type) {
+		case *ast.Link:
+			if !safeURL(string(v.Destination)) {
+				unsafe = append(unsafe, n)
+			} else if isExternal(string(v.Destination)) {
+				v.SetAttributeString("rel", []byte("nofollow ugc noopener"))
+			}
+		case *ast.Image:
+			if !safeURL(string(v.Destination)) {
+				unsafe = append(unsafe, n)
+			}
+		case *ast.AutoLink:
+			if !safeURL(string(v.URL(reader.Source()))) {
+				unsafe = append(unsafe, n)
+			}
+		}
+		return ast.WalkContinue, nil
+	})
+	for _, n := range unsafe {
+		unwrap(n, reader.Source())
+	}
+}
+
+// unwrap replaces n by its children (a link's text, an image's alt text),
+// or by the literal text of an autolink.
+func unwrap(n ast.Node, source []byte) {
+	parent := n.Parent()
+	if parent == nil {
+		return
+	}
+	if a, ok := n.(*ast.AutoLink); ok {
+		parent.ReplaceChild(parent, n, ast.NewString(a.Label(source)))
+		return
+	}
+	for c := n.FirstChild(); c != nil; {
+		next := c.NextSibling()
+		parent.InsertBefore(parent, n, c)
+		c = next
+	}
+	parent.RemoveChild(parent, n)
+}
+
+func isExternal(dest string) bool {
+	d := strings.ToLower(strings.TrimSpace(dest))
+	return strings.HasPrefix(d, "http:") || strings.HasPrefix(d, "https:") || strings.HasPrefix(d, "//")
+}

@@ -1,0 +1,112 @@
+package site
+
+import "time"
+
+// Node is everything the site shows, read from the node's directory by
+// Load. The renderer works from a Node alone, so tests can build one by
+// hand.
+type Node struct {
+	Agent    string     // this node's agent name
+	URL      string     // this node's trace URL (absolute, ends in "/"); may be empty
+	Identity []Field    // IDENTITY.md fields in file order
+	Signal   float64    // this node's SIGNAL
+	Tier     string     // this node's tier
+	Updated  time.Time  // MANIFEST "updated:"
+	Sequence int        // MANIFEST "sequence:"
+	Traces   []*Trace   // our own traces, newest first
+	Given    []*Vote    // validations this node published, newest first
+	Peers    []*Peer    // every known agent, by name
+	Signals  []Standing // SIGNAL standings, highest first
+	Others   []*Ref     // peers' traces seen (for citations), any order
+	Votes    []*Vote    // every validation seen, ours and peers', for charts
+	Disputes []Dispute  // hash mismatches this node reported
+	Files    []File     // every published file, copied byte for byte
+}
+
+// Field is one "name: value" line of metadata.
+type Field struct {
+	Name, Value string
+}
+
+// Trace is one of our own traces with what the mesh said about it.
+type Trace struct {
+	Seq       int
+	Hash      string // from MANIFEST: the only hash that counts
+	File      string // path relative to the node, "traces/x.md"
+	Title     string
+	Type      string
+	Category  string
+	Status    string
+	Submitted time.Time
+	Tags      []string
+	Meta      []Field  // metadata found in the file, shown as metadata
+	Cites     []string // "agent/seq" this trace cites
+	CitedBy   []string // "agent/seq" of traces that cite this one
+	Body      []byte   // markdown without front matter or trailing block
+	Received  []*Vote  // validations of this trace, oldest first
+}
+
+// Vote is one validation: a validator's scores of one trace.
+type Vote struct {
+	Validator    string
+	ValidatorURL string
+	Agent        string // the validated trace's agent, when known
+	TraceURL     string
+	TraceHash    string
+	TraceTitle   string // when known
+	Result       string
+	Total        int
+	Scores       [6]int
+	HasScores    bool
+	ValidatedAt  time.Time
+	File         string // our own published file, "validations/val-x.md"; else empty
+}
+
+// Peer is one known agent and how polling it goes.
+type Peer struct {
+	Name        string
+	URL         string
+	Presence    string // active, stale, offline, unreachable
+	LastSeenSeq int
+	Failures    int
+	LastPolled  time.Time
+	LastSuccess time.Time
+	LastError   string
+	Traces      int // traces of this peer seen
+	LearnedFrom string
+}
+
+// Standing is one agent's SIGNAL as this node computes it.
+type Standing struct {
+	Agent       string
+	Signal      float64
+	Tier        string
+	Validated   int // traces validated
+	Validations int // validations authored
+}
+
+// Ref is a peer's trace known from the ledger, enough to link a citation.
+type Ref struct {
+	Agent     string
+	Seq       int
+	Title     string
+	URL       string
+	Cites     []string // "agent/seq", canonical (see citeKey)
+	Submitted time.Time
+}
+
+// Dispute is a hash mismatch this node published.
+type Dispute struct {
+	File        string
+	Agent       string
+	FileURL     string
+	ClaimedHash string
+	ServedHash  string
+	ObservedAt  time.Time
+}
+
+// File is a published file copied into the site unchanged.
+type File struct {
+	Path string // slash-separated, relative to the node directory
+	Data []byte
+}

@@ -1,0 +1,143 @@
+package site
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"html/template"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/validation"
+)
+
+//go:embed templates
+var templateFS embed.FS
+
+// Counts on the home page: enough to see what is new without scrolling
+// through the whole history (every trace is on traces/index.html).
+const (
+	homeLatestTraces = 20
+	homeGivenVotes   = 10
+)
+
+// pages holds one parsed template per page kind, each the shared layout
+// and parts plus the page's own "content".
+var pages = mustParsePages("home", "trace", "traces", "peers", "validations", "signal")
+
+var notFoundPage = template.Must(template.New("").Funcs(funcs).ParseFS(templateFS, "templates/notfound.html"))
+
+var styleCSS = mustRead("templates/style.css")
+
+var funcs = template.FuncMap{
+	"date":        formatDate,
+	"signal":      formatSignal,
+	"statusClass": statusClass,
+	"dimensions":  func() []string { return validation.Dimensions[:] },
+	"page":        func(root, file string) string { return root + pagePath(file) },
+	"base":        path.Base,
+	"inc":         func(i int) int { return i + 1 },
+	"sub":         func(a, b int) int { return a - b },
+}
+
+func mustParsePages(names ...string) map[string]*template.Template {
+	shared := template.Must(template.New("").Funcs(funcs).ParseFS(templateFS,
+		"templates/layout.html", "templates/parts.html", "templates/charts.html"))
+	m := map[string]*template.Template{}
+	for _, n := range names {
+		t := template.Must(shared.Clone())
+		m[n] = template.Must(t.ParseFS(templateFS, "templates/"+n+".html"))
+	}
+	return m
+}
+
+func mustRead(name string) []byte {
+	b, err := templateFS.ReadFile(name)
+	if err != nil {
+		panic(err) // embedded at compile time: absent only if the build is broken
+	}
+	return b
+}
+
+// pagePath is the HTML page rendered beside a markdown file.
+func pagePath(file string) string {
+	return strings.TrimSuffix(file, path.Ext(file)) + ".html"
+}
+
+// rootOf is the relative prefix from a page back to the site root, so the
+// site works under https://OWNER.github.io/REPO/ and from a local folder.
+func rootOf(page string) string {
+	return strings.Repeat("../", strings.Count(page, "/"))
+}
+
+// view is what a page template sees.
+type view struct {
+	Root, Title, Nav string
+	Node             *Node
+	Home             homeView
+	Trace            *Trace
+	Body             template.HTML
+	Timeline         timeline
+	Graph            graph
+	idx              *index
+}
+
+type homeView struct {
+	Latest                      []*Trace
+	Given                       []*Vote
+	Validated, Received, Active int
+}
+
+// refLink is one citation, resolved to a page when the cited trace is known.
+type refLink struct {
+	Label, Title, Href string
+}
+
+// Refs resolves "agent/seq" citations relative to the page.
+func (v *view) Refs(cites []string) []refLink {
+	out := make([]refLink, 0, len(cites))
+	for _, c := range cites {
+		l := refLink{Label: c}
+		if t, ok := v.idx.own[c]; ok {
+			l.Title, l.Href = t.Title, v.Root+pagePath(t.File)
+		} else if r, ok := v.idx.refs[c]; ok {
+			l.Title, l.Href = r.Title, r.URL
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+func execute(name string, v *view) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := pages[name].ExecuteTemplate(&buf, "layout", v); err != nil {
+		return nil, fmt.Errorf("render %s page: %w", name, err)
+	}
+	return buf.Bytes(), nil
+}
+
+func formatDate(t time.Time) string {
+	if t.IsZero() {
+		return "–"
+	}
+	return t.UTC().Format("2006-01-02 15:04 UTC")
+}
+
+func formatSignal(f float64) string {
+	return strings.TrimSuffix(strconv.FormatFloat(f, 'f', 1, 64), ".0")
+}
+
+// statusClass keeps a peer-supplied status usable as a CSS class name.
+func statusClass(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			return r
+		case r >= 'A' && r <= 'Z':
+			return r + 'a' - 'A'
+		}
+		return -1
+	}, s)
+}
