@@ -18,7 +18,6 @@ func draft(id, score string) Draft {
 	}
 }
 
-
 func TestSyncOpensOnePullRequestWithTheDrafts(t *testing.T) {
 	f, c := newFakeGitHub(t, map[string]string{"MANIFEST.md": "# MANIFEST\n"})
 	a, b := draft("aaaaaaaaaaaa", "22"), draft("bbbbbbbbbbbb", "12")
