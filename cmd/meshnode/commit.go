@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+
+	"github.com/meshnode/meshnode/internal/actions"
+	"github.com/meshnode/meshnode/internal/gitpush"
+)
+
+func init() {
+	register(&command{
+		name:    "commit",
+		summary: "commit the node's data after a heartbeat, and push it",
+		usage: `Usage: meshnode commit [--dir DIR] [--summary FILE] [--push]
+                       [--remote NAME] [--branch NAME] [--retries N]
+
+Stages the node's data paths (MANIFEST.md AGENTS.md IDENTITY.md traces/
+validations/ disputes/ mesh-state/) and nothing else, commits them when they
+changed as github-actions[bot], with a message that says what changed (read
+from the heartbeat's --summary), and with --push pushes. When another run
+pushed first, it pulls with --rebase and tries again, --retries times in all,
+waiting a little longer each time; a rebase conflict is aborted, leaving the
+working tree clean, and the command fails.
+
+Inside GitHub Actions (GITHUB_ACTIONS=true) it also appends a table of the
+heartbeat to the job summary ($GITHUB_STEP_SUMMARY), prints an error
+annotation for every hash mismatch and a warning for every unreachable peer,
+and sets the step outputs changed, pushed and sha ($GITHUB_OUTPUT).
+
+Examples:
+  meshnode heartbeat --summary /tmp/hb.json
+  meshnode commit --summary /tmp/hb.json --push
+  meshnode commit --dir mynode     # commit locally, push yourself
+
+Flags:
+`,
+		run: runCommitCommand,
+	})
+}
+
+type commitOptions struct {
+	nodeFlags
+	summary string
+	push    bool
+	remote  string
+	branch  string
+	retries int
+	getenv  func(string) string
+}
+
+func runCommitCommand(ctx context.Context, e *env, args []string) error {
+	o := commitOptions{getenv: os.Getenv}
+	fs := newFlagSet("commit")
+	o.add(fs)
+	fs.StringVar(&o.summary, "summary", "", "the heartbeat summary JSON to describe the commit with")
+	fs.BoolVar(&o.push, "push", false, "push the commit")
+	fs.StringVar(&o.remote, "remote", "origin", "the remote to push to")
+	fs.StringVar(&o.branch, "branch", "main", "the branch to push to")
+	fs.IntVar(&o.retries, "retries", gitpush.DefaultRetries, "push attempts when another push got there first")
+	if err := parseFlags(e, fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("run 'meshnode commit -h' for its flags", "commit: unexpected argument %q", fs.Arg(0))
+	}
+	if o.retries < 1 {
+		return usagef("give at least 1", "commit: --retries %d is not a number of attempts", o.retries)
+	}
+	return runCommit(ctx, e, o)
+}
+
+// runCommit reports the heartbeat to GitHub Actions when running there,
+// then commits and pushes, then says what it did.
+func runCommit(ctx context.Context, e *env, o commitOptions) error {
+	var s *gitpush.Summary
+	if o.summary != "" {
+		var err error
+		if s, err = gitpush.ReadSummary(o.summary); err != nil {
+			return usagef("pass the file `meshnode heartbeat --summary FILE` wrote", "commit: %v", err)
+		}
+	}
+	inActions := actions.Running(o.getenv)
+	if inActions && s != nil {
+		if err := reportToActions(e, o.getenv, s); err != nil {
+			return err
+		}
+	}
+	res, err := gitpush.CommitAndPush(ctx, gitpush.Options{
+		Dir: o.dir, Message: gitpush.Message(s), Push: o.push,
+		Remote: o.remote, Branch: o.branch, Retries: o.retries,
+	})
+	printCommit(e, res, gitpush.Message(s))
+	if inActions {
+		if oerr := setCommitOutputs(o.getenv, res); oerr != nil && err == nil {
+			err = oerr
+		}
+	}
+	if errors.Is(err, gitpush.ErrRebaseConflict) || errors.Is(err, gitpush.ErrPushRejected) {
+		return fmt.Errorf("commit: %w (the commit stays local; the next heartbeat starts from the remote again)", err)
+	}
+	if err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+func printCommit(e *env, res gitpush.Result, msg string) {
+	switch {
+	case !res.Committed:
+		fmt.Fprintln(e.stdout, "nothing to commit: the node's files are unchanged")
+	case res.Pushed:
+		fmt.Fprintf(e.stdout, "committed and pushed %s in %d attempt(s): %s\n", short(res.Commit), res.Attempts, msg)
+	default:
+		fmt.Fprintf(e.stdout, "committed %s: %s\n", short(res.Commit), msg)
+	}
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
+
+// reportToActions prints the annotations and appends the job summary.
+func reportToActions(e *env, getenv func(string) string, s *gitpush.Summary) error {
+	for _, a := range s.Annotations() {
+		fmt.Fprintln(e.stdout, a.String())
+	}
+	if path := getenv(actions.EnvStepSummary); path != "" {
+		if err := actions.AppendSummary(path, s.Markdown()); err != nil {
+			return fmt.Errorf("commit: job summary: %w", err)
+		}
+	}
+	return nil
+}
+
+// setCommitOutputs tells later steps and jobs what happened: the deploy job
+// runs only when something changed.
+func setCommitOutputs(getenv func(string) string, res gitpush.Result) error {
+	path := getenv(actions.EnvOutput)
+	if path == "" {
+		return nil
+	}
+	for _, kv := range [][2]string{
+		{"changed", strconv.FormatBool(res.Committed)},
+		{"pushed", strconv.FormatBool(res.Pushed)},
+		{"sha", res.Commit},
+	} {
+		if err := actions.SetOutput(path, kv[0], kv[1]); err != nil {
+			return fmt.Errorf("commit: step outputs: %w", err)
+		}
+	}
+	return nil
+}
