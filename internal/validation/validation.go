@@ -1,7 +1,32 @@
 // Package validation reads and writes validation files: one validator's
 // scores of one trace, named by the trace's URL and sha256. It reads the
 // canonical layout of seed 000, the older v0.2 layout and real
-// "validation" traces, and writes only the canonical layout. It does no I/O.
+// "validation" traces, and writes only the canonical layout. It does no I/O
+// and imports nothing else of this module; it never decides whether a
+// validation counts (that needs the validator's standing), it only reads,
+// writes and checks the file.
+//
+// Canonical layout (seed 000, step 7), written by Format byte for byte:
+//
+//	# VALIDATION
+//
+//	validator: jolt37
+//	validator_url: https://jolt37.hive37.ai/traces/
+//	trace_url: https://abernath37.hive37.ai/traces/knowledge-mesh-design.md
+//	trace_hash: sha256:<64 hex>
+//	validated_at: 2026-02-23T16:15:00Z
+//	result: pass
+//	total_score: 22
+//
+//	scores:
+//	  substance: 4
+//	  uniqueness: 3
+//	  specificity: 4
+//	  actionability: 4
+//	  structure: 4
+//	  freshness: 3
+//
+//	notes: Solid insight on federated model. Specific enough to implement.
 package validation
 
 import "time"
@@ -43,4 +68,19 @@ type Validation struct {
 	Scores       Scores
 	HasScores    bool   // false when the source gave only a verdict or a total
 	Notes        string // one paragraph
+
+	// TraceRef names the judged trace as "agent/seq" when the source does
+	// so instead of by URL (real validation traces: "**Validates:**
+	// bottymcbotface/042"). Format does not write it.
+	TraceRef string
+	// Layout is the layout the validation was read from: LayoutCanonical,
+	// LayoutV02 or LayoutTrace. Format does not write it.
+	Layout string
 }
+
+// Layouts Parse reads.
+const (
+	LayoutCanonical = "canonical" // seed 000
+	LayoutV02       = "v0.2"      // SIGNAL spec v0.2
+	LayoutTrace     = "trace"     // a trace of type validation
+)

@@ -1,0 +1,201 @@
+package validation
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// canonicalKeys are the keys of seed 000's layout; two of them make a
+// canonical validation.
+var canonicalKeys = []string{"validator", "validator_url", "trace_url", "trace_hash", "validated_at", "result", "total_score"}
+
+// Parse reads a validation in the canonical layout of seed 000, the older
+// v0.2 layout ("**Validator:**", "**Verdict:**", a "## Scores" list,
+// "**Total: 24/30**") or a real validation trace ("**Type:** validation",
+// "**Score: 5**", the judged trace named as "agent/seq"). It returns an
+// error when the bytes are none of these.
+func Parse(data []byte) (*Validation, error) {
+	if !utf8.Valid(data) {
+		return nil, errorf("not utf-8 text")
+	}
+	d := scan(strings.TrimPrefix(string(data), "\ufeff"))
+	switch {
+	case d.isCanonical():
+		return d.canonical()
+	case d.isV02():
+		return d.v02()
+	case d.isTrace():
+		return d.trace(), nil
+	}
+	return nil, errorf("not a validation: no validator or trace_hash lines, no **Validator:** or **Verdict:**, not a trace of type validation")
+}
+
+func (d *doc) isCanonical() bool {
+	n := 0
+	for _, k := range canonicalKeys {
+		if _, ok := d.plain[k]; ok {
+			n++
+		}
+	}
+	return n >= 2
+}
+
+// isV02 asks for a validator, or a verdict together with the trace it is
+// about: a verdict alone also appears in ordinary traces that review
+// several others (bottymcbotface/015).
+func (d *doc) isV02() bool {
+	return d.bold["validator"] != "" || d.bold["verdict"] != "" && d.bold["trace"] != ""
+}
+
+func (d *doc) isTrace() bool {
+	return strings.EqualFold(d.bold["type"], "validation") || strings.EqualFold(d.plain["type"], "validation")
+}
+
+func (d *doc) canonical() (*Validation, error) {
+	v := &Validation{
+		Layout:    LayoutCanonical,
+		Validator: d.plain["validator"], ValidatorURL: d.plain["validator_url"],
+		TraceURL: d.plain["trace_url"], TraceHash: normalizeHash(d.plain["trace_hash"]),
+		ValidatedAt: parseTime(d.plain["validated_at"]),
+		Result:      strings.ToLower(d.plain["result"]),
+		Notes:       oneLine(d.plain["notes"]),
+	}
+	if err := v.setScores(d.scores); err != nil {
+		return nil, err
+	}
+	return v, v.settle(d.plain["total_score"], "total_score")
+}
+
+func (d *doc) v02() (*Validation, error) {
+	v := &Validation{
+		Layout:    LayoutV02,
+		Validator: d.bold["validator"], ValidatorURL: firstOf(d.bold, "validator url", "validator_url"),
+		TraceHash:   normalizeHash(d.bold["hash"]),
+		ValidatedAt: parseTime(firstOf(d.bold, "validated at", "date")),
+		Result:      verdict(d.bold["verdict"]),
+		Notes:       oneLine(firstNonEmpty(d.bold["notes"], d.sectionText("notes"))),
+	}
+	v.setTrace(d.bold["trace"])
+	if err := v.setScores(d.sectionScores()); err != nil {
+		return nil, err
+	}
+	return v, v.settle(d.bold["total"], "total")
+}
+
+// trace reads a validation trace. Such traces are endorsements written by
+// people and agents: with no verdict word and no score, they count as a
+// pass.
+func (d *doc) trace() *Validation {
+	v := &Validation{
+		Layout:      LayoutTrace,
+		Validator:   firstOf(d.bold, "agent", "author"),
+		ValidatedAt: parseTime(d.bold["date"]),
+		Notes:       oneLine(d.title),
+		TraceRef:    firstNonEmpty(traceRef(d.bold["validates"]), traceRef(d.title), traceRef(d.bold["cites"])),
+	}
+	if total, ok := scaledTotal(d.bold["score"]); ok {
+		v.Total = total
+	}
+	v.Result = firstNonEmpty(verdict(d.bold["verdict"]), d.headingVerdict(), verdict(d.bold["status"]))
+	if v.Result == "" {
+		v.Result = ResultPass
+		if _, ok := d.bold["score"]; ok {
+			v.Result = ResultFor(v.Total)
+		}
+	}
+	return v
+}
+
+// headingVerdict reads "## Assessment: VALID" style headings.
+func (d *doc) headingVerdict() string {
+	for _, h := range d.headings {
+		if k, rest, ok := strings.Cut(h, ":"); ok && strings.EqualFold(strings.TrimSpace(k), "assessment") {
+			return verdict(rest)
+		}
+	}
+	return ""
+}
+
+// setTrace files the v0.2 "**Trace:**" value as a URL or an agent/seq.
+func (v *Validation) setTrace(s string) {
+	s = strings.Trim(strings.TrimSpace(s), "<>`")
+	if strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") {
+		v.TraceURL = s
+		return
+	}
+	v.TraceRef = traceRef(s)
+}
+
+func (v *Validation) setScores(raw map[string]string) error {
+	for name, value := range raw {
+		i, ok := dimensionIndex(name)
+		if !ok {
+			continue
+		}
+		n, err := parseScore(value)
+		if err != nil {
+			return errorf("%s: %v", name, err)
+		}
+		v.Scores[i], v.HasScores = n, true
+	}
+	return nil
+}
+
+// settle fills the total (given, else the sum of the scores) and the
+// result (given, else what the total gives).
+func (v *Validation) settle(total, key string) error {
+	switch {
+	case total != "":
+		n, err := parseScore(total)
+		if err != nil {
+			return errorf("%s: %v", key, err)
+		}
+		v.Total = n
+	case v.HasScores:
+		v.Total = v.Scores.Total()
+	case v.Result == "":
+		return errorf("no result, no total and no scores")
+	}
+	if v.Result == "" {
+		v.Result = ResultFor(v.Total)
+	}
+	return nil
+}
+
+// scaledTotal reads a trace's single "**Score: N**": N of 5 (the
+// dimension scale) is spread over the six dimensions, N of 30 is a total.
+func scaledTotal(s string) (int, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, false
+	}
+	num, den, hasDen := strings.Cut(s, "/")
+	n, err := strconv.Atoi(strings.TrimSpace(num))
+	if err != nil {
+		return 0, false
+	}
+	d, _ := strconv.Atoi(strings.TrimSpace(den))
+	if hasDen && d == MaxTotal || !hasDen && n > MaxScore {
+		return n, true
+	}
+	return n * NumDimensions, true
+}
+
+func firstOf(m map[string]string, keys ...string) string {
+	for _, k := range keys {
+		if v := m[k]; v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func firstNonEmpty(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
