@@ -47,7 +47,7 @@ func (n *node) checkPages(ctx context.Context) []Finding {
 		return []Finding{{Check: "pages", Status: StatusWarn, Message: "not checked: the local MANIFEST.md must be fixed first"}}
 	}
 	u := n.pagesURL + ManifestFile
-	resp, err := n.fetcher.Get(ctx, fetch.Request{URL: u})
+	resp, err := n.fetcher.Get(ctx, fetch.Request{URL: u, MaxBytes: n.cfg.Limits.ManifestBytes})
 	if err != nil {
 		return []Finding{{Check: "pages", Status: StatusFail, Message: err.Error(), Fix: pagesFetchFix(err)}}
 	}
@@ -102,7 +102,7 @@ func (n *node) checkServedFile(ctx context.Context, r manifest.Entry) string {
 	if err != nil {
 		return fmt.Sprintf("seq %d: %v", r.Seq, err)
 	}
-	resp, err := n.fetcher.Get(ctx, fetch.Request{URL: u})
+	resp, err := n.fetcher.Get(ctx, fetch.Request{URL: u, MaxBytes: n.cfg.Limits.TraceBytes})
 	if err != nil {
 		return fmt.Sprintf("seq %d: %v", r.Seq, err)
 	}

@@ -47,7 +47,7 @@ func (n *node) reachPeers(ctx context.Context, peers []roster.Agent) []error {
 	g.SetLimit(peerConcurrency)
 	for i, p := range peers {
 		g.Go(func() error {
-			_, errs[i] = n.fetcher.Get(ctx, fetch.Request{URL: p.URL + ManifestFile})
+			_, errs[i] = n.fetcher.Get(ctx, fetch.Request{URL: p.URL + ManifestFile, MaxBytes: n.cfg.Limits.ManifestBytes})
 			return nil
 		})
 	}

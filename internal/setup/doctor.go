@@ -92,7 +92,7 @@ func Doctor(ctx context.Context, o DoctorOptions) []Finding {
 	}
 	if n.fetcher == nil {
 		n.fetcher = fetch.New(fetch.Options{AllowPrivate: cfg.AllowPrivateAddresses, Timeout: o.Timeout,
-			UserAgent: "meshnode-doctor (+" + cfg.URL + "; agent " + cfg.Agent + ")"})
+			UserAgent: "meshnode (+" + cfg.URL + "; agent " + cfg.Agent + "; doctor)"})
 	}
 	out = append(out, checkIdentity(o.Dir, cfg.Agent), n.checkManifest())
 	out = append(out, n.checkPages(ctx)...)
