@@ -1,0 +1,74 @@
+// Package dispute reads and writes MANIFEST-DISPUTE files: what a node
+// publishes when a peer serves bytes whose sha256 differs from the hash the
+// peer's MANIFEST.md claims for them (seed 000, step 5: "If hash mismatch:
+// reject. Log it."; PROTOCOL.md: "optionally publish a MANIFEST-DISPUTE").
+// A dispute is evidence anyone can re-check by fetching file_url again; it
+// accuses no one of intent (a site generator rewriting line endings is the
+// usual cause). The package does no I/O, fetches nothing and imports
+// nothing else of this module.
+//
+// A node publishes disputes at its own base URL as
+// disputes/dispute-<first 12 hex of the claimed hash>.md, one per claimed
+// hash, in a layout modelled on the canonical validation file:
+//
+//	# MANIFEST-DISPUTE
+//
+//	reporter: jolt37
+//	reporter_url: https://jolt37.hive37.ai/traces/
+//	agent: abernath37
+//	agent_url: https://abernath37.hive37.ai/traces/
+//	file_url: https://abernath37.hive37.ai/traces/traces/knowledge-mesh-design.md
+//	seq: 107
+//	claimed_hash: sha256:<64 hex, from the agent's MANIFEST.md>
+//	served_hash: sha256:<64 hex, of the bytes file_url served>
+//	observed_at: 2026-02-23T16:15:00Z
+//
+//	notes: one line of free text
+//
+// Keys are lowercase and in this order; times are RFC 3339 in UTC with
+// fractional seconds only when nonzero; hashes are "sha256:<64 lowercase
+// hex>". Readers ignore keys they do not know.
+package dispute
+
+import "time"
+
+// Dispute is one observed mismatch between a claimed and a served hash.
+type Dispute struct {
+	Reporter    string    // the node that saw the mismatch
+	ReporterURL string    // its trace URL
+	Agent       string    // the peer whose MANIFEST.md made the claim
+	AgentURL    string    // the peer's trace URL
+	FileURL     string    // the URL whose bytes were fetched
+	Seq         int       // the MANIFEST row's seq
+	ClaimedHash string    // what the MANIFEST row says
+	ServedHash  string    // what the served bytes hash to
+	ObservedAt  time.Time // when the bytes were fetched
+	Notes       string    // one paragraph
+}
+
+// Title is the first line of every dispute file.
+const Title = "# MANIFEST-DISPUTE"
+
+// fileNameHexDigits is how much of the claimed hash names the file, as for
+// validations (seed 000: "val-{hash-prefix}.md").
+const fileNameHexDigits = 12
+
+// FileName returns "dispute-" and the first 12 hex digits of the claimed
+// hash, ".md". Anything that is not a hex digit is dropped, so a malformed
+// hash can never make a path.
+func FileName(claimedHash string) string {
+	h := []byte(stripPrefix(claimedHash))
+	out := make([]byte, 0, fileNameHexDigits)
+	for _, c := range h {
+		if len(out) == fileNameHexDigits {
+			break
+		}
+		if c >= 'A' && c <= 'F' {
+			c += 'a' - 'A'
+		}
+		if c >= '0' && c <= '9' || c >= 'a' && c <= 'f' {
+			out = append(out, c)
+		}
+	}
+	return "dispute-" + string(out) + ".md"
+}

@@ -1,0 +1,77 @@
+package dispute
+
+import (
+	"bytes"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+const hashPrefix = "sha256:"
+
+// Format writes d in the layout documented on the package. The same
+// Dispute always gives the same bytes.
+func (d *Dispute) Format() []byte {
+	var b bytes.Buffer
+	b.WriteString(Title + "\n\n")
+	for _, kv := range d.pairs() {
+		writeKey(&b, kv[0], kv[1])
+	}
+	b.WriteByte('\n')
+	writeKey(&b, "notes", d.Notes)
+	return b.Bytes()
+}
+
+// pairs lists the keys above notes, in order, with their values as text.
+func (d *Dispute) pairs() [][2]string {
+	return [][2]string{
+		{"reporter", d.Reporter}, {"reporter_url", d.ReporterURL},
+		{"agent", d.Agent}, {"agent_url", d.AgentURL}, {"file_url", d.FileURL},
+		{"seq", strconv.Itoa(d.Seq)},
+		{"claimed_hash", d.ClaimedHash}, {"served_hash", d.ServedHash},
+		{"observed_at", formatTime(d.ObservedAt)},
+	}
+}
+
+func writeKey(b *bytes.Buffer, key, value string) {
+	if v := oneLine(value); v != "" {
+		fmt.Fprintf(b, "%s: %s\n", key, v)
+		return
+	}
+	fmt.Fprintf(b, "%s:\n", key)
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func formatTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+func stripPrefix(h string) string {
+	v := strings.TrimSpace(h)
+	if len(v) >= len(hashPrefix) && strings.EqualFold(v[:len(hashPrefix)], hashPrefix) {
+		return v[len(hashPrefix):]
+	}
+	return v
+}
+
+// normalizeHash returns a well-formed hash as "sha256:<64 lowercase hex>",
+// anything else as written (Check reports it).
+func normalizeHash(s string) string {
+	bare := stripPrefix(s)
+	if _, err := hex.DecodeString(bare); err != nil || len(bare) != 64 {
+		return strings.TrimSpace(s)
+	}
+	return hashPrefix + strings.ToLower(bare)
+}
+
+func wellFormedHash(s string) bool {
+	return strings.HasPrefix(s, hashPrefix) && len(s) == len(hashPrefix)+64 && normalizeHash(s) == s
+}
