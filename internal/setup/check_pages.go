@@ -14,7 +14,7 @@ import (
 
 // fixPagesRewrite is the fix when Pages serves other bytes than the
 // repository holds.
-const fixPagesRewrite = "serve the files unchanged: publish the branch as is (no site generator), keep an empty .nojekyll at the site root, and check no line-ending or LFS filter rewrites them"
+const fixPagesRewrite = "serve the files unchanged: deploy the site 'meshnode build' writes to _site (it copies them byte for byte, with a .nojekyll), and check no line-ending or LFS filter rewrites them in the repository"
 
 // checkManifest reads the local MANIFEST.md, which every later check of
 // the published files relies on.
@@ -64,7 +64,7 @@ func (n *node) checkPages(ctx context.Context) []Finding {
 func pagesFetchFix(err error) string {
 	switch fetch.KindOf(err) {
 	case fetch.KindNotFound:
-		return "enable GitHub Pages (Settings → Pages → deploy from the default branch, root folder) and check mesh.yaml's url"
+		return "enable GitHub Pages (Settings → Pages → Source: GitHub Actions), let the heartbeat workflow deploy the built site, and check mesh.yaml's url"
 	case fetch.KindPrivate:
 		return "the url is a private address: set allow_private_addresses: true in mesh.yaml for a local mesh"
 	case fetch.KindBlocked:

@@ -69,7 +69,7 @@ var initFiles = []string{ConfigFile, IdentityFile, ManifestFile, AgentsFile}
 // Init turns o.Dir into a node: it settles the agent name and the URL
 // (flag, then derivation, then a question), refuses to overwrite unless
 // o.Force, and writes mesh.yaml, IDENTITY.md, an empty MANIFEST.md and a
-// starter AGENTS.md, each atomically, plus an empty .nojekyll when missing.
+// starter AGENTS.md, each atomically.
 func Init(o Options) (*Result, error) {
 	if o.Dir == "" {
 		o.Dir = "."
@@ -219,23 +219,5 @@ func writeNode(dir, agent, nodeURL string, id Identity, now time.Time) (*Result,
 		}
 		res.Written = append(res.Written, f)
 	}
-	wrote, err := writeNoJekyll(dir)
-	if wrote {
-		res.Written = append(res.Written, NoJekyllFile)
-	}
-	return res, err
-}
-
-// writeNoJekyll creates the empty .nojekyll when it is missing. Without it
-// GitHub Pages runs Jekyll, which turns every .md file into HTML, and no
-// peer can fetch MANIFEST.md or verify a hash. One that exists is kept.
-func writeNoJekyll(dir string) (bool, error) {
-	path := filepath.Join(dir, NoJekyllFile)
-	if _, err := os.Lstat(path); !errors.Is(err, os.ErrNotExist) {
-		return false, err
-	}
-	if err := atomicfile.WriteFile(path, nil, 0o644); err != nil {
-		return false, fmt.Errorf("write %s: %w", NoJekyllFile, err)
-	}
-	return true, nil
+	return res, nil
 }

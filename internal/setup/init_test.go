@@ -41,7 +41,7 @@ func TestInitWritesTheNodeFilesFromFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"mesh.yaml", "IDENTITY.md", "MANIFEST.md", "AGENTS.md", ".nojekyll"}; !reflect.DeepEqual(res.Written, want) {
+	if want := []string{"mesh.yaml", "IDENTITY.md", "MANIFEST.md", "AGENTS.md"}; !reflect.DeepEqual(res.Written, want) {
 		t.Errorf("Written = %v, want %v", res.Written, want)
 	}
 	if res.URL != "https://jolt37.github.io/node/" {
@@ -175,18 +175,6 @@ func TestInitRefusesToOverwriteWithoutForce(t *testing.T) {
 	}
 	if got := mustRead(t, filepath.Join(dir, "mesh.yaml")); !strings.Contains(got, "agent: jolt37") {
 		t.Errorf("mesh.yaml not overwritten with Force: %q", got)
-	}
-}
-
-func TestInitKeepsAnExistingNoJekyll(t *testing.T) {
-	dir := t.TempDir()
-	mustWrite(t, filepath.Join(dir, ".nojekyll"), "kept\n")
-	res, err := Init(Options{Dir: dir, Agent: "ada", URL: "https://a.example/", Now: initNow, Getenv: noEnv, GitRemote: noRemote})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := mustRead(t, filepath.Join(dir, ".nojekyll")); got != "kept\n" || len(res.Written) != 4 {
-		t.Errorf(".nojekyll = %q, Written = %v; want it kept and not listed", got, res.Written)
 	}
 }
 

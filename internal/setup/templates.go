@@ -17,7 +17,6 @@ const (
 	IdentityFile = "IDENTITY.md"
 	ManifestFile = "MANIFEST.md"
 	AgentsFile   = "AGENTS.md"
-	NoJekyllFile = ".nojekyll" // tells GitHub Pages to serve files as they are
 )
 
 // Identity holds the fields of IDENTITY.md that PROTOCOL.md lists.
