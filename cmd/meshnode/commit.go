@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/meshnode/meshnode/internal/actions"
 	"github.com/meshnode/meshnode/internal/gitpush"
@@ -17,6 +18,7 @@ func init() {
 		summary: "commit the node's data after a heartbeat, and push it",
 		usage: `Usage: meshnode commit [--dir DIR] [--summary FILE] [--push]
                        [--remote NAME] [--branch NAME] [--retries N]
+                       [--keepalive-after DURATION] [--now TIME]
 
 Stages the node's data paths (MANIFEST.md AGENTS.md IDENTITY.md traces/
 validations/ disputes/ mesh-state/) and nothing else, commits them when they
@@ -26,6 +28,10 @@ pushed first, it pulls with --rebase and tries again, --retries times in all,
 waiting a little longer each time; a rebase conflict is aborted, leaving the
 working tree clean, and the command fails.
 
+With --keepalive-after, when nothing changed and the last commit is at least
+that old, it makes an empty "heartbeat: keepalive" commit: GitHub disables a
+scheduled workflow after 60 days without repository activity.
+
 Inside GitHub Actions (GITHUB_ACTIONS=true) it also appends a table of the
 heartbeat to the job summary ($GITHUB_STEP_SUMMARY), prints an error
 annotation for every hash mismatch and a warning for every unreachable peer,
@@ -33,7 +39,7 @@ and sets the step outputs changed, pushed and sha ($GITHUB_OUTPUT).
 
 Examples:
   meshnode heartbeat --summary /tmp/hb.json
-  meshnode commit --summary /tmp/hb.json --push
+  meshnode commit --summary /tmp/hb.json --push --keepalive-after 720h
   meshnode commit --dir mynode     # commit locally, push yourself
 
 Flags:
@@ -49,6 +55,7 @@ type commitOptions struct {
 	remote  string
 	branch  string
 	retries int
+	keep    time.Duration
 	getenv  func(string) string
 }
 
@@ -61,6 +68,7 @@ func runCommitCommand(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&o.remote, "remote", "origin", "the remote to push to")
 	fs.StringVar(&o.branch, "branch", "main", "the branch to push to")
 	fs.IntVar(&o.retries, "retries", gitpush.DefaultRetries, "push attempts when another push got there first")
+	fs.DurationVar(&o.keep, "keepalive-after", 0, "make an empty commit when nothing changed for this long (0: never)")
 	if err := parseFlags(e, fs, args); err != nil {
 		return err
 	}
@@ -69,6 +77,9 @@ func runCommitCommand(ctx context.Context, e *env, args []string) error {
 	}
 	if o.retries < 1 {
 		return usagef("give at least 1", "commit: --retries %d is not a number of attempts", o.retries)
+	}
+	if o.keep < 0 {
+		return usagef("give a duration like 720h, or 0 to turn it off", "commit: --keepalive-after %s is negative", o.keep)
 	}
 	return runCommit(ctx, e, o)
 }
@@ -89,9 +100,14 @@ func runCommit(ctx context.Context, e *env, o commitOptions) error {
 			return err
 		}
 	}
+	clock, err := o.clock(e)
+	if err != nil {
+		return err
+	}
 	res, err := gitpush.CommitAndPush(ctx, gitpush.Options{
 		Dir: o.dir, Message: gitpush.Message(s), Push: o.push,
 		Remote: o.remote, Branch: o.branch, Retries: o.retries,
+		KeepaliveAfter: o.keep, Now: clock,
 	})
 	printCommit(e, res, gitpush.Message(s))
 	if inActions {
@@ -112,6 +128,8 @@ func printCommit(e *env, res gitpush.Result, msg string) {
 	switch {
 	case !res.Committed:
 		fmt.Fprintln(e.stdout, "nothing to commit: the node's files are unchanged")
+	case res.Keepalive:
+		fmt.Fprintf(e.stdout, "nothing changed for long: made keepalive commit %s (pushed: %v)\n", short(res.Commit), res.Pushed)
 	case res.Pushed:
 		fmt.Fprintf(e.stdout, "committed and pushed %s in %d attempt(s): %s\n", short(res.Commit), res.Attempts, msg)
 	default:

@@ -140,6 +140,8 @@ func TestCommitCommandRefusesBadInput(t *testing.T) {
 	}{
 		{"missing summary", []string{"--summary", filepath.Join(dir, "none.json")}, exitUsage, "read heartbeat summary"},
 		{"summary not JSON", []string{"--summary", bad}, exitUsage, "parse heartbeat summary"},
+		{"negative keepalive", []string{"--keepalive-after", "-1h"}, exitUsage, "is negative"},
+		{"bad clock", []string{"--now", "yesterday"}, exitUsage, "not an RFC3339 time"},
 		{"zero retries", []string{"--retries", "0"}, exitUsage, "--retries 0"},
 		{"stray argument", []string{"now"}, exitUsage, `unexpected argument "now"`},
 		{"not a repository", []string{"--dir", t.TempDir()}, exitFailure, "commit: "},
@@ -151,5 +153,16 @@ func TestCommitCommandRefusesBadInput(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want exit %d with %q", code, stderr, tt.wantCode, tt.wantErr)
 			}
 		})
+	}
+}
+
+func TestCommitCommandMakesAKeepaliveCommitAfterALongQuiet(t *testing.T) {
+	dir, bare := commitRepo(t)
+	code, stdout, stderr := runSetupCLI(t, "commit", "--dir", dir, "--push", "--keepalive-after", "720h", "--now", "2100-01-01T00:00:00Z")
+	if code != exitOK || !strings.Contains(stdout, "keepalive commit") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if got := gitT(t, bare, "log", "-1", "--format=%s", "main"); !strings.HasPrefix(got, "heartbeat: keepalive, no change for ") {
+		t.Errorf("remote head = %q", got)
 	}
 }

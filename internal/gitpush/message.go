@@ -3,6 +3,7 @@ package gitpush
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Commit messages. Their wording is stable: people read the history and
@@ -59,4 +60,10 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// KeepaliveMessage is the message of an empty commit made because nothing
+// changed for age.
+func KeepaliveMessage(age time.Duration) string {
+	return fmt.Sprintf("%skeepalive, no change for %d days", messagePrefix, int(age.Hours()/24))
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -51,12 +52,19 @@ type Options struct {
 	Retries     int      // push attempts; default DefaultRetries
 	// Sleep waits between attempts; default a context-aware time.Sleep.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// KeepaliveAfter, when positive, makes an empty commit when nothing
+	// changed and the last commit is at least this old, so that GitHub
+	// does not disable the scheduled workflow (it does after 60 days
+	// without repository activity).
+	KeepaliveAfter time.Duration
+	Now            func() time.Time // default time.Now
 }
 
 // Result says what CommitAndPush did.
 type Result struct {
 	Committed bool
 	Pushed    bool
+	Keepalive bool   // the commit is an empty keepalive commit
 	Attempts  int    // push attempts made
 	Commit    string // HEAD after the run
 }
@@ -74,6 +82,12 @@ func CommitAndPush(ctx context.Context, o Options) (Result, error) {
 	committed, err := commit(ctx, o, env)
 	if err != nil {
 		return res, err
+	}
+	if !committed && o.KeepaliveAfter > 0 {
+		if committed, err = keepalive(ctx, o, env); err != nil {
+			return res, err
+		}
+		res.Keepalive = committed
 	}
 	res.Committed = committed
 	if o.Push && committed {
@@ -111,6 +125,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Sleep == nil {
 		o.Sleep = sleep
+	}
+	if o.Now == nil {
+		o.Now = time.Now
 	}
 	return o
 }
@@ -178,4 +195,25 @@ func presentPaths(ctx context.Context, o Options, env []string) ([]string, error
 		}
 	}
 	return out, nil
+}
+
+// keepalive makes an empty commit when HEAD is older than o.KeepaliveAfter.
+func keepalive(ctx context.Context, o Options, env []string) (bool, error) {
+	out, err := git(ctx, o.Dir, env, "log", "-1", "--format=%ct")
+	if err != nil {
+		return false, fmt.Errorf("read last commit time: %w", err)
+	}
+	secs, err := strconv.ParseInt(strings.TrimSpace(out), 10, 64)
+	if err != nil {
+		return false, fmt.Errorf("read last commit time %q: %w", strings.TrimSpace(out), err)
+	}
+	age := o.Now().Sub(time.Unix(secs, 0))
+	if age < o.KeepaliveAfter {
+		return false, nil
+	}
+	msg := KeepaliveMessage(age)
+	if _, err := git(ctx, o.Dir, env, "commit", "--quiet", "--no-verify", "--allow-empty", "-m", msg); err != nil {
+		return false, fmt.Errorf("keepalive commit: %w", err)
+	}
+	return true, nil
 }

@@ -3,9 +3,11 @@ package gitpush
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -199,5 +201,65 @@ func TestCommitAndPushWithoutPushOnlyCommits(t *testing.T) {
 	}
 	if after := r.log(); !slices.Equal(before, after) {
 		t.Errorf("remote moved without --push")
+	}
+}
+
+func TestCommitAndPushKeepsTheScheduleAliveWhenNothingChangedForLong(t *testing.T) {
+	day := 24 * time.Hour
+	tests := []struct {
+		name          string
+		after, age    time.Duration
+		wantCommitted bool
+	}{
+		{"off by default", 0, 90 * day, false},
+		{"recent commit", 30 * day, 29 * day, false},
+		{"old commit", 30 * day, 31 * day, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRemote(t)
+			dir := r.clone()
+			last := strings.TrimSpace(run(t, dir, "git", "log", "-1", "--format=%ct"))
+			secs, _ := strconv.ParseInt(last, 10, 64)
+			now := func() time.Time { return time.Unix(secs, 0).Add(tt.age) }
+
+			res, err := CommitAndPush(context.Background(), Options{Dir: dir, Push: true, KeepaliveAfter: tt.after, Now: now})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Committed != tt.wantCommitted || res.Keepalive != tt.wantCommitted || res.Pushed != tt.wantCommitted {
+				t.Errorf("result = %+v, want committed=%v", res, tt.wantCommitted)
+			}
+			if tt.wantCommitted {
+				want := fmt.Sprintf("%s: heartbeat: keepalive, no change for %d days", bot, int(tt.age.Hours()/24))
+				if got := r.log()[0]; got != want {
+					t.Errorf("remote head = %q, want %q", got, want)
+				}
+			}
+		})
+	}
+}
+
+// The workflow checks out with actions/checkout's default depth of 1.
+func TestCommitAndPushRebasesInAShallowCheckout(t *testing.T) {
+	r := newRemote(t)
+	seed := r.clone()
+	pushChange(t, seed, "traces/two.md", "two\n", "second")
+	ours := filepath.Join(t.TempDir(), "shallow")
+	run(t, "", "git", "clone", "--quiet", "--depth", "1", "file://"+r.bare, ours)
+	theirs := r.clone()
+	pushChange(t, theirs, "validations/val-bbbbbbbbbbbb.md", "theirs\n", "theirs")
+	pushChange(t, theirs, "validations/val-cccccccccccc.md", "theirs\n", "theirs again")
+	writeFile(t, ours, "traces/ours.md", "ours\n")
+
+	res, err := CommitAndPush(context.Background(), Options{Dir: ours, Push: true, Sleep: (&sleeps{}).sleep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Pushed || res.Attempts != 2 {
+		t.Errorf("result = %+v, want pushed on attempt 2", res)
+	}
+	if len(r.log()) != 5 || r.show("traces/ours.md") != "ours\n" {
+		t.Errorf("remote history = %q", r.log())
 	}
 }
