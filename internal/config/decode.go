@@ -93,7 +93,9 @@ func find(ks []key, name string) (key, bool) {
 
 // suggest names the allowed key a misspelt one is closest to.
 func suggest(ks []key, name string) string {
-	norm := func(s string) string { return strings.ToLower(strings.NewReplacer("-", "", "_", "", " ", "").Replace(s)) }
+	norm := func(s string) string {
+		return strings.ToLower(strings.NewReplacer("-", "", "_", "", " ", "").Replace(s))
+	}
 	for _, k := range ks {
 		if norm(k.name) == norm(name) {
 			return fmt.Sprintf(" (did you mean %s?)", k.name)
