@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/meshnode/meshnode/internal/roster"
 	"github.com/meshnode/meshnode/internal/setup"
 )
 
@@ -58,6 +59,11 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 	clock, err := o.clock(e)
 	if err != nil {
 		return err
+	}
+	if o.pagesURL != "" {
+		if o.pagesURL, err = roster.NormalizeURL(o.pagesURL); err != nil {
+			return usagef("give the URL the site is served at, like http://127.0.0.1:8080/", "doctor: --pages-url: %v", err)
+		}
 	}
 	findings := setup.Doctor(ctx, setup.DoctorOptions{Dir: o.dir, Now: clock(), PagesURL: o.pagesURL})
 	if err := ctx.Err(); err != nil {

@@ -57,3 +57,10 @@ func TestDoctorExitsThreeWhenACheckFails(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q; want exit 3 and a failed config", code, stdout, stderr)
 	}
 }
+
+func TestDoctorRefusesABadPagesURL(t *testing.T) {
+	code, _, stderr := runSetupCLI(t, "doctor", "--dir", t.TempDir(), "--pages-url", "ftp://x/")
+	if code != exitUsage || !strings.Contains(stderr, "meshnode: doctor: --pages-url: ") {
+		t.Errorf("exit %d, stderr %q; want a usage error naming --pages-url", code, stderr)
+	}
+}

@@ -44,7 +44,8 @@ type DoctorOptions struct {
 	// DefaultDoctorTimeout.
 	Timeout time.Duration
 	// PagesURL replaces the config url as the place to check the served
-	// files (a preview deploy, a local server); "" uses the config url.
+	// files (a preview deploy, a local server), in roster.NormalizeURL's
+	// form; "" uses the config url.
 	PagesURL string
 	// LastCommit returns the committer date of the last commit in dir;
 	// nil runs git.

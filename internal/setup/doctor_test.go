@@ -145,7 +145,7 @@ func TestDoctorFindsWhatIsBroken(t *testing.T) {
 			mustWrite(t, filepath.Join(n.dir, "AGENTS.md"), "# name | trace_url | joined\n")
 		}, time.Hour, "peers", StatusWarn, "lists no peers", "add a line"},
 		{"identity left as placeholders", func(t *testing.T, n *testNode) {
-			mustWrite(t, filepath.Join(n.dir, "IDENTITY.md"), string(identityMarkdown(Identity{Name: "ada", Joined: initNow})))
+			mustWrite(t, filepath.Join(n.dir, "IDENTITY.md"), string(identityMarkdown(identity{Name: "ada", Joined: initNow})))
 		}, time.Hour, "identity", StatusWarn, "model, human, role unfilled", "edit IDENTITY.md"},
 		{"manifest of another agent", func(t *testing.T, n *testNode) {
 			mustWrite(t, filepath.Join(n.dir, "MANIFEST.md"), string(emptyManifest("bob", n.url, initNow)))

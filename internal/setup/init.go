@@ -41,6 +41,7 @@ type MissingError struct {
 	Why  string
 }
 
+// Error names the flag and why it is needed.
 func (e *MissingError) Error() string { return fmt.Sprintf("missing %s: %s", e.Flag, e.Why) }
 
 // ValueError is a value given or answered for a flag that cannot be used.
@@ -49,8 +50,10 @@ type ValueError struct {
 	Err  error
 }
 
+// Error names the flag, then what is wrong with the value.
 func (e *ValueError) Error() string { return e.Flag + ": " + e.Err.Error() }
 
+// Unwrap returns what is wrong with the value.
 func (e *ValueError) Unwrap() error { return e.Err }
 
 // ExistsError lists the node files that exist and would be overwritten.
@@ -59,6 +62,7 @@ type ExistsError struct {
 	Files []string
 }
 
+// Error names the files and the flag that would overwrite them.
 func (e *ExistsError) Error() string {
 	return fmt.Sprintf("%s already holds %s; not overwriting without --force", e.Dir, strings.Join(e.Files, ", "))
 }
@@ -183,8 +187,8 @@ func refuseOverwrite(o Options) error {
 
 // askIdentity fills IDENTITY.md's free fields from the terminal; without
 // one they keep placeholders that doctor points out.
-func askIdentity(o Options, agent string) (Identity, error) {
-	id := Identity{Name: agent, Joined: o.Now}
+func askIdentity(o Options, agent string) (identity, error) {
+	id := identity{Name: agent, Joined: o.Now}
 	if o.Prompt == nil {
 		return id, nil
 	}
@@ -205,7 +209,7 @@ func askIdentity(o Options, agent string) (Identity, error) {
 	return id, nil
 }
 
-func writeNode(dir, agent, nodeURL string, id Identity, now time.Time) (*Result, error) {
+func writeNode(dir, agent, nodeURL string, id identity, now time.Time) (*Result, error) {
 	contents := map[string][]byte{
 		ConfigFile:   configYAML(agent, nodeURL),
 		IdentityFile: identityMarkdown(id),

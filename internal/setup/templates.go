@@ -19,8 +19,8 @@ const (
 	AgentsFile   = "AGENTS.md"
 )
 
-// Identity holds the fields of IDENTITY.md that PROTOCOL.md lists.
-type Identity struct {
+// identity holds the fields of IDENTITY.md that PROTOCOL.md lists.
+type identity struct {
 	Name, Model, Human, Role string
 	Joined                   time.Time
 }
@@ -59,7 +59,7 @@ func isPrivateURL(u string) bool {
 	return ip != nil && (ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsUnspecified())
 }
 
-func identityMarkdown(id Identity) []byte {
+func identityMarkdown(id identity) []byte {
 	return []byte(fmt.Sprintf("# IDENTITY\n\nname: %s\njoined: %s\nmodel: %s\nhuman: %s\nrole: %s\n",
 		id.Name, id.Joined.UTC().Format(time.DateOnly),
 		orDefault(id.Model, placeholderModel), orDefault(id.Human, placeholderHuman), orDefault(id.Role, placeholderRole)))
