@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/meshnode/meshnode/internal/pullrequest/fakegithub"
 )
 
 func draft(id, score string) Draft {
@@ -19,10 +21,10 @@ func draft(id, score string) Draft {
 }
 
 func TestSyncOpensOnePullRequestWithTheDrafts(t *testing.T) {
-	f, c := newFakeGitHub(t, map[string]string{"MANIFEST.md": "# MANIFEST\n"})
+	f, c := fakegithub.New(t, map[string]string{"MANIFEST.md": "# MANIFEST\n"})
 	a, b := draft("aaaaaaaaaaaa", "22"), draft("bbbbbbbbbbbb", "12")
 
-	res, err := Sync(context.Background(), Options{Client: c, Owner: owner, Repo: repoName, Drafts: []Draft{b, a}})
+	res, err := Sync(context.Background(), Options{Client: c, Owner: fakegithub.Owner, Repo: fakegithub.Repo, Drafts: []Draft{b, a}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,17 +35,17 @@ func TestSyncOpensOnePullRequestWithTheDrafts(t *testing.T) {
 		t.Errorf("written = %v, want %v (sorted)", res.Written, want)
 	}
 	for _, d := range []Draft{a, b} {
-		if got, ok := f.file(DefaultBranch, d.Path); !ok || got != string(d.Content) {
+		if got, ok := f.File(DefaultBranch, d.Path); !ok || got != string(d.Content) {
 			t.Errorf("%s on the branch = %q, %v; want the draft", d.Path, got, ok)
 		}
-		if _, ok := f.file("main", d.Path); ok {
+		if _, ok := f.File("main", d.Path); ok {
 			t.Errorf("%s written to main", d.Path)
 		}
 	}
-	if got, _ := f.file(DefaultBranch, "MANIFEST.md"); got != "# MANIFEST\n" {
+	if got, _ := f.File(DefaultBranch, "MANIFEST.md"); got != "# MANIFEST\n" {
 		t.Errorf("branch lost main's files: MANIFEST.md = %q", got)
 	}
-	pr := f.pulls[0]
+	pr := f.Pulls()[0]
 	if pr.Head != DefaultBranch || pr.Base != "main" || pr.Title != "Scores: 2 traces wait for a person" {
 		t.Errorf("pull request = %+v", pr)
 	}
@@ -55,9 +57,9 @@ func TestSyncOpensOnePullRequestWithTheDrafts(t *testing.T) {
 }
 
 func TestSyncUpdatesTheOpenPullRequestInsteadOfOpeningASecond(t *testing.T) {
-	f, c := newFakeGitHub(t, nil)
+	f, c := fakegithub.New(t, nil)
 	a, b := draft("aaaaaaaaaaaa", "22"), draft("bbbbbbbbbbbb", "12")
-	o := Options{Client: c, Owner: owner, Repo: repoName, Drafts: []Draft{a}}
+	o := Options{Client: c, Owner: fakegithub.Owner, Repo: fakegithub.Repo, Drafts: []Draft{a}}
 	if _, err := Sync(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
@@ -73,20 +75,20 @@ func TestSyncUpdatesTheOpenPullRequestInsteadOfOpeningASecond(t *testing.T) {
 	if want := []string{b.Path}; !slices.Equal(res.Written, want) {
 		t.Errorf("written = %v, want only the new draft %v", res.Written, want)
 	}
-	if len(f.pulls) != 1 {
-		t.Fatalf("%d pull requests, want 1", len(f.pulls))
+	if len(f.Pulls()) != 1 {
+		t.Fatalf("%d pull requests, want 1", len(f.Pulls()))
 	}
-	if f.pulls[0].Title != "Scores: 2 traces wait for a person" || !strings.Contains(f.pulls[0].Body, "bbbbbbbbbbbb") {
-		t.Errorf("pull request not updated: %+v", f.pulls[0])
+	if f.Pulls()[0].Title != "Scores: 2 traces wait for a person" || !strings.Contains(f.Pulls()[0].Body, "bbbbbbbbbbbb") {
+		t.Errorf("pull request not updated: %+v", f.Pulls()[0])
 	}
-	if got, _ := f.file(DefaultBranch, b.Path); got != string(b.Content) {
+	if got, _ := f.File(DefaultBranch, b.Path); got != string(b.Content) {
 		t.Errorf("new draft not on the branch: %q", got)
 	}
 }
 
 func TestSyncWithNothingNewWritesNothing(t *testing.T) {
-	f, c := newFakeGitHub(t, nil)
-	o := Options{Client: c, Owner: owner, Repo: repoName, Drafts: []Draft{draft("aaaaaaaaaaaa", "22")}}
+	f, c := fakegithub.New(t, nil)
+	o := Options{Client: c, Owner: fakegithub.Owner, Repo: fakegithub.Repo, Drafts: []Draft{draft("aaaaaaaaaaaa", "22")}}
 	if _, err := Sync(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
@@ -97,20 +99,20 @@ func TestSyncWithNothingNewWritesNothing(t *testing.T) {
 	if res.Created || res.Updated || res.Number != 1 || len(res.Written) != 0 {
 		t.Errorf("result = %+v, want #1 untouched", res)
 	}
-	if n := f.count("POST", "/git/commits") + f.count("PATCH", "/pulls/"); n != 1 {
+	if n := f.Count("POST", "/git/commits") + f.Count("PATCH", "/pulls/"); n != 1 {
 		t.Errorf("%d commits and edits, want only the first run's commit", n)
 	}
 }
 
 func TestSyncLeavesAScoreAPersonEditedAlone(t *testing.T) {
-	f, c := newFakeGitHub(t, nil)
+	f, c := fakegithub.New(t, nil)
 	a := draft("aaaaaaaaaaaa", "22")
-	o := Options{Client: c, Owner: owner, Repo: repoName, Drafts: []Draft{a}}
+	o := Options{Client: c, Owner: fakegithub.Owner, Repo: fakegithub.Repo, Drafts: []Draft{a}}
 	if _, err := Sync(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
 	edited := strings.Replace(string(a.Content), "total_score: 22", "total_score: 27", 1)
-	f.personCommits(DefaultBranch, a.Path, edited)
+	f.PersonCommits(DefaultBranch, a.Path, edited)
 
 	b := draft("bbbbbbbbbbbb", "12")
 	o.Drafts = []Draft{a, b}
@@ -118,7 +120,7 @@ func TestSyncLeavesAScoreAPersonEditedAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := f.file(DefaultBranch, a.Path); got != edited {
+	if got, _ := f.File(DefaultBranch, a.Path); got != edited {
 		t.Errorf("edited file overwritten:\n%s", got)
 	}
 	if want := []string{a.Path}; !slices.Equal(res.Kept, want) {
@@ -127,20 +129,20 @@ func TestSyncLeavesAScoreAPersonEditedAlone(t *testing.T) {
 	if want := []string{b.Path}; !slices.Equal(res.Written, want) {
 		t.Errorf("written = %v, want %v", res.Written, want)
 	}
-	if !strings.Contains(f.pulls[0].Body, "`"+a.Path+"` (edited)") {
-		t.Errorf("body does not mark the edited file:\n%s", f.pulls[0].Body)
+	if !strings.Contains(f.Pulls()[0].Body, "`"+a.Path+"` (edited)") {
+		t.Errorf("body does not mark the edited file:\n%s", f.Pulls()[0].Body)
 	}
 }
 
 func TestSyncNeverDraftsAMergedValidationAgain(t *testing.T) {
-	f, c := newFakeGitHub(t, nil)
+	f, c := fakegithub.New(t, nil)
 	a, b := draft("aaaaaaaaaaaa", "22"), draft("bbbbbbbbbbbb", "12")
-	o := Options{Client: c, Owner: owner, Repo: repoName, Drafts: []Draft{a}}
+	o := Options{Client: c, Owner: fakegithub.Owner, Repo: fakegithub.Repo, Drafts: []Draft{a}}
 	if _, err := Sync(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
-	f.personCommits(DefaultBranch, a.Path, "# VALIDATION\n\nscored by hand\n")
-	f.merge(1)
+	f.PersonCommits(DefaultBranch, a.Path, "# VALIDATION\n\nscored by hand\n")
+	f.Merge(1)
 
 	o.Drafts = []Draft{a, b}
 	res, err := Sync(context.Background(), o)
@@ -153,14 +155,14 @@ func TestSyncNeverDraftsAMergedValidationAgain(t *testing.T) {
 	if want := []string{a.Path}; !slices.Equal(res.Merged, want) {
 		t.Errorf("merged = %v, want %v", res.Merged, want)
 	}
-	if got, _ := f.file("main", a.Path); got != "# VALIDATION\n\nscored by hand\n" {
+	if got, _ := f.File("main", a.Path); got != "# VALIDATION\n\nscored by hand\n" {
 		t.Errorf("merged score changed on main: %q", got)
 	}
-	if got, _ := f.file(DefaultBranch, a.Path); got != "# VALIDATION\n\nscored by hand\n" {
+	if got, _ := f.File(DefaultBranch, a.Path); got != "# VALIDATION\n\nscored by hand\n" {
 		t.Errorf("merged file re-drafted on the branch: %q", got)
 	}
-	if strings.Contains(f.pulls[1].Body, "aaaaaaaaaaaa") {
-		t.Errorf("new pull request lists the merged trace:\n%s", f.pulls[1].Body)
+	if strings.Contains(f.Pulls()[1].Body, "aaaaaaaaaaaa") {
+		t.Errorf("new pull request lists the merged trace:\n%s", f.Pulls()[1].Body)
 	}
 }
 
@@ -175,25 +177,25 @@ func TestSyncWithNothingWaitingOpensNothing(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, c := newFakeGitHub(t, tt.files)
-			res, err := Sync(context.Background(), Options{Client: c, Owner: owner, Repo: repoName, Drafts: tt.draft})
+			f, c := fakegithub.New(t, tt.files)
+			res, err := Sync(context.Background(), Options{Client: c, Owner: fakegithub.Owner, Repo: fakegithub.Repo, Drafts: tt.draft})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Number != 0 || len(f.pulls) != 0 || f.count("POST", "") != 0 {
-				t.Errorf("result = %+v, %d pull requests, %d writes; want nothing", res, len(f.pulls), f.count("POST", ""))
+			if res.Number != 0 || len(f.Pulls()) != 0 || f.Count("POST", "") != 0 {
+				t.Errorf("result = %+v, %d pull requests, %d writes; want nothing", res, len(f.Pulls()), f.Count("POST", ""))
 			}
 		})
 	}
 }
 
 func TestSyncReportsAPIErrorsWithContext(t *testing.T) {
-	_, c := newFakeGitHub(t, nil)
-	_, err := Sync(context.Background(), Options{Client: c, Owner: owner, Repo: repoName, Base: "trunk", Drafts: []Draft{draft("aaaaaaaaaaaa", "1")}})
+	_, c := fakegithub.New(t, nil)
+	_, err := Sync(context.Background(), Options{Client: c, Owner: fakegithub.Owner, Repo: fakegithub.Repo, Base: "trunk", Drafts: []Draft{draft("aaaaaaaaaaaa", "1")}})
 	if err == nil || !strings.Contains(err.Error(), "read branch trunk") {
 		t.Errorf("err = %v, want one naming the missing base branch", err)
 	}
-	if _, err := Sync(context.Background(), Options{Owner: owner, Repo: repoName}); err == nil {
+	if _, err := Sync(context.Background(), Options{Owner: fakegithub.Owner, Repo: fakegithub.Repo}); err == nil {
 		t.Error("no client: no error")
 	}
 }

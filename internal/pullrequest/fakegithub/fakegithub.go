@@ -1,4 +1,7 @@
-package pullrequest
+// Package fakegithub is an in-memory stand-in for the part of the GitHub
+// REST API that package pullrequest uses (git data and pulls), served by
+// httptest on 127.0.0.1, for tests. It must not be used outside tests.
+package fakegithub
 
 import (
 	"crypto/sha1"
@@ -16,23 +19,24 @@ import (
 	"github.com/google/go-github/v60/github"
 )
 
-// fakeGitHub is the part of the GitHub REST API Sync uses, over an
+// Server is the part of the GitHub REST API pullrequest.Sync uses, over an
 // in-memory git object store: blobs, flat trees, commits and refs of one
 // repository, and its pull requests.
-type fakeGitHub struct {
+type Server struct {
 	t     *testing.T
 	mu    sync.Mutex
 	blobs map[string][]byte
 	trees map[string]map[string]string // tree SHA → path → blob SHA
 	comms map[string]fakeCommit
 	refs  map[string]string // "heads/main" → commit SHA
-	pulls []*fakePull
+	pulls []*Pull
 	calls []string // "METHOD path", in order
 }
 
 type fakeCommit struct{ tree, parent, message string }
 
-type fakePull struct {
+// Pull is a pull request as the fake keeps it.
+type Pull struct {
 	Number int    `json:"number"`
 	State  string `json:"state"`
 	Title  string `json:"title"`
@@ -41,12 +45,13 @@ type fakePull struct {
 	Base   string `json:"-"`
 }
 
-const owner, repoName = "alice", "mesh-node"
+// Owner and Repo name the one repository the fake serves.
+const Owner, Repo = "alice", "mesh-node"
 
-// newFakeGitHub starts a server whose main branch holds files, and a
+// New starts a server whose main branch holds files, and a
 // go-github client pointed at it.
-func newFakeGitHub(t *testing.T, files map[string]string) (*fakeGitHub, *github.Client) {
-	f := &fakeGitHub{t: t, blobs: map[string][]byte{}, trees: map[string]map[string]string{},
+func New(t *testing.T, files map[string]string) (*Server, *github.Client) {
+	f := &Server{t: t, blobs: map[string][]byte{}, trees: map[string]map[string]string{},
 		comms: map[string]fakeCommit{}, refs: map[string]string{}}
 	tree := map[string]string{}
 	for p, c := range files {
@@ -64,9 +69,9 @@ func newFakeGitHub(t *testing.T, files map[string]string) (*fakeGitHub, *github.
 	return f, c
 }
 
-func (f *fakeGitHub) routes() http.Handler {
+func (f *Server) routes() http.Handler {
 	m := http.NewServeMux()
-	pre := "/repos/" + owner + "/" + repoName
+	pre := "/repos/" + Owner + "/" + Repo
 	m.HandleFunc("GET "+pre+"/git/ref/{ref...}", f.getRef)
 	m.HandleFunc("POST "+pre+"/git/refs", f.createRef)
 	m.HandleFunc("PATCH "+pre+"/git/refs/{ref...}", f.updateRef)
@@ -86,13 +91,13 @@ func (f *fakeGitHub) routes() http.Handler {
 	})
 }
 
-func (f *fakeGitHub) putBlob(b []byte) string {
-	sha := BlobSHA(b)
+func (f *Server) putBlob(b []byte) string {
+	sha := blobSHA(b)
 	f.blobs[sha] = b
 	return sha
 }
 
-func (f *fakeGitHub) putTree(files map[string]string) string {
+func (f *Server) putTree(files map[string]string) string {
 	keys := make([]string, 0, len(files))
 	for p := range files {
 		keys = append(keys, p+" "+files[p])
@@ -103,7 +108,7 @@ func (f *fakeGitHub) putTree(files map[string]string) string {
 	return sha
 }
 
-func (f *fakeGitHub) putCommit(tree, parent, msg string) string {
+func (f *Server) putCommit(tree, parent, msg string) string {
 	sha := digest("commit " + tree + parent + msg + fmt.Sprint(len(f.comms)))
 	f.comms[sha] = fakeCommit{tree, parent, msg}
 	return sha
@@ -114,7 +119,7 @@ func digest(s string) string {
 	return hex.EncodeToString(h[:])
 }
 
-func (f *fakeGitHub) getRef(w http.ResponseWriter, r *http.Request) {
+func (f *Server) getRef(w http.ResponseWriter, r *http.Request) {
 	ref := r.PathValue("ref")
 	sha, ok := f.refs[ref]
 	if !ok {
@@ -124,7 +129,7 @@ func (f *fakeGitHub) getRef(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, map[string]any{"ref": "refs/" + ref, "object": map[string]string{"sha": sha, "type": "commit"}})
 }
 
-func (f *fakeGitHub) createRef(w http.ResponseWriter, r *http.Request) {
+func (f *Server) createRef(w http.ResponseWriter, r *http.Request) {
 	var req struct{ Ref, SHA string }
 	decode(r, &req)
 	name := strings.TrimPrefix(req.Ref, "refs/")
@@ -136,7 +141,7 @@ func (f *fakeGitHub) createRef(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, map[string]any{"ref": req.Ref, "object": map[string]string{"sha": req.SHA}})
 }
 
-func (f *fakeGitHub) updateRef(w http.ResponseWriter, r *http.Request) {
+func (f *Server) updateRef(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		SHA   string
 		Force bool
@@ -156,7 +161,7 @@ func (f *fakeGitHub) updateRef(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, map[string]any{"ref": "refs/" + name, "object": map[string]string{"sha": req.SHA}})
 }
 
-func (f *fakeGitHub) descends(sha, ancestor string) bool {
+func (f *Server) descends(sha, ancestor string) bool {
 	for ; sha != ""; sha = f.comms[sha].parent {
 		if sha == ancestor {
 			return true
@@ -165,7 +170,7 @@ func (f *fakeGitHub) descends(sha, ancestor string) bool {
 	return false
 }
 
-func (f *fakeGitHub) getCommit(w http.ResponseWriter, r *http.Request) {
+func (f *Server) getCommit(w http.ResponseWriter, r *http.Request) {
 	c, ok := f.comms[r.PathValue("sha")]
 	if !ok {
 		http.NotFound(w, r)
@@ -174,7 +179,7 @@ func (f *fakeGitHub) getCommit(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, map[string]any{"sha": r.PathValue("sha"), "message": c.message, "tree": map[string]string{"sha": c.tree}})
 }
 
-func (f *fakeGitHub) createCommit(w http.ResponseWriter, r *http.Request) {
+func (f *Server) createCommit(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Message, Tree string
 		Parents       []string
@@ -188,7 +193,7 @@ func (f *fakeGitHub) createCommit(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, map[string]any{"sha": sha, "tree": map[string]string{"sha": req.Tree}})
 }
 
-func (f *fakeGitHub) getTree(w http.ResponseWriter, r *http.Request) {
+func (f *Server) getTree(w http.ResponseWriter, r *http.Request) {
 	files, ok := f.trees[r.PathValue("sha")]
 	if !ok || r.URL.Query().Get("recursive") == "" {
 		http.NotFound(w, r)
@@ -201,7 +206,7 @@ func (f *fakeGitHub) getTree(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, map[string]any{"sha": r.PathValue("sha"), "tree": entries, "truncated": false})
 }
 
-func (f *fakeGitHub) createTree(w http.ResponseWriter, r *http.Request) {
+func (f *Server) createTree(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		BaseTree string `json:"base_tree"`
 		Tree     []struct{ Path, SHA, Mode, Type string }
@@ -221,7 +226,7 @@ func (f *fakeGitHub) createTree(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, map[string]any{"sha": f.putTree(files)})
 }
 
-func (f *fakeGitHub) createBlob(w http.ResponseWriter, r *http.Request) {
+func (f *Server) createBlob(w http.ResponseWriter, r *http.Request) {
 	var req struct{ Content, Encoding string }
 	decode(r, &req)
 	b := []byte(req.Content)
@@ -235,18 +240,18 @@ func (f *fakeGitHub) createBlob(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, map[string]any{"sha": f.putBlob(b)})
 }
 
-func (f *fakeGitHub) listPulls(w http.ResponseWriter, r *http.Request) {
+func (f *Server) listPulls(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	out := []map[string]any{}
 	for _, p := range f.pulls {
-		if p.State == q.Get("state") && owner+":"+p.Head == q.Get("head") && p.Base == q.Get("base") {
+		if p.State == q.Get("state") && Owner+":"+p.Head == q.Get("head") && p.Base == q.Get("base") {
 			out = append(out, f.pullJSON(p))
 		}
 	}
 	writeJSON(w, out)
 }
 
-func (f *fakeGitHub) createPull(w http.ResponseWriter, r *http.Request) {
+func (f *Server) createPull(w http.ResponseWriter, r *http.Request) {
 	var req struct{ Title, Body, Head, Base string }
 	decode(r, &req)
 	for _, p := range f.pulls {
@@ -255,12 +260,12 @@ func (f *fakeGitHub) createPull(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	p := &fakePull{Number: len(f.pulls) + 1, State: "open", Title: req.Title, Body: req.Body, Head: req.Head, Base: req.Base}
+	p := &Pull{Number: len(f.pulls) + 1, State: "open", Title: req.Title, Body: req.Body, Head: req.Head, Base: req.Base}
 	f.pulls = append(f.pulls, p)
 	writeJSON(w, f.pullJSON(p))
 }
 
-func (f *fakeGitHub) editPull(w http.ResponseWriter, r *http.Request) {
+func (f *Server) editPull(w http.ResponseWriter, r *http.Request) {
 	var req struct{ Title, Body string }
 	decode(r, &req)
 	for _, p := range f.pulls {
@@ -273,10 +278,10 @@ func (f *fakeGitHub) editPull(w http.ResponseWriter, r *http.Request) {
 	http.NotFound(w, r)
 }
 
-func (f *fakeGitHub) pullJSON(p *fakePull) map[string]any {
+func (f *Server) pullJSON(p *Pull) map[string]any {
 	return map[string]any{
 		"number": p.Number, "state": p.State, "title": p.Title, "body": p.Body,
-		"html_url": fmt.Sprintf("https://github.com/%s/%s/pull/%d", owner, repoName, p.Number),
+		"html_url": fmt.Sprintf("https://github.com/%s/%s/pull/%d", Owner, Repo, p.Number),
 		"head":     map[string]string{"ref": p.Head}, "base": map[string]string{"ref": p.Base},
 	}
 }
@@ -290,17 +295,17 @@ func writeJSON(w http.ResponseWriter, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// file returns a file's content on a branch, and whether it is there.
-func (f *fakeGitHub) file(branch, path string) (string, bool) {
+// File returns a file's content on a branch, and whether it is there.
+func (f *Server) File(branch, path string) (string, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	sha, ok := f.trees[f.comms[f.refs["heads/"+branch]].tree][path]
 	return string(f.blobs[sha]), ok
 }
 
-// personCommits commits a change to the branch as a person would, through
+// PersonCommits commits a change to the branch as a person would, through
 // the web editor.
-func (f *fakeGitHub) personCommits(branch, path, content string) {
+func (f *Server) PersonCommits(branch, path, content string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	head := f.refs["heads/"+branch]
@@ -312,8 +317,8 @@ func (f *fakeGitHub) personCommits(branch, path, content string) {
 	f.refs["heads/"+branch] = f.putCommit(f.putTree(files), head, "edit "+path)
 }
 
-// merge squash-merges the open pull request into main and closes it.
-func (f *fakeGitHub) merge(number int) {
+// Merge squash-merges the open pull request into main and closes it.
+func (f *Server) Merge(number int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	p := f.pulls[number-1]
@@ -322,8 +327,8 @@ func (f *fakeGitHub) merge(number int) {
 	p.State = "closed"
 }
 
-// counts returns how many calls matched each "METHOD path-prefix".
-func (f *fakeGitHub) count(method, pathPart string) int {
+// Count returns how many calls had method and a path containing pathPart.
+func (f *Server) Count(method, pathPart string) int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	n := 0
@@ -333,4 +338,23 @@ func (f *fakeGitHub) count(method, pathPart string) int {
 		}
 	}
 	return n
+}
+
+// Pulls returns the pull requests, oldest first.
+func (f *Server) Pulls() []Pull {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make([]Pull, len(f.pulls))
+	for i, p := range f.pulls {
+		out[i] = *p
+	}
+	return out
+}
+
+// blobSHA is git's object ID of a blob.
+func blobSHA(content []byte) string {
+	h := sha1.New()
+	fmt.Fprintf(h, "blob %d\x00", len(content))
+	h.Write(content)
+	return hex.EncodeToString(h.Sum(nil))
 }
