@@ -272,3 +272,20 @@ func snapshot(t *testing.T, dir string) string {
 func newLoopbackFetcher() Fetcher {
 	return fetch.New(fetch.Options{AllowPrivate: true, IgnoreRobots: true})
 }
+
+// TestDoctorAcceptsTheShippedWorkflows checks the workflows a fork gets
+// from this repository against doctor's rules, so the two cannot drift.
+func TestDoctorAcceptsTheShippedWorkflows(t *testing.T) {
+	root := filepath.Join("..", "..")
+	if _, err := os.Stat(filepath.Join(root, WorkflowDir, HeartbeatWorkflow)); err != nil {
+		t.Skipf("no shipped workflows: %v", err)
+	}
+	for _, f := range checkWorkflows(root) {
+		if f.Status != StatusOK {
+			t.Errorf("%s: %s: %s", f.Check, f.Status, f.Message)
+		}
+	}
+	if note := keepaliveNote(root); !strings.Contains(note, "has a keepalive") {
+		t.Errorf("keepaliveNote = %q, want the shipped heartbeat's keepalive seen", note)
+	}
+}
