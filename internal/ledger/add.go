@@ -1,0 +1,122 @@
+package ledger
+
+import "sort"
+
+// AddTrace records t by its hash. A trace already known keeps its first-seen
+// time and stays verified once verified; fields the new record leaves empty
+// keep their old values, and the rest (a status that moved from pending to
+// validated, say) take the new ones.
+func (l *Ledger) AddTrace(t *Trace) {
+	if l.Traces == nil {
+		l.Traces = map[string]*Trace{}
+	}
+	old := l.Traces[t.Hash]
+	nt := *t
+	if old != nil {
+		mergeTrace(&nt, old)
+	}
+	l.Traces[t.Hash] = &nt
+}
+
+func mergeTrace(nt, old *Trace) {
+	if !old.FirstSeen.IsZero() {
+		nt.FirstSeen = old.FirstSeen
+	}
+	nt.Verified = nt.Verified || old.Verified
+	for _, f := range []struct{ dst, src *string }{
+		{&nt.Agent, &old.Agent}, {&nt.AgentURL, &old.AgentURL}, {&nt.File, &old.File}, {&nt.URL, &old.URL},
+		{&nt.Type, &old.Type}, {&nt.Category, &old.Category}, {&nt.Title, &old.Title},
+		{&nt.Status, &old.Status}, {&nt.Fingerprint, &old.Fingerprint},
+	} {
+		if *f.dst == "" {
+			*f.dst = *f.src
+		}
+	}
+	if nt.Submitted.IsZero() {
+		nt.Submitted = old.Submitted
+	}
+	if nt.Cites == nil {
+		nt.Cites = old.Cites
+	}
+}
+
+// AddValidation records v, one per validator URL and trace hash: a
+// validation at least as new as the one held replaces it, an older one is
+// ignored. It reports whether the ledger changed.
+func (l *Ledger) AddValidation(v *Validation) bool {
+	if l.Validations == nil {
+		l.Validations = map[string]*Validation{}
+	}
+	k := ValidationKey(v.ValidatorURL, v.TraceHash)
+	if old := l.Validations[k]; old != nil && v.ValidatedAt.Before(old.ValidatedAt) {
+		return false
+	}
+	nv := *v
+	l.Validations[k] = &nv
+	return true
+}
+
+// AddRejection records a hash mismatch of the file at fileURL; a later
+// mismatch of the same file replaces the earlier one.
+func (l *Ledger) AddRejection(fileURL string, r *Rejection) {
+	if l.Rejected == nil {
+		l.Rejected = map[string]*Rejection{}
+	}
+	nr := *r
+	l.Rejected[fileURL] = &nr
+}
+
+// SortedTraces returns every trace by agent URL, seq, then hash.
+func (l *Ledger) SortedTraces() []*Trace {
+	return l.traces(func(*Trace) bool { return true })
+}
+
+// TracesBy returns the traces of the agent at agentURL by seq, then hash.
+func (l *Ledger) TracesBy(agentURL string) []*Trace {
+	return l.traces(func(t *Trace) bool { return t.AgentURL == agentURL })
+}
+
+func (l *Ledger) traces(keep func(*Trace) bool) []*Trace {
+	var out []*Trace
+	for _, t := range l.Traces {
+		if keep(t) {
+			out = append(out, t)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.AgentURL != b.AgentURL {
+			return a.AgentURL < b.AgentURL
+		}
+		if a.Seq != b.Seq {
+			return a.Seq < b.Seq
+		}
+		return a.Hash < b.Hash
+	})
+	return out
+}
+
+// ValidationsOf returns the validations of the trace with this hash, by
+// validator URL.
+func (l *Ledger) ValidationsOf(traceHash string) []*Validation {
+	return l.validations(func(v *Validation) bool { return v.TraceHash == traceHash })
+}
+
+// ValidationsBy returns the validations published by the validator at
+// validatorURL, by trace hash.
+func (l *Ledger) ValidationsBy(validatorURL string) []*Validation {
+	return l.validations(func(v *Validation) bool { return v.ValidatorURL == validatorURL })
+}
+
+func (l *Ledger) validations(keep func(*Validation) bool) []*Validation {
+	var out []*Validation
+	for _, v := range l.Validations {
+		if keep(v) {
+			out = append(out, v)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		return ValidationKey(out[i].ValidatorURL, out[i].TraceHash) < ValidationKey(out[j].ValidatorURL, out[j].TraceHash)
+	})
+	return out
+}

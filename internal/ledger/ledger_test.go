@@ -1,0 +1,177 @@
+package ledger
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/state"
+	"github.com/meshnode/meshnode/internal/validation"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+var (
+	day1 = time.Date(2026, 2, 23, 16, 0, 0, 0, time.UTC)
+	day2 = day1.Add(24 * time.Hour)
+)
+
+const (
+	jolt = "https://jolt37.hive37.ai/traces/"
+	axon = "https://axon37.hive37.ai/traces/"
+)
+
+func sample() *Ledger {
+	l := New()
+	l.AddTrace(&Trace{Agent: "jolt37", AgentURL: jolt, Seq: 42, Hash: "sha256:bb", File: "traces/b.md", URL: jolt + "traces/b.md",
+		Type: "capability", Status: "pending", Submitted: day1.In(time.FixedZone("X", 7200)), FirstSeen: day1, Cites: []string{"axon37/3"}, Verified: true})
+	l.AddTrace(&Trace{Agent: "jolt37", AgentURL: jolt, Seq: 41, Hash: "sha256:aa", Type: "knowledge", FirstSeen: day1})
+	l.AddValidation(&Validation{Validator: "axon37", ValidatorURL: axon, TraceURL: jolt + "traces/b.md", TraceHash: "sha256:bb",
+		Result: "pass", Total: 22, Scores: validation.Scores{4, 3, 4, 4, 4, 3}, HasScores: true, ValidatedAt: day1})
+	l.AddRejection(jolt+"traces/c.md", &Rejection{Agent: "jolt37", AgentURL: jolt, Seq: 43, ClaimedHash: "sha256:cc", ServedHash: "sha256:dd", At: day2})
+	return l
+}
+
+func TestSaveIsDeterministicAndLoadsBack(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "mesh-state", "ledger.json")
+	changed, err := sample().Save(p)
+	if err != nil || !changed {
+		t.Fatalf("save: changed=%v err=%v", changed, err)
+	}
+	got, _ := os.ReadFile(p)
+	golden(t, "ledger.golden.json", got)
+	back, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if changed, err := back.Save(p); err != nil || changed {
+		t.Fatalf("resave of loaded ledger: changed=%v err=%v, want unchanged", changed, err)
+	}
+}
+
+func TestLoadMissingGivesEmptyAndCorruptIsLeftAlone(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Load(filepath.Join(dir, "ledger.json"))
+	if err != nil || len(l.Traces) != 0 || l.Traces == nil {
+		t.Fatalf("missing file: %+v, %v", l, err)
+	}
+	p := filepath.Join(dir, "ledger.json")
+	bad := "{\n  \"traces\": {\"sha256:aa\": {\"seq\": \"x\"}}\n}\n"
+	os.WriteFile(p, []byte(bad), 0o644)
+	_, err = Load(p)
+	var ce *state.CorruptError
+	if !errors.As(err, &ce) || ce.Line != 2 || !strings.Contains(err.Error(), "ledger.json:2:") {
+		t.Fatalf("err = %v, want *state.CorruptError at line 2", err)
+	}
+	if got, _ := os.ReadFile(p); string(got) != bad {
+		t.Fatal("corrupt ledger was rewritten")
+	}
+}
+
+func TestAddTraceKeepsFirstSeenAndVerification(t *testing.T) {
+	l := sample()
+	l.AddTrace(&Trace{Agent: "jolt37", AgentURL: jolt, Seq: 42, Hash: "sha256:bb", Status: "validated", FirstSeen: day2})
+	got := l.Traces["sha256:bb"]
+	tests := []struct {
+		name string
+		ok   bool
+	}{
+		{"status takes the new value", got.Status == "validated"},
+		{"first seen stays the first", got.FirstSeen.Equal(day1)},
+		{"verified stays verified", got.Verified},
+		{"fields left empty keep old values", got.File == "traces/b.md" && got.Type == "capability" && len(got.Cites) == 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if !tt.ok {
+				t.Fatalf("trace after re-add: %+v", got)
+			}
+		})
+	}
+}
+
+func TestAddValidationUpsertsByValidatorAndHash(t *testing.T) {
+	tests := []struct {
+		name      string
+		at        time.Time
+		total     int
+		wantAdded bool
+		wantTotal int
+	}{
+		{"a newer validation replaces the older", day2, 12, true, 12},
+		{"the same validation again is idempotent", day1, 22, true, 22},
+		{"an older validation is ignored", day1.Add(-time.Hour), 5, false, 22},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := sample()
+			added := l.AddValidation(&Validation{Validator: "axon37", ValidatorURL: axon, TraceHash: "sha256:bb", Total: tt.total, ValidatedAt: tt.at})
+			vs := l.ValidationsOf("sha256:bb")
+			if added != tt.wantAdded || len(vs) != 1 || vs[0].Total != tt.wantTotal {
+				t.Fatalf("added=%v validations=%+v", added, vs)
+			}
+		})
+	}
+}
+
+func TestQueriesAreSorted(t *testing.T) {
+	l := sample()
+	l.AddValidation(&Validation{ValidatorURL: jolt, TraceHash: "sha256:zz", ValidatedAt: day1})
+	l.AddValidation(&Validation{ValidatorURL: jolt, TraceHash: "sha256:aa", ValidatedAt: day1})
+	tr := l.TracesBy(jolt)
+	if len(tr) != 2 || tr[0].Seq != 41 || tr[1].Seq != 42 || len(l.TracesBy(axon)) != 0 {
+		t.Fatalf("TracesBy = %+v", tr)
+	}
+	by := l.ValidationsBy(jolt)
+	if len(by) != 2 || by[0].TraceHash != "sha256:aa" || by[1].TraceHash != "sha256:zz" {
+		t.Fatalf("ValidationsBy = %+v", by)
+	}
+	if all := l.SortedTraces(); len(all) != 2 || all[0].Hash != "sha256:aa" {
+		t.Fatalf("SortedTraces = %+v", all)
+	}
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	p := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(p, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("read golden (run with -update to create): %v", err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("bytes differ from %s (run with -update and review the diff):\n%s", p, got)
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	if data, err := os.ReadFile(filepath.Join("testdata", "ledger.golden.json")); err == nil {
+		f.Add(data)
+	}
+	f.Add([]byte(`{"traces":{"x":null},"validations":{"a b":{"scores":[1,2,3,4,5,6,7]}}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		l, err := decode(data)
+		if err != nil {
+			return
+		}
+		out, err := l.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := decode(out)
+		if err != nil {
+			t.Fatalf("ledger written by Marshal does not decode: %v", err)
+		}
+		if out2, _ := again.Marshal(); string(out2) != string(out) {
+			t.Fatal("marshal is not stable")
+		}
+	})
+}

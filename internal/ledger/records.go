@@ -1,0 +1,73 @@
+package ledger
+
+import (
+	"time"
+
+	"github.com/meshnode/meshnode/internal/validation"
+)
+
+// Trace is the metadata of one file a peer published.
+type Trace struct {
+	Agent     string    `json:"agent"`
+	AgentURL  string    `json:"agent_url"`
+	Seq       int       `json:"seq"`
+	Hash      string    `json:"hash"`
+	File      string    `json:"file,omitempty"` // as the MANIFEST lists it; "" for legacy rows
+	URL       string    `json:"url,omitempty"`  // the file's full URL
+	Type      string    `json:"type,omitempty"`
+	Category  string    `json:"category,omitempty"`
+	Title     string    `json:"title,omitempty"`
+	Status    string    `json:"status,omitempty"` // the peer's own status column, normalized
+	Submitted time.Time `json:"submitted,omitzero"`
+	FirstSeen time.Time `json:"first_seen,omitzero"`
+	Cites     []string  `json:"cites,omitempty"` // "agent/seq"
+	// Fingerprint is a 64-bit simhash of the body as 16 hex characters,
+	// computed by internal/score for near-duplicate detection; opaque here.
+	Fingerprint string `json:"fingerprint,omitempty"`
+	// Verified is true when the served bytes matched the MANIFEST hash;
+	// legacy rows with no file column are recorded unverified.
+	Verified bool `json:"verified,omitempty"`
+}
+
+// Validation is the metadata of one validation a peer published.
+type Validation struct {
+	Validator    string            `json:"validator"`
+	ValidatorURL string            `json:"validator_url"`
+	TraceURL     string            `json:"trace_url,omitempty"`
+	TraceHash    string            `json:"trace_hash"`
+	Result       string            `json:"result,omitempty"` // "pass" or "fail"
+	Total        int               `json:"total"`
+	Scores       validation.Scores `json:"scores"`
+	HasScores    bool              `json:"has_scores,omitempty"` // false when only a verdict or a total was given
+	ValidatedAt  time.Time         `json:"validated_at,omitzero"`
+	SourceURL    string            `json:"source_url,omitempty"`  // the validation file's URL
+	SourceHash   string            `json:"source_hash,omitempty"` // the validation file's hash
+}
+
+// Rejection is a file whose served bytes did not match its MANIFEST hash.
+type Rejection struct {
+	Agent       string    `json:"agent"`
+	AgentURL    string    `json:"agent_url"`
+	Seq         int       `json:"seq"`
+	ClaimedHash string    `json:"claimed_hash"`
+	ServedHash  string    `json:"served_hash"`
+	At          time.Time `json:"at,omitzero"`
+}
+
+// ValidationKey is the key of a validation in Ledger.Validations.
+func ValidationKey(validatorURL, traceHash string) string {
+	return validatorURL + " " + traceHash
+}
+
+func (t *Trace) normalized() *Trace {
+	c := *t
+	c.Submitted, c.FirstSeen = utc(t.Submitted), utc(t.FirstSeen)
+	return &c
+}
+
+func utc(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Time{}
+	}
+	return t.UTC().Round(0)
+}
