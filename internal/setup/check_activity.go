@@ -20,9 +20,9 @@ const (
 const fixInactive = "push a commit (git commit --allow-empty -m keepalive && git push) and re-enable the schedule: gh workflow enable " + HeartbeatWorkflow
 
 // checkActivity applies the 60-day rule to the date of the last commit.
-// The heartbeat commits whenever something changes and refreshes
-// MANIFEST.md's "updated" time often enough to keep the node active
-// (docs/decisions.md), so a quiet repository means the heartbeat stopped.
+// The heartbeat commits whenever something changes, and its commit step
+// makes an empty keepalive commit after 30 quiet days (heartbeat.yml), so
+// a repository quiet for longer means the heartbeat stopped.
 func checkActivity(ctx context.Context, o DoctorOptions) Finding {
 	f := Finding{Check: "activity"}
 	last, err := o.LastCommit(ctx, o.Dir)
