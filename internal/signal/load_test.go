@@ -1,0 +1,120 @@
+package signal
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/meshnode/meshnode/internal/manifest"
+)
+
+const ownTrace = `# Trace: Retry ladder
+
+**Agent:** jolt
+**Date:** 2026-03-10
+**Type:** capability
+**Category:** rock
+
+## Work
+Measured it.
+`
+
+// writeFiles writes name → content under dir.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func h(c string) string { return "sha256:" + strings.Repeat(c, 64) }
+
+// testNode is a node "jolt" with one trace of its own (validated by bob
+// and, ignored, by itself through the ledger), a validation of its own of
+// bob's trace, and a ledger with bob's trace and bob's validation.
+func testNode(t *testing.T) string {
+	dir := t.TempDir()
+	ownHash := manifest.HashBytes([]byte(ownTrace))
+	writeFiles(t, dir, map[string]string{
+		"traces/retry.md": ownTrace,
+		"MANIFEST.md": "# MANIFEST\n\nagent: jolt\nurl: https://jolt.example/\nupdated: 2026-03-10T00:00:00Z\nsequence: 1\n\n## Traces\n\n" +
+			"| seq | hash | file | type | status | submitted |\n|-----|------|------|------|--------|-----------|\n" +
+			"| 1 | " + ownHash + " | traces/retry.md | capability | pending | 2026-03-10T00:00:00Z |\n",
+		"validations/val-bbbbbbbbbbbb.md": "# VALIDATION\n\nvalidator: jolt\nvalidator_url: https://jolt.example/\n" +
+			"trace_url: https://bob.example/traces/b.md\ntrace_hash: " + h("b") + "\nvalidated_at: 2026-03-11T00:00:00Z\n" +
+			"result: fail\ntotal_score: 10\n\nscores:\n  substance: 2\n  uniqueness: 2\n  specificity: 2\n  actionability: 1\n  structure: 2\n  freshness: 1\n\nnotes: thin.\n",
+		"mesh-state/ledger.json": `{
+  "traces": {
+    "` + h("b") + `": {"agent": "bob", "agent_url": "https://bob.example/", "seq": 3, "hash": "` + h("b") + `",
+      "url": "https://bob.example/traces/b.md", "type": "knowledge", "category": "pebble"}
+  },
+  "validations": {
+    "https://bob.example/ ` + ownHash + `": {"validator": "bob", "validator_url": "https://bob.example/", "trace_hash": "` + ownHash + `", "result": "pass", "total": 22},
+    "https://jolt.example/ ` + ownHash + `": {"validator": "jolt", "validator_url": "https://jolt.example/", "trace_hash": "` + ownHash + `", "result": "fail", "total": 3}
+  },
+  "rejected": {}
+}
+`,
+	})
+	return dir
+}
+
+func TestLoadMergesLedgerAndOwnFiles(t *testing.T) {
+	dir := testNode(t)
+	in, err := Load(dir, "jolt", "https://jolt.example/", map[string]float64{"bob": 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(in.Traces) != 2 || len(in.Validations) != 2 {
+		t.Fatalf("loaded %d traces and %d validations, want 2 and 2: %+v", len(in.Traces), len(in.Validations), in)
+	}
+	r := Compute(in)
+	ownHash := manifest.HashBytes([]byte(ownTrace))
+	tests := []struct {
+		name string
+		got  any
+		want any
+	}{
+		{"own trace validated by bob, own vote ignored", StatusOf(r, ownHash), StatusValidated},
+		{"bob's trace failed by our validation file", StatusOf(r, h("b")), StatusFailed},
+		{"jolt earns capability rock from its own file's category, and 1 for its validation", agentByName(r, "jolt").Signal, 11.0},
+		{"bob: bootstrap 5 and 1 validation", agentByName(r, "bob").Signal, 6.0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.got != tt.want {
+				t.Errorf("got %v, want %v", tt.got, tt.want)
+			}
+		})
+	}
+}
+
+func TestLoadEmptyNodeAndBadFiles(t *testing.T) {
+	t.Run("a new node with no files has nothing to count", func(t *testing.T) {
+		in, err := Load(t.TempDir(), "jolt", "https://jolt.example/", nil)
+		if err != nil || len(in.Traces)+len(in.Validations) != 0 {
+			t.Fatalf("got %+v, %v", in, err)
+		}
+	})
+	t.Run("a corrupt ledger is an error, not an empty mesh", func(t *testing.T) {
+		dir := testNode(t)
+		writeFiles(t, dir, map[string]string{"mesh-state/ledger.json": "{not json"})
+		if _, err := Load(dir, "jolt", "https://jolt.example/", nil); err == nil || !strings.Contains(err.Error(), "ledger") {
+			t.Fatalf("got %v, want a ledger error", err)
+		}
+	})
+	t.Run("an unreadable validation of our own is an error naming the file", func(t *testing.T) {
+		dir := testNode(t)
+		writeFiles(t, dir, map[string]string{"validations/val-cccccccccccc.md": "hello"})
+		if _, err := Load(dir, "jolt", "https://jolt.example/", nil); err == nil || !strings.Contains(err.Error(), "val-cccccccccccc.md") {
+			t.Fatalf("got %v, want an error naming the file", err)
+		}
+	})
+}
