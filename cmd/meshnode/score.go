@@ -1,0 +1,227 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/google/go-github/v60/github"
+
+	"github.com/meshnode/meshnode/internal/config"
+	"github.com/meshnode/meshnode/internal/pullrequest"
+	"github.com/meshnode/meshnode/internal/queue"
+	"github.com/meshnode/meshnode/internal/validation"
+)
+
+func init() {
+	register(&command{
+		name:    "score",
+		summary: "list traces waiting for a person's score, or draft them in a pull request",
+		usage: `Usage: meshnode score [--dir DIR] [--pr [--when-manual] [--base BRANCH] [--branch BRANCH]]
+
+Lists the traces in the validation queue that wait for a score, with the
+heuristic scorer's suggestion for each.
+
+With --pr it opens, or updates, one pull request on GitHub that adds a draft
+validation file for each waiting trace, prefilled with the suggestion and its
+reasons (in an HTML comment below the fields, which parsers ignore). Edit the
+scores and notes and merge: the next heartbeat publishes merged validations
+like any other. A draft a person edited on the branch is never overwritten,
+and a trace whose validation is already merged is not drafted again.
+
+--pr needs GITHUB_TOKEN (contents and pull requests: write) and
+GITHUB_REPOSITORY (OWNER/REPO); GITHUB_API_URL, when set, points it at
+GitHub Enterprise Server. With --when-manual it does nothing unless
+mesh.yaml's scorer is manual: the heartbeat workflow runs it that way.
+
+Examples:
+  meshnode score
+  GITHUB_TOKEN=$(gh auth token) GITHUB_REPOSITORY=ada/mesh-node meshnode score --pr
+
+Flags:
+`,
+		run: runScoreCommand,
+	})
+}
+
+// apiTimeout bounds each GitHub API request.
+const apiTimeout = 30 * time.Second
+
+type scoreOptions struct {
+	nodeFlags
+	pr, whenManual bool
+	base, branch   string
+	getenv         func(string) string
+	// list reads the validation queue; tests replace it.
+	list func(path string) ([]queue.Item, error)
+}
+
+func listQueue(path string) ([]queue.Item, error) { return queue.Open(path).List() }
+
+func runScoreCommand(ctx context.Context, e *env, args []string) error {
+	o := scoreOptions{getenv: os.Getenv, list: listQueue}
+	fs := newFlagSet("score")
+	o.add(fs)
+	fs.BoolVar(&o.pr, "pr", false, "open or update the pull request of draft validations")
+	fs.BoolVar(&o.whenManual, "when-manual", false, "with --pr: only when mesh.yaml's scorer is manual")
+	fs.StringVar(&o.base, "base", pullrequest.DefaultBase, "the branch the pull request merges into")
+	fs.StringVar(&o.branch, "branch", pullrequest.DefaultBranch, "the branch that holds the drafts")
+	if err := parseFlags(e, fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("run 'meshnode score -h' for its flags", "score: unexpected argument %q", fs.Arg(0))
+	}
+	return runScore(ctx, e, o)
+}
+
+func runScore(ctx context.Context, e *env, o scoreOptions) error {
+	cfg, err := config.Load(o.dir)
+	if err != nil {
+		return usagef("fix mesh.yaml, or run 'meshnode init'", "score: %v", err)
+	}
+	if o.pr && o.whenManual && cfg.Scorer != config.ScorerManual {
+		fmt.Fprintf(e.stdout, "scorer is %s, not manual: no pull request\n", cfg.Scorer)
+		return nil
+	}
+	items, err := o.list(filepath.Join(o.dir, "mesh-state", "queue.json"))
+	if err != nil {
+		return fmt.Errorf("score: read queue: %w", err)
+	}
+	waiting := waitingItems(items)
+	if !o.pr {
+		printWaiting(e.stdout, waiting)
+		return nil
+	}
+	return syncScoresPR(ctx, e, o, cfg, waiting)
+}
+
+// waitingItems keeps the items a person may still score, oldest first as
+// the queue lists them.
+func waitingItems(items []queue.Item) []queue.Item {
+	var out []queue.Item
+	for _, it := range items {
+		if it.Status == queue.StatusQueued || it.Status == queue.StatusInProgress {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+func printWaiting(w io.Writer, items []queue.Item) {
+	if len(items) == 0 {
+		fmt.Fprintln(w, "no trace waits for a score")
+		return
+	}
+	for _, it := range items {
+		fmt.Fprintf(w, "%s  %s  %s\n    %s\n", it.ID, it.From, oneLineTitle(it), it.TraceURL)
+		if it.Suggested == nil {
+			fmt.Fprintln(w, "    no suggestion yet: the next heartbeat adds one")
+			continue
+		}
+		total := it.Suggested.Total()
+		fmt.Fprintf(w, "    suggested %d/%d %s:", total, validation.MaxTotal, validation.ResultFor(total))
+		for i, d := range validation.Dimensions {
+			fmt.Fprintf(w, " %s %d", d, it.Suggested[i])
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func oneLineTitle(it queue.Item) string {
+	if t := strings.Join(strings.Fields(it.Title), " "); t != "" {
+		return t
+	}
+	return "(untitled)"
+}
+
+// suggestions turns the waiting items that carry a suggestion into draft
+// suggestions; the others are counted so the command can say why.
+func suggestions(cfg *config.Config, items []queue.Item) (out []pullrequest.Suggestion, without int) {
+	for _, it := range items {
+		if it.Suggested == nil {
+			without++
+			continue
+		}
+		total := it.Suggested.Total()
+		out = append(out, pullrequest.Suggestion{
+			Validation: validation.Validation{
+				Validator: cfg.Agent, ValidatorURL: cfg.URL,
+				TraceURL: it.TraceURL, TraceHash: it.Hash,
+				// The queue time, not now: the draft must be the same bytes
+				// on every run, or a person's edit could not be told apart.
+				ValidatedAt: it.QueuedAt.UTC(),
+				Result:      validation.ResultFor(total), Total: total,
+				Scores: *it.Suggested, HasScores: true, Notes: it.SuggestedNotes,
+			},
+			Reasons: it.SuggestedReasons, Title: oneLineTitle(it), Agent: it.From,
+		})
+	}
+	return out, without
+}
+
+func syncScoresPR(ctx context.Context, e *env, o scoreOptions, cfg *config.Config, items []queue.Item) error {
+	client, owner, repo, err := githubClient(o.getenv)
+	if err != nil {
+		return err
+	}
+	sugg, without := suggestions(cfg, items)
+	drafts := make([]pullrequest.Draft, len(sugg))
+	for i, s := range sugg {
+		drafts[i] = pullrequest.NewDraft(s)
+	}
+	res, err := pullrequest.Sync(ctx, pullrequest.Options{
+		Client: client, Owner: owner, Repo: repo, Base: o.base, Branch: o.branch, Drafts: drafts,
+	})
+	if err != nil {
+		return fmt.Errorf("score: %w", err)
+	}
+	printSync(e.stdout, res, without)
+	return nil
+}
+
+func printSync(w io.Writer, res pullrequest.Result, without int) {
+	switch {
+	case res.Number == 0:
+		fmt.Fprintln(w, "no draft to propose: nothing waits, or every validation is merged")
+	case res.Created:
+		fmt.Fprintf(w, "opened pull request #%d: %s\n", res.Number, res.URL)
+	case res.Updated:
+		fmt.Fprintf(w, "updated pull request #%d: %s\n", res.Number, res.URL)
+	default:
+		fmt.Fprintf(w, "pull request #%d is up to date: %s\n", res.Number, res.URL)
+	}
+	fmt.Fprintf(w, "drafts: %d written, %d kept as a person edited them, %d already merged\n",
+		len(res.Written), len(res.Kept), len(res.Merged))
+	if without > 0 {
+		fmt.Fprintf(w, "%d waiting trace(s) have no suggestion yet; the next heartbeat adds them\n", without)
+	}
+}
+
+// githubClient builds the API client from the environment a workflow (or a
+// person with a token) provides.
+func githubClient(getenv func(string) string) (*github.Client, string, string, error) {
+	token := getenv("GITHUB_TOKEN")
+	if token == "" {
+		return nil, "", "", usagef("export GITHUB_TOKEN (in a workflow: ${{ github.token }}; locally: gh auth token)", "score --pr: GITHUB_TOKEN is not set")
+	}
+	owner, repo, ok := strings.Cut(getenv("GITHUB_REPOSITORY"), "/")
+	if !ok || owner == "" || repo == "" || strings.Contains(repo, "/") {
+		return nil, "", "", usagef("export GITHUB_REPOSITORY=OWNER/REPO", "score --pr: GITHUB_REPOSITORY %q is not OWNER/REPO", getenv("GITHUB_REPOSITORY"))
+	}
+	c := github.NewClient(&http.Client{Timeout: apiTimeout}).WithAuthToken(token)
+	if api := getenv("GITHUB_API_URL"); api != "" {
+		u, err := url.Parse(strings.TrimSuffix(api, "/") + "/")
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return nil, "", "", usagef("use a URL like https://api.github.com", "score --pr: GITHUB_API_URL %q is not an http(s) URL", api)
+		}
+		c.BaseURL = u
+	}
+	return c, owner, repo, nil
+}

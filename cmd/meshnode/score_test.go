@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/pullrequest/fakegithub"
+	"github.com/meshnode/meshnode/internal/queue"
+	"github.com/meshnode/meshnode/internal/validation"
+)
+
+// scoreNode writes a mesh.yaml with scorer and returns the node directory.
+func scoreNode(t *testing.T, scorer string) string {
+	t.Helper()
+	dir := t.TempDir()
+	yaml := "agent: ada\nurl: https://ada.github.io/mesh/\nscorer: " + scorer + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "mesh.yaml"), []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func waitingQueue() []queue.Item {
+	s := validation.Scores{4, 3, 4, 2, 4, 3}
+	queued := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	return []queue.Item{
+		{ID: "aaaaaaaaaaaa", Hash: "sha256:" + strings.Repeat("a", 64), From: "bob", TraceURL: "https://bob.example/traces/a.md",
+			Title: "Alpha", Status: queue.StatusQueued, QueuedAt: queued, Suggested: &s,
+			SuggestedReasons: map[string][]string{"substance": {"412 words"}}, SuggestedNotes: "Solid."},
+		{ID: "bbbbbbbbbbbb", Hash: "sha256:" + strings.Repeat("b", 64), From: "cy", TraceURL: "https://cy.example/traces/b.md",
+			Title: "Beta", Status: queue.StatusQueued, QueuedAt: queued},
+		{ID: "cccccccccccc", Hash: "sha256:" + strings.Repeat("c", 64), From: "cy", Title: "Done", Status: "done", Suggested: &s},
+	}
+}
+
+func runScoreT(t *testing.T, o scoreOptions) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	e := &env{stdout: &out, stderr: &out, now: time.Now}
+	if o.list == nil {
+		o.list = func(string) ([]queue.Item, error) { return waitingQueue(), nil }
+	}
+	if o.getenv == nil {
+		o.getenv = func(string) string { return "" }
+	}
+	err := runScore(context.Background(), e, o)
+	return out.String(), err
+}
+
+func TestScoreListsWaitingTracesWithTheirSuggestion(t *testing.T) {
+	o := scoreOptions{}
+	o.dir = scoreNode(t, "manual")
+	out, err := runScoreT(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"aaaaaaaaaaaa  bob  Alpha\n",
+		"suggested 20/30 pass: substance 4 uniqueness 3",
+		"bbbbbbbbbbbb  cy  Beta\n    https://cy.example/traces/b.md\n    no suggestion yet",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "cccccccccccc") {
+		t.Errorf("a finished item is listed:\n%s", out)
+	}
+}
+
+func githubEnv(apiURL string) func(string) string {
+	env := map[string]string{"GITHUB_TOKEN": "t0ken", "GITHUB_REPOSITORY": fakegithub.Owner + "/" + fakegithub.Repo, "GITHUB_API_URL": apiURL}
+	return func(k string) string { return env[k] }
+}
+
+func TestScorePROpensOnePullRequestOfDrafts(t *testing.T) {
+	f, c := fakegithub.New(t, map[string]string{"MANIFEST.md": "# MANIFEST\n"})
+	o := scoreOptions{pr: true, getenv: githubEnv(c.BaseURL.String())}
+	o.dir = scoreNode(t, "manual")
+
+	out, err := runScoreT(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "opened pull request #1") || !strings.Contains(out, "1 waiting trace(s) have no suggestion yet") {
+		t.Errorf("output:\n%s", out)
+	}
+	got, ok := f.File("meshnode/scores", "validations/val-aaaaaaaaaaaa.md")
+	if !ok {
+		t.Fatal("draft not on the branch")
+	}
+	v, err := validation.Parse([]byte(got))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Validator != "ada" || v.ValidatorURL != "https://ada.github.io/mesh/" || v.Total != 20 || v.Result != "pass" ||
+		v.TraceURL != "https://bob.example/traces/a.md" || !strings.Contains(got, "substance 4/5: 412 words") {
+		t.Errorf("draft:\n%s", got)
+	}
+	if _, ok := f.File("meshnode/scores", "validations/val-bbbbbbbbbbbb.md"); ok {
+		t.Error("a trace without a suggestion was drafted")
+	}
+
+	out, err = runScoreT(t, o)
+	if err != nil || !strings.Contains(out, "pull request #1 is up to date") || len(f.Pulls()) != 1 {
+		t.Errorf("second run: %v, %d pull requests, output:\n%s", err, len(f.Pulls()), out)
+	}
+}
+
+func TestScorePRWhenManualSkipsOtherScorers(t *testing.T) {
+	o := scoreOptions{pr: true, whenManual: true}
+	o.dir = scoreNode(t, "heuristic")
+	out, err := runScoreT(t, o)
+	if err != nil || !strings.Contains(out, "scorer is heuristic, not manual") {
+		t.Errorf("err %v, output %q", err, out)
+	}
+}
+
+func TestScorePRRefusesAMissingEnvironment(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     map[string]string
+		wantErr string
+	}{
+		{"no token", map[string]string{"GITHUB_REPOSITORY": "a/b"}, "GITHUB_TOKEN is not set"},
+		{"no repository", map[string]string{"GITHUB_TOKEN": "x"}, `GITHUB_REPOSITORY "" is not OWNER/REPO`},
+		{"bad repository", map[string]string{"GITHUB_TOKEN": "x", "GITHUB_REPOSITORY": "a/b/c"}, "is not OWNER/REPO"},
+		{"bad api url", map[string]string{"GITHUB_TOKEN": "x", "GITHUB_REPOSITORY": "a/b", "GITHUB_API_URL": "ftp://x"}, "is not an http(s) URL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := scoreOptions{pr: true, getenv: func(k string) string { return tt.env[k] }}
+			o.dir = scoreNode(t, "manual")
+			_, err := runScoreT(t, o)
+			var ue *usageError
+			if !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("err = %v, want a usage error with %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestScoreReadsTheRealQueueFile(t *testing.T) {
+	dir := scoreNode(t, "manual")
+	q := queue.Open(filepath.Join(dir, "mesh-state", "queue.json"))
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	it := waitingQueue()[0]
+	if _, err := q.Enqueue(queue.Item{ID: it.ID, Hash: it.Hash, From: it.From, TraceURL: it.TraceURL, Title: it.Title, QueuedAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Suggest(it.ID, *it.Suggested, it.SuggestedReasons, it.SuggestedNotes, now); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runSetupCLI(t, "score", "--dir", dir)
+	if code != exitOK || !strings.Contains(stdout, "aaaaaaaaaaaa  bob  Alpha") || !strings.Contains(stdout, "suggested 20/30 pass") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
