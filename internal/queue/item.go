@@ -1,0 +1,77 @@
+package queue
+
+import (
+	"time"
+
+	"github.com/meshnode/meshnode/internal/validation"
+)
+
+// Statuses of an item. Seed 003 has queued → in_progress → acked | done |
+// failed; a validation has no "acked" step, and "skipped" records work
+// deliberately not done (our own trace, an unverifiable hash).
+const (
+	StatusQueued     = "queued"
+	StatusInProgress = "in_progress"
+	StatusDone       = "done"
+	StatusFailed     = "failed"
+	StatusSkipped    = "skipped"
+)
+
+// DefaultLease is how long a claim lasts when the caller gives no lease:
+// seed 003's "lease default 2m".
+const DefaultLease = 2 * time.Minute
+
+// Item is one trace waiting to be validated, with its claim.
+type Item struct {
+	ID       string `json:"id"`   // first 12 hex of the trace hash, as in val-<id>.md
+	Hash     string `json:"hash"` // "sha256:<hex>"
+	From     string `json:"from"` // the agent that published the trace
+	FromURL  string `json:"from_url"`
+	TraceURL string `json:"trace_url"`
+	Type     string `json:"type,omitempty"`
+	Title    string `json:"title,omitempty"`
+	// Seq and Submitted come from the peer's MANIFEST row, so the trace can
+	// be scored later without reading the manifest again.
+	Seq       int       `json:"seq,omitempty"`
+	Submitted time.Time `json:"submitted,omitzero"`
+
+	Status    string    `json:"status"`
+	Reason    string    `json:"reason,omitempty"`
+	QueuedAt  time.Time `json:"queued_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+
+	// The claim (seed 002): who holds the item, until when, and the
+	// version every update must present.
+	Owner        string    `json:"owner,omitempty"`
+	LeaseExpires time.Time `json:"lease_expires,omitzero"`
+	Version      int       `json:"version"`
+
+	// Suggested scores, their reasons (dimension → reasons) and notes are
+	// filled when a person must score: the heuristic's proposal.
+	Suggested        *validation.Scores  `json:"suggested,omitempty"`
+	SuggestedReasons map[string][]string `json:"suggested_reasons,omitempty"`
+	SuggestedNotes   string              `json:"suggested_notes,omitempty"`
+}
+
+// Terminal reports whether the item's status is final.
+func (it *Item) Terminal() bool {
+	switch it.Status {
+	case StatusDone, StatusFailed, StatusSkipped:
+		return true
+	}
+	return false
+}
+
+// claimable reports whether a worker may claim the item at now: it is
+// queued, or in progress under a lease that has expired.
+func (it *Item) claimable(now time.Time) bool {
+	return it.Status == StatusQueued || (it.Status == StatusInProgress && !now.Before(it.LeaseExpires))
+}
+
+func (it *Item) normalize() {
+	for _, t := range []*time.Time{&it.Submitted, &it.QueuedAt, &it.UpdatedAt, &it.LeaseExpires} {
+		if !t.IsZero() {
+			*t = t.UTC().Round(0)
+		}
+	}
+}

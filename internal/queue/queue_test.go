@@ -1,0 +1,306 @@
+package queue
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/state"
+	"github.com/meshnode/meshnode/internal/validation"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+func newQueue(t testing.TB) (*Queue, string) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "mesh-state", "queue.json")
+	q := Open(p)
+	q.Now = func() time.Time { return t0 }
+	return q, p
+}
+
+func item(n int) Item {
+	h := fmt.Sprintf("sha256:%012x%052x", n, n)
+	return Item{ID: h[7:19], Hash: h, From: "jolt37", FromURL: "https://jolt37.example/", TraceURL: fmt.Sprintf("https://jolt37.example/traces/%d.md", n),
+		Type: "knowledge", Title: fmt.Sprintf("trace %d", n), Seq: n, QueuedAt: t0.Add(time.Duration(n) * time.Minute)}
+}
+
+// mustValid fails unless the file on disk decodes: after every call it is
+// either the old or the new complete file.
+func mustValid(t *testing.T, p string) {
+	t.Helper()
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := decode(data); err != nil {
+		t.Fatalf("queue file invalid after a call: %v", err)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(p))
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Fatalf("temporary file left behind: %s", e.Name())
+		}
+	}
+}
+
+func TestItemLifecycle(t *testing.T) {
+	q, p := newQueue(t)
+	steps := []struct {
+		name string
+		do   func() error
+		want string // status of item 1 afterwards
+	}{
+		{"enqueue queues", func() error { _, err := q.Enqueue(item(1)); return err }, StatusQueued},
+		{"claim moves to in_progress", func() error {
+			it, err := q.Claim("w1", t0, 0, nil)
+			if err == nil && (it == nil || it.Owner != "w1" || !it.LeaseExpires.Equal(t0.Add(DefaultLease)) || it.Version != 2) {
+				err = fmt.Errorf("claimed %+v", it)
+			}
+			return err
+		}, StatusInProgress},
+		{"renew extends the lease", func() error {
+			it, err := q.Renew(item(1).ID, "w1", 2, t0.Add(time.Minute), time.Minute)
+			if err == nil && (it.Version != 3 || !it.LeaseExpires.Equal(t0.Add(2*time.Minute))) {
+				err = fmt.Errorf("renewed %+v", it)
+			}
+			return err
+		}, StatusInProgress},
+		{"finish with the current version is done", func() error {
+			return q.Finish(item(1).ID, "w1", 3, StatusDone, "validation published", t0.Add(90*time.Second))
+		}, StatusDone},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			if err := st.do(); err != nil {
+				t.Fatal(err)
+			}
+			mustValid(t, p)
+			items, err := q.List()
+			if err != nil || len(items) != 1 || items[0].Status != st.want {
+				t.Fatalf("items = %+v, err %v; want status %s", items, err, st.want)
+			}
+		})
+	}
+	items, _ := q.List()
+	if it := items[0]; it.Reason != "validation published" || it.Owner != "" || !it.LeaseExpires.IsZero() {
+		t.Fatalf("finished item %+v", it)
+	}
+}
+
+func TestEnqueueIsIdempotentByHash(t *testing.T) {
+	q, _ := newQueue(t)
+	if n, err := q.Enqueue(item(1), item(2), item(1)); n != 2 || err != nil {
+		t.Fatalf("first enqueue added %d, %v", n, err)
+	}
+	it, _ := q.Claim("w", t0, time.Minute, nil)
+	if err := q.Finish(it.ID, "w", it.Version, StatusDone, "ok", t0); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := q.Enqueue(item(1), item(2)); n != 0 || err != nil {
+		t.Fatalf("re-enqueue added %d, %v", n, err)
+	}
+	items, _ := q.List()
+	if items[0].Status != StatusDone || items[1].Status != StatusQueued {
+		t.Fatalf("re-enqueue changed items: %+v", items)
+	}
+}
+
+func TestEnqueueReportsIDClashButKeepsOthers(t *testing.T) {
+	q, _ := newQueue(t)
+	clash := item(1)
+	clash.Hash = "sha256:other"
+	n, err := q.Enqueue(item(1), clash, item(2))
+	if n != 2 || err == nil || !strings.Contains(err.Error(), "already holds another trace") {
+		t.Fatalf("added %d, err %v", n, err)
+	}
+}
+
+func TestClaimTakesOldestClaimableAndHonoursFilter(t *testing.T) {
+	tests := []struct {
+		name   string
+		setup  func(q *Queue)
+		now    time.Time
+		filter func(Item) bool
+		want   int // seq claimed; 0 for none
+	}{
+		{"oldest queued first", func(q *Queue) {}, t0, nil, 1},
+		{"filter skips rejected items", func(q *Queue) {}, t0, func(it Item) bool { return it.Seq != 1 }, 2},
+		{"an unexpired claim is not taken", func(q *Queue) { q.Claim("w1", t0, time.Minute, nil) }, t0.Add(59 * time.Second), nil, 2},
+		{"an expired claim is taken over", func(q *Queue) { q.Claim("w1", t0, time.Minute, nil) }, t0.Add(time.Minute), nil, 1},
+		{"nothing claimable gives nil", func(q *Queue) {
+			q.Set(item(1).ID, StatusSkipped, "own trace", t0)
+			q.Set(item(2).ID, StatusFailed, "scorer", t0)
+		}, t0, nil, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q, _ := newQueue(t)
+			q.Enqueue(item(2), item(1))
+			tt.setup(q)
+			it, err := q.Claim("w2", tt.now, time.Minute, tt.filter)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := 0
+			if it != nil {
+				got = it.Seq
+			}
+			if got != tt.want {
+				t.Fatalf("claimed seq %d, want %d (%+v)", got, tt.want, it)
+			}
+		})
+	}
+}
+
+func TestStaleVersionIsRejected(t *testing.T) {
+	tests := []struct {
+		name string
+		act  func(q *Queue, first *Item) error
+	}{
+		{"finish after takeover", func(q *Queue, first *Item) error {
+			q.Claim("w2", t0.Add(3*time.Minute), time.Minute, nil)
+			return q.Finish(first.ID, "w1", first.Version, StatusDone, "", t0.Add(3*time.Minute))
+		}},
+		{"renew after takeover", func(q *Queue, first *Item) error {
+			q.Claim("w2", t0.Add(3*time.Minute), time.Minute, nil)
+			_, err := q.Renew(first.ID, "w1", first.Version, t0.Add(3*time.Minute), time.Minute)
+			return err
+		}},
+		{"finish after a person decided", func(q *Queue, first *Item) error {
+			q.Set(first.ID, StatusSkipped, "not worth scoring", t0)
+			return q.Finish(first.ID, "w1", first.Version, StatusDone, "", t0)
+		}},
+		{"finish with an old version by the same owner", func(q *Queue, first *Item) error {
+			q.Renew(first.ID, "w1", first.Version, t0, time.Minute)
+			return q.Finish(first.ID, "w1", first.Version, StatusDone, "", t0)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q, _ := newQueue(t)
+			q.Enqueue(item(1))
+			first, _ := q.Claim("w1", t0, time.Minute, nil)
+			if err := tt.act(q, first); !errors.Is(err, ErrConflict) {
+				t.Fatalf("err = %v, want ErrConflict", err)
+			}
+		})
+	}
+}
+
+func TestSetActsOnlyOnKnownIDsAndFinalStatuses(t *testing.T) {
+	q, _ := newQueue(t)
+	q.Enqueue(item(1))
+	if err := q.Set("nope", StatusDone, "", t0); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "nope") {
+		t.Fatalf("unknown id: %v", err)
+	}
+	if err := q.Set(item(1).ID, StatusQueued, "", t0); err == nil {
+		t.Fatal("Set accepted a non-final status")
+	}
+	if err := q.Set(item(1).ID, StatusFailed, "broken trace", t0); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSuggestStoresProposal(t *testing.T) {
+	q, _ := newQueue(t)
+	q.Enqueue(item(1))
+	err := q.Suggest(item(1).ID, validation.Scores{4, 3, 4, 4, 4, 3}, map[string][]string{"substance": {"cites two sources"}}, "solid", t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	items, _ := q.List()
+	if s := items[0].Suggested; s == nil || s.Total() != 22 || items[0].SuggestedNotes != "solid" || items[0].Status != StatusQueued {
+		t.Fatalf("item %+v", items[0])
+	}
+	if err := q.Suggest("nope", validation.Scores{}, nil, "", t0); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("unknown id: %v", err)
+	}
+}
+
+func TestFileBytesAreDeterministic(t *testing.T) {
+	q, p := newQueue(t)
+	q.Enqueue(item(2), item(1))
+	it, _ := q.Claim("host/42/1", t0, 0, nil)
+	q.Suggest(item(2).ID, validation.Scores{1, 2, 3, 4, 5, 0}, map[string][]string{"uniqueness": {"b", "a"}}, "n", t0)
+	_ = it
+	got, _ := os.ReadFile(p)
+	golden(t, "queue.golden.json", got)
+}
+
+func TestCorruptQueueIsReportedAndKept(t *testing.T) {
+	q, p := newQueue(t)
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	os.WriteFile(p, []byte("{\"items\": {"), 0o644)
+	_, err := q.Enqueue(item(1))
+	var ce *state.CorruptError
+	if !errors.As(err, &ce) {
+		t.Fatalf("err = %v, want *state.CorruptError", err)
+	}
+	if got, _ := os.ReadFile(p); string(got) != "{\"items\": {" {
+		t.Fatal("corrupt queue was rewritten")
+	}
+}
+
+func TestConcurrentClaimsNeverShareAnItem(t *testing.T) {
+	const n = 60
+	q, p := newQueue(t)
+	var items []Item
+	for i := 1; i <= n; i++ {
+		items = append(items, item(i))
+	}
+	q.Enqueue(items...)
+	var mu sync.Mutex
+	got := map[string]string{}
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		owner := fmt.Sprintf("w%d", w)
+		// Each worker opens its own Queue, as separate processes would.
+		wq := Open(p)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				it, err := wq.Claim(owner, t0, time.Minute, nil)
+				if err != nil || it == nil {
+					return
+				}
+				mu.Lock()
+				if prev, dup := got[it.ID]; dup {
+					t.Errorf("%s claimed by %s and %s", it.ID, prev, owner)
+				}
+				got[it.ID] = owner
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if len(got) != n {
+		t.Fatalf("claimed %d items, want %d", len(got), n)
+	}
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	p := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(p, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("read golden (run with -update to create): %v", err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("bytes differ from %s (run with -update and review the diff):\n%s", p, got)
+	}
+}
