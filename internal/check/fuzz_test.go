@@ -4,11 +4,16 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/meshnode/meshnode/internal/corpustest"
 	"github.com/meshnode/meshnode/internal/validation"
 )
+
+// validationTrace finds the real traces that are validations ("**Type:**
+// validation", "type: validation"), the corpus seeds worth fuzzing from.
+var validationTrace = regexp.MustCompile(`(?im)^\**type:\**\s*validation\s*$`)
 
 // FuzzCheck feeds any bytes as a changed validation and a changed trace:
 // Check must never panic, and every problem must point at a line of the
@@ -21,7 +26,7 @@ func FuzzCheck(f *testing.F) {
 	if dir, ok := corpustest.Find(); ok {
 		seeds, _ := filepath.Glob(filepath.Join(dir, "agents-hosted", "*", "traces", "*.md"))
 		for _, s := range seeds {
-			if b, err := os.ReadFile(s); err == nil && bytes.Contains(b, []byte("alidation")) {
+			if b, err := os.ReadFile(s); err == nil && validationTrace.Match(b) {
 				f.Add(b)
 			}
 		}
