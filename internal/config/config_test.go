@@ -89,7 +89,7 @@ func TestLoadRejectsMistakesWithLineAndKey(t *testing.T) {
 		{"camelCase key gets a suggestion", head + "gossip:\n  maxPeers: 3\n",
 			"mesh.yaml:4: gossip.maxPeers: unknown key (did you mean max_peers?)"},
 		{"bad duration", head + "lease: two minutes\n", "mesh.yaml:3: lease: must be a duration like 90s, 2m or 1h"},
-		{"duration out of range", head + "heartbeat:\n  deadline: 7h\n", "mesh.yaml:4: heartbeat.deadline: must be between 1m and 6h"},
+		{"duration out of range", head + "heartbeat:\n  deadline: 7h\n", "mesh.yaml:4: heartbeat.deadline: must be between 1s and 6h"},
 		{"bad scorer", head + "scorer: llm\n", "mesh.yaml:3: scorer: must be one of heuristic, command, manual"},
 		{"bool that is not a bool", head + "allow_private_addresses: yes please\n", "mesh.yaml:3: allow_private_addresses: must be true or false"},
 		{"section that is not a mapping", head + "limits: 5\n", "mesh.yaml:3: limits: must be a mapping of keys"},

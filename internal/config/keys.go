@@ -72,9 +72,9 @@ var keys = []key{
 		func(c *Config) *bool { return &c.AllowPrivateAddresses }, parseBool, show[bool]),
 	{name: "heartbeat", doc: "bounds of one heartbeat", sub: []key{
 		leaf("deadline", "the whole heartbeat stops polling after this long", DefaultDeadline,
-			func(c *Config) *time.Duration { return &c.Heartbeat.Deadline }, parseDuration(time.Minute, 6*time.Hour), showDuration),
+			func(c *Config) *time.Duration { return &c.Heartbeat.Deadline }, parseDuration(time.Second, 6*time.Hour), showDuration),
 		leaf("request_timeout", "one HTTP request's timeout", 20*time.Second,
-			func(c *Config) *time.Duration { return &c.Heartbeat.RequestTimeout }, parseDuration(time.Second, 10*time.Minute), showDuration),
+			func(c *Config) *time.Duration { return &c.Heartbeat.RequestTimeout }, parseDuration(100*time.Millisecond, 10*time.Minute), showDuration),
 		leaf("concurrency", "peers polled at the same time", 16,
 			func(c *Config) *int { return &c.Heartbeat.Concurrency }, parseInt(1, 256), show[int]),
 		leaf("max_conns_per_host", "open connections to one host at most", 4,
