@@ -41,6 +41,7 @@ type Problem struct {
 	Message string
 }
 
+// String formats the problem as FILE:LINE: message.
 func (p Problem) String() string { return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Message) }
 
 // Check applies every rule and returns the problems sorted by file, line

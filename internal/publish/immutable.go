@@ -28,6 +28,7 @@ type Violation struct {
 // Deleted reports whether the file is gone rather than edited.
 func (v Violation) Deleted() bool { return v.CurrentHash == "" }
 
+// String says what happened to the file, with its published hash.
 func (v Violation) String() string {
 	if v.Deleted() {
 		return fmt.Sprintf("%s (seq %d) was deleted; it was published as %s", v.File, v.Seq, v.PublishedHash)
@@ -41,6 +42,7 @@ func (v Violation) Fix() string {
 	return fmt.Sprintf("restore it with `git checkout -- %s` and publish a correcting trace that cites it", v.File)
 }
 
+// Error lists every changed file, each with its fix.
 func (e *ImmutableError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d published file(s) changed; published files are immutable", len(e.Files))
