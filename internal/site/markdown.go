@@ -95,8 +95,10 @@ func (linkFilter) Transform(doc *ast.Document, reader text.Reader, pc parser.Con
 				unsafe = append(unsafe, n)
 			}
 		case *ast.AutoLink:
-			if !safeURL(string(v.URL(reader.Source()))) {
+			if u := string(v.URL(reader.Source())); !safeURL(u) {
 				unsafe = append(unsafe, n)
+			} else if v.AutoLinkType == ast.AutoLinkURL {
+				v.SetAttributeString("rel", []byte("nofollow ugc noopener"))
 			}
 		}
 		return ast.WalkContinue, nil

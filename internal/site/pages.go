@@ -12,6 +12,7 @@ import (
 type output struct {
 	Path   string // slash-separated, relative to the site root
 	Render func() ([]byte, error)
+	Key    string // when set, a key of the inputs: equal keys give equal bytes
 }
 
 // index finds traces by "agent/seq".
@@ -63,17 +64,17 @@ func pageOutputs(n *Node, idx *index) []output {
 	}
 	timelineData := buildTimeline(traceTimes(n), voteTimes(n.Votes))
 	outs := []output{
-		{"index.html", func() ([]byte, error) {
+		{Path: "index.html", Render: func() ([]byte, error) {
 			v := base("index.html", "Home", "home")
 			v.Home, v.Timeline, v.Graph = homeOf(n), timelineData, buildGraph("home", n.Agent, n.Votes)
 			return execute("home", v)
 		}},
-		{"traces/index.html", func() ([]byte, error) { return execute("traces", base("traces/index.html", "Traces", "home")) }},
-		{"peers.html", func() ([]byte, error) { return execute("peers", base("peers.html", "Peers", "peers")) }},
-		{"validations.html", func() ([]byte, error) {
+		{Path: "traces/index.html", Render: func() ([]byte, error) { return execute("traces", base("traces/index.html", "Traces", "home")) }},
+		{Path: "peers.html", Render: func() ([]byte, error) { return execute("peers", base("peers.html", "Peers", "peers")) }},
+		{Path: "validations.html", Render: func() ([]byte, error) {
 			return execute("validations", base("validations.html", "Validations given", "validations"))
 		}},
-		{"signal.html", func() ([]byte, error) {
+		{Path: "signal.html", Render: func() ([]byte, error) {
 			v := base("signal.html", "SIGNAL", "signal")
 			v.Graph = buildGraph("signal", n.Agent, n.Votes)
 			return execute("signal", v)
@@ -81,13 +82,14 @@ func pageOutputs(n *Node, idx *index) []output {
 	}
 	for _, t := range n.Traces {
 		page := pagePath(t.File)
-		outs = append(outs, output{page, func() ([]byte, error) {
+		v := base(page, t.Title, "home")
+		v.Trace = t
+		outs = append(outs, output{Path: page, Key: traceKey(n, t, v), Render: func() ([]byte, error) {
 			body, err := renderMarkdown(t.Body)
 			if err != nil {
 				return nil, fmt.Errorf("trace %s: %w", t.File, err)
 			}
-			v := base(page, t.Title, "home")
-			v.Trace, v.Body = t, template.HTML(body) // goldmark output, raw HTML off and links filtered
+			v.Body = template.HTML(body) // goldmark output, raw HTML off and links filtered
 			return execute("trace", v)
 		}})
 	}

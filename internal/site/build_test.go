@@ -1,0 +1,183 @@
+package site
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/manifest"
+)
+
+// TestServedFilesHashAsManifestLists serves a built site and checks that
+// every file MANIFEST.md lists comes back with exactly the listed hash.
+func TestServedFilesHashAsManifestLists(t *testing.T) {
+	out, _ := buildFixture(t)
+	srv := httptest.NewServer(http.FileServer(http.Dir(out)))
+	defer srv.Close()
+	data, err := os.ReadFile(filepath.Join(out, "MANIFEST.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _, err := manifest.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Entries) == 0 {
+		t.Fatal("fixture manifest lists no files")
+	}
+	for _, e := range m.Entries {
+		t.Run(e.File, func(t *testing.T) {
+			if got := manifest.HashBytes(get(t, srv.URL+"/"+e.File)); got != e.Hash {
+				t.Errorf("served %s hashes to %s, MANIFEST says %s", e.File, got, e.Hash)
+			}
+		})
+	}
+}
+
+// TestBuildCopiesPublishedFilesByteForByte covers the files MANIFEST does
+// not list (IDENTITY.md, AGENTS.md, disputes, MANIFEST.md itself).
+func TestBuildCopiesPublishedFilesByteForByte(t *testing.T) {
+	out, _ := buildFixture(t)
+	for _, f := range []string{"MANIFEST.md", "IDENTITY.md", "AGENTS.md", "disputes/dispute-0a1b2c3d4e5f.md", "traces/003-hostile-input.md"} {
+		t.Run(f, func(t *testing.T) {
+			want, _ := os.ReadFile(filepath.Join("testdata/node", f))
+			got, err := os.ReadFile(filepath.Join(out, f))
+			if err != nil || string(got) != string(want) {
+				t.Errorf("%s not copied byte for byte (err %v)", f, err)
+			}
+		})
+	}
+}
+
+func TestUnchangedRebuildRewritesNothing(t *testing.T) {
+	out, first := buildFixture(t)
+	old := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, f := range siteFiles(t, out) {
+		os.Chtimes(filepath.Join(out, f), old, old)
+	}
+	st, err := Build(context.Background(), Options{Dir: "testdata/node", Out: out, Now: fixtureNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Written != 0 || st.Removed != 0 || st.Unchanged != first.Files {
+		t.Errorf("rebuild: %+v, want nothing written of %d", st, first.Files)
+	}
+	for _, f := range siteFiles(t, out) {
+		fi, _ := os.Stat(filepath.Join(out, f))
+		if !fi.ModTime().Equal(old) {
+			t.Errorf("%s was rewritten (mtime %v)", f, fi.ModTime())
+		}
+	}
+}
+
+func TestRebuildRemovesPagesOfDeletedTraces(t *testing.T) {
+	dir := copyNode(t)
+	out := filepath.Join(t.TempDir(), "site")
+	ctx := context.Background()
+	if _, err := Build(ctx, Options{Dir: dir, Out: out, Now: fixtureNow}); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(dir, "traces", "003-hostile-input.md"))
+	st, err := Build(ctx, Options{Dir: dir, Out: out, Now: fixtureNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Removed != 2 {
+		t.Errorf("removed %d files, want the trace and its page", st.Removed)
+	}
+	for _, f := range []string{"traces/003-hostile-input.md", "traces/003-hostile-input.html"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err == nil {
+			t.Errorf("%s still in the site", f)
+		}
+	}
+}
+
+func TestBuildRefusesToWriteIntoAForeignDirectory(t *testing.T) {
+	tests := []struct {
+		name    string
+		prepare func(dir string)
+		wantErr bool
+	}{
+		{"absent directory", func(dir string) { os.Remove(dir) }, false},
+		{"empty directory", func(string) {}, false},
+		{"someone's files", func(dir string) { os.WriteFile(filepath.Join(dir, "thesis.tex"), []byte("x"), 0o644) }, true},
+		{"an earlier site", func(dir string) { os.WriteFile(filepath.Join(dir, markerFile), nil, 0o644) }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := t.TempDir()
+			tt.prepare(out)
+			_, err := Build(context.Background(), Options{Dir: "testdata/node", Out: out, Now: fixtureNow})
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, want error %v", err, tt.wantErr)
+			}
+			if tt.wantErr {
+				if _, err := os.Stat(filepath.Join(out, "thesis.tex")); err != nil {
+					t.Error("the foreign file was touched")
+				}
+			}
+		})
+	}
+}
+
+func TestBuildOfAnEmptyNodeGivesAWorkingSite(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "site")
+	st, err := Build(context.Background(), Options{Dir: t.TempDir(), Out: out, Now: fixtureNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Traces != 0 {
+		t.Errorf("traces = %d", st.Traces)
+	}
+	page, _ := os.ReadFile(filepath.Join(out, "index.html"))
+	if !strings.Contains(string(page), "No traces published yet") {
+		t.Error("home page of an empty node does not say it has no traces")
+	}
+}
+
+// TestEveryInternalLinkResolves follows every relative href and src of
+// every page to a file of the site.
+func TestEveryInternalLinkResolves(t *testing.T) {
+	out, _ := buildFixture(t)
+	broken := brokenLinks(t, out)
+	for _, b := range broken {
+		t.Error(b)
+	}
+}
+
+func copyNode(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	err := os.CopyFS(dir, os.DirFS("testdata/node"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func get(t *testing.T, url string) []byte {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var b strings.Builder
+	buf := make([]byte, 32*1024)
+	for {
+		n, err := resp.Body.Read(buf)
+		b.Write(buf[:n])
+		if err != nil {
+			break
+		}
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s", url, resp.Status)
+	}
+	return []byte(b.String())
+}

@@ -1,0 +1,82 @@
+package site
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/meshnode/meshnode/internal/corpustest"
+)
+
+// seedTraces adds the fixture's traces, the hostile ones and, when the
+// real-mesh corpus is present, a sample of real traces.
+func seedTraces(f *testing.F) {
+	paths, _ := filepath.Glob("testdata/node/traces/*.md")
+	if dir, ok := corpustest.Find(); ok {
+		real, _ := filepath.Glob(filepath.Join(dir, "agents-hosted", "*", "traces", "*.md"))
+		for i := 0; i < len(real); i += 25 {
+			paths = append(paths, real[i])
+		}
+	}
+	for _, p := range paths {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	for _, s := range hostileTraces {
+		f.Add([]byte(s))
+	}
+}
+
+// FuzzRenderMarkdown checks that no trace, however built, makes a page
+// that can run script, and that rendering never panics.
+func FuzzRenderMarkdown(f *testing.F) {
+	seedTraces(f)
+	f.Fuzz(func(t *testing.T, src []byte) {
+		out, err := renderMarkdown(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bad := executable(string(out)); len(bad) > 0 {
+			t.Errorf("executable content from %q: %v", src, bad)
+		}
+	})
+}
+
+// FuzzReadTrace checks that reading a trace's metadata never panics and
+// that the body it keeps is a suffix of the input (front matter is only
+// ever cut off the top).
+func FuzzReadTrace(f *testing.F) {
+	seedTraces(f)
+	f.Fuzz(func(t *testing.T, src []byte) {
+		tr := readTrace(src)
+		if len(tr.Body) > len(src) || string(src[len(src)-len(tr.Body):]) != string(tr.Body) {
+			t.Errorf("body is not a suffix of the input")
+		}
+		for _, c := range tr.Cites {
+			if parseCites(c)[0] != c {
+				t.Errorf("citation %q is not canonical", c)
+			}
+		}
+	})
+}
+
+// FuzzParseIdentity checks that IDENTITY.md fields never come out empty.
+func FuzzParseIdentity(f *testing.F) {
+	f.Add([]byte("# Identity\n- Name: czero\n- Joined: 2026-02-26\n**Role:** Builder\nname: x\n"))
+	if dir, ok := corpustest.Find(); ok {
+		ids, _ := filepath.Glob(filepath.Join(dir, "agents-hosted", "*", "IDENTITY.md"))
+		for _, p := range ids {
+			if b, err := os.ReadFile(p); err == nil {
+				f.Add(b)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		for _, fl := range parseIdentity(src) {
+			if fl.Name == "" || fl.Value == "" {
+				t.Errorf("empty field %+v", fl)
+			}
+		}
+	})
+}
