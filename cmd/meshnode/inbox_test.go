@@ -1,0 +1,142 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/queue"
+	"github.com/meshnode/meshnode/internal/validation"
+)
+
+var inboxNow = time.Date(2026, 3, 15, 12, 0, 0, 0, time.UTC)
+
+// writeInboxNode queues two traces, claims the older and suggests scores
+// for the newer.
+func writeInboxNode(t *testing.T) (string, *queue.Queue) {
+	t.Helper()
+	dir := t.TempDir()
+	q := queue.Open(filepath.Join(dir, "mesh-state", "queue.json"))
+	_, err := q.Enqueue(
+		queue.Item{ID: "aaaaaaaaaaaa", Hash: "sha256:" + strings.Repeat("a", 64), From: "ann", FromURL: "https://ann.example/",
+			TraceURL: "https://ann.example/traces/one.md", Type: "knowledge", Seq: 1, QueuedAt: inboxNow.Add(-3 * time.Hour)},
+		queue.Item{ID: "bbbbbbbbbbbb", Hash: "sha256:" + strings.Repeat("b", 64), From: "bob", FromURL: "https://bob.example/",
+			TraceURL: "https://bob.example/traces/two.md", Type: "capability", Seq: 4, QueuedAt: inboxNow.Add(-20 * time.Minute)},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Claim("runner", inboxNow.Add(-time.Minute), 2*time.Minute, func(it queue.Item) bool { return it.From == "ann" }); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Suggest("bbbbbbbbbbbb", validation.Scores{4, 3, 4, 4, 4, 3}, nil, "solid", inboxNow); err != nil {
+		t.Fatal(err)
+	}
+	return dir, q
+}
+
+func TestInboxListsQueueOldestFirst(t *testing.T) {
+	dir, _ := writeInboxNode(t)
+	got, err := runCmd(t, "inbox", "--dir", dir, "--now", inboxNow.Format(time.RFC3339))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `ID            TYPE        FROM  STATUS       AGE      TRACE                              REASON
+aaaaaaaaaaaa  knowledge   ann   in_progress  3h ago   https://ann.example/traces/one.md  -
+bbbbbbbbbbbb  capability  bob   queued       20m ago  https://bob.example/traces/two.md  -
+`
+	if got != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestInboxJSONCarriesSchemaFields(t *testing.T) {
+	dir, _ := writeInboxNode(t)
+	out, err := runCmd(t, "inbox", "--dir", dir, "--now", inboxNow.Format(time.RFC3339), "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 2 {
+		t.Fatalf("rows %v err %v\n%s", rows, err, out)
+	}
+	tests := []struct {
+		name  string
+		row   int
+		field string
+		want  any
+	}{
+		{"id", 0, "id", "aaaaaaaaaaaa"},
+		{"claimed item names its owner", 0, "owner", "runner"},
+		{"age in seconds", 0, "age_seconds", 10800.0},
+		{"from", 1, "from", "bob"},
+		{"suggested total", 1, "suggested_total", 22.0},
+		{"status", 1, "status", "queued"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := rows[tt.row][tt.field]; got != tt.want {
+				t.Fatalf("row %d %s = %v, want %v", tt.row, tt.field, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestInboxActionsSettleOnlyTheNamedItem(t *testing.T) {
+	tests := []struct {
+		name       string
+		args       []string
+		wantStatus string
+		wantReason string
+	}{
+		{"skip with a reason", []string{"skip", "bbbbbbbbbbbb", "--reason", "duplicate of ann/1"}, queue.StatusSkipped, "duplicate of ann/1"},
+		{"fail without a reason says who", []string{"fail", "bbbbbbbbbbbb"}, queue.StatusFailed, "marked fail by hand"},
+		{"done", []string{"done", "bbbbbbbbbbbb"}, queue.StatusDone, "marked done by hand"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, q := writeInboxNode(t)
+			out, err := runCmd(t, append([]string{"inbox", "--dir", dir}, tt.args...)...)
+			if err != nil || !strings.HasPrefix(out, "bbbbbbbbbbbb: "+tt.wantStatus) {
+				t.Fatalf("out %q err %v", out, err)
+			}
+			items, _ := q.List()
+			if items[1].Status != tt.wantStatus || items[1].Reason != tt.wantReason || items[0].Status != queue.StatusInProgress {
+				t.Fatalf("items after action: %+v", items)
+			}
+		})
+	}
+}
+
+func TestInboxMistakesAreUsageErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown id", []string{"done", "cccccccccccc"}, `inbox: no item "cccccccccccc" in the queue`},
+		{"unknown action", []string{"ack", "bbbbbbbbbbbb"}, `inbox: unknown action "ack"`},
+		{"action without id", []string{"done"}, "inbox: want no arguments or an action and an ID, got 1 arguments"},
+		{"reason without action", []string{"--reason", "x"}, "inbox: --reason needs an action"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, _ := writeInboxNode(t)
+			_, err := runCmd(t, append([]string{"inbox", "--dir", dir}, tt.args...)...)
+			var ue *usageError
+			if !errors.As(err, &ue) || err.Error() != tt.want {
+				t.Fatalf("err = %v, want usage error %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestInboxOnEmptyQueue(t *testing.T) {
+	out, err := runCmd(t, "inbox", "--dir", t.TempDir())
+	if err != nil || !strings.Contains(out, "the inbox is empty") {
+		t.Fatalf("out %q err %v", out, err)
+	}
+}

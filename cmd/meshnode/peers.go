@@ -1,0 +1,234 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/presence"
+	"github.com/meshnode/meshnode/internal/roster"
+	"github.com/meshnode/meshnode/internal/state"
+)
+
+func init() {
+	register(&command{
+		name:    "peers",
+		summary: "list known agents with presence, cursor and breaker state",
+		usage: `Usage: meshnode peers [--dir DIR] [--now T] [--json]
+
+Lists every agent this node knows: those in AGENTS.md and those learned from
+peers' AGENTS.md (gossip). For each: its URL, presence (active, stale,
+offline, unreachable: see internal/presence), consecutive failures and
+backoff, cursor (last seq seen) and gaps still asked for, when it was last
+polled, and how many of its traces and validations the ledger holds.
+
+Reads AGENTS.md and mesh-state/ only; it polls nothing. --json prints a list
+of objects, one per agent; the schema is in docs/cli/peers.md.
+
+Examples:
+  meshnode peers
+  meshnode peers --json | jq -r '.[] | select(.presence == "unreachable") | .url'
+
+Flags:
+`,
+		run: runPeers,
+	})
+}
+
+type peersOptions struct {
+	nodeFlags
+	json bool
+}
+
+// peerRow is one agent in the listing and in --json (docs/cli/peers.md).
+type peerRow struct {
+	Agent           string        `json:"agent"`
+	URL             string        `json:"url"`
+	Source          string        `json:"source"` // "agents.md" or "gossip"
+	LearnedFrom     string        `json:"learned_from,omitempty"`
+	Presence        string        `json:"presence"`
+	Status          string        `json:"status,omitempty"`
+	FailureCount    int           `json:"failure_count"`
+	Backoff         string        `json:"backoff,omitempty"`
+	LastError       string        `json:"last_error,omitempty"`
+	LastSeenSeq     int           `json:"last_seen_seq"`
+	Gaps            []state.Range `json:"gaps"`
+	GapCount        int           `json:"gap_count"`
+	LastPolled      *time.Time    `json:"last_polled"`
+	LastSuccess     *time.Time    `json:"last_success"`
+	ManifestUpdated *time.Time    `json:"manifest_updated"`
+	Traces          int           `json:"traces"`
+	Validations     int           `json:"validations"`
+}
+
+func runPeers(ctx context.Context, e *env, args []string) error {
+	var o peersOptions
+	fs := newFlagSet("peers")
+	o.add(fs)
+	fs.BoolVar(&o.json, "json", false, "print the list as JSON")
+	if err := parseFlags(e, fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("run 'meshnode peers -h' for its flags", "peers: unexpected argument %q", fs.Arg(0))
+	}
+	clock, err := o.clock(e)
+	if err != nil {
+		return err
+	}
+	rows, err := listPeers(o.dir, clock())
+	if err != nil {
+		return err
+	}
+	if o.json {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rows)
+	}
+	return printPeers(e.stdout, rows, clock())
+}
+
+// listPeers joins AGENTS.md, the cursors and the ledger into one row per
+// known agent, sorted by name then URL.
+func listPeers(dir string, now time.Time) ([]peerRow, error) {
+	agents, err := readRoster(dir)
+	if err != nil {
+		return nil, err
+	}
+	st, err := state.Load(filepath.Join(dir, "mesh-state", "polling-cursors.json"))
+	if err != nil {
+		return nil, err
+	}
+	led, err := ledger.Load(filepath.Join(dir, "mesh-state", "ledger.json"))
+	if err != nil {
+		return nil, err
+	}
+	rows := []peerRow{}
+	listed := map[string]bool{}
+	for _, a := range agents {
+		if listed[a.URL] {
+			continue
+		}
+		listed[a.URL] = true
+		rows = append(rows, peerRowFor(a.Name, a.URL, "agents.md", st.Cursors[a.URL], led, now))
+	}
+	for _, url := range st.SortedURLs() {
+		if c := st.Cursors[url]; !listed[url] && c.LearnedFrom != "" {
+			rows = append(rows, peerRowFor(c.Agent, url, "gossip", c, led, now))
+		}
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		if rows[i].Agent != rows[j].Agent {
+			return rows[i].Agent < rows[j].Agent
+		}
+		return rows[i].URL < rows[j].URL
+	})
+	return rows, nil
+}
+
+// readRoster reads AGENTS.md; a node without one simply has no listed peers.
+func readRoster(dir string) ([]roster.Agent, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "AGENTS.md"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read AGENTS.md: %w", err)
+	}
+	agents, _ := roster.Parse(data)
+	return agents, nil
+}
+
+func peerRowFor(name, url, source string, c *state.Cursor, led *ledger.Ledger, now time.Time) peerRow {
+	if c == nil {
+		c = &state.Cursor{}
+	}
+	r := peerRow{
+		Agent: name, URL: url, Source: source, LearnedFrom: c.LearnedFrom,
+		Status: c.Status, FailureCount: c.FailureCount, Backoff: c.Backoff, LastError: c.LastError,
+		LastSeenSeq: c.LastSeenSeq, Gaps: append([]state.Range{}, c.Gaps...), GapCount: c.Gaps.Count(),
+		LastPolled: timeOrNil(c.LastPolled), LastSuccess: timeOrNil(c.LastSuccess), ManifestUpdated: timeOrNil(c.ManifestUpdated),
+		Traces: len(led.TracesBy(url)), Validations: len(led.ValidationsBy(url)),
+	}
+	r.Presence = string(presence.Classify(presence.Input{
+		Updated: c.ManifestUpdated, ManifestChanged: c.ManifestChanged, LastSuccess: c.LastSuccess,
+		Unreachable: c.Status == state.StatusUnreachable || c.Status == state.StatusGone,
+	}, now))
+	return r
+}
+
+func timeOrNil(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+func printPeers(w io.Writer, rows []peerRow, now time.Time) error {
+	if len(rows) == 0 {
+		fmt.Fprintln(w, "no known agents: list peers in AGENTS.md")
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "AGENT\tPRESENCE\tSEQ\tGAPS\tFAILS\tBACKOFF\tPOLLED\tTRACES\tVALIDATIONS\tURL")
+	for _, r := range rows {
+		backoff := r.Backoff
+		if backoff == "" {
+			backoff = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%s\t%s\t%d\t%d\t%s\n", r.Agent, r.Presence, r.LastSeenSeq,
+			gapsText(r.Gaps), r.FailureCount, backoff, ageText(r.LastPolled, now), r.Traces, r.Validations, r.URL)
+	}
+	return tw.Flush()
+}
+
+// gapsText writes up to three gap ranges, then how many more.
+func gapsText(gaps []state.Range) string {
+	if len(gaps) == 0 {
+		return "-"
+	}
+	var parts []string
+	for i, g := range gaps {
+		if i == 3 {
+			parts = append(parts, fmt.Sprintf("+%d more", len(gaps)-3))
+			break
+		}
+		if g.From == g.To {
+			parts = append(parts, strconv.Itoa(g.From))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d-%d", g.From, g.To))
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// ageText writes how long before now t was, in the largest sensible unit.
+func ageText(t *time.Time, now time.Time) string {
+	if t == nil {
+		return "never"
+	}
+	d := now.Sub(*t)
+	switch {
+	case d < 0:
+		return "in the future"
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d/time.Minute))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d/time.Hour))
+	}
+	return fmt.Sprintf("%dd ago", int(d/(24*time.Hour)))
+}

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/state"
+)
+
+var peersNow = time.Date(2026, 3, 15, 12, 0, 0, 0, time.UTC)
+
+// writePeersNode writes a node that knows four agents: ann (polled a
+// minute ago, manifest updated an hour ago, with a gap), bob (failing for
+// 31 days), cy (listed, never polled) and dee (learned from ann's AGENTS.md).
+func writePeersNode(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	agents := "# name | trace_url | joined\ncy | https://cy.example/ | 2026-02-03\nann | https://ann.example/ | 2026-02-01\nbob | https://bob.example/ | 2026-02-02\n"
+	if err := os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte(agents), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st := state.New()
+	ann := st.Cursor("https://ann.example/")
+	ann.Agent, ann.LastSeenSeq = "ann", 50
+	ann.Gaps = state.Ranges{{From: 46, To: 48}}
+	ann.LastPolled = peersNow.Add(-time.Minute)
+	ann.RecordSuccess(ann.LastPolled)
+	ann.ManifestUpdated = peersNow.Add(-time.Hour)
+	bob := st.Cursor("https://bob.example/")
+	bob.Agent, bob.LastSeenSeq = "bob", 7
+	bob.RecordSuccess(peersNow.Add(-40 * 24 * time.Hour))
+	for d := 31; d >= 0; d-- {
+		bob.LastPolled = peersNow.Add(-time.Duration(d) * 24 * time.Hour)
+		bob.RecordFailure(bob.LastPolled, "connection refused")
+	}
+	dee := st.Cursor("https://dee.example/")
+	dee.Agent, dee.LearnedFrom = "dee", "https://ann.example/"
+	if _, err := st.Save(filepath.Join(dir, "mesh-state", "polling-cursors.json")); err != nil {
+		t.Fatal(err)
+	}
+	led := ledger.New()
+	led.AddTrace(&ledger.Trace{Agent: "ann", AgentURL: "https://ann.example/", Seq: 1, Hash: "sha256:a1"})
+	led.AddTrace(&ledger.Trace{Agent: "ann", AgentURL: "https://ann.example/", Seq: 2, Hash: "sha256:a2"})
+	led.AddValidation(&ledger.Validation{ValidatorURL: "https://ann.example/", TraceHash: "sha256:b1"})
+	if _, err := led.Save(filepath.Join(dir, "mesh-state", "ledger.json")); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func runCmd(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), args, &out, &errOut)
+	return out.String(), err
+}
+
+func TestPeersTableShowsPresenceCursorAndCounts(t *testing.T) {
+	dir := writePeersNode(t)
+	got, err := runCmd(t, "peers", "--dir", dir, "--now", peersNow.Format(time.RFC3339))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `AGENT  PRESENCE     SEQ  GAPS   FAILS  BACKOFF  POLLED    TRACES  VALIDATIONS  URL
+ann    active       50   46-48  0      -        1m ago    2       1            https://ann.example/
+bob    unreachable  7    -      32     weekly   just now  0       0            https://bob.example/
+cy     offline      0    -      0      -        never     0       0            https://cy.example/
+dee    offline      0    -      0      -        never     0       0            https://dee.example/
+`
+	if got != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestPeersJSONListsEveryAgentWithSchemaFields(t *testing.T) {
+	dir := writePeersNode(t)
+	out, err := runCmd(t, "peers", "--dir", dir, "--now", peersNow.Format(time.RFC3339), "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	tests := []struct {
+		name  string
+		agent string
+		field string
+		want  any
+	}{
+		{"ann is active", "ann", "presence", "active"},
+		{"ann's gap count", "ann", "gap_count", 3.0},
+		{"ann's traces from the ledger", "ann", "traces", 2.0},
+		{"bob's breaker status", "bob", "status", "unreachable"},
+		{"bob's backoff", "bob", "backoff", "weekly"},
+		{"cy came from AGENTS.md", "cy", "source", "agents.md"},
+		{"cy was never polled", "cy", "last_polled", nil},
+		{"dee came from gossip", "dee", "source", "gossip"},
+		{"dee names who listed it", "dee", "learned_from", "https://ann.example/"},
+	}
+	byAgent := map[string]map[string]any{}
+	for _, r := range rows {
+		byAgent[r["agent"].(string)] = r
+	}
+	if len(rows) != 4 {
+		t.Fatalf("%d rows, want 4", len(rows))
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := byAgent[tt.agent][tt.field]; got != tt.want {
+				t.Fatalf("%s.%s = %v, want %v", tt.agent, tt.field, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestPeersOnEmptyNodeSaysHowToAddPeers(t *testing.T) {
+	out, err := runCmd(t, "peers", "--dir", t.TempDir())
+	if err != nil || !strings.Contains(out, "list peers in AGENTS.md") {
+		t.Fatalf("out %q err %v", out, err)
+	}
+}
+
+func TestPeersReportsCorruptStateWithoutTouchingIt(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "mesh-state", "polling-cursors.json")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	os.WriteFile(p, []byte("{oops"), 0o644)
+	_, err := runCmd(t, "peers", "--dir", dir)
+	if err == nil || !strings.Contains(err.Error(), "polling-cursors.json:1:2") {
+		t.Fatalf("err = %v", err)
+	}
+}
