@@ -1,0 +1,205 @@
+package heartbeat
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/meshnode/meshnode/internal/config"
+	"github.com/meshnode/meshnode/internal/fetch"
+	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/queue"
+	"github.com/meshnode/meshnode/internal/state"
+)
+
+// Paths of the node's state, relative to its directory.
+const (
+	CursorsFile = "mesh-state/polling-cursors.json"
+	LedgerFile  = "mesh-state/ledger.json"
+	QueueFile   = "mesh-state/queue.json"
+)
+
+// lockWait is how long a heartbeat waits for another one on the same node
+// to finish before giving up: two runs never poll at once, so cursors are
+// never written by two processes.
+const lockWait = 2 * time.Minute
+
+// Options configure one heartbeat.
+type Options struct {
+	Dir      string
+	Config   *config.Config
+	Now      func() time.Time
+	Logger   *slog.Logger
+	Client   *fetch.Client                  // nil: built from Config
+	Progress func(done, total int, peer string) // nil: no progress display
+	Version  string                         // for the User-Agent
+}
+
+// node is one heartbeat's working set.
+type node struct {
+	opts    Options
+	cfg     *config.Config
+	now     time.Time
+	log     *slog.Logger
+	client  *fetch.Client
+	state   *state.State
+	ledger  *ledger.Ledger
+	queue   *queue.Queue
+	sum     Summary
+	fetched map[string]fetched // this run's verified files by hash
+	refresh bool               // our MANIFEST's updated time was refreshed
+}
+
+// Run runs one heartbeat of the node in opts.Dir. It returns an error only
+// for local failures; whatever peers do is in the Summary.
+func Run(ctx context.Context, opts Options) (*Summary, error) {
+	n, unlock, err := open(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	ctx, cancel := context.WithTimeout(ctx, n.cfg.Heartbeat.Deadline)
+	defer cancel()
+
+	if ev := n.state.EvictSeen(n.now); ev > 0 {
+		n.log.Info("evicted seen hashes older than 90 days", "count", ev)
+	}
+	peers, err := n.peers()
+	if err != nil {
+		return nil, err
+	}
+	results := n.pollAll(ctx, peers)
+	if err := n.apply(results); err != nil {
+		return nil, err
+	}
+	if err := n.validate(context.WithoutCancel(ctx)); err != nil {
+		return nil, err
+	}
+	if err := n.publish(); err != nil {
+		return nil, err
+	}
+	if err := n.save(); err != nil {
+		return nil, err
+	}
+	n.sum.sortLists()
+	return &n.sum, nil
+}
+
+// open loads everything a heartbeat needs and takes the node's lock.
+func open(ctx context.Context, opts Options) (*node, func(), error) {
+	if opts.Config == nil {
+		return nil, nil, fmt.Errorf("heartbeat: no config")
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	unlock, err := lock(ctx, opts.Dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	n := &node{opts: opts, cfg: opts.Config, now: opts.Now().UTC(), log: opts.Logger, fetched: map[string]fetched{}}
+	if err := n.load(); err != nil {
+		unlock()
+		return nil, nil, err
+	}
+	n.client = opts.Client
+	if n.client == nil {
+		n.client = fetch.New(clientOptions(n.cfg, opts.Version, opts.Now))
+	}
+	n.client.LoadHosts(hostsFromState(n.state))
+	return n, unlock, nil
+}
+
+func (n *node) load() error {
+	var err error
+	if n.state, err = state.Load(n.path(CursorsFile)); err != nil {
+		return err
+	}
+	if n.ledger, err = ledger.Load(n.path(LedgerFile)); err != nil {
+		return err
+	}
+	n.queue = queue.Open(n.path(QueueFile))
+	return nil
+}
+
+func (n *node) path(rel string) string { return filepath.Join(n.opts.Dir, filepath.FromSlash(rel)) }
+
+// lock takes the node's heartbeat lock, waiting for a running heartbeat to
+// finish for at most lockWait.
+func lock(ctx context.Context, dir string) (func(), error) {
+	deadline := time.Now().Add(lockWait)
+	for {
+		unlock, err := state.Lock(dir)
+		if err == nil {
+			return unlock, nil
+		}
+		if err != state.ErrLocked || time.Now().After(deadline) {
+			return nil, fmt.Errorf("lock %s: %w", dir, err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// pollAll polls every peer concurrently, at most Heartbeat.Concurrency at a
+// time. Each poll works on its own copy of its cursor.
+func (n *node) pollAll(ctx context.Context, peers []peer) []*pollResult {
+	pl := &poller{
+		client:    n.client,
+		now:       n.now,
+		seen:      n.state.Seen,
+		selfURL:   n.cfg.URL,
+		limits:    limits{manifest: n.cfg.Limits.ManifestBytes, trace: n.cfg.Limits.TraceBytes, agents: n.cfg.Limits.AgentsBytes},
+		logf:      func(f string, a ...any) { n.log.Warn(fmt.Sprintf(f, a...)) },
+		wantPeers: n.cfg.Gossip.Enabled,
+	}
+	results := make([]*pollResult, len(peers))
+	var mu sync.Mutex
+	done := 0
+	var g errgroup.Group
+	g.SetLimit(n.cfg.Heartbeat.Concurrency)
+	for i, p := range peers {
+		c := *n.state.Cursor(p.url)
+		g.Go(func() error {
+			results[i] = pl.poll(ctx, p, c)
+			if n.opts.Progress != nil {
+				mu.Lock()
+				done++
+				n.opts.Progress(done, len(peers), p.name)
+				mu.Unlock()
+			}
+			return nil
+		})
+	}
+	g.Wait()
+	for _, r := range results {
+		n.logPoll(r)
+	}
+	return results
+}
+
+func (n *node) logPoll(r *pollResult) {
+	attrs := []any{
+		"peer", r.peer.name, "url", r.peer.url, "outcome", r.outcome,
+		"seq", r.cursor.LastSeenSeq, "new", len(r.files), "duplicates", r.dups,
+		"rejected", len(r.mismatches) + len(r.rejected), "gaps", r.gapCount,
+		"requests", r.requests, "latency_ms", r.latency.Milliseconds(),
+		"failure_count", r.cursor.FailureCount,
+	}
+	if r.err != nil {
+		attrs = append(attrs, "err", r.err.Error())
+	}
+	n.log.Info("poll", attrs...)
+}

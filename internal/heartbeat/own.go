@@ -1,0 +1,141 @@
+package heartbeat
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+
+	"github.com/meshnode/meshnode/internal/atomicfile"
+	"github.com/meshnode/meshnode/internal/dispute"
+	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/presence"
+	"github.com/meshnode/meshnode/internal/publish"
+	"github.com/meshnode/meshnode/internal/signal"
+)
+
+// Paths of the node's own published files.
+const (
+	ManifestFile = "MANIFEST.md"
+	DisputesDir  = "disputes"
+)
+
+// ownStatuses resolves the status of each of our own traces from the
+// validations the node has seen (SIGNAL's resolution rule).
+func (n *node) ownStatuses() (map[string]string, error) {
+	in, err := signal.Load(n.opts.Dir, n.cfg.Agent, n.cfg.URL, n.cfg.Signal.Bootstrap)
+	if err != nil {
+		return nil, fmt.Errorf("compute statuses: %w", err)
+	}
+	rep := signal.Compute(in)
+	out := map[string]string{}
+	for _, t := range rep.Traces {
+		if t.URL != "" && len(t.URL) >= len(n.cfg.URL) && t.URL[:len(n.cfg.URL)] == n.cfg.URL {
+			out[t.Hash] = t.Status
+		}
+	}
+	return out, nil
+}
+
+// hasStanding applies the standing gate (seed 000, step 6): a node
+// validates only once enough of its own traces were validated by others.
+func (n *node) hasStanding() (bool, string) {
+	min := n.cfg.Standing.MinValidatedTraces
+	if min <= 0 || n.cfg.Standing.Bootstrap {
+		return true, ""
+	}
+	statuses, err := n.ownStatuses()
+	if err != nil {
+		return false, err.Error()
+	}
+	got := 0
+	for _, s := range statuses {
+		if s == manifest.StatusValidated {
+			got++
+		}
+	}
+	if got >= min {
+		return true, ""
+	}
+	return false, fmt.Sprintf("no standing yet: %d of %d own traces validated by others (standing.min_validated_traces)", got, min)
+}
+
+// publishDisputes writes a MANIFEST-DISPUTE file for every hash mismatch
+// seen in this run, once per claimed hash.
+func (n *node) publishDisputes() error {
+	for _, m := range n.sum.HashMismatches {
+		rel := path.Join(DisputesDir, dispute.FileName(m.Claimed))
+		if _, err := os.Stat(n.path(rel)); err == nil {
+			continue
+		}
+		d := &dispute.Dispute{
+			Reporter: n.cfg.Agent, ReporterURL: n.cfg.URL, Agent: m.Peer, AgentURL: n.peerURL(m.Peer),
+			FileURL: m.URL, Seq: m.Seq, ClaimedHash: m.Claimed, ServedHash: m.Served, ObservedAt: n.now,
+			Notes: "The bytes served at file_url do not hash to the sha256 the agent's MANIFEST.md lists for this seq.",
+		}
+		if err := atomicfile.WriteFile(n.path(rel), d.Format(), 0o644); err != nil {
+			return fmt.Errorf("publish dispute: %w", err)
+		}
+		n.sum.DisputesPublished++
+	}
+	return nil
+}
+
+func (n *node) peerURL(name string) string {
+	for url, c := range n.state.Cursors {
+		if c.Agent == name {
+			return url
+		}
+	}
+	return ""
+}
+
+// publish writes disputes, resolves our traces' statuses and regenerates
+// MANIFEST.md with everything new.
+func (n *node) publish() error {
+	if err := n.publishDisputes(); err != nil {
+		return err
+	}
+	statuses, err := n.ownStatuses()
+	if err != nil {
+		return err
+	}
+	refresh, err := n.refreshDue()
+	if err != nil {
+		return err
+	}
+	res, err := publish.Publish(publish.Options{
+		Dir: n.opts.Dir, Agent: n.cfg.Agent, URL: n.cfg.URL, Now: n.now,
+		Statuses: statuses, RefreshUpdated: refresh,
+	})
+	if err != nil {
+		return err
+	}
+	for _, e := range res.NewFiles {
+		if isValidationFile(e) || path.Dir(e.File) == DisputesDir {
+			continue
+		}
+		n.sum.TracesPublished++
+	}
+	n.sum.Changed = n.sum.Changed || res.Changed
+	n.refresh = refresh
+	return nil
+}
+
+// refreshDue reports whether our MANIFEST's updated time is old enough to
+// refresh, so peers keep seeing us as active (seed 001 presence).
+func (n *node) refreshDue() (bool, error) {
+	data, err := os.ReadFile(n.path(ManifestFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read %s: %w", ManifestFile, err)
+	}
+	m, _, err := manifest.Parse(data)
+	if err != nil {
+		return false, fmt.Errorf("our own %s: %w", ManifestFile, err)
+	}
+	return presence.RefreshDue(m.Updated, n.now), nil
+}

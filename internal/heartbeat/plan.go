@@ -1,0 +1,156 @@
+package heartbeat
+
+import (
+	"sort"
+
+	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/state"
+)
+
+// maxFetchPerPoll bounds the files fetched from one peer in one heartbeat,
+// so a peer listing a million rows cannot hold the heartbeat hostage. What
+// is left over is picked up by the next heartbeat: the cursor only advances
+// to the last seq planned.
+const maxFetchPerPoll = 5000
+
+// plan is what one poll of a peer must do with its manifest.
+type plan struct {
+	fetch     []manifest.Entry // entries to fetch and verify, seq ascending
+	record    []manifest.Entry // entries with no file column: recorded, not fetched
+	lastSeen  int              // the cursor after this poll
+	gaps      []state.Range    // seqs at or below lastSeen still missing
+	backwards bool             // the peer's sequence went below our cursor
+	truncated bool             // maxFetchPerPoll cut the plan short
+	dups      int              // rows repeating the hash of an earlier row
+}
+
+// cursorView is the part of a cursor that planning reads.
+type cursorView struct {
+	lastSeen int
+	gaps     []state.Range
+	retry    []int
+}
+
+// planPoll decides which entries of m are new for the cursor c.
+//
+// An entry is wanted when its seq is above the cursor, inside a recorded
+// gap (the peer may backfill it) or on the retry list (an earlier fetch of
+// it failed). When the peer's sequence went backwards (a reset or a
+// rewrite), every entry is wanted again and deduplication by hash keeps
+// already processed files from being processed twice; the cursor then
+// follows the peer down, so entries it publishes next are not skipped.
+func planPoll(c cursorView, m *manifest.Manifest) plan {
+	top := m.Sequence
+	if s := m.MaxSeq(); s > top {
+		top = s
+	}
+	p := plan{backwards: top < c.lastSeen}
+	retry := make(map[int]bool, len(c.retry))
+	for _, s := range c.retry {
+		retry[s] = true
+	}
+	entries := append([]manifest.Entry(nil), m.Entries...)
+	sort.SliceStable(entries, func(i, j int) bool { return entries[i].Seq < entries[j].Seq })
+	present := make(map[int]bool, len(entries))
+	seenHash := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		if e.Seq > 0 {
+			present[e.Seq] = true
+		}
+		if seenHash[e.Hash] {
+			p.dups++ // the same bytes listed twice: one fetch is enough
+			continue
+		}
+		seenHash[e.Hash] = true
+		wanted := p.backwards || e.Seq <= 0 || e.Seq > c.lastSeen || inRanges(c.gaps, e.Seq) || retry[e.Seq]
+		if !wanted {
+			continue
+		}
+		if e.File == "" {
+			p.record = append(p.record, e)
+			continue
+		}
+		if len(p.fetch) == maxFetchPerPoll {
+			p.truncated = true
+			top = p.fetch[len(p.fetch)-1].Seq
+			break
+		}
+		p.fetch = append(p.fetch, e)
+	}
+	p.lastSeen = top
+	from := c.lastSeen + 1
+	var old []state.Range
+	if p.backwards {
+		from = 1
+	} else {
+		old = c.gaps
+	}
+	p.gaps = missing(old, from, top, present)
+	return p
+}
+
+// missing returns the seqs of the old gaps and of [from, to] that are not
+// present, as sorted, merged ranges. It works on ranges, never seq by seq,
+// so a hostile "sequence: 999999999" costs nothing.
+func missing(old []state.Range, from, to int, present map[int]bool) []state.Range {
+	sorted := make([]int, 0, len(present))
+	for s := range present {
+		sorted = append(sorted, s)
+	}
+	sort.Ints(sorted)
+	var out []state.Range
+	for _, r := range old {
+		if r.To >= from {
+			r.To = from - 1 // the part above the cursor is covered below
+		}
+		out = appendMerged(out, subtract(r, sorted)...)
+	}
+	out = appendMerged(out, subtract(state.Range{From: from, To: to}, sorted)...)
+	return out
+}
+
+// subtract returns the parts of r that hold none of the sorted seqs.
+func subtract(r state.Range, sorted []int) []state.Range {
+	if r.From > r.To {
+		return nil
+	}
+	var out []state.Range
+	cur := r.From
+	for _, s := range sorted[sort.SearchInts(sorted, r.From):] {
+		if s > r.To {
+			break
+		}
+		if s > cur {
+			out = append(out, state.Range{From: cur, To: s - 1})
+		}
+		cur = s + 1
+	}
+	if cur <= r.To {
+		out = append(out, state.Range{From: cur, To: r.To})
+	}
+	return out
+}
+
+// appendMerged appends ranges that come in ascending order, joining
+// neighbours.
+func appendMerged(out []state.Range, rs ...state.Range) []state.Range {
+	for _, r := range rs {
+		if n := len(out); n > 0 && out[n-1].To+1 >= r.From {
+			if r.To > out[n-1].To {
+				out[n-1].To = r.To
+			}
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func inRanges(rs []state.Range, seq int) bool {
+	for _, r := range rs {
+		if seq >= r.From && seq <= r.To {
+			return true
+		}
+	}
+	return false
+}

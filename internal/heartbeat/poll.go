@@ -1,0 +1,260 @@
+package heartbeat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/fetch"
+	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/roster"
+	"github.com/meshnode/meshnode/internal/state"
+	"github.com/meshnode/meshnode/internal/trace"
+	"github.com/meshnode/meshnode/internal/validation"
+)
+
+// Outcomes of one poll, as logged and counted.
+const (
+	outcomeSkipped     = "skipped"      // the circuit breaker said not yet
+	outcomeUnchanged   = "unchanged"    // 304, or the same manifest bytes
+	outcomeNew         = "new"          // new entries processed
+	outcomeNothingNew  = "nothing_new"  // manifest changed, nothing above the cursor
+	outcomeFailed      = "failed"       // counts against the circuit breaker
+	outcomeRateLimited = "rate_limited" // the host asked us to wait: not a failure
+	outcomeGone        = "gone"         // 410: muted
+)
+
+// peer is one agent to poll.
+type peer struct {
+	name string
+	url  string // trace URL, ending in "/"
+}
+
+// fetched is one verified file of a peer, kept in memory for this run only.
+type fetched struct {
+	entry manifest.Entry
+	url   string
+	raw   []byte
+	trace *trace.Trace           // set for traces
+	val   *validation.Validation // set for validation files
+}
+
+// mismatch is a file whose served bytes did not hash to the MANIFEST hash.
+type mismatch struct {
+	entry  manifest.Entry
+	url    string
+	served string
+}
+
+// pollResult is everything one poll learned. It is applied to the shared
+// state by the single goroutine that runs the heartbeat.
+type pollResult struct {
+	peer       peer
+	outcome    string
+	err        error
+	cursor     state.Cursor // the cursor after this poll
+	manifest   *manifest.Manifest
+	files      []fetched
+	records    []manifest.Entry // rows with no file column
+	dups       int
+	mismatches []mismatch
+	rejected   []string // entries refused before fetching (bad path), with why
+	learned    []roster.Agent
+	gapCount   int
+	backwards  bool
+	requests   int
+	latency    time.Duration
+}
+
+// poller polls peers. It is shared by the poll goroutines and must only be
+// read by them.
+type poller struct {
+	client    *fetch.Client
+	now       time.Time
+	seen      func(hash string) bool // read-only view of seen_hashes
+	selfURL   string
+	limits    limits
+	logf      func(format string, args ...any)
+	wantPeers bool // gossip: read peers' AGENTS.md
+}
+
+type limits struct {
+	manifest, trace, agents int64
+}
+
+// poll runs one poll of p from cursor c.
+func (pl *poller) poll(ctx context.Context, p peer, c state.Cursor) *pollResult {
+	start := time.Now()
+	r := &pollResult{peer: p, cursor: c}
+	defer func() { r.latency = time.Since(start) }()
+	if !c.Due(pl.now) {
+		r.outcome = outcomeSkipped
+		return r
+	}
+	r.cursor.LastPolled = pl.now
+	req := fetch.Request{URL: p.url + "MANIFEST.md", MaxBytes: pl.limits.manifest}
+	if len(c.Retry) == 0 {
+		// With entries to retry we need the body even if it did not change.
+		req.ETag, req.LastModified = c.ETag, c.LastModified
+	}
+	r.requests++
+	resp, err := pl.client.Get(ctx, req)
+	if err != nil {
+		pl.fail(r, err)
+		return r
+	}
+	r.cursor.ETag, r.cursor.LastModified = resp.ETag, resp.LastModified
+	if resp.NotModified {
+		r.succeed(pl.now, outcomeUnchanged)
+		return r
+	}
+	sum := manifest.HashBytes(resp.Body)
+	if sum == c.ManifestSHA256 && len(c.Retry) == 0 {
+		r.succeed(pl.now, outcomeUnchanged)
+		return r
+	}
+	m, problems, err := manifest.Parse(resp.Body)
+	if err != nil {
+		pl.fail(r, fmt.Errorf("parse manifest: %w", err))
+		return r
+	}
+	for _, pr := range problems {
+		pl.logf("peer %s: MANIFEST.md line %d skipped: %s", p.name, pr.Line, pr.Reason)
+	}
+	r.manifest = m
+	if c.ManifestSHA256 != sum {
+		r.cursor.ManifestChanged = pl.now
+	}
+	r.cursor.ManifestSHA256 = sum
+	r.cursor.ManifestUpdated = m.Updated
+	pl.process(ctx, r, m)
+	if pl.wantPeers {
+		pl.gossip(ctx, r)
+	}
+	return r
+}
+
+// process fetches and verifies the entries the plan wants.
+func (pl *poller) process(ctx context.Context, r *pollResult, m *manifest.Manifest) {
+	c := &r.cursor
+	pn := planPoll(cursorView{lastSeen: c.LastSeenSeq, gaps: c.Gaps, retry: c.Retry}, m)
+	r.backwards = pn.backwards
+	if pn.backwards {
+		pl.logf("peer %s: sequence went backwards from %d to %d: rescanning, deduplicating by hash", r.peer.name, c.LastSeenSeq, pn.lastSeen)
+	}
+	r.records = pn.record
+	r.dups += pn.dups
+	var retry []int
+	for _, e := range pn.fetch {
+		if ctx.Err() != nil {
+			retry = append(retry, e.Seq)
+			continue
+		}
+		if pl.seen(e.Hash) {
+			r.dups++
+			continue
+		}
+		if !pl.fetchEntry(ctx, r, e) {
+			retry = append(retry, e.Seq)
+		}
+	}
+	c.LastSeenSeq = pn.lastSeen
+	c.Gaps = pn.gaps
+	c.Retry = retry
+	r.gapCount = countRanges(pn.gaps)
+	if len(pn.gaps) > 0 {
+		pl.logf("peer %s: %d seqs missing below %d (gaps kept for a later backfill)", r.peer.name, r.gapCount, pn.lastSeen)
+	}
+	outcome := outcomeNothingNew
+	if len(r.files)+len(r.mismatches) > 0 {
+		outcome = outcomeNew
+	}
+	r.succeed(pl.now, outcome)
+}
+
+// fetchEntry fetches one file and verifies it. It reports false when the
+// fetch should be retried by a later heartbeat.
+func (pl *poller) fetchEntry(ctx context.Context, r *pollResult, e manifest.Entry) bool {
+	u, err := fetch.ResolveWithin(r.peer.url, e.File)
+	if err != nil {
+		r.rejected = append(r.rejected, fmt.Sprintf("seq %d: %v", e.Seq, err))
+		pl.logf("peer %s: seq %d refused: %v", r.peer.name, e.Seq, err)
+		return true // a bad path does not get better by retrying
+	}
+	r.requests++
+	resp, err := pl.client.Get(ctx, fetch.Request{URL: u, MaxBytes: pl.limits.trace})
+	if err != nil {
+		pl.logf("peer %s: seq %d: fetch %s: %v", r.peer.name, e.Seq, u, err)
+		return false
+	}
+	served := manifest.HashBytes(resp.Body)
+	if served != e.Hash {
+		r.mismatches = append(r.mismatches, mismatch{entry: e, url: u, served: served})
+		pl.logf("peer %s: seq %d: hash mismatch: manifest says %s, served bytes hash to %s", r.peer.name, e.Seq, e.Hash, served)
+		return true
+	}
+	f := fetched{entry: e, url: u, raw: resp.Body}
+	if isValidationFile(e) {
+		if v, err := validation.Parse(resp.Body); err == nil {
+			f.val = v
+		}
+	}
+	if f.val == nil {
+		if t, err := trace.Parse(resp.Body); err == nil {
+			f.trace = t
+		} else {
+			pl.logf("peer %s: seq %d: trace metadata unreadable: %v", r.peer.name, e.Seq, err)
+		}
+	}
+	r.files = append(r.files, f)
+	return true
+}
+
+// isValidationFile reports whether an entry names a validation rather than
+// a trace: by its type, or by the seed's validations/ path.
+func isValidationFile(e manifest.Entry) bool {
+	return strings.EqualFold(e.Type, "validation") || strings.HasPrefix(e.File, "validations/")
+}
+
+// gossip reads the peer's AGENTS.md and keeps the agents it lists.
+func (pl *poller) gossip(ctx context.Context, r *pollResult) {
+	r.requests++
+	resp, err := pl.client.Get(ctx, fetch.Request{URL: r.peer.url + "AGENTS.md", MaxBytes: pl.limits.agents})
+	if err != nil {
+		return // AGENTS.md is optional: its absence is no failure of the peer
+	}
+	agents, _ := roster.Parse(resp.Body)
+	r.learned = agents
+}
+
+func (pl *poller) fail(r *pollResult, err error) {
+	r.err = err
+	switch {
+	case fetch.IsKind(err, fetch.KindRateLimited):
+		r.outcome = outcomeRateLimited
+	case fetch.IsKind(err, fetch.KindGone):
+		r.outcome = outcomeGone
+		r.cursor.RecordGone(pl.now, err.Error())
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		r.outcome = outcomeFailed
+		r.cursor.RecordFailure(pl.now, "heartbeat deadline reached")
+	default:
+		r.outcome = outcomeFailed
+		r.cursor.RecordFailure(pl.now, err.Error())
+	}
+}
+
+func (r *pollResult) succeed(now time.Time, outcome string) {
+	r.outcome = outcome
+	r.cursor.RecordSuccess(now)
+}
+
+func countRanges(rs []state.Range) int {
+	n := 0
+	for _, r := range rs {
+		n += r.To - r.From + 1
+	}
+	return n
+}

@@ -1,0 +1,103 @@
+package heartbeat
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// Summary is what one heartbeat did. Its JSON form is the contract the
+// workflow's commit step reads (docs/contracts.md).
+type Summary struct {
+	PeersPolled          int        `json:"peers_polled"`
+	PeersSkipped         int        `json:"peers_skipped"`
+	PeersFailed          int        `json:"peers_failed"`
+	PeersRateLimited     int        `json:"peers_rate_limited"`
+	PeersLearned         int        `json:"peers_learned"`
+	PeersWithNew         int        `json:"peers_with_new"`
+	NewTraces            int        `json:"new_traces"`
+	NewValidations       int        `json:"new_validations"`
+	Verified             int        `json:"verified"`
+	Rejected             int        `json:"rejected"`
+	Duplicates           int        `json:"duplicates"`
+	Gaps                 int        `json:"gaps"`
+	Queued               int        `json:"queued"`
+	ValidationsPublished int        `json:"validations_published"`
+	TracesPublished      int        `json:"traces_published"`
+	DisputesPublished    int        `json:"disputes_published"`
+	Waiting              int        `json:"waiting"`
+	WaitingReason        string     `json:"waiting_reason,omitempty"`
+	HashMismatches       []Mismatch `json:"hash_mismatches"`
+	Failures             []Failure  `json:"failures"`
+	Unreachable          []string   `json:"unreachable"`
+	Changed              bool       `json:"changed"`
+}
+
+// Mismatch is a file whose bytes did not match the hash its MANIFEST lists.
+type Mismatch struct {
+	Peer    string `json:"peer"`
+	URL     string `json:"url"`
+	Seq     int    `json:"seq"`
+	Claimed string `json:"claimed"`
+	Served  string `json:"served"`
+}
+
+// Failure is a failed poll of one peer.
+type Failure struct {
+	Peer  string `json:"peer"`
+	URL   string `json:"url"`
+	Error string `json:"error"`
+}
+
+func (s *Summary) sortLists() {
+	sort.Slice(s.HashMismatches, func(i, j int) bool {
+		a, b := s.HashMismatches[i], s.HashMismatches[j]
+		if a.Peer != b.Peer {
+			return a.Peer < b.Peer
+		}
+		return a.Seq < b.Seq
+	})
+	sort.Slice(s.Failures, func(i, j int) bool { return s.Failures[i].Peer < s.Failures[j].Peer })
+	sort.Strings(s.Unreachable)
+	if s.HashMismatches == nil {
+		s.HashMismatches = []Mismatch{}
+	}
+	if s.Failures == nil {
+		s.Failures = []Failure{}
+	}
+	if s.Unreachable == nil {
+		s.Unreachable = []string{}
+	}
+}
+
+// WriteText writes the short human summary printed at the end of a run.
+func (s *Summary) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "peers: %d polled, %d skipped by backoff, %d failed, %d rate-limited, %d learned\n",
+		s.PeersPolled, s.PeersSkipped, s.PeersFailed, s.PeersRateLimited, s.PeersLearned)
+	fmt.Fprintf(w, "files: %d new traces, %d new validations, %d verified, %d rejected, %d already seen, %d seqs missing\n",
+		s.NewTraces, s.NewValidations, s.Verified, s.Rejected, s.Duplicates, s.Gaps)
+	fmt.Fprintf(w, "published: %d validations, %d traces, %d disputes; %d queued, %d waiting",
+		s.ValidationsPublished, s.TracesPublished, s.DisputesPublished, s.Queued, s.Waiting)
+	if s.WaitingReason != "" {
+		fmt.Fprintf(w, " (%s)", s.WaitingReason)
+	}
+	fmt.Fprintln(w)
+	for _, m := range s.HashMismatches {
+		fmt.Fprintf(w, "hash mismatch: %s seq %d %s\n", m.Peer, m.Seq, m.URL)
+	}
+	for _, f := range s.Failures {
+		fmt.Fprintf(w, "failed: %s: %s\n", f.Peer, oneLine(f.Error))
+	}
+	if len(s.Unreachable) > 0 {
+		fmt.Fprintf(w, "unreachable: %s\n", strings.Join(s.Unreachable, ", "))
+	}
+}
+
+func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
