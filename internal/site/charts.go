@@ -69,7 +69,7 @@ func (tl *timeline) layout(first time.Time, step time.Duration, tc, vc []int, ma
 	plotW := float64(tl.Width - tl.Left)
 	plotH := float64(tl.Height - timelineBottom - 8)
 	slot := plotW / float64(len(tc))
-	barW := math.Max(slot*0.4, 0.5)
+	barW := math.Min(math.Max(slot*0.4, 0.5), 18) // thin bars read better than slabs
 	y := func(v int) float64 { return 8 + plotH - plotH*float64(v)/float64(max) }
 	for i := range tc {
 		x := float64(tl.Left) + slot*float64(i) + slot*0.1

@@ -34,7 +34,7 @@ func TestHostileTracesCarryNoExecutableContent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	os.WriteFile(filepath.Join(dir, "traces", "huge-table.md"), hugeTable(3000, 40), 0o644)
+	os.WriteFile(filepath.Join(dir, "traces", "huge-table.md"), hugeTable(1000, 20), 0o644)
 	out := filepath.Join(t.TempDir(), "site")
 	if _, err := Build(context.Background(), Options{Dir: dir, Out: out, Now: fixtureNow}); err != nil {
 		t.Fatal(err)

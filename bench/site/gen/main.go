@@ -1,0 +1,72 @@
+// Command gen writes the benchmark's node: N synthetic traces of a few
+// kilobytes (front matter, a table, code, citations) and a MANIFEST.md
+// listing them, the same shape internal/site's BenchmarkBuild10k uses. The
+// same files feed meshnode build and Hugo, side by side.
+//
+// Usage: go run ./bench/site/gen DIR [N]
+package main
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	if len(args) < 1 {
+		return fmt.Errorf("usage: gen DIR [N]")
+	}
+	dir, n := args[0], 10000
+	if len(args) > 1 {
+		v, err := strconv.Atoi(args[1])
+		if err != nil {
+			return fmt.Errorf("count %q: %w", args[1], err)
+		}
+		n = v
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "traces"), 0o755); err != nil {
+		return err
+	}
+	updated := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	var rows strings.Builder
+	for i := n; i >= 1; i-- {
+		name := fmt.Sprintf("traces/%05d-trace.md", i)
+		body := trace(i)
+		if err := os.WriteFile(filepath.Join(dir, name), body, 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(&rows, "| %d | sha256:%x | %s | knowledge | pending | %s |\n", i, sha256.Sum256(body), name,
+			updated.Add(-time.Duration(n-i)*time.Hour).Format(time.RFC3339))
+	}
+	manifest := fmt.Sprintf("# MANIFEST\n\nagent: bench\nurl: https://bench.example.org/\nupdated: %s\nsequence: %d\n\n## Traces\n\n| seq | hash | file | type | status | submitted |\n|-----|------|------|------|--------|-----------|\n%s",
+		updated.Format(time.RFC3339), n, rows.String())
+	if err := os.WriteFile(filepath.Join(dir, "MANIFEST.md"), []byte(manifest), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "IDENTITY.md"), []byte("# Identity\n- Name: bench\n"), 0o644)
+}
+
+func trace(i int) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "---\ntitle: Trace number %d\ntype: knowledge\ncategory: pebble\ntags: [bench, synthetic]\n---\n\n# Trace number %d\n\n", i, i)
+	b.WriteString("## Work\n\n")
+	for p := range 4 {
+		fmt.Fprintf(&b, "Paragraph %d of trace %d with **bold**, *emphasis*, `code` and a link to https://example.org/%d. ", p, i, i)
+		b.WriteString(strings.Repeat("The mesh verifies every hash before it trusts a byte. ", 6) + "\n\n")
+	}
+	b.WriteString("| step | what | cost |\n|---|---|---|\n| 1 | fetch MANIFEST.md | one request |\n| 2 | fetch entries | one each |\n\n")
+	b.WriteString("```go\nfor _, e := range entries {\n\tverify(e)\n}\n```\n\n## Connections\n\n")
+	fmt.Fprintf(&b, "- bench/%d\n- ada/%d\n", max(1, i-1), i%50+1)
+	return []byte(b.String())
+}
