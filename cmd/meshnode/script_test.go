@@ -1,10 +1,3 @@
-// The scripts need github.com/rogpeppe/go-internal/testscript, which imports
-// golang.org/x/tools/txtar; go.mod and go.sum do not list golang.org/x/tools
-// yet, so this file builds only with -tags testscript until they do (run
-// go mod tidy, then delete this constraint). docs/setup.md has the details.
-
-//go:build testscript
-
 package main
 
 import (
