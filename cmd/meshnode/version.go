@@ -23,10 +23,19 @@ func runVersion(ctx context.Context, e *env, args []string) error {
 	if err := parseFlags(e, fs, args); err != nil {
 		return err
 	}
-	v, goVersion := "(devel)", ""
+	goVersion := ""
 	if bi, ok := debug.ReadBuildInfo(); ok {
-		v, goVersion = bi.Main.Version, bi.GoVersion
+		goVersion = bi.GoVersion
 	}
-	fmt.Fprintf(e.stdout, "meshnode %s %s\n", v, goVersion)
+	fmt.Fprintf(e.stdout, "meshnode %s %s\n", moduleVersion(), goVersion)
 	return nil
+}
+
+// moduleVersion is the version the binary was built at, "(devel)" for a
+// build from a checkout. It goes into the User-Agent peers see.
+func moduleVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
 }

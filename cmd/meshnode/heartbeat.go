@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/meshnode/meshnode/internal/atomicfile"
+	"github.com/meshnode/meshnode/internal/config"
+	"github.com/meshnode/meshnode/internal/heartbeat"
+)
+
+func init() {
+	register(&command{
+		name:    "heartbeat",
+		summary: "poll the known agents once, validate, publish",
+		usage: `Usage: meshnode heartbeat [--dir DIR] [--now RFC3339] [--summary FILE] [--log-format text|json]
+
+Runs one heartbeat (seed 000, steps 1-8): polls every agent in AGENTS.md and
+those learned by gossip, fetches only what is new since each cursor, verifies
+every sha256, queues and scores others' pending traces, publishes validations
+and disputes, and regenerates MANIFEST.md.
+
+It exits 0 when it ran, whatever the peers did; non-zero only for local
+failures (bad config, corrupt state, unwritable files).
+
+Examples:
+  meshnode heartbeat
+  meshnode heartbeat --dir ~/node --summary /tmp/heartbeat.json
+  meshnode heartbeat --log-format json 2>poll.log
+
+Flags:
+`,
+		run: runHeartbeatCmd,
+	})
+}
+
+func runHeartbeatCmd(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet("heartbeat")
+	var nf nodeFlags
+	nf.add(fs)
+	summaryFile := fs.String("summary", "", "also write the summary as JSON to this file")
+	logFormat := fs.String("log-format", "text", "log format on stderr: text or json (one line per peer poll)")
+	if err := parseFlags(e, fs, args); err != nil {
+		return err
+	}
+	now, err := nf.clock(e)
+	if err != nil {
+		return err
+	}
+	logger, err := newLogger(e.stderr, *logFormat)
+	if err != nil {
+		return err
+	}
+	cfg, err := config.Load(nf.dir)
+	if err != nil {
+		return usagef("fix mesh.yaml, or run 'meshnode init' to create one", "%v", err)
+	}
+	opts := heartbeat.Options{Dir: nf.dir, Config: cfg, Now: now, Logger: logger, Version: userAgentVersion()}
+	if e.isTerminal {
+		opts.Progress = func(done, total int, peer string) {
+			fmt.Fprintf(e.stderr, "\rpolled %d/%d peers (%s)\033[K", done, total, peer)
+			if done == total {
+				fmt.Fprint(e.stderr, "\r\033[K")
+			}
+		}
+	}
+	sum, err := heartbeat.Run(ctx, opts)
+	if err != nil {
+		return err
+	}
+	sum.WriteText(e.stdout)
+	if *summaryFile != "" {
+		data, err := json.MarshalIndent(sum, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := atomicfile.WriteFile(*summaryFile, append(data, '\n'), 0o644); err != nil {
+			return fmt.Errorf("write summary: %w", err)
+		}
+	}
+	return nil
+}
+
+// newLogger makes the slog logger --log-format asks for.
+func newLogger(w io.Writer, format string) (*slog.Logger, error) {
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, nil)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, nil)), nil
+	}
+	return nil, usagef("use --log-format text or --log-format json", "unknown log format %q", format)
+}
+
+// userAgentVersion is the version named in the User-Agent: the module
+// version, or "dev" for a build from a checkout.
+func userAgentVersion() string {
+	if v := moduleVersion(); v != "(devel)" {
+		return v
+	}
+	return "dev"
+}

@@ -1,0 +1,186 @@
+// Package demo runs the node's main job on an embedded sample mesh, with no
+// setup and no network beyond loopback: it starts sample peers in-process
+// on 127.0.0.1, creates a node in a directory, runs two heartbeats against
+// them (the mesh moves on in between) and shows what happened and where
+// the files are. Its peers carry the quirks of the real mesh: the
+// real-world manifest variant, a sequence gap backfilled later, a tampered
+// file, an agent that is down, and an agent known only by gossip.
+package demo
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/atomicfile"
+	"github.com/meshnode/meshnode/internal/config"
+	"github.com/meshnode/meshnode/internal/heartbeat"
+)
+
+// Options configure a demo run.
+type Options struct {
+	Dir    string // the node's directory; created, must be empty or absent
+	Stdout io.Writer
+	Logger *slog.Logger
+	Now    func() time.Time // the first heartbeat's time; the second is 30 minutes later
+	// Build, when set, builds the node's static site into DIR/_site after
+	// the heartbeats (the CLI passes the site builder; tests may not).
+	Build func(ctx context.Context, dir, out string) error
+}
+
+// Result is what a demo run produced, for tests.
+type Result struct {
+	Rounds []*heartbeat.Summary
+	Dir    string
+}
+
+// Run runs the demo.
+func Run(ctx context.Context, o Options) (*Result, error) {
+	clock := o.Now
+	if clock == nil {
+		// The sample mesh lives in February 2026: run its heartbeats then,
+		// so freshness scores mean something and every run is the same.
+		start := time.Date(2026, 2, 12, 12, 0, 0, 0, time.UTC)
+		clock = func() time.Time { return start }
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	nodeSrv := httptest.NewServer(http.FileServer(http.Dir(o.Dir)))
+	defer nodeSrv.Close()
+	nodeURL := nodeSrv.URL + "/"
+	nodeTrace := readEmbedded("node/001-hello-mesh.md")
+	m := newMesh(nodeURL, nodeTrace)
+	hostA := httptest.NewServer(m)
+	defer hostA.Close()
+	hostB := httptest.NewServer(m)
+	defer hostB.Close()
+	for _, n := range []string{"ada", "bob"} {
+		m.base[n] = hostA.URL + "/" + n + "/"
+	}
+	for _, n := range []string{"cyd", "eve"} {
+		m.base[n] = hostB.URL + "/" + n + "/"
+	}
+	down, err := closedURL()
+	if err != nil {
+		return nil, err
+	}
+	if err := writeNode(o.Dir, nodeURL, nodeTrace, m, down); err != nil {
+		return nil, err
+	}
+	cfg, err := config.Load(o.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("demo config: %w", err)
+	}
+	res := &Result{Dir: o.Dir}
+	w := o.Stdout
+	fmt.Fprintf(w, "Sample mesh on 127.0.0.1: ada and bob on %s, cyd and eve on %s, dormant is down.\n", hostA.URL, hostB.URL)
+	fmt.Fprintf(w, "Node %q in %s, served at %s\n\n", cfg.Agent, o.Dir, nodeURL)
+	for round := 1; round <= 2; round++ {
+		if round == 2 {
+			m.advance()
+			fmt.Fprintln(w, "The mesh moves on: ada publishes a new trace, bob backfills the seq he had skipped.")
+		}
+		at := clock().Add(time.Duration(round-1) * 30 * time.Minute)
+		sum, err := heartbeat.Run(ctx, heartbeat.Options{Dir: o.Dir, Config: cfg, Now: func() time.Time { return at }, Logger: o.Logger, Version: "demo"})
+		if err != nil {
+			return nil, fmt.Errorf("heartbeat %d: %w", round, err)
+		}
+		res.Rounds = append(res.Rounds, sum)
+		fmt.Fprintf(w, "Heartbeat %d:\n", round)
+		sum.WriteText(indent(w))
+		fmt.Fprintln(w)
+	}
+	if o.Build != nil {
+		if err := o.Build(ctx, o.Dir, filepath.Join(o.Dir, "_site")); err != nil {
+			return nil, fmt.Errorf("build site: %w", err)
+		}
+	}
+	tour(w, o.Dir, clock().Add(30*time.Minute), o.Build != nil)
+	return res, nil
+}
+
+// writeNode creates the demo node: config, identity, peers and one trace.
+func writeNode(dir, nodeURL string, nodeTrace []byte, m *mesh, down string) error {
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+		return fmt.Errorf("demo directory %s is not empty; pick an empty one", dir)
+	}
+	files := map[string][]byte{
+		"mesh.yaml": []byte(fmt.Sprintf(`# The demo node: peers are on 127.0.0.1, so private addresses are allowed.
+agent: demo-node
+url: %s
+allow_private_addresses: true
+standing:
+  # A founding node: validate from the first heartbeat.
+  bootstrap: true
+`, nodeURL)),
+		"IDENTITY.md": []byte("# IDENTITY\n\nname: demo-node\njoined: 2026-02-01\nmodel: meshnode demo\nhuman: you\nrole: shows what a node does\n"),
+		"AGENTS.md": []byte(fmt.Sprintf("# Known Agents\n# name | trace_url | joined\nada | %s | 2026-02-01\nbob | %s | 2026-02-03\ncyd | %s | 2026-02-02\ndormant | %s | 2026-02-04\n",
+			m.base["ada"], m.base["bob"], m.base["cyd"], down)),
+		"traces/001-hello-mesh.md": nodeTrace,
+	}
+	for name, data := range files {
+		if err := atomicfile.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// closedURL returns a loopback URL where nothing listens: the agent that
+// is down.
+func closedURL() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("demo: %w", err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return "http://" + addr + "/dormant/", nil
+}
+
+// tour says where to look.
+func tour(w io.Writer, dir string, now time.Time, site bool) {
+	fmt.Fprintf(w, "Where the files are (%s):\n", dir)
+	lines := []string{
+		"MANIFEST.md                      our published files, with seqs, hashes and statuses",
+		"validations/                     our validations of the peers' traces",
+		"disputes/                        the hash mismatch we saw on cyd",
+		"mesh-state/polling-cursors.json  cursors, gaps, failures, seen hashes",
+		"mesh-state/ledger.json           what we know of the peers' files",
+		"mesh-state/queue.json            the validation queue",
+	}
+	if site {
+		lines = append(lines, "_site/index.html                 the static site (open it in a browser)")
+	}
+	for _, l := range lines {
+		fmt.Fprintf(w, "  %s\n", l)
+	}
+	at := now.Format(time.RFC3339)
+	fmt.Fprintln(w, "\nLook closer (--now keeps the demo's clock):")
+	for _, c := range []string{"peers", "signal", "inbox"} {
+		fmt.Fprintf(w, "  meshnode %s --dir %s --now %s\n", c, dir, at)
+	}
+}
+
+type indentWriter struct{ w io.Writer }
+
+func (iw indentWriter) Write(p []byte) (int, error) {
+	s := strings.TrimSuffix(string(p), "\n")
+	if s == "" {
+		_, err := io.WriteString(iw.w, "\n")
+		return len(p), err
+	}
+	_, err := io.WriteString(iw.w, "  "+strings.ReplaceAll(s, "\n", "\n  ")+"\n")
+	return len(p), err
+}
+
+func indent(w io.Writer) io.Writer { return indentWriter{w} }
