@@ -108,7 +108,7 @@ func (n *node) recordFile(p peer, f fetched) (queue.Item, bool) {
 	}
 	return queue.Item{
 		ID: queueID(t.Hash), Hash: t.Hash, From: p.name, FromURL: p.url, TraceURL: t.URL,
-		Type: t.Type, Title: t.Title, Seq: t.Seq, Submitted: t.Submitted,
+		Type: t.Type, Title: t.Title, Seq: t.Seq, Submitted: t.Submitted, QueuedAt: n.now, UpdatedAt: n.now,
 	}, true
 }
 

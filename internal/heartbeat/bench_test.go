@@ -98,4 +98,3 @@ func reportPeakHeap(b *testing.B) {
 	runtime.ReadMemStats(&ms)
 	b.ReportMetric(float64(ms.HeapSys)/(1<<20), "heap-sys-MB")
 }
-

@@ -36,9 +36,9 @@ type Options struct {
 	Config   *config.Config
 	Now      func() time.Time
 	Logger   *slog.Logger
-	Client   *fetch.Client                  // nil: built from Config
+	Client   *fetch.Client                      // nil: built from Config
 	Progress func(done, total int, peer string) // nil: no progress display
-	Version  string                         // for the User-Agent
+	Version  string                             // for the User-Agent
 }
 
 // node is one heartbeat's working set.
@@ -106,7 +106,7 @@ func open(ctx context.Context, opts Options) (*node, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	n := &node{opts: opts, cfg: opts.Config, now: opts.Now().UTC(), log: opts.Logger, fetched: map[string]fetched{}}
+	n := &node{opts: opts, cfg: opts.Config, now: opts.Now().UTC().Truncate(time.Second), log: opts.Logger, fetched: map[string]fetched{}}
 	if err := n.load(); err != nil {
 		unlock()
 		return nil, nil, err
