@@ -130,3 +130,5 @@ func TestNeverValidatesAHashThatDidNotVerify(t *testing.T) {
 		}
 	})
 }
+
+func hashOf(s string) string { return manifest.HashBytes([]byte(s)) }
