@@ -73,10 +73,10 @@ func keyOf(parts ...any) string {
 }
 
 // traceKey covers everything a trace page shows: the trace (its body,
-// status and validations), the titles of what it cites and of what cites
+// status, passing/seen count and validations), the titles of what it cites and of what cites
 // it, and the node's name.
 func traceKey(n *Node, t *Trace, v *view) string {
-	parts := []any{n.Agent, t.Seq, t.Hash, t.File, t.Title, t.Type, t.Category, t.Status, t.Submitted.UnixNano(), t.Tags, t.Meta, t.Body}
+	parts := []any{n.Agent, t.Seq, t.Hash, t.File, t.Title, t.Type, t.Category, t.Status, t.Passing, t.Seen, t.Submitted.UnixNano(), t.Tags, t.Meta, t.Body}
 	for _, r := range v.Refs(t.Cites) {
 		parts = append(parts, r)
 	}

@@ -4,6 +4,14 @@
 // HTML pages, SVG charts, an Atom feed, a sitemap and robots.txt beside
 // them. It also serves that site for a local preview.
 //
+// What the pages say comes from the packages that own each concept:
+// traces, validations and disputes are read by internal/trace,
+// internal/validation and internal/dispute; peers' traces and validations
+// by internal/ledger (mesh-state/ledger.json); presence by internal/presence;
+// SIGNAL, tiers and each trace's status by internal/signal; the node's name
+// and URL by internal/config (mesh.yaml), falling back to MANIFEST.md's
+// when the node has no mesh.yaml.
+//
 // It reads local files only and must never touch the network. Traces come
 // from strangers: raw HTML in them is never rendered and only http, https,
 // mailto and relative links reach a page. Every output is written through

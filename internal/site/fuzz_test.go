@@ -3,6 +3,7 @@ package site
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/meshnode/meshnode/internal/corpustest"
@@ -43,18 +44,19 @@ func FuzzRenderMarkdown(f *testing.F) {
 	})
 }
 
-// FuzzReadTrace checks that reading a trace's metadata never panics and
-// that the body it keeps is a suffix of the input (front matter is only
-// ever cut off the top).
-func FuzzReadTrace(f *testing.F) {
+// FuzzOwnTrace checks that turning any file into a trace page's model
+// never panics, that the body it keeps is a suffix of the input (metadata
+// is only ever cut off the top), and that every citation is canonical.
+func FuzzOwnTrace(f *testing.F) {
 	seedTraces(f)
 	f.Fuzz(func(t *testing.T, src []byte) {
-		tr := readTrace(src)
+		tr := ownTrace(src)
 		if len(tr.Body) > len(src) || string(src[len(src)-len(tr.Body):]) != string(tr.Body) {
 			t.Errorf("body is not a suffix of the input")
 		}
 		for _, c := range tr.Cites {
-			if parseCites(c)[0] != c {
+			agent, seq, ok := strings.Cut(c, "/")
+			if !ok || agent != strings.ToLower(agent) || strings.HasPrefix(seq, "0") {
 				t.Errorf("citation %q is not canonical", c)
 			}
 		}

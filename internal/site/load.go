@@ -5,15 +5,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
-	"github.com/meshnode/meshnode/internal/roster"
-	"github.com/meshnode/meshnode/internal/state"
+	"github.com/meshnode/meshnode/internal/signal"
 )
 
 // Files and folders of a node that the site publishes or reads.
@@ -25,6 +23,7 @@ const (
 	validationsDir = "validations"
 	disputesDir    = "disputes"
 	cursorsFile    = "mesh-state/polling-cursors.json"
+	ledgerFile     = signal.LedgerFile
 )
 
 // Load reads the node at dir into a Node, from local files only. Missing
@@ -36,26 +35,29 @@ func Load(dir string, now time.Time) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	bootstrap, err := loadConfig(dir, n)
+	if err != nil {
+		return nil, err
+	}
 	if err := loadIdentity(dir, n); err != nil {
 		return nil, err
 	}
 	if err := loadPublished(dir, n); err != nil {
 		return nil, err
 	}
-	if err := loadTraces(dir, n, m); err != nil {
+	loadTraces(n, m)
+	loadGiven(n)
+	l, err := ledger.Load(filepath.Join(dir, filepath.FromSlash(ledgerFile)))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", ledgerFile, err)
+	}
+	loadDisputes(n, l)
+	if err := loadPeers(dir, n, l, now); err != nil {
 		return nil, err
 	}
-	if err := loadGiven(dir, n); err != nil {
+	attachLedger(n, l)
+	if err := applySignal(dir, n, bootstrap); err != nil {
 		return nil, err
-	}
-	if err := loadPeers(dir, n, now); err != nil {
-		return nil, err
-	}
-	n.Signals = standings(n)
-	for _, s := range n.Signals {
-		if s.Agent == n.Agent {
-			n.Signal, n.Tier = s.Signal, s.Tier
-		}
 	}
 	return n, nil
 }
@@ -155,107 +157,6 @@ func readDir(dir, sub string) ([]File, error) {
 		return nil, fmt.Errorf("read %s: %w", root, err)
 	}
 	return files, nil
-}
-
-// loadTraces builds our traces from traces/*.md, with seq, hash, status
-// and time from MANIFEST rows (the only hash that counts).
-func loadTraces(dir string, n *Node, m *manifest.Manifest) error {
-	rows := map[string]manifest.Entry{}
-	for _, e := range m.Entries {
-		rows[e.File] = e
-	}
-	for _, f := range n.Files {
-		if path.Dir(f.Path) != tracesDir || path.Ext(f.Path) != ".md" {
-			continue
-		}
-		t := readTrace(f.Data)
-		t.File = f.Path
-		row, listed := rows[f.Path]
-		t.Seq, t.Hash, t.Submitted = row.Seq, row.Hash, row.Submitted.UTC()
-		t.Status = manifest.NormalizeStatus(row.Status)
-		if !listed {
-			t.Hash, t.Status = manifest.HashBytes(f.Data), "unpublished"
-		}
-		t.Type = firstOf(t.Type, row.Type)
-		t.Title = firstOf(t.Title, strings.TrimSuffix(path.Base(f.Path), ".md"))
-		n.Traces = append(n.Traces, t)
-	}
-	sort.SliceStable(n.Traces, func(i, j int) bool {
-		a, b := n.Traces[i], n.Traces[j]
-		if a.Seq != b.Seq {
-			return a.Seq > b.Seq
-		}
-		return a.File < b.File
-	})
-	return nil
-}
-
-// loadGiven reads the validations we published, and attaches each to our
-// trace when it scores one of ours (it never should: seed 000).
-func loadGiven(dir string, n *Node) error {
-	for _, f := range n.Files {
-		if path.Dir(f.Path) != validationsDir || path.Ext(f.Path) != ".md" {
-			continue
-		}
-		v, err := readValidation(f.Data)
-		if err != nil {
-			continue // not ours to fix here; `meshnode check` reports it
-		}
-		v.File = f.Path
-		n.Given = append(n.Given, v)
-		n.Votes = append(n.Votes, v)
-	}
-	sortVotes(n.Given)
-	return nil
-}
-
-func sortVotes(vs []*Vote) {
-	sort.SliceStable(vs, func(i, j int) bool {
-		if !vs[i].ValidatedAt.Equal(vs[j].ValidatedAt) {
-			return vs[i].ValidatedAt.After(vs[j].ValidatedAt)
-		}
-		return vs[i].TraceHash < vs[j].TraceHash
-	})
-}
-
-// loadPeers reads AGENTS.md and the polling cursors into the peer list.
-func loadPeers(dir string, n *Node, now time.Time) error {
-	data, err := readOptional(filepath.Join(dir, agentsFile))
-	if err != nil {
-		return err
-	}
-	agents, _ := roster.Parse(data)
-	st, err := state.Load(filepath.Join(dir, cursorsFile))
-	if err != nil {
-		return fmt.Errorf("read %s: %w", cursorsFile, err)
-	}
-	byURL := map[string]*Peer{}
-	for _, a := range agents {
-		byURL[a.URL] = &Peer{Name: a.Name, URL: a.URL}
-	}
-	for u, c := range st.Cursors {
-		p := byURL[u]
-		if p == nil {
-			p = &Peer{Name: firstOf(c.Agent, u), URL: u}
-			byURL[u] = p
-		}
-		p.LastSeenSeq, p.Failures, p.LastError = c.LastSeenSeq, c.FailureCount, c.LastError
-		p.LastPolled, p.LastSuccess, p.LearnedFrom = c.LastPolled.UTC(), c.LastSuccess.UTC(), c.LearnedFrom
-	}
-	for _, p := range byURL {
-		c := st.Cursors[p.URL]
-		p.Presence = presenceOf(c, now)
-		if p.URL != n.URL {
-			n.Peers = append(n.Peers, p)
-		}
-	}
-	sort.Slice(n.Peers, func(i, j int) bool {
-		if n.Peers[i].Name != n.Peers[j].Name {
-			return n.Peers[i].Name < n.Peers[j].Name
-		}
-		return n.Peers[i].URL < n.Peers[j].URL
-	})
-	return nil
 }
 
 func firstOf(vals ...string) string {

@@ -17,9 +17,10 @@ type Node struct {
 	Given    []*Vote    // validations this node published, newest first
 	Peers    []*Peer    // every known agent, by name
 	Signals  []Standing // SIGNAL standings, highest first
+	Stable   bool       // false when SIGNAL's resolution hit its round limit
 	Others   []*Ref     // peers' traces seen (for citations), any order
 	Votes    []*Vote    // every validation seen, ours and peers', for charts
-	Disputes []Dispute  // hash mismatches this node reported
+	Disputes []Dispute  // hash mismatches: published disputes and the ledger's rejections
 	Files    []File     // every published file, copied byte for byte
 }
 
@@ -36,7 +37,9 @@ type Trace struct {
 	Title     string
 	Type      string
 	Category  string
-	Status    string
+	Status    string // resolved by SIGNAL; MANIFEST's column when SIGNAL does not hold it
+	Passing   int    // passing validations counted by SIGNAL
+	Seen      int    // validators counted by SIGNAL (seed 000: trace_signal = passing / seen)
 	Submitted time.Time
 	Tags      []string
 	Meta      []Field  // metadata found in the file, shown as metadata
@@ -73,6 +76,7 @@ type Peer struct {
 	LastSuccess time.Time
 	LastError   string
 	Traces      int // traces of this peer seen
+	Validations int // validations by this peer seen
 	LearnedFrom string
 }
 
@@ -81,8 +85,17 @@ type Standing struct {
 	Agent       string
 	Signal      float64
 	Tier        string
-	Validated   int // traces validated
-	Validations int // validations authored
+	Validated   int       // traces validated
+	Validations int       // validations authored
+	Breakdown   []Earning // how the SIGNAL was earned, line by line
+}
+
+// Earning is one line of a standing's breakdown: "knowledge rock
+// validated" ×2 = 12.
+type Earning struct {
+	Reason string
+	Count  int
+	Points float64
 }
 
 // Ref is a peer's trace known from the ledger, enough to link a citation.
@@ -95,9 +108,10 @@ type Ref struct {
 	Submitted time.Time
 }
 
-// Dispute is a hash mismatch this node published.
+// Dispute is a hash mismatch this node saw: a dispute it published, or a
+// rejection recorded in its ledger.
 type Dispute struct {
-	File        string
+	File        string // our published dispute file, "disputes/dispute-x.md"; else empty
 	Agent       string
 	FileURL     string
 	ClaimedHash string

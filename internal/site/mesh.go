@@ -1,0 +1,107 @@
+package site
+
+import (
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/meshnode/meshnode/internal/dispute"
+	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/trace"
+)
+
+// attachLedger adds what the node has seen of its peers: their traces (for
+// citations both ways), the validations they gave our traces, and every
+// validation seen (for the charts), with the validated trace's agent and
+// title wherever the ledger or our own traces know them.
+func attachLedger(n *Node, l *ledger.Ledger) {
+	own := make(map[string]*Trace, len(n.Traces))
+	for _, t := range n.Traces {
+		own[t.Hash] = t
+	}
+	for _, lt := range l.SortedTraces() {
+		if own[lt.Hash] == nil {
+			n.Others = append(n.Others, refOf(lt))
+		}
+	}
+	for _, v := range n.Given {
+		describeTarget(v, n.Agent, own, l)
+	}
+	n.Votes = append(n.Votes, n.Given...)
+	for _, k := range sortedKeys(l.Validations) {
+		lv := l.Validations[k]
+		if lv == nil || isSelf(n, lv.Validator, lv.ValidatorURL) {
+			continue // our own files are the truth for what we gave
+		}
+		vote := voteOf(lv.Validator, lv.ValidatorURL, lv.TraceURL, lv.TraceHash, lv.Result, lv.Total, lv.Scores, lv.HasScores)
+		vote.ValidatedAt = lv.ValidatedAt.UTC()
+		describeTarget(vote, n.Agent, own, l)
+		if t := own[lv.TraceHash]; t != nil {
+			t.Received = append(t.Received, vote)
+		}
+		n.Votes = append(n.Votes, vote)
+	}
+	for _, t := range n.Traces {
+		sort.SliceStable(t.Received, func(i, j int) bool { return t.Received[i].ValidatedAt.Before(t.Received[j].ValidatedAt) })
+	}
+}
+
+// refOf is a peer's trace as a citation target.
+func refOf(lt *ledger.Trace) *Ref {
+	title := lt.Title
+	if title == "" && lt.File != "" {
+		title = strings.TrimSuffix(path.Base(lt.File), path.Ext(lt.File))
+	}
+	cites := citesOf(trace.FindCitations([]byte(strings.Join(lt.Cites, ", "))))
+	return &Ref{Agent: lt.Agent, Seq: lt.Seq, Title: title, URL: lt.URL, Cites: cites, Submitted: lt.Submitted.UTC()}
+}
+
+// describeTarget names the trace a vote is about, from our traces or the
+// ledger's.
+func describeTarget(v *Vote, agent string, own map[string]*Trace, l *ledger.Ledger) {
+	if t := own[v.TraceHash]; t != nil {
+		v.Agent, v.TraceTitle = agent, t.Title
+		return
+	}
+	if lt := l.Traces[v.TraceHash]; lt != nil {
+		v.Agent, v.TraceTitle = lt.Agent, lt.Title
+		v.TraceURL = firstOf(v.TraceURL, lt.URL)
+	}
+}
+
+func isSelf(n *Node, agent, url string) bool {
+	return (url != "" && url == n.URL) || (agent != "" && strings.EqualFold(agent, n.Agent))
+}
+
+// loadDisputes reads the disputes we published, then adds the ledger's
+// rejections we did not publish a dispute for (publishing one is
+// optional: seed 000 only asks to reject and log).
+func loadDisputes(n *Node, l *ledger.Ledger) {
+	published := map[string]bool{}
+	for _, f := range n.Files {
+		if path.Dir(f.Path) != disputesDir || path.Ext(f.Path) != ".md" {
+			continue
+		}
+		d, err := dispute.Parse(f.Data)
+		if err != nil {
+			continue // `meshnode check` reports it; the file is still copied
+		}
+		published[d.ClaimedHash] = true
+		n.Disputes = append(n.Disputes, Dispute{File: f.Path, Agent: d.Agent, FileURL: d.FileURL,
+			ClaimedHash: d.ClaimedHash, ServedHash: d.ServedHash, ObservedAt: d.ObservedAt.UTC()})
+	}
+	for _, u := range sortedKeys(l.Rejected) {
+		r := l.Rejected[u]
+		if r == nil || published[r.ClaimedHash] {
+			continue
+		}
+		n.Disputes = append(n.Disputes, Dispute{Agent: r.Agent, FileURL: u, ClaimedHash: r.ClaimedHash, ServedHash: r.ServedHash, ObservedAt: r.At.UTC()})
+	}
+	sort.SliceStable(n.Disputes, func(i, j int) bool {
+		a, b := n.Disputes[i], n.Disputes[j]
+		if !a.ObservedAt.Equal(b.ObservedAt) {
+			return a.ObservedAt.After(b.ObservedAt)
+		}
+		return a.FileURL < b.FileURL
+	})
+}

@@ -1,0 +1,124 @@
+package site
+
+import (
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/trace"
+	"github.com/meshnode/meshnode/internal/validation"
+)
+
+// shownApart are trace fields a page shows in their own place, so they are
+// not repeated in the metadata list.
+var shownApart = map[string]bool{"title": true, "type": true, "category": true, "tags": true, "cites": true, "citations": true}
+
+// loadTraces builds our traces from traces/*.md, with seq, hash, status
+// and time from MANIFEST rows (the only hash that counts).
+func loadTraces(n *Node, m *manifest.Manifest) {
+	rows := map[string]manifest.Entry{}
+	for _, e := range m.Entries {
+		rows[e.File] = e
+	}
+	for _, f := range n.Files {
+		if path.Dir(f.Path) != tracesDir || path.Ext(f.Path) != ".md" {
+			continue
+		}
+		t := ownTrace(f.Data)
+		t.File = f.Path
+		row, listed := rows[f.Path]
+		t.Seq, t.Hash, t.Submitted = row.Seq, row.Hash, row.Submitted.UTC()
+		t.Status = manifest.NormalizeStatus(row.Status)
+		if !listed {
+			t.Hash, t.Status = manifest.HashBytes(f.Data), "unpublished"
+		}
+		t.Type = firstOf(t.Type, row.Type)
+		t.Title = firstOf(t.Title, strings.TrimSuffix(path.Base(f.Path), ".md"))
+		n.Traces = append(n.Traces, t)
+	}
+	sort.SliceStable(n.Traces, func(i, j int) bool {
+		a, b := n.Traces[i], n.Traces[j]
+		if a.Seq != b.Seq {
+			return a.Seq > b.Seq
+		}
+		return a.File < b.File
+	})
+}
+
+// ownTrace reads one of our trace files with internal/trace. A file that
+// is not a trace (not UTF-8, or blank) still gets a page: its bytes are
+// published either way, so the page shows them as they are.
+func ownTrace(data []byte) *Trace {
+	p, err := trace.Parse(data)
+	if err != nil {
+		return &Trace{Body: data}
+	}
+	t := &Trace{Title: p.Title, Type: p.Type, Category: p.Category, Tags: p.Tags, Body: p.Body}
+	t.Cites = citesOf(p.Cites, trace.FindCitations(p.Body))
+	for _, k := range sortedKeys(p.Fields) {
+		if !shownApart[k] && p.Fields[k] != "" {
+			t.Meta = append(t.Meta, Field{Name: k, Value: p.Fields[k]})
+		}
+	}
+	return t
+}
+
+// citesOf merges the declared citations with those mentioned in the body,
+// as canonical keys ("czero/96"), in order of first appearance, once each.
+func citesOf(lists ...[]trace.Citation) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, l := range lists {
+		for _, c := range l {
+			k := citeKey(c.Agent, c.Seq)
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	return out
+}
+
+// loadGiven reads the validations we published. A file that does not
+// parse is left to `meshnode check` to report; the site still copies it.
+func loadGiven(n *Node) {
+	for _, f := range n.Files {
+		if path.Dir(f.Path) != validationsDir || path.Ext(f.Path) != ".md" {
+			continue
+		}
+		v, err := validation.Parse(f.Data)
+		if err != nil {
+			continue
+		}
+		vote := voteOf(v.Validator, v.ValidatorURL, v.TraceURL, v.TraceHash, v.Result, v.Total, v.Scores, v.HasScores)
+		vote.ValidatedAt, vote.File = v.ValidatedAt.UTC(), f.Path
+		n.Given = append(n.Given, vote)
+	}
+	sortVotes(n.Given)
+}
+
+func voteOf(validator, validatorURL, traceURL, hash, result string, total int, scores validation.Scores, hasScores bool) *Vote {
+	return &Vote{Validator: validator, ValidatorURL: validatorURL, TraceURL: traceURL, TraceHash: hash,
+		Result: result, Total: total, Scores: scores, HasScores: hasScores}
+}
+
+// sortVotes orders votes newest first.
+func sortVotes(vs []*Vote) {
+	sort.SliceStable(vs, func(i, j int) bool {
+		if !vs[i].ValidatedAt.Equal(vs[j].ValidatedAt) {
+			return vs[i].ValidatedAt.After(vs[j].ValidatedAt)
+		}
+		return vs[i].TraceHash < vs[j].TraceHash
+	})
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

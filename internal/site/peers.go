@@ -1,0 +1,86 @@
+package site
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/presence"
+	"github.com/meshnode/meshnode/internal/roster"
+	"github.com/meshnode/meshnode/internal/state"
+)
+
+// loadPeers reads AGENTS.md and the polling cursors into the peer list,
+// with each peer's presence at now and what the ledger holds of it.
+func loadPeers(dir string, n *Node, l *ledger.Ledger, now time.Time) error {
+	data, err := readOptional(filepath.Join(dir, agentsFile))
+	if err != nil {
+		return err
+	}
+	agents, _ := roster.Parse(data)
+	st, err := state.Load(filepath.Join(dir, cursorsFile))
+	if err != nil {
+		return fmt.Errorf("read %s: %w", cursorsFile, err)
+	}
+	byURL := map[string]*Peer{}
+	for _, a := range agents {
+		byURL[a.URL] = &Peer{Name: a.Name, URL: a.URL}
+	}
+	for u, c := range st.Cursors {
+		p := byURL[u]
+		if p == nil {
+			p = &Peer{Name: firstOf(c.Agent, u), URL: u}
+			byURL[u] = p
+		}
+		p.LastSeenSeq, p.Failures, p.LastError = c.LastSeenSeq, c.FailureCount, c.LastError
+		p.LastPolled, p.LastSuccess, p.LearnedFrom = c.LastPolled.UTC(), c.LastSuccess.UTC(), c.LearnedFrom
+	}
+	traces, votes := ledgerCounts(l)
+	for _, p := range byURL {
+		p.Presence = string(presence.Classify(presenceInput(st.Cursors[p.URL]), now))
+		p.Traces, p.Validations = traces[p.URL], votes[p.URL]
+		if p.URL != n.URL {
+			n.Peers = append(n.Peers, p)
+		}
+	}
+	sort.Slice(n.Peers, func(i, j int) bool {
+		if n.Peers[i].Name != n.Peers[j].Name {
+			return n.Peers[i].Name < n.Peers[j].Name
+		}
+		return n.Peers[i].URL < n.Peers[j].URL
+	})
+	return nil
+}
+
+// presenceInput is what the cursor knows of a peer's heartbeat; a peer
+// never polled has no cursor and is offline.
+func presenceInput(c *state.Cursor) presence.Input {
+	if c == nil {
+		return presence.Input{}
+	}
+	return presence.Input{
+		Updated:         c.ManifestUpdated,
+		ManifestChanged: c.ManifestChanged,
+		LastSuccess:     c.LastSuccess,
+		Unreachable:     c.Status == state.StatusUnreachable || c.Status == state.StatusGone,
+	}
+}
+
+// ledgerCounts counts the traces and validations seen per agent URL, in
+// one pass over the ledger.
+func ledgerCounts(l *ledger.Ledger) (traces, votes map[string]int) {
+	traces, votes = map[string]int{}, map[string]int{}
+	for _, t := range l.Traces {
+		if t != nil {
+			traces[t.AgentURL]++
+		}
+	}
+	for _, v := range l.Validations {
+		if v != nil {
+			votes[v.ValidatorURL]++
+		}
+	}
+	return traces, votes
+}

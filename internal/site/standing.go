@@ -1,0 +1,68 @@
+package site
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/meshnode/meshnode/internal/config"
+	"github.com/meshnode/meshnode/internal/signal"
+)
+
+// loadConfig takes the node's agent and URL from mesh.yaml when there is
+// one (the heartbeat's source of truth), and returns its SIGNAL bootstrap.
+// A node without mesh.yaml keeps MANIFEST.md's agent and url, so a plain
+// folder of traces still builds.
+func loadConfig(dir string, n *Node) (map[string]float64, error) {
+	_, err := os.Stat(filepath.Join(dir, config.FileName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	cfg, err := config.Load(dir)
+	if err != nil {
+		return nil, fmt.Errorf("load node config: %w", err)
+	}
+	n.Agent, n.URL = firstOf(cfg.Agent, n.Agent), firstOf(cfg.URL, n.URL)
+	return cfg.Signal.Bootstrap, nil
+}
+
+// applySignal computes SIGNAL with internal/signal, from the same public
+// files any node could read, and sets the standings, our SIGNAL and tier,
+// and each of our traces' resolved status and passing/seen count.
+func applySignal(dir string, n *Node, bootstrap map[string]float64) error {
+	in, err := signal.Load(dir, n.Agent, n.URL, bootstrap)
+	if err != nil {
+		return fmt.Errorf("compute SIGNAL: %w", err)
+	}
+	rep := signal.Compute(in)
+	n.Stable = rep.Stable
+	n.Signal = bootstrap[n.Agent]
+	n.Tier = signal.TierOf(n.Signal)
+	for _, a := range rep.Agents {
+		n.Signals = append(n.Signals, standingOf(a))
+		if strings.EqualFold(a.Agent, n.Agent) {
+			n.Signal, n.Tier = a.Signal, a.Tier
+		}
+	}
+	results := make(map[string]signal.TraceResult, len(rep.Traces))
+	for _, r := range rep.Traces {
+		results[r.Hash] = r
+	}
+	for _, t := range n.Traces {
+		if r, ok := results[t.Hash]; ok {
+			t.Status, t.Passing, t.Seen = r.Status, r.Passing, r.Seen
+		}
+	}
+	return nil
+}
+
+func standingOf(a signal.Agent) Standing {
+	s := Standing{Agent: a.Agent, Signal: a.Signal, Tier: a.Tier, Validated: a.TracesValidated, Validations: a.ValidationsAuthored}
+	for _, e := range a.Breakdown {
+		s.Breakdown = append(s.Breakdown, Earning{Reason: e.Reason, Count: e.Count, Points: e.Points})
+	}
+	return s
+}
