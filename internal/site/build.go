@@ -15,7 +15,6 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/meshnode/meshnode/internal/atomicfile"
 	"github.com/meshnode/meshnode/internal/manifest"
 )
 
@@ -132,7 +131,11 @@ func siteOutputs(n *Node) []output {
 	idx := prepare(n)
 	outs := pageOutputs(n, idx)
 	for _, f := range n.Files {
-		outs = append(outs, output{Path: f.Path, Render: constant(f.Data), Key: keyOf(manifest.HashBytes(f.Data))})
+		o := output{Path: f.Path, Render: constant(f.Data), Key: keyOf(manifest.HashBytes(f.Data))}
+		if n.Dir != "" {
+			o.Source = filepath.Join(n.Dir, filepath.FromSlash(f.Path))
+		}
+		outs = append(outs, o)
 	}
 	outs = append(outs,
 		// .nojekyll stops GitHub Pages from running Jekyll, which would
@@ -171,7 +174,10 @@ func writeOutput(out string, o output, cachedKey string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return atomicfile.WriteFileIfChanged(p, data, 0o644)
+	if o.Source != "" {
+		return linkRegenerable(o.Source, p, data)
+	}
+	return writeRegenerable(p, data)
 }
 
 func constant(b []byte) func() ([]byte, error) {

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -62,12 +63,23 @@ func writeCache(out string, keys map[string]string) error {
 	return err
 }
 
-// keyOf hashes the values an output is made from.
+// keyOf hashes the values an output is made from. Bytes and strings are
+// hashed as they are, length first (formatting a trace body with %v cost
+// a tenth of a second per thousand traces); anything else by %v.
 func keyOf(parts ...any) string {
 	h := sha256.New()
-	fmt.Fprint(h, templateKey)
+	io.WriteString(h, templateKey)
 	for _, p := range parts {
-		fmt.Fprintf(h, "\x00%v", p)
+		switch v := p.(type) {
+		case []byte:
+			fmt.Fprintf(h, "\x00b%d:", len(v))
+			h.Write(v)
+		case string:
+			fmt.Fprintf(h, "\x00s%d:", len(v))
+			io.WriteString(h, v)
+		default:
+			fmt.Fprintf(h, "\x00%v", p)
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }

@@ -14,6 +14,9 @@
 //
 // It reads local files only and must never touch the network. Traces come
 // from strangers: raw HTML in them is never rendered and only http, https,
-// mailto and relative links reach a page. Every output is written through
-// atomicfile.WriteFileIfChanged so an unchanged rebuild rewrites nothing.
+// mailto and relative links reach a page. Unchanged bytes are never
+// rewritten, so an unchanged rebuild keeps every mtime. Outputs are
+// regenerable and written by rename without fsync (writeRegenerable); the
+// build cache in the marker file, which guards the deletion of stale
+// files, goes through internal/atomicfile.
 package site

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/signal"
@@ -30,7 +32,7 @@ const (
 // files give empty parts (a new node has no validations); unreadable ones
 // are errors. now is the time presence is judged at.
 func Load(dir string, now time.Time) (*Node, error) {
-	n := &Node{}
+	n := &Node{Dir: dir}
 	m, err := loadManifest(dir, n)
 	if err != nil {
 		return nil, err
@@ -45,6 +47,15 @@ func Load(dir string, now time.Time) (*Node, error) {
 	if err := loadPublished(dir, n); err != nil {
 		return nil, err
 	}
+	// SIGNAL reads the node's files itself; it runs meanwhile on the other
+	// core rather than after.
+	var sig signal.Input
+	var sg errgroup.Group
+	sg.Go(func() error {
+		var err error
+		sig, err = signal.Load(dir, n.Agent, n.URL, bootstrap)
+		return err
+	})
 	loadTraces(n, m)
 	loadGiven(n)
 	l, err := ledger.Load(filepath.Join(dir, filepath.FromSlash(ledgerFile)))
@@ -56,9 +67,10 @@ func Load(dir string, now time.Time) (*Node, error) {
 		return nil, err
 	}
 	attachLedger(n, l)
-	if err := applySignal(dir, n, bootstrap); err != nil {
-		return nil, err
+	if err := sg.Wait(); err != nil {
+		return nil, fmt.Errorf("compute SIGNAL: %w", err)
 	}
+	applySignal(n, sig)
 	return n, nil
 }
 

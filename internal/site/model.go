@@ -6,6 +6,7 @@ import "time"
 // Load. The renderer works from a Node alone, so tests can build one by
 // hand.
 type Node struct {
+	Dir      string     // the directory Load read; published files are linked from it (empty: copied)
 	Agent    string     // this node's agent name
 	URL      string     // this node's trace URL (absolute, ends in "/"); may be empty
 	Identity []Field    // IDENTITY.md fields in file order

@@ -2,8 +2,11 @@ package site
 
 import (
 	"path"
+	"runtime"
 	"sort"
 	"strings"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/trace"
@@ -15,28 +18,29 @@ import (
 var shownApart = map[string]bool{"title": true, "type": true, "category": true, "tags": true, "cites": true, "citations": true}
 
 // loadTraces builds our traces from traces/*.md, with seq, hash, status
-// and time from MANIFEST rows (the only hash that counts).
+// and time from MANIFEST rows (the only hash that counts). Files are
+// parsed on every core: with 10,000 traces, parsing is most of a rebuild.
 func loadTraces(n *Node, m *manifest.Manifest) {
 	rows := map[string]manifest.Entry{}
 	for _, e := range m.Entries {
 		rows[e.File] = e
 	}
+	var files []File
 	for _, f := range n.Files {
-		if path.Dir(f.Path) != tracesDir || path.Ext(f.Path) != ".md" {
-			continue
+		if path.Dir(f.Path) == tracesDir && path.Ext(f.Path) == ".md" {
+			files = append(files, f)
 		}
-		t := ownTrace(f.Data)
-		t.File = f.Path
-		row, listed := rows[f.Path]
-		t.Seq, t.Hash, t.Submitted = row.Seq, row.Hash, row.Submitted.UTC()
-		t.Status = manifest.NormalizeStatus(row.Status)
-		if !listed {
-			t.Hash, t.Status = manifest.HashBytes(f.Data), "unpublished"
-		}
-		t.Type = firstOf(t.Type, row.Type)
-		t.Title = firstOf(t.Title, strings.TrimSuffix(path.Base(f.Path), ".md"))
-		n.Traces = append(n.Traces, t)
 	}
+	n.Traces = make([]*Trace, len(files))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, f := range files {
+		g.Go(func() error {
+			n.Traces[i] = listedTrace(f, rows)
+			return nil
+		})
+	}
+	_ = g.Wait() // listedTrace never fails
 	sort.SliceStable(n.Traces, func(i, j int) bool {
 		a, b := n.Traces[i], n.Traces[j]
 		if a.Seq != b.Seq {
@@ -44,6 +48,22 @@ func loadTraces(n *Node, m *manifest.Manifest) {
 		}
 		return a.File < b.File
 	})
+}
+
+// listedTrace is one trace file with what its MANIFEST row says; a file
+// the MANIFEST does not list is "unpublished", hashed as it is.
+func listedTrace(f File, rows map[string]manifest.Entry) *Trace {
+	t := ownTrace(f.Data)
+	t.File = f.Path
+	row, listed := rows[f.Path]
+	t.Seq, t.Hash, t.Submitted = row.Seq, row.Hash, row.Submitted.UTC()
+	t.Status = manifest.NormalizeStatus(row.Status)
+	if !listed {
+		t.Hash, t.Status = manifest.HashBytes(f.Data), "unpublished"
+	}
+	t.Type = firstOf(t.Type, row.Type)
+	t.Title = firstOf(t.Title, strings.TrimSuffix(path.Base(f.Path), ".md"))
+	return t
 }
 
 // ownTrace reads one of our trace files with internal/trace. A file that

@@ -13,6 +13,7 @@ type output struct {
 	Path   string // slash-separated, relative to the site root
 	Render func() ([]byte, error)
 	Key    string // when set, a key of the inputs: equal keys give equal bytes
+	Source string // when set, the node's file this output is a copy of (linked, not copied)
 }
 
 // index finds traces by "agent/seq".

@@ -29,17 +29,14 @@ func loadConfig(dir string, n *Node) (map[string]float64, error) {
 	return cfg.Signal.Bootstrap, nil
 }
 
-// applySignal computes SIGNAL with internal/signal, from the same public
-// files any node could read, and sets the standings, our SIGNAL and tier,
-// and each of our traces' resolved status and passing/seen count.
-func applySignal(dir string, n *Node, bootstrap map[string]float64) error {
-	in, err := signal.Load(dir, n.Agent, n.URL, bootstrap)
-	if err != nil {
-		return fmt.Errorf("compute SIGNAL: %w", err)
-	}
+// applySignal computes SIGNAL with internal/signal from what signal.Load
+// read (the same public files any node could read), and sets the
+// standings, our SIGNAL and tier, and each of our traces' resolved status
+// and passing/seen count.
+func applySignal(n *Node, in signal.Input) {
 	rep := signal.Compute(in)
 	n.Stable = rep.Stable
-	n.Signal = bootstrap[n.Agent]
+	n.Signal = in.Bootstrap[n.Agent]
 	n.Tier = signal.TierOf(n.Signal)
 	for _, a := range rep.Agents {
 		n.Signals = append(n.Signals, standingOf(a))
@@ -56,7 +53,6 @@ func applySignal(dir string, n *Node, bootstrap map[string]float64) error {
 			t.Status, t.Passing, t.Seen = r.Status, r.Passing, r.Seen
 		}
 	}
-	return nil
 }
 
 func standingOf(a signal.Agent) Standing {

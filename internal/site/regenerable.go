@@ -1,0 +1,116 @@
+package site
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// sitePerm is the mode of every file of the site: world-readable, as a
+// web server serves it.
+const sitePerm = 0o644
+
+// writeRegenerable writes data to path unless the file already holds
+// exactly those bytes, in which case it is left alone and keeps its mtime.
+//
+// Site outputs are regenerable from the node's files, so unlike state they
+// are not fsynced (an fsync per file made a cold build of 10,000 traces
+// take 14 s): after a crash the next build rewrites whatever is wrong.
+// They are still written to a temporary file in the same directory and
+// renamed into place, so that `meshnode serve` or a Pages upload never
+// reads half a page. Temporaries are dotfiles, which removeStale deletes
+// if a crash leaves one behind.
+func writeRegenerable(path string, data []byte) (bool, error) {
+	if holds(path, data) {
+		return false, nil
+	}
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return false, fmt.Errorf("create %s: %w", dir, err)
+		}
+		tmp, err = os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	}
+	if err != nil {
+		return false, fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := finish(tmp, data, path); err != nil {
+		os.Remove(tmp.Name())
+		return false, err
+	}
+	return true, nil
+}
+
+// finish writes data to the temporary file, closes it and renames it to
+// path.
+func finish(tmp *os.File, data []byte, path string) error {
+	_, err := tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(sitePerm)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("rename %s: %w", path, err)
+	}
+	return nil
+}
+
+// holds reports whether the regular file at path holds exactly data. The
+// size is checked first, so a changed file of another length is never read.
+func holds(path string, data []byte) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() != int64(len(data)) {
+		return false
+	}
+	old, err := io.ReadAll(io.LimitReader(f, fi.Size()+1))
+	return err == nil && bytes.Equal(old, data)
+}
+
+// linkRegenerable puts the node's published file src at path as a hard
+// link, unless path already holds data (src's bytes as Load read them).
+// A link is one directory entry where a copy is a new inode and its data,
+// which is most of a cold build's time on ext4; and peers hash these
+// bytes, which a link carries over by construction. Where linking is not
+// possible (another filesystem, a filesystem without links) it copies.
+//
+// Because of the link, a site file must never be edited in place: that
+// would edit the node's own file. meshnode only ever replaces site files
+// by rename, which leaves the node's file untouched.
+func linkRegenerable(src, path string, data []byte) (bool, error) {
+	if holds(path, data) {
+		return false, nil
+	}
+	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp-"+strconv.FormatUint(rand.Uint64(), 36))
+	err := os.Link(src, tmp)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return false, fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+		}
+		err = os.Link(src, tmp)
+	}
+	if err != nil {
+		return writeRegenerable(path, data)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return false, fmt.Errorf("rename %s: %w", path, err)
+	}
+	return true, nil
+}
