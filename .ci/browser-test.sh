@@ -1,29 +1,40 @@
 #!/usr/bin/env bash
 # Browser test of the static site, run by .ci/run:
 #
-#   bash .ci/browser-test.sh NODE_DIR
+#   bash .ci/browser-test.sh [NODE_DIR]
 #
-# Builds NODE_DIR's site with `meshnode build`, serves it with
+# Without NODE_DIR (as .ci/run calls it) it makes a demo node with
+# `meshnode demo`. Builds NODE_DIR's site with `meshnode build`, serves it with
 # `meshnode serve` on 127.0.0.1, opens every page in headless Chromium
-# (Debian's chromium, installed if absent) and checks that every internal
-# href and src of the rendered DOM resolves (HTTP 200). Then saves
+# (Debian's chromium, installed with python3 if absent) and checks that
+# every internal href and src of the rendered DOM resolves (HTTP 200),
+# exiting non-zero on the first crawl with a broken one. Then saves
 # screenshots, the CI artifacts, under .ci/artifacts/screenshots/:
 #   home.png, trace.png             desktop (1280x900), light
 #   home-dark.png, trace-dark.png   desktop, dark (prefers-color-scheme)
 #   home-phone.png, trace-phone.png phone width (390x844)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-node=${1:?usage: browser-test.sh NODE_DIR}
+node=${1:-}
 shots=.ci/artifacts/screenshots
 port=${PORT:-8391}
 
-if ! command -v chromium >/dev/null; then
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
+missing=()
+command -v chromium >/dev/null || missing+=(chromium)
+command -v python3 >/dev/null || missing+=(python3)
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
 work=$(mktemp -d)
 go build -o "$work/meshnode" ./cmd/meshnode
+if [ -z "$node" ]; then
+  node="$work/demo"
+  "$work/meshnode" demo --dir "$node" >/dev/null
+fi
 "$work/meshnode" serve --dir "$node" --out "$work/site" --addr "127.0.0.1:$port" > "$work/serve.log" 2>&1 &
 server=$!
 trap 'kill "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
@@ -32,6 +43,11 @@ for _ in $(seq 1 100); do
   grep -q serving "$work/serve.log" && break
   sleep 0.1
 done
+if ! grep -q serving "$work/serve.log"; then
+  echo "browser test: meshnode serve did not start:" >&2
+  cat "$work/serve.log" >&2
+  exit 1
+fi
 
 chrome() {
   chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
