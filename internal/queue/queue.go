@@ -147,6 +147,32 @@ func (q *Queue) Claim(owner string, now time.Time, lease time.Duration, filter f
 	return got, err
 }
 
+// Resume gives owner back the oldest item it already holds in progress,
+// expired lease or not, without a new version: a worker that crashed
+// between claiming and finishing picks up where it stopped, and its rerun
+// ends as an uninterrupted run would. It returns nil when owner holds
+// nothing; call it before Claim, once per item, since the item stays in
+// progress until it is finished.
+func (q *Queue) Resume(owner string, now time.Time, lease time.Duration) (*Item, error) {
+	if lease <= 0 {
+		lease = DefaultLease
+	}
+	var got *Item
+	err := q.update(func(f *file) error {
+		for _, it := range f.sorted() {
+			if it.Status != StatusInProgress || it.Owner != owner {
+				continue
+			}
+			it.LeaseExpires = now.Add(lease)
+			c := *it
+			got = &c
+			return nil
+		}
+		return nil
+	})
+	return got, err
+}
+
 // Renew extends owner's claim on item id to now+lease, checking version;
 // it returns the item with its new version, or ErrConflict when the claim
 // is no longer owner's.

@@ -304,3 +304,30 @@ func golden(t *testing.T, name string, got []byte) {
 		t.Errorf("bytes differ from %s (run with -update and review the diff):\n%s", p, got)
 	}
 }
+
+func TestResumeGivesBackOwnClaimWithoutNewVersion(t *testing.T) {
+	q, _ := newQueue(t)
+	q.Enqueue(item(1), item(2))
+	if it, err := q.Resume("w", t0, time.Minute); it != nil || err != nil {
+		t.Fatalf("resume with nothing held = %+v, %v; want nil", it, err)
+	}
+	claimed, _ := q.Claim("w", t0, time.Minute, nil)
+	if it, _ := q.Resume("other", t0, time.Minute); it != nil {
+		t.Fatalf("another owner resumed %s", it.ID)
+	}
+	// Long after the lease: the owner still gets it back, same version.
+	later := t0.Add(time.Hour)
+	it, err := q.Resume("w", later, time.Minute)
+	if err != nil || it == nil || it.ID != claimed.ID || it.Version != claimed.Version {
+		t.Fatalf("resume = %+v, %v; want %s at version %d", it, err, claimed.ID, claimed.Version)
+	}
+	if !it.LeaseExpires.Equal(later.Add(time.Minute)) {
+		t.Fatalf("lease not extended: %v", it.LeaseExpires)
+	}
+	if err := q.Finish(it.ID, "w", it.Version, StatusDone, "ok", later); err != nil {
+		t.Fatalf("finish after resume: %v", err)
+	}
+	if it, _ := q.Resume("w", later, time.Minute); it != nil {
+		t.Fatalf("finished item resumed: %+v", it)
+	}
+}
