@@ -4,9 +4,12 @@ package atomicfile
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // WriteFile writes data to path through a temporary file in the same
@@ -18,7 +21,7 @@ func WriteFile(path string, data []byte, perm os.FileMode) (err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+tempInfix+"*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -57,6 +60,31 @@ func WriteFileIfChanged(path string, data []byte, perm os.FileMode) (bool, error
 		return false, err
 	}
 	return true, nil
+}
+
+// tempInfix marks the temporary files WriteFile creates.
+const tempInfix = ".tmp-"
+
+// RemoveTemps deletes the temporary files that writes killed mid-way left
+// in dir (a crash between create and rename). Call it only while no write
+// into dir can be under way. A missing dir is not an error.
+func RemoveTemps(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("list %s: %w", dir, err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if e.Type().IsRegular() && strings.HasPrefix(name, ".") && strings.Contains(name, tempInfix) {
+			if err := os.Remove(filepath.Join(dir, name)); err != nil {
+				return fmt.Errorf("remove stale temp file: %w", err)
+			}
+		}
+	}
+	return nil
 }
 
 func syncDir(dir string) error {

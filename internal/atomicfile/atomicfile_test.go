@@ -3,6 +3,7 @@ package atomicfile
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -60,5 +61,29 @@ func TestWriteFileFailsOnDirectoryTarget(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
 		t.Fatalf("temp file left behind: %d entries", len(entries))
+	}
+}
+
+func TestRemoveTempsDeletesOnlyLeftoverTemps(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{".queue.json.tmp-123", "queue.json", ".hidden", "notes.tmp-1"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := RemoveTemps(dir); err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	want := []string{".hidden", "notes.tmp-1", "queue.json"}
+	if strings.Join(left, ",") != strings.Join(want, ",") {
+		t.Fatalf("left %v, want %v", left, want)
+	}
+	if err := RemoveTemps(filepath.Join(dir, "absent")); err != nil {
+		t.Fatalf("missing dir: %v", err)
 	}
 }
