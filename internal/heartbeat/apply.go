@@ -103,7 +103,7 @@ func (n *node) recordFile(p peer, f fetched) (queue.Item, bool) {
 		t.Fingerprint = fmt.Sprintf("%016x", score.Fingerprint(f.trace.Body))
 	}
 	n.ledger.AddTrace(t)
-	if t.Status != manifest.StatusPending || p.url == n.cfg.URL || strings.EqualFold(p.name, n.cfg.Agent) {
+	if t.Status != manifest.StatusPending || n.own[t.Hash] || p.url == n.cfg.URL || strings.EqualFold(p.name, n.cfg.Agent) {
 		return queue.Item{}, false
 	}
 	return queue.Item{

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/meshnode/meshnode/internal/atomicfile"
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/fetch"
 	"github.com/meshnode/meshnode/internal/ledger"
@@ -54,6 +55,7 @@ type node struct {
 	sum     Summary
 	fetched map[string]fetched // this run's verified files by hash
 	refresh bool               // our MANIFEST's updated time was refreshed
+	own     map[string]bool    // hashes of our own traces: never validated by us
 }
 
 // Run runs one heartbeat of the node in opts.Dir. It returns an error only
@@ -76,6 +78,11 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	}
 	results := n.pollAll(ctx, peers)
 	if err := n.apply(results); err != nil {
+		return nil, err
+	}
+	// Statuses and standing are computed from the files on disk, so the
+	// ledger goes down before anything reads them.
+	if err := n.saveLedger(); err != nil {
 		return nil, err
 	}
 	if err := n.validate(context.WithoutCancel(ctx)); err != nil {
@@ -106,6 +113,10 @@ func open(ctx context.Context, opts Options) (*node, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := removeTemps(opts.Dir); err != nil {
+		unlock()
+		return nil, nil, err
+	}
 	n := &node{opts: opts, cfg: opts.Config, now: opts.Now().UTC().Truncate(time.Second), log: opts.Logger, fetched: map[string]fetched{}}
 	if err := n.load(); err != nil {
 		unlock()
@@ -119,6 +130,17 @@ func open(ctx context.Context, opts Options) (*node, func(), error) {
 	return n, unlock, nil
 }
 
+// removeTemps deletes what writes of a killed heartbeat left half done, so
+// no temporary file is ever published or committed. It runs under the lock.
+func removeTemps(dir string) error {
+	for _, sub := range []string{".", "mesh-state", ValidationsDir, DisputesDir, TracesDir} {
+		if err := atomicfile.RemoveTemps(filepath.Join(dir, sub)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (n *node) load() error {
 	var err error
 	if n.state, err = state.Load(n.path(CursorsFile)); err != nil {
@@ -128,7 +150,8 @@ func (n *node) load() error {
 		return err
 	}
 	n.queue = queue.Open(n.path(QueueFile))
-	return nil
+	n.own, err = ownHashes(n.path(TracesDir))
+	return err
 }
 
 func (n *node) path(rel string) string { return filepath.Join(n.opts.Dir, filepath.FromSlash(rel)) }

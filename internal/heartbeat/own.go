@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 
 	"github.com/meshnode/meshnode/internal/atomicfile"
 	"github.com/meshnode/meshnode/internal/dispute"
@@ -18,8 +19,34 @@ import (
 // Paths of the node's own published files.
 const (
 	ManifestFile = "MANIFEST.md"
+	TracesDir    = "traces"
 	DisputesDir  = "disputes"
 )
+
+// ownHashes hashes our own traces, published or not, so that a peer
+// republishing their exact bytes as its own never gets them validated by
+// us (seed 000: never validate your own work).
+func ownHashes(dir string) (map[string]bool, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]bool{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read own traces: %w", err)
+	}
+	out := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, fmt.Errorf("read own trace: %w", err)
+		}
+		out[manifest.HashBytes(data)] = true
+	}
+	return out, nil
+}
 
 // ownStatuses resolves the status of each of our own traces from the
 // validations the node has seen (SIGNAL's resolution rule).

@@ -15,11 +15,6 @@ import (
 // change or the next presence refresh (at most every few heartbeats).
 func (n *node) save() error {
 	n.state.Hosts = hostsToState(n.client.Hosts())
-	changed, err := n.ledger.Save(n.path(LedgerFile))
-	if err != nil {
-		return fmt.Errorf("save ledger: %w", err)
-	}
-	n.sum.Changed = n.sum.Changed || changed
 	if !n.refresh && !n.sum.Changed {
 		old, err := state.Load(n.path(CursorsFile))
 		if err != nil {
@@ -29,9 +24,19 @@ func (n *node) save() error {
 			return nil
 		}
 	}
-	changed, err = n.state.Save(n.path(CursorsFile))
+	changed, err := n.state.Save(n.path(CursorsFile))
 	if err != nil {
 		return fmt.Errorf("save cursors: %w", err)
+	}
+	n.sum.Changed = n.sum.Changed || changed
+	return nil
+}
+
+// saveLedger writes what the node learned of its peers' files.
+func (n *node) saveLedger() error {
+	changed, err := n.ledger.Save(n.path(LedgerFile))
+	if err != nil {
+		return fmt.Errorf("save ledger: %w", err)
 	}
 	n.sum.Changed = n.sum.Changed || changed
 	return nil

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path"
 	"strconv"
-	"time"
 
 	"github.com/meshnode/meshnode/internal/atomicfile"
 	"github.com/meshnode/meshnode/internal/fetch"
@@ -36,9 +35,12 @@ func (n *node) validate(ctx context.Context) error {
 	if n.cfg.Scorer == "manual" {
 		return n.suggest(ctx)
 	}
-	owner := claimOwner()
+	owner := claimOwner
 	for {
-		item, err := n.queue.Claim(owner, n.now, n.cfg.Lease, nil)
+		item, err := n.queue.Resume(owner, n.now, n.cfg.Lease)
+		if err == nil && item == nil {
+			item, err = n.queue.Claim(owner, n.now, n.cfg.Lease, nil)
+		}
 		if err != nil {
 			return fmt.Errorf("claim from queue: %w", err)
 		}
@@ -65,10 +67,15 @@ func (n *node) scoreItem(ctx context.Context, scorer score.Scorer, item *queue.I
 		return err
 	}
 	rel := path.Join(ValidationsDir, validation.FileName(item.Hash))
-	if _, err := os.Stat(n.path(rel)); err == nil {
+	if data, err := os.ReadFile(n.path(rel)); err == nil {
 		// Written by an earlier run that crashed before finishing the item,
-		// or by a person: never overwrite, never duplicate.
-		return finish(queue.StatusDone, "validation already published: "+rel)
+		// or by a person: never overwrite, never duplicate. The item ends
+		// as the run that wrote the file would have ended it.
+		reason := "validation already published: " + rel
+		if v, err := validation.Parse(data); err == nil {
+			reason = doneReason(v)
+		}
+		return finish(queue.StatusDone, reason)
 	}
 	in, err := n.scoreInput(ctx, item)
 	if err != nil {
@@ -89,7 +96,12 @@ func (n *node) scoreItem(ctx context.Context, scorer score.Scorer, item *queue.I
 	}
 	n.sum.ValidationsPublished++
 	n.log.Info("validated", "peer", item.From, "url", item.TraceURL, "sha256", item.Hash, "status", v.Result, "total", v.Total)
-	return finish(queue.StatusDone, fmt.Sprintf("%s %d/%d", v.Result, v.Total, validation.MaxTotal))
+	return finish(queue.StatusDone, doneReason(v))
+}
+
+// doneReason is the reason a scored item is done with: its verdict.
+func doneReason(v *validation.Validation) string {
+	return fmt.Sprintf("%s %d/%d", v.Result, v.Total, validation.MaxTotal)
 }
 
 // scoreInput gathers what a scorer needs. Bytes fetched in this run are
@@ -195,10 +207,11 @@ func (n *node) wait(why string) error {
 	return nil
 }
 
-func claimOwner() string {
-	host, _ := os.Hostname()
-	return fmt.Sprintf("%s/%d/%d", host, os.Getpid(), time.Now().UnixNano())
-}
+// claimOwner is the owner of the heartbeat's queue claims. Heartbeats of one
+// node never run at once (they hold the node's lock), so a claim of this
+// owner found in progress belongs to a heartbeat that died, and the next
+// heartbeat resumes it.
+const claimOwner = "heartbeat"
 
 // relativeTo returns u relative to base when u lies under it, else u.
 func relativeTo(base, u string) string {
