@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,6 +15,14 @@ import (
 
 // FileName is the configuration file at the node's root.
 const FileName = "mesh.yaml"
+
+// TemplateMarker marks the placeholder files the template repository ships
+// (mesh.yaml, IDENTITY.md, MANIFEST.md, AGENTS.md) until 'meshnode init'
+// replaces them, which it does without --force.
+const TemplateMarker = "meshnode:template"
+
+// IsTemplate reports whether data is one of the template's placeholders.
+func IsTemplate(data []byte) bool { return bytes.Contains(data, []byte(TemplateMarker)) }
 
 // Scorers.
 const (
@@ -124,6 +133,10 @@ func Load(dir string, opts ...Option) (*Config, error) {
 func Parse(name string, data []byte, lookupEnv func(string) (string, bool)) (*Config, error) {
 	if lookupEnv == nil {
 		lookupEnv = func(string) (string, bool) { return "", false }
+	}
+	if IsTemplate(data) {
+		return nil, &Error{File: name, Problems: []Problem{{Msg: "is the template's placeholder, not a node's config"}},
+			Hint: "run 'meshnode init' to make this repository your node"}
 	}
 	c := Default()
 	d := &decoder{}

@@ -249,3 +249,12 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestTemplatePlaceholderSuggestsInit(t *testing.T) {
+	data := []byte("# " + TemplateMarker + "\n# Run 'meshnode init' in your fork.\n")
+	_, err := Parse("mesh.yaml", data, noEnv)
+	var ce *Error
+	if !errors.As(err, &ce) || !strings.Contains(ce.Hint, "meshnode init") || !strings.Contains(err.Error(), "template") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/meshnode/meshnode/internal/atomicfile"
+	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/roster"
 )
 
@@ -171,8 +172,10 @@ func refuseOverwrite(o Options) error {
 	}
 	var exist []string
 	for _, f := range initFiles {
-		_, err := os.Lstat(filepath.Join(o.Dir, f))
+		data, err := os.ReadFile(filepath.Join(o.Dir, f))
 		switch {
+		case err == nil && config.IsTemplate(data):
+			// The template's placeholder: init is what replaces it.
 		case err == nil:
 			exist = append(exist, f)
 		case !errors.Is(err, os.ErrNotExist):

@@ -278,3 +278,35 @@ func mustRead(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// The template repository ships placeholders for the node files; a fresh
+// fork must init without --force, and the placeholders must be recognised.
+func TestInitReplacesTheTemplatesPlaceholdersWithoutForce(t *testing.T) {
+	root := filepath.Join("..", "..")
+	dir := t.TempDir()
+	for _, f := range initFiles {
+		data, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !config.IsTemplate(data) {
+			t.Skipf("%s is not the template's placeholder: this repository is an initialised node", f)
+		}
+		mustWrite(t, filepath.Join(dir, f), string(data))
+	}
+	if _, err := config.Load(dir); err == nil || !strings.Contains(err.Error(), "template") {
+		t.Fatalf("config.Load of the template = %v, want an error saying it is the template's", err)
+	}
+	o := Options{Dir: dir, Agent: "jolt37", URL: "https://j.example/", Now: initNow, Getenv: noEnv, GitRemote: noRemote}
+	if _, err := Init(o); err != nil {
+		t.Fatalf("Init over the template's placeholders = %v", err)
+	}
+	for _, f := range initFiles {
+		if got := mustRead(t, filepath.Join(dir, f)); config.IsTemplate([]byte(got)) {
+			t.Errorf("%s still holds the template marker after init:\n%s", f, got)
+		}
+	}
+	if _, err := config.Load(dir); err != nil {
+		t.Fatalf("config after init: %v", err)
+	}
+}
