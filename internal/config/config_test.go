@@ -40,7 +40,7 @@ func TestLoadAppliesDefaults(t *testing.T) {
 		{"scorer_timeout", c.ScorerTimeout, 60 * time.Second},
 		{"standing", c.Standing, Standing{MinValidatedTraces: 10}},
 		{"lease", c.Lease, 2 * time.Minute},
-		{"heartbeat", c.Heartbeat, Heartbeat{Deadline: 10 * time.Minute, RequestTimeout: 20 * time.Second, Concurrency: 16, MaxConnsPerHost: 4}},
+		{"heartbeat", c.Heartbeat, Heartbeat{Deadline: 10 * time.Minute, RequestTimeout: 20 * time.Second, Concurrency: 64, MaxConnsPerHost: 4}},
 		{"gossip", c.Gossip, Gossip{Enabled: true, MaxNewPeersPerHeartbeat: 20, MaxPeers: 500}},
 		{"limits", c.Limits, Limits{ManifestBytes: 4194304, TraceBytes: 1048576, AgentsBytes: 262144}},
 	}

@@ -75,7 +75,7 @@ var keys = []key{
 			func(c *Config) *time.Duration { return &c.Heartbeat.Deadline }, parseDuration(time.Second, 6*time.Hour), showDuration),
 		leaf("request_timeout", "one HTTP request's timeout", 20*time.Second,
 			func(c *Config) *time.Duration { return &c.Heartbeat.RequestTimeout }, parseDuration(100*time.Millisecond, 10*time.Minute), showDuration),
-		leaf("concurrency", "peers polled at the same time", 16,
+		leaf("concurrency", "peers polled at the same time", 64,
 			func(c *Config) *int { return &c.Heartbeat.Concurrency }, parseInt(1, 256), show[int]),
 		leaf("max_conns_per_host", "open connections to one host at most", 4,
 			func(c *Config) *int { return &c.Heartbeat.MaxConnsPerHost }, parseInt(1, 64), show[int]),
