@@ -97,7 +97,12 @@ func (c *Client) cachedRobots(h *host, u *url.URL) (*robotstxt.RobotsData, error
 	}
 	e := *h.robotsErr
 	e.URL = u.String()
-	e.Err = fmt.Errorf("robots.txt unreadable, so the host is treated as disallowing all (RFC 9309): %w", h.robotsErr)
+	why := "robots.txt unreadable, so the host is treated as disallowing all (RFC 9309)"
+	if e.Kind == KindNetwork || e.Kind == KindTimeout {
+		// Nothing answered at all: say so, not a robots.txt rule.
+		why = "host unreachable"
+	}
+	e.Err = fmt.Errorf("%s: %w", why, h.robotsErr)
 	return nil, &e, true
 }
 

@@ -3,6 +3,7 @@ package fetch
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strconv"
 	"strings"
@@ -185,5 +186,17 @@ func TestRobotsIsFetchedOnceForManyPeersOnAHost(t *testing.T) {
 	wg.Wait()
 	if n := p.Hits("/robots.txt"); n != 1 {
 		t.Errorf("robots.txt fetched %d times for 12 peers on one host, want once", n)
+	}
+}
+
+func TestUnreachableHostIsNamedSoNotAsARobotsRule(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	base := srv.URL
+	srv.Close() // nothing listens there any more
+	c := newTestClient(newFakeClock(), func(o *Options) { o.MaxRetries = -1 })
+	_, err := c.Get(context.Background(), Request{URL: base + "/dormant/MANIFEST.md"})
+	e := wantKind(t, err, KindNetwork)
+	if !strings.Contains(e.Error(), "host unreachable") || strings.Contains(e.Error(), "RFC 9309") {
+		t.Errorf("error %q should say the host is unreachable, not blame robots.txt", e)
 	}
 }
