@@ -66,6 +66,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	problems := check.Check(check.Options{
 		Dir: nf.dir, Files: files, Agent: cfg.Agent, URL: cfg.URL,
 		MinValidated: cfg.Standing.MinValidatedTraces, Bootstrap: cfg.Standing.Bootstrap,
+		SignalBootstrap: cfg.Signal.Bootstrap,
 	})
 	printCheckProblems(e, nf.dir, problems, os.Getenv("GITHUB_ACTIONS") == "true")
 	if len(problems) > 0 {

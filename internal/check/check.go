@@ -31,6 +31,9 @@ type Options struct {
 	MinValidated int
 	// Bootstrap lets a founding node validate before it has standing.
 	Bootstrap bool
+	// SignalBootstrap is mesh.yaml's signal.bootstrap, which decides the
+	// tiers that resolve our traces' statuses.
+	SignalBootstrap map[string]float64
 }
 
 // Problem is one thing wrong, at a file and line (1 when the whole file is
@@ -69,13 +72,12 @@ func Check(o Options) []Problem {
 // checker carries what the rules share: the ledger, our MANIFEST rows and
 // the problems found.
 type checker struct {
-	o         Options
-	ledger    *ledger.Ledger
-	own       map[string]bool     // hashes of files in our MANIFEST
-	ownTraces []string            // hashes of our published traces
-	byHash    map[string][]string // trace hash → every validation file naming it
-	vals      []string            // checked validation files that parsed
-	problems  []Problem
+	o        Options
+	ledger   *ledger.Ledger
+	own      map[string]bool     // hashes of files in our MANIFEST
+	byHash   map[string][]string // trace hash → every validation file naming it
+	vals     []string            // checked validation files that parsed
+	problems []Problem
 }
 
 func (c *checker) add(file string, line int, format string, args ...any) {

@@ -43,9 +43,6 @@ func (c *checker) load() {
 	}
 	for _, e := range m.Entries {
 		c.own[e.Hash] = true
-		if path.Dir(e.File) == publish.TracesDir {
-			c.ownTraces = append(c.ownTraces, e.Hash)
-		}
 	}
 }
 

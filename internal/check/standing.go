@@ -1,10 +1,6 @@
 package check
 
-import (
-	"strings"
-
-	"github.com/meshnode/meshnode/internal/validation"
-)
+import "github.com/meshnode/meshnode/internal/signal"
 
 // standing reports, on each validation checked, that the node may not
 // validate yet: seed 000, step 6, lets a node validate only once enough of
@@ -22,26 +18,14 @@ func (c *checker) standing() {
 	}
 }
 
-// validatedOwn counts our published traces that others validated: more
-// passing than failing validations by validators other than us, as the
-// ledger recorded them.
+// validatedOwn counts our published traces the mesh resolved as
+// validated, by the rule the heartbeat's gate uses (signal.OwnValidated),
+// so a pull request is held to the same standing as the heartbeat.
 func (c *checker) validatedOwn() int {
-	votes := map[string]int{}
-	for _, v := range c.ledger.Validations {
-		if strings.EqualFold(v.Validator, c.o.Agent) || trimSlash(v.ValidatorURL) == trimSlash(c.o.URL) {
-			continue
-		}
-		if v.Result == validation.ResultPass {
-			votes[v.TraceHash]++
-		} else {
-			votes[v.TraceHash]--
-		}
+	in, err := signal.Load(c.o.Dir, c.o.Agent, c.o.URL, c.o.SignalBootstrap)
+	if err != nil {
+		c.add(LedgerFile, 1, "cannot compute standing: %v", err)
+		return 0
 	}
-	n := 0
-	for _, h := range c.ownTraces {
-		if votes[h] > 0 {
-			n++
-		}
-	}
-	return n
+	return signal.OwnValidated(signal.Compute(in), c.o.URL)
 }

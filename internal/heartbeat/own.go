@@ -56,14 +56,7 @@ func (n *node) ownStatuses() (map[string]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compute statuses: %w", err)
 	}
-	rep := signal.Compute(in)
-	out := map[string]string{}
-	for _, t := range rep.Traces {
-		if t.URL != "" && len(t.URL) >= len(n.cfg.URL) && t.URL[:len(n.cfg.URL)] == n.cfg.URL {
-			out[t.Hash] = t.Status
-		}
-	}
-	return out, nil
+	return signal.Own(signal.Compute(in), n.cfg.URL), nil
 }
 
 // hasStanding applies the standing gate (seed 000, step 6): a node
