@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/signal"
@@ -90,6 +91,9 @@ func loadManifest(dir string, n *Node) (*manifest.Manifest, error) {
 	data, err := readOptional(filepath.Join(dir, manifestFile))
 	if err != nil || data == nil {
 		return &manifest.Manifest{}, err
+	}
+	if config.IsTemplate(data) {
+		return nil, fmt.Errorf("%s is the template's placeholder: run 'meshnode init' to make this repository a node", manifestFile)
 	}
 	m, _, err := manifest.Parse(data)
 	if err != nil {

@@ -180,3 +180,15 @@ func TestNodeIsNamedByMeshYAMLOrElseByItsManifest(t *testing.T) {
 		})
 	}
 }
+
+func TestTemplatePlaceholderSaysToRunInit(t *testing.T) {
+	dir := t.TempDir()
+	data := "# MANIFEST\n\n<!-- meshnode:template: 'meshnode init' replaces this file -->\n"
+	if err := os.WriteFile(filepath.Join(dir, "MANIFEST.md"), []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(dir, fixtureNow)
+	if err == nil || !strings.Contains(err.Error(), "meshnode init") {
+		t.Fatalf("Load of the template = %v, want an error saying to run meshnode init", err)
+	}
+}
