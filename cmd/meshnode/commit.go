@@ -146,11 +146,11 @@ func short(sha string) string {
 
 // reportToActions prints the annotations and appends the job summary.
 func reportToActions(e *env, getenv func(string) string, s *gitpush.Summary) error {
-	for _, a := range s.Annotations() {
+	for _, a := range gitpush.Annotations(s) {
 		fmt.Fprintln(e.stdout, a.String())
 	}
 	if path := getenv(actions.EnvStepSummary); path != "" {
-		if err := actions.AppendSummary(path, s.Markdown()); err != nil {
+		if err := actions.AppendSummary(path, gitpush.Markdown(s)); err != nil {
 			return fmt.Errorf("commit: job summary: %w", err)
 		}
 	}

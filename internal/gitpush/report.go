@@ -11,17 +11,20 @@ import (
 // Markdown is the job summary of a heartbeat: a table of the counts, then
 // tables of hash mismatches and failed polls and the unreachable peers,
 // when there are any. Peer-supplied text is escaped for table cells.
-func (s *Summary) Markdown() string {
+func Markdown(s *Summary) string {
 	var b strings.Builder
 	b.WriteString("### Heartbeat\n\n")
-	b.WriteString(actions.Table([]string{"", "count"}, s.countRows()))
+	b.WriteString(actions.Table([]string{"", "count"}, countRows(s)))
+	if s.Waiting > 0 && s.WaitingReason != "" {
+		fmt.Fprintf(&b, "\nScores wait: %s\n", actions.Cell(s.WaitingReason))
+	}
 	if len(s.HashMismatches) > 0 {
 		b.WriteString("\n#### Hash mismatches\n\n")
-		b.WriteString(actions.Table([]string{"peer", "seq", "file", "claimed", "served"}, s.mismatchRows()))
+		b.WriteString(actions.Table([]string{"peer", "seq", "file", "claimed", "served"}, mismatchRows(s)))
 	}
 	if len(s.Failures) > 0 {
 		b.WriteString("\n#### Failed polls\n\n")
-		b.WriteString(actions.Table([]string{"peer", "url", "error"}, s.failureRows()))
+		b.WriteString(actions.Table([]string{"peer", "url", "error"}, failureRows(s)))
 	}
 	if len(s.Unreachable) > 0 {
 		fmt.Fprintf(&b, "\n#### Unreachable peers\n\n%s\n", actions.Cell(strings.Join(s.Unreachable, ", ")))
@@ -29,7 +32,7 @@ func (s *Summary) Markdown() string {
 	return b.String()
 }
 
-func (s *Summary) countRows() [][]string {
+func countRows(s *Summary) [][]string {
 	counts := []struct {
 		name string
 		n    int
@@ -37,13 +40,16 @@ func (s *Summary) countRows() [][]string {
 		{"peers polled", s.PeersPolled},
 		{"peers skipped (backoff)", s.PeersSkipped},
 		{"peers failed", s.PeersFailed},
+		{"peers rate-limited (not a failure)", s.PeersRateLimited},
 		{"peers learned", s.PeersLearned},
 		{"new traces", s.NewTraces},
 		{"new peer validations", s.NewValidations},
 		{"verified", s.Verified},
 		{"rejected (hash mismatch)", s.Rejected},
 		{"already seen", s.Duplicates},
+		{"seqs missing (gaps)", s.Gaps},
 		{"queued for scoring", s.Queued},
+		{"waiting for standing or a person", s.Waiting},
 		{"validations published", s.ValidationsPublished},
 		{"traces published", s.TracesPublished},
 		{"disputes published", s.DisputesPublished},
@@ -55,7 +61,7 @@ func (s *Summary) countRows() [][]string {
 	return rows
 }
 
-func (s *Summary) mismatchRows() [][]string {
+func mismatchRows(s *Summary) [][]string {
 	rows := make([][]string, 0, len(s.HashMismatches))
 	for _, m := range s.HashMismatches {
 		rows = append(rows, []string{m.Peer, strconv.Itoa(m.Seq), m.URL, m.Claimed, m.Served})
@@ -63,7 +69,7 @@ func (s *Summary) mismatchRows() [][]string {
 	return rows
 }
 
-func (s *Summary) failureRows() [][]string {
+func failureRows(s *Summary) [][]string {
 	rows := make([][]string, 0, len(s.Failures))
 	for _, f := range s.Failures {
 		rows = append(rows, []string{f.Peer, f.URL, f.Error})
@@ -74,7 +80,7 @@ func (s *Summary) failureRows() [][]string {
 // Annotations turns what a person should look at into annotations on the
 // run: an error for every hash mismatch (a peer serving bytes its MANIFEST
 // does not vouch for) and a warning for every unreachable peer.
-func (s *Summary) Annotations() []actions.Annotation {
+func Annotations(s *Summary) []actions.Annotation {
 	var out []actions.Annotation
 	for _, m := range s.HashMismatches {
 		out = append(out, actions.Annotation{

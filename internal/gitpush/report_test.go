@@ -15,11 +15,11 @@ func TestMarkdownIsTheJobSummaryTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "summary.md", s.Markdown())
+	golden(t, "summary.md", Markdown(s))
 }
 
 func TestMarkdownOmitsEmptySections(t *testing.T) {
-	md := (&Summary{PeersPolled: 3}).Markdown()
+	md := Markdown(&Summary{PeersPolled: 3})
 	for _, section := range []string{"Hash mismatches", "Failed polls", "Unreachable"} {
 		if strings.Contains(md, section) {
 			t.Errorf("empty summary has a %q section:\n%s", section, md)
@@ -36,11 +36,11 @@ func TestAnnotationsFlagMismatchesAndUnreachablePeers(t *testing.T) {
 		t.Fatal(err)
 	}
 	var lines []string
-	for _, a := range s.Annotations() {
+	for _, a := range Annotations(s) {
 		lines = append(lines, a.String())
 	}
 	golden(t, "annotations.txt", strings.Join(lines, "\n")+"\n")
-	if got := (&Summary{Failures: []Failure{{Peer: "x"}}}).Annotations(); len(got) != 0 {
+	if got := Annotations(&Summary{Failures: []Failure{{Peer: "x"}}}); len(got) != 0 {
 		t.Errorf("a failed poll alone made annotations: %v", got)
 	}
 }
@@ -59,5 +59,12 @@ func golden(t *testing.T, name, got string) {
 	}
 	if got != string(want) {
 		t.Errorf("%s differs (run go test -update and review the diff)\ngot:\n%s\nwant:\n%s", name, got, want)
+	}
+}
+
+func TestMarkdownSaysWhyScoresWait(t *testing.T) {
+	md := Markdown(&Summary{Waiting: 2, WaitingReason: "no standing yet: 3 of 10 own traces validated by others"})
+	if !strings.Contains(md, "| waiting for standing or a person | 2 |") || !strings.Contains(md, "Scores wait: no standing yet: 3 of 10") {
+		t.Errorf("job summary does not say why scores wait:\n%s", md)
 	}
 }

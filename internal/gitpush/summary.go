@@ -4,47 +4,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+
+	"github.com/meshnode/meshnode/internal/heartbeat"
 )
 
-// Summary is the part of a heartbeat summary (docs/contracts.md, written by
-// `meshnode heartbeat --summary FILE`) that the commit step reads. Fields
-// it does not know are ignored, so the heartbeat may add more.
-type Summary struct {
-	PeersPolled          int        `json:"peers_polled"`
-	PeersSkipped         int        `json:"peers_skipped"`
-	PeersFailed          int        `json:"peers_failed"`
-	PeersLearned         int        `json:"peers_learned"`
-	PeersWithNew         int        `json:"peers_with_new"`
-	NewTraces            int        `json:"new_traces"`
-	NewValidations       int        `json:"new_validations"`
-	Verified             int        `json:"verified"`
-	Rejected             int        `json:"rejected"`
-	Duplicates           int        `json:"duplicates"`
-	Queued               int        `json:"queued"`
-	ValidationsPublished int        `json:"validations_published"`
-	TracesPublished      int        `json:"traces_published"`
-	DisputesPublished    int        `json:"disputes_published"`
-	HashMismatches       []Mismatch `json:"hash_mismatches"`
-	Failures             []Failure  `json:"failures"`
-	Unreachable          []string   `json:"unreachable"`
-	Changed              bool       `json:"changed"`
-}
+// Summary is the heartbeat summary the commit step reads: the JSON that
+// `meshnode heartbeat --summary FILE` writes (docs/contracts.md). It is the
+// heartbeat's own type, so the two can never drift apart.
+type Summary = heartbeat.Summary
 
 // Mismatch is a peer's file whose bytes did not match its MANIFEST hash.
-type Mismatch struct {
-	Peer    string `json:"peer"`
-	URL     string `json:"url"`
-	Seq     int    `json:"seq"`
-	Claimed string `json:"claimed"`
-	Served  string `json:"served"`
-}
+type Mismatch = heartbeat.Mismatch
 
 // Failure is a failed poll of one peer.
-type Failure struct {
-	Peer  string `json:"peer"`
-	URL   string `json:"url"`
-	Error string `json:"error"`
-}
+type Failure = heartbeat.Failure
 
 // ParseSummary decodes a heartbeat summary.
 func ParseSummary(data []byte) (*Summary, error) {
