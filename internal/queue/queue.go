@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/filelock"
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
@@ -37,7 +38,7 @@ func Open(path string) *Queue {
 func (q *Queue) update(fn func(f *file) error) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	unlock, err := lockFile(q.path + ".lock")
+	unlock, err := filelock.Lock(q.path + ".lock")
 	if err != nil {
 		return err
 	}
@@ -59,7 +60,7 @@ func (q *Queue) update(fn func(f *file) error) error {
 func (q *Queue) view(fn func(f *file) error) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	unlock, err := lockFile(q.path + ".lock")
+	unlock, err := filelock.Lock(q.path + ".lock")
 	if err != nil {
 		return err
 	}

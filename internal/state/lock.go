@@ -3,6 +3,8 @@ package state
 import (
 	"errors"
 	"path/filepath"
+
+	"github.com/meshnode/meshnode/internal/filelock"
 )
 
 // LockFile is the heartbeat lock, relative to the node's directory.
@@ -17,5 +19,9 @@ var ErrLocked = errors.New("another heartbeat holds " + LockFile)
 // another process holds it. The lock is released by unlock or when the
 // process dies, so a crashed heartbeat never wedges the node.
 func Lock(dir string) (unlock func(), err error) {
-	return lockFile(filepath.Join(dir, filepath.FromSlash(LockFile)))
+	unlock, err = filelock.TryLock(filepath.Join(dir, filepath.FromSlash(LockFile)))
+	if errors.Is(err, filelock.ErrHeld) {
+		return nil, ErrLocked
+	}
+	return unlock, err
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package state
+package filelock
 
 import (
 	"errors"
@@ -10,7 +10,7 @@ import (
 	"syscall"
 )
 
-func lockFile(path string) (func(), error) {
+func lock(path string, wait bool) (func(), error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
@@ -18,10 +18,20 @@ func lockFile(path string) (func(), error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	how := syscall.LOCK_EX
+	if !wait {
+		how |= syscall.LOCK_NB
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), how)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, ErrLocked
+			return nil, ErrHeld
 		}
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
