@@ -213,13 +213,24 @@ func (n *node) pollAll(ctx context.Context, peers []peer) []*pollResult {
 	return results
 }
 
+// logPoll writes one line per peer poll, with seed 004's fields (event,
+// fetched, new, duplicates, latency_ms, rate_limit_remaining, backoff)
+// and the node's own (peer, outcome, seq, rejected, gaps, failure_count).
 func (n *node) logPoll(r *pollResult) {
 	attrs := []any{
+		"event", "poll_complete",
 		"peer", r.peer.name, "url", r.peer.url, "outcome", r.outcome,
-		"seq", r.cursor.LastSeenSeq, "new", len(r.files), "duplicates", r.dups,
+		"seq", r.cursor.LastSeenSeq, "fetched", len(r.files) + len(r.mismatches),
+		"new", len(r.files), "duplicates", r.dups,
 		"rejected", len(r.mismatches) + len(r.rejected), "gaps", r.gapCount,
 		"requests", r.requests, "latency_ms", r.latency.Milliseconds(),
 		"failure_count", r.cursor.FailureCount,
+	}
+	if r.rateLeft >= 0 {
+		attrs = append(attrs, "rate_limit_remaining", r.rateLeft)
+	}
+	if r.cursor.Backoff != "" {
+		attrs = append(attrs, "backoff", r.cursor.Backoff)
 	}
 	if r.err != nil {
 		attrs = append(attrs, "err", r.err.Error())

@@ -66,6 +66,7 @@ type pollResult struct {
 	backwards  bool
 	requests   int
 	latency    time.Duration
+	rateLeft   int // X-RateLimit-Remaining of the manifest's answer; -1 when not sent
 }
 
 // poller polls peers. It is shared by the poll goroutines and must only be
@@ -87,7 +88,7 @@ type limits struct {
 // poll runs one poll of p from cursor c.
 func (pl *poller) poll(ctx context.Context, p peer, c state.Cursor) *pollResult {
 	start := time.Now()
-	r := &pollResult{peer: p, cursor: c}
+	r := &pollResult{peer: p, cursor: c, rateLeft: -1}
 	defer func() { r.latency = time.Since(start) }()
 	if !c.Due(pl.now) {
 		r.outcome = outcomeSkipped
@@ -106,6 +107,7 @@ func (pl *poller) poll(ctx context.Context, p peer, c state.Cursor) *pollResult 
 		return r
 	}
 	r.cursor.ETag, r.cursor.LastModified = resp.ETag, resp.LastModified
+	r.rateLeft = resp.RateLimit.Remaining
 	if resp.NotModified {
 		r.succeed(pl.now, outcomeUnchanged)
 		return r
