@@ -31,11 +31,14 @@ fi
 
 work=$(mktemp -d)
 go build -o "$work/meshnode" ./cmd/meshnode
+now=()
 if [ -z "$node" ]; then
   node="$work/demo"
   "$work/meshnode" demo --dir "$node" >/dev/null
+  # The demo mesh lives on its own clock; show its presence as of then.
+  now=(--now "$(sed -n 's/^updated: //p' "$node/MANIFEST.md")")
 fi
-"$work/meshnode" serve --dir "$node" --out "$work/site" --addr "127.0.0.1:$port" > "$work/serve.log" 2>&1 &
+"$work/meshnode" serve --dir "$node" --out "$work/site" --addr "127.0.0.1:$port" "${now[@]}" > "$work/serve.log" 2>&1 &
 server=$!
 trap 'kill "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
 base="http://127.0.0.1:$port/"
