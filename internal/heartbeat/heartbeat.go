@@ -85,7 +85,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	if err := n.saveLedger(); err != nil {
 		return nil, err
 	}
-	if err := n.validate(context.WithoutCancel(ctx)); err != nil {
+	if err := n.validate(ctx); err != nil {
 		return nil, err
 	}
 	if err := n.publish(); err != nil {

@@ -20,7 +20,7 @@ import (
 // ValidationsDir holds the node's validations of others' traces.
 const ValidationsDir = "validations"
 
-// validate works the queue: with standing and a scorer that needs no
+// validate works the queue until ctx's deadline: with standing and a scorer that needs no
 // person, every queued trace is claimed, scored and its validation written;
 // otherwise the items wait, with the reason shown, and the manual scorer's
 // items get the heuristic's suggestion for the person who will score them.
@@ -33,10 +33,16 @@ func (n *node) validate(ctx context.Context) error {
 		return n.wait(why)
 	}
 	if n.cfg.Scorer == "manual" {
-		return n.suggest(ctx)
+		return n.suggest(context.WithoutCancel(ctx))
 	}
 	owner := claimOwner
 	for {
+		if ctx.Err() != nil {
+			// The heartbeat's deadline passed: what is not claimed yet
+			// stays queued for the next heartbeat; nothing is lost.
+			n.log.Warn("heartbeat deadline reached; the rest of the queue waits for the next heartbeat")
+			break
+		}
 		item, err := n.queue.Resume(owner, n.now, n.cfg.Lease)
 		if err == nil && item == nil {
 			item, err = n.queue.Claim(owner, n.now, n.cfg.Lease, nil)
@@ -47,7 +53,9 @@ func (n *node) validate(ctx context.Context) error {
 		if item == nil {
 			break
 		}
-		if err := n.scoreItem(ctx, scorer, item, owner); err != nil {
+		// A claimed item is scored to the end, deadline or not, so no
+		// half-done work is left behind.
+		if err := n.scoreItem(context.WithoutCancel(ctx), scorer, item, owner); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,58 @@
+package heartbeat
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/config"
+	"github.com/meshnode/meshnode/internal/queue"
+)
+
+// TestDeadlineLeavesUnclaimedItemsQueued runs a heartbeat whose deadline has
+// already passed when scoring starts: it claims nothing, publishes nothing,
+// loses nothing, and the next heartbeat scores everything.
+func TestDeadlineLeavesUnclaimedItemsQueued(t *testing.T) {
+	good := goodPeer(t)
+	defer good.Close()
+	// The standing gate keeps the first heartbeat's items queued.
+	dir := newNode(t, [][2]string{{"good", good.URL + "/"}}, "standing:\n  min_validated_traces: 10\n")
+	if sum := beat(t, dir, testNow); sum.Queued != 2 || sum.ValidationsPublished != 0 {
+		t.Fatalf("first heartbeat queued %d, published %d; want 2 queued, none published", sum.Queued, sum.ValidationsPublished)
+	}
+	write(t, dir, "mesh.yaml", "agent: tester\nurl: http://127.0.0.1:1/tester/\nallow_private_addresses: true\nstanding:\n  min_validated_traces: 0\n")
+	cfg, err := config.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	past, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	sum, err := Run(past, Options{Dir: dir, Config: cfg, Now: func() time.Time { return testNow.Add(30 * time.Minute) },
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatalf("heartbeat past its deadline: %v", err)
+	}
+	if sum.ValidationsPublished != 0 {
+		t.Errorf("published %d validations after the deadline, want 0", sum.ValidationsPublished)
+	}
+	items, err := queue.Open(filepath.Join(dir, QueueFile)).List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range items {
+		if it.Status != queue.StatusQueued {
+			t.Errorf("%s is %s after a heartbeat past its deadline, want queued", it.ID, it.Status)
+		}
+	}
+	if sum := beat(t, dir, testNow.Add(time.Hour)); sum.ValidationsPublished != 2 {
+		t.Fatalf("next heartbeat published %d validations, want 2", sum.ValidationsPublished)
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, ValidationsDir))
+	if len(entries) != 2 {
+		t.Errorf("%d files in validations/, want 2", len(entries))
+	}
+}
