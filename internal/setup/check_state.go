@@ -1,12 +1,13 @@
 package setup
 
 import (
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/state"
 )
 
@@ -15,15 +16,14 @@ const StateDir = "mesh-state"
 
 // stateFiles are the state files doctor reads, each with the loader of the
 // package that owns it. A missing file is fine: the first heartbeat writes
-// it. The ledger and the queue are read as JSON objects until their
-// packages offer a Load (docs/contracts.md).
+// it.
 var stateFiles = []struct {
 	name string
 	load func(path string) error
 }{
 	{"polling-cursors.json", func(p string) error { _, err := state.Load(p); return err }},
-	{"ledger.json", loadJSONObject},
-	{"queue.json", loadJSONObject},
+	{"ledger.json", func(p string) error { _, err := ledger.Load(p); return err }},
+	{"queue.json", func(p string) error { _, err := queue.Open(p).List(); return err }},
 }
 
 func checkState(dir string) []Finding {
@@ -50,16 +50,4 @@ func checkStateFile(dir, name string, load func(string) error) Finding {
 	}
 	f.Status, f.Message = StatusOK, rel+" reads"
 	return f
-}
-
-func loadJSONObject(path string) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	var v map[string]json.RawMessage
-	if err := json.Unmarshal(data, &v); err != nil {
-		return state.Corrupt(path, data, err)
-	}
-	return nil
 }

@@ -135,6 +135,12 @@ func TestDoctorFindsWhatIsBroken(t *testing.T) {
 		{"corrupt state file", func(t *testing.T, n *testNode) {
 			mustWrite(t, filepath.Join(n.dir, "mesh-state/ledger.json"), "{\"traces\": {")
 		}, time.Hour, "state ledger.json", StatusFail, "mesh-state/ledger.json:1:12: unreadable state", "git show"},
+		{"ledger of the wrong shape", func(t *testing.T, n *testNode) {
+			mustWrite(t, filepath.Join(n.dir, "mesh-state/ledger.json"), "{\"traces\": 7}")
+		}, time.Hour, "state ledger.json", StatusFail, "mesh-state/ledger.json", "git show"},
+		{"corrupt queue", func(t *testing.T, n *testNode) {
+			mustWrite(t, filepath.Join(n.dir, "mesh-state/queue.json"), "{\"items\": [")
+		}, time.Hour, "state queue.json", StatusFail, "mesh-state/queue.json:1:11: unreadable state", "git show"},
 		{"corrupt cursors", func(t *testing.T, n *testNode) {
 			mustWrite(t, filepath.Join(n.dir, "mesh-state/polling-cursors.json"), "[]")
 		}, time.Hour, "state polling-cursors.json", StatusFail, "mesh-state/polling-cursors.json", "move it away"},
