@@ -9,6 +9,7 @@ package demo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -27,8 +28,8 @@ import (
 
 // Options configure a demo run.
 type Options struct {
-	Dir    string // the node's directory; created, must be empty or absent
-	Stdout io.Writer
+	Dir    string    // the node's directory; created, must be empty or absent
+	Stdout io.Writer // where the run and the tour are printed; nil discards them
 	Logger *slog.Logger
 	Now    func() time.Time // the first heartbeat's time; the second is 30 minutes later
 	// Build, when set, builds the node's static site into DIR/_site after
@@ -44,6 +45,12 @@ type Result struct {
 
 // Run runs the demo.
 func Run(ctx context.Context, o Options) (*Result, error) {
+	if o.Dir == "" {
+		return nil, errors.New("demo: no directory given for the node")
+	}
+	if o.Stdout == nil {
+		o.Stdout = io.Discard
+	}
 	clock := o.Now
 	if clock == nil {
 		// The sample mesh lives in February 2026: run its heartbeats then,
@@ -98,6 +105,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		fmt.Fprintf(w, "Heartbeat %d:\n", round)
 		sum.WriteText(indent(w))
 		fmt.Fprintln(w)
+	}
+	if err := verdicts(w, o.Dir, m); err != nil {
+		return nil, err
 	}
 	if o.Build != nil {
 		if err := o.Build(ctx, o.Dir, filepath.Join(o.Dir, "_site")); err != nil {
