@@ -6,5 +6,6 @@
 //
 // It must not fetch, and it must not read anything private: a number that
 // cannot be reproduced from public files is not SIGNAL. Compute is pure;
-// Load is the only function that touches the disk, and only reads.
+// Load and LoadFrom are the only functions that touch the disk, and they
+// only read.
 package signal

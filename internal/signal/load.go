@@ -30,29 +30,60 @@ const (
 // file in validations/, published or about to be). agent and url name the
 // node; bootstrap is mesh.yaml's signal.bootstrap. It only reads.
 func Load(dir, agent, url string, bootstrap map[string]float64) (Input, error) {
+	return LoadFrom(dir, agent, url, bootstrap, Sources{})
+}
+
+// Sources are files of the node that a caller has already read and
+// parsed, handed to LoadFrom so that they are not read and parsed again
+// (the site builder parses every trace for its pages: reading them a
+// second time here was a third of a rebuild of 10,000 traces). Whatever
+// is left out is read from the node's directory exactly as Load reads it,
+// so LoadFrom gives Load's input for the same files.
+type Sources struct {
+	// Manifest is the node's MANIFEST.md, parsed; nil reads it. A node
+	// without one is an empty manifest.
+	Manifest *manifest.Manifest
+	// Traces holds trace files by the path their MANIFEST row names
+	// ("traces/x.md"). A nil value is a file that is not a trace (it did
+	// not parse), so the row's type and category stand; a path that is
+	// absent is read and parsed.
+	Traces map[string]*trace.Trace
+	// Ledger is mesh-state/ledger.json as ledger.Load read it; nil reads it.
+	Ledger *ledger.Ledger
+}
+
+// LoadFrom is Load for a caller that already holds some of the node's
+// files (see Sources). Own validations are always read from the directory.
+func LoadFrom(dir, agent, url string, bootstrap map[string]float64, src Sources) (Input, error) {
 	in := Input{Bootstrap: bootstrap}
-	own, err := ownTraces(dir, agent, url)
-	if err != nil {
-		return in, err
+	m := src.Manifest
+	if m == nil {
+		var err error
+		if m, err = readManifest(dir); err != nil {
+			return in, err
+		}
 	}
+	own := ownTraces(dir, agent, url, m, src.Traces)
 	vals, err := ownValidations(dir, agent, url)
 	if err != nil {
 		return in, err
 	}
-	l, err := ledger.Load(filepath.Join(dir, filepath.FromSlash(LedgerFile)))
-	if err != nil {
-		return in, fmt.Errorf("read ledger: %w", err)
+	l := src.Ledger
+	if l == nil {
+		if l, err = ledger.Load(filepath.Join(dir, filepath.FromSlash(LedgerFile))); err != nil {
+			return in, fmt.Errorf("read ledger: %w", err)
+		}
 	}
 	in.Traces = append(own, peerTraces(l, own)...)
 	in.Validations = append(vals, peerValidations(l, agent, url)...)
 	return in, nil
 }
 
-// ownTraces reads our MANIFEST rows under traces/.
-func ownTraces(dir, agent, url string) ([]Trace, error) {
+// readManifest reads our MANIFEST.md; a node without one has an empty one.
+func readManifest(dir string) (*manifest.Manifest, error) {
 	data, err := os.ReadFile(filepath.Join(dir, ManifestFile))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return &manifest.Manifest{}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", ManifestFile, err)
@@ -61,21 +92,44 @@ func ownTraces(dir, agent, url string) ([]Trace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("our own %s: %w", ManifestFile, err)
 	}
+	return m, nil
+}
+
+// ownTraces lists our MANIFEST rows under traces/, with type and category
+// filled from the files where the rows leave them out: from parsed when
+// it holds the file, else read from dir.
+func ownTraces(dir, agent, url string, m *manifest.Manifest, parsed map[string]*trace.Trace) []Trace {
 	var out []Trace
 	for _, e := range m.Entries {
 		if e.Hash == "" || path.Dir(e.File) != TracesDir {
 			continue
 		}
 		t := Trace{Agent: agent, AgentURL: url, Hash: e.Hash, URL: url + e.File, Seq: e.Seq, Type: e.Type, Category: e.Category}
-		if raw, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(e.File))); err == nil {
-			if p, err := trace.Parse(raw); err == nil {
-				t.Category = firstNonEmpty(t.Category, p.Category)
-				t.Type = firstNonEmpty(t.Type, p.Type)
-			}
+		p, ok := parsed[e.File]
+		if !ok {
+			p = readTrace(dir, e.File)
+		}
+		if p != nil {
+			t.Category = firstNonEmpty(t.Category, p.Category)
+			t.Type = firstNonEmpty(t.Type, p.Type)
 		}
 		out = append(out, t)
 	}
-	return out, nil
+	return out
+}
+
+// readTrace reads and parses one of our trace files; nil when it cannot
+// be read or is not a trace, which leaves its MANIFEST row as it is.
+func readTrace(dir, file string) *trace.Trace {
+	raw, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(file)))
+	if err != nil {
+		return nil
+	}
+	p, err := trace.Parse(raw)
+	if err != nil {
+		return nil
+	}
+	return p
 }
 
 // ownValidations reads every validation file the node wrote.

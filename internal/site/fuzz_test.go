@@ -50,7 +50,7 @@ func FuzzRenderMarkdown(f *testing.F) {
 func FuzzOwnTrace(f *testing.F) {
 	seedTraces(f)
 	f.Fuzz(func(t *testing.T, src []byte) {
-		tr := ownTrace(src)
+		tr, _ := ownTrace(src)
 		if len(tr.Body) > len(src) || string(src[len(src)-len(tr.Body):]) != string(tr.Body) {
 			t.Errorf("body is not a suffix of the input")
 		}

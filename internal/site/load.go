@@ -48,21 +48,25 @@ func Load(dir string, now time.Time) (*Node, error) {
 	if err := loadPublished(dir, n); err != nil {
 		return nil, err
 	}
-	// SIGNAL reads the node's files itself; it runs meanwhile on the other
-	// core rather than after.
-	var sig signal.Input
-	var sg errgroup.Group
-	sg.Go(func() error {
-		var err error
-		sig, err = signal.Load(dir, n.Agent, n.URL, bootstrap)
-		return err
-	})
-	loadTraces(n, m)
-	loadGiven(n)
+	parsed := loadTraces(n, m)
 	l, err := ledger.Load(filepath.Join(dir, filepath.FromSlash(ledgerFile)))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", ledgerFile, err)
 	}
+	// SIGNAL starts from the files already read and parsed here (reading
+	// them again was a third of a rebuild) and runs on the other core
+	// while the rest of the model is put together.
+	var rep signal.Report
+	var sg errgroup.Group
+	sg.Go(func() error {
+		in, err := signal.LoadFrom(dir, n.Agent, n.URL, bootstrap, signal.Sources{Manifest: m, Traces: parsed, Ledger: l})
+		if err != nil {
+			return err
+		}
+		rep = signal.Compute(in)
+		return nil
+	})
+	loadGiven(n)
 	loadDisputes(n, l)
 	if err := loadPeers(dir, n, l, now); err != nil {
 		return nil, err
@@ -71,7 +75,7 @@ func Load(dir string, now time.Time) (*Node, error) {
 	if err := sg.Wait(); err != nil {
 		return nil, fmt.Errorf("compute SIGNAL: %w", err)
 	}
-	applySignal(n, sig)
+	applySignal(n, bootstrap, rep)
 	return n, nil
 }
 

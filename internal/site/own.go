@@ -20,7 +20,10 @@ var shownApart = map[string]bool{"title": true, "type": true, "category": true, 
 // loadTraces builds our traces from traces/*.md, with seq, hash, status
 // and time from MANIFEST rows (the only hash that counts). Files are
 // parsed on every core: with 10,000 traces, parsing is most of a rebuild.
-func loadTraces(n *Node, m *manifest.Manifest) {
+// It returns what internal/trace made of each file, by path (nil for a
+// file that is not a trace), for SIGNAL, which would otherwise read and
+// parse every file again.
+func loadTraces(n *Node, m *manifest.Manifest) map[string]*trace.Trace {
 	rows := map[string]manifest.Entry{}
 	for _, e := range m.Entries {
 		rows[e.File] = e
@@ -32,15 +35,20 @@ func loadTraces(n *Node, m *manifest.Manifest) {
 		}
 	}
 	n.Traces = make([]*Trace, len(files))
+	parsed := make([]*trace.Trace, len(files))
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, f := range files {
 		g.Go(func() error {
-			n.Traces[i] = listedTrace(f, rows)
+			n.Traces[i], parsed[i] = listedTrace(f, rows)
 			return nil
 		})
 	}
 	_ = g.Wait() // listedTrace never fails
+	byPath := make(map[string]*trace.Trace, len(files))
+	for i, f := range files {
+		byPath[f.Path] = parsed[i]
+	}
 	sort.SliceStable(n.Traces, func(i, j int) bool {
 		a, b := n.Traces[i], n.Traces[j]
 		if a.Seq != b.Seq {
@@ -48,12 +56,13 @@ func loadTraces(n *Node, m *manifest.Manifest) {
 		}
 		return a.File < b.File
 	})
+	return byPath
 }
 
 // listedTrace is one trace file with what its MANIFEST row says; a file
 // the MANIFEST does not list is "unpublished", hashed as it is.
-func listedTrace(f File, rows map[string]manifest.Entry) *Trace {
-	t := ownTrace(f.Data)
+func listedTrace(f File, rows map[string]manifest.Entry) (*Trace, *trace.Trace) {
+	t, p := ownTrace(f.Data)
 	t.File = f.Path
 	row, listed := rows[f.Path]
 	t.Seq, t.Hash, t.Submitted = row.Seq, row.Hash, row.Submitted.UTC()
@@ -63,16 +72,17 @@ func listedTrace(f File, rows map[string]manifest.Entry) *Trace {
 	}
 	t.Type = firstOf(t.Type, row.Type)
 	t.Title = firstOf(t.Title, strings.TrimSuffix(path.Base(f.Path), ".md"))
-	return t
+	return t, p
 }
 
 // ownTrace reads one of our trace files with internal/trace. A file that
 // is not a trace (not UTF-8, or blank) still gets a page: its bytes are
-// published either way, so the page shows them as they are.
-func ownTrace(data []byte) *Trace {
+// published either way, so the page shows them as they are; its parsed
+// form is then nil.
+func ownTrace(data []byte) (*Trace, *trace.Trace) {
 	p, err := trace.Parse(data)
 	if err != nil {
-		return &Trace{Body: data}
+		return &Trace{Body: data}, nil
 	}
 	t := &Trace{Title: p.Title, Type: p.Type, Category: p.Category, Tags: p.Tags, Body: p.Body}
 	t.Cites = citesOf(p.Cites, trace.FindCitations(p.Body))
@@ -81,7 +91,7 @@ func ownTrace(data []byte) *Trace {
 			t.Meta = append(t.Meta, Field{Name: k, Value: p.Fields[k]})
 		}
 	}
-	return t
+	return t, p
 }
 
 // citesOf merges the declared citations with those mentioned in the body,

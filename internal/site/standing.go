@@ -29,14 +29,12 @@ func loadConfig(dir string, n *Node) (map[string]float64, error) {
 	return cfg.Signal.Bootstrap, nil
 }
 
-// applySignal computes SIGNAL with internal/signal from what signal.Load
-// read (the same public files any node could read), and sets the
-// standings, our SIGNAL and tier, and each of our traces' resolved status
-// and passing/seen count.
-func applySignal(n *Node, in signal.Input) {
-	rep := signal.Compute(in)
+// applySignal sets, from SIGNAL as internal/signal computed it (from the
+// same public files any node could read), the standings, our SIGNAL and
+// tier, and each of our traces' resolved status and passing/seen count.
+func applySignal(n *Node, bootstrap map[string]float64, rep signal.Report) {
 	n.Stable = rep.Stable
-	n.Signal = in.Bootstrap[n.Agent]
+	n.Signal = bootstrap[n.Agent]
 	n.Tier = signal.TierOf(n.Signal)
 	for _, a := range rep.Agents {
 		n.Signals = append(n.Signals, standingOf(a))
