@@ -5,7 +5,8 @@
 #   bash bench/heartbeat.sh
 #
 # 1. catch-up: the real-mesh snapshot (856 traces, 12 peers) from
-#    ../shared/corpus/mycel-basecamp, first heartbeat. Target < 1 s.
+#    ../shared/corpus/mycel-basecamp, first heartbeat. Target < 1 s. Then
+#    the same mesh through bench/sequential.sh, a curl/sha256sum loop.
 # 2. no-change: 1,000 peers over 50 hosts, 50 ms added latency each, a
 #    heartbeat after a warm-up one. Target < 5 s, peak memory < 150 MB.
 set -euo pipefail
@@ -36,6 +37,9 @@ if [ -d "$corpus" ]; then
   start "$out/corpus-node" -corpus "$corpus" -latency 0
   measure "corpus catch-up (856 traces, 12 peers)" "$out/corpus-node"
   measure "corpus, nothing new" "$out/corpus-node"
+  /usr/bin/time -f '%e %M' -o "$out/time" bash bench/sequential.sh "$out/corpus-node" >"$out/seq" 2>/dev/null || true
+  read -r secs kb <"$out/time"
+  awk -v l="baseline: sequential curl + sha256sum loop ($(cat "$out/seq"))" -v s="$secs" -v k="$kb" 'BEGIN { printf "| %-40s | %6.2f s | %6.1f MB |\n", l, s, k / 1024 }'
   kill %1; wait %1 2>/dev/null || true
 else
   echo "corpus not found at $corpus: skipping the catch-up benchmark"
