@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"syscall"
 )
 
 // Request is one file to fetch.
@@ -92,7 +93,7 @@ func (c *Client) fetch(ctx context.Context, h *host, u *url.URL, r Request) (*Re
 				}
 			}
 			continue
-		case retryable(fe.Kind) && retries < c.opts.MaxRetries:
+		case retryable(fe) && retries < c.opts.MaxRetries:
 			d := backoff(retries, c.jitter())
 			if !fitsDeadline(ctx, d) {
 				return nil, err
@@ -118,10 +119,20 @@ func (c *Client) try(ctx context.Context, h *host, u *url.URL, r Request, waited
 	return c.attempt(ctx, h, u, r)
 }
 
-// retryable kinds are worth asking again within one Get. A timeout is not:
-// the peer already had its whole Timeout, and retrying would let one slow
-// peer hold a host slot three times as long; the next heartbeat retries.
-func retryable(k Kind) bool { return k == KindServer || k == KindNetwork }
+// retryable errors are worth asking again within one Get: a 5xx, or a
+// connection that broke. A timeout is not: the peer already had its whole
+// Timeout, and retrying would let one slow peer hold a host slot three
+// times as long. Nor is a refused connection: nothing listens there, and
+// seconds later nothing will; the next heartbeat asks again.
+func retryable(e *Error) bool {
+	switch {
+	case e.Kind == KindServer:
+		return true
+	case e.Kind == KindNetwork:
+		return !errors.Is(e.Err, syscall.ECONNREFUSED)
+	}
+	return false
+}
 
 // parseTarget accepts absolute http and https URLs with a host and no
 // user info.

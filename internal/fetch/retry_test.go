@@ -3,6 +3,7 @@ package fetch
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"sync/atomic"
 	"testing"
@@ -106,10 +107,14 @@ func TestBackoffNeverOutlastsTheDeadline(t *testing.T) {
 	}
 }
 
-func TestNetworkErrorsAreRetried(t *testing.T) {
-	p := newPeer(t, serve(200, "ok"))
+func TestBrokenConnectionsAreRetried(t *testing.T) {
+	p := newPeer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			conn.Close() // no answer at all: the connection breaks
+		}
+	}))
 	url := p.URL + "/m"
-	p.Close() // connection refused from now on
 	clk := newFakeClock()
 	c := newTestClient(clk, func(o *Options) { o.IgnoreRobots = true })
 	_, err := c.Get(context.Background(), Request{URL: url})
@@ -167,5 +172,17 @@ func TestCanceledContextStopsTheRetries(t *testing.T) {
 	wantKind(t, err, KindCanceled)
 	if p.Hits("/m") != 1 {
 		t.Errorf("%d requests after cancel", p.Hits("/m"))
+	}
+}
+
+func TestRefusedConnectionIsNotRetried(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	base := srv.URL
+	srv.Close()
+	c := newTestClient(newFakeClock(), nil) // default retries
+	_, err := c.Get(context.Background(), Request{URL: base + "/MANIFEST.md"})
+	wantKind(t, err, KindNetwork)
+	if n := c.Stats().Retries; n != 0 {
+		t.Errorf("a refused connection was retried %d times, want none", n)
 	}
 }
