@@ -27,10 +27,11 @@ const DefaultOut = "_site"
 // it did not generate.
 const markerFile = ".meshnode-site"
 
-// writers is how many files are rendered and written at once. Writing is
-// mostly waiting on the filesystem (open, fsync, rename), so more writers
-// than cores keep the cores busy rendering meanwhile.
-var writers = 8 * runtime.GOMAXPROCS(0)
+// writers is how many files are rendered and written at once. Without
+// fsync, writing a file is CPU work in the kernel under the directory's
+// lock, not waiting on the disk; a few writers per core keep both busy,
+// and more only queue on that lock.
+var writers = 2 * runtime.GOMAXPROCS(0)
 
 // Options configure a build.
 type Options struct {
@@ -84,46 +85,65 @@ func (o Options) withDefaults() Options {
 // pages beside them. Files whose bytes are unchanged are not rewritten,
 // and files of an earlier build that no longer belong are deleted.
 func Write(ctx context.Context, n *Node, out string) (Stats, error) {
-	if err := claimOut(out); err != nil {
+	fresh, err := claimOut(out)
+	if err != nil {
 		return Stats{}, err
 	}
 	outs := siteOutputs(n)
 	st := Stats{Files: len(outs) + 1, Traces: len(n.Traces)}
 	cached := readCache(out)
-	keys := make([]string, len(outs))
-	var written atomic.Int64
-	g, ctx := errgroup.WithContext(ctx)
-	g.SetLimit(writers)
-	for i, o := range outs {
-		g.Go(func() error {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			changed, err := writeOutput(out, o, cached[o.Path])
-			if changed {
-				written.Add(1)
-			}
-			keys[i] = o.Key
-			return err
-		})
+	put := func(o output) (bool, error) { return writeOutput(out, o, cached[o.Path]) }
+	var stg *stage
+	if fresh {
+		if stg, err = newStage(out); err != nil {
+			return st, err
+		}
+		defer stg.discard()
+		put = stg.write
 	}
-	if err := g.Wait(); err != nil {
+	written, err := writeAll(ctx, outs, put)
+	if err == nil && stg != nil {
+		err = stg.publish()
+	}
+	if err != nil {
 		return st, fmt.Errorf("build site in %s: %w", out, err)
 	}
 	cache := make(map[string]string, len(outs))
-	for i, o := range outs {
-		if keys[i] != "" {
-			cache[o.Path] = keys[i]
+	for _, o := range outs {
+		if o.Key != "" {
+			cache[o.Path] = o.Key
 		}
 	}
 	if err := writeCache(out, cache); err != nil {
 		return st, err
 	}
-	st.Written = int(written.Load())
+	st.Written = written
 	st.Unchanged = st.Files - st.Written
 	removed, err := removeStale(out, outs)
 	st.Removed = removed
 	return st, err
+}
+
+// writeAll puts every output in place with put, on several writers, and
+// counts the files that changed.
+func writeAll(ctx context.Context, outs []output, put func(output) (bool, error)) (int, error) {
+	var written atomic.Int64
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(writers)
+	for _, o := range outs {
+		g.Go(func() error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			changed, err := put(o)
+			if changed {
+				written.Add(1)
+			}
+			return err
+		})
+	}
+	err := g.Wait()
+	return int(written.Load()), err
 }
 
 // siteOutputs lists every file of the site, sorted by path.
@@ -185,19 +205,28 @@ func constant(b []byte) func() ([]byte, error) {
 }
 
 // claimOut makes sure out is empty, absent or a site of ours, so that
-// deleting stale files can never eat someone's work (say, --out .).
-func claimOut(out string) error {
+// deleting stale files can never eat someone's work (say, --out .). It
+// reports whether out is fresh: absent, or empty but for stages an
+// interrupted build left behind.
+func claimOut(out string) (bool, error) {
 	entries, err := os.ReadDir(out)
-	if errors.Is(err, fs.ErrNotExist) || (err == nil && len(entries) == 0) {
-		return nil
+	if errors.Is(err, fs.ErrNotExist) {
+		return true, nil
 	}
 	if err != nil {
-		return fmt.Errorf("read %s: %w", out, err)
+		return false, fmt.Errorf("read %s: %w", out, err)
+	}
+	fresh := true
+	for _, e := range entries {
+		fresh = fresh && isStage(e.Name())
+	}
+	if fresh {
+		return true, nil
 	}
 	if _, err := os.Stat(filepath.Join(out, markerFile)); err != nil {
-		return fmt.Errorf("refusing to build into %s: it is not empty and holds no %s, so it is not a site meshnode built", out, markerFile)
+		return false, fmt.Errorf("refusing to build into %s: it is not empty and holds no %s, so it is not a site meshnode built", out, markerFile)
 	}
-	return nil
+	return false, nil
 }
 
 // removeStale deletes files under out that are not in outs, then the
