@@ -70,7 +70,9 @@ func pageOutputs(n *Node, idx *index) []output {
 			v.Home, v.Timeline, v.Graph = homeOf(n), timelineData, buildGraph("home", n.Agent, n.Votes)
 			return execute("home", v)
 		}},
-		{Path: "traces/index.html", Render: func() ([]byte, error) { return execute("traces", base("traces/index.html", "Traces", "home")) }},
+		{Path: "traces/index.html", Key: tracesKey(n), Render: func() ([]byte, error) {
+			return execute("traces", base("traces/index.html", "Traces", "home"))
+		}},
 		{Path: "peers.html", Render: func() ([]byte, error) { return execute("peers", base("peers.html", "Peers", "peers")) }},
 		{Path: "validations.html", Render: func() ([]byte, error) {
 			return execute("validations", base("validations.html", "Validations given", "validations"))
