@@ -65,6 +65,22 @@ func WriteFileIfChanged(path string, data []byte, perm os.FileMode) (bool, error
 // tempInfix marks the temporary files WriteFile creates.
 const tempInfix = ".tmp-"
 
+// isTemp reports whether name is one WriteFile's os.CreateTemp gives:
+// ".NAME.tmp-" then the decimal digits CreateTemp puts for "*". Nothing
+// else is ever removed, whoever else keeps dotfiles in the directory.
+func isTemp(name string) bool {
+	i := strings.LastIndex(name, tempInfix)
+	if i < 2 || name[0] != '.' || i+len(tempInfix) == len(name) {
+		return false
+	}
+	for _, c := range name[i+len(tempInfix):] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // RemoveTemps deletes the temporary files that writes killed mid-way left
 // in dir (a crash between create and rename). Call it only while no write
 // into dir can be under way. A missing dir is not an error.
@@ -78,7 +94,7 @@ func RemoveTemps(dir string) error {
 	}
 	for _, e := range entries {
 		name := e.Name()
-		if e.Type().IsRegular() && strings.HasPrefix(name, ".") && strings.Contains(name, tempInfix) {
+		if e.Type().IsRegular() && isTemp(name) {
 			if err := os.Remove(filepath.Join(dir, name)); err != nil {
 				return fmt.Errorf("remove stale temp file: %w", err)
 			}

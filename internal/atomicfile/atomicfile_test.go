@@ -66,7 +66,7 @@ func TestWriteFileFailsOnDirectoryTarget(t *testing.T) {
 
 func TestRemoveTempsDeletesOnlyLeftoverTemps(t *testing.T) {
 	dir := t.TempDir()
-	for _, name := range []string{".queue.json.tmp-123", "queue.json", ".hidden", "notes.tmp-1"} {
+	for _, name := range []string{".queue.json.tmp-123", "queue.json", ".hidden", "notes.tmp-1", ".draft.md.tmp-mine", ".x.tmp-"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +79,7 @@ func TestRemoveTempsDeletesOnlyLeftoverTemps(t *testing.T) {
 	for _, e := range entries {
 		left = append(left, e.Name())
 	}
-	want := []string{".hidden", "notes.tmp-1", "queue.json"}
+	want := []string{".draft.md.tmp-mine", ".hidden", ".x.tmp-", "notes.tmp-1", "queue.json"}
 	if strings.Join(left, ",") != strings.Join(want, ",") {
 		t.Fatalf("left %v, want %v", left, want)
 	}

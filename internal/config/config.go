@@ -21,8 +21,16 @@ const FileName = "mesh.yaml"
 // replaces them, which it does without --force.
 const TemplateMarker = "meshnode:template"
 
-// IsTemplate reports whether data is one of the template's placeholders.
-func IsTemplate(data []byte) bool { return bytes.Contains(data, []byte(TemplateMarker)) }
+// IsTemplate reports whether data is one of the template's placeholders:
+// the marker stands in its first lines (the placeholders put it there), so
+// a node's own file that merely mentions the marker further down is never
+// taken for one, and never overwritten by init without --force.
+func IsTemplate(data []byte) bool {
+	return bytes.Contains(data[:min(len(data), templateHead)], []byte(TemplateMarker))
+}
+
+// templateHead is how far into a file IsTemplate looks for the marker.
+const templateHead = 256
 
 // Scorers.
 const (

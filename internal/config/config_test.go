@@ -258,3 +258,13 @@ func TestTemplatePlaceholderSuggestsInit(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestAMarkerFarDownIsNotTheTemplate(t *testing.T) {
+	data := []byte("agent: jolt37\nurl: https://j.example/\n" + strings.Repeat("# notes\n", 40) + "# we forked from a repo with " + TemplateMarker + " files\n")
+	if IsTemplate(data) {
+		t.Fatalf("a node's config that mentions the marker far down was taken for the template")
+	}
+	if _, err := Parse("mesh.yaml", data, noEnv); err != nil {
+		t.Fatalf("Parse = %v", err)
+	}
+}
