@@ -6,7 +6,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strings"
 
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
@@ -55,9 +54,8 @@ func (c *checker) all() []string {
 			c.add(d, 1, "cannot list: %v", err)
 		}
 		for _, e := range entries {
-			n := e.Name()
-			if e.Type().IsRegular() && strings.HasSuffix(n, ".md") && !strings.HasPrefix(n, ".") {
-				out = append(out, path.Join(d, n))
+			if publish.Publishable(e) {
+				out = append(out, path.Join(d, e.Name()))
 			}
 		}
 	}

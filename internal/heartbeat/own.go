@@ -7,7 +7,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strings"
 
 	"github.com/meshnode/meshnode/internal/atomicfile"
 	"github.com/meshnode/meshnode/internal/dispute"
@@ -37,7 +36,7 @@ func ownHashes(dir string) (map[string]bool, error) {
 	}
 	out := make(map[string]bool, len(entries))
 	for _, e := range entries {
-		if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), ".") || !strings.HasSuffix(e.Name(), ".md") {
+		if !publish.Publishable(e) {
 			continue
 		}
 		data, err := os.ReadFile(filepath.Join(dir, e.Name()))

@@ -58,7 +58,7 @@ func mdFiles(dir string) ([]string, error) {
 	}
 	var names []string
 	for _, e := range entries {
-		if publishable(e) {
+		if Publishable(e) {
 			names = append(names, e.Name())
 		}
 	}
@@ -66,7 +66,11 @@ func mdFiles(dir string) ([]string, error) {
 	return names, nil
 }
 
-func publishable(e fs.DirEntry) bool {
+// Publishable reports whether a directory entry of traces/, validations/
+// or disputes/ is one the node publishes: a regular *.md file that is not
+// hidden (editors' and writers' temporaries are). Every reader of those
+// directories uses it, so they agree on what the node's files are.
+func Publishable(e fs.DirEntry) bool {
 	n := e.Name()
 	return e.Type().IsRegular() && !strings.HasPrefix(n, ".") && strings.HasSuffix(n, ".md")
 }
