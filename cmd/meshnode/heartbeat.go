@@ -18,7 +18,7 @@ func init() {
 		summary: "poll the known agents once, validate, publish",
 		usage: `Usage: meshnode heartbeat [--dir DIR] [--now RFC3339] [--summary FILE] [--log-format text|json]
 
-Runs one heartbeat (seed 000, steps 1-8): polls every agent in AGENTS.md and
+Runs one heartbeat (docs/protocol.md §6): polls every agent in AGENTS.md and
 those learned by gossip, fetches only what is new since each cursor, verifies
 every sha256, queues and scores others' pending traces, publishes validations
 and disputes, and regenerates MANIFEST.md.

@@ -26,8 +26,8 @@ type Options struct {
 	Agent string // our agent name (mesh.yaml agent)
 	URL   string // our trace URL (mesh.yaml url)
 	// MinValidated is standing.min_validated_traces: how many of our own
-	// traces others must have validated before we may validate (seed 000,
-	// step 6). 0 turns the gate off.
+	// traces others must have validated before we may validate (docs/protocol.md §8.4).
+	// 0 turns the gate off.
 	MinValidated int
 	// Bootstrap lets a founding node validate before it has standing.
 	Bootstrap bool

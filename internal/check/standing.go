@@ -3,7 +3,7 @@ package check
 import "github.com/meshnode/meshnode/internal/signal"
 
 // standing reports, on each validation checked, that the node may not
-// validate yet: seed 000, step 6, lets a node validate only once enough of
+// validate yet: docs/protocol.md §8.4, lets a node validate only once enough of
 // its own traces were validated by others.
 func (c *checker) standing() {
 	if len(c.vals) == 0 || c.o.MinValidated <= 0 || c.o.Bootstrap {

@@ -58,7 +58,7 @@ type Config struct {
 
 // Standing is the gate before a node may validate others' traces.
 type Standing struct {
-	// MinValidatedTraces of its own the node needs (seed 000, step 6: 10);
+	// MinValidatedTraces of its own the node needs (docs/protocol.md §8.4: 10);
 	// 0 turns the gate off.
 	MinValidatedTraces int
 	// Bootstrap lets a founding node validate before it has standing.

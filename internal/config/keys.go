@@ -8,14 +8,14 @@ import (
 // Defaults and bounds. The seeds give the standing gate and the lease; the
 // rest are this node's choices, explained in docs/config.md.
 const (
-	// DefaultMinValidatedTraces is seed 000, step 6: validate only with
+	// DefaultMinValidatedTraces is docs/protocol.md §8.4: validate only with
 	// "≥ 10 validated traces" of one's own.
 	DefaultMinValidatedTraces = 10
-	// DefaultLease is seed 003's "lease default 2m"; seed 002 recommends
+	// DefaultLease is docs/protocol.md §12.3's "lease default 2m"; docs/protocol.md §12 recommends
 	// leases of 30–120 s.
 	DefaultLease = 2 * time.Minute
 	// DefaultDeadline keeps a heartbeat well inside the 30-minute interval
-	// of seed 000, so two heartbeats never overlap.
+	// of docs/protocol.md §1, so two heartbeats never overlap.
 	DefaultDeadline = 10 * time.Minute
 )
 
@@ -57,7 +57,7 @@ var keys = []key{
 	leaf("scorer_timeout", "how long one run of scorer_command may take", 60*time.Second,
 		func(c *Config) *time.Duration { return &c.ScorerTimeout }, parseDuration(time.Second, time.Hour), showDuration),
 	{name: "standing", doc: "when the node may validate others' traces", sub: []key{
-		leaf("min_validated_traces", "validated traces of its own the node needs before it validates (seed 000); 0 turns the gate off", DefaultMinValidatedTraces,
+		leaf("min_validated_traces", "validated traces of its own the node needs before it validates (docs/protocol.md §8.4); 0 turns the gate off", DefaultMinValidatedTraces,
 			func(c *Config) *int { return &c.Standing.MinValidatedTraces }, parseInt(0, 1_000_000), show[int]),
 		leaf("bootstrap", "a founding node validates before it has standing", false,
 			func(c *Config) *bool { return &c.Standing.Bootstrap }, parseBool, show[bool]),
@@ -66,7 +66,7 @@ var keys = []key{
 		leaf("bootstrap", "starting SIGNAL of founding agents, by agent name", map[string]float64(nil),
 			func(c *Config) *map[string]float64 { return &c.Signal.Bootstrap }, parseSignalMap, show[map[string]float64]),
 	}},
-	leaf("lease", "how long a claim on a queued trace lasts before another run may take it over (seed 003)", DefaultLease,
+	leaf("lease", "how long a claim on a queued trace lasts before another run may take it over (docs/protocol.md §12.3)", DefaultLease,
 		func(c *Config) *time.Duration { return &c.Lease }, parseDuration(time.Second, time.Hour), showDuration),
 	leaf("allow_private_addresses", "let peers resolve to loopback and private addresses (tests, a LAN mesh); off guards against SSRF", false,
 		func(c *Config) *bool { return &c.AllowPrivateAddresses }, parseBool, show[bool]),

@@ -1,7 +1,7 @@
 // Package dispute reads and writes MANIFEST-DISPUTE files: what a node
 // publishes when a peer serves bytes whose sha256 differs from the hash the
-// peer's MANIFEST.md claims for them (seed 000, step 5: "If hash mismatch:
-// reject. Log it."; PROTOCOL.md: "optionally publish a MANIFEST-DISPUTE").
+// peer's MANIFEST.md claims for them (docs/protocol.md §6.5: a mismatch is
+// rejected and logged, and may be published as a dispute, §7.4).
 // A dispute is evidence anyone can re-check by fetching file_url again; it
 // accuses no one of intent (a site generator rewriting line endings is the
 // usual cause). The package does no I/O, fetches nothing and imports
@@ -50,7 +50,7 @@ type Dispute struct {
 const Title = "# MANIFEST-DISPUTE"
 
 // fileNameHexDigits is how much of the claimed hash names the file, as for
-// validations (seed 000: "val-{hash-prefix}.md").
+// validations (docs/protocol.md §7.1: "val-{hash-prefix}.md").
 const fileNameHexDigits = 12
 
 // FileName returns "dispute-" and the first 12 hex digits of the claimed

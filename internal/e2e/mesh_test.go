@@ -25,7 +25,7 @@ import (
 // start is the clock of the first heartbeat of every test mesh.
 var start = time.Date(2026, 3, 15, 12, 0, 0, 0, time.UTC)
 
-// heartbeatEvery is seed 000's interval: every test heartbeat moves the
+// heartbeatEvery is docs/protocol.md §1's interval: every test heartbeat moves the
 // clock on by it.
 const heartbeatEvery = 30 * time.Minute
 

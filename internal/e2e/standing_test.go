@@ -20,7 +20,7 @@ func TestStandingGatesValidation(t *testing.T) {
 		validates  bool
 		waitReason string // substring of the summary's reason when it waits
 	}{
-		{name: "default gate of seed 000 waits for 10 own validated traces", standing: gated,
+		{name: "default gate of docs/protocol.md §8.4 waits for 10 own validated traces", standing: gated,
 			waitReason: "no standing yet: 0 of 10 own traces validated by others"},
 		{name: "a configured gate names its own threshold", standing: "standing:\n  min_validated_traces: 3\n",
 			waitReason: "0 of 3"},

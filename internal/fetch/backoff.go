@@ -10,7 +10,7 @@ import (
 const (
 	backoffBase   = time.Second
 	backoffFactor = 2.0
-	backoffMaxExp = 8 // seed 004 caps the exponent: 2^8 s already exceeds the cap
+	backoffMaxExp = 8 // docs/protocol.md §11.4 caps the exponent: 2^8 s already exceeds the cap
 	backoffCap    = 5 * time.Minute
 	jitterMin     = 0.8
 	jitterMax     = 1.2

@@ -25,7 +25,7 @@ const (
 	// DefaultMaxBytes caps a body when Request.MaxBytes is 0.
 	DefaultMaxBytes = 4 << 20
 	// DefaultUserAgent is sent when Options.UserAgent is empty; nodes
-	// should name themselves and their URL instead (seed 004).
+	// should name themselves and their URL instead (docs/protocol.md §11.1).
 	DefaultUserAgent = "meshnode (+https://github.com/meshnode/meshnode)"
 	// DefaultMaxInlineWait is the longest Retry-After or cooldown that Get
 	// waits out (once) instead of failing fast with KindRateLimited.

@@ -5,8 +5,8 @@
 // and link-local addresses at dial time, per-host politeness shared by every
 // peer on a host (a connection cap, an optional fixed rate, robots.txt with
 // its Crawl-delay, cooldowns set by 429, 503 and X-RateLimit-*), retries
-// with exponential backoff and jitter (seed 004), conditional requests, and
-// the counters seed 004 asks for.
+// with exponential backoff and jitter (docs/protocol.md §11.4), conditional requests, and
+// the counters docs/protocol.md §14 asks for.
 //
 // It must not parse what it fetches, write files, or decide what a failure
 // means for a peer: it returns bytes or an *Error whose Kind lets the caller

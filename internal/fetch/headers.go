@@ -10,16 +10,16 @@ import (
 // Limits on what a host may ask of us through its headers.
 const (
 	// MaxCooldown caps any cooldown a host sets (Retry-After, an
-	// X-RateLimit-Reset far away): seed 004's budgets reset within the hour,
+	// X-RateLimit-Reset far away): docs/protocol.md §11.3's budgets reset within the hour,
 	// and a host that says "come back in ten years" must not mute every
 	// peer on it for good; it can say so again an hour later.
 	MaxCooldown = time.Hour
-	// DefaultCooldown is the wait after a 429 that names no time: seed 004's
+	// DefaultCooldown is the wait after a 429 that names no time: docs/protocol.md §11.3's
 	// tightest budget is per minute.
 	DefaultCooldown = time.Minute
 	// epochThreshold tells the two X-RateLimit-Reset conventions apart: a
 	// value this large (later than 2001-09-09) is Unix epoch seconds
-	// (GitHub, seed 004's 1706745600); a smaller one is seconds from now
+	// (GitHub, docs/protocol.md §11.3's 1706745600); a smaller one is seconds from now
 	// (many APIs). No sane reset is 31 years away.
 	epochThreshold = 1_000_000_000
 )

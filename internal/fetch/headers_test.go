@@ -48,7 +48,7 @@ func TestParseRateLimit(t *testing.T) {
 		want                    RateLimit
 	}{
 		{"none sent", "", "", "", RateLimit{Limit: -1, Remaining: -1}},
-		{"seed 004 epoch reset", "100", "85", strconv.FormatInt(headerNow.Add(40*time.Second).Unix(), 10), RateLimit{100, 85, headerNow.Add(40 * time.Second)}},
+		{"docs/protocol.md §11.3 epoch reset", "100", "85", strconv.FormatInt(headerNow.Add(40*time.Second).Unix(), 10), RateLimit{100, 85, headerNow.Add(40 * time.Second)}},
 		{"seconds-from-now reset", "60", "0", "30", RateLimit{60, 0, headerNow.Add(30 * time.Second)}},
 		{"epoch in the past means now", "60", "0", "1706745600", RateLimit{60, 0, headerNow}},
 		{"far epoch is capped", "60", "0", strconv.FormatInt(headerNow.Add(72*time.Hour).Unix(), 10), RateLimit{60, 0, headerNow.Add(MaxCooldown)}},

@@ -11,10 +11,10 @@ import (
 	"github.com/temoto/robotstxt"
 )
 
-// robots.txt handling (seed 004: "cache robots.txt for 24 hours, honor
+// robots.txt handling (docs/protocol.md §11.2: "cache robots.txt for 24 hours, honor
 // Crawl-delay, skip disallowed paths"; the rest follows RFC 9309).
 const (
-	// RobotsTTL is how long a robots.txt is trusted (seed 004).
+	// RobotsTTL is how long a robots.txt is trusted (docs/protocol.md §11.2).
 	RobotsTTL = 24 * time.Hour
 	// MaxRobotsBytes caps robots.txt: the file is kept in the node's state
 	// between heartbeats, and peers' robots files are a few lines. Bytes

@@ -5,7 +5,7 @@ import (
 	"sync"
 )
 
-// Stats are seed 004's counters for one Client, since it was made.
+// Stats are docs/protocol.md §14's counters for one Client, since it was made.
 type Stats struct {
 	// Requests counts HTTP requests sent: retries and robots.txt included.
 	Requests int64 `json:"requests_total"`

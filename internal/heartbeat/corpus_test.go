@@ -76,7 +76,7 @@ func TestHeartbeatOverTheRealMesh(t *testing.T) {
 	dir := newNode(t, corpusPeers(t, corpus, srv.URL), "")
 
 	// noobagent lists the same bytes as seq 65 and 66: 855 distinct files
-	// are verified, and the repeat is seen as a duplicate (seed 000 step 4).
+	// are verified, and the repeat is seen as a duplicate (docs/protocol.md §6.4).
 	sum := beat(t, dir, testNow)
 	if sum.Verified != 855 || sum.Duplicates != 1 || sum.Rejected != 0 {
 		t.Fatalf("first heartbeat verified %d, duplicates %d, rejected %d; want 855 + 1 duplicate of 856 rows",

@@ -1,4 +1,4 @@
-// Package heartbeat runs one heartbeat of a node: steps 1–8 of seed 000.
+// Package heartbeat runs one heartbeat of a node: docs/protocol.md §6.
 //
 // It loads the agents the node knows, polls each one's MANIFEST.md
 // concurrently (bounded, each peer on its own deadline, politeness per host

@@ -213,7 +213,7 @@ func (n *node) pollAll(ctx context.Context, peers []peer) []*pollResult {
 	return results
 }
 
-// logPoll writes one line per peer poll, with seed 004's fields (event,
+// logPoll writes one line per peer poll, with docs/protocol.md §14's fields (event,
 // fetched, new, duplicates, latency_ms, rate_limit_remaining, backoff)
 // and the node's own (peer, outcome, seq, rejected, gaps, failure_count).
 func (n *node) logPoll(r *pollResult) {

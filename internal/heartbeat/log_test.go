@@ -16,7 +16,7 @@ import (
 )
 
 // TestPollLogHasSeed004Fields checks the structured line written per peer
-// poll: one per peer, with seed 004's fields and the node's own.
+// poll: one per peer, with docs/protocol.md §14's fields and the node's own.
 func TestPollLogHasSeed004Fields(t *testing.T) {
 	good := goodPeer(t)
 	defer good.Close()

@@ -25,7 +25,7 @@ const (
 
 // ownHashes hashes our own traces, published or not, so that a peer
 // republishing their exact bytes as its own never gets them validated by
-// us (seed 000: never validate your own work).
+// us (docs/protocol.md §6.6: never validate your own work).
 func ownHashes(dir string) (map[string]bool, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -58,7 +58,7 @@ func (n *node) ownStatuses() (map[string]string, error) {
 	return signal.Own(signal.Compute(in), n.cfg.URL), nil
 }
 
-// hasStanding applies the standing gate (seed 000, step 6): a node
+// hasStanding applies the standing gate (docs/protocol.md §8.4): a node
 // validates only once enough of its own traces were validated by others.
 func (n *node) hasStanding() (bool, string) {
 	min := n.cfg.Standing.MinValidatedTraces
@@ -144,7 +144,7 @@ func (n *node) publish() error {
 }
 
 // refreshDue reports whether our MANIFEST's updated time is old enough to
-// refresh, so peers keep seeing us as active (seed 001 presence).
+// refresh, so peers keep seeing us as active (docs/protocol.md §10 presence).
 func (n *node) refreshDue() (bool, error) {
 	data, err := os.ReadFile(n.path(ManifestFile))
 	if errors.Is(err, fs.ErrNotExist) {

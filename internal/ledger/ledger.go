@@ -16,7 +16,7 @@ type Ledger struct {
 	// Traces are peers' files by hash ("sha256:<hex>").
 	Traces map[string]*Trace `json:"traces"`
 	// Validations are keyed by ValidationKey(validator URL, trace hash):
-	// one validator, one validation per trace (PROTOCOL.md).
+	// one validator, one validation per trace (docs/protocol.md §7.3).
 	Validations map[string]*Validation `json:"validations"`
 	// Rejected are files whose bytes did not match their MANIFEST hash,
 	// keyed by file URL.

@@ -7,11 +7,11 @@ import (
 	"strings"
 )
 
-// tableHeader is the canonical header and separator of seed 000.
+// tableHeader is the canonical header and separator of docs/protocol.md §3.
 const tableHeader = "| seq | hash | file | type | status | submitted |\n" +
 	"|-----|------|------|------|--------|-----------|\n"
 
-// Format writes m in the canonical layout of seed 000, rows newest first.
+// Format writes m in the canonical layout of docs/protocol.md §3, rows newest first.
 // The declared sequence is never written lower than the highest row, since
 // sequence is the highest seq ever published. The same Manifest always gives
 // the same bytes.

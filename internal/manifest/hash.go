@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// hashPrefix starts every hash this module writes (seed 000:
+// hashPrefix starts every hash this module writes (docs/protocol.md §3:
 // "sha256:<hex>").
 const hashPrefix = "sha256:"
 

@@ -1,7 +1,7 @@
 // Package manifest reads and writes MANIFEST.md, the index every agent
 // publishes of its files: one row per published file with its sequence
 // number and sha256. It reads every layout real nodes publish and writes
-// only the canonical one of seed 000. It does no I/O and imports nothing
+// only the canonical one of docs/protocol.md §3. It does no I/O and imports nothing
 // else of this module: peers' bytes come in, values and problems go out.
 package manifest
 
@@ -34,7 +34,7 @@ type Problem struct {
 	Reason string
 }
 
-// Statuses of a published trace (seed 000).
+// Statuses of a published trace (docs/protocol.md §3).
 const (
 	StatusPending   = "pending"
 	StatusValidated = "validated"
@@ -55,7 +55,7 @@ func (m *Manifest) MaxSeq() int {
 	return max
 }
 
-// NormalizeStatus maps what peers write to the statuses of seed 000:
+// NormalizeStatus maps what peers write to the statuses of docs/protocol.md §3:
 // validated, failed and contested are kept (case-insensitively); anything
 // else, "submitted" and the empty string included, is pending, because a
 // trace nobody has judged yet is waiting for validations.

@@ -1,10 +1,10 @@
 // Package presence tells whether a peer is active, stale, offline or
 // unreachable, from ages alone: a crashed node sends no goodbye, so it is
-// detected by its heartbeat growing old (seed 001).
+// detected by its heartbeat growing old (docs/protocol.md §10).
 //
 // Seed 001 beats every 60 s and calls an agent active under 5 minutes,
 // stale from 5 to 15 and offline beyond: 5 and 15 heartbeats. The mesh
-// beats every 30 minutes (seed 000), so the same multiples give active
+// beats every 30 minutes (docs/protocol.md §1), so the same multiples give active
 // under 150 minutes, stale from 150 to 450, offline beyond 450.
 //
 // The rule, in order:

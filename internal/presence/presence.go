@@ -13,7 +13,7 @@ const (
 	Unreachable Presence = "unreachable"
 )
 
-// Heartbeat is the mesh's heartbeat interval (seed 000: "every 30 minutes").
+// Heartbeat is the mesh's heartbeat interval (docs/protocol.md §1: "every 30 minutes").
 const Heartbeat = 30 * time.Minute
 
 // Seed 001 thresholds in heartbeats: active under 5 minutes of a 60 s beat,

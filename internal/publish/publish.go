@@ -25,7 +25,7 @@ type Options struct {
 	// the map is pending.
 	Statuses map[string]string
 	// RefreshUpdated sets "updated" to Now even when nothing changed, so
-	// peers keep seeing the node as active (seed 001 presence).
+	// peers keep seeing the node as active (docs/protocol.md §10 presence).
 	RefreshUpdated bool
 }
 

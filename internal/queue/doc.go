@@ -4,9 +4,9 @@
 //
 // An item moves queued → in_progress → done | failed | skipped, each step
 // with a reason. A worker claims an item with an owner, a lease (default 2
-// minutes, seed 003) and a version; every later update is compare-and-swap
+// minutes, docs/protocol.md §12.3) and a version; every later update is compare-and-swap
 // on that version, so a worker whose lease was taken over cannot clobber
-// its successor (seed 002: "if renewal fails, stop mutating shared state").
+// its successor (docs/protocol.md §12: "if renewal fails, stop mutating shared state").
 // A crashed worker's item is taken over once its lease expires.
 //
 // Every call is one locked read-modify-write of the file: an flock on
@@ -15,6 +15,6 @@
 //
 // The queue must not decide anything on a person's behalf: only Set, called
 // on explicit intent (`meshnode inbox done|fail|skip ID`), finishes an item
-// that nobody claimed (seed 003: "nothing acknowledged without intent").
+// that nobody claimed (docs/protocol.md §12.4: "nothing acknowledged without intent").
 // It does no network I/O.
 package queue

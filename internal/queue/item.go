@@ -18,7 +18,7 @@ const (
 )
 
 // DefaultLease is how long a claim lasts when the caller gives no lease:
-// seed 003's "lease default 2m".
+// docs/protocol.md §12.3's "lease default 2m".
 const DefaultLease = 2 * time.Minute
 
 // Item is one trace waiting to be validated, with its claim.
@@ -40,7 +40,7 @@ type Item struct {
 	QueuedAt  time.Time `json:"queued_at"`
 	UpdatedAt time.Time `json:"updated_at"`
 
-	// The claim (seed 002): who holds the item, until when, and the
+	// The claim (docs/protocol.md §12): who holds the item, until when, and the
 	// version every update must present.
 	Owner        string    `json:"owner,omitempty"`
 	LeaseExpires time.Time `json:"lease_expires,omitzero"`

@@ -56,7 +56,7 @@ const (
 	minMetadata = 3
 )
 
-// freshnessSteps map a trace's age to its freshness score: seed 000 polls
+// freshnessSteps map a trace's age to its freshness score: docs/protocol.md §1: a node polls
 // every 30 minutes, so a trace a few days old is current; the 90-day
 // eviction of seen hashes marks the end of its useful life.
 var freshnessSteps = []struct {

@@ -1,4 +1,4 @@
-// Package score judges one trace on the six dimensions of seed 000
+// Package score judges one trace on the six dimensions of docs/protocol.md §7.2
 // (substance, uniqueness, specificity, actionability, structure,
 // freshness), each 0–5, through one of three scorers: the built-in
 // heuristic, an external command, or a person (manual).

@@ -162,7 +162,7 @@ func Total(s validation.Scores) int {
 	return t
 }
 
-// verdict is the result a total earns (seed 000: pass at 18 of 30).
+// verdict is the result a total earns (docs/protocol.md §7.2: pass at 18 of 30).
 func verdict(total int) string {
 	if total >= validation.PassThreshold {
 		return validation.ResultPass

@@ -20,7 +20,7 @@ const (
 
 // DefaultCommandTimeout bounds a scoring command when none is configured:
 // long enough for a model call, short enough that one stuck scorer cannot
-// hold a heartbeat (seed 000 runs every 30 minutes).
+// hold a heartbeat (docs/protocol.md §1 runs every 30 minutes).
 const DefaultCommandTimeout = 2 * time.Minute
 
 // ErrNeedsPerson is the manual scorer's answer: the item waits for a person.

@@ -14,7 +14,7 @@ import (
 
 // checkPeers fetches every AGENTS.md peer's MANIFEST.md. An unreachable
 // peer is a warning, not a failure: peers come and go, and the heartbeat
-// already backs off from them (seed 000's circuit breaker).
+// already backs off from them (docs/protocol.md §9.1's circuit breaker).
 func (n *node) checkPeers(ctx context.Context) []Finding {
 	data, err := os.ReadFile(filepath.Join(n.o.Dir, AgentsFile))
 	if err != nil {

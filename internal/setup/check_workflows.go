@@ -12,7 +12,7 @@ import (
 // The workflows a node runs on GitHub Actions.
 const (
 	WorkflowDir       = ".github/workflows"
-	HeartbeatWorkflow = "heartbeat.yml" // scheduled: the heartbeat of seed 000
+	HeartbeatWorkflow = "heartbeat.yml" // scheduled: the heartbeat of docs/protocol.md §6
 	CheckWorkflow     = "check.yml"     // pull requests: meshnode check
 )
 

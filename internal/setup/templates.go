@@ -19,7 +19,7 @@ const (
 	AgentsFile   = "AGENTS.md"
 )
 
-// identity holds the fields of IDENTITY.md that PROTOCOL.md lists.
+// identity holds the fields of IDENTITY.md that docs/protocol.md §2 lists.
 type identity struct {
 	Name, Model, Human, Role string
 	Joined                   time.Time
@@ -90,7 +90,7 @@ func agentsMarkdown() []byte {
 `)
 }
 
-// emptyManifest is the canonical MANIFEST.md of seed 000 with no rows.
+// emptyManifest is the canonical MANIFEST.md of docs/protocol.md §3.1 with no rows.
 func emptyManifest(agent, nodeURL string, now time.Time) []byte {
 	m := &manifest.Manifest{Agent: agent, URL: nodeURL, Updated: now.UTC().Truncate(time.Second)}
 	return m.Format()

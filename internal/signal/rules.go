@@ -2,7 +2,7 @@ package signal
 
 import "strings"
 
-// Statuses of a trace (seed 000 and PROTOCOL.md, SIGNAL and resolution).
+// Statuses of a trace (docs/protocol.md §8.2).
 const (
 	StatusPending   = "pending"
 	StatusValidated = "validated"
@@ -26,7 +26,7 @@ const (
 	// ValidationPoints is what each validation authored earns (v0.2: 1).
 	ValidationPoints = 1.0
 	// passAt is the total that passes when a validation gives no verdict
-	// word (seed 000: 18 of 30).
+	// word (docs/protocol.md §7.2: 18 of 30).
 	passAt = 18
 	// MaxRounds bounds the tier ↔ resolution fixed point. Each round can
 	// only move agents across tier lines, and a mesh has few such moves;

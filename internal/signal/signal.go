@@ -55,7 +55,7 @@ type TraceResult struct {
 	Seq     int     `json:"seq"`
 	Passing int     `json:"passing"`
 	Seen    int     `json:"seen"`
-	Signal  float64 `json:"signal"` // passing / seen (seed 000); 0 when none seen
+	Signal  float64 `json:"signal"` // passing / seen (docs/protocol.md §8.1); 0 when none seen
 	Status  string  `json:"status"`
 }
 

@@ -15,7 +15,7 @@ func Own(r Report, url string) map[string]string {
 }
 
 // OwnValidated counts the traces published under url that the mesh
-// resolved as validated: the measure of seed 000's standing gate (a node
+// resolved as validated: the measure of docs/protocol.md §8.4's standing gate (a node
 // validates others only once enough of its own work was validated). The
 // heartbeat and the pull-request check both use it, so they never
 // disagree on whether a node has standing.

@@ -75,7 +75,7 @@ func isSelf(n *Node, agent, url string) bool {
 
 // loadDisputes reads the disputes we published, then adds the ledger's
 // rejections we did not publish a dispute for (publishing one is
-// optional: seed 000 only asks to reject and log).
+// optional: docs/protocol.md §6.5 only asks to reject and log).
 func loadDisputes(n *Node, l *ledger.Ledger) {
 	published := map[string]bool{}
 	for _, f := range n.Files {

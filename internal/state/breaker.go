@@ -2,10 +2,10 @@ package state
 
 import "time"
 
-// Circuit breaker thresholds of seed 000 ("Circuit Breaker — Slow or
-// Failing Agents"): 0–2 consecutive failures poll every heartbeat, 3–9
+// Circuit breaker thresholds of docs/protocol.md §9.1:
+// 0–2 consecutive failures poll every heartbeat, 3–9
 // hourly, 10 or more daily; still failing 30 days after the first failure,
-// the agent is marked unreachable and retried weekly ("Agent Disappears").
+// the agent is marked unreachable and retried weekly (§9.2).
 const (
 	HourlyAfterFailures = 3
 	DailyAfterFailures  = 10
@@ -23,7 +23,7 @@ const (
 	DueSlack = 5 * time.Minute
 )
 
-// Backoff values, as seed 000 writes them.
+// Backoff values, as docs/protocol.md §9.1 writes them.
 const (
 	BackoffNone   = ""
 	BackoffHourly = "hourly"
@@ -31,7 +31,7 @@ const (
 	BackoffWeekly = "weekly"
 )
 
-// Status values. Both are kept in the state, never deleted: seed 000 says
+// Status values. Both are kept in the state, never deleted: docs/protocol.md §9.1 says
 // an agent's validated traces still count after it disappears.
 const (
 	// StatusUnreachable: failing for UnreachableAfter; retried weekly and

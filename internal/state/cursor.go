@@ -18,7 +18,7 @@ type Cursor struct {
 	LastError    string    `json:"last_error,omitempty"`
 
 	// Gaps are seqs at or below LastSeenSeq the peer has not listed yet.
-	// They are asked for again at every poll: seed 000 expects a peer to
+	// They are asked for again at every poll: docs/protocol.md §6 expects a peer to
 	// backfill after a failed publish, so a gap must never be skipped
 	// forever.
 	Gaps Ranges `json:"gaps,omitempty"`

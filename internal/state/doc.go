@@ -1,5 +1,5 @@
 // Package state holds the node's polling state, mesh-state/polling-cursors.json
-// (seed 000's "Agent State", extended): one cursor per peer with its circuit
+// (the agent state of docs/protocol.md §6, extended): one cursor per peer with its circuit
 // breaker, the gaps and retries a poll left behind, the hashes already
 // processed with their first-seen times, and the politeness each host asked
 // for. It also holds the heartbeat lock.

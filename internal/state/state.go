@@ -18,7 +18,7 @@ type State struct {
 	// Cursors holds one cursor per peer, keyed by the peer's trace URL.
 	Cursors map[string]*Cursor `json:"cursors"`
 	// SeenHashes maps each processed file hash to when it was first seen,
-	// the shape seed 000 gives under "seen_hashes Eviction".
+	// the first-seen times docs/protocol.md §6.4 asks for.
 	SeenHashes map[string]time.Time `json:"seen_hashes"`
 	// Hosts keeps what each host (host[:port]) asked of us across runs.
 	Hosts map[string]*Host `json:"hosts,omitempty"`

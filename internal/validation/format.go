@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Format writes v in the canonical layout of seed 000, byte for byte: notes
+// Format writes v in the canonical layout of docs/protocol.md §7, byte for byte: notes
 // on one line, times in RFC 3339 UTC with fractional seconds only when
 // nonzero. The scores block is left out when v has no scores.
 func (v *Validation) Format() []byte {

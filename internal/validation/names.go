@@ -6,10 +6,10 @@ import (
 	"strings"
 )
 
-// hashPrefix starts every hash (seed 000: "sha256:<hex>").
+// hashPrefix starts every hash (docs/protocol.md §1: "sha256:<hex>").
 const hashPrefix = "sha256:"
 
-// fileNameHexDigits is how much of the trace hash names the file (seed 000:
+// fileNameHexDigits is how much of the trace hash names the file (docs/protocol.md §7:
 // "val-{hash-prefix}.md", 12 hex digits in practice).
 const fileNameHexDigits = 12
 

@@ -6,11 +6,11 @@ import (
 	"unicode/utf8"
 )
 
-// canonicalKeys are the keys of seed 000's layout; two of them make a
+// canonicalKeys are the keys of docs/protocol.md §7's layout; two of them make a
 // canonical validation.
 var canonicalKeys = []string{"validator", "validator_url", "trace_url", "trace_hash", "validated_at", "result", "total_score"}
 
-// Parse reads a validation in the canonical layout of seed 000, the older
+// Parse reads a validation in the canonical layout of docs/protocol.md §7, the older
 // v0.2 layout ("**Validator:**", "**Verdict:**", a "## Scores" list,
 // "**Total: 24/30**") or a real validation trace ("**Type:** validation",
 // "**Score: 5**", the judged trace named as "agent/seq"). It returns an

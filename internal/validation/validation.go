@@ -1,12 +1,12 @@
 // Package validation reads and writes validation files: one validator's
 // scores of one trace, named by the trace's URL and sha256. It reads the
-// canonical layout of seed 000, the older v0.2 layout and real
+// canonical layout of docs/protocol.md §7, the older v0.2 layout and real
 // "validation" traces, and writes only the canonical layout. It does no I/O
 // and imports nothing else of this module; it never decides whether a
 // validation counts (that needs the validator's standing), it only reads,
 // writes and checks the file.
 //
-// Canonical layout (seed 000, step 7), written by Format byte for byte:
+// Canonical layout (docs/protocol.md §7.1), written by Format byte for byte:
 //
 //	# VALIDATION
 //
@@ -31,7 +31,7 @@ package validation
 
 import "time"
 
-// Dimensions are the six scoring dimensions of seed 000, in canonical order.
+// Dimensions are the six scoring dimensions of docs/protocol.md §7.2, in canonical order.
 var Dimensions = [NumDimensions]string{
 	"substance", "uniqueness", "specificity", "actionability", "structure", "freshness",
 }
@@ -39,11 +39,11 @@ var Dimensions = [NumDimensions]string{
 const (
 	// NumDimensions is the number of scoring dimensions.
 	NumDimensions = 6
-	// MaxScore is the highest score of one dimension (seed 000: 0–5).
+	// MaxScore is the highest score of one dimension (docs/protocol.md §7.2: 0–5).
 	MaxScore = 5
 	// MaxTotal is the highest total (six dimensions of five).
 	MaxTotal = NumDimensions * MaxScore
-	// PassThreshold is the lowest total that passes (seed 000: 18 of 30).
+	// PassThreshold is the lowest total that passes (docs/protocol.md §7.2: 18 of 30).
 	PassThreshold = 18
 )
 
@@ -80,7 +80,7 @@ type Validation struct {
 
 // Layouts Parse reads.
 const (
-	LayoutCanonical = "canonical" // seed 000
+	LayoutCanonical = "canonical" // docs/protocol.md §7
 	LayoutV02       = "v0.2"      // SIGNAL spec v0.2
 	LayoutTrace     = "trace"     // a trace of type validation
 )
