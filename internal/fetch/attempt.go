@@ -20,6 +20,9 @@ const drainBytes = 4 << 10
 func (c *Client) attempt(parent context.Context, h *host, u *url.URL, r Request) (*Response, error) {
 	ctx, cancel := context.WithTimeout(parent, c.opts.Timeout)
 	defer cancel()
+	if r.Within != "" {
+		ctx = context.WithValue(ctx, withinKey{}, r.Within)
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return nil, &Error{Kind: KindBadURL, URL: u.String(), Err: err}

@@ -1,7 +1,7 @@
 // Package fetch is the node's HTTP client and the only package of meshnode
 // that touches the network. It holds everything that makes fetching peers'
 // files safe and polite: a total deadline and a size cap on every body,
-// redirects kept on the peer's host, a guard that refuses private, loopback
+// redirects kept on the peer's host and under its base URL (docs/protocol.md §2.3), a guard that refuses private, loopback
 // and link-local addresses at dial time, per-host politeness shared by every
 // peer on a host (a connection cap, an optional fixed rate, robots.txt with
 // its Crawl-delay, cooldowns set by 429, 503 and X-RateLimit-*), retries

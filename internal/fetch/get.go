@@ -20,6 +20,11 @@ type Request struct {
 	// apart because GitHub Pages' ETag changes with every deploy while
 	// Last-Modified may not.
 	ETag, LastModified string
+	// Within, when set, is the peer's base URL: the request and every
+	// redirect it follows must stay under it, by the rule ResolveWithin
+	// applies to a manifest's file column. A redirect that leaves it fails
+	// with KindRedirect.
+	Within string
 
 	truncate bool // keep the first MaxBytes instead of failing (robots.txt)
 }
@@ -60,6 +65,11 @@ func (c *Client) get(ctx context.Context, r Request) (*Response, error) {
 	u, err := parseTarget(r.URL)
 	if err != nil {
 		return nil, err
+	}
+	if r.Within != "" {
+		if err := within(r.Within, u); err != nil {
+			return nil, &Error{Kind: KindBadURL, URL: r.URL, Err: err}
+		}
 	}
 	h := c.host(u.Host)
 	if !c.opts.IgnoreRobots {

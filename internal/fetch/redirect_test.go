@@ -3,6 +3,7 @@ package fetch
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -69,5 +70,69 @@ func TestCheckRedirectRefusesHTTPSDowngrade(t *testing.T) {
 	plain, _ := http.NewRequest("GET", "http://peer.example/a", nil)
 	if err := check(up, []*http.Request{plain}); err != nil {
 		t.Errorf("upgrade to https on the same host refused: %v", err)
+	}
+}
+
+// TestRedirectsStayUnderThePeersBase: on a shared host another path is
+// another agent's, so with Request.Within a redirect is confined by the
+// rule manifest paths follow (issue 8, item 5).
+func TestRedirectsStayUnderThePeersBase(t *testing.T) {
+	p := newPeer(t, mux(map[string]http.Handler{
+		"/b/t/out.md":    http.RedirectHandler("/outside/x.md", http.StatusFound),
+		"/b/t/up.md":     http.RedirectHandler("/b/t/../../outside/x.md", http.StatusFound),
+		"/b/t/enc.md":    http.RedirectHandler("/b/t/%252e%252e/x.md", http.StatusFound),
+		"/b/t/query.md":  http.RedirectHandler("/b/t/x.md?raw=1", http.StatusFound),
+		"/b/t/sister.md": http.RedirectHandler("/b/tt/x.md", http.StatusFound),
+		"/b/t/moved.md":  http.RedirectHandler("/b/t/sub/x.md", http.StatusMovedPermanently),
+		"/b/t/sub/x.md":  serve(200, "inside"),
+		"/outside/x.md":  serve(200, "outside"),
+		"/b/tt/x.md":     serve(200, "sister"),
+	}))
+	base := p.URL + "/b/t/"
+	tests := []struct {
+		name, path string
+		wantKind   Kind
+	}{
+		{"redirect within the base is followed", "/b/t/moved.md", ""},
+		{"redirect to another path of the host is refused", "/b/t/out.md", KindRedirect},
+		{"redirect climbing out with dot segments is refused", "/b/t/up.md", KindRedirect},
+		{"redirect with double encoding is refused", "/b/t/enc.md", KindRedirect},
+		{"redirect adding a query is refused", "/b/t/query.md", KindRedirect},
+		{"redirect to a sibling sharing the prefix is refused", "/b/t/sister.md", KindRedirect},
+		{"a request outside the base is refused before any request", "/outside/x.md", KindBadURL},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newTestClient(newFakeClock(), func(o *Options) { o.IgnoreRobots = true })
+			before := p.Hits("/outside/x.md") + p.Hits("/b/tt/x.md")
+			resp, err := c.Get(context.Background(), Request{URL: p.URL + tt.path, Within: base})
+			if tt.wantKind == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if string(resp.Body) != "inside" || resp.FinalURL != p.URL+"/b/t/sub/x.md" {
+					t.Errorf("body %q from %s", resp.Body, resp.FinalURL)
+				}
+				return
+			}
+			e := wantKind(t, err, tt.wantKind)
+			if tt.wantKind == KindRedirect && !strings.Contains(e.Error(), "base URL") {
+				t.Errorf("error does not say it left the base URL: %v", e)
+			}
+			if got := p.Hits("/outside/x.md") + p.Hits("/b/tt/x.md"); got != before {
+				t.Errorf("a file outside the base was requested")
+			}
+		})
+	}
+}
+
+func TestRedirectUpgradingToHTTPSStaysWithin(t *testing.T) {
+	u, _ := url.Parse("https://peer.example/b/t/x.md")
+	if err := within("http://peer.example/b/t/", u); err != nil {
+		t.Errorf("an upgrade to https within the base refused: %v", err)
+	}
+	out, _ := url.Parse("https://peer.example/b/x.md")
+	if err := within("http://peer.example/b/t/", out); err == nil {
+		t.Error("an upgrade that leaves the base accepted")
 	}
 }

@@ -95,7 +95,7 @@ func (pl *poller) poll(ctx context.Context, p peer, c state.Cursor) *pollResult 
 		return r
 	}
 	r.cursor.LastPolled = pl.now
-	req := fetch.Request{URL: p.url + "MANIFEST.md", MaxBytes: pl.limits.manifest}
+	req := fetch.Request{URL: p.url + "MANIFEST.md", MaxBytes: pl.limits.manifest, Within: p.url}
 	if len(c.Retry) == 0 {
 		// With entries to retry we need the body even if it did not change.
 		req.ETag, req.LastModified = c.ETag, c.LastModified
@@ -186,7 +186,14 @@ func (pl *poller) fetchEntry(ctx context.Context, r *pollResult, e manifest.Entr
 		return true // a bad path does not get better by retrying
 	}
 	r.requests++
-	resp, err := pl.client.Get(ctx, fetch.Request{URL: u, MaxBytes: pl.limits.trace})
+	resp, err := pl.client.Get(ctx, fetch.Request{URL: u, MaxBytes: pl.limits.trace, Within: r.peer.url})
+	if fetch.IsKind(err, fetch.KindRedirect) {
+		// A redirect off the peer's base URL is refused like a bad path,
+		// and no more likely to change by asking again.
+		r.rejected = append(r.rejected, fmt.Sprintf("seq %d: %v", e.Seq, err))
+		pl.logf("peer %s: seq %d refused: %v", r.peer.name, e.Seq, err)
+		return true
+	}
 	if err != nil {
 		pl.logf("peer %s: seq %d: fetch %s: %v", r.peer.name, e.Seq, u, err)
 		return false
@@ -223,7 +230,7 @@ func isValidationFile(e manifest.Entry) bool {
 // gossip reads the peer's AGENTS.md and keeps the agents it lists.
 func (pl *poller) gossip(ctx context.Context, r *pollResult) {
 	r.requests++
-	resp, err := pl.client.Get(ctx, fetch.Request{URL: r.peer.url + "AGENTS.md", MaxBytes: pl.limits.agents})
+	resp, err := pl.client.Get(ctx, fetch.Request{URL: r.peer.url + "AGENTS.md", MaxBytes: pl.limits.agents, Within: r.peer.url})
 	if err != nil {
 		return // AGENTS.md is optional: its absence is no failure of the peer
 	}
