@@ -16,6 +16,7 @@ import (
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/pullrequest"
 	"github.com/meshnode/meshnode/internal/queue"
+	"github.com/meshnode/meshnode/internal/setup"
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
@@ -35,14 +36,15 @@ scores and notes and merge: the next heartbeat publishes merged validations
 like any other. A draft a person edited on the branch is never overwritten,
 and a trace whose validation is already merged is not drafted again.
 
---pr needs GITHUB_TOKEN (contents and pull requests: write) and
-GITHUB_REPOSITORY (OWNER/REPO); GITHUB_API_URL, when set, points it at
+--pr needs GITHUB_TOKEN (contents and pull requests: write). The repository
+is GITHUB_REPOSITORY (OWNER/REPO, set in Actions) or else, as for init, the
+git remote "origin" on github.com; GITHUB_API_URL, when set, points it at
 GitHub Enterprise Server. With --when-manual it does nothing unless
 mesh.yaml's scorer is manual: the heartbeat workflow runs it that way.
 
 Examples:
   meshnode score
-  GITHUB_TOKEN=$(gh auth token) GITHUB_REPOSITORY=ada/mesh-node meshnode score --pr
+  GITHUB_TOKEN=$(gh auth token) meshnode score --pr
 
 Flags:
 `,
@@ -58,6 +60,8 @@ type scoreOptions struct {
 	pr, whenManual bool
 	base, branch   string
 	getenv         func(string) string
+	// remote returns dir's origin remote; nil: no remote.
+	remote func(dir string) (string, error)
 	// list reads the validation queue; tests replace it.
 	list func(path string) ([]queue.Item, error)
 }
@@ -65,7 +69,7 @@ type scoreOptions struct {
 func listQueue(path string) ([]queue.Item, error) { return queue.Open(path).List() }
 
 func runScoreCommand(ctx context.Context, e *env, args []string) error {
-	o := scoreOptions{getenv: os.Getenv, list: listQueue}
+	o := scoreOptions{getenv: os.Getenv, remote: setup.OriginRemote, list: listQueue}
 	fs := newFlagSet("score")
 	o.add(fs)
 	fs.BoolVar(&o.pr, "pr", false, "open or update the pull request of draft validations")
@@ -167,7 +171,7 @@ func suggestions(cfg *config.Config, items []queue.Item) (out []pullrequest.Sugg
 }
 
 func syncScoresPR(ctx context.Context, e *env, o scoreOptions, cfg *config.Config, items []queue.Item) error {
-	client, owner, repo, err := githubClient(o.getenv)
+	client, owner, repo, err := githubClient(o.dir, o.getenv, o.remote)
 	if err != nil {
 		return err
 	}
@@ -205,16 +209,17 @@ func printSync(w io.Writer, res pullrequest.Result, without int) {
 }
 
 // githubClient builds the API client from the environment a workflow (or a
-// person with a token) provides.
-func githubClient(getenv func(string) string) (*github.Client, string, string, error) {
+// person with a token) provides; the repository is found as init finds it.
+func githubClient(dir string, getenv func(string) string, remote func(string) (string, error)) (*github.Client, string, string, error) {
 	token := getenv("GITHUB_TOKEN")
 	if token == "" {
 		return nil, "", "", usagef("export GITHUB_TOKEN (in a workflow: ${{ github.token }}; locally: gh auth token)", "score --pr: GITHUB_TOKEN is not set")
 	}
-	owner, repo, ok := strings.Cut(getenv("GITHUB_REPOSITORY"), "/")
-	if !ok || owner == "" || repo == "" || strings.Contains(repo, "/") {
-		return nil, "", "", usagef("export GITHUB_REPOSITORY=OWNER/REPO", "score --pr: GITHUB_REPOSITORY %q is not OWNER/REPO", getenv("GITHUB_REPOSITORY"))
+	r, err := setup.FindRepo(dir, getenv, remote)
+	if err != nil {
+		return nil, "", "", usagef("export GITHUB_REPOSITORY=OWNER/REPO, or run in a clone whose origin is on github.com", "score --pr: %v", err)
 	}
+	owner, repo := r.Owner, r.Name
 	c := github.NewClient(&http.Client{Timeout: apiTimeout}).WithAuthToken(token)
 	if api := getenv("GITHUB_API_URL"); api != "" {
 		u, err := url.Parse(strings.TrimSuffix(api, "/") + "/")

@@ -129,7 +129,7 @@ func TestScorePRRefusesAMissingEnvironment(t *testing.T) {
 		wantErr string
 	}{
 		{"no token", map[string]string{"GITHUB_REPOSITORY": "a/b"}, "GITHUB_TOKEN is not set"},
-		{"no repository", map[string]string{"GITHUB_TOKEN": "x"}, `GITHUB_REPOSITORY "" is not OWNER/REPO`},
+		{"no repository", map[string]string{"GITHUB_TOKEN": "x"}, `no GITHUB_REPOSITORY`},
 		{"bad repository", map[string]string{"GITHUB_TOKEN": "x", "GITHUB_REPOSITORY": "a/b/c"}, "is not OWNER/REPO"},
 		{"bad api url", map[string]string{"GITHUB_TOKEN": "x", "GITHUB_REPOSITORY": "a/b", "GITHUB_API_URL": "ftp://x"}, "is not an http(s) URL"},
 	}
@@ -160,5 +160,36 @@ func TestScoreReadsTheRealQueueFile(t *testing.T) {
 	code, stdout, stderr := runSetupCLI(t, "score", "--dir", dir)
 	if code != exitOK || !strings.Contains(stdout, "aaaaaaaaaaaa  bob  Alpha") || !strings.Contains(stdout, "suggested 20/30 pass") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+// Outside Actions GITHUB_REPOSITORY is unset: the repository comes from the
+// origin remote, as for init.
+func TestScorePRFindsTheRepositoryFromTheOriginRemote(t *testing.T) {
+	f, c := fakegithub.New(t, map[string]string{"MANIFEST.md": "# MANIFEST\n"})
+	env := map[string]string{"GITHUB_TOKEN": "t0ken", "GITHUB_API_URL": c.BaseURL.String()}
+	tests := []struct {
+		name, remote, wantErr string
+	}{
+		{"github remote", "git@github.com:" + fakegithub.Owner + "/" + fakegithub.Repo + ".git", ""},
+		{"other host", "https://git.example.org/ada/node.git", `remote "https://git.example.org/ada/node.git" is not a github.com repository`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := scoreOptions{pr: true, getenv: func(k string) string { return env[k] },
+				remote: func(string) (string, error) { return tt.remote, nil }}
+			o.dir = scoreNode(t, "manual")
+			out, err := runScoreT(t, o)
+			if tt.wantErr != "" {
+				var ue *usageError
+				if !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Errorf("err = %v, want a usage error with %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || !strings.Contains(out, "pull request #1") || len(f.Pulls()) != 1 {
+				t.Errorf("err %v, %d pull requests, output:\n%s", err, len(f.Pulls()), out)
+			}
+		})
 	}
 }

@@ -63,3 +63,26 @@ func (r Repo) SuggestAgent() string {
 	}
 	return r.Name
 }
+
+// FindRepo finds the node's GitHub repository the way init does:
+// GITHUB_REPOSITORY when set (in Actions), else the "origin" remote of dir.
+// getenv and remote may be nil to skip a source.
+func FindRepo(dir string, getenv func(string) string, remote func(dir string) (string, error)) (Repo, error) {
+	if getenv != nil {
+		if env := getenv("GITHUB_REPOSITORY"); env != "" {
+			return ParseRepository(env)
+		}
+	}
+	if remote == nil {
+		return Repo{}, fmt.Errorf("no GITHUB_REPOSITORY")
+	}
+	url, err := remote(dir)
+	if err != nil {
+		return Repo{}, fmt.Errorf("no GITHUB_REPOSITORY, and no origin remote: %w", err)
+	}
+	r, err := ParseRemote(url)
+	if err != nil {
+		return Repo{}, fmt.Errorf("no GITHUB_REPOSITORY, and the %w", err)
+	}
+	return r, nil
+}

@@ -104,19 +104,8 @@ func Init(o Options) (*Result, error) {
 // deriveRepo finds the GitHub repository: GITHUB_REPOSITORY first (set in
 // Actions), then the origin remote.
 func deriveRepo(o Options) (Repo, bool) {
-	if o.Getenv != nil {
-		if r, err := ParseRepository(o.Getenv("GITHUB_REPOSITORY")); err == nil {
-			return r, true
-		}
-	}
-	if o.GitRemote != nil {
-		if remote, err := o.GitRemote(o.Dir); err == nil {
-			if r, err := ParseRemote(remote); err == nil {
-				return r, true
-			}
-		}
-	}
-	return Repo{}, false
+	r, err := FindRepo(o.Dir, o.Getenv, o.GitRemote)
+	return r, err == nil
 }
 
 func settleURL(o Options, repo Repo, hasRepo bool) (string, error) {
