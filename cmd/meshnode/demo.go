@@ -47,7 +47,7 @@ func runDemoCmd(ctx context.Context, e *env, args []string) error {
 	}
 	opts := demo.Options{Dir: *dir, Stdout: e.stdout, Build: buildSite}
 	if *verbose {
-		logger, err := newLogger(e.stderr, *logFormat)
+		logger, err := newLogger(e.stderr, *logFormat, false)
 		if err != nil {
 			return err
 		}

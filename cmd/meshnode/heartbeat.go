@@ -50,7 +50,10 @@ func runHeartbeatCmd(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	logger, err := newLogger(e.stderr, *logFormat)
+	// On a terminal the progress line says how polling goes; the per-peer
+	// lines are for logs, so they come only when --log-format asks.
+	quiet := e.errTerminal && !fs.Changed("log-format")
+	logger, err := newLogger(e.stderr, *logFormat, quiet)
 	if err != nil {
 		return err
 	}
@@ -59,7 +62,7 @@ func runHeartbeatCmd(ctx context.Context, e *env, args []string) error {
 		return usagef("fix mesh.yaml, or run 'meshnode init' to create one", "%v", err)
 	}
 	opts := heartbeat.Options{Dir: nf.dir, Config: cfg, Now: now, Logger: logger, Version: userAgentVersion()}
-	if e.isTerminal {
+	if e.errTerminal {
 		opts.Progress = func(done, total int, peer string) {
 			fmt.Fprintf(e.stderr, "\rpolled %d/%d peers (%s)\033[K", done, total, peer)
 			if done == total {
@@ -84,13 +87,18 @@ func runHeartbeatCmd(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// newLogger makes the slog logger --log-format asks for.
-func newLogger(w io.Writer, format string) (*slog.Logger, error) {
+// newLogger makes the slog logger --log-format asks for; quiet keeps only
+// warnings and errors.
+func newLogger(w io.Writer, format string, quiet bool) (*slog.Logger, error) {
+	opts := &slog.HandlerOptions{}
+	if quiet {
+		opts.Level = slog.LevelWarn
+	}
 	switch format {
 	case "text":
-		return slog.New(slog.NewTextHandler(w, nil)), nil
+		return slog.New(slog.NewTextHandler(w, opts)), nil
 	case "json":
-		return slog.New(slog.NewJSONHandler(w, nil)), nil
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	}
 	return nil, usagef("use --log-format text or --log-format json", "unknown log format %q", format)
 }

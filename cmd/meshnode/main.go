@@ -11,12 +11,10 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
-	"syscall"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible(context.Background(), os.Stderr)
 	code := exitCode(run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr)
 	stop()
 	os.Exit(code)

@@ -27,6 +27,10 @@ type command struct {
 	usage   string // full text for `meshnode CMD -h`, examples included
 	// run parses args with its own FlagSet and does the work.
 	run func(ctx context.Context, env *env, args []string) error
+	// untilStopped marks a command that runs until a signal stops it
+	// (serve): for it a signal is the normal end, exit 0. A signal stops
+	// every other command early, exit 130 or 143.
+	untilStopped bool
 }
 
 // env is what every command gets from the doorway: where to write, and the
@@ -34,7 +38,8 @@ type command struct {
 type env struct {
 	stdout, stderr io.Writer
 	now            func() time.Time
-	isTerminal     bool
+	isTerminal     bool // stdout is a terminal
+	errTerminal    bool // stderr is a terminal: progress lines, no routine logs
 }
 
 var commands = map[string]*command{}
@@ -65,7 +70,7 @@ type problemsFound struct{ n int }
 func (e *problemsFound) Error() string { return fmt.Sprintf("%d problem(s) found", e.n) }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	e := &env{stdout: stdout, stderr: stderr, now: time.Now, isTerminal: isTerminal(stdout)}
+	e := &env{stdout: stdout, stderr: stderr, now: time.Now, isTerminal: isTerminal(stdout), errTerminal: isTerminal(stderr)}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		if len(args) > 1 {
 			if c, ok := commands[args[1]]; ok {
@@ -81,7 +86,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		return usagef("run 'meshnode help' for the list of commands", "unknown command %q", args[0])
 	}
-	return c.run(ctx, e, args[1:])
+	err := c.run(ctx, e, args[1:])
+	err = interruption(ctx, err)
+	var ie *interruptedError
+	if c.untilStopped && errors.As(err, &ie) && (ie.err == nil || errors.Is(ie.err, context.Canceled)) {
+		return nil
+	}
+	return err
 }
 
 func printHelp(w io.Writer) {
@@ -104,8 +115,9 @@ Commands:
 Every command that reads a node takes --dir DIR (default ".") and --now RFC3339
 (to run as if at that time). Run 'meshnode COMMAND -h' for its flags and examples.
 
-Exit codes: 0 ok, 1 unexpected failure, 2 usage or configuration mistake,
-3 the command ran and found problems (check, doctor).
+Exit codes: 0 ok, 1 unexpected failure, 2 a mistake you can fix (one line and
+a hint), 3 the command ran and found problems (check, doctor), 130 and 143
+stopped by SIGINT (Ctrl-C) and SIGTERM: state saved, the next run goes on.
 `)
 }
 
@@ -116,9 +128,13 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	var ue *usageError
 	var pf *problemsFound
+	var ie *interruptedError
 	switch {
 	case errors.Is(err, pflag.ErrHelp):
 		return exitOK
+	case errors.As(err, &ie):
+		fmt.Fprintf(stderr, "meshnode: %v\n", err)
+		return ie.code()
 	case errors.As(err, &pf):
 		fmt.Fprintf(stderr, "meshnode: %v\n", err)
 		return exitProblem
@@ -128,9 +144,6 @@ func exitCode(err error, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "hint: %s\n", ue.hint)
 		}
 		return exitUsage
-	case errors.Is(err, context.Canceled):
-		fmt.Fprintln(stderr, "meshnode: interrupted")
-		return exitFailure
 	default:
 		fmt.Fprintf(stderr, "meshnode: %v\n", err)
 		return exitFailure

@@ -27,7 +27,8 @@ Examples:
 
 Flags:
 `,
-		run: runServeCommand,
+		run:          runServeCommand,
+		untilStopped: true,
 	})
 }
 

@@ -4,9 +4,15 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
+	"time"
 )
+
+// gitWaitDelay is how long a canceled git may take to clean up before it
+// is killed.
+const gitWaitDelay = 10 * time.Second
 
 // gitError is a git command that exited non-zero.
 type gitError struct {
@@ -28,6 +34,11 @@ func (e *gitError) Unwrap() error { return e.err }
 // git runs git in dir and returns its stdout.
 func git(ctx context.Context, dir string, env []string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "git", args...)
+	// Canceled, git gets SIGINT, as from Ctrl-C on a terminal: it removes
+	// its lock files and leaves the repository as it was. SIGKILL, the
+	// default, could leave .git/index.lock behind and block the next run.
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = gitWaitDelay
 	cmd.Dir = dir
 	cmd.Env = env
 	var stdout, stderr bytes.Buffer

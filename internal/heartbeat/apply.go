@@ -52,6 +52,8 @@ func (n *node) count(r *pollResult) {
 	case outcomeSkipped:
 		s.PeersSkipped++
 		return
+	case outcomeInterrupted:
+		return
 	case outcomeRateLimited:
 		s.PeersRateLimited++
 	case outcomeFailed, outcomeGone:

@@ -2,6 +2,7 @@ package heartbeat
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -61,6 +62,7 @@ type node struct {
 // Run runs one heartbeat of the node in opts.Dir. It returns an error only
 // for local failures; whatever peers do is in the Summary.
 func Run(ctx context.Context, opts Options) (*Summary, error) {
+	parent := ctx
 	n, unlock, err := open(ctx, opts)
 	if err != nil {
 		return nil, err
@@ -95,6 +97,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 		return nil, err
 	}
 	n.sum.sortLists()
+	n.sum.Interrupted = errors.Is(parent.Err(), context.Canceled)
 	return &n.sum, nil
 }
 

@@ -24,6 +24,9 @@ const (
 	outcomeFailed      = "failed"       // counts against the circuit breaker
 	outcomeRateLimited = "rate_limited" // the host asked us to wait: not a failure
 	outcomeGone        = "gone"         // 410: muted
+	// outcomeInterrupted: a signal stopped the run before the poll ended;
+	// the cursor stays as it was, the peer is not blamed.
+	outcomeInterrupted = "interrupted"
 )
 
 // peer is one agent to poll.
@@ -55,6 +58,7 @@ type pollResult struct {
 	outcome    string
 	err        error
 	cursor     state.Cursor // the cursor after this poll
+	start      state.Cursor // the cursor before it
 	manifest   *manifest.Manifest
 	files      []fetched
 	records    []manifest.Entry // rows with no file column
@@ -88,7 +92,7 @@ type limits struct {
 // poll runs one poll of p from cursor c.
 func (pl *poller) poll(ctx context.Context, p peer, c state.Cursor) *pollResult {
 	start := time.Now()
-	r := &pollResult{peer: p, cursor: c, rateLeft: -1}
+	r := &pollResult{peer: p, cursor: c, start: c, rateLeft: -1}
 	defer func() { r.latency = time.Since(start) }()
 	if !c.Due(pl.now) {
 		r.outcome = outcomeSkipped
@@ -243,6 +247,9 @@ func (pl *poller) fail(r *pollResult, err error) {
 	switch {
 	case fetch.IsKind(err, fetch.KindRateLimited):
 		r.outcome = outcomeRateLimited
+	case fetch.IsKind(err, fetch.KindCanceled):
+		r.outcome = outcomeInterrupted
+		r.cursor = r.start
 	case fetch.IsKind(err, fetch.KindGone):
 		r.outcome = outcomeGone
 		r.cursor.RecordGone(pl.now, err.Error())

@@ -32,6 +32,9 @@ type Summary struct {
 	Failures             []Failure  `json:"failures"`
 	Unreachable          []string   `json:"unreachable"`
 	Changed              bool       `json:"changed"`
+	// Interrupted: a signal stopped the run early. What it did is saved;
+	// peers it did not poll and traces it did not score wait for the next.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // Mismatch is a file whose bytes did not match the hash its MANIFEST lists.
@@ -91,6 +94,9 @@ func (s *Summary) WriteText(w io.Writer) {
 	}
 	if len(s.Unreachable) > 0 {
 		fmt.Fprintf(w, "unreachable: %s\n", strings.Join(s.Unreachable, ", "))
+	}
+	if s.Interrupted {
+		fmt.Fprintln(w, "interrupted: what was done is saved; peers not polled and traces not scored wait for the next heartbeat")
 	}
 }
 
