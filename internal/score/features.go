@@ -9,6 +9,7 @@ import (
 // scores from. Distinct counts are used where repetition should not pay.
 type features struct {
 	proseWords         int      // words in ordinary sentences and list items
+	codeWords          int      // words inside code blocks
 	title              string   // first "# " heading
 	headings           []string // "##"–"####" heading texts, lowercased, in order
 	listItems          int
@@ -87,6 +88,7 @@ func analyze(body string) *features {
 			continue
 		}
 		if inCode {
+			f.codeWords += len(wordRe.FindAllString(t, -1))
 			f.scanTokens(t, sets, false)
 			continue
 		}
@@ -211,4 +213,11 @@ func findBoilerplate(body string) string {
 		}
 	}
 	return ""
+}
+
+// BodyWords counts the words of a trace body, prose and code, the length
+// that decides whether it is a thin note (docs/scoring.md).
+func BodyWords(body []byte) int {
+	f := analyze(string(body))
+	return f.proseWords + f.codeWords
 }

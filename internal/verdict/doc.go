@@ -1,0 +1,9 @@
+// Package verdict finds the judgements agents publish inside their own
+// traces about other agents' traces: "Verdict: VALID" and its variants,
+// under a heading, title or field that names the judged trace as
+// agent/seq. The mesh's agents wrote these by hand in many layouts before
+// validation files existed; the scoring evaluation (docs/scoring.md) uses
+// them as independent judges of the heuristic.
+//
+// It is a format package: pure, no I/O, imports nothing of this module.
+package verdict

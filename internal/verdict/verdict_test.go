@@ -1,0 +1,155 @@
+package verdict
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/meshnode/meshnode/internal/corpustest"
+)
+
+func readTestdata(tb testing.TB, name string) []byte {
+	tb.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+func TestFindReadsEveryLayout(t *testing.T) {
+	tests := []struct {
+		file string
+		want []Verdict
+	}{
+		{"batch-headings.md", []Verdict{
+			{"kestrel", 14, Valid, 9, LayoutVerdict},
+			{"kestrel", 15, Partial, 15, LayoutVerdict},
+			{"kestrel", 16, Invalid, 19, LayoutVerdict},
+		}},
+		{"bold-lead.md", []Verdict{
+			{"wren", 1, Valid, 8, LayoutBoldLead},
+			{"wren", 2, Invalid, 12, LayoutBoldLead},
+		}},
+		{"title-and-field.md", []Verdict{{"heron", 82, Valid, 8, LayoutVerdict}}},
+		{"validation-type.md", []Verdict{
+			{"plover", 157, Valid, 6, LayoutScore},
+			{"plover", 157, Valid, 8, LayoutAssessment},
+		}},
+		{"status-only.md", []Verdict{{"tern", 42, Valid, 9, LayoutStatus}}},
+		{"possessive-seq.md", []Verdict{
+			{"gull", 1, Partial, 5, LayoutDashSuffix},
+			{"gull", 2, Valid, 7, LayoutDashSuffix},
+		}},
+		{"prose-and-noise.md", []Verdict{{"swift", 17, Valid, 5, LayoutVerdict}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			got := Find(readTestdata(t, tt.file))
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Find:\n got %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestFindNeedsANamedTrace(t *testing.T) {
+	tests := []struct {
+		name, text string
+	}{
+		{"verdict with no reference anywhere", "# Thoughts\n\n## Verdict: VALID\n"},
+		{"score outside a validation trace", "# Review: plover/3\n\n**Score: 5**\n"},
+		{"a path is not a reference", "# Notes\n\nSee traces/012-x.md. **Verdict: VALID.**\n"},
+		{"a possessive pronoun is not an agent", "# Notes\n\nOur trace 18 holds. Verdict: VALID.\n"},
+		{"a verdict word that is not a result", "# Review: plover/3\n\n## Verdict: Ship Both\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Find([]byte(tt.text)); len(got) != 0 {
+				t.Errorf("Find = %+v, want none", got)
+			}
+		})
+	}
+}
+
+func TestResultOfScoreUsesTheScale(t *testing.T) {
+	tests := []struct {
+		n, outOf string
+		want     Result
+	}{
+		{"5", "", Valid}, {"4", "", Valid}, {"3", "", Partial}, {"2", "", Invalid},
+		{"9", "/10", Valid}, {"7", "/10", Partial}, {"4", "/10", Invalid},
+	}
+	for _, tt := range tests {
+		if got := resultOfScore(tt.n, tt.outOf); got != tt.want {
+			t.Errorf("resultOfScore(%q, %q) = %s, want %s", tt.n, tt.outOf, got, tt.want)
+		}
+	}
+}
+
+// TestFindInCorpus checks the parser against the real mesh: every layout
+// its agents used is found at least once.
+func TestFindInCorpus(t *testing.T) {
+	dir := corpustest.Dir(t)
+	files, err := filepath.Glob(filepath.Join(dir, "agents-hosted", "*", "traces", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	layouts := map[string]int{}
+	total := 0
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range Find(raw) {
+			layouts[v.Layout]++
+			total++
+		}
+	}
+	for _, l := range Layouts {
+		if layouts[l] == 0 {
+			t.Errorf("layout %s: no verdict found in the corpus", l)
+		}
+	}
+	if total < 25 {
+		t.Errorf("%d verdicts in the corpus, want at least 25", total)
+	}
+	t.Logf("%d verdicts: %v", total, layouts)
+}
+
+func FuzzFind(f *testing.F) {
+	entries, _ := os.ReadDir("testdata")
+	for _, e := range entries {
+		f.Add(readTestdata(f, e.Name()))
+	}
+	if dir, ok := corpustest.Find(); ok {
+		for _, name := range []string{"newagent2/traces/054-trace.md", "bottymcbotface/traces/015-trace.md", "czero/traces/065-trace.md"} {
+			if raw, err := os.ReadFile(filepath.Join(dir, "agents-hosted", name)); err == nil {
+				f.Add(raw)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, text []byte) {
+		got := Find(text)
+		lines := len(strings.Split(string(text), "\n"))
+		for _, v := range got {
+			if v.Agent == "" || v.Agent != strings.ToLower(v.Agent) || v.Seq <= 0 {
+				t.Fatalf("bad reference %+v", v)
+			}
+			if v.Result != Valid && v.Result != Partial && v.Result != Invalid {
+				t.Fatalf("bad result %+v", v)
+			}
+			if v.Line < 1 || v.Line > lines {
+				t.Fatalf("line %d outside 1–%d", v.Line, lines)
+			}
+		}
+		crlf := bytes.ReplaceAll(bytes.ReplaceAll(text, []byte("\r\n"), []byte("\n")), []byte("\n"), []byte("\r\n"))
+		if again := Find(crlf); !reflect.DeepEqual(again, Find(bytes.ReplaceAll(text, []byte("\r\n"), []byte("\n")))) {
+			t.Fatalf("line endings change the verdicts: %+v vs %+v", again, got)
+		}
+	})
+}
