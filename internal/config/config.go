@@ -76,7 +76,8 @@ type Heartbeat struct {
 	Deadline                 time.Duration
 	RequestTimeout           time.Duration
 	Concurrency              int
-	MaxConnsPerHost          int
+	MaxConnsPerHost          int     // requests in flight per host over HTTP/1.1
+	MaxStreamsPerHost        int     // requests in flight per host over HTTP/2
 	RequestsPerSecondPerHost float64 // 0: no rate limit beyond the connection cap
 }
 

@@ -40,7 +40,7 @@ func TestLoadAppliesDefaults(t *testing.T) {
 		{"scorer_timeout", c.ScorerTimeout, 60 * time.Second},
 		{"standing", c.Standing, Standing{MinValidatedTraces: 10}},
 		{"lease", c.Lease, 2 * time.Minute},
-		{"heartbeat", c.Heartbeat, Heartbeat{Deadline: 10 * time.Minute, RequestTimeout: 20 * time.Second, Concurrency: 64, MaxConnsPerHost: 4}},
+		{"heartbeat", c.Heartbeat, Heartbeat{Deadline: 10 * time.Minute, RequestTimeout: 20 * time.Second, Concurrency: 64, MaxConnsPerHost: 4, MaxStreamsPerHost: 16}},
 		{"gossip", c.Gossip, Gossip{Enabled: true, MaxNewPeersPerHeartbeat: 20, MaxPeers: 500}},
 		{"limits", c.Limits, Limits{ManifestBytes: 4194304, TraceBytes: 1048576, AgentsBytes: 262144}},
 	}
@@ -65,7 +65,7 @@ func TestLoadReadsEveryKey(t *testing.T) {
 		Signal:                Signal{Bootstrap: map[string]float64{"abernath37": 60, "axon37": 52.5}},
 		Lease:                 90 * time.Second,
 		AllowPrivateAddresses: true,
-		Heartbeat:             Heartbeat{Deadline: 15 * time.Minute, RequestTimeout: 30 * time.Second, Concurrency: 8, MaxConnsPerHost: 2, RequestsPerSecondPerHost: 0.5},
+		Heartbeat:             Heartbeat{Deadline: 15 * time.Minute, RequestTimeout: 30 * time.Second, Concurrency: 8, MaxConnsPerHost: 2, MaxStreamsPerHost: 8, RequestsPerSecondPerHost: 0.5},
 		Gossip:                Gossip{Enabled: false, MaxNewPeersPerHeartbeat: 5, MaxPeers: 50},
 		Limits:                Limits{ManifestBytes: 1048576, TraceBytes: 524288, AgentsBytes: 65536},
 		UserAgentContact:      "ops@hive37.ai",

@@ -34,6 +34,9 @@ func (c *Client) attempt(parent context.Context, h *host, u *url.URL, r Request)
 		return nil, transportError(parent, u.String(), err)
 	}
 	defer resp.Body.Close()
+	if resp.ProtoMajor == 2 {
+		c.multiplexed(h)
+	}
 	now := c.opts.Now()
 	rl := parseRateLimit(resp.Header, now)
 	if err := c.checkStatus(h, u.String(), resp, rl, now); err != nil {

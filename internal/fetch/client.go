@@ -2,6 +2,8 @@ package fetch
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -14,9 +16,15 @@ const (
 	// DefaultTimeout bounds one request from dial to the last body byte, so
 	// a peer that drips one byte a second is cut off.
 	DefaultTimeout = 20 * time.Second
-	// DefaultMaxConnsPerHost caps concurrent requests per host, as browsers
-	// do: the corpus has 12 agents on one host, and they share this cap.
+	// DefaultMaxConnsPerHost caps concurrent requests per host over
+	// HTTP/1.1, as browsers do: the corpus has 12 agents on one host, and
+	// they share this cap.
 	DefaultMaxConnsPerHost = 4
+	// DefaultMaxStreamsPerHost caps concurrent requests per host once the
+	// host answered over HTTP/2: they share one connection as streams, the
+	// way browsers use GitHub Pages and CDNs, so more of them cost the host
+	// no more sockets.
+	DefaultMaxStreamsPerHost = 16
 	// DefaultMaxRedirects bounds a redirect chain.
 	DefaultMaxRedirects = 5
 	// DefaultMaxRetries is how often a 5xx or network error is retried
@@ -51,8 +59,13 @@ type Options struct {
 	AllowPrivate bool
 	// Timeout bounds each attempt, body included. Default 20s.
 	Timeout time.Duration
-	// MaxConnsPerHost caps concurrent requests per host. Default 4.
+	// MaxConnsPerHost caps concurrent requests, and connections, per host
+	// over HTTP/1.1. Default 4.
 	MaxConnsPerHost int
+	// MaxStreamsPerHost caps concurrent requests per host once the host
+	// has answered over HTTP/2, multiplexed on one connection. Default 16;
+	// never below MaxConnsPerHost.
+	MaxStreamsPerHost int
 	// RequestsPerSecond, when positive, is a fixed request rate per host.
 	RequestsPerSecond float64
 	// MaxRedirects bounds a redirect chain. Default 5; negative: none.
@@ -69,6 +82,10 @@ type Options struct {
 	Now func() time.Time
 	// Sleep waits for d or until ctx is done; tests pass a fake.
 	Sleep func(ctx context.Context, d time.Duration) error
+
+	// rootCAs replaces the system's roots, so tests can trust their own
+	// loopback TLS server. Only tests of this package set it.
+	rootCAs *x509.CertPool
 }
 
 // Client fetches peers' files. It is safe for concurrent use, and all peers
@@ -109,6 +126,10 @@ func withDefaults(o Options) Options {
 	if o.MaxConnsPerHost <= 0 {
 		o.MaxConnsPerHost = DefaultMaxConnsPerHost
 	}
+	if o.MaxStreamsPerHost <= 0 {
+		o.MaxStreamsPerHost = DefaultMaxStreamsPerHost
+	}
+	o.MaxStreamsPerHost = max(o.MaxStreamsPerHost, o.MaxConnsPerHost)
 	o.MaxRedirects = orDefault(o.MaxRedirects, DefaultMaxRedirects)
 	o.MaxRetries = orDefault(o.MaxRetries, DefaultMaxRetries)
 	if o.MaxInlineWait == 0 {
@@ -138,15 +159,24 @@ func orDefault(v, def int) int {
 // not used: a proxy would dial for us and bypass the private-address guard.
 // Compression is left to the Transport, so bodies arrive decoded and the
 // size cap counts decoded bytes (a gzip bomb is caught).
+//
+// HTTP/2 is offered over TLS (ALPN) beside HTTP/1.1; plain http stays
+// HTTP/1.1. StrictMaxConcurrentRequests keeps to the stream limit the
+// server announces instead of opening more connections past it, so an
+// HTTP/2 host sees one connection from us.
 func newTransport(o Options) *http.Transport {
 	d := &net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}
 	if !o.AllowPrivate {
 		d.Control = refusePrivate
 	}
-	return &http.Transport{
+	var protocols http.Protocols
+	protocols.SetHTTP1(true)
+	protocols.SetHTTP2(true)
+	t := &http.Transport{
 		Proxy:                 nil,
 		DialContext:           d.DialContext,
-		ForceAttemptHTTP2:     true,
+		Protocols:             &protocols,
+		HTTP2:                 &http.HTTP2Config{StrictMaxConcurrentRequests: true},
 		TLSHandshakeTimeout:   tlsTimeout,
 		ResponseHeaderTimeout: o.Timeout,
 		ExpectContinueTimeout: time.Second,
@@ -155,6 +185,10 @@ func newTransport(o Options) *http.Transport {
 		MaxIdleConnsPerHost:   o.MaxConnsPerHost,
 		MaxConnsPerHost:       o.MaxConnsPerHost,
 	}
+	if o.rootCAs != nil {
+		t.TLSClientConfig = &tls.Config{RootCAs: o.rootCAs}
+	}
+	return t
 }
 
 // sleep is the real Options.Sleep.

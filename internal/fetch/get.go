@@ -48,7 +48,7 @@ type Response struct {
 var errTooSlow = errors.New("the host's crawl delay or request rate would outlast the deadline")
 
 // Get fetches r.URL politely: robots.txt first, then the host's cooldown,
-// connection cap, rate and crawl delay, then the request, retried with
+// cap on requests in flight, rate and crawl delay, then the request, retried with
 // backoff after a 5xx (other than a 503 with Retry-After) or a network
 // error. Every error is an *Error; rate limits have KindRateLimited and
 // must not count as the peer's failure.

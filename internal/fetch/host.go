@@ -16,7 +16,10 @@ const MaxCrawlDelay = time.Minute
 // host is the politeness state of one host[:port], shared by every peer
 // on it.
 type host struct {
-	sem      chan struct{} // one token per request in flight
+	// sem holds one token per request in flight, plus, until the host
+	// answers over HTTP/2, the tokens that keep it at the HTTP/1.1 cap.
+	sem      chan struct{}
+	reserved int           // tokens of sem held back while the host is on HTTP/1.1; guarded by Client.mu
 	limiter  *rate.Limiter // nil unless Options.RequestsPerSecond
 	robotsMu chan struct{} // one robots.txt fetch per host at a time; a channel so waiting heeds ctx
 
@@ -38,13 +41,34 @@ func (c *Client) host(name string) *host {
 	defer c.mu.Unlock()
 	h, ok := c.hosts[name]
 	if !ok {
-		h = &host{sem: make(chan struct{}, c.opts.MaxConnsPerHost), robotsMu: make(chan struct{}, 1)}
+		h = newHost(c.opts.MaxConnsPerHost, c.opts.MaxStreamsPerHost)
 		if c.opts.RequestsPerSecond > 0 {
 			h.limiter = rate.NewLimiter(rate.Limit(c.opts.RequestsPerSecond), 1)
 		}
 		c.hosts[name] = h
 	}
 	return h
+}
+
+// newHost returns a host capped at conns requests in flight until it speaks
+// HTTP/2, and at streams after.
+func newHost(conns, streams int) *host {
+	h := &host{sem: make(chan struct{}, streams), reserved: streams - conns, robotsMu: make(chan struct{}, 1)}
+	for range h.reserved {
+		h.sem <- struct{}{}
+	}
+	return h
+}
+
+// multiplexed raises h's cap to MaxStreamsPerHost: the host answered over
+// HTTP/2, so its requests share one connection as streams. Taking the
+// reserved tokens out never blocks: the channel holds at least that many.
+func (c *Client) multiplexed(h *host) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for ; h.reserved > 0; h.reserved-- {
+		<-h.sem
+	}
 }
 
 // admit waits until h lets one more request start and returns the function

@@ -190,6 +190,8 @@ func (n *node) pollAll(ctx context.Context, peers []peer) []*pollResult {
 		limits:    limits{manifest: n.cfg.Limits.ManifestBytes, trace: n.cfg.Limits.TraceBytes, agents: n.cfg.Limits.AgentsBytes},
 		logf:      func(f string, a ...any) { n.log.Warn(fmt.Sprintf(f, a...)) },
 		wantPeers: n.cfg.Gossip.Enabled,
+		// As many of a peer's files as an HTTP/2 host takes at once.
+		fileWorkers: max(n.cfg.Heartbeat.MaxStreamsPerHost, n.cfg.Heartbeat.MaxConnsPerHost),
 	}
 	results := make([]*pollResult, len(peers))
 	var mu sync.Mutex

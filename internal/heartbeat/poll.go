@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/meshnode/meshnode/internal/fetch"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/roster"
@@ -83,6 +85,8 @@ type poller struct {
 	limits    limits
 	logf      func(format string, args ...any)
 	wantPeers bool // gossip: read peers' AGENTS.md
+	// fileWorkers is how many of one peer's files are fetched at once.
+	fileWorkers int
 }
 
 type limits struct {
@@ -153,18 +157,21 @@ func (pl *poller) process(ctx context.Context, r *pollResult, m *manifest.Manife
 	r.records = pn.record
 	r.dups += pn.dups
 	var retry []int
-	for _, e := range pn.fetch {
-		if ctx.Err() != nil {
-			retry = append(retry, e.Seq)
-			continue
-		}
-		if pl.seen(e.Hash) {
+	for i, got := range pl.fetchEntries(ctx, r.peer, pn.fetch) {
+		e := pn.fetch[i]
+		switch {
+		case got.dup:
 			r.dups++
-			continue
-		}
-		if !pl.fetchEntry(ctx, r, e) {
+		case got.retry:
 			retry = append(retry, e.Seq)
+		case got.rejected != "":
+			r.rejected = append(r.rejected, got.rejected)
+		case got.mismatch != nil:
+			r.mismatches = append(r.mismatches, *got.mismatch)
+		case got.file != nil:
+			r.files = append(r.files, *got.file)
 		}
+		r.requests += got.requests
 	}
 	c.LastSeenSeq = pn.lastSeen
 	c.Gaps = pn.gaps
@@ -180,33 +187,69 @@ func (pl *poller) process(ctx context.Context, r *pollResult, m *manifest.Manife
 	r.succeed(pl.now, outcome)
 }
 
-// fetchEntry fetches one file and verifies it. It reports false when the
-// fetch should be retried by a later heartbeat.
-func (pl *poller) fetchEntry(ctx context.Context, r *pollResult, e manifest.Entry) bool {
-	u, err := fetch.ResolveWithin(r.peer.url, e.File)
-	if err != nil {
-		r.rejected = append(r.rejected, fmt.Sprintf("seq %d: %v", e.Seq, err))
-		pl.logf("peer %s: seq %d refused: %v", r.peer.name, e.Seq, err)
-		return true // a bad path does not get better by retrying
+// entryResult is what fetching one planned entry gave: exactly one of its
+// fields but requests is set.
+type entryResult struct {
+	dup      bool // already seen: not fetched
+	retry    bool // ask again at the next poll
+	rejected string
+	mismatch *mismatch
+	file     *fetched
+	requests int
+}
+
+// fetchEntries fetches a peer's planned entries concurrently, at most
+// fileWorkers at once; the host's cap in the fetcher decides how many are
+// really in flight (more over HTTP/2 than over HTTP/1.1). Results come back
+// in entry order, so what the poll records does not depend on timing.
+func (pl *poller) fetchEntries(ctx context.Context, p peer, entries []manifest.Entry) []entryResult {
+	out := make([]entryResult, len(entries))
+	var g errgroup.Group
+	g.SetLimit(max(pl.fileWorkers, 1))
+	for i, e := range entries {
+		switch {
+		case ctx.Err() != nil:
+			out[i].retry = true
+			continue
+		case pl.seen(e.Hash):
+			out[i].dup = true
+			continue
+		}
+		g.Go(func() error {
+			out[i] = pl.fetchEntry(ctx, p, e)
+			return nil
+		})
 	}
-	r.requests++
-	resp, err := pl.client.Get(ctx, fetch.Request{URL: u, MaxBytes: pl.limits.trace, Within: r.peer.url})
+	g.Wait()
+	return out
+}
+
+// fetchEntry fetches one file and verifies it.
+func (pl *poller) fetchEntry(ctx context.Context, p peer, e manifest.Entry) entryResult {
+	if ctx.Err() != nil {
+		return entryResult{retry: true}
+	}
+	u, err := fetch.ResolveWithin(p.url, e.File)
+	if err != nil {
+		pl.logf("peer %s: seq %d refused: %v", p.name, e.Seq, err)
+		// A bad path does not get better by retrying.
+		return entryResult{rejected: fmt.Sprintf("seq %d: %v", e.Seq, err)}
+	}
+	resp, err := pl.client.Get(ctx, fetch.Request{URL: u, MaxBytes: pl.limits.trace, Within: p.url})
 	if fetch.IsKind(err, fetch.KindRedirect) {
 		// A redirect off the peer's base URL is refused like a bad path,
 		// and no more likely to change by asking again.
-		r.rejected = append(r.rejected, fmt.Sprintf("seq %d: %v", e.Seq, err))
-		pl.logf("peer %s: seq %d refused: %v", r.peer.name, e.Seq, err)
-		return true
+		pl.logf("peer %s: seq %d refused: %v", p.name, e.Seq, err)
+		return entryResult{rejected: fmt.Sprintf("seq %d: %v", e.Seq, err), requests: 1}
 	}
 	if err != nil {
-		pl.logf("peer %s: seq %d: fetch %s: %v", r.peer.name, e.Seq, u, err)
-		return false
+		pl.logf("peer %s: seq %d: fetch %s: %v", p.name, e.Seq, u, err)
+		return entryResult{retry: true, requests: 1}
 	}
 	served := manifest.HashBytes(resp.Body)
 	if served != e.Hash {
-		r.mismatches = append(r.mismatches, mismatch{entry: e, url: u, served: served})
-		pl.logf("peer %s: seq %d: hash mismatch: manifest says %s, served bytes hash to %s", r.peer.name, e.Seq, e.Hash, served)
-		return true
+		pl.logf("peer %s: seq %d: hash mismatch: manifest says %s, served bytes hash to %s", p.name, e.Seq, e.Hash, served)
+		return entryResult{mismatch: &mismatch{entry: e, url: u, served: served}, requests: 1}
 	}
 	f := fetched{entry: e, url: u, raw: resp.Body}
 	if isValidationFile(e) {
@@ -218,11 +261,10 @@ func (pl *poller) fetchEntry(ctx context.Context, r *pollResult, e manifest.Entr
 		if t, err := trace.Parse(resp.Body); err == nil {
 			f.trace = t
 		} else {
-			pl.logf("peer %s: seq %d: trace metadata unreadable: %v", r.peer.name, e.Seq, err)
+			pl.logf("peer %s: seq %d: trace metadata unreadable: %v", p.name, e.Seq, err)
 		}
 	}
-	r.files = append(r.files, f)
-	return true
+	return entryResult{file: &f, requests: 1}
 }
 
 // isValidationFile reports whether an entry names a validation rather than

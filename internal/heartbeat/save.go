@@ -73,6 +73,7 @@ func clientOptions(cfg *config.Config, version string, now func() time.Time) fet
 		AllowPrivate:      cfg.AllowPrivateAddresses,
 		Timeout:           cfg.Heartbeat.RequestTimeout,
 		MaxConnsPerHost:   cfg.Heartbeat.MaxConnsPerHost,
+		MaxStreamsPerHost: cfg.Heartbeat.MaxStreamsPerHost,
 		RequestsPerSecond: cfg.Heartbeat.RequestsPerSecondPerHost,
 		Now:               now,
 	}
