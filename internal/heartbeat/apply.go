@@ -25,10 +25,14 @@ func (n *node) apply(results []*pollResult) error {
 		for _, e := range r.records {
 			n.recordUnfetchable(r.peer, e)
 		}
+		n.misnamed = 0
 		for _, f := range r.files {
 			if item, ok := n.recordFile(r.peer, f); ok {
 				toQueue = append(toQueue, item)
 			}
+		}
+		if n.misnamed > 0 {
+			n.log.Warn("validations name another validator; recorded under the peer's name", "peer", r.peer.name, "url", r.peer.url, "count", n.misnamed)
 		}
 		for _, m := range r.mismatches {
 			n.ledger.AddRejection(m.url, &ledger.Rejection{
@@ -82,10 +86,16 @@ func (n *node) count(r *pollResult) {
 // it is somebody else's pending trace.
 func (n *node) recordFile(p peer, f fetched) (queue.Item, bool) {
 	n.state.MarkSeen(f.entry.Hash, n.now)
+	if old := n.ledger.Traces[f.entry.Hash]; old != nil && old.AgentURL != p.url {
+		// The same bytes from a second agent: the first keeps them.
+		return queue.Item{}, false
+	}
 	n.fetched[f.entry.Hash] = f
 	if f.val != nil {
 		n.sum.NewValidations++
-		n.recordValidation(p, f)
+		if !n.recordValidation(p, f) {
+			n.misnamed++
+		}
 		return queue.Item{}, false
 	}
 	n.sum.NewTraces++
@@ -114,19 +124,18 @@ func (n *node) recordFile(p peer, f fetched) (queue.Item, bool) {
 	}, true
 }
 
-func (n *node) recordValidation(p peer, f fetched) {
+// recordValidation records a peer's validation under the name bound to the
+// URL it was fetched from: the validator a file names is only a claim, and
+// a peer naming another agent there would lend it its own verdicts.
+func (n *node) recordValidation(p peer, f fetched) bool {
 	v := f.val
-	if v.Validator == "" {
-		v.Validator = p.name
-	}
-	if v.ValidatorURL == "" {
-		v.ValidatorURL = p.url
-	}
+	claimed := v.Validator == "" || roster.Fold(v.Validator) == roster.Fold(p.name)
 	n.ledger.AddValidation(&ledger.Validation{
-		Validator: v.Validator, ValidatorURL: p.url, TraceURL: v.TraceURL, TraceHash: v.TraceHash,
+		Validator: p.name, ValidatorURL: p.url, TraceURL: v.TraceURL, TraceHash: v.TraceHash,
 		Result: v.Result, Total: v.Total, Scores: v.Scores, HasScores: v.HasScores,
 		ValidatedAt: v.ValidatedAt, SourceURL: f.url, SourceHash: f.entry.Hash,
 	})
+	return claimed
 }
 
 // recordUnfetchable keeps a row of a legacy layout (no file column): it
@@ -141,27 +150,81 @@ func (n *node) recordUnfetchable(p peer, e manifest.Entry) {
 	})
 }
 
+// Gossip limits for one peer's AGENTS.md, beside the gossip.* keys of
+// mesh.yaml that bound the whole heartbeat (docs/security.md).
+const (
+	// maxLearnedPerPeer bounds the peers one peer's gossip adds in one
+	// heartbeat: the real mesh lists 15 agents, so a fork learns it in one
+	// heartbeat, while one peer listing thousands cannot take the whole
+	// gossip.max_new_peers_per_heartbeat from the others.
+	maxLearnedPerPeer = 16
+	// maxLearnedFrom bounds the peers learned from one peer in all: a peer
+	// may vouch for a mesh seven times the real one, not fill
+	// gossip.max_peers with hosts of its own.
+	maxLearnedFrom = 100
+	// maxGossipWarnings bounds the refused lines logged per peer and
+	// heartbeat; the rest are counted in one line.
+	maxGossipWarnings = 5
+)
+
 // learn keeps agents a peer lists in its AGENTS.md that we do not know,
 // within the gossip caps. Gossip is untrusted: names and URLs were already
 // validated by the roster parser, the private-address guard applies when
-// they are polled, and the caps bound what one peer can add.
+// they are polled, the caps bound what one peer can add, and the binding
+// refuses a name already bound to another URL, ours, or a look-alike of
+// one (docs/decisions.md, "Names").
 func (n *node) learn(r *pollResult) {
 	if len(r.learned) == 0 {
 		return
 	}
 	self, _ := roster.NormalizeURL(n.cfg.URL)
+	from := n.learnedFrom(r.peer.url)
+	added, refused := 0, 0
 	for _, a := range r.learned {
-		if n.sum.PeersLearned >= n.cfg.Gossip.MaxNewPeersPerHeartbeat || len(n.state.Cursors) >= n.cfg.Gossip.MaxPeers {
-			return
-		}
 		if a.URL == self || n.state.Cursors[a.URL] != nil {
+			if name, ok := n.names.Name(a.URL); ok && roster.Fold(name) != roster.Fold(a.Name) {
+				refused++
+				n.gossipRefused(r, refused, a, fmt.Errorf("%s is known as %s", a.URL, name))
+			}
+			continue
+		}
+		if n.sum.PeersLearned >= n.cfg.Gossip.MaxNewPeersPerHeartbeat || len(n.state.Cursors) >= n.cfg.Gossip.MaxPeers ||
+			added >= maxLearnedPerPeer || from+added >= maxLearnedFrom {
+			break
+		}
+		if err := n.names.BindGossip(a.Name, a.URL); err != nil {
+			refused++
+			n.gossipRefused(r, refused, a, err)
 			continue
 		}
 		c := n.state.Cursor(a.URL)
 		c.Agent, c.LearnedFrom = a.Name, r.peer.url
+		added++
 		n.sum.PeersLearned++
 		n.log.Info("learned peer", "peer", a.Name, "url", a.URL, "from", r.peer.url)
 	}
+	if refused > maxGossipWarnings {
+		n.log.Warn("gossip lines ignored", "from", r.peer.url, "count", refused)
+	}
+}
+
+// gossipRefused logs the first few gossip lines of a peer that were
+// refused.
+func (n *node) gossipRefused(r *pollResult, nth int, a roster.Agent, why error) {
+	if nth <= maxGossipWarnings {
+		n.log.Warn("gossip line ignored", "from", r.peer.url, "peer", a.Name, "url", a.URL, "reason", why.Error())
+	}
+}
+
+// learnedFrom counts the known peers learned from the peer at url.
+func (n *node) learnedFrom(url string) int {
+	count := 0
+	for _, c := range n.state.Cursors {
+		if c.LearnedFrom == url {
+			count++
+		}
+	}
+	return count
 }
 
 // queueID names a queue item and its validation file: the first 12 hex of

@@ -17,6 +17,7 @@ import (
 	"github.com/meshnode/meshnode/internal/fetch"
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/queue"
+	"github.com/meshnode/meshnode/internal/roster"
 	"github.com/meshnode/meshnode/internal/state"
 )
 
@@ -45,18 +46,20 @@ type Options struct {
 
 // node is one heartbeat's working set.
 type node struct {
-	opts    Options
-	cfg     *config.Config
-	now     time.Time
-	log     *slog.Logger
-	client  *fetch.Client
-	state   *state.State
-	ledger  *ledger.Ledger
-	queue   *queue.Queue
-	sum     Summary
-	fetched map[string]fetched // this run's verified files by hash
-	refresh bool               // our MANIFEST's updated time was refreshed
-	own     map[string]bool    // hashes of our own traces: never validated by us
+	opts     Options
+	cfg      *config.Config
+	now      time.Time
+	log      *slog.Logger
+	client   *fetch.Client
+	state    *state.State
+	ledger   *ledger.Ledger
+	queue    *queue.Queue
+	sum      Summary
+	fetched  map[string]fetched // this run's verified files by hash
+	refresh  bool               // our MANIFEST's updated time was refreshed
+	own      map[string]bool    // hashes of our own traces: never validated by us
+	names    *roster.Binding    // agent names to URLs; built by peers
+	misnamed int                // validations of the peer being applied that named another validator
 }
 
 // Run runs one heartbeat of the node in opts.Dir. It returns an error only

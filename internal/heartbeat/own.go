@@ -103,12 +103,8 @@ func (n *node) publishDisputes() error {
 }
 
 func (n *node) peerURL(name string) string {
-	for url, c := range n.state.Cursors {
-		if c.Agent == name {
-			return url
-		}
-	}
-	return ""
+	u, _ := n.names.URL(name)
+	return u
 }
 
 // publish writes disputes, resolves our traces' statuses and regenerates

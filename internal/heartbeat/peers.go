@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"sort"
 
 	"github.com/meshnode/meshnode/internal/roster"
 )
@@ -15,6 +14,13 @@ const AgentsFile = "AGENTS.md"
 
 // peers returns the agents to poll: those in AGENTS.md, then those learned
 // by gossip in earlier heartbeats, never the node itself, each URL once.
+//
+// It also builds n.names, the binding of names to URLs (docs/decisions.md,
+// "Names"): our own name first, then AGENTS.md in file order, then learned
+// peers by URL. A line of AGENTS.md whose name is taken is skipped with a
+// warning; a learned peer whose name is taken (a person bound it to
+// another URL, or it predates this rule) is forgotten with what it
+// published, so no impostor keeps a known name.
 func (n *node) peers() ([]peer, error) {
 	data, err := os.ReadFile(n.path(AgentsFile))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -25,21 +31,47 @@ func (n *node) peers() ([]peer, error) {
 		n.log.Warn("AGENTS.md line skipped", "line", p.Line, "reason", p.Reason)
 	}
 	self, _ := roster.NormalizeURL(n.cfg.URL)
-	seen := map[string]bool{self: true}
+	n.names = roster.NewBinding()
+	if err := n.names.Bind(n.cfg.Agent, self); err != nil {
+		return nil, fmt.Errorf("bind our own name: %w", err)
+	}
 	var out []peer
 	for _, a := range agents {
-		if !seen[a.URL] {
-			seen[a.URL] = true
-			out = append(out, peer{name: a.Name, url: a.URL})
+		if a.URL == self {
+			continue
 		}
-	}
-	var learned []peer
-	for url, c := range n.state.Cursors {
-		if c.LearnedFrom != "" && !seen[url] {
-			seen[url] = true
-			learned = append(learned, peer{name: c.Agent, url: url})
+		if err := n.names.Bind(a.Name, a.URL); err != nil {
+			n.log.Warn("AGENTS.md agent skipped", "peer", a.Name, "url", a.URL, "reason", err.Error())
+			continue
 		}
+		out = append(out, peer{name: a.Name, url: a.URL})
 	}
-	sort.Slice(learned, func(i, j int) bool { return learned[i].url < learned[j].url })
-	return append(out, learned...), nil
+	for _, url := range n.state.SortedURLs() {
+		c := n.state.Cursors[url]
+		if c.LearnedFrom == "" || url == self {
+			continue
+		}
+		if _, ok := n.names.Name(url); ok {
+			continue // listed in AGENTS.md too, under the name given there
+		}
+		if err := n.names.BindGossip(c.Agent, url); err != nil {
+			n.forgetPeer(url, c.Agent, err)
+			continue
+		}
+		out = append(out, peer{name: c.Agent, url: url})
+	}
+	return out, nil
+}
+
+// forgetPeer drops a learned peer whose name is bound elsewhere, and what
+// the ledger holds of it; the hashes of its files are no longer seen, so
+// the agent the name belongs to is not refused the same bytes.
+func (n *node) forgetPeer(url, name string, why error) {
+	delete(n.state.Cursors, url)
+	hashes := n.ledger.Forget(url)
+	for _, h := range hashes {
+		delete(n.state.SeenHashes, h)
+	}
+	n.log.Warn("learned peer forgotten: its name is bound to another URL", "peer", name, "url", url,
+		"records", len(hashes), "reason", why.Error())
 }

@@ -1,13 +1,20 @@
 package heartbeat
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/state"
+	"github.com/meshnode/meshnode/internal/validation"
 )
 
 // fakePeer is a peer on httptest whose routes a test sets path by path,
@@ -99,3 +106,170 @@ func TestRedirectOutsideThePeersBaseIsRefused(t *testing.T) {
 
 // cursorStep is the time between two heartbeats of a test.
 const cursorStep = 30 * time.Minute
+
+// agentsFile returns an AGENTS.md listing name → URL pairs.
+func agentsFile(pairs ...[2]string) []byte {
+	var b strings.Builder
+	b.WriteString("# name | trace_url | joined\n")
+	for _, p := range pairs {
+		fmt.Fprintf(&b, "%s | %s | 2026-02-01\n", p[0], p[1])
+	}
+	return []byte(b.String())
+}
+
+// TestGossipCannotRebindAKnownName: a peer's AGENTS.md naming a known
+// agent, ourselves or a look-alike of either at another URL is ignored,
+// and nothing from that URL is ever fetched (issue 8, item 4).
+func TestGossipCannotRebindAKnownName(t *testing.T) {
+	good := newFakePeer(t)
+	good.publish("/good1/", []string{"traces/001-a.md"}, map[string]string{"traces/001-a.md": "# A\n\n## Work\n\nMine.\n"})
+	impostor := newFakePeer(t)
+	for _, p := range []string{"/x/", "/y/", "/z/", "/w/"} {
+		impostor.publish(p, []string{"traces/001-fake.md"}, map[string]string{"traces/001-fake.md": "# Fake\n\n## Work\n\nNot good1's.\n"})
+	}
+	newbie := newFakePeer(t)
+	newbie.publish("/n/", []string{"traces/001-n.md"}, map[string]string{"traces/001-n.md": "# N\n\n## Work\n\nNew.\n"})
+	gossip := newFakePeer(t)
+	gossip.publish("/g/", nil, nil)
+	gossip.serve("/g/AGENTS.md", agentsFile(
+		[2]string{"good1", impostor.URL + "/x/"},  // a known name, another URL
+		[2]string{"GOOD1", impostor.URL + "/y/"},  // the same name in capitals
+		[2]string{"g00d1", impostor.URL + "/z/"},  // a look-alike
+		[2]string{"tester", impostor.URL + "/w/"}, // our own name
+		[2]string{"alias", good.URL + "/good1/"},  // a second name for a known URL
+		[2]string{"newbie", newbie.URL + "/n/"},   // an honest newcomer
+	))
+	dir := newNode(t, [][2]string{{"good1", good.URL + "/good1/"}, {"gossip", gossip.URL + "/g/"}}, "")
+
+	beat(t, dir, testNow)
+	beat(t, dir, testNow.Add(cursorStep))
+
+	for _, p := range []string{"/x/", "/y/", "/z/", "/w/"} {
+		if n := impostor.hitsOf(p + "MANIFEST.md"); n != 0 {
+			t.Errorf("impostor %s polled %d times", p, n)
+		}
+	}
+	if newbie.hitsOf("/n/MANIFEST.md") == 0 {
+		t.Error("the honest newcomer was never polled")
+	}
+	st := loadState(t, dir)
+	names := map[string]string{}
+	for url, c := range st.Cursors {
+		if prev, dup := names[strings.ToLower(c.Agent)]; dup {
+			t.Errorf("two cursors named %s: %s and %s", c.Agent, prev, url)
+		}
+		names[strings.ToLower(c.Agent)] = url
+	}
+	if names["good1"] != good.URL+"/good1/" {
+		t.Errorf("good1 is at %q", names["good1"])
+	}
+	for _, tr := range loadLedger(t, dir).Traces {
+		if strings.EqualFold(tr.Agent, "good1") && tr.AgentURL != good.URL+"/good1/" {
+			t.Errorf("a trace of %s is attributed to good1", tr.AgentURL)
+		}
+	}
+}
+
+// TestLearnedImpostorIsForgotten: a node that learned an impostor of a
+// known name before the binding rule (or whose person since listed the
+// name at another URL) drops it with its ledger records, and the hashes it
+// took are free to be fetched from the name's own URL.
+func TestLearnedImpostorIsForgotten(t *testing.T) {
+	body := "# A\n\n## Work\n\nMine.\n"
+	good := newFakePeer(t)
+	good.publish("/good1/", []string{"traces/001-a.md"}, map[string]string{"traces/001-a.md": body})
+	impostor := newFakePeer(t)
+	impostor.publish("/x/", []string{"traces/001-a.md"}, map[string]string{"traces/001-a.md": body})
+	dir := newNode(t, [][2]string{{"good1", good.URL + "/good1/"}}, "gossip:\n  enabled: false\n")
+	hash := manifest.HashBytes([]byte(body))
+	st := state.New()
+	c := st.Cursor(impostor.URL + "/x/")
+	c.Agent, c.LearnedFrom, c.LastSeenSeq = "good1", "http://127.0.0.1:1/g/", 1
+	st.MarkSeen(hash, testNow.Add(-time.Hour))
+	if _, err := st.Save(filepath.Join(dir, CursorsFile)); err != nil {
+		t.Fatal(err)
+	}
+	l := ledger.New()
+	l.AddTrace(&ledger.Trace{Agent: "good1", AgentURL: impostor.URL + "/x/", Seq: 1, Hash: hash, Verified: true})
+	if _, err := l.Save(filepath.Join(dir, LedgerFile)); err != nil {
+		t.Fatal(err)
+	}
+
+	beat(t, dir, testNow)
+	if impostor.hitsOf("/x/MANIFEST.md") != 0 {
+		t.Error("the impostor was polled")
+	}
+	if c := loadState(t, dir).Cursors[impostor.URL+"/x/"]; c != nil {
+		t.Errorf("the impostor's cursor is kept: %+v", c)
+	}
+	tr := loadLedger(t, dir).Traces[hash]
+	if tr == nil || tr.AgentURL != good.URL+"/good1/" || !tr.Verified {
+		t.Errorf("the trace is %+v, want it good1's own, verified", tr)
+	}
+}
+
+// TestValidationNamingAnotherValidatorCountsAsThePeers: the validator a
+// file names is a claim; the ledger records the name bound to the URL the
+// file came from.
+func TestValidationNamingAnotherValidatorCountsAsThePeers(t *testing.T) {
+	v := validation.Validation{
+		Validator: "good1", ValidatorURL: "https://good1.example/t/",
+		TraceURL: "https://x.example/t/traces/001.md", TraceHash: manifest.HashBytes([]byte("x")),
+		ValidatedAt: testNow.Add(-time.Hour), Scores: validation.Scores{4, 4, 4, 4, 4, 4},
+	}
+	v.Total = v.Scores.Total()
+	v.Result = validation.ResultFor(v.Total)
+	p := newFakePeer(t)
+	name := "validations/" + validation.FileName(v.TraceHash)
+	p.publish("/m/", []string{name}, map[string]string{name: string(v.Format())})
+	dir := newNode(t, [][2]string{{"mallory", p.URL + "/m/"}}, "")
+	beat(t, dir, testNow)
+	vals := loadLedger(t, dir).Validations
+	if len(vals) != 1 {
+		t.Fatalf("%d validations recorded, want 1", len(vals))
+	}
+	for _, got := range vals {
+		if got.Validator != "mallory" || got.ValidatorURL != p.URL+"/m/" {
+			t.Errorf("recorded as %s at %s, want mallory at the peer's URL", got.Validator, got.ValidatorURL)
+		}
+	}
+}
+
+// TestGossipFloodIsCappedPerPeer: one peer listing 3,000 agents adds at
+// most maxLearnedPerPeer a heartbeat and maxLearnedFrom in all, even with
+// the node-wide caps raised.
+func TestGossipFloodIsCappedPerPeer(t *testing.T) {
+	flood := newFakePeer(t)
+	var beats atomic.Int64
+	flood.handle("/f/MANIFEST.md", func(w http.ResponseWriter, r *http.Request) {
+		// A new updated: time each heartbeat, so the node reads the gossip again.
+		m := manifest.Manifest{Agent: "flood", Updated: testNow.Add(time.Duration(beats.Add(1)) * time.Minute)}
+		w.Write(m.Format())
+	})
+	pairs := make([][2]string, 3000)
+	for i := range pairs {
+		pairs[i] = [2]string{fmt.Sprintf("bot%05d", i), fmt.Sprintf("%s/bots/%05d/", flood.URL, i)}
+	}
+	flood.serve("/f/AGENTS.md", agentsFile(pairs...))
+	dir := newNode(t, [][2]string{{"flood", flood.URL + "/f/"}},
+		"gossip:\n  max_new_peers_per_heartbeat: 10000\n  max_peers: 100000\n")
+	learned := func() int {
+		n := 0
+		for _, c := range loadState(t, dir).Cursors {
+			if c.LearnedFrom != "" {
+				n++
+			}
+		}
+		return n
+	}
+	sum := beat(t, dir, testNow)
+	if sum.PeersLearned != maxLearnedPerPeer || learned() != maxLearnedPerPeer {
+		t.Fatalf("first heartbeat learned %d (%d cursors), want %d", sum.PeersLearned, learned(), maxLearnedPerPeer)
+	}
+	for i := 1; i < 2*maxLearnedFrom/maxLearnedPerPeer; i++ {
+		beat(t, dir, testNow.Add(time.Duration(i)*cursorStep))
+	}
+	if got := learned(); got != maxLearnedFrom {
+		t.Errorf("learned %d peers from one peer in all, want %d", got, maxLearnedFrom)
+	}
+}

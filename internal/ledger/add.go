@@ -120,3 +120,33 @@ func (l *Ledger) validations(keep func(*Validation) bool) []*Validation {
 	})
 	return out
 }
+
+// Forget removes every trace, validation and rejection the agent at
+// agentURL published, and returns the hashes of the files removed, sorted,
+// so the caller can fetch them again under their rightful agent. The node
+// calls it when a name that URL held was bound elsewhere by a person
+// (docs/decisions.md, "Names").
+func (l *Ledger) Forget(agentURL string) []string {
+	var hashes []string
+	for h, t := range l.Traces {
+		if t != nil && t.AgentURL == agentURL {
+			delete(l.Traces, h)
+			hashes = append(hashes, h)
+		}
+	}
+	for k, v := range l.Validations {
+		if v != nil && v.ValidatorURL == agentURL {
+			delete(l.Validations, k)
+			if v.SourceHash != "" {
+				hashes = append(hashes, v.SourceHash)
+			}
+		}
+	}
+	for k, r := range l.Rejected {
+		if r != nil && r.AgentURL == agentURL {
+			delete(l.Rejected, k)
+		}
+	}
+	sort.Strings(hashes)
+	return hashes
+}

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -174,4 +175,20 @@ func FuzzDecode(f *testing.F) {
 			t.Fatal("marshal is not stable")
 		}
 	})
+}
+
+func TestForgetRemovesOneAgentsRecordsOnly(t *testing.T) {
+	l := New()
+	l.AddTrace(&Trace{Agent: "good1", AgentURL: "https://good/", Hash: "sha256:aa", Verified: true})
+	l.AddTrace(&Trace{Agent: "good1", AgentURL: "https://evil/", Hash: "sha256:bb", Verified: true})
+	l.AddValidation(&Validation{Validator: "good1", ValidatorURL: "https://evil/", TraceHash: "sha256:aa", SourceHash: "sha256:cc"})
+	l.AddValidation(&Validation{Validator: "good1", ValidatorURL: "https://good/", TraceHash: "sha256:bb", SourceHash: "sha256:dd"})
+	l.AddRejection("https://evil/x.md", &Rejection{Agent: "good1", AgentURL: "https://evil/"})
+	got := l.Forget("https://evil/")
+	if want := []string{"sha256:bb", "sha256:cc"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("forgot %v, want %v", got, want)
+	}
+	if len(l.Traces) != 1 || l.Traces["sha256:aa"] == nil || len(l.Validations) != 1 || len(l.Rejected) != 0 {
+		t.Errorf("left %d traces, %d validations, %d rejections", len(l.Traces), len(l.Validations), len(l.Rejected))
+	}
 }

@@ -28,3 +28,22 @@ func TestCorpusAgentsFile(t *testing.T) {
 		t.Errorf("round trip kept %d of %d", len(back), len(agents))
 	}
 }
+
+// TestCorpusNamesBindAsGossip: the look-alike rule must not refuse a real
+// mesh learned by gossip.
+func TestCorpusNamesBindAsGossip(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(corpustest.Dir(t), "AGENTS.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	agents, _ := Parse(data)
+	b := NewBinding()
+	for _, a := range agents {
+		if err := b.BindGossip(a.Name, a.URL); err != nil {
+			t.Errorf("%s: %v", a.Name, err)
+		}
+	}
+	if b.Len() != len(agents) {
+		t.Errorf("bound %d of %d", b.Len(), len(agents))
+	}
+}
