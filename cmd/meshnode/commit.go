@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/meshnode/meshnode/internal/actions"
@@ -20,13 +21,20 @@ func init() {
                        [--remote NAME] [--branch NAME] [--retries N]
                        [--keepalive-after DURATION] [--now TIME]
 
-Stages the node's data paths (MANIFEST.md AGENTS.md IDENTITY.md traces/
-validations/ disputes/ mesh-state/) and nothing else, commits them when they
-changed as github-actions[bot], with a message that says what changed (read
-from the heartbeat's --summary), and with --push pushes. When another run
-pushed first, it pulls with --rebase and tries again, --retries times in all,
-waiting a little longer each time; a rebase conflict is aborted, leaving the
-working tree clean, and the command fails.
+Stages the node's files (mesh.yaml MANIFEST.md AGENTS.md IDENTITY.md traces/
+validations/ disputes/ mesh-state/, lock files excepted) and nothing else,
+and commits them when they changed, with a message that says what changed
+(read from the heartbeat's --summary). Other local changes (an edited
+README) are left alone and named in one line. Commits carry your git
+identity; inside GitHub Actions, github-actions[bot]'s.
+
+With --push it pushes every local commit the remote lacks, this run's and
+those an earlier run left unpushed. When another push got there first, it
+puts your other edits aside (git stash), pulls with --rebase, brings them
+back, and tries again, --retries times in all, waiting a little longer each
+time. A rebase conflict in the node's files is aborted, leaving the tree as
+it was, and the command fails with what to do; an edit of yours that
+conflicts with the remote stays in git stash, and the command says so.
 
 With --keepalive-after, when nothing changed and the last commit is at least
 that old, it makes an empty "heartbeat: keepalive" commit: GitHub disables a
@@ -104,37 +112,86 @@ func runCommit(ctx context.Context, e *env, o commitOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := gitpush.CommitAndPush(ctx, gitpush.Options{
+	gopts := gitpush.Options{
 		Dir: o.dir, Message: gitpush.Message(s), Push: o.push,
 		Remote: o.remote, Branch: o.branch, Retries: o.retries,
 		KeepaliveAfter: o.keep, Now: clock,
-	})
+	}
+	if inActions {
+		gopts.AuthorName, gopts.AuthorEmail = gitpush.BotName, gitpush.BotEmail
+	}
+	res, err := gitpush.CommitAndPush(ctx, gopts)
 	printCommit(e, res, gitpush.Message(s))
 	if inActions {
 		if oerr := setCommitOutputs(o.getenv, res); oerr != nil && err == nil {
 			err = oerr
 		}
 	}
-	if errors.Is(err, gitpush.ErrRebaseConflict) || errors.Is(err, gitpush.ErrPushRejected) {
-		return fmt.Errorf("commit: %w (the commit stays local; the next heartbeat starts from the remote again)", err)
+	return commitError(err, o)
+}
+
+// commitError turns what a person can act on into a usage error with the
+// action as its hint.
+func commitError(err error, o commitOptions) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, gitpush.ErrNotRepository):
+		return usagef("run it in the clone of your fork, or pass --dir", "commit: %v", err)
+	case errors.Is(err, gitpush.ErrNoIdentity):
+		return usagef(`git config --global user.name "Your Name" && git config --global user.email you@example.org`, "commit: %v", err)
+	case errors.Is(err, gitpush.ErrRebaseConflict):
+		return usagef(fmt.Sprintf("the commit stays local: run 'git pull --rebase %s %s', resolve, then 'meshnode commit --push'", o.remote, o.branch),
+			"commit: %v: another push changed the same files", err)
+	case errors.Is(err, gitpush.ErrPushRejected):
+		return fmt.Errorf("commit: %w (the commit stays local; the next 'meshnode commit --push' pushes it)", err)
 	}
-	if err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	return nil
+	return fmt.Errorf("commit: %w", err)
 }
 
 func printCommit(e *env, res gitpush.Result, msg string) {
 	switch {
+	case !res.Committed && res.Pushed:
+		fmt.Fprintf(e.stdout, "nothing new to commit; pushed %s, left unpushed before, in %d attempt(s)\n", commits(res.Unpushed), res.Attempts)
 	case !res.Committed:
 		fmt.Fprintln(e.stdout, "nothing to commit: the node's files are unchanged")
 	case res.Keepalive:
 		fmt.Fprintf(e.stdout, "nothing changed for long: made keepalive commit %s (pushed: %v)\n", short(res.Commit), res.Pushed)
+	case res.Pushed && res.Unpushed > 1:
+		fmt.Fprintf(e.stdout, "committed %s and pushed it with %s left unpushed before, in %d attempt(s): %s\n",
+			short(res.Commit), commits(res.Unpushed-1), res.Attempts, msg)
 	case res.Pushed:
 		fmt.Fprintf(e.stdout, "committed and pushed %s in %d attempt(s): %s\n", short(res.Commit), res.Attempts, msg)
 	default:
 		fmt.Fprintf(e.stdout, "committed %s: %s\n", short(res.Commit), msg)
 	}
+	if len(res.Others) > 0 {
+		fmt.Fprintf(e.stdout, "left alone, not the node's files: %s\n", listSome(res.Others, 5))
+	}
+	if len(res.Stashed) > 0 {
+		fmt.Fprintf(e.stderr, "meshnode: your edits of %s conflict with the remote's: they are kept in 'git stash' (see 'git stash show -p')\n",
+			strings.Join(res.Stashed, ", "))
+	}
+}
+
+// commits says "1 commit" or "N commits"; a count it could not tell (the
+// branch had no remote-tracking ref) is "the commits".
+func commits(n int) string {
+	switch {
+	case n < 0:
+		return "the local commits"
+	case n == 1:
+		return "1 commit"
+	}
+	return fmt.Sprintf("%d commits", n)
+}
+
+// listSome joins up to max names, then says how many more there are.
+func listSome(names []string, max int) string {
+	if len(names) <= max {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:max], ", "), len(names)-max)
 }
 
 func short(sha string) string {
@@ -165,7 +222,7 @@ func setCommitOutputs(getenv func(string) string, res gitpush.Result) error {
 		return nil
 	}
 	for _, kv := range [][2]string{
-		{"changed", strconv.FormatBool(res.Committed)},
+		{"changed", strconv.FormatBool(res.Committed || res.Pushed)},
 		{"pushed", strconv.FormatBool(res.Pushed)},
 		{"sha", res.Commit},
 	} {

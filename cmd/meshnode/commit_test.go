@@ -75,7 +75,8 @@ func TestCommitCommandCommitsAndPushesWithTheSummaryMessage(t *testing.T) {
 	if !strings.Contains(stdout, "committed and pushed") || !strings.Contains(stdout, want) {
 		t.Errorf("stdout = %q, want it to say it pushed %q", stdout, want)
 	}
-	if got := gitT(t, bare, "log", "-1", "--format=%an: %s", "main"); got != "github-actions[bot]: "+want+"\n" {
+	// Outside GitHub Actions the commit is the person's.
+	if got := gitT(t, bare, "log", "-1", "--format=%an: %s", "main"); got != "Test Person: "+want+"\n" {
 		t.Errorf("remote head = %q", got)
 	}
 	if strings.Contains(stdout, "::") {
@@ -124,6 +125,11 @@ func TestCommitCommandReportsToGitHubActions(t *testing.T) {
 			if !strings.HasPrefix(string(out), tt.wantChanged) || !strings.Contains(string(out), "\nsha=") {
 				t.Errorf("step outputs = %q, want prefix %q and a sha", out, tt.wantChanged)
 			}
+			if tt.change {
+				if got := gitT(t, dir, "log", "-1", "--format=%an"); got != "github-actions[bot]\n" {
+					t.Errorf("commit in Actions by %q, want the bot", got)
+				}
+			}
 		})
 	}
 }
@@ -144,7 +150,7 @@ func TestCommitCommandRefusesBadInput(t *testing.T) {
 		{"bad clock", []string{"--now", "yesterday"}, exitUsage, "not an RFC3339 time"},
 		{"zero retries", []string{"--retries", "0"}, exitUsage, "--retries 0"},
 		{"stray argument", []string{"now"}, exitUsage, `unexpected argument "now"`},
-		{"not a repository", []string{"--dir", t.TempDir()}, exitFailure, "commit: "},
+		{"not a repository", []string{"--dir", t.TempDir()}, exitUsage, "not a git repository"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

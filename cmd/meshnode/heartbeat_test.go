@@ -52,13 +52,14 @@ func publishTrace(t *testing.T, dir, title string) {
 // after it fetched and verified the peer's files.
 type peerServer struct {
 	*httptest.Server
+	dir    string
 	served chan struct{}
 }
 
 func newPeer(t *testing.T, name string) *peerServer {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), name)
-	p := &peerServer{served: make(chan struct{})}
+	p := &peerServer{dir: dir, served: make(chan struct{})}
 	var once sync.Once
 	files := http.FileServer(http.Dir(dir))
 	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -17,18 +17,26 @@ const (
 	// minutes, so more than a few collisions in one run means something
 	// else is pushing in a loop, and the next run will try again.
 	DefaultRetries = 5
-	// DefaultAuthorName and DefaultAuthorEmail are the identity GitHub shows
-	// with the Actions avatar for commits made by a workflow.
-	DefaultAuthorName  = "github-actions[bot]"
-	DefaultAuthorEmail = "41898282+github-actions[bot]@users.noreply.github.com"
+	// BotName and BotEmail are the identity GitHub shows with the Actions
+	// avatar for commits made by a workflow. Outside Actions commits carry
+	// the person's own git identity.
+	BotName  = "github-actions[bot]"
+	BotEmail = "41898282+github-actions[bot]@users.noreply.github.com"
 	// firstBackoff doubles after each rejected push, up to maxBackoff.
 	firstBackoff = 2 * time.Second
 	maxBackoff   = 30 * time.Second
 )
 
-// DataPaths are a node's data paths: what the heartbeat writes and the
-// commit step may commit.
-var DataPaths = []string{"MANIFEST.md", "AGENTS.md", "IDENTITY.md", "traces", "validations", "disputes", "mesh-state"}
+// DataPaths are the node's files (docs/design.md, "The node's directory"):
+// what init, people and the heartbeat write, and all the commit step may
+// commit. mesh.yaml is one: until it is pushed, the workflow's gate sees
+// the template's placeholder and skips every heartbeat.
+var DataPaths = []string{"mesh.yaml", "MANIFEST.md", "AGENTS.md", "IDENTITY.md", "traces", "validations", "disputes", "mesh-state"}
+
+// notData are files under DataPaths that are never committed: the empty
+// lock files of a running heartbeat (the template's .gitignore lists them
+// too, but a repository need not have it).
+var notData = []string{":(exclude,glob)mesh-state/*.lock"}
 
 // Errors a caller branches on.
 var (
@@ -37,6 +45,11 @@ var (
 	// ErrRebaseConflict: another push changed the same lines; the rebase
 	// was aborted and the local commit is left unpushed.
 	ErrRebaseConflict = errors.New("rebase conflict")
+	// ErrNoIdentity: git does not know who commits (user.name and
+	// user.email are not set).
+	ErrNoIdentity = errors.New("git does not know who you are")
+	// ErrNotRepository: Dir is not inside a git working tree.
+	ErrNotRepository = errors.New("not a git repository")
 )
 
 // Options says what to commit and where to push it.
@@ -44,8 +57,8 @@ type Options struct {
 	Dir         string   // the repository's working tree
 	Paths       []string // paths relative to Dir; default DataPaths
 	Message     string   // commit message; default MessageNoSummary
-	AuthorName  string   // default DefaultAuthorName
-	AuthorEmail string   // default DefaultAuthorEmail
+	AuthorName  string   // default: git's own (user.name)
+	AuthorEmail string   // default: git's own (user.email)
 	Push        bool     // push the commit, when one was made
 	Remote      string   // default "origin"
 	Branch      string   // default "main"
@@ -67,18 +80,35 @@ type Result struct {
 	Keepalive bool   // the commit is an empty keepalive commit
 	Attempts  int    // push attempts made
 	Commit    string // HEAD after the run
+	// Unpushed is how many local commits the push was to carry (this
+	// run's and those an earlier run left unpushed); -1 when unknown.
+	Unpushed int
+	// Others are the changes outside the node's files, left alone:
+	// paths as `git status` names them (a directory ends in "/").
+	Others []string
+	// Stashed lists files whose local edits conflicted with the remote's
+	// when the push had to rebase: the edits are kept in `git stash`.
+	Stashed []string
 }
 
 // CommitAndPush stages o.Paths, commits them when they changed and, with
-// o.Push, pushes HEAD to o.Remote/o.Branch. A push rejected because the
-// remote moved is followed by `git pull --rebase` and another attempt,
-// up to o.Retries attempts with a doubling backoff. A rebase conflict is
-// aborted, leaving the working tree clean, and reported as
-// ErrRebaseConflict.
+// o.Push, pushes HEAD to o.Remote/o.Branch when it holds commits the
+// remote lacks, this run's or an earlier one's. Other local changes are
+// left alone and listed in Result.Others. A push rejected because the
+// remote moved is followed by `git pull --rebase` (other local changes
+// stashed meanwhile) and another attempt, up to o.Retries attempts with a
+// doubling backoff. A rebase conflict is aborted, leaving the working tree
+// as it was, and reported as ErrRebaseConflict.
 func CommitAndPush(ctx context.Context, o Options) (Result, error) {
 	o = o.withDefaults()
 	env := gitEnv(o)
 	var res Result
+	if _, err := git(ctx, o.Dir, env, "rev-parse", "--is-inside-work-tree"); err != nil {
+		if ctx.Err() != nil {
+			return res, err
+		}
+		return res, fmt.Errorf("%s: %w", o.Dir, ErrNotRepository)
+	}
 	committed, err := commit(ctx, o, env)
 	if err != nil {
 		return res, err
@@ -90,9 +120,17 @@ func CommitAndPush(ctx context.Context, o Options) (Result, error) {
 		res.Keepalive = committed
 	}
 	res.Committed = committed
-	if o.Push && committed {
-		res.Attempts, err = push(ctx, o, env)
-		res.Pushed = err == nil
+	if res.Others, err = otherChanges(ctx, o, env); err != nil {
+		return res, err
+	}
+	if o.Push {
+		if res.Unpushed, err = unpushed(ctx, o, env); err != nil {
+			return res, err
+		}
+		if res.Unpushed != 0 {
+			res.Attempts, res.Stashed, err = push(ctx, o, env)
+			res.Pushed = err == nil
+		}
 	}
 	head, herr := git(ctx, o.Dir, env, "rev-parse", "HEAD")
 	if herr == nil {
@@ -107,12 +145,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Message == "" {
 		o.Message = MessageNoSummary
-	}
-	if o.AuthorName == "" {
-		o.AuthorName = DefaultAuthorName
-	}
-	if o.AuthorEmail == "" {
-		o.AuthorEmail = DefaultAuthorEmail
 	}
 	if o.Remote == "" {
 		o.Remote = "origin"
@@ -132,14 +164,18 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// gitEnv sets the identity for both author and committer, and keeps git
-// from prompting for credentials in a non-interactive run.
+// gitEnv sets the identity, when one is given, for both author and
+// committer, and keeps git from prompting for credentials in a
+// non-interactive run.
 func gitEnv(o Options) []string {
-	return append(os.Environ(),
-		"GIT_AUTHOR_NAME="+o.AuthorName, "GIT_AUTHOR_EMAIL="+o.AuthorEmail,
-		"GIT_COMMITTER_NAME="+o.AuthorName, "GIT_COMMITTER_EMAIL="+o.AuthorEmail,
-		"GIT_TERMINAL_PROMPT=0",
-	)
+	env := append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
+	if o.AuthorName != "" {
+		env = append(env, "GIT_AUTHOR_NAME="+o.AuthorName, "GIT_COMMITTER_NAME="+o.AuthorName)
+	}
+	if o.AuthorEmail != "" {
+		env = append(env, "GIT_AUTHOR_EMAIL="+o.AuthorEmail, "GIT_COMMITTER_EMAIL="+o.AuthorEmail)
+	}
+	return env
 }
 
 func sleep(ctx context.Context, d time.Duration) error {
@@ -159,6 +195,7 @@ func commit(ctx context.Context, o Options, env []string) (bool, error) {
 	if err != nil || len(paths) == 0 {
 		return false, err
 	}
+	paths = append(paths, notData...)
 	if _, err := git(ctx, o.Dir, env, append([]string{"add", "--all", "--"}, paths...)...); err != nil {
 		return false, fmt.Errorf("stage: %w", err)
 	}
@@ -171,9 +208,23 @@ func commit(ctx context.Context, o Options, env []string) (bool, error) {
 	}
 	args := append([]string{"commit", "--quiet", "--no-verify", "-m", o.Message, "--"}, paths...)
 	if _, err := git(ctx, o.Dir, env, args...); err != nil {
-		return false, fmt.Errorf("commit: %w", err)
+		return false, commitError(err)
 	}
 	return true, nil
+}
+
+// commitError names the one failure of `git commit` a person meets most:
+// a machine where git was never told who they are.
+func commitError(err error) error {
+	var ge *gitError
+	if errors.As(err, &ge) {
+		for _, s := range []string{"tell me who you are", "empty ident name", "unable to auto-detect email"} {
+			if strings.Contains(ge.stderr, s) {
+				return fmt.Errorf("commit: %w", ErrNoIdentity)
+			}
+		}
+	}
+	return fmt.Errorf("commit: %w", err)
 }
 
 // presentPaths keeps the paths that exist on disk or in the index: git
@@ -213,7 +264,7 @@ func keepalive(ctx context.Context, o Options, env []string) (bool, error) {
 	}
 	msg := KeepaliveMessage(age)
 	if _, err := git(ctx, o.Dir, env, "commit", "--quiet", "--no-verify", "--allow-empty", "-m", msg); err != nil {
-		return false, fmt.Errorf("keepalive commit: %w", err)
+		return false, fmt.Errorf("keepalive %w", commitError(err))
 	}
 	return true, nil
 }

@@ -13,17 +13,23 @@ import (
 	"time"
 )
 
-const bot = DefaultAuthorName + " <" + DefaultAuthorEmail + ">"
+const (
+	bot    = BotName + " <" + BotEmail + ">"
+	person = "Test Person <person@example.org>" // the identity isolateGit gives git
+)
 
-func TestCommitAndPushCommitsOnlyDataPathsAsTheBot(t *testing.T) {
+func TestCommitAndPushCommitsOnlyDataPathsAsTheGivenIdentity(t *testing.T) {
 	r := newRemote(t)
 	dir := r.clone()
 	writeFile(t, dir, "traces/one.md", "# One\n")
 	writeFile(t, dir, "mesh-state/ledger.json", "{}\n")
+	writeFile(t, dir, "mesh-state/heartbeat.lock", "")
+	writeFile(t, dir, "mesh.yaml", "agent: ada\n")
 	writeFile(t, dir, "notes.txt", "not node data\n")
 	s := &sleeps{}
 
-	res, err := CommitAndPush(context.Background(), Options{Dir: dir, Message: "heartbeat: 1 trace published", Push: true, Sleep: s.sleep})
+	res, err := CommitAndPush(context.Background(), Options{Dir: dir, Message: "heartbeat: 1 trace published", Push: true, Sleep: s.sleep,
+		AuthorName: BotName, AuthorEmail: BotEmail})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,8 +43,14 @@ func TestCommitAndPushCommitsOnlyDataPathsAsTheBot(t *testing.T) {
 		t.Errorf("traces/one.md on remote = %q", got)
 	}
 	files := run(t, r.bare, "git", "ls-tree", "-r", "--name-only", "main")
-	if strings.Contains(files, "notes.txt") {
-		t.Errorf("notes.txt outside the data paths was committed:\n%s", files)
+	if strings.Contains(files, "notes.txt") || strings.Contains(files, ".lock") {
+		t.Errorf("a file that is not the node's was committed:\n%s", files)
+	}
+	if got := r.show("mesh.yaml"); got != "agent: ada\n" {
+		t.Errorf("mesh.yaml on remote = %q", got)
+	}
+	if !slices.Equal(res.Others, []string{"notes.txt"}) {
+		t.Errorf("others = %q, want notes.txt named", res.Others)
 	}
 	if len(s.got) != 0 {
 		t.Errorf("slept %v on a clean push", s.got)
@@ -231,7 +243,7 @@ func TestCommitAndPushKeepsTheScheduleAliveWhenNothingChangedForLong(t *testing.
 				t.Errorf("result = %+v, want committed=%v", res, tt.wantCommitted)
 			}
 			if tt.wantCommitted {
-				want := fmt.Sprintf("%s: heartbeat: keepalive, no change for %d days", bot, int(tt.age.Hours()/24))
+				want := fmt.Sprintf("%s: heartbeat: keepalive, no change for %d days", person, int(tt.age.Hours()/24))
 				if got := r.log()[0]; got != want {
 					t.Errorf("remote head = %q, want %q", got, want)
 				}
@@ -261,5 +273,99 @@ func TestCommitAndPushRebasesInAShallowCheckout(t *testing.T) {
 	}
 	if len(r.log()) != 5 || r.show("traces/ours.md") != "ours\n" {
 		t.Errorf("remote history = %q", r.log())
+	}
+}
+
+// A push that lost the race, or a commit made without --push, is pushed by
+// the next run even when that run has nothing new to commit.
+func TestCommitAndPushPushesACommitAnEarlierRunLeftUnpushed(t *testing.T) {
+	r := newRemote(t)
+	ours, theirs := r.clone(), r.clone()
+	writeFile(t, ours, "traces/ours.md", "ours\n")
+	pushChange(t, theirs, "README.md", "theirs\n", "theirs")
+	res, err := CommitAndPush(context.Background(), Options{Dir: ours, Push: true, Retries: 1, Sleep: (&sleeps{}).sleep})
+	if !errors.Is(err, ErrPushRejected) || !res.Committed {
+		t.Fatalf("first run = %+v, %v; want committed, push rejected", res, err)
+	}
+
+	res, err = CommitAndPush(context.Background(), Options{Dir: ours, Push: true, Sleep: (&sleeps{}).sleep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Committed || !res.Pushed || res.Unpushed != 1 {
+		t.Errorf("second run = %+v, want the earlier commit pushed", res)
+	}
+	if r.show("traces/ours.md") != "ours\n" || r.show("README.md") != "theirs\n" {
+		t.Errorf("remote lacks a side: %q", r.log())
+	}
+
+	res, err = CommitAndPush(context.Background(), Options{Dir: ours, Push: true})
+	if err != nil || res.Attempts != 0 {
+		t.Errorf("third run = %+v, %v; want no push: nothing is left", res, err)
+	}
+}
+
+// A person's uncommitted edit is no reason to fail: it is put aside for
+// the rebase, brought back, and named.
+func TestCommitAndPushRebasesPastAPersonsUncommittedEdits(t *testing.T) {
+	r := newRemote(t)
+	ours, theirs := r.clone(), r.clone()
+	pushChange(t, theirs, "validations/val-bbbbbbbbbbbb.md", "theirs\n", "theirs")
+	writeFile(t, ours, "README.md", "my edit\n")
+	writeFile(t, ours, "notes/todo.txt", "later\n")
+	writeFile(t, ours, "traces/ours.md", "ours\n")
+
+	res, err := CommitAndPush(context.Background(), Options{Dir: ours, Push: true, Sleep: (&sleeps{}).sleep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Pushed || res.Attempts != 2 || len(res.Stashed) != 0 {
+		t.Errorf("result = %+v, want pushed after one rebase", res)
+	}
+	if !slices.Equal(res.Others, []string{"README.md", "notes/"}) {
+		t.Errorf("others = %q", res.Others)
+	}
+	if got := run(t, ours, "git", "status", "--porcelain"); got != " M README.md\n?? notes/\n" {
+		t.Errorf("local edits not as they were:\n%s", got)
+	}
+	if r.show("traces/ours.md") != "ours\n" || strings.Contains(run(t, r.bare, "git", "ls-tree", "-r", "--name-only", "main"), "notes") {
+		t.Errorf("remote = %q", r.log())
+	}
+	if got := run(t, ours, "git", "stash", "list"); got != "" {
+		t.Errorf("stash left behind: %s", got)
+	}
+}
+
+func TestCommitAndPushKeepsEditsThatConflictWithTheRemoteInTheStash(t *testing.T) {
+	r := newRemote(t)
+	ours, theirs := r.clone(), r.clone()
+	pushChange(t, theirs, "README.md", "theirs\n", "theirs")
+	writeFile(t, ours, "README.md", "mine\n")
+	writeFile(t, ours, "traces/ours.md", "ours\n")
+
+	res, err := CommitAndPush(context.Background(), Options{Dir: ours, Push: true, Sleep: (&sleeps{}).sleep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Pushed || !slices.Equal(res.Stashed, []string{"README.md"}) {
+		t.Errorf("result = %+v, want pushed, README.md kept in the stash", res)
+	}
+	if got := run(t, ours, "git", "status", "--porcelain"); got != "" {
+		t.Errorf("tree not clean:\n%s", got)
+	}
+	if got := run(t, ours, "git", "stash", "show", "-p"); !strings.Contains(got, "+mine") {
+		t.Errorf("the edit is not in the stash:\n%s", got)
+	}
+}
+
+func TestCommitAndPushSaysWhenGitDoesNotKnowWhoCommits(t *testing.T) {
+	r := newRemote(t)
+	dir := r.clone()
+	t.Setenv("GIT_AUTHOR_NAME", "")
+	t.Setenv("GIT_COMMITTER_NAME", "")
+	writeFile(t, dir, "traces/x.md", "x\n")
+	_, err := CommitAndPush(context.Background(), Options{Dir: dir})
+	if !errors.Is(err, ErrNoIdentity) {
+		t.Errorf("err = %v, want ErrNoIdentity", err)
 	}
 }

@@ -3,30 +3,35 @@ package gitpush
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 )
 
 // push pushes HEAD, rebasing onto the remote and retrying when the push is
-// rejected because the remote moved. It returns the attempts made.
-func push(ctx context.Context, o Options, env []string) (int, error) {
+// rejected because the remote moved. It returns the attempts made and the
+// files whose local edits a rebase had to leave in the stash.
+func push(ctx context.Context, o Options, env []string) (attempts int, stashed []string, err error) {
 	wait := firstBackoff
 	for attempt := 1; ; attempt++ {
 		rejected, err := pushOnce(ctx, o, env)
 		if err != nil {
-			return attempt, err
+			return attempt, stashed, err
 		}
 		if !rejected {
-			return attempt, nil
+			return attempt, stashed, nil
 		}
 		if attempt >= o.Retries {
-			return attempt, fmt.Errorf("push to %s %s after %d attempts: %w", o.Remote, o.Branch, attempt, ErrPushRejected)
+			return attempt, stashed, fmt.Errorf("push to %s %s after %d attempts: %w", o.Remote, o.Branch, attempt, ErrPushRejected)
 		}
 		if err := o.Sleep(ctx, wait); err != nil {
-			return attempt, fmt.Errorf("push to %s %s: %w", o.Remote, o.Branch, err)
+			return attempt, stashed, fmt.Errorf("push to %s %s: %w", o.Remote, o.Branch, err)
 		}
 		wait = min(2*wait, maxBackoff)
-		if err := rebase(ctx, o, env); err != nil {
-			return attempt, err
+		kept, err := rebase(ctx, o, env)
+		stashed = append(stashed, kept...)
+		if err != nil {
+			return attempt, stashed, err
 		}
 	}
 }
@@ -81,20 +86,60 @@ func hasMovedReason(s string) bool {
 	return false
 }
 
-// rebase replays the local commit on the remote branch. On failure it
-// aborts the rebase so the working tree is clean again.
-func rebase(ctx context.Context, o Options, env []string) error {
+// rebase replays the local commits on the remote branch, with a person's
+// other edits put aside meanwhile and brought back after. On failure it
+// aborts the rebase so the working tree is as it was. It returns the files
+// whose edits conflicted with the remote's and stay in the stash.
+func rebase(ctx context.Context, o Options, env []string) ([]string, error) {
+	stashed, err := stash(ctx, o, env)
+	if err != nil {
+		return nil, err
+	}
+	err = pullRebase(ctx, o, env)
+	if !stashed {
+		return nil, err
+	}
+	kept, uerr := unstash(ctx, o, env)
+	if err == nil {
+		err = uerr
+	}
+	return kept, err
+}
+
+func pullRebase(ctx context.Context, o Options, env []string) error {
 	_, err := git(ctx, o.Dir, env, "pull", "--rebase", "--no-autostash", "--quiet", o.Remote, o.Branch)
 	if err == nil {
 		return nil
 	}
 	unmerged, _ := git(ctx, o.Dir, env, "diff", "--name-only", "--diff-filter=U")
-	if _, aerr := git(ctx, o.Dir, env, "rebase", "--abort"); aerr != nil {
-		return fmt.Errorf("rebase onto %s %s failed (%v) and could not be aborted: %w", o.Remote, o.Branch, err, aerr)
+	if rebasing(ctx, o, env) {
+		if _, aerr := git(ctx, o.Dir, env, "rebase", "--abort"); aerr != nil {
+			return fmt.Errorf("rebase onto %s %s failed (%v) and could not be aborted: %w", o.Remote, o.Branch, err, aerr)
+		}
 	}
 	files := strings.Fields(unmerged)
 	if len(files) == 0 {
 		return fmt.Errorf("rebase onto %s %s: %w", o.Remote, o.Branch, err)
 	}
 	return fmt.Errorf("rebase onto %s %s: conflict in %s: %w", o.Remote, o.Branch, strings.Join(files, ", "), ErrRebaseConflict)
+}
+
+// rebasing reports whether a rebase is in progress: `git pull` can also
+// fail before it starts one (the fetch failed, an untracked file is in
+// the way).
+func rebasing(ctx context.Context, o Options, env []string) bool {
+	for _, dir := range []string{"rebase-merge", "rebase-apply"} {
+		out, err := git(ctx, o.Dir, env, "rev-parse", "--git-path", dir)
+		if err != nil {
+			return true // cannot tell: try to abort
+		}
+		p := strings.TrimSpace(out)
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(o.Dir, p)
+		}
+		if _, err := os.Stat(p); err == nil {
+			return true
+		}
+	}
+	return false
 }

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/meshnode/meshnode/internal/gitpush"
+)
+
+// templateFiles are the files of this repository a fork starts from that
+// matter to a node: the placeholders init replaces, the empty data
+// directories and the .gitignore.
+var templateFiles = []string{
+	".gitignore", "README.md", "mesh.yaml", "IDENTITY.md", "MANIFEST.md", "AGENTS.md",
+	"traces/.gitkeep", "validations/.gitkeep", "mesh-state/.gitkeep",
+}
+
+// forkOrigin makes a bare repository holding the template as this
+// repository ships it: the stand-in for a fork on GitHub.
+func forkOrigin(t *testing.T) string {
+	t.Helper()
+	_, bare := commitRepo(t)
+	seed := filepath.Join(t.TempDir(), "seed")
+	gitT(t, "", "clone", "--quiet", bare, seed)
+	for _, f := range templateFiles {
+		data, err := os.ReadFile(filepath.Join("..", "..", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeT(t, seed, f, string(data))
+	}
+	gitT(t, seed, "add", "--all")
+	gitT(t, seed, "commit", "--quiet", "-m", "the template")
+	gitT(t, seed, "push", "--quiet", "origin", "main")
+	return bare
+}
+
+// assertOriginHoldsTheNode checks that every node file on disk is on the
+// origin's main byte for byte, and the template's mesh.yaml is gone.
+func assertOriginHoldsTheNode(t *testing.T, dir, bare string) {
+	t.Helper()
+	n := 0
+	for _, p := range gitpush.DataPaths {
+		filepath.WalkDir(filepath.Join(dir, p), func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || strings.HasSuffix(path, ".lock") {
+				return nil
+			}
+			rel, _ := filepath.Rel(dir, path)
+			want, _ := os.ReadFile(path)
+			if got := gitT(t, bare, "show", "main:"+filepath.ToSlash(rel)); got != string(want) {
+				t.Errorf("origin's %s differs from the node's", rel)
+			}
+			n++
+			return nil
+		})
+	}
+	if cfg := gitT(t, bare, "show", "main:mesh.yaml"); !strings.Contains(cfg, "agent: ada") || strings.Contains(cfg, "meshnode:template") {
+		t.Errorf("origin's mesh.yaml is not the node's:\n%s", cfg)
+	}
+	if n < 8 {
+		t.Errorf("only %d node files compared", n)
+	}
+}
+
+// The acceptance test, as a person does it: in a clone of a fork,
+// init, a trace, a heartbeat and commit --push leave git status clean and
+// the origin holding every node file, mesh.yaml included. Then, with a
+// README edited by hand and pushes from elsewhere meanwhile, commit --push
+// still lands everything, and a push that lost a race is pushed by the
+// next commit --push.
+func TestForkFirstDayCommitPushLandsEveryNodeFile(t *testing.T) {
+	bare := forkOrigin(t)
+	bob := newPeer(t, "bob")
+	dir := filepath.Join(t.TempDir(), "fork")
+	gitT(t, "", "clone", "--quiet", bare, dir)
+
+	cliT(t, "init", "--dir", dir, "--agent", "ada", "--url", "http://127.0.0.1:1/ada/")
+	writeT(t, dir, "AGENTS.md", "# name | trace_url | joined\nbob | "+bob.URL+"/ | 2026-01-01\n")
+	publishTrace(t, dir, "First day")
+	cliT(t, "heartbeat", "--dir", dir)
+	out := cliT(t, "commit", "--dir", dir, "--push")
+	if !strings.Contains(out, "committed and pushed") {
+		t.Errorf("commit said:\n%s", out)
+	}
+	if st := gitT(t, dir, "status", "--porcelain"); st != "" {
+		t.Errorf("git status after commit --push:\n%s", st)
+	}
+	assertOriginHoldsTheNode(t, dir, bare)
+
+	// Someone adds a peer on GitHub meanwhile; here the README is edited
+	// by hand and a second trace is published.
+	theirs := filepath.Join(t.TempDir(), "theirs")
+	gitT(t, "", "clone", "--quiet", bare, theirs)
+	writeT(t, theirs, "AGENTS.md", "# name | trace_url | joined\nbob | "+bob.URL+"/ | 2026-01-01\ncy | http://127.0.0.1:1/cy/ | 2026-01-02\n")
+	gitT(t, theirs, "commit", "--quiet", "-am", "follow cy")
+	gitT(t, theirs, "push", "--quiet", "origin", "main")
+	writeT(t, dir, "README.md", "my node\n")
+	publishTrace(t, dir, "Second day")
+	cliT(t, "heartbeat", "--dir", dir)
+	out = cliT(t, "commit", "--dir", dir, "--push")
+	if !strings.Contains(out, "pushed") || !strings.Contains(out, "left alone, not the node's files: README.md\n") {
+		t.Errorf("commit said:\n%s", out)
+	}
+	if st := gitT(t, dir, "status", "--porcelain"); st != " M README.md\n" {
+		t.Errorf("git status: want only the README edit left:\n%s", st)
+	}
+	assertOriginHoldsTheNode(t, dir, bare)
+
+	// A push that loses its race (one attempt allowed) stays local, and
+	// the next commit --push, with nothing new to commit, pushes it.
+	gitT(t, theirs, "pull", "--quiet", "--rebase", "origin", "main")
+	writeT(t, theirs, "IDENTITY.md", "# ada\n\nedited on GitHub\n")
+	gitT(t, theirs, "commit", "--quiet", "-am", "identity")
+	gitT(t, theirs, "push", "--quiet", "origin", "main")
+	publishTrace(t, dir, "Third day")
+	cliT(t, "heartbeat", "--dir", dir)
+	code, out, errOut := runSetupCLI(t, "commit", "--dir", dir, "--push", "--retries", "1")
+	if code != exitFailure || !strings.Contains(errOut, "the next 'meshnode commit --push' pushes it") {
+		t.Fatalf("lost race: exit %d\n%s%s", code, out, errOut)
+	}
+	out = cliT(t, "commit", "--dir", dir, "--push")
+	if !strings.Contains(out, "nothing new to commit; pushed 1 commit") {
+		t.Errorf("commit said:\n%s", out)
+	}
+	assertOriginHoldsTheNode(t, dir, bare)
+	if got := gitT(t, bare, "show", "main:IDENTITY.md"); got != "# ada\n\nedited on GitHub\n" {
+		t.Errorf("the other push was lost: %q", got)
+	}
+	if got := gitT(t, bare, "show", "main:README.md"); strings.Contains(got, "my node") {
+		t.Error("the README edit was pushed")
+	}
+}
