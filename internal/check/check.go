@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/meshnode/meshnode/internal/layout"
 	"github.com/meshnode/meshnode/internal/ledger"
-	"github.com/meshnode/meshnode/internal/publish"
 )
 
 // LedgerFile is where the heartbeat keeps what it verified of peers' files.
@@ -55,9 +55,9 @@ func Check(o Options) []Problem {
 	files := c.selected()
 	for _, f := range files {
 		switch path.Dir(f) {
-		case publish.TracesDir:
+		case layout.TracesDir:
 			c.trace(f)
-		case publish.ValidationsDir:
+		case layout.ValidationsDir:
 			c.validation(f)
 		}
 	}
@@ -93,7 +93,7 @@ func (c *checker) selected() []string {
 	for _, f := range c.o.Files {
 		f = filepath.ToSlash(filepath.Clean(f))
 		d, name := path.Split(f)
-		if (d == publish.TracesDir+"/" || d == publish.ValidationsDir+"/") &&
+		if (d == layout.TracesDir+"/" || d == layout.ValidationsDir+"/") &&
 			strings.HasSuffix(name, ".md") && !strings.HasPrefix(name, ".") && c.exists(f) {
 			out = append(out, f)
 		}

@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 
+	"github.com/meshnode/meshnode/internal/layout"
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/publish"
@@ -24,21 +25,21 @@ func (c *checker) load() {
 		l = &ledger.Ledger{}
 	}
 	c.ledger = l
-	data, err := os.ReadFile(filepath.Join(c.o.Dir, publish.ManifestFile))
+	data, err := os.ReadFile(filepath.Join(c.o.Dir, layout.ManifestFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return
 	}
 	if err != nil {
-		c.add(publish.ManifestFile, 1, "cannot read: %v", err)
+		c.add(layout.ManifestFile, 1, "cannot read: %v", err)
 		return
 	}
 	m, problems, err := manifest.Parse(data)
 	if err != nil {
-		c.add(publish.ManifestFile, 1, "does not parse: %v", err)
+		c.add(layout.ManifestFile, 1, "does not parse: %v", err)
 		return
 	}
 	for _, p := range problems {
-		c.add(publish.ManifestFile, p.Line, "%s: every row is a published file and must parse", p.Reason)
+		c.add(layout.ManifestFile, p.Line, "%s: every row is a published file and must parse", p.Reason)
 	}
 	for _, e := range m.Entries {
 		c.own[e.Hash] = true
@@ -48,13 +49,13 @@ func (c *checker) load() {
 // all lists every trace and validation of the node.
 func (c *checker) all() []string {
 	var out []string
-	for _, d := range []string{publish.TracesDir, publish.ValidationsDir} {
+	for _, d := range []string{layout.TracesDir, layout.ValidationsDir} {
 		entries, err := os.ReadDir(filepath.Join(c.o.Dir, d))
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			c.add(d, 1, "cannot list: %v", err)
 		}
 		for _, e := range entries {
-			if publish.Publishable(e) {
+			if layout.Publishable(e) {
 				out = append(out, path.Join(d, e.Name()))
 			}
 		}
@@ -80,7 +81,7 @@ func (c *checker) read(f string) ([]byte, bool) {
 func (c *checker) published() {
 	bad, err := publish.Verify(c.o.Dir)
 	if err != nil {
-		c.add(publish.ManifestFile, 1, "cannot verify published files: %v", err)
+		c.add(layout.ManifestFile, 1, "cannot verify published files: %v", err)
 		return
 	}
 	for _, v := range bad {
@@ -98,7 +99,7 @@ func (c *checker) published() {
 func (c *checker) indexValidations() {
 	c.byHash = map[string][]string{}
 	for _, f := range c.all() {
-		if path.Dir(f) != publish.ValidationsDir {
+		if path.Dir(f) != layout.ValidationsDir {
 			continue
 		}
 		data, err := os.ReadFile(filepath.Join(c.o.Dir, filepath.FromSlash(f)))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/atomicfile"
 	"github.com/meshnode/meshnode/internal/dispute"
+	"github.com/meshnode/meshnode/internal/layout"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/presence"
 	"github.com/meshnode/meshnode/internal/publish"
@@ -36,7 +37,7 @@ func ownHashes(dir string) (map[string]bool, error) {
 	}
 	out := make(map[string]bool, len(entries))
 	for _, e := range entries {
-		if !publish.Publishable(e) {
+		if !layout.Publishable(e) {
 			continue
 		}
 		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
@@ -127,6 +128,10 @@ func (n *node) publish() error {
 	})
 	if err != nil {
 		return err
+	}
+	for _, h := range res.Held {
+		n.log.Warn("not published", "file", h.File, "reason", h.Reason)
+		n.sum.Held = append(n.sum.Held, Held{File: h.File, Reason: h.Reason})
 	}
 	for _, e := range res.NewFiles {
 		if isValidationFile(e) || path.Dir(e.File) == DisputesDir {

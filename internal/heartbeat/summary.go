@@ -31,10 +31,20 @@ type Summary struct {
 	HashMismatches       []Mismatch `json:"hash_mismatches"`
 	Failures             []Failure  `json:"failures"`
 	Unreachable          []string   `json:"unreachable"`
-	Changed              bool       `json:"changed"`
+	// Held lists our own files left unpublished until a person fixes
+	// them (a draft, a file that does not parse, a name or a kind the node
+	// never publishes), in publication order.
+	Held    []Held `json:"held,omitempty"`
+	Changed bool   `json:"changed"`
 	// Interrupted: a signal stopped the run early. What it did is saved;
 	// peers it did not poll and traces it did not score wait for the next.
 	Interrupted bool `json:"interrupted,omitempty"`
+}
+
+// Held is one of our files that publication left out, and why.
+type Held struct {
+	File   string `json:"file"`
+	Reason string `json:"reason"`
 }
 
 // Mismatch is a file whose bytes did not match the hash its MANIFEST lists.
@@ -97,6 +107,9 @@ func (s *Summary) WriteText(w io.Writer) {
 	}
 	if s.Interrupted {
 		fmt.Fprintln(w, "interrupted: what was done is saved; peers not polled and traces not scored wait for the next heartbeat")
+	}
+	for _, h := range s.Held {
+		fmt.Fprintf(w, "not published: %q: %s\n", h.File, oneLine(h.Reason))
 	}
 }
 

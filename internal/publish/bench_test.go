@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/meshnode/meshnode/internal/layout"
 )
 
 // BenchmarkPublishRerun measures the common heartbeat: a node with 1,000
@@ -12,12 +14,12 @@ import (
 // and write nothing.
 func BenchmarkPublishRerun(b *testing.B) {
 	dir := b.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, TracesDir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, layout.TracesDir), 0o755); err != nil {
 		b.Fatal(err)
 	}
 	for i := range 1000 {
 		text := traceText(fmt.Sprintf("Trace %d", i), "knowledge") + string(make([]byte, 4000))
-		if err := os.WriteFile(filepath.Join(dir, TracesDir, fmt.Sprintf("%04d.md", i)), []byte(text), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, layout.TracesDir, fmt.Sprintf("%04d.md", i)), []byte(text), 0o644); err != nil {
 			b.Fatal(err)
 		}
 	}

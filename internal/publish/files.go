@@ -8,82 +8,70 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
-	"strings"
+
+	"github.com/meshnode/meshnode/internal/layout"
 )
-
-// Directories whose files the node publishes, in the order new files get
-// their sequence numbers: traces first, then validations, then disputes,
-// each by path. The order depends only on names, never on modification
-// times, which git does not keep: a rerun after a crash gives every file
-// the seq the crashed run would have given it.
-const (
-	TracesDir      = "traces"
-	ValidationsDir = "validations"
-	DisputesDir    = "disputes"
-)
-
-// ManifestFile is the node's MANIFEST.md, relative to its directory.
-const ManifestFile = "MANIFEST.md"
-
-var publishedDirs = []string{TracesDir, ValidationsDir, DisputesDir}
 
 // ownFiles lists the files the node may publish, as slash paths relative to
-// dir, in seq order. Only regular *.md files directly inside the three
-// directories count: hidden files (editor and atomicfile temporaries),
-// other extensions and subdirectories are ignored, so drafts and notes can
-// live beside traces without being published.
-func ownFiles(dir string) ([]string, error) {
+// dir, in seq order (the order of layout.PublishedDirs, each by name), and
+// the entries it holds back. Only regular files with a publishable name
+// directly inside the three directories count (layout.Publishable); hidden
+// files (editor and atomicfile temporaries, .gitkeep) and subdirectories
+// are ignored, and every other entry is held back with the reason, so a
+// symbolic link, a traces/x.html or a name that would break a MANIFEST row
+// is never published and the heartbeat says why.
+func ownFiles(dir string) ([]string, []Held, error) {
 	var out []string
-	for _, d := range publishedDirs {
-		names, err := mdFiles(filepath.Join(dir, d))
-		if err != nil {
-			return nil, err
+	var held []Held
+	for _, d := range layout.PublishedDirs {
+		if _, err := layout.Stat(dir, d); errors.Is(err, layout.ErrSymlink) {
+			return nil, nil, fmt.Errorf("refusing to publish %w; make it a directory", err)
 		}
+		entries, err := os.ReadDir(filepath.Join(dir, d))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("list %s: %w", d, err)
+		}
+		var names []string
+		for _, e := range entries {
+			switch {
+			case layout.Publishable(e):
+				names = append(names, e.Name())
+			case layout.Hidden(e.Name()) || e.IsDir():
+			default:
+				held = append(held, Held{File: path.Join(d, e.Name()), Reason: unpublishable(e)})
+			}
+		}
+		sort.Strings(names)
 		for _, n := range names {
 			out = append(out, path.Join(d, n))
 		}
 	}
-	return out, nil
+	return out, held, nil
 }
 
-// mdFiles returns the sorted names of the publishable files in dir; a
-// missing dir holds none.
-func mdFiles(dir string) ([]string, error) {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+// unpublishable says why a directory entry is not published.
+func unpublishable(e fs.DirEntry) string {
+	if e.Type()&fs.ModeSymlink != 0 {
+		return "a symbolic link: the node publishes only regular files; replace it with the file itself"
 	}
-	if err != nil {
-		return nil, fmt.Errorf("list %s: %w", dir, err)
+	if !e.Type().IsRegular() {
+		return "not a regular file"
 	}
-	var names []string
-	for _, e := range entries {
-		if Publishable(e) {
-			names = append(names, e.Name())
-		}
-	}
-	sort.Strings(names)
-	return names, nil
-}
-
-// Publishable reports whether a directory entry of traces/, validations/
-// or disputes/ is one the node publishes: a regular *.md file that is not
-// hidden (editors' and writers' temporaries are). Every reader of those
-// directories uses it, so they agree on what the node's files are.
-func Publishable(e fs.DirEntry) bool {
-	n := e.Name()
-	return e.Type().IsRegular() && !strings.HasPrefix(n, ".") && strings.HasSuffix(n, ".md")
+	return fmt.Sprintf("not a publishable name: %v; rename it", layout.CheckName(e.Name()))
 }
 
 // kindOf tells what a published path holds by its directory.
 func kindOf(file string) string {
 	switch path.Dir(file) {
-	case ValidationsDir:
-		return ValidationsDir
-	case DisputesDir:
-		return DisputesDir
+	case layout.ValidationsDir:
+		return layout.ValidationsDir
+	case layout.DisputesDir:
+		return layout.DisputesDir
 	default:
-		return TracesDir
+		return layout.TracesDir
 	}
 }
 
@@ -92,7 +80,7 @@ func kindOf(file string) string {
 func localPath(dir, file string) (string, error) {
 	p := filepath.FromSlash(file)
 	if !filepath.IsLocal(p) {
-		return "", fmt.Errorf("%s lists %q, which is not a path inside the node", ManifestFile, file)
+		return "", fmt.Errorf("%s lists %q, which is not a path inside the node", layout.ManifestFile, file)
 	}
 	return filepath.Join(dir, p), nil
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/layout"
 	"github.com/meshnode/meshnode/internal/manifest"
 )
 
@@ -68,7 +69,7 @@ func mustPublish(t *testing.T, o Options) *Result {
 // published parses the node's MANIFEST.md and maps file → entry.
 func published(t *testing.T, dir string) (*manifest.Manifest, map[string]manifest.Entry) {
 	t.Helper()
-	m, _, err := manifest.Parse(readFile(t, dir, ManifestFile))
+	m, _, err := manifest.Parse(readFile(t, dir, layout.ManifestFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,11 @@
 package publish
 
 import (
+	"errors"
 	"fmt"
-	"os"
 	"strings"
 
+	"github.com/meshnode/meshnode/internal/layout"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/trace"
 	"github.com/meshnode/meshnode/internal/validation"
@@ -43,7 +44,7 @@ func carryRows(m, old *manifest.Manifest, statuses map[string]string) bool {
 // trace in traces/ (real agents write them) is still a trace awaiting
 // validation. Only rows of older layouts, which name no file, go by type.
 func statusFor(e manifest.Entry, statuses map[string]string) string {
-	notTrace := kindOf(e.File) != TracesDir
+	notTrace := kindOf(e.File) != layout.TracesDir
 	if e.File == "" {
 		notTrace = e.Type == TypeValidation || e.Type == TypeDispute
 	}
@@ -65,10 +66,11 @@ func addNewFiles(m *manifest.Manifest, res *Result, o Options, old *manifest.Man
 	for _, e := range old.Entries {
 		listed[e.File] = true
 	}
-	files, err := ownFiles(o.Dir)
+	files, held, err := ownFiles(o.Dir)
 	if err != nil {
 		return err
 	}
+	res.Held = append(res.Held, held...)
 	for _, f := range files {
 		if listed[f] {
 			continue
@@ -92,22 +94,24 @@ func addNewFiles(m *manifest.Manifest, res *Result, o Options, old *manifest.Man
 // newRow builds the row of a file about to be published, or says why it
 // must wait.
 func newRow(o Options, file string) (manifest.Entry, string, error) {
-	p, err := localPath(o.Dir, file)
-	if err != nil {
+	if _, err := localPath(o.Dir, file); err != nil {
 		return manifest.Entry{}, "", err
 	}
-	data, err := os.ReadFile(p)
+	data, err := layout.ReadFile(o.Dir, file, layout.MaxFileBytes)
+	if errors.Is(err, layout.ErrTooLarge) {
+		return manifest.Entry{}, fmt.Sprintf("%v; peers refuse a file that large", err), nil
+	}
 	if err != nil {
 		return manifest.Entry{}, "", fmt.Errorf("read %s: %w", file, err)
 	}
 	e := manifest.Entry{Hash: manifest.HashBytes(data), File: file, Submitted: stamp(o.Now), Status: StatusPublished}
 	switch kindOf(file) {
-	case ValidationsDir:
+	case layout.ValidationsDir:
 		e.Type = TypeValidation
 		if _, err := validation.Parse(data); err != nil {
 			return e, fmt.Sprintf("not a validation: %v", err), nil
 		}
-	case DisputesDir:
+	case layout.DisputesDir:
 		e.Type = TypeDispute
 	default:
 		t, err := trace.Parse(data)

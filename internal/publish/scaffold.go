@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/meshnode/meshnode/internal/layout"
 )
 
 // maxSlug bounds the title part of a scaffolded file name, so that names
@@ -57,7 +59,7 @@ func Scaffold(dir, title, typ, category string, now time.Time) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	tdir := filepath.Join(dir, TracesDir)
+	tdir := filepath.Join(dir, layout.TracesDir)
 	if err := os.MkdirAll(tdir, 0o755); err != nil {
 		return "", fmt.Errorf("scaffold: %w", err)
 	}
@@ -74,7 +76,7 @@ func Scaffold(dir, title, typ, category string, now time.Time) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("scaffold: %w", err)
 		}
-		return path.Join(TracesDir, name), nil
+		return path.Join(layout.TracesDir, name), nil
 	}
 }
 

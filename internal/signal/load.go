@@ -7,9 +7,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 
+	"github.com/meshnode/meshnode/internal/layout"
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/trace"
@@ -132,22 +132,33 @@ func readTrace(dir, file string) *trace.Trace {
 	return p
 }
 
-// ownValidations reads every validation file the node wrote.
+// ownValidations reads the validation files the node publishes or is
+// about to: those with a publishable name (layout.Publishable) that parse.
+// Any other file in validations/ is held back by publish with its reason
+// and counts for nothing here; it must not stop the heartbeat.
 func ownValidations(dir, agent, url string) ([]Validation, error) {
-	files, err := filepath.Glob(filepath.Join(dir, ValidationsDir, "*.md"))
+	entries, err := os.ReadDir(filepath.Join(dir, ValidationsDir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", ValidationsDir, err)
 	}
-	sort.Strings(files)
-	out := make([]Validation, 0, len(files))
-	for _, f := range files {
-		raw, err := os.ReadFile(f)
+	out := make([]Validation, 0, len(entries))
+	for _, e := range entries {
+		if !layout.Publishable(e) {
+			continue
+		}
+		raw, err := layout.ReadFile(dir, path.Join(ValidationsDir, e.Name()), layout.MaxFileBytes)
+		if errors.Is(err, layout.ErrTooLarge) {
+			continue
+		}
 		if err != nil {
 			return nil, fmt.Errorf("read own validation: %w", err)
 		}
 		v, err := validation.Parse(raw)
 		if err != nil {
-			return nil, fmt.Errorf("own validation %s: %w", filepath.Base(f), err)
+			continue
 		}
 		out = append(out, Validation{Validator: agent, ValidatorURL: url, TraceHash: v.TraceHash, Result: v.Result, Total: v.Total})
 	}

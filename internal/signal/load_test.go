@@ -113,11 +113,17 @@ func TestLoadEmptyNodeAndBadFiles(t *testing.T) {
 			t.Fatalf("got %v, want a ledger error", err)
 		}
 	})
-	t.Run("an unreadable validation of our own is an error naming the file", func(t *testing.T) {
+	t.Run("a file of ours that is not a validation counts for nothing and stops nothing", func(t *testing.T) {
 		dir := testNode(t)
-		writeFiles(t, dir, map[string]string{"validations/val-cccccccccccc.md": "hello"})
-		if _, err := Load(dir, "jolt", "https://jolt.example/", nil); err == nil || !strings.Contains(err.Error(), "val-cccccccccccc.md") {
-			t.Fatalf("got %v, want an error naming the file", err)
+		want, err := Load(dir, "jolt", "https://jolt.example/", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// publish holds these back with the reason; SIGNAL must not fail on them.
+		writeFiles(t, dir, map[string]string{"validations/val-cccccccccccc.md": "hello", "validations/x.html": "<b>", "validations/notes.md": "# Notes\n"})
+		got, err := Load(dir, "jolt", "https://jolt.example/", nil)
+		if err != nil || len(got.Validations) != len(want.Validations) {
+			t.Fatalf("got %d validations, %v; want %d and no error", len(got.Validations), err, len(want.Validations))
 		}
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -12,19 +13,21 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/meshnode/meshnode/internal/config"
+	"github.com/meshnode/meshnode/internal/layout"
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/signal"
 )
 
-// Files and folders of a node that the site publishes or reads.
+// Files and folders of a node that the site publishes or reads; their
+// names and rules belong to internal/layout.
 const (
-	manifestFile   = "MANIFEST.md"
-	identityFile   = "IDENTITY.md"
-	agentsFile     = "AGENTS.md"
-	tracesDir      = "traces"
-	validationsDir = "validations"
-	disputesDir    = "disputes"
+	manifestFile   = layout.ManifestFile
+	identityFile   = layout.IdentityFile
+	agentsFile     = layout.AgentsFile
+	tracesDir      = layout.TracesDir
+	validationsDir = layout.ValidationsDir
+	disputesDir    = layout.DisputesDir
 	cursorsFile    = "mesh-state/polling-cursors.json"
 	ledgerFile     = signal.LedgerFile
 )
@@ -79,20 +82,25 @@ func Load(dir string, now time.Time) (*Node, error) {
 	return n, nil
 }
 
-// readOptional reads a file, returning nil for a missing one.
-func readOptional(p string) ([]byte, error) {
-	b, err := os.ReadFile(p)
+// readOptional reads one of the node's top-level files (MANIFEST.md,
+// IDENTITY.md, AGENTS.md), returning nil for a missing one. A symbolic
+// link is refused, never followed: the site would publish its target.
+func readOptional(dir, name string) ([]byte, error) {
+	b, err := layout.ReadFile(dir, name, layout.MaxTopFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
+	if errors.Is(err, layout.ErrSymlink) {
+		return nil, fmt.Errorf("refusing to publish %w: replace it with the file itself", err)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", p, err)
+		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
 	return b, nil
 }
 
 func loadManifest(dir string, n *Node) (*manifest.Manifest, error) {
-	data, err := readOptional(filepath.Join(dir, manifestFile))
+	data, err := readOptional(dir, manifestFile)
 	if err != nil || data == nil {
 		return &manifest.Manifest{}, err
 	}
@@ -108,7 +116,7 @@ func loadManifest(dir string, n *Node) (*manifest.Manifest, error) {
 }
 
 func loadIdentity(dir string, n *Node) error {
-	data, err := readOptional(filepath.Join(dir, identityFile))
+	data, err := readOptional(dir, identityFile)
 	if err != nil {
 		return err
 	}
@@ -126,7 +134,7 @@ func loadIdentity(dir string, n *Node) error {
 // loadPublished collects every published file, to be copied byte for byte.
 func loadPublished(dir string, n *Node) error {
 	for _, name := range []string{manifestFile, identityFile, agentsFile} {
-		data, err := readOptional(filepath.Join(dir, name))
+		data, err := readOptional(dir, name)
 		if err != nil {
 			return err
 		}
@@ -144,37 +152,39 @@ func loadPublished(dir string, n *Node) error {
 	return nil
 }
 
-// readDir reads every regular file under dir/sub, sorted by path. Dotfiles
-// (editor droppings, atomicfile temporaries) are not published.
+// readDir reads the files of dir/sub the node publishes (layout.Publishable:
+// regular files with a publishable name, directly in sub), sorted by
+// path. Anything else is left out, so a traces/x.html, an .svg or a file in
+// a subdirectory never reaches the site; a symbolic link is an error,
+// since publishing it would publish its target.
 func readDir(dir, sub string) ([]File, error) {
-	var files []File
-	root := filepath.Join(dir, sub)
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if errors.Is(err, fs.ErrNotExist) && p == root {
-			return filepath.SkipDir
-		}
-		if err != nil {
-			return err
-		}
-		if strings.HasPrefix(d.Name(), ".") && p != root {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		files = append(files, File{Path: filepath.ToSlash(rel), Data: data})
-		return nil
-	})
+	if _, err := layout.Stat(dir, sub); errors.Is(err, layout.ErrSymlink) {
+		return nil, fmt.Errorf("refusing to publish %w; make it a directory", err)
+	}
+	entries, err := os.ReadDir(filepath.Join(dir, sub))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", root, err)
+		return nil, fmt.Errorf("read %s: %w", sub, err)
+	}
+	var files []File
+	for _, e := range entries {
+		rel := path.Join(sub, e.Name())
+		if e.Type()&fs.ModeSymlink != 0 && !layout.Hidden(e.Name()) {
+			return nil, fmt.Errorf("refusing to publish %s: %w; replace it with the file itself", rel, layout.ErrSymlink)
+		}
+		if !layout.Publishable(e) {
+			continue
+		}
+		data, err := layout.ReadFile(dir, rel, layout.MaxFileBytes)
+		if errors.Is(err, layout.ErrTooLarge) {
+			continue // publish holds it back too: peers would refuse it
+		}
+		if err != nil {
+			return nil, fmt.Errorf("refusing to publish %s: %w", rel, err)
+		}
+		files = append(files, File{Path: rel, Data: data})
 	}
 	return files, nil
 }

@@ -15,7 +15,7 @@ import (
 // loadPeers reads AGENTS.md and the polling cursors into the peer list,
 // with each peer's presence at now and what the ledger holds of it.
 func loadPeers(dir string, n *Node, l *ledger.Ledger, now time.Time) error {
-	data, err := readOptional(filepath.Join(dir, agentsFile))
+	data, err := readOptional(dir, agentsFile)
 	if err != nil {
 		return err
 	}

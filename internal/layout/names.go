@@ -1,0 +1,118 @@
+package layout
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+)
+
+// The node's published files and directories, relative to its directory.
+// Directories are listed in the order new files get their sequence numbers.
+const (
+	ManifestFile   = "MANIFEST.md"
+	IdentityFile   = "IDENTITY.md"
+	AgentsFile     = "AGENTS.md"
+	ConfigFile     = "mesh.yaml"
+	TracesDir      = "traces"
+	ValidationsDir = "validations"
+	DisputesDir    = "disputes"
+	StateDir       = "mesh-state"
+)
+
+// TopFiles are the files at the top of the node that the site publishes
+// byte for byte.
+var TopFiles = []string{ManifestFile, IdentityFile, AgentsFile}
+
+// PublishedDirs hold the node's published files, in seq order.
+var PublishedDirs = []string{TracesDir, ValidationsDir, DisputesDir}
+
+// Placeholder is the file the template keeps in an empty directory so git
+// tracks it; it is never published.
+const Placeholder = ".gitkeep"
+
+// Limits of a published name. MaxNameBytes leaves room under the 255
+// bytes a file system allows for the temporary names and the .html page a
+// build derives from it; real names are at most 81 bytes (the corpus) and
+// a scaffolded one at most 77.
+const (
+	MaxNameBytes = 128
+	Extension    = ".md"
+)
+
+// MaxFileBytes is the largest file the node publishes in traces/,
+// validations/ or disputes/: the default limits.trace_bytes, above which
+// peers refuse to read a file (docs/config.md), so a larger one would be
+// published for nobody.
+const MaxFileBytes = 1 << 20
+
+// CheckName says why name (a base name, no directory) cannot be a
+// published file's, or returns nil. A publishable name is at most
+// MaxNameBytes bytes of ASCII letters, digits, '.', '-' and '_', starts
+// with a letter or a digit and ends in ".md": it is safe in a MANIFEST
+// row, a URL, a shell command and every file system, cannot be taken for
+// a flag, and cannot be served as HTML or SVG.
+func CheckName(name string) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("the name is empty")
+	case len(name) > MaxNameBytes:
+		return fmt.Errorf("the name is %d bytes; at most %d are published", len(name), MaxNameBytes)
+	case !strings.HasSuffix(name, Extension) || len(name) == len(Extension):
+		return fmt.Errorf("only %s files are published (a browser would run an .html or .svg file on the node's site)", Extension)
+	case !alnum(name[0]):
+		return fmt.Errorf("the name must start with a letter or a digit")
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !alnum(c) && c != '.' && c != '-' && c != '_' {
+			return fmt.Errorf("the name holds %q; only ASCII letters, digits, '.', '-' and '_' are published", rune(c))
+		}
+	}
+	return nil
+}
+
+func alnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// Publishable reports whether a directory entry of traces/, validations/
+// or disputes/ is one the node publishes: a regular file (not a symbolic
+// link) with a publishable name. Every reader of those directories uses
+// it, so they agree on what the node's files are.
+func Publishable(e fs.DirEntry) bool {
+	return e.Type().IsRegular() && CheckName(e.Name()) == nil
+}
+
+// Hidden reports whether a name is a dotfile: an editor's or a writer's
+// temporary, or the Placeholder. Such files are never published and
+// never reported.
+func Hidden(name string) bool { return strings.HasPrefix(name, ".") }
+
+// PublishedDir returns the published directory a slash path is directly
+// inside ("traces/x.md" → "traces"), or "" when it is in none.
+func PublishedDir(file string) string {
+	d := path.Dir(file)
+	for _, p := range PublishedDirs {
+		if d == p {
+			return p
+		}
+	}
+	return ""
+}
+
+// Node reports whether a slash path belongs to the node rather than to
+// the program: a top-level node file, mesh.yaml, or anything under a
+// published directory or mesh-state/.
+func Node(file string) bool {
+	top, _, _ := strings.Cut(file, "/")
+	switch top {
+	case ManifestFile, IdentityFile, AgentsFile, ConfigFile, TracesDir, ValidationsDir, DisputesDir, StateDir:
+		return true
+	}
+	return false
+}
+
+// MaxTopFileBytes bounds the top-level files the site copies (MANIFEST.md,
+// IDENTITY.md, AGENTS.md): the default limits.manifest_bytes, the largest
+// of the three limits peers read them with (docs/config.md).
+const MaxTopFileBytes = 4 << 20

@@ -1,0 +1,104 @@
+package layout
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// Errors ReadFile and Stat wrap, for callers that say what to do.
+var (
+	// ErrSymlink: a symbolic link where the node publishes a file. The site
+	// would ship its target (a runner's .git/config, say) or the link
+	// itself, so it is refused rather than followed.
+	ErrSymlink = errors.New("a symbolic link; the node publishes only regular files")
+	// ErrNotRegular: a directory, device or pipe where a file should be.
+	ErrNotRegular = errors.New("not a regular file")
+	// ErrTooLarge: more than the caller's limit (MaxFileBytes for
+	// published files).
+	ErrTooLarge = errors.New("too large")
+)
+
+// Stat returns the FileInfo of file (a slash path relative to dir) without
+// following a symbolic link at any step: it fails with ErrSymlink when
+// file or any directory on the way to it is a link, and with an error
+// satisfying errors.Is(err, fs.ErrNotExist) when it is absent. A path
+// that leaves dir is an error.
+func Stat(dir, file string) (fs.FileInfo, error) {
+	if !filepath.IsLocal(filepath.FromSlash(file)) {
+		return nil, fmt.Errorf("%s: not a path inside the node", file)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return lstatSteps(root, file)
+}
+
+func lstatSteps(root *os.Root, file string) (fs.FileInfo, error) {
+	parts := strings.Split(path.Clean(file), "/")
+	var fi fs.FileInfo
+	for i := range parts {
+		p := path.Join(parts[:i+1]...)
+		var err error
+		if fi, err = root.Lstat(filepath.FromSlash(p)); err != nil {
+			return nil, err
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return nil, fmt.Errorf("%s is %w", p, ErrSymlink)
+		}
+		if i < len(parts)-1 && !fi.IsDir() {
+			return nil, fmt.Errorf("%s: %w", p, fs.ErrNotExist)
+		}
+	}
+	return fi, nil
+}
+
+// ReadFile reads file (a slash path relative to dir) when it is a regular
+// file of at most max bytes reached without a symbolic link; otherwise it
+// fails with ErrSymlink, ErrNotRegular or ErrTooLarge, never reading more
+// than max+1 bytes. An absent file gives an error satisfying
+// errors.Is(err, fs.ErrNotExist).
+func ReadFile(dir, file string, max int64) ([]byte, error) {
+	if !filepath.IsLocal(filepath.FromSlash(file)) {
+		return nil, fmt.Errorf("%s: not a path inside the node", file)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	fi, err := lstatSteps(root, file)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is %w", file, ErrNotRegular)
+	}
+	if fi.Size() > max {
+		return nil, tooLarge(file, fi.Size(), max)
+	}
+	f, err := root.Open(filepath.FromSlash(file))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", file, err)
+	}
+	if int64(len(data)) > max {
+		return nil, tooLarge(file, int64(len(data)), max)
+	}
+	return data, nil
+}
+
+func tooLarge(file string, size, max int64) error {
+	return fmt.Errorf("%s is %w: %d bytes, more than the %d allowed", file, ErrTooLarge, size, max)
+}
