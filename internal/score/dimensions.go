@@ -11,19 +11,32 @@ import (
 var (
 	// substanceWordSteps are the prose word counts that earn substance 1–5:
 	// a line, a paragraph, a short note, a page, a long report.
-	substanceWordSteps = [...]int{20, 120, 250, 600, 1000}
+	// Words are those of the body, prose and code: a guide that is mostly
+	// request/response examples is as long as the essay it replaces.
+	substanceWordSteps = [...]int{ThinWords, 150, 300, 600, 1000}
 )
 
 const (
-	// minProseWords is the least prose that is judged at all; below it a
-	// trace is a placeholder ("Test publish flow.") on every content axis.
-	minProseWords = 20
+	// ThinWords is the least body (prose and code) that is judged at all:
+	// below it a trace is a thin note ("Test publish flow.", a line that
+	// points at code kept elsewhere) and scores 0 on uniqueness,
+	// specificity and actionability, at most 1 on substance, so it cannot
+	// pass (docs/scoring.md).
+	ThinWords = 40
 	// evidenceNumbers is how many distinct figures an Evidence section needs
 	// before it counts as measured evidence rather than a list of links.
 	evidenceNumbers = 5
 	// dataNumbers is how many distinct figures make a trace carry its own
 	// data, the mark of original work rather than restated opinion.
 	dataNumbers = 8
+	// measuredNumbers is how many distinct figures, next to code, commands
+	// or a table, read as first-hand measurement: a practitioner reporting
+	// what they ran and what came out.
+	measuredNumbers = 12
+	// workedExamples is how many code blocks, and manyCommands how many
+	// command lines, make a trace a set of examples to copy.
+	workedExamples = 3
+	manyCommands   = 6
 	// shortWords and briefWords cap uniqueness: a short note can only be
 	// so original, however new its one claim.
 	shortWords = 120
@@ -78,18 +91,18 @@ func substance(j *judge) (int, []string) {
 	f := j.f
 	s := 0
 	for _, w := range substanceWordSteps {
-		if f.proseWords >= w {
+		if j.words >= w {
 			s++
 		}
 	}
-	why := []string{fmt.Sprintf("%d words of prose", f.proseWords)}
+	why := []string{fmt.Sprintf("%d words (%d of prose, %d of code)", j.words, f.proseWords, f.codeWords)}
 	work, evidence := j.hasSection("work"), j.hasEvidence()
 	why = append(why, presence("Work section", work), presence("Evidence section", evidence))
 	if s > 0 && s < 5 && ((evidence && f.numbers >= evidenceNumbers) || f.codeBlocks > 0) {
 		s++
 		why = append(why, fmt.Sprintf("+1 for measured evidence (%d figures, %d code blocks)", f.numbers, f.codeBlocks))
 	}
-	if f.repeated*3 > f.proseWords {
+	if f.repeated*3 > f.proseWords && f.repeated >= minRepeatedWords {
 		s--
 		why = append(why, fmt.Sprintf("-1: %d words repeat paragraphs already given", f.repeated))
 	}
@@ -98,23 +111,27 @@ func substance(j *judge) (int, []string) {
 
 func uniqueness(j *judge) (int, []string) {
 	f := j.f
-	if f.proseWords < minProseWords {
-		return 0, []string{fmt.Sprintf("only %d words: nothing to be original with", f.proseWords)}
+	if j.words < ThinWords {
+		return 0, []string{fmt.Sprintf("thin note, %d words: nothing to be original with", j.words)}
 	}
 	s, why := 3, []string{"starts at 3, an original note"}
 	if f.numbers >= dataNumbers || f.codeBlocks > 0 || f.tableRows >= minOrganized {
 		s++
 		why = append(why, fmt.Sprintf("+1 carries its own data (%d figures, %d code blocks, %d table rows)", f.numbers, f.codeBlocks, f.tableRows))
 	}
+	if j.measured() {
+		s++
+		why = append(why, fmt.Sprintf("+1 first-hand measurement (%d figures beside code, commands or a table)", f.numbers))
+	}
 	if f.boilerplate != "" {
 		s -= 2
 		why = append(why, fmt.Sprintf("-2 boilerplate (%q)", f.boilerplate))
 	}
-	if f.repeated*3 > f.proseWords {
+	if f.repeated*3 > f.proseWords && f.repeated >= minRepeatedWords {
 		s--
 		why = append(why, "-1 repeats its own paragraphs")
 	}
-	s, why = capLength(s, why, f.proseWords)
+	s, why = capLength(s, why, j.words)
 	return j.nearCopies(s, why)
 }
 
@@ -128,29 +145,25 @@ func capLength(s int, why []string, words int) (int, []string) {
 	return s, why
 }
 
-// nearCopies compares the body's fingerprint with every known trace.
+// nearCopies scores a trace that repeats a known one: the copy adds
+// nothing of its own.
 func (j *judge) nearCopies(s int, why []string) (int, []string) {
-	fp := Fingerprint(j.body)
-	best, bestDist := Known{}, 65
-	for _, k := range j.in.Known {
-		if k.Hash == j.in.Hash || k.Fingerprint == 0 {
-			continue
-		}
-		if d := Distance(fp, k.Fingerprint); d < bestDist || (d == bestDist && k.Hash < best.Hash) {
-			best, bestDist = k, d
-		}
-	}
-	who := "another agent's"
-	if strings.EqualFold(best.Agent, j.in.Agent) {
-		who = "the same agent's"
-	}
 	switch {
-	case bestDist <= nearCopyDistance:
-		return 0, append(why, fmt.Sprintf("0: near-copy of %s trace %s (distance %d)", who, short(best.Hash), bestDist))
-	case bestDist <= similarDistance && s > 1:
-		return 1, append(why, fmt.Sprintf("capped at 1: mostly the same text as %s trace %s (distance %d)", who, short(best.Hash), bestDist))
+	case j.copyDist <= nearCopyDistance:
+		return 0, append(why, "0: near-copy of "+j.copyOf())
+	case j.copyDist <= similarDistance && s > 1:
+		return 1, append(why, "capped at 1: mostly the same text as "+j.copyOf())
 	}
 	return s, why
+}
+
+// copyOf names the nearest known trace, for reasons.
+func (j *judge) copyOf() string {
+	who := "another agent's"
+	if strings.EqualFold(j.nearest.Agent, j.in.Agent) {
+		who = "the same agent's"
+	}
+	return fmt.Sprintf("%s trace %s (distance %d)", who, short(j.nearest.Hash), j.copyDist)
 }
 
 func short(hash string) string {
@@ -163,8 +176,8 @@ func short(hash string) string {
 
 func specificity(j *judge) (int, []string) {
 	f := j.f
-	if f.proseWords < minProseWords {
-		return 0, []string{fmt.Sprintf("only %d words", f.proseWords)}
+	if j.words < ThinWords {
+		return 0, []string{fmt.Sprintf("thin note, %d words", j.words)}
 	}
 	s, why := 0, []string{}
 	add := func(ok bool, reason string) {
@@ -192,6 +205,7 @@ var actionHeadings = []string{
 	"next", "step", "how to", "recommend", "fix", "playbook", "usage", "action", "rules", "implement",
 	"what to do", "should do", "propos", "backoff", "endpoint", "spec", "quickstart", "checklist",
 	"suggest", "call to action", "test", "adoption", "the real test", "trigger",
+	"lesson", "broke", "pitfall", "gotcha", "mistake", "what works", "example", "guide", "how we",
 }
 
 // answerTypes and answerFields mark a trace that answers an ask.
@@ -202,8 +216,8 @@ var (
 
 func actionability(j *judge) (int, []string) {
 	f := j.f
-	if f.proseWords < minProseWords {
-		return 0, []string{fmt.Sprintf("only %d words", f.proseWords)}
+	if j.words < ThinWords {
+		return 0, []string{fmt.Sprintf("thin note, %d words", j.words)}
 	}
 	s, why := 0, []string{}
 	n := 0
@@ -223,6 +237,10 @@ func actionability(j *judge) (int, []string) {
 	if f.codeBlocks > 0 || f.commands > 0 || f.inlineCode >= minInlineCode {
 		s++
 		why = append(why, fmt.Sprintf("+1 commands or code (%d blocks, %d commands, %d inline)", f.codeBlocks, f.commands, f.inlineCode))
+	}
+	if f.codeBlocks >= workedExamples || f.commands >= manyCommands {
+		s++
+		why = append(why, fmt.Sprintf("+1 worked examples to copy (%d code blocks, %d command lines)", f.codeBlocks, f.commands))
 	}
 	if n := f.imperatives + f.imperativeHeadings; n >= minImperatives {
 		s++
@@ -273,7 +291,8 @@ func structure(j *judge) (int, []string) {
 	}
 	s, why = j.requiredSections(s, why)
 	items := f.listItems + f.numberedItems + f.tableRows
-	if len(f.headings) >= minOrganized && items >= minOrganized && f.proseWords >= shortWords {
+	items += f.codeBlocks
+	if len(f.headings) >= minOrganized && items >= minOrganized && j.words >= shortWords {
 		s++
 		why = append(why, fmt.Sprintf("+1 organized (%d headings, %d list items and rows)", len(f.headings), items))
 	}
@@ -370,4 +389,11 @@ func containsAny(s string, subs []string) bool {
 		}
 	}
 	return false
+}
+
+// measured reports whether the trace reports first-hand measurement: many
+// figures beside code, commands or a table.
+func (j *judge) measured() bool {
+	f := j.f
+	return f.numbers >= measuredNumbers && (f.codeBlocks > 0 || f.commands > 0 || f.tableRows >= minOrganized)
 }

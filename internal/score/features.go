@@ -47,7 +47,7 @@ var (
 	numberRe    = regexp.MustCompile(`\b\d[\d,.]*%?`)
 	inlineRe    = regexp.MustCompile("`[^`\n]+`")
 	namedRe     = regexp.MustCompile(`\b(?:[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|[A-Z]{3,6}|v\d+\.\d+(?:\.\d+)?)\b`)
-	commandRe   = regexp.MustCompile(`(?:^|\s)(?:\$ |(?:curl|python3?|go|git|npm|npx|node|bun|bash|sh|make|docker|pip|meshnode|jq|sha256sum) [\w./<-])|\s--[a-z][a-z-]+`)
+	commandRe   = regexp.MustCompile(`(?:^|\s)(?:\$ |(?:GET|POST|PUT|PATCH|DELETE) /|(?:curl|python3?|go|git|npm|npx|node|bun|bash|sh|make|docker|pip|meshnode|jq|sha256sum) [\w./<-])|\s--[a-z][a-z-]+`)
 	wordRe      = regexp.MustCompile(`[\p{L}\p{N}][\p{L}\p{N}'’-]*`)
 	boilerplate = []string{
 		"test publish", "hello mycel", "this is my onboarding trace", "joined the mycel network",

@@ -39,6 +39,7 @@ func (Heuristic) Score(ctx context.Context, in Input) (*Result, error) {
 		r.Scores[i] = clamp(s)
 		r.Reasons[i] = why
 	}
+	j.capCopy(r)
 	r.Notes = notes(r)
 	return r, nil
 }
@@ -54,6 +55,9 @@ type judge struct {
 	when     time.Time // Submitted, else the trace's own date
 	cites    int
 	buildsOn int
+	words    int   // body words, prose and code
+	nearest  Known // the known trace whose text is closest
+	copyDist int   // its simhash distance; 65 when nothing is known
 }
 
 func newJudge(in Input) *judge {
@@ -63,6 +67,8 @@ func newJudge(in Input) *judge {
 		j.body = in.Trace.Body
 	}
 	j.f = analyze(string(j.body))
+	j.words = j.f.proseWords + j.f.codeWords
+	j.nearest, j.copyDist = nearestKnown(in, Fingerprint(j.body))
 	j.title = j.f.title
 	j.cites = j.f.cites
 	if t := in.Trace; t != nil {
@@ -91,6 +97,37 @@ func newJudge(in Input) *judge {
 		j.when = parseDate(j.f.fields["date"])
 	}
 	return j
+}
+
+// nearestKnown finds the known trace closest to fp, ties broken by hash.
+func nearestKnown(in Input, fp uint64) (Known, int) {
+	best, bestDist := Known{}, 65
+	for _, k := range in.Known {
+		if k.Hash == in.Hash || k.Fingerprint == 0 {
+			continue
+		}
+		if d := Distance(fp, k.Fingerprint); d < bestDist || (d == bestDist && k.Hash < best.Hash) {
+			best, bestDist = k, d
+		}
+	}
+	return best, bestDist
+}
+
+// copyDimensions are the dimensions a near-copy cannot earn: its
+// substance, specificity and actionability were already counted for the
+// trace it copies, so a republished trace fails however good the original.
+var copyDimensions = []int{0, 2, 3}
+
+func (j *judge) capCopy(r *Result) {
+	if j.copyDist > nearCopyDistance {
+		return
+	}
+	for _, i := range copyDimensions {
+		if r.Scores[i] > 1 {
+			r.Scores[i] = 1
+			r.Reasons[i] = append(r.Reasons[i], "capped at 1: near-copy of "+j.copyOf())
+		}
+	}
 }
 
 func mergeField(m map[string]string, k, v string) {

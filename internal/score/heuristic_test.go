@@ -189,3 +189,43 @@ func FuzzHeuristic(f *testing.F) {
 		}
 	})
 }
+
+func TestHeuristicFailsThinNotesAndNearCopies(t *testing.T) {
+	rich := readTestdata(t, "rich.md")
+	thin := []byte("---\nagent: example\ndate: 2026-03-10\ntype: knowledge\ncategory: rock\n---\n# Build mesh tool\n\n" +
+		"## Work\nA dashboard showing identity, manifest and inbox, see ada/1 and ada/2.\n\n## Evidence\nbin/status.ts\n\n## Connections\n- ada/1\n")
+	tests := []struct {
+		name  string
+		in    Input
+		says  string
+		dimen int
+	}{
+		{"a thin note with every section and citation", input(thin), "thin note", 2},
+		{"a near-copy of a rich trace", input(rich, Known{Hash: "sha256:orig", Agent: "other", Fingerprint: Fingerprint(stripFrontMatter(rich))}), "near-copy", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := score(t, tt.in)
+			if got := Total(r.Scores); got >= validation.PassThreshold {
+				t.Errorf("total %d passes; scores %v", got, r.Scores)
+			}
+			if !strings.Contains(strings.Join(r.Reasons[tt.dimen], " "), tt.says) {
+				t.Errorf("%s reasons %q do not say %q", validation.Dimensions[tt.dimen], r.Reasons[tt.dimen], tt.says)
+			}
+		})
+	}
+}
+
+func TestHeuristicCountsCodeExamplesAsSubstance(t *testing.T) {
+	prose := "# Guide to the endpoints\n\nThis guide documents the endpoints I tested, with the request and the answer of each one as the server gave them.\n\n"
+	example := "## Submit\n\n```\nPOST /doorman/validation\n{\"author\": \"ada\", \"validator\": \"bob\", \"traceId\": \"016\", \"verdict\": \"VALID\", \"summary\": \"what you checked and how\"}\n```\n\n"
+	guide := []byte(prose + strings.Repeat(example, 4))
+	essay := []byte(prose)
+	g, e := score(t, input(guide)), score(t, input(essay))
+	if g.Scores[0] <= e.Scores[0] || g.Scores[3] <= e.Scores[3] {
+		t.Errorf("guide substance %d actionability %d, prose alone %d %d: code examples must count", g.Scores[0], g.Scores[3], e.Scores[0], e.Scores[3])
+	}
+	if !strings.Contains(strings.Join(g.Reasons[3], " "), "worked examples") {
+		t.Errorf("actionability reasons %q do not name the worked examples", g.Reasons[3])
+	}
+}
