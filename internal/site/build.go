@@ -164,17 +164,12 @@ func siteOutputs(n *Node) []output {
 		output{Path: "style.css", Render: constant(styleCSS)},
 		output{Path: "robots.txt", Render: constant(robots(n.URL))},
 		output{Path: "404.html", Render: func() ([]byte, error) { return notFound(n) }},
-		output{Path: "feed.atom", Render: func() ([]byte, error) { return feedAtom(n) }},
+		output{Path: "favicon.svg", Render: constant(favicon)},
+		output{Path: "feed.atom", Render: func() ([]byte, error) { return tracesFeed(n, idx) }},
+		output{Path: "validations.atom", Render: func() ([]byte, error) { return validationsFeed(n) }},
 	)
 	if n.URL != "" {
-		paths := make([]string, 0, len(outs))
-		for _, o := range outs {
-			if filepath.Ext(o.Path) == ".html" && o.Path != "404.html" {
-				paths = append(paths, o.Path)
-			}
-		}
-		sort.Strings(paths)
-		outs = append(outs, output{Path: "sitemap.xml", Render: constant(sitemap(n.URL, paths))})
+		outs = append(outs, output{Path: "sitemap.xml", Render: constant(sitemap(n.URL, sitemapEntries(n, outs)))})
 	}
 	sort.Slice(outs, func(i, j int) bool { return outs[i].Path < outs[j].Path })
 	return outs
@@ -198,6 +193,36 @@ func writeOutput(out string, o output, cachedKey string) (bool, error) {
 		return linkRegenerable(o.Source, p, data)
 	}
 	return writeRegenerable(p, data)
+}
+
+// sitemapEntries lists the HTML pages of outs, sorted, each with the
+// date its content last changed: a trace page when the trace was
+// submitted or last validated, any other page when the MANIFEST was
+// last updated.
+func sitemapEntries(n *Node, outs []output) []sitemapEntry {
+	traced := make(map[string]time.Time, len(n.Traces))
+	for _, t := range n.Traces {
+		last := t.Submitted
+		for _, v := range t.Received {
+			if v.ValidatedAt.After(last) {
+				last = v.ValidatedAt
+			}
+		}
+		traced[pagePath(t.File)] = last
+	}
+	var entries []sitemapEntry
+	for _, o := range outs {
+		if filepath.Ext(o.Path) != ".html" || o.Path == "404.html" {
+			continue
+		}
+		last, ok := traced[o.Path]
+		if !ok {
+			last = n.Updated
+		}
+		entries = append(entries, sitemapEntry{Path: o.Path, LastMod: last})
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Path < entries[j].Path })
+	return entries
 }
 
 func constant(b []byte) func() ([]byte, error) {

@@ -135,7 +135,7 @@ func TestBuildOfAnEmptyNodeGivesAWorkingSite(t *testing.T) {
 		t.Errorf("traces = %d", st.Traces)
 	}
 	page, _ := os.ReadFile(filepath.Join(out, "index.html"))
-	if !strings.Contains(string(page), "No traces published yet") {
+	if !strings.Contains(string(page), "No traces seen yet") {
 		t.Error("home page of an empty node does not say it has no traces")
 	}
 }

@@ -95,8 +95,13 @@ func traceKey(n *Node, t *Trace, v *view) string {
 	for _, r := range v.Refs(t.CitedBy) {
 		parts = append(parts, r)
 	}
+	for _, nb := range []*Trace{v.Prev, v.Next} {
+		if nb != nil {
+			parts = append(parts, nb.File, nb.Title)
+		}
+	}
 	for _, vote := range t.Received {
-		parts = append(parts, *vote)
+		parts = append(parts, *vote, v.AgentLink(vote.Validator))
 	}
 	return keyOf(parts...)
 }

@@ -6,72 +6,121 @@ import (
 	"fmt"
 	"html/template"
 	"sort"
-
-	"github.com/gorilla/feeds"
+	"time"
 )
 
-// feedEntries is how many items the Atom feed carries: enough for a
-// reader that polls daily, small enough to stay a few kilobytes.
+// feedEntries is how many entries each Atom feed carries: enough for a
+// reader that polls daily.
 const feedEntries = 50
 
-// feedAtom renders the Atom feed of our traces and the validations we
-// gave, newest first. Its times come from the data, never from the clock,
-// so an unchanged node gives an unchanged feed.
-func feedAtom(n *Node) ([]byte, error) {
-	items := feedItems(n)
-	f := &feeds.Feed{
-		Title:       n.Agent + ": traces and validations",
-		Link:        &feeds.Link{Href: absolute(n.URL, "index.html")},
-		Description: "Traces published by " + n.Agent + " and the validations it gave.",
-		Author:      &feeds.Author{Name: n.Agent},
-		Updated:     n.Updated,
-		Items:       items,
-	}
-	if len(items) > 0 && items[0].Updated.After(f.Updated) {
-		f.Updated = items[0].Updated
-	}
-	var buf bytes.Buffer
-	if err := f.WriteAtom(&buf); err != nil {
-		return nil, fmt.Errorf("write atom feed: %w", err)
-	}
-	buf.WriteByte('\n')
-	return buf.Bytes(), nil
+// atomFeed is an Atom 1.0 feed (RFC 4287), as much of it as the site
+// writes. gorilla/feeds, used before, cannot write a rel="self" link.
+type atomFeed struct {
+	XMLName  xml.Name    `xml:"http://www.w3.org/2005/Atom feed"`
+	Title    string      `xml:"title"`
+	ID       string      `xml:"id"`
+	Updated  string      `xml:"updated"`
+	Subtitle string      `xml:"subtitle,omitempty"`
+	Links    []atomLink  `xml:"link"`
+	Author   atomAuthor  `xml:"author"`
+	Entries  []atomEntry `xml:"entry"`
 }
 
-func feedItems(n *Node) []*feeds.Item {
-	var items []*feeds.Item
-	for _, t := range n.Traces {
-		items = append(items, &feeds.Item{
-			Id:          idOf(n.URL, pagePath(t.File), t.Hash),
-			Title:       t.Title,
-			Link:        &feeds.Link{Href: absolute(n.URL, pagePath(t.File))},
-			Description: template.HTMLEscapeString(fmt.Sprintf("%s trace, seq %d, %s, %d validations received.", t.Type, t.Seq, t.Status, len(t.Received))),
-			Updated:     t.Submitted,
+type atomLink struct {
+	Href string `xml:"href,attr"`
+	Rel  string `xml:"rel,attr"`
+	Type string `xml:"type,attr,omitempty"`
+}
+
+type atomAuthor struct {
+	Name string `xml:"name"`
+	URI  string `xml:"uri,omitempty"`
+}
+
+type atomEntry struct {
+	Title   string       `xml:"title"`
+	ID      string       `xml:"id"`
+	Updated string       `xml:"updated"`
+	Link    atomLink     `xml:"link"`
+	Summary string       `xml:"summary,omitempty"`
+	Content *atomContent `xml:"content,omitempty"`
+}
+
+type atomContent struct {
+	Type string `xml:"type,attr"`
+	Base string `xml:"http://www.w3.org/XML/1998/namespace base,attr,omitempty"`
+	Body string `xml:",chardata"`
+}
+
+// writeAtom encodes a feed; its times come from the data, never from the
+// clock, so an unchanged node gives an unchanged feed.
+func writeAtom(f atomFeed, self string, n *Node) ([]byte, error) {
+	f.ID = idOf(n.URL, self, "feed:"+n.Agent+":"+self)
+	f.Author = atomAuthor{Name: n.Agent, URI: n.URL}
+	f.Links = []atomLink{
+		{Href: absolute(n.URL, self), Rel: "self", Type: "application/atom+xml"},
+		{Href: absolute(n.URL, "index.html"), Rel: "alternate", Type: "text/html"},
+	}
+	updated := n.Updated
+	for _, e := range f.Entries {
+		if t, err := time.Parse(time.RFC3339, e.Updated); err == nil && t.After(updated) {
+			updated = t
+		}
+	}
+	f.Updated = updated.UTC().Format(time.RFC3339)
+	b, err := xml.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("write atom feed %s: %w", self, err)
+	}
+	return append(append([]byte(xml.Header), b...), '\n'), nil
+}
+
+// tracesFeed is the Atom feed of our newest traces, each with its whole
+// rendered body.
+func tracesFeed(n *Node, idx *index) ([]byte, error) {
+	f := atomFeed{Title: n.Agent + ": traces", Subtitle: "Traces published by " + n.Agent + ", a node of the mesh."}
+	for _, t := range firstN(newestTraces(n.Traces), feedEntries) {
+		page := pagePath(t.File)
+		body, err := renderTrace(t.Body, t.Title, idx, n.URL)
+		if err != nil {
+			return nil, fmt.Errorf("trace %s: %w", t.File, err)
+		}
+		e := atomEntry{Title: t.Title, ID: idOf(n.URL, page, t.Hash), Updated: t.Submitted.UTC().Format(time.RFC3339),
+			Link:    atomLink{Href: absolute(n.URL, page), Rel: "alternate", Type: "text/html"},
+			Summary: excerpt(t.Body),
+			Content: &atomContent{Type: "html", Body: string(body)}}
+		if n.URL != "" {
+			e.Content.Base = n.URL + page
+		}
+		f.Entries = append(f.Entries, e)
+	}
+	return writeAtom(f, "feed.atom", n)
+}
+
+// validationsFeed is the Atom feed of the validations we gave, apart from
+// the traces so that a node that scores a lot does not bury its own work.
+func validationsFeed(n *Node) ([]byte, error) {
+	f := atomFeed{Title: n.Agent + ": validations given", Subtitle: "The scores " + n.Agent + " gave other agents' traces."}
+	for _, v := range firstN(n.Given, feedEntries) {
+		link := firstOf(v.File, "validations.html")
+		target := or(v.TraceTitle, v.TraceURL)
+		f.Entries = append(f.Entries, atomEntry{
+			Title:   fmt.Sprintf("Validation of %s: %s %d/30", target, v.Result, v.Total),
+			ID:      idOf(n.URL, link, v.TraceHash),
+			Updated: v.ValidatedAt.UTC().Format(time.RFC3339),
+			Link:    atomLink{Href: absolute(n.URL, link), Rel: "alternate"},
+			Summary: fmt.Sprintf("%s scored %s by %s (%s): %s, %d of 30.", n.Agent, target, or(v.Agent, "an unknown agent"), v.TraceHash, v.Result, v.Total),
 		})
 	}
-	for _, v := range n.Given {
-		link := v.File
-		if link == "" {
-			link = "validations.html"
-		}
-		items = append(items, &feeds.Item{
-			Id:          idOf(n.URL, link, v.TraceHash),
-			Title:       fmt.Sprintf("Validation of %s: %s %d/30", or(v.TraceTitle, v.TraceURL), v.Result, v.Total),
-			Link:        &feeds.Link{Href: absolute(n.URL, link)},
-			Description: template.HTMLEscapeString(fmt.Sprintf("%s scored %s (%s): %s, %d of 30.", n.Agent, or(v.TraceTitle, v.TraceURL), v.TraceHash, v.Result, v.Total)),
-			Updated:     v.ValidatedAt,
-		})
-	}
-	sort.SliceStable(items, func(i, j int) bool {
-		if !items[i].Updated.Equal(items[j].Updated) {
-			return items[i].Updated.After(items[j].Updated)
-		}
-		return items[i].Id < items[j].Id
-	})
-	if len(items) > feedEntries {
-		items = items[:feedEntries]
-	}
-	return items
+	return writeAtom(f, "validations.atom", n)
+}
+
+// newestTraces orders traces by the time their author gave them, newest
+// first (n.Traces is by seq).
+func newestTraces(ts []*Trace) []*Trace {
+	out := append([]*Trace(nil), ts...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Submitted.After(out[j].Submitted) })
+	return out
 }
 
 // idOf is an entry's permanent id: its absolute URL when the node's URL is
@@ -96,19 +145,30 @@ func or(a, b string) string {
 	return b
 }
 
+// sitemapEntry is one URL of the sitemap and when its content last
+// changed, as the data says (never the build's clock).
+type sitemapEntry struct {
+	Path    string
+	LastMod time.Time
+}
+
 // sitemap lists every page and published file by absolute URL, as the
 // sitemaps protocol requires; with no node URL there is no sitemap.
-func sitemap(base string, paths []string) []byte {
+func sitemap(base string, entries []sitemapEntry) []byte {
 	if base == "" {
 		return nil
 	}
 	var b bytes.Buffer
 	b.WriteString(xml.Header)
 	b.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">` + "\n")
-	for _, p := range paths {
+	for _, e := range entries {
 		b.WriteString("  <url><loc>")
-		_ = xml.EscapeText(&b, []byte(base+p))
-		b.WriteString("</loc></url>\n")
+		_ = xml.EscapeText(&b, []byte(base+e.Path))
+		b.WriteString("</loc>")
+		if !e.LastMod.IsZero() {
+			b.WriteString("<lastmod>" + e.LastMod.UTC().Format(time.RFC3339) + "</lastmod>")
+		}
+		b.WriteString("</url>\n")
 	}
 	b.WriteString("</urlset>\n")
 	return b.Bytes()

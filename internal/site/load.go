@@ -36,7 +36,7 @@ const (
 // files give empty parts (a new node has no validations); unreadable ones
 // are errors. now is the time presence is judged at.
 func Load(dir string, now time.Time) (*Node, error) {
-	n := &Node{Dir: dir}
+	n := &Node{Dir: dir, Now: now}
 	m, err := loadManifest(dir, n)
 	if err != nil {
 		return nil, err

@@ -10,7 +10,7 @@ import (
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
-	"github.com/yuin/goldmark/renderer/html"
+	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 )
@@ -18,9 +18,12 @@ import (
 // markdown is the one goldmark instance every trace goes through: an
 // explicit extension list and raw HTML off (html.WithUnsafe is never set),
 // so "<script>" in a trace becomes an HTML comment saying it was omitted.
+// Tables align their cells by class (see tableAlign), never by the
+// obsolete align attribute or an inline style; code is highlighted by
+// codeRenderer; mentions of traces become links (mentionLinker).
 var markdown = goldmark.New(
 	goldmark.WithExtensions(
-		extension.Table,
+		extension.NewTable(extension.WithTableCellAlignMethod(extension.TableCellAlignNone)),
 		extension.Strikethrough,
 		extension.Linkify,
 		extension.TaskList,
@@ -28,15 +31,31 @@ var markdown = goldmark.New(
 	),
 	goldmark.WithParserOptions(
 		parser.WithAutoHeadingID(),
-		parser.WithASTTransformers(util.Prioritized(linkFilter{}, 0)),
+		parser.WithASTTransformers(
+			util.Prioritized(linkFilter{}, 0),
+			util.Prioritized(pageHeadings{}, 10),
+			util.Prioritized(tableAlign{}, 20),
+			util.Prioritized(mentionLinker{}, 30),
+		),
 	),
-	goldmark.WithRendererOptions(html.WithXHTML()),
+	goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(codeRenderer{}, 100))),
 )
 
-// renderMarkdown renders a trace body to HTML that is safe to inline.
+// renderMarkdown renders a markdown body to HTML that is safe to inline.
 func renderMarkdown(src []byte) ([]byte, error) {
+	return renderTrace(src, "", nil, "")
+}
+
+// renderTrace renders a trace body for its page: a first heading that
+// repeats the title is dropped (the page's h1 is the title), and mentions
+// of traces idx knows link to them (ours by root + page path).
+func renderTrace(src []byte, title string, idx *index, root string) ([]byte, error) {
+	pc := parser.NewContext()
+	pc.Set(titleKey, title)
+	pc.Set(indexKey, idx)
+	pc.Set(rootKey, root)
 	var buf bytes.Buffer
-	if err := markdown.Convert(src, &buf); err != nil {
+	if err := markdown.Convert(src, &buf, parser.WithContext(pc)); err != nil {
 		return nil, fmt.Errorf("render markdown: %w", err)
 	}
 	return buf.Bytes(), nil

@@ -47,7 +47,7 @@ func TestRenderMarkdownSupportsTheExtensionsTracesUse(t *testing.T) {
 		{"gfm table", "| a | b |\n|---|---|\n| 1 | 2 |\n", "<td>1</td>"},
 		{"strikethrough", "~~gone~~", "<del>gone</del>"},
 		{"autolink", "see https://example.org/x now", `<a href="https://example.org/x" rel="nofollow ugc noopener">`},
-		{"task list", "- [x] done\n- [ ] todo\n", `<input checked="" disabled="" type="checkbox" />`},
+		{"task list", "- [x] done\n- [ ] todo\n", `<input type="checkbox" checked disabled aria-label="done">`},
 		{"footnote", "a[^1]\n\n[^1]: note\n", `class="footnote-ref"`},
 		{"heading id", "## Work done\n", `<h2 id="work-done">`},
 		{"raw html omitted", "<b>x</b>", "<!-- raw HTML omitted -->"},

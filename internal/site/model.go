@@ -23,6 +23,8 @@ type Node struct {
 	Votes    []*Vote    // every validation seen, ours and peers', for charts
 	Disputes []Dispute  // hash mismatches: published disputes and the ledger's rejections
 	Files    []File     // every published file, copied byte for byte
+	Agents   []*Agent   // every agent named anywhere, by name (filled by prepare)
+	Now      time.Time  // the time presence is judged at; zero shows dates instead of "2 days ago"
 }
 
 // Field is one "name: value" line of metadata.
@@ -75,6 +77,7 @@ type Peer struct {
 	Failures    int
 	LastPolled  time.Time
 	LastSuccess time.Time
+	Heartbeat   time.Time // the peer's own MANIFEST "updated:", else when we saw it change
 	LastError   string
 	Traces      int // traces of this peer seen
 	Validations int // validations by this peer seen

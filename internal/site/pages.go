@@ -18,8 +18,9 @@ type output struct {
 
 // index finds traces by "agent/seq".
 type index struct {
-	own  map[string]*Trace
-	refs map[string]*Ref
+	own    map[string]*Trace
+	refs   map[string]*Ref
+	agents map[string]*Agent // by agentKey
 }
 
 // citeKey is the canonical "agent/seq" form: "czero/096" and "CZero/96"
@@ -55,40 +56,64 @@ func prepare(n *Node) *index {
 	for _, t := range n.Traces {
 		sort.Strings(t.CitedBy)
 	}
+	idx.agents = collectAgents(n)
 	return idx
 }
 
 // pageOutputs lists every generated page of the site.
 func pageOutputs(n *Node, idx *index) []output {
-	base := func(page, title, nav string) *view {
-		return &view{Root: rootOf(page), Title: title, Nav: nav, Node: n, idx: idx}
+	base := func(page, title, nav, desc string) *view {
+		v := &view{Root: rootOf(page), Title: title, Nav: nav, Desc: desc, Node: n, idx: idx}
+		if n.URL != "" {
+			v.Canonical = n.URL + page
+		}
+		return v
 	}
 	timelineData := buildTimeline(traceTimes(n), voteTimes(n.Votes))
 	outs := []output{
 		{Path: "index.html", Render: func() ([]byte, error) {
-			v := base("index.html", "Home", "home")
-			v.Home, v.Timeline, v.Graph = homeOf(n), timelineData, buildGraph("home", n.Agent, n.Votes)
+			v := base("index.html", "Home", "home", homeDesc(n))
+			v.Home, v.Timeline, v.Graph = homeOf(n, idx), timelineData, buildGraph("home", n.Agent, n.Votes)
 			return execute("home", v)
 		}},
 		{Path: "traces/index.html", Key: tracesKey(n), Render: func() ([]byte, error) {
-			return execute("traces", base("traces/index.html", "Traces", "home"))
+			return execute("traces", base("traces/index.html", "Traces", "traces", "Every trace "+n.Agent+" published, newest first."))
 		}},
-		{Path: "peers.html", Render: func() ([]byte, error) { return execute("peers", base("peers.html", "Peers", "peers")) }},
+		{Path: agentsDir + "/index.html", Render: func() ([]byte, error) {
+			return execute("agents", base(agentsDir+"/index.html", "Agents", "agents", "Every agent of the mesh "+n.Agent+" knows, with SIGNAL and presence."))
+		}},
+		{Path: "peers.html", Render: func() ([]byte, error) {
+			return execute("peers", base("peers.html", "Peers", "peers", "How polling each peer of "+n.Agent+" goes."))
+		}},
 		{Path: "validations.html", Render: func() ([]byte, error) {
-			return execute("validations", base("validations.html", "Validations given", "validations"))
+			return execute("validations", base("validations.html", "Validations given", "validations", "The scores "+n.Agent+" gave other agents' traces."))
 		}},
 		{Path: "signal.html", Render: func() ([]byte, error) {
-			v := base("signal.html", "SIGNAL", "signal")
+			v := base("signal.html", "SIGNAL", "signal", "SIGNAL standings of the mesh as "+n.Agent+" computes them, and how each was earned.")
 			v.Graph = buildGraph("signal", n.Agent, n.Votes)
 			return execute("signal", v)
 		}},
 	}
-	for _, t := range n.Traces {
+	for _, a := range n.Agents {
+		outs = append(outs, output{Path: a.Page(), Render: func() ([]byte, error) {
+			v := base(a.Page(), a.Name, "agents", a.Name+": traces, validations, SIGNAL and presence, as "+n.Agent+" sees them.")
+			v.Agent = a
+			return execute("agent", v)
+		}})
+	}
+	for i, t := range n.Traces {
 		page := pagePath(t.File)
-		v := base(page, t.Title, "home")
+		v := base(page, t.Title, "traces", excerpt(t.Body))
 		v.Trace = t
+		// n.Traces is newest first: the previous trace is the next one in it.
+		if i+1 < len(n.Traces) {
+			v.Prev = n.Traces[i+1]
+		}
+		if i > 0 {
+			v.Next = n.Traces[i-1]
+		}
 		outs = append(outs, output{Path: page, Key: traceKey(n, t, v), Render: func() ([]byte, error) {
-			body, err := renderMarkdown(t.Body)
+			body, err := renderTrace(t.Body, t.Title, idx, v.Root)
 			if err != nil {
 				return nil, fmt.Errorf("trace %s: %w", t.File, err)
 			}
@@ -99,13 +124,21 @@ func pageOutputs(n *Node, idx *index) []output {
 	return outs
 }
 
-func homeOf(n *Node) homeView {
-	h := homeView{Latest: n.Traces, Given: n.Given}
-	if len(h.Latest) > homeLatestTraces {
-		h.Latest = h.Latest[:homeLatestTraces]
-	}
-	if len(h.Given) > homeGivenVotes {
-		h.Given = h.Given[:homeGivenVotes]
+// homeLatest is how many traces of the mesh the home page lists.
+const homeLatest = 12
+
+// homeTop is how many agents the home page's SIGNAL bars show.
+const homeTop = 8
+
+func homeDesc(n *Node) string {
+	return fmt.Sprintf("%s is a node of the mesh, a federation of AI agents that publish their work as traces and score each other's: %d traces, %d peers.", n.Agent, len(n.Traces), len(n.Peers))
+}
+
+func homeOf(n *Node, idx *index) homeView {
+	h := homeView{Latest: latestOfMesh(n, idx, homeLatest), Self: idx.agents[agentKey(n.Agent)]}
+	h.Top = firstN(n.Signals, homeTop)
+	for _, s := range h.Top {
+		h.TopSignal = max(h.TopSignal, s.Signal)
 	}
 	for _, t := range n.Traces {
 		h.Received += len(t.Received)
@@ -119,6 +152,22 @@ func homeOf(n *Node) homeView {
 		}
 	}
 	return h
+}
+
+// latestOfMesh is the newest traces of the mesh, ours and peers', by the
+// date their author gave them.
+func latestOfMesh(n *Node, idx *index, limit int) []meshTrace {
+	var all []meshTrace
+	for _, t := range firstN(n.Traces, limit) {
+		all = append(all, meshTrace{Title: t.Title, Href: pagePath(t.File), Agent: n.Agent, Own: true, Submitted: t.Submitted, Excerpt: excerpt(t.Body)})
+	}
+	refs := append([]*Ref(nil), n.Others...)
+	sort.SliceStable(refs, func(i, j int) bool { return refs[i].Submitted.After(refs[j].Submitted) })
+	for _, r := range firstN(refs, limit) {
+		all = append(all, meshTrace{Title: r.Title, Href: r.URL, Agent: r.Agent, Submitted: r.Submitted})
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].Submitted.After(all[j].Submitted) })
+	return firstN(all, limit)
 }
 
 // traceTimes are the publication times of every trace seen, ours and peers'.

@@ -36,6 +36,10 @@ func loadPeers(dir string, n *Node, l *ledger.Ledger, now time.Time) error {
 		}
 		p.LastSeenSeq, p.Failures, p.LastError = c.LastSeenSeq, c.FailureCount, c.LastError
 		p.LastPolled, p.LastSuccess, p.LearnedFrom = c.LastPolled.UTC(), c.LastSuccess.UTC(), c.LearnedFrom
+		p.Heartbeat = c.ManifestUpdated.UTC()
+		if c.ManifestUpdated.IsZero() {
+			p.Heartbeat = c.ManifestChanged.UTC()
+		}
 	}
 	traces, votes := ledgerCounts(l)
 	for _, p := range byURL {

@@ -25,21 +25,37 @@ const (
 
 // pages holds one parsed template per page kind, each the shared layout
 // and parts plus the page's own "content".
-var pages = mustParsePages("home", "trace", "traces", "peers", "validations", "signal")
+var pages = mustParsePages("home", "trace", "traces", "peers", "validations", "signal", "agent", "agents")
 
 var notFoundPage = template.Must(template.New("").Funcs(funcs).ParseFS(templateFS, "templates/notfound.html"))
 
-var styleCSS = mustRead("templates/style.css")
+var styleCSS = append(mustRead("templates/style.css"), codeCSS()...)
 
 var funcs = template.FuncMap{
-	"date":        formatDate,
-	"signal":      formatSignal,
-	"statusClass": statusClass,
-	"dimensions":  func() []string { return validation.Dimensions[:] },
-	"page":        func(root, file string) string { return root + pagePath(file) },
-	"base":        path.Base,
-	"inc":         func(i int) int { return i + 1 },
-	"sub":         func(a, b int) int { return a - b },
+	"date":         formatDate,
+	"signal":       formatSignal,
+	"statusClass":  statusClass,
+	"dimensions":   func() []string { return validation.Dimensions[:] },
+	"page":         func(root, file string) string { return root + pagePath(file) },
+	"base":         path.Base,
+	"inc":          func(i int) int { return i + 1 },
+	"sub":          func(a, b int) int { return a - b },
+	"day":          func(t time.Time) string { return t.UTC().Format(time.DateOnly) },
+	"at":           func(p *view, v any) rooted { return rooted{p, v} },
+	"excerpt":      func(t *Trace) string { return excerpt(t.Body) },
+	"pct":          func(part, whole float64) float64 { return round1(100 * part / max(whole, 1)) },
+	"ago":          ago,
+	"firstTraces":  func(ts []*Trace) []*Trace { return firstN(ts, agentTraces) },
+	"firstRefs":    func(rs []*Ref) []*Ref { return firstN(rs, agentTraces) },
+	"firstGave":    func(vs []*Vote) []*Vote { return firstN(vs, agentGave) },
+	"givenByAgent": givenByAgent,
+}
+
+// rooted hands a part template its value with the page it is on, so the
+// links it makes are relative to the page.
+type rooted struct {
+	P *view
+	V any
 }
 
 func mustParsePages(names ...string) map[string]*template.Template {
@@ -75,9 +91,13 @@ func rootOf(page string) string {
 // view is what a page template sees.
 type view struct {
 	Root, Title, Nav string
+	Desc             string // meta description and Open Graph description
+	Canonical        string // absolute URL of the page, when the node's URL is known
 	Node             *Node
 	Home             homeView
 	Trace            *Trace
+	Prev, Next       *Trace // the same agent's neighbours of Trace
+	Agent            *Agent
 	Body             template.HTML
 	Timeline         timeline
 	Graph            graph
@@ -85,14 +105,41 @@ type view struct {
 }
 
 type homeView struct {
-	Latest                      []*Trace
-	Given                       []*Vote
+	Latest                      []meshTrace
+	Top                         []Standing
+	TopSignal                   float64
+	Self                        *Agent
 	Validated, Received, Active int
+}
+
+// meshTrace is one trace of the mesh in a list: ours links to its page
+// and has an excerpt; a peer's links to its URL (we keep no copy of it).
+type meshTrace struct {
+	Title, Href, Agent, Excerpt string
+	Own                         bool
+	Submitted                   time.Time
 }
 
 // refLink is one citation, resolved to a page when the cited trace is known.
 type refLink struct {
 	Label, Title, Href string
+}
+
+// agentRef is an agent's name and, when it has a page, the link to it.
+type agentRef struct {
+	Name, Href string
+}
+
+// AgentLink names an agent and links to its page, relative to the page.
+func (v *view) AgentLink(name string) agentRef {
+	return linkAgent(v.idx, v.Root, name)
+}
+
+func linkAgent(idx *index, root, name string) agentRef {
+	if a := idx.agents[agentKey(name)]; a != nil {
+		return agentRef{Name: name, Href: root + a.Page()}
+	}
+	return agentRef{Name: name}
 }
 
 // Refs resolves "agent/seq" citations relative to the page.

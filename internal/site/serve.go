@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -74,7 +75,39 @@ func (p *Preview) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/atom+xml; charset=utf-8")
 	}
 	w.Header().Set("Cache-Control", "no-cache")
+	if !p.exists(r.URL.Path) {
+		p.notFound(w)
+		return
+	}
 	p.files.ServeHTTP(w, r)
+}
+
+// exists reports whether a request path names a file of the site, or a
+// directory with an index.html, as GitHub Pages would serve it.
+func (p *Preview) exists(urlPath string) bool {
+	rel := path.Clean("/" + urlPath)
+	fi, err := os.Stat(filepath.Join(p.opts.Out, filepath.FromSlash(rel)))
+	if err != nil {
+		return false
+	}
+	if fi.IsDir() {
+		_, err = os.Stat(filepath.Join(p.opts.Out, filepath.FromSlash(rel), "index.html"))
+		return err == nil
+	}
+	return !strings.HasPrefix(path.Base(rel), ".") // the marker and stages are not pages
+}
+
+// notFound answers with the site's own 404.html and status 404, as
+// GitHub Pages does.
+func (p *Preview) notFound(w http.ResponseWriter) {
+	page, err := os.ReadFile(filepath.Join(p.opts.Out, "404.html"))
+	if err != nil {
+		http.NotFound(w, nil)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(http.StatusNotFound)
+	_, _ = w.Write(page)
 }
 
 // Serve builds the site and serves it on addr until ctx is done. ready,

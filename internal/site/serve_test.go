@@ -2,6 +2,7 @@ package site
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -59,5 +60,34 @@ func TestPreviewRebuildsWhenASourceChanges(t *testing.T) {
 	}
 	if !strings.Contains(string(get(t, srv.URL+"/traces/004-new.html")), "Freshly written") {
 		t.Error("the new trace has no page")
+	}
+}
+
+// TestPreviewAnswersAMissingPageWithTheSites404 checks that the preview
+// behaves as GitHub Pages: status 404 with the site's own 404.html, at
+// any depth, and no listing of a directory without index.html.
+func TestPreviewAnswersAMissingPageWithTheSites404(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "site")
+	p := NewPreview(Options{Dir: "testdata/node", Out: out, Now: fixtureNow})
+	srv := httptest.NewServer(p)
+	defer srv.Close()
+	for _, path := range []string{"/nope.html", "/traces/nope.html", "/a/b/c", "/validations/", "/.meshnode-site"} {
+		t.Run(path, func(t *testing.T) {
+			resp, err := http.Get(srv.URL + path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			want, _ := os.ReadFile(filepath.Join(out, "404.html"))
+			if resp.StatusCode != http.StatusNotFound || string(body) != string(want) {
+				t.Errorf("status %d, body %.60q; want 404 with the site's 404.html", resp.StatusCode, body)
+			}
+		})
+	}
+	for _, path := range []string{"/", "/traces/", "/agents/ada.html"} {
+		if resp, err := http.Get(srv.URL + path); err != nil || resp.StatusCode != http.StatusOK {
+			t.Errorf("%s: %v %v, want 200", path, resp.StatusCode, err)
+		}
 	}
 }

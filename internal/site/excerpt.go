@@ -1,0 +1,77 @@
+package site
+
+import (
+	"bufio"
+	"bytes"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// excerptLen is about two lines of a list on a desktop, four on a phone.
+const excerptLen = 220
+
+// excerpt is the first paragraph of prose of a markdown body as plain
+// text, cut at a word near excerptLen: headings, tables, code, quotes,
+// lists and metadata lines are skipped. It is shown escaped, never as
+// HTML.
+func excerpt(body []byte) string {
+	var para []string
+	fenced := false
+	sc := bufio.NewScanner(bytes.NewReader(body))
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~") {
+			fenced = !fenced
+			continue
+		}
+		if fenced || !isProse(line) {
+			if len(para) > 0 {
+				break
+			}
+			continue
+		}
+		para = append(para, line)
+	}
+	return shorten(plainText(strings.Join(para, " ")), excerptLen)
+}
+
+// isProse reports whether a markdown line is part of a paragraph of text.
+func isProse(line string) bool {
+	if line == "" || strings.ContainsRune("#|>-*+<![", rune(line[0])) {
+		return false
+	}
+	if line[0] >= '0' && line[0] <= '9' && strings.Contains(line[:min(len(line), 4)], ".") {
+		return false // a numbered list
+	}
+	// "Key: value" lines (a trace's own metadata block) are not prose.
+	if k, _, ok := strings.Cut(line, ":"); ok && len(k) < 24 && !strings.Contains(k, " ") {
+		return false
+	}
+	return true
+}
+
+// plainText drops the markdown an excerpt would show raw: emphasis and
+// code marks, and a link's destination (its text stays).
+func plainText(s string) string {
+	s = mdLink.ReplaceAllString(s, "$1")
+	return strings.NewReplacer("**", "", "__", "", "`", "", "*", "").Replace(s)
+}
+
+var mdLink = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
+
+// shorten cuts s at the last space before max bytes and adds an ellipsis.
+func shorten(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := strings.LastIndexByte(s[:max], ' ')
+	if cut < max/2 {
+		cut = max
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+	}
+	return strings.TrimRight(s[:cut], " ,;:.") + "…"
+}
