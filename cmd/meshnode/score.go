@@ -25,6 +25,7 @@ func init() {
 		name:    "score",
 		summary: "list traces waiting for a person's score, or draft them in a pull request",
 		usage: `Usage: meshnode score [--dir DIR] [--pr [--when-manual] [--base BRANCH] [--branch BRANCH]]
+       meshnode score --explain FILE [--dir DIR] [--now TIME]
 
 Lists the traces in the validation queue that wait for a score, with the
 heuristic scorer's suggestion for each.
@@ -42,8 +43,13 @@ git remote "origin" on github.com; GITHUB_API_URL, when set, points it at
 GitHub Enterprise Server. With --when-manual it does nothing unless
 mesh.yaml's scorer is manual: the heartbeat workflow runs it that way.
 
+With --explain it scores one trace file with the heuristic, as the next
+heartbeat would, and prints each dimension's score with its reasons, the
+total and pass or fail; uniqueness compares it with the node's ledger.
+
 Examples:
   meshnode score
+  meshnode score --explain traces/2026-03-01-retry-ladder.md
   GITHUB_TOKEN=$(gh auth token) meshnode score --pr
 
 Flags:
@@ -59,6 +65,7 @@ type scoreOptions struct {
 	nodeFlags
 	pr, whenManual bool
 	base, branch   string
+	explain        string // a trace file to score and explain
 	getenv         func(string) string
 	// remote returns dir's origin remote; nil: no remote.
 	remote func(dir string) (string, error)
@@ -76,11 +83,15 @@ func runScoreCommand(ctx context.Context, e *env, args []string) error {
 	fs.BoolVar(&o.whenManual, "when-manual", false, "with --pr: only when mesh.yaml's scorer is manual")
 	fs.StringVar(&o.base, "base", pullrequest.DefaultBase, "the branch the pull request merges into")
 	fs.StringVar(&o.branch, "branch", pullrequest.DefaultBranch, "the branch that holds the drafts")
+	fs.StringVar(&o.explain, "explain", "", "score this trace `FILE` with the heuristic and say why")
 	if err := parseFlags(e, fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("run 'meshnode score -h' for its flags", "score: unexpected argument %q", fs.Arg(0))
+	}
+	if o.explain != "" {
+		return runExplain(ctx, e, o)
 	}
 	return runScore(ctx, e, o)
 }
