@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -69,9 +70,20 @@ func runBuild(ctx context.Context, e *env, so site.Options) error {
 	start := time.Now()
 	st, err := site.Build(ctx, so)
 	if err != nil {
-		return err
+		return siteError("build", err)
 	}
 	fmt.Fprintf(e.stdout, "built %s: %d files, %d written, %d unchanged, %d removed, %d trace pages in %s\n",
 		so.Out, st.Files, st.Written, st.Unchanged, st.Removed, st.Traces, time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// siteError turns the site's mistakes a person fixes into usage errors.
+func siteError(cmd string, err error) error {
+	switch {
+	case errors.Is(err, site.ErrTemplate):
+		return usagef("run 'meshnode init' to make this repository a node", "%s: %v", cmd, err)
+	case errors.Is(err, site.ErrNotSite):
+		return usagef("give --out a new or empty directory, or leave it out for DIR/_site", "%s: %v", cmd, err)
+	}
+	return err
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 
@@ -54,6 +55,9 @@ func runDemoCmd(ctx context.Context, e *env, args []string) error {
 		opts.Logger = logger
 	}
 	_, err := demo.Run(ctx, opts)
+	if errors.Is(err, demo.ErrDirNotEmpty) {
+		return usagef("give --dir a new or empty directory, or leave it out for a temporary one", "demo: %v", err)
+	}
 	return err
 }
 

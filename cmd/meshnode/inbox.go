@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/validation"
 )
@@ -88,6 +89,11 @@ func runInbox(ctx context.Context, e *env, args []string) error {
 	}
 	clock, err := o.clock(e)
 	if err != nil {
+		return err
+	}
+	// The queue is a node's: a directory whose mesh.yaml is not one is
+	// said so, not shown as an empty inbox.
+	if _, err := config.Load(o.dir); err != nil {
 		return err
 	}
 	q := queue.Open(filepath.Join(o.dir, "mesh-state", "queue.json"))

@@ -18,7 +18,7 @@ var inboxNow = time.Date(2026, 3, 15, 12, 0, 0, 0, time.UTC)
 // for the newer.
 func writeInboxNode(t *testing.T) (string, *queue.Queue) {
 	t.Helper()
-	dir := t.TempDir()
+	dir := minimalNode(t)
 	q := queue.Open(filepath.Join(dir, "mesh-state", "queue.json"))
 	_, err := q.Enqueue(
 		queue.Item{ID: "aaaaaaaaaaaa", Hash: "sha256:" + strings.Repeat("a", 64), From: "ann", FromURL: "https://ann.example/",
@@ -135,7 +135,7 @@ func TestInboxMistakesAreUsageErrors(t *testing.T) {
 }
 
 func TestInboxOnEmptyQueue(t *testing.T) {
-	out, err := runCmd(t, "inbox", "--dir", t.TempDir())
+	out, err := runCmd(t, "inbox", "--dir", minimalNode(t))
 	if err != nil || !strings.Contains(out, "the inbox is empty") {
 		t.Fatalf("out %q err %v", out, err)
 	}

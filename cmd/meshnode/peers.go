@@ -15,6 +15,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/presence"
 	"github.com/meshnode/meshnode/internal/roster"
@@ -33,7 +34,7 @@ offline, unreachable: see internal/presence), consecutive failures and
 backoff, cursor (last seq seen) and gaps still asked for, when it was last
 polled, and how many of its traces and validations the ledger holds.
 
-Reads AGENTS.md and mesh-state/ only; it polls nothing. --json prints a list
+Reads mesh.yaml, AGENTS.md and mesh-state/ only; it polls nothing. --json prints a list
 of objects, one per agent; the schema is in docs/cli/peers.md.
 
 Examples:
@@ -85,6 +86,10 @@ func runPeers(ctx context.Context, e *env, args []string) error {
 	}
 	clock, err := o.clock(e)
 	if err != nil {
+		return err
+	}
+	// A broken or missing mesh.yaml is said, not shown as "no peers".
+	if _, err := config.Load(o.dir); err != nil {
 		return err
 	}
 	rows, err := listPeers(o.dir, clock())

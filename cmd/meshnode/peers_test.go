@@ -21,7 +21,7 @@ var peersNow = time.Date(2026, 3, 15, 12, 0, 0, 0, time.UTC)
 // 31 days), cy (listed, never polled) and dee (learned from ann's AGENTS.md).
 func writePeersNode(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
+	dir := minimalNode(t)
 	agents := "# name | trace_url | joined\ncy | https://cy.example/ | 2026-02-03\nann | https://ann.example/ | 2026-02-01\nbob | https://bob.example/ | 2026-02-02\n"
 	if err := os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte(agents), 0o644); err != nil {
 		t.Fatal(err)
@@ -122,14 +122,14 @@ func TestPeersJSONListsEveryAgentWithSchemaFields(t *testing.T) {
 }
 
 func TestPeersOnEmptyNodeSaysHowToAddPeers(t *testing.T) {
-	out, err := runCmd(t, "peers", "--dir", t.TempDir())
+	out, err := runCmd(t, "peers", "--dir", minimalNode(t))
 	if err != nil || !strings.Contains(out, "list peers in AGENTS.md") {
 		t.Fatalf("out %q err %v", out, err)
 	}
 }
 
 func TestPeersReportsCorruptStateWithoutTouchingIt(t *testing.T) {
-	dir := t.TempDir()
+	dir := minimalNode(t)
 	p := filepath.Join(dir, "mesh-state", "polling-cursors.json")
 	os.MkdirAll(filepath.Dir(p), 0o755)
 	os.WriteFile(p, []byte("{oops"), 0o644)
@@ -137,4 +137,12 @@ func TestPeersReportsCorruptStateWithoutTouchingIt(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "polling-cursors.json:1:2") {
 		t.Fatalf("err = %v", err)
 	}
+}
+
+// minimalNode is a directory with a mesh.yaml and nothing else.
+func minimalNode(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	writeT(t, dir, "mesh.yaml", "agent: ada\nurl: https://ada.example/\n")
+	return dir
 }

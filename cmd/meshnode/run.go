@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/meshnode/meshnode/internal/config"
 )
 
 // Exit codes, documented in `meshnode help`.
@@ -121,6 +124,9 @@ stopped by SIGINT (Ctrl-C) and SIGTERM: state saved, the next run goes on.
 `)
 }
 
+// configHint is the hint for a mistake in mesh.yaml that came with none.
+const configHint = "see docs/config.md for every key, its default and its meaning"
+
 // exitCode prints err the way its kind asks for and maps it to an exit code.
 func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
@@ -129,6 +135,7 @@ func exitCode(err error, stderr io.Writer) int {
 	var ue *usageError
 	var pf *problemsFound
 	var ie *interruptedError
+	var ce *config.Error
 	switch {
 	case errors.Is(err, pflag.ErrHelp):
 		return exitOK
@@ -138,6 +145,12 @@ func exitCode(err error, stderr io.Writer) int {
 	case errors.As(err, &pf):
 		fmt.Fprintf(stderr, "meshnode: %v\n", err)
 		return exitProblem
+	case errors.As(err, &ce):
+		// A mistake in mesh.yaml, wherever it was met, is the person's to
+		// fix: the file, line and key are in the message.
+		fmt.Fprintf(stderr, "meshnode: %v\n", err)
+		fmt.Fprintf(stderr, "hint: %s\n", cmp.Or(ce.Hint, configHint))
+		return exitUsage
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "meshnode: %s\n", ue.msg)
 		if ue.hint != "" {

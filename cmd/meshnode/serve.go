@@ -2,8 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"net"
+	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/meshnode/meshnode/internal/site"
@@ -49,6 +53,9 @@ func runServeCommand(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("run 'meshnode serve -h' for its flags", "serve: unexpected argument %q", fs.Arg(0))
 	}
+	if err := checkAddr(o.addr); err != nil {
+		return err
+	}
 	var now time.Time
 	if o.now != "" {
 		clock, err := o.clock(e)
@@ -59,7 +66,33 @@ func runServeCommand(ctx context.Context, e *env, args []string) error {
 	}
 	so := site.Options{Dir: o.dir, Out: o.out, Now: now,
 		Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
-	return site.Serve(ctx, so, o.addr, func(url string) {
+	err := site.Serve(ctx, so, o.addr, func(url string) {
 		fmt.Fprintf(e.stdout, "serving %s on %s (Ctrl-C stops)\n", o.dir, url)
 	})
+	return listenError(o.addr, siteError("serve", err))
+}
+
+// checkAddr refuses an --addr that is not HOST:PORT before anything is
+// built.
+func checkAddr(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err == nil {
+		_, err = strconv.ParseUint(port, 10, 16)
+	}
+	if err != nil {
+		return usagef("use --addr HOST:PORT, like 127.0.0.1:8080", "serve: --addr %q is not HOST:PORT", addr)
+	}
+	return nil
+}
+
+// listenError turns a port that cannot be listened on into a usage error.
+func listenError(addr string, err error) error {
+	var oe *net.OpError
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		return usagef("stop what listens there, or pick another port with --addr", "serve: %s is in use", addr)
+	case errors.As(err, &oe) && oe.Op == "listen":
+		return usagef("pick another --addr, like 127.0.0.1:8080", "serve: %v", err)
+	}
+	return err
 }

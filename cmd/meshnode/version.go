@@ -23,6 +23,9 @@ func runVersion(ctx context.Context, e *env, args []string) error {
 	if err := parseFlags(e, fs, args); err != nil {
 		return err
 	}
+	if fs.NArg() > 0 {
+		return usagef("run 'meshnode version' alone", "version: unexpected argument %q", fs.Arg(0))
+	}
 	goVersion := ""
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		goVersion = bi.GoVersion

@@ -37,6 +37,10 @@ type Options struct {
 	Build func(ctx context.Context, dir, out string) error
 }
 
+// ErrDirNotEmpty: the demo makes its node in an empty or new directory
+// only, so it never mixes with, or overwrites, files of someone's.
+var ErrDirNotEmpty = errors.New("is not empty")
+
 // Result is what a demo run produced, for tests.
 type Result struct {
 	Rounds []*heartbeat.Summary
@@ -121,7 +125,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 // writeNode creates the demo node: config, identity, peers and one trace.
 func writeNode(dir, nodeURL string, nodeTrace []byte, m *mesh, down string) error {
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
-		return fmt.Errorf("demo directory %s is not empty; pick an empty one", dir)
+		return fmt.Errorf("demo directory %s: %w", dir, ErrDirNotEmpty)
 	}
 	files := map[string][]byte{
 		"mesh.yaml": []byte(fmt.Sprintf(`# The demo node: peers are on 127.0.0.1, so private addresses are allowed.

@@ -229,11 +229,24 @@ func constant(b []byte) func() ([]byte, error) {
 	return func() ([]byte, error) { return b, nil }
 }
 
+// Mistakes a person fixes, which the CLI tells apart from failures.
+var (
+	// ErrTemplate: the directory holds the template's placeholders, not a
+	// node: 'meshnode init' makes it one.
+	ErrTemplate = errors.New("the template's placeholder, not a node's")
+	// ErrNotSite: the output is a file, or a directory meshnode did not
+	// build, which a build would overwrite.
+	ErrNotSite = errors.New("not a site meshnode built")
+)
+
 // claimOut makes sure out is empty, absent or a site of ours, so that
 // deleting stale files can never eat someone's work (say, --out .). It
 // reports whether out is fresh: absent, or empty but for stages an
 // interrupted build left behind.
 func claimOut(out string) (bool, error) {
+	if fi, err := os.Stat(out); err == nil && !fi.IsDir() {
+		return false, fmt.Errorf("refusing to build into %s: it is a file, %w", out, ErrNotSite)
+	}
 	entries, err := os.ReadDir(out)
 	if errors.Is(err, fs.ErrNotExist) {
 		return true, nil
@@ -249,7 +262,7 @@ func claimOut(out string) (bool, error) {
 		return true, nil
 	}
 	if _, err := os.Stat(filepath.Join(out, markerFile)); err != nil {
-		return false, fmt.Errorf("refusing to build into %s: it is not empty and holds no %s, so it is not a site meshnode built", out, markerFile)
+		return false, fmt.Errorf("refusing to build into %s: it is not empty and holds no %s, so it is %w", out, markerFile, ErrNotSite)
 	}
 	return false, nil
 }

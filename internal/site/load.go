@@ -105,7 +105,7 @@ func loadManifest(dir string, n *Node) (*manifest.Manifest, error) {
 		return &manifest.Manifest{}, err
 	}
 	if config.IsTemplate(data) {
-		return nil, fmt.Errorf("%s is the template's placeholder: run 'meshnode init' to make this repository a node", manifestFile)
+		return nil, fmt.Errorf("%s is %w", manifestFile, ErrTemplate)
 	}
 	m, _, err := manifest.Parse(data)
 	if err != nil {

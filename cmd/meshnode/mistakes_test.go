@@ -1,0 +1,123 @@
+package main
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// mistakeScene is a directory a mistake is made in.
+type mistakeScene func(t *testing.T) string
+
+// unsetFork is a clone of the template before init: placeholders only.
+func unsetFork(t *testing.T) string {
+	dir := filepath.Join(t.TempDir(), "fork")
+	for _, f := range templateFiles {
+		data, err := os.ReadFile(filepath.Join("..", "..", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeT(t, dir, f, string(data))
+	}
+	return dir
+}
+
+// brokenConfig is a node whose mesh.yaml does not parse.
+func brokenConfig(t *testing.T) string {
+	dir := newNode(t, nil)
+	writeT(t, dir, "mesh.yaml", "agent: [ada\n")
+	return dir
+}
+
+func aNode(t *testing.T) string { return newNode(t, nil) }
+
+// TestEveryCommandAnswersAMistakeWithExit2AndAHint is the CLI's one
+// convention, over every command: 0 ok, 1 unexpected, 2 a mistake you can
+// fix, said in one line with a hint, 3 problems found. Every registered
+// command must have a row.
+func TestEveryCommandAnswersAMistakeWithExit2AndAHint(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	tests := []struct {
+		name     string
+		scene    mistakeScene
+		args     []string // DIR is replaced by the scene's directory
+		wantCode int
+		wantErr  string
+	}{
+		{"help of an unknown command", aNode, []string{"help", "nope"}, exitUsage, `unknown command "nope"`},
+		{"unknown command", aNode, []string{"nope"}, exitUsage, `unknown command "nope"`},
+		{"version with an argument", aNode, []string{"version", "extra"}, exitUsage, `unexpected argument "extra"`},
+		{"init without an agent off a terminal", func(t *testing.T) string { return t.TempDir() }, []string{"init", "--dir", "DIR", "--url", "https://ada.github.io/node/"}, exitUsage, "--agent"},
+		{"init over a node", aNode, []string{"init", "--dir", "DIR", "--agent", "ada", "--url", "https://ada.github.io/node/"}, exitUsage, "already holds"},
+		{"trace without new", aNode, []string{"trace", "--dir", "DIR", "old"}, exitUsage, "the only subcommand is new"},
+		{"heartbeat before init", unsetFork, []string{"heartbeat", "--dir", "DIR"}, exitUsage, "mesh.yaml"},
+		{"heartbeat with a broken mesh.yaml", brokenConfig, []string{"heartbeat", "--dir", "DIR"}, exitUsage, "line 1"},
+		{"heartbeat log format", aNode, []string{"heartbeat", "--dir", "DIR", "--log-format", "xml"}, exitUsage, `unknown log format "xml"`},
+		{"build before init", unsetFork, []string{"build", "--dir", "DIR"}, exitUsage, "meshnode init"},
+		{"build into a file", aNode, []string{"build", "--dir", "DIR", "--out", "DIR/mesh.yaml"}, exitUsage, "mesh.yaml"},
+		{"build into someone's directory", aNode, []string{"build", "--dir", "DIR", "--out", "DIR"}, exitUsage, "not a site meshnode built"},
+		{"serve on no address", aNode, []string{"serve", "--dir", "DIR", "--addr", "nope"}, exitUsage, `--addr "nope"`},
+		{"serve on a port in use", aNode, []string{"serve", "--dir", "DIR", "--addr", busy.Addr().String()}, exitUsage, "in use"},
+		{"serve before init", unsetFork, []string{"serve", "--dir", "DIR", "--addr", "127.0.0.1:0"}, exitUsage, "meshnode init"},
+		{"demo in a directory that is not empty", aNode, []string{"demo", "--dir", "DIR"}, exitUsage, "not empty"},
+		{"peers with a broken mesh.yaml", brokenConfig, []string{"peers", "--dir", "DIR"}, exitUsage, "line 1"},
+		{"peers before init", unsetFork, []string{"peers", "--dir", "DIR"}, exitUsage, "meshnode init"},
+		{"signal with a broken mesh.yaml", brokenConfig, []string{"signal", "--dir", "DIR"}, exitUsage, "line 1"},
+		{"inbox action without an ID", aNode, []string{"inbox", "--dir", "DIR", "done"}, exitUsage, "inbox:"},
+		{"inbox with a broken mesh.yaml", brokenConfig, []string{"inbox", "--dir", "DIR"}, exitUsage, "line 1"},
+		{"score before init", unsetFork, []string{"score", "--dir", "DIR"}, exitUsage, "meshnode init"},
+		{"score --pr without a token", aNode, []string{"score", "--dir", "DIR", "--pr"}, exitUsage, "GITHUB_TOKEN"},
+		{"check with a broken mesh.yaml", brokenConfig, []string{"check", "--dir", "DIR"}, exitUsage, "line 1"},
+		{"doctor before init finds problems", unsetFork, []string{"doctor", "--dir", "DIR"}, exitProblem, "problem"},
+		{"commit outside a repository", aNode, []string{"commit", "--dir", "DIR"}, exitUsage, "not a git repository"},
+		{"bad --now", aNode, []string{"peers", "--dir", "DIR", "--now", "yesterday"}, exitUsage, "not an RFC3339 time"},
+	}
+	for name := range commands {
+		tests = append(tests, struct {
+			name     string
+			scene    mistakeScene
+			args     []string
+			wantCode int
+			wantErr  string
+		}{name + " with an unknown flag", aNode, []string{name, "--no-such-flag"}, exitUsage, "unknown flag: --no-such-flag"})
+	}
+	covered := map[string]bool{}
+	for _, tt := range tests {
+		covered[tt.args[0]] = true
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("GITHUB_TOKEN", "")
+			dir := tt.scene(t)
+			args := make([]string, len(tt.args))
+			for i, a := range tt.args {
+				args[i] = strings.ReplaceAll(a, "DIR", dir)
+			}
+			code, stdout, stderr := runSetupCLI(t, args...)
+			if code != tt.wantCode || !strings.Contains(stderr, tt.wantErr) {
+				t.Fatalf("meshnode %s: exit %d, want %d with %q\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, tt.wantCode, tt.wantErr, stdout, stderr)
+			}
+			if tt.wantCode == exitUsage {
+				lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+				if !strings.HasPrefix(lines[0], "meshnode: ") || !strings.HasPrefix(lines[len(lines)-1], "hint: ") {
+					t.Errorf("a mistake is said as 'meshnode: …' then 'hint: …':\n%s", stderr)
+				}
+			}
+		})
+	}
+	var missing []string
+	for name := range commands {
+		if !covered[name] {
+			missing = append(missing, name)
+		}
+	}
+	sort.Strings(missing)
+	if len(missing) > 0 {
+		t.Errorf("commands with no row: %v", missing)
+	}
+}
