@@ -7,21 +7,18 @@ import (
 	"github.com/meshnode/meshnode/internal/state"
 )
 
-// maxFetchPerPoll bounds the files fetched from one peer in one heartbeat,
-// so a peer listing a million rows cannot hold the heartbeat hostage. What
-// is left over is picked up by the next heartbeat: the cursor only advances
-// to the last seq planned.
-const maxFetchPerPoll = 5000
-
 // plan is what one poll of a peer must do with its manifest.
 type plan struct {
-	fetch     []manifest.Entry // entries to fetch and verify, seq ascending
-	record    []manifest.Entry // entries with no file column: recorded, not fetched
-	lastSeen  int              // the cursor after this poll
-	gaps      []state.Range    // seqs at or below lastSeen still missing
-	backwards bool             // the peer's sequence went below our cursor
-	truncated bool             // maxFetchPerPoll cut the plan short
-	dups      int              // rows repeating the hash of an earlier row
+	// todo holds the wanted entries, seq ascending: fetched and verified,
+	// or, without a file column, recorded unverified.
+	todo      []manifest.Entry
+	lastSeen  int           // the cursor after this poll
+	gaps      []state.Range // seqs at or below lastSeen still missing
+	retry     []int         // seqs at or below lastSeen left for the next poll by cut
+	backwards bool          // the peer's sequence went below our cursor
+	truncated bool          // cut left wanted entries for the next poll
+	dups      int           // rows repeating the hash of an earlier row
+	floor     int           // the lowest cursor cut may leave: the old one, or 0 going backwards
 }
 
 // cursorView is the part of a cursor that planning reads.
@@ -63,19 +60,9 @@ func planPoll(c cursorView, m *manifest.Manifest) plan {
 		}
 		seenHash[e.Hash] = true
 		wanted := p.backwards || e.Seq <= 0 || e.Seq > c.lastSeen || inRanges(c.gaps, e.Seq) || retry[e.Seq]
-		if !wanted {
-			continue
+		if wanted {
+			p.todo = append(p.todo, e)
 		}
-		if e.File == "" {
-			p.record = append(p.record, e)
-			continue
-		}
-		if len(p.fetch) == maxFetchPerPoll {
-			p.truncated = true
-			top = p.fetch[len(p.fetch)-1].Seq
-			break
-		}
-		p.fetch = append(p.fetch, e)
 	}
 	p.lastSeen = top
 	from := c.lastSeen + 1
@@ -84,9 +71,41 @@ func planPoll(c cursorView, m *manifest.Manifest) plan {
 		from = 1
 	} else {
 		old = c.gaps
+		p.floor = c.lastSeen
 	}
 	p.gaps = missing(old, from, top, present)
 	return p
+}
+
+// cut stops the plan before todo[i], when a budget or the deadline does
+// not let the poll take it (docs/decisions.md, "Budgets"): the cursor
+// stays below that entry, entries left at or below the cursor (gaps,
+// retries) go on the retry list, and truncated tells the next poll to read
+// the manifest even when it did not change. Nothing wanted is dropped and
+// nothing waits for the peer to publish again.
+func (p *plan) cut(i int) {
+	if i >= len(p.todo) {
+		return
+	}
+	left := p.todo[i:]
+	p.todo = p.todo[:i]
+	p.truncated = true
+	top := max(p.floor, min(p.lastSeen, left[0].Seq-1))
+	p.lastSeen = top
+	for _, e := range left {
+		if e.Seq > 0 && e.Seq <= top {
+			p.retry = append(p.retry, e.Seq)
+		}
+	}
+	var gaps []state.Range
+	for _, g := range p.gaps {
+		if g.From > top {
+			break
+		}
+		g.To = min(g.To, top)
+		gaps = append(gaps, g)
+	}
+	p.gaps = gaps
 }
 
 // missing returns the seqs of the old gaps and of [from, to] that are not

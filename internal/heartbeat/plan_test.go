@@ -81,8 +81,8 @@ func TestPlanPoll(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			m := &manifest.Manifest{Sequence: tt.sequence, Entries: entries(tt.rows...)}
 			p := planPoll(tt.cursor, m)
-			if got := seqsOf(p.fetch); !reflect.DeepEqual(got, tt.wantFetch) {
-				t.Errorf("fetch = %v, want %v", got, tt.wantFetch)
+			if got := seqsOf(p.todo); !reflect.DeepEqual(got, tt.wantFetch) {
+				t.Errorf("todo = %v, want %v", got, tt.wantFetch)
 			}
 			if p.lastSeen != tt.wantLast {
 				t.Errorf("lastSeen = %d, want %d", p.lastSeen, tt.wantLast)
@@ -97,30 +97,76 @@ func TestPlanPoll(t *testing.T) {
 	}
 }
 
-func TestPlanPollRecordsRowsWithoutFile(t *testing.T) {
+func TestPlanPollKeepsRowsWithoutFileInOrder(t *testing.T) {
 	m := &manifest.Manifest{Sequence: 2, Entries: []manifest.Entry{
-		{Seq: 1, Hash: hashOf(1), Title: "legacy row"},
 		{Seq: 2, Hash: hashOf(2), File: "traces/2.md"},
+		{Seq: 1, Hash: hashOf(1), Title: "legacy row"},
 	}}
 	p := planPoll(cursorView{}, m)
-	if len(p.record) != 1 || p.record[0].Seq != 1 {
-		t.Fatalf("record = %v, want the row without a file", seqsOf(p.record))
-	}
-	if got := seqsOf(p.fetch); !reflect.DeepEqual(got, []int{2}) {
-		t.Fatalf("fetch = %v, want [2]", got)
+	if got := seqsOf(p.todo); !reflect.DeepEqual(got, []int{1, 2}) || p.todo[0].File != "" {
+		t.Fatalf("todo = %v, want the legacy row then the file", got)
 	}
 }
 
-func TestPlanPollCapsFetchesAndKeepsTheRestForLater(t *testing.T) {
-	rows := make([]int, maxFetchPerPoll+10)
-	for i := range rows {
-		rows[i] = i + 1
+// TestPlanCutLeavesTheRestForTheNextPoll: wherever a budget or the
+// deadline stops a poll, every wanted entry is either taken or still
+// wanted next time (above the cursor, or on the retry list), and the
+// cursor never moves backwards unless the peer's sequence did.
+func TestPlanCutLeavesTheRestForTheNextPoll(t *testing.T) {
+	tests := []struct {
+		name      string
+		cursor    cursorView
+		sequence  int
+		rows      []int
+		cutAt     int
+		wantTodo  []int
+		wantLast  int
+		wantRetry []int
+		wantGaps  []state.Range
+	}{
+		{
+			name: "a first poll cut in the middle", sequence: 10, rows: []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10},
+			cutAt: 4, wantTodo: []int{1, 2, 3, 4}, wantLast: 4,
+		},
+		{
+			name: "a cut keeps only the gaps below the new cursor", sequence: 20, rows: []int{1, 2, 5, 6, 15, 20},
+			cutAt: 4, wantTodo: []int{1, 2, 5, 6}, wantLast: 14, wantGaps: []state.Range{{From: 3, To: 4}, {From: 7, To: 14}},
+		},
+		{
+			name: "gap and retry entries left below the cursor go on the retry list", cursor: cursorView{lastSeen: 10, gaps: []state.Range{{From: 3, To: 4}}, retry: []int{7}},
+			sequence: 12, rows: []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12},
+			cutAt: 1, wantTodo: []int{3}, wantLast: 10, wantRetry: []int{4, 7},
+		},
+		{
+			name: "a cut going backwards follows the peer down", cursor: cursorView{lastSeen: 100}, sequence: 5, rows: []int{1, 2, 3, 4, 5},
+			cutAt: 2, wantTodo: []int{1, 2}, wantLast: 2,
+		},
+		{
+			name: "a cut at a duplicated seq leaves the seq whole", sequence: 3, rows: []int{1, 2, 2, 3},
+			cutAt: 2, wantTodo: []int{1, 2}, wantLast: 1,
+		},
+		{
+			name: "a cut past the end changes nothing", sequence: 2, rows: []int{1, 2},
+			cutAt: 5, wantTodo: []int{1, 2}, wantLast: 2,
+		},
 	}
-	p := planPoll(cursorView{}, &manifest.Manifest{Sequence: len(rows), Entries: entries(rows...)})
-	if len(p.fetch) != maxFetchPerPoll || !p.truncated {
-		t.Fatalf("fetched %d (truncated=%v), want %d", len(p.fetch), p.truncated, maxFetchPerPoll)
-	}
-	if p.lastSeen != maxFetchPerPoll {
-		t.Fatalf("cursor advanced to %d, want %d so the rest comes next time", p.lastSeen, maxFetchPerPoll)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := &manifest.Manifest{Sequence: tt.sequence, Entries: entries(tt.rows...)}
+			for i := range m.Entries {
+				m.Entries[i].Hash = manifest.HashBytes([]byte{byte(i)}) // duplicated seqs, distinct files
+			}
+			p := planPoll(tt.cursor, m)
+			p.cut(tt.cutAt)
+			if got := seqsOf(p.todo); !reflect.DeepEqual(got, tt.wantTodo) {
+				t.Errorf("todo = %v, want %v", got, tt.wantTodo)
+			}
+			if p.lastSeen != tt.wantLast || !reflect.DeepEqual(p.retry, tt.wantRetry) || !reflect.DeepEqual(p.gaps, tt.wantGaps) {
+				t.Errorf("cursor %d, retry %v, gaps %v; want %d, %v, %v", p.lastSeen, p.retry, p.gaps, tt.wantLast, tt.wantRetry, tt.wantGaps)
+			}
+			if p.truncated != (tt.cutAt < len(tt.rows)) {
+				t.Errorf("truncated = %v", p.truncated)
+			}
+		})
 	}
 }

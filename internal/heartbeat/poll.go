@@ -5,9 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/meshnode/meshnode/internal/fetch"
 	"github.com/meshnode/meshnode/internal/manifest"
@@ -104,8 +103,9 @@ func (pl *poller) poll(ctx context.Context, p peer, c state.Cursor) *pollResult 
 	}
 	r.cursor.LastPolled = pl.now
 	req := fetch.Request{URL: p.url + "MANIFEST.md", MaxBytes: pl.limits.manifest, Within: p.url}
-	if len(c.Retry) == 0 {
-		// With entries to retry we need the body even if it did not change.
+	if !c.Unread() {
+		// With entries to retry, or a budget's remainder to read, we need
+		// the body even if it did not change.
 		req.ETag, req.LastModified = c.ETag, c.LastModified
 	}
 	r.requests++
@@ -121,7 +121,7 @@ func (pl *poller) poll(ctx context.Context, p peer, c state.Cursor) *pollResult 
 		return r
 	}
 	sum := manifest.HashBytes(resp.Body)
-	if sum == c.ManifestSHA256 && len(c.Retry) == 0 {
+	if sum == c.ManifestSHA256 && !c.Unread() {
 		r.succeed(pl.now, outcomeUnchanged)
 		return r
 	}
@@ -146,7 +146,8 @@ func (pl *poller) poll(ctx context.Context, p peer, c state.Cursor) *pollResult 
 	return r
 }
 
-// process fetches and verifies the entries the plan wants.
+// process fetches and verifies the entries the plan wants, within the
+// poll's budget.
 func (pl *poller) process(ctx context.Context, r *pollResult, m *manifest.Manifest) {
 	c := &r.cursor
 	pn := planPoll(cursorView{lastSeen: c.LastSeenSeq, gaps: c.Gaps, retry: c.Retry}, m)
@@ -154,12 +155,19 @@ func (pl *poller) process(ctx context.Context, r *pollResult, m *manifest.Manife
 	if pn.backwards {
 		pl.logf("peer %s: sequence went backwards from %d to %d: rescanning, deduplicating by hash", r.peer.name, c.LastSeenSeq, pn.lastSeen)
 	}
-	r.records = pn.record
 	r.dups += pn.dups
 	var retry []int
-	for i, got := range pl.fetchEntries(ctx, r.peer, pn.fetch) {
-		e := pn.fetch[i]
+	var b budget
+	pl.fetchInOrder(ctx, r.peer, pn.todo, func(i int, got entryResult) bool {
+		r.requests += got.requests
+		e := pn.todo[i]
+		if ctx.Err() != nil && got.retry || !b.take(e, got) {
+			pn.cut(i)
+			return false
+		}
 		switch {
+		case e.File == "":
+			r.records = append(r.records, e)
 		case got.dup:
 			r.dups++
 		case got.retry:
@@ -171,11 +179,19 @@ func (pl *poller) process(ctx context.Context, r *pollResult, m *manifest.Manife
 		case got.file != nil:
 			r.files = append(r.files, *got.file)
 		}
-		r.requests += got.requests
+		if b.spent() {
+			pn.cut(i + 1) // the next file would not fit: fetch no more
+			return false
+		}
+		return true
+	})
+	if pn.truncated {
+		pl.logf("peer %s: budget or deadline reached at seq %d (%d rows, %d bytes): the rest is read next heartbeat", r.peer.name, pn.lastSeen, b.entries, b.bytes)
 	}
 	c.LastSeenSeq = pn.lastSeen
 	c.Gaps = pn.gaps
-	c.Retry = retry
+	c.Retry = append(retry, pn.retry...)
+	c.Backlog = pn.truncated
 	r.gapCount = countRanges(pn.gaps)
 	if len(pn.gaps) > 0 {
 		pl.logf("peer %s: %d seqs missing below %d (gaps kept for a later backfill)", r.peer.name, r.gapCount, pn.lastSeen)
@@ -188,7 +204,7 @@ func (pl *poller) process(ctx context.Context, r *pollResult, m *manifest.Manife
 }
 
 // entryResult is what fetching one planned entry gave: exactly one of its
-// fields but requests is set.
+// fields but requests is set, or none for an entry without a file.
 type entryResult struct {
 	dup      bool // already seen: not fetched
 	retry    bool // ask again at the next poll
@@ -198,30 +214,60 @@ type entryResult struct {
 	requests int
 }
 
-// fetchEntries fetches a peer's planned entries concurrently, at most
-// fileWorkers at once; the host's cap in the fetcher decides how many are
-// really in flight (more over HTTP/2 than over HTTP/1.1). Results come back
-// in entry order, so what the poll records does not depend on timing.
-func (pl *poller) fetchEntries(ctx context.Context, p peer, entries []manifest.Entry) []entryResult {
-	out := make([]entryResult, len(entries))
-	var g errgroup.Group
-	g.SetLimit(max(pl.fileWorkers, 1))
-	for i, e := range entries {
+// fetchAhead is how many rounds of fileWorkers fetches may run ahead of
+// the entry being used: enough to keep the host's cap full, few enough that
+// at most 4 × 16 bodies (64 MiB at limits.trace_bytes) are held beyond the
+// poll's budget.
+const fetchAhead = 4
+
+// fetchInOrder fetches a peer's planned entries concurrently, at most
+// fileWorkers at once (the host's cap in the fetcher decides how many are
+// really in flight: more over HTTP/2 than over HTTP/1.1), and hands each
+// result to use in entry order, so what the poll records does not depend
+// on timing. Fetches run at most fetchAhead entries ahead of use, which
+// bounds the bodies held beyond the poll's budget; when use returns false
+// the fetches under way are canceled and no more are started.
+func (pl *poller) fetchInOrder(ctx context.Context, p peer, entries []manifest.Entry, use func(int, entryResult) bool) {
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	workers := max(pl.fileWorkers, 1)
+	slots := make(chan struct{}, workers)
+	results := make([]chan entryResult, len(entries))
+	start := func(i int) {
+		results[i] = make(chan entryResult, 1)
+		e := entries[i]
 		switch {
+		case e.File == "":
+			results[i] <- entryResult{}
+			return
 		case ctx.Err() != nil:
-			out[i].retry = true
-			continue
+			results[i] <- entryResult{retry: true}
+			return
 		case pl.seen(e.Hash):
-			out[i].dup = true
-			continue
+			results[i] <- entryResult{dup: true}
+			return
 		}
-		g.Go(func() error {
-			out[i] = pl.fetchEntry(ctx, p, e)
-			return nil
-		})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			results[i] <- pl.fetchEntry(ctx, p, e)
+		}()
 	}
-	g.Wait()
-	return out
+	next := 0
+	for i := range entries {
+		for ; next < len(entries) && next < i+fetchAhead*workers; next++ {
+			start(next)
+		}
+		got := <-results[i]
+		results[i] = nil
+		if !use(i, got) {
+			return
+		}
+	}
 }
 
 // fetchEntry fetches one file and verifies it.

@@ -25,6 +25,11 @@ type Cursor struct {
 	// Retry lists seqs that were listed but could not be fetched (a
 	// transient failure); they are fetched again at the next poll.
 	Retry []int `json:"retry,omitempty"`
+	// Backlog is set when the last poll stopped at a budget or the
+	// deadline with wanted entries left above LastSeenSeq: the next poll
+	// reads the manifest even when it did not change, so a peer with more
+	// than one heartbeat's worth is read in full without publishing again.
+	Backlog bool `json:"backlog,omitempty"`
 
 	ETag            string    `json:"etag,omitempty"`
 	LastModified    string    `json:"last_modified,omitempty"`
@@ -48,3 +53,8 @@ func (c *Cursor) normalized() *Cursor {
 	n.Retry, n.Gaps = capRetry(c.Retry, n.Gaps)
 	return &n
 }
+
+// Unread reports whether the last poll left entries of the manifest it
+// read to fetch (a retry list or a backlog), so the next poll must read
+// the manifest even when it did not change.
+func (c *Cursor) Unread() bool { return len(c.Retry) > 0 || c.Backlog }

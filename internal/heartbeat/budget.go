@@ -1,0 +1,74 @@
+package heartbeat
+
+import "github.com/meshnode/meshnode/internal/manifest"
+
+// What one peer may cost in one heartbeat (docs/decisions.md, "Budgets";
+// docs/security.md). A poll that reaches one stops before the entry that
+// does not fit and leaves it, and everything after it, for the next
+// heartbeat (plan.cut): nothing is dropped, and an unchanged manifest is
+// read again until the peer is read in full.
+const (
+	// maxEntriesPerPoll bounds the manifest rows one poll works on: files
+	// fetched, whatever came of them, and rows recorded without a file.
+	// Each is at most one ledger entry and one request, so a peer listing
+	// 100,000 rows adds at most this many, and a 6,000-row peer is read in
+	// two heartbeats.
+	maxEntriesPerPoll = 5000
+	// maxUnverifiedPerPoll bounds the rows without a file column (the
+	// legacy layout) recorded per poll. They cost a peer nothing to list
+	// and can never be verified, so they get a tenth of the budget of
+	// files; no manifest of the real mesh uses that layout any more.
+	maxUnverifiedPerPoll = 500
+	// maxDisputesPerPoll bounds the hash mismatches one poll records. Each
+	// becomes a rejection in the ledger and a dispute file and row in our
+	// own MANIFEST.md, so a peer listing thousands of wrong hashes would
+	// otherwise have us publish thousands of files in one heartbeat.
+	maxDisputesPerPoll = 10
+	// maxBytesPerPoll bounds the bytes of one peer's files one poll keeps
+	// in memory until the heartbeat ends: 5,000 files of 6.5 KiB, where
+	// the real mesh's 859 traces average 4.6 KiB and the largest is 39 KiB.
+	// The file that crosses it is left for the next heartbeat.
+	maxBytesPerPoll = 32 << 20
+)
+
+// budget is what one poll has spent.
+type budget struct {
+	entries, unverified, disputes int
+	bytes                         int64
+}
+
+// spent reports whether no further file can be taken, so none need be
+// fetched.
+func (b *budget) spent() bool {
+	return b.entries >= maxEntriesPerPoll || b.bytes >= maxBytesPerPoll
+}
+
+// take spends what entry e with result res costs, or reports false, and
+// spends nothing, when it does not fit.
+func (b *budget) take(e manifest.Entry, res entryResult) bool {
+	if res.dup {
+		return true // already processed: costs nothing
+	}
+	if b.entries >= maxEntriesPerPoll {
+		return false
+	}
+	switch {
+	case e.File == "":
+		if b.unverified >= maxUnverifiedPerPoll {
+			return false
+		}
+		b.unverified++
+	case res.mismatch != nil:
+		if b.disputes >= maxDisputesPerPoll {
+			return false
+		}
+		b.disputes++
+	case res.file != nil:
+		if b.bytes >= maxBytesPerPoll {
+			return false
+		}
+		b.bytes += int64(len(res.file.raw))
+	}
+	b.entries++
+	return true
+}

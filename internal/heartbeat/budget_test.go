@@ -1,0 +1,158 @@
+package heartbeat
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/manifest"
+)
+
+// staticManifest serves body as a manifest that never changes, with an ETag
+// honoured by If-None-Match, as GitHub Pages does: a node that relies on a
+// changed manifest to go on reading gets 304 for ever.
+func staticManifest(body []byte) http.HandlerFunc {
+	etag := `"` + manifest.HashBytes(body)[7:23] + `"`
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("ETag", etag)
+		if r.Header.Get("If-None-Match") == etag {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		w.Write(body)
+	}
+}
+
+// bigPeer publishes n small traces under base with a manifest that never
+// changes.
+func bigPeer(t *testing.T, base string, n int) *fakePeer {
+	t.Helper()
+	p := newFakePeer(t)
+	m := manifest.Manifest{Agent: "big", Sequence: n}
+	for seq := 1; seq <= n; seq++ {
+		name := fmt.Sprintf("traces/%05d.md", seq)
+		body := []byte(fmt.Sprintf("# Trace %d\n\n## Work\n\nDone %d.\n", seq, seq))
+		p.serve(base+name, body)
+		m.Entries = append(m.Entries, manifest.Entry{Seq: seq, Hash: manifest.HashBytes(body), File: name, Type: "knowledge", Status: "validated"})
+	}
+	p.handle(base+"MANIFEST.md", staticManifest(m.Format()))
+	return p
+}
+
+// TestLargePeerIsReadInFullWithoutChangingItsManifest: a peer listing more
+// than one heartbeat's budget is read in full in the heartbeats that
+// follow, though its manifest never changes (issue 8, item 9).
+func TestLargePeerIsReadInFullWithoutChangingItsManifest(t *testing.T) {
+	const n = 6000
+	p := bigPeer(t, "/big/", n)
+	dir := newNode(t, [][2]string{{"big", p.URL + "/big/"}}, "gossip:\n  enabled: false\n")
+	url := p.URL + "/big/"
+
+	sum := beat(t, dir, testNow)
+	c := loadState(t, dir).Cursors[url]
+	if sum.Verified != maxEntriesPerPoll || c.LastSeenSeq != maxEntriesPerPoll || !c.Backlog {
+		t.Fatalf("first heartbeat: verified %d, cursor %d, backlog %v; want %d, %d, true", sum.Verified, c.LastSeenSeq, c.Backlog, maxEntriesPerPoll, maxEntriesPerPoll)
+	}
+	sum = beat(t, dir, testNow.Add(cursorStep))
+	c = loadState(t, dir).Cursors[url]
+	if sum.Verified != n-maxEntriesPerPoll || c.LastSeenSeq != n || c.Backlog {
+		t.Fatalf("second heartbeat: verified %d, cursor %d, backlog %v; want %d, %d, false", sum.Verified, c.LastSeenSeq, c.Backlog, n-maxEntriesPerPoll, n)
+	}
+	sum = beat(t, dir, testNow.Add(2*cursorStep))
+	if sum.Verified != 0 || p.hitsOf("/big/MANIFEST.md") != 3 {
+		t.Errorf("third heartbeat: verified %d, manifest asked %d times; want 0 and 3", sum.Verified, p.hitsOf("/big/MANIFEST.md"))
+	}
+	if got := len(loadLedger(t, dir).Traces); got != n {
+		t.Errorf("ledger holds %d traces, want all %d", got, n)
+	}
+}
+
+// legacyManifest lists rows seqs from..to without a file column, as the
+// seed's oldest layout does: rows that cost nothing to list and can never
+// be verified.
+func legacyManifest(agent string, from, to int) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Manifest — %s\n\n| Trace | Date | Type | Category | Hash | Status |\n|---|---|---|---|---|---|\n", agent)
+	for seq := from; seq <= to; seq++ {
+		fmt.Fprintf(&b, "| %03d | 2026-01-30 | knowledge | rock | %s | pending |\n", seq, manifest.HashBytes([]byte(agent+fmt.Sprint(seq))))
+	}
+	return []byte(b.String())
+}
+
+// TestLegacyRowsAreRecordedWithinTheBudget: peers listing tens of thousands
+// of rows without a file column add at most maxUnverifiedPerPoll ledger
+// entries each per heartbeat, and the rest in the heartbeats after, though
+// the manifests never change (issue 8, item 8).
+func TestLegacyRowsAreRecordedWithinTheBudget(t *testing.T) {
+	const peers, rows = 4, 30_000
+	var list [][2]string
+	for i := range peers {
+		p := newFakePeer(t)
+		p.handle("/l/MANIFEST.md", staticManifest(legacyManifest(fmt.Sprint("legacy", i), 1, rows)))
+		list = append(list, [2]string{fmt.Sprint("legacy", i), p.URL + "/l/"})
+	}
+	dir := newNode(t, list, "gossip:\n  enabled: false\n")
+	for beatN := 1; beatN <= 2; beatN++ {
+		beat(t, dir, testNow.Add(time.Duration(beatN-1)*cursorStep))
+		l := loadLedger(t, dir)
+		if got, want := len(l.Traces), peers*maxUnverifiedPerPoll*beatN; got != want {
+			t.Errorf("heartbeat %d: ledger holds %d unverified rows, want %d", beatN, got, want)
+		}
+		fi, err := os.Stat(filepath.Join(dir, LedgerFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Size() > 20<<20 {
+			t.Errorf("heartbeat %d: ledger is %d bytes, want under 20 MB", beatN, fi.Size())
+		}
+		for url, c := range loadState(t, dir).Cursors {
+			if c.LastSeenSeq != maxUnverifiedPerPoll*beatN || !c.Backlog {
+				t.Errorf("heartbeat %d: %s cursor %d backlog %v", beatN, url, c.LastSeenSeq, c.Backlog)
+			}
+		}
+	}
+}
+
+// TestMismatchesAreDisputedWithinTheBudget: a peer listing thousands of
+// files whose bytes do not match makes us publish at most
+// maxDisputesPerPoll disputes a heartbeat, and the rest later (issue 8,
+// item 8).
+func TestMismatchesAreDisputedWithinTheBudget(t *testing.T) {
+	const rows = 3000
+	p := newFakePeer(t)
+	m := manifest.Manifest{Agent: "liar", Sequence: rows}
+	for seq := 1; seq <= rows; seq++ {
+		name := fmt.Sprintf("traces/%04d.md", seq)
+		m.Entries = append(m.Entries, manifest.Entry{Seq: seq, Hash: manifest.HashBytes([]byte(fmt.Sprint("claimed", seq))), File: name, Type: "knowledge", Status: "pending"})
+		p.serve("/liar/"+name, []byte(fmt.Sprint("served", seq)))
+	}
+	p.handle("/liar/MANIFEST.md", staticManifest(m.Format()))
+	dir := newNode(t, [][2]string{{"liar", p.URL + "/liar/"}}, "gossip:\n  enabled: false\n")
+	for beatN := 1; beatN <= 2; beatN++ {
+		sum := beat(t, dir, testNow.Add(time.Duration(beatN-1)*cursorStep))
+		if sum.DisputesPublished != maxDisputesPerPoll {
+			t.Errorf("heartbeat %d: %d disputes published, want %d", beatN, sum.DisputesPublished, maxDisputesPerPoll)
+		}
+		disputes, _ := os.ReadDir(filepath.Join(dir, DisputesDir))
+		if len(disputes) != beatN*maxDisputesPerPoll {
+			t.Errorf("heartbeat %d: %d dispute files, want %d", beatN, len(disputes), beatN*maxDisputesPerPoll)
+		}
+		if got := len(loadLedger(t, dir).Rejected); got != beatN*maxDisputesPerPoll {
+			t.Errorf("heartbeat %d: %d rejections in the ledger, want %d", beatN, got, beatN*maxDisputesPerPoll)
+		}
+	}
+	own, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(string(own), "disputes/"); got != 2*maxDisputesPerPoll {
+		t.Errorf("our MANIFEST lists %d disputes, want %d", got, 2*maxDisputesPerPoll)
+	}
+	if fetched := p.hitsOf("/liar/traces/0100.md"); fetched != 0 {
+		t.Errorf("row 100 was fetched %d times in two heartbeats; the budget should stop near row 20", fetched)
+	}
+}

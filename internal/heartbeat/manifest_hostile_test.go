@@ -1,0 +1,153 @@
+package heartbeat
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/state"
+)
+
+// traceFile is a small trace body distinct for each n.
+func traceFile(n int) string { return fmt.Sprintf("# Trace %d\n\n## Work\n\nDone %d.\n", n, n) }
+
+// manifestOf lists seq → file rows, each file's hash that of traceFile(i)
+// for the row's index i, and serves the files under base.
+func manifestOf(p *fakePeer, base string, sequence int, seqs ...int) []byte {
+	m := manifest.Manifest{Agent: "odd", Sequence: sequence}
+	for i, seq := range seqs {
+		name := fmt.Sprintf("traces/%d-%d.md", seq, i)
+		p.serve(base+name, []byte(traceFile(i)))
+		m.Entries = append(m.Entries, manifest.Entry{Seq: seq, Hash: manifest.HashBytes([]byte(traceFile(i))), File: name, Type: "knowledge", Status: "validated"})
+	}
+	return m.Format()
+}
+
+// cursorsSize returns the size of the cursors file.
+func cursorsSize(t *testing.T, dir string) int64 {
+	t.Helper()
+	fi, err := os.Stat(filepath.Join(dir, CursorsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size()
+}
+
+func TestHugeAndScatteredSeqsKeepTheCursorSmall(t *testing.T) {
+	p := newFakePeer(t)
+	seqs := []int{1, 999_999_999}
+	for s := 3; s < 6000; s += 2 {
+		seqs = append(seqs, s) // every other seq missing: 3,000 gaps
+	}
+	p.handle("/odd/MANIFEST.md", staticManifest(manifestOf(p, "/odd/", 1_000_000_000, seqs...)))
+	dir := newNode(t, [][2]string{{"odd", p.URL + "/odd/"}}, "gossip:\n  enabled: false\n")
+	for i := range 3 {
+		beat(t, dir, testNow.Add(time.Duration(i)*cursorStep))
+	}
+	c := loadState(t, dir).Cursors[p.URL+"/odd/"]
+	if len(c.Gaps) > state.MaxGapRanges || len(c.Retry) > state.MaxRetry {
+		t.Errorf("cursor holds %d gap ranges and %d retries", len(c.Gaps), len(c.Retry))
+	}
+	if got := len(loadLedger(t, dir).Traces); got != len(seqs) {
+		t.Errorf("ledger holds %d traces, want all %d", got, len(seqs))
+	}
+	if data, _ := json.Marshal(c); len(data) > 64<<10 {
+		t.Errorf("the cursor is %d bytes of JSON", len(data))
+	}
+}
+
+func TestDuplicateAndBadSeqsAreReadOnce(t *testing.T) {
+	p := newFakePeer(t)
+	body := manifestOf(p, "/odd/", 3, 1, 1, 2, 3)
+	// A negative seq, a zero and a seq past the protocol's largest are
+	// refused by the parser; the good rows around them stand.
+	body = append(body, []byte("| -4 | sha256:"+fmt.Sprintf("%064x", 4)+" | traces/x.md | knowledge | validated | 2026-03-01T00:00:00Z |\n"+
+		"| 0 | sha256:"+fmt.Sprintf("%064x", 5)+" | traces/y.md | knowledge | validated | 2026-03-01T00:00:00Z |\n"+
+		"| 99999999999 | sha256:"+fmt.Sprintf("%064x", 6)+" | traces/z.md | knowledge | validated | 2026-03-01T00:00:00Z |\n")...)
+	p.handle("/odd/MANIFEST.md", staticManifest(body))
+	dir := newNode(t, [][2]string{{"odd", p.URL + "/odd/"}}, "gossip:\n  enabled: false\n")
+	sum := beat(t, dir, testNow)
+	beat(t, dir, testNow.Add(cursorStep))
+	if got := len(loadLedger(t, dir).Traces); sum.Verified != 4 || got != 4 {
+		t.Errorf("verified %d, ledger %d; want both rows of seq 1 and seqs 2 and 3", sum.Verified, got)
+	}
+	if c := loadState(t, dir).Cursors[p.URL+"/odd/"]; c.LastSeenSeq != 3 || c.Backlog || len(c.Retry) != 0 {
+		t.Errorf("cursor %+v", c)
+	}
+}
+
+// TestFlippingManifestIsReadOnceEach: a manifest that alternates between
+// two versions at every request (a reset repository, a rewrite) makes the
+// node rescan, but every file is fetched once and the state stays put.
+func TestFlippingManifestIsReadOnceEach(t *testing.T) {
+	p := newFakePeer(t)
+	a := manifestOf(p, "/flip/", 3, 1, 2, 3)
+	b := manifestOf(p, "/flip/", 2, 1, 2)
+	// Version b's files differ from a's: other names, other bytes.
+	bm, _, err := manifest.Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range bm.Entries {
+		body := traceFile(100 + i)
+		bm.Entries[i].Hash, bm.Entries[i].File = manifest.HashBytes([]byte(body)), fmt.Sprintf("traces/b-%d.md", i)
+		p.serve("/flip/"+bm.Entries[i].File, []byte(body))
+	}
+	b = bm.Format()
+	var n atomic.Int64
+	p.handle("/flip/MANIFEST.md", func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1)%2 == 1 {
+			w.Write(a)
+		} else {
+			w.Write(b)
+		}
+	})
+	dir := newNode(t, [][2]string{{"flip", p.URL + "/flip/"}}, "gossip:\n  enabled: false\n")
+	var sizes []int64
+	for i := range 6 {
+		beat(t, dir, testNow.Add(time.Duration(i)*cursorStep))
+		sizes = append(sizes, cursorsSize(t, dir))
+	}
+	if got := len(loadLedger(t, dir).Traces); got != 5 {
+		t.Errorf("ledger holds %d traces, want the 3 of one version and the 2 of the other", got)
+	}
+	for _, f := range []string{"traces/1-0.md", "traces/b-0.md"} {
+		if hits := p.hitsOf("/flip/" + f); hits != 1 {
+			t.Errorf("%s fetched %d times, want once", f, hits)
+		}
+	}
+	if sizes[5] != sizes[3] {
+		t.Errorf("cursors file keeps growing: %v", sizes)
+	}
+}
+
+// TestDrippingFileIsRetriedWithoutHoldingTheRest: a file whose body comes
+// a byte at a time is cut off at the request timeout and retried next
+// heartbeat; the peer's other files are recorded meanwhile.
+func TestDrippingFileIsRetriedWithoutHoldingTheRest(t *testing.T) {
+	p := newFakePeer(t)
+	body := manifestOf(p, "/d/", 3, 1, 2, 3)
+	p.handle("/d/MANIFEST.md", staticManifest(body))
+	stop := make(chan struct{})
+	defer close(stop)
+	p.handle("/d/traces/2-1.md", func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("# "))
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+		case <-stop:
+		}
+	})
+	dir := newNode(t, [][2]string{{"drip", p.URL + "/d/"}}, "gossip:\n  enabled: false\nheartbeat:\n  request_timeout: 300ms\n")
+	sum := beat(t, dir, testNow)
+	c := loadState(t, dir).Cursors[p.URL+"/d/"]
+	if sum.Verified != 2 || c.LastSeenSeq != 3 || len(c.Retry) != 1 || c.Retry[0] != 2 {
+		t.Errorf("verified %d, cursor %+v; want 2 verified and seq 2 to retry", sum.Verified, c)
+	}
+}
