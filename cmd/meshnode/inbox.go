@@ -109,7 +109,7 @@ func runInbox(ctx context.Context, e *env, args []string) error {
 	return usagef("run 'meshnode inbox -h' for its usage", "inbox: want no arguments or an action and an ID, got %d arguments", fs.NArg())
 }
 
-func settleInbox(w io.Writer, q *queue.Queue, action, id, reason string, now time.Time) error {
+func settleInbox(w io.Writer, q queue.Store, action, id, reason string, now time.Time) error {
 	status, ok := inboxActions[action]
 	if !ok {
 		return usagef("the actions are done, fail and skip", "inbox: unknown action %q", action)
@@ -117,7 +117,7 @@ func settleInbox(w io.Writer, q *queue.Queue, action, id, reason string, now tim
 	if reason == "" {
 		reason = "marked " + action + " by hand"
 	}
-	err := q.Set(id, status, reason, now)
+	err := queue.Set(q, id, status, reason, now)
 	if errors.Is(err, queue.ErrNotFound) {
 		return usagef("run 'meshnode inbox' to list the IDs", "inbox: no item %q in the queue", id)
 	}
@@ -128,7 +128,7 @@ func settleInbox(w io.Writer, q *queue.Queue, action, id, reason string, now tim
 	return nil
 }
 
-func listInbox(w io.Writer, q *queue.Queue, asJSON bool, now time.Time) error {
+func listInbox(w io.Writer, q queue.Store, asJSON bool, now time.Time) error {
 	items, err := q.List()
 	if err != nil {
 		return fmt.Errorf("read queue: %w", err)

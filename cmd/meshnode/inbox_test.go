@@ -16,7 +16,7 @@ var inboxNow = time.Date(2026, 3, 15, 12, 0, 0, 0, time.UTC)
 
 // writeInboxNode queues two traces, claims the older and suggests scores
 // for the newer.
-func writeInboxNode(t *testing.T) (string, *queue.Queue) {
+func writeInboxNode(t *testing.T) (string, *queue.File) {
 	t.Helper()
 	dir := minimalNode(t)
 	q := queue.Open(filepath.Join(dir, "mesh-state", "queue.json"))
@@ -29,11 +29,13 @@ func writeInboxNode(t *testing.T) (string, *queue.Queue) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := q.Claim("runner", inboxNow.Add(-time.Minute), 2*time.Minute, func(it queue.Item) bool { return it.From == "ann" }); err != nil {
+	if _, err := q.Claim(queue.Claim{Owner: "runner", Now: inboxNow.Add(-time.Minute), Lease: 2 * time.Minute, Filter: func(it queue.Item) bool { return it.From == "ann" }}); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.Suggest("bbbbbbbbbbbb", validation.Scores{4, 3, 4, 4, 4, 3}, nil, "solid", inboxNow); err != nil {
-		t.Fatal(err)
+	res, err := q.Update(queue.Update{Kind: queue.Suggest, ID: "bbbbbbbbbbbb", At: inboxNow,
+		Suggestion: &queue.Suggestion{Scores: validation.Scores{4, 3, 4, 4, 4, 3}, Notes: "solid"}})
+	if err != nil || res[0] != nil {
+		t.Fatal(err, res)
 	}
 	return dir, q
 }

@@ -154,8 +154,10 @@ func TestScoreReadsTheRealQueueFile(t *testing.T) {
 	if _, err := q.Enqueue(queue.Item{ID: it.ID, Hash: it.Hash, From: it.From, TraceURL: it.TraceURL, Title: it.Title, QueuedAt: now}); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.Suggest(it.ID, *it.Suggested, it.SuggestedReasons, it.SuggestedNotes, now); err != nil {
-		t.Fatal(err)
+	res, err := q.Update(queue.Update{Kind: queue.Suggest, ID: it.ID, At: now,
+		Suggestion: &queue.Suggestion{Scores: *it.Suggested, Reasons: it.SuggestedReasons, Notes: it.SuggestedNotes}})
+	if err != nil || res[0] != nil {
+		t.Fatal(err, res)
 	}
 	code, stdout, stderr := runSetupCLI(t, "score", "--dir", dir)
 	if code != exitOK || !strings.Contains(stdout, "aaaaaaaaaaaa  bob  Alpha") || !strings.Contains(stdout, "suggested 20/30 pass") {

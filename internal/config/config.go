@@ -46,6 +46,7 @@ type Config struct {
 	Scorer                string // ScorerHeuristic, ScorerCommand or ScorerManual
 	ScorerCommand         []string
 	ScorerTimeout         time.Duration
+	ScorerConcurrency     int // traces scored at the same time
 	Standing              Standing
 	Signal                Signal
 	Lease                 time.Duration // how long a queue claim lasts

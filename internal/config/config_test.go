@@ -38,6 +38,7 @@ func TestLoadAppliesDefaults(t *testing.T) {
 	}{
 		{"scorer", c.Scorer, "heuristic"},
 		{"scorer_timeout", c.ScorerTimeout, 60 * time.Second},
+		{"scorer_concurrency", c.ScorerConcurrency, 4},
 		{"standing", c.Standing, Standing{MinValidatedTraces: 10}},
 		{"lease", c.Lease, 2 * time.Minute},
 		{"heartbeat", c.Heartbeat, Heartbeat{Deadline: 10 * time.Minute, RequestTimeout: 20 * time.Second, Concurrency: 64, MaxConnsPerHost: 4, MaxStreamsPerHost: 16}},
@@ -60,7 +61,7 @@ func TestLoadReadsEveryKey(t *testing.T) {
 	}
 	want := &Config{
 		Agent: "jolt37", URL: "https://jolt37.hive37.ai/traces/",
-		Scorer: "command", ScorerCommand: []string{"python3", "score.py", "--strict"}, ScorerTimeout: 90 * time.Second,
+		Scorer: "command", ScorerCommand: []string{"python3", "score.py", "--strict"}, ScorerTimeout: 90 * time.Second, ScorerConcurrency: 8,
 		Standing:              Standing{MinValidatedTraces: 0, Bootstrap: true},
 		Signal:                Signal{Bootstrap: map[string]float64{"abernath37": 60, "axon37": 52.5}},
 		Lease:                 90 * time.Second,
@@ -85,7 +86,7 @@ func TestLoadRejectsMistakesWithLineAndKey(t *testing.T) {
 		{"concurrency out of range", head + "heartbeat:\n  deadline: 5m\n  concurrency: 0\n",
 			"mesh.yaml:5: heartbeat.concurrency: must be a whole number between 1 and 256"},
 		{"unknown top-level key", head + "scorer: heuristic\nleese: 2m\n",
-			"mesh.yaml:4: leese: unknown key (known keys here: agent, url, scorer, scorer_command, scorer_timeout, standing, signal, lease, allow_private_addresses, heartbeat, gossip, limits, user_agent_contact)"},
+			"mesh.yaml:4: leese: unknown key (known keys here: agent, url, scorer, scorer_command, scorer_timeout, scorer_concurrency, standing, signal, lease, allow_private_addresses, heartbeat, gossip, limits, user_agent_contact)"},
 		{"camelCase key gets a suggestion", head + "gossip:\n  maxPeers: 3\n",
 			"mesh.yaml:4: gossip.maxPeers: unknown key (did you mean max_peers?)"},
 		{"bad duration", head + "lease: two minutes\n", "mesh.yaml:3: lease: must be a duration like 90s, 2m or 1h"},

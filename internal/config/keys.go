@@ -56,6 +56,8 @@ var keys = []key{
 		func(c *Config) *[]string { return &c.ScorerCommand }, parseStringList, show[[]string]),
 	leaf("scorer_timeout", "how long one run of scorer_command may take", 60*time.Second,
 		func(c *Config) *time.Duration { return &c.ScorerTimeout }, parseDuration(time.Second, time.Hour), showDuration),
+	leaf("scorer_concurrency", "traces scored at the same time (runs of scorer_command, or heuristic scorings spread over the cores)", 4,
+		func(c *Config) *int { return &c.ScorerConcurrency }, parseInt(1, 64), show[int]),
 	{name: "standing", doc: "when the node may validate others' traces", sub: []key{
 		leaf("min_validated_traces", "validated traces of its own the node needs before it validates (docs/protocol.md §8.4); 0 turns the gate off", DefaultMinValidatedTraces,
 			func(c *Config) *int { return &c.Standing.MinValidatedTraces }, parseInt(0, 1_000_000), show[int]),

@@ -32,6 +32,25 @@ func BenchmarkCorpusCatchUp(b *testing.B) {
 	reportPeakHeap(b)
 }
 
+// BenchmarkCorpusCatchUpScored is the catch-up with the standing gate
+// open: every pending trace is scored by the heuristic and its validation
+// written. Target: under 1.5 s on a 2-core machine.
+func BenchmarkCorpusCatchUpScored(b *testing.B) {
+	corpus := corpustest.Dir(b)
+	srv := httptest.NewServer(http.FileServer(http.Dir(corpus)))
+	defer srv.Close()
+	peers := corpusPeers(b, corpus, srv.URL)
+	for b.Loop() {
+		b.StopTimer()
+		dir := newNode(b, peers, "standing:\n  min_validated_traces: 0\n")
+		b.StartTimer()
+		if sum := beat(b, dir, testNow); sum.ValidationsPublished < 800 {
+			b.Fatalf("published %d validations, want every pending trace scored", sum.ValidationsPublished)
+		}
+	}
+	reportPeakHeap(b)
+}
+
 // BenchmarkNoChangeHeartbeat1000Peers measures a heartbeat that finds
 // nothing new over 1,000 peers spread across 50 hosts, each answer delayed
 // by 50 ms. Target: under 5 s.

@@ -53,7 +53,8 @@ type node struct {
 	client   *fetch.Client
 	state    *state.State
 	ledger   *ledger.Ledger
-	queue    *queue.Queue
+	queue    queue.Store
+	mu       sync.Mutex // guards sum while items are scored concurrently
 	sum      Summary
 	fetched  map[string]fetched // this run's verified files by hash
 	refresh  bool               // our MANIFEST's updated time was refreshed

@@ -2,11 +2,12 @@ package heartbeat
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path"
 	"strconv"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/meshnode/meshnode/internal/atomicfile"
 	"github.com/meshnode/meshnode/internal/fetch"
@@ -35,45 +36,58 @@ func (n *node) validate(ctx context.Context) error {
 	if n.cfg.Scorer == "manual" {
 		return n.suggest(context.WithoutCancel(ctx))
 	}
-	owner := claimOwner
-	for {
+	if err := n.scoreQueue(ctx, scorer); err != nil {
+		return err
+	}
+	return n.wait("")
+}
+
+// scoreQueue claims every item it may in one call and scores them, up to
+// scorer_concurrency at a time, until ctx's deadline; what it claimed but
+// did not start is given back to the queue.
+func (n *node) scoreQueue(ctx context.Context, scorer score.Scorer) error {
+	if ctx.Err() != nil {
+		n.log.Warn("heartbeat deadline reached; the queue waits for the next heartbeat")
+		return nil
+	}
+	c := newClaims(n.queue, claimOwner, n.cfg.Lease, n.now, n.log.Warn)
+	items, err := c.claim()
+	if err != nil {
+		return fmt.Errorf("claim from queue: %w", err)
+	}
+	known := n.known()
+	g, gctx := errgroup.WithContext(context.WithoutCancel(ctx))
+	// The heuristic computes on every core (GOMAXPROCS); more items in
+	// flight than cores overlap its validation writes' fsyncs.
+	g.SetLimit(max(n.cfg.ScorerConcurrency, 1))
+	for i := range items {
 		if ctx.Err() != nil {
-			// The heartbeat's deadline passed: what is not claimed yet
-			// stays queued for the next heartbeat; nothing is lost.
+			// The heartbeat's deadline passed: what is not started yet
+			// goes back to the queue for the next heartbeat; nothing is
+			// lost.
 			n.log.Warn("heartbeat deadline reached; the rest of the queue waits for the next heartbeat")
 			break
 		}
-		item, err := n.queue.Resume(owner, n.now, n.cfg.Lease)
-		if err == nil && item == nil {
-			item, err = n.queue.Claim(owner, n.now, n.cfg.Lease, nil)
-		}
-		if err != nil {
-			return fmt.Errorf("claim from queue: %w", err)
-		}
-		if item == nil {
+		if gctx.Err() != nil {
 			break
 		}
-		// A claimed item is scored to the end, deadline or not, so no
+		it := &items[i]
+		// A started item is scored to the end, deadline or not, so no
 		// half-done work is left behind.
-		if err := n.scoreItem(context.WithoutCancel(ctx), scorer, item, owner); err != nil {
-			return err
-		}
+		g.Go(func() error { return n.scoreItem(gctx, scorer, it, c, known) })
 	}
-	return n.wait("")
+	err = g.Wait()
+	if cerr := c.close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // scoreItem scores one claimed item and finishes it. Problems with the
 // trace or the scorer fail the item with the reason; only local write
 // failures stop the heartbeat.
-func (n *node) scoreItem(ctx context.Context, scorer score.Scorer, item *queue.Item, owner string) error {
-	finish := func(status, reason string) error {
-		err := n.queue.Finish(item.ID, owner, item.Version, status, reason, n.now)
-		if errors.Is(err, queue.ErrConflict) {
-			n.log.Warn("queue item taken over by another worker", "peer", item.From, "sha256", item.Hash)
-			return nil
-		}
-		return err
-	}
+func (n *node) scoreItem(ctx context.Context, scorer score.Scorer, item *queue.Item, c *claims, known []score.Known) error {
+	finish := func(status, reason string) error { return c.finish(item, status, reason) }
 	rel := path.Join(ValidationsDir, validation.FileName(item.Hash))
 	if data, err := os.ReadFile(n.path(rel)); err == nil {
 		// Written by an earlier run that crashed before finishing the item,
@@ -89,6 +103,7 @@ func (n *node) scoreItem(ctx context.Context, scorer score.Scorer, item *queue.I
 	if err != nil {
 		return finish(queue.StatusFailed, err.Error())
 	}
+	in.Known = known
 	res, err := scorer.Score(ctx, *in)
 	if err != nil {
 		return finish(queue.StatusFailed, "scorer: "+err.Error())
@@ -102,7 +117,9 @@ func (n *node) scoreItem(ctx context.Context, scorer score.Scorer, item *queue.I
 	if err := atomicfile.WriteFile(n.path(rel), v.Format(), 0o644); err != nil {
 		return fmt.Errorf("publish validation: %w", err)
 	}
+	n.mu.Lock()
 	n.sum.ValidationsPublished++
+	n.mu.Unlock()
 	n.log.Info("validated", "peer", item.From, "url", item.TraceURL, "sha256", item.Hash, "status", v.Result, "total", v.Total)
 	return finish(queue.StatusDone, doneReason(v))
 }
@@ -142,16 +159,16 @@ func (n *node) scoreInput(ctx context.Context, item *queue.Item) (*score.Input, 
 	}
 	return &score.Input{
 		Hash: item.Hash, URL: item.TraceURL, Agent: item.From, AgentURL: item.FromURL,
-		Entry: f.entry, Raw: f.raw, Trace: f.trace, Now: n.now, Known: n.known(item.Hash),
+		Entry: f.entry, Raw: f.raw, Trace: f.trace, Now: n.now,
 	}, nil
 }
 
 // known lists the fingerprints of the traces seen so far, for the
-// uniqueness dimension.
-func (n *node) known(except string) []score.Known {
+// uniqueness dimension, which skips the scored trace's own.
+func (n *node) known() []score.Known {
 	out := make([]score.Known, 0, len(n.ledger.Traces))
 	for _, t := range n.ledger.SortedTraces() {
-		if t.Hash == except || t.Fingerprint == "" {
+		if t.Fingerprint == "" {
 			continue
 		}
 		fp, err := strconv.ParseUint(t.Fingerprint, 16, 64)
@@ -164,18 +181,20 @@ func (n *node) known(except string) []score.Known {
 }
 
 // suggest stores the heuristic's scores on the items a person will score,
-// so `meshnode score --pr` can prefill its drafts.
+// so `meshnode score --pr` can prefill its drafts, in one write.
 func (n *node) suggest(ctx context.Context) error {
 	h, err := score.New("heuristic", nil, 0)
 	if err != nil {
 		return err
 	}
-	items, err := n.queue.List()
+	items, err := n.queue.Queued()
 	if err != nil {
 		return fmt.Errorf("read queue: %w", err)
 	}
+	known := n.known()
+	var updates []queue.Update
 	for _, it := range items {
-		if it.Status != queue.StatusQueued || it.Suggested != nil {
+		if it.Suggested != nil {
 			continue
 		}
 		in, err := n.scoreInput(ctx, &it)
@@ -183,6 +202,7 @@ func (n *node) suggest(ctx context.Context) error {
 			n.log.Warn("no suggestion for queued trace", "peer", it.From, "sha256", it.Hash, "err", err.Error())
 			continue
 		}
+		in.Known = known
 		res, err := h.Score(ctx, *in)
 		if err != nil {
 			continue
@@ -191,11 +211,31 @@ func (n *node) suggest(ctx context.Context) error {
 		for i, d := range validation.Dimensions {
 			reasons[d] = res.Reasons[i]
 		}
-		if err := n.queue.Suggest(it.ID, res.Scores, reasons, res.Notes, n.now); err != nil {
-			return fmt.Errorf("store suggestion: %w", err)
-		}
+		updates = append(updates, queue.Update{Kind: queue.Suggest, ID: it.ID, At: n.now,
+			Suggestion: &queue.Suggestion{Scores: res.Scores, Reasons: reasons, Notes: res.Notes}})
+	}
+	if err := n.storeSuggestions(updates); err != nil {
+		return err
 	}
 	return n.wait("waiting for a person: run 'meshnode score --pr' or edit validations/ by hand")
+}
+
+// storeSuggestions writes the suggestions; an item a person settled
+// meanwhile keeps the person's decision.
+func (n *node) storeSuggestions(updates []queue.Update) error {
+	if len(updates) == 0 {
+		return nil
+	}
+	results, err := n.queue.Update(updates...)
+	if err != nil {
+		return fmt.Errorf("store suggestion: %w", err)
+	}
+	for i, err := range results {
+		if err != nil {
+			n.log.Warn("no suggestion stored", "id", updates[i].ID, "err", err.Error())
+		}
+	}
+	return nil
 }
 
 // wait counts the items still queued and says why they wait.

@@ -1,20 +1,26 @@
-// Package queue holds mesh-state/queue.json, the node's validation queue:
-// peers' pending traces waiting to be scored, with the claims of the
-// workers scoring them (seeds 002 and 003).
+// Package queue holds the node's validation queue: peers' pending traces
+// waiting to be scored, with the claims of the workers scoring them
+// (docs/protocol.md §12).
 //
 // An item moves queued → in_progress → done | failed | skipped, each step
-// with a reason. A worker claims an item with an owner, a lease (default 2
-// minutes, docs/protocol.md §12.3) and a version; every later update is compare-and-swap
-// on that version, so a worker whose lease was taken over cannot clobber
-// its successor (docs/protocol.md §12: "if renewal fails, stop mutating shared state").
+// with a reason. A worker claims items with an owner, a lease (default 2
+// minutes, docs/protocol.md §12.3) and a version; every later update is
+// compare-and-swap on that version, so a worker whose lease was taken over
+// cannot clobber its successor (docs/protocol.md §12: "if renewal fails,
+// stop mutating shared state").
 // A crashed worker's item is taken over once its lease expires.
 //
-// Every call is one locked read-modify-write of the file: an flock on
-// queue.json.lock, then an atomic write, so several processes can share the
-// queue and a crash at any point leaves either the old file or the new one.
+// The queue lives behind Store, the operations a worker needs: init,
+// enqueue, fetch queued, claim with lease, update status, list. Every
+// operation takes a batch, so a heartbeat claims what it will score in one
+// call and finishes what it scored in a few: the cost per item is
+// constant whatever the queue's size. File, the only store today, keeps
+// mesh-state/queue.json: each call is one read-modify-write under an flock
+// on queue.json.lock, written atomically, so several processes can share
+// the queue and a crash at any point leaves the old file or the new one.
 //
-// The queue must not decide anything on a person's behalf: only Set, called
-// on explicit intent (`meshnode inbox done|fail|skip ID`), finishes an item
-// that nobody claimed (docs/protocol.md §12.4: "nothing acknowledged without intent").
-// It does no network I/O.
+// The queue must not decide anything on a person's behalf: only an update
+// of kind Decide, sent on explicit intent (`meshnode inbox done|fail|skip
+// ID`), finishes an item that nobody claimed (docs/protocol.md
+// §12.4: "nothing acknowledged without intent"). It does no network I/O.
 package queue

@@ -22,7 +22,8 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// claimAll claims until the queue is empty and prints each ID it got.
+// claimAll claims and finishes until the queue is empty and prints each
+// ID it got.
 func claimAll(spec string) int {
 	var path, owner string
 	if _, err := fmt.Sscanf(spec, "%s %s", &path, &owner); err != nil {
@@ -31,7 +32,7 @@ func claimAll(spec string) int {
 	}
 	q := Open(path)
 	for {
-		it, err := q.Claim(owner, t0, time.Minute, nil)
+		it, err := claimOne(q, owner, t0, time.Minute, nil)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
@@ -40,6 +41,10 @@ func claimAll(spec string) int {
 			return 0
 		}
 		fmt.Println(it.ID)
+		if err := finish(q, it.ID, owner, it.Version, StatusDone, "scored", t0); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
 	}
 }
 

@@ -19,7 +19,38 @@ var update = flag.Bool("update", false, "rewrite golden files")
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
-func newQueue(t testing.TB) (*Queue, string) {
+// claimOne claims at most one item for owner, as a worker scoring one at a
+// time does; nil when there is none.
+func claimOne(q Store, owner string, now time.Time, lease time.Duration, filter func(Item) bool) (*Item, error) {
+	got, err := q.Claim(Claim{Owner: owner, Now: now, Lease: lease, Max: 1, Filter: filter})
+	if err != nil || len(got) == 0 {
+		return nil, err
+	}
+	return &got[0], nil
+}
+
+// one applies a single update and returns its result.
+func one(q Store, u Update) error {
+	res, err := q.Update(u)
+	if err != nil {
+		return err
+	}
+	return res[0]
+}
+
+func finish(q Store, id, owner string, version int, status, reason string, now time.Time) error {
+	return one(q, Update{Kind: Finish, ID: id, Owner: owner, Version: version, Status: status, Reason: reason, At: now})
+}
+
+func renew(q Store, id, owner string, version int, now time.Time, lease time.Duration) error {
+	return one(q, Update{Kind: Renew, ID: id, Owner: owner, Version: version, At: now, Lease: lease})
+}
+
+func suggest(q Store, id string, scores validation.Scores, reasons map[string][]string, notes string, now time.Time) error {
+	return one(q, Update{Kind: Suggest, ID: id, At: now, Suggestion: &Suggestion{Scores: scores, Reasons: reasons, Notes: notes}})
+}
+
+func newQueue(t testing.TB) (*File, string) {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "mesh-state", "queue.json")
 	q := Open(p)
@@ -61,21 +92,24 @@ func TestItemLifecycle(t *testing.T) {
 	}{
 		{"enqueue queues", func() error { _, err := q.Enqueue(item(1)); return err }, StatusQueued},
 		{"claim moves to in_progress", func() error {
-			it, err := q.Claim("w1", t0, 0, nil)
+			it, err := claimOne(q, "w1", t0, 0, nil)
 			if err == nil && (it == nil || it.Owner != "w1" || !it.LeaseExpires.Equal(t0.Add(DefaultLease)) || it.Version != 2) {
 				err = fmt.Errorf("claimed %+v", it)
 			}
 			return err
 		}, StatusInProgress},
-		{"renew extends the lease", func() error {
-			it, err := q.Renew(item(1).ID, "w1", 2, t0.Add(time.Minute), time.Minute)
-			if err == nil && (it.Version != 3 || !it.LeaseExpires.Equal(t0.Add(2*time.Minute))) {
+		{"renew extends the lease and keeps the version", func() error {
+			if err := renew(q, item(1).ID, "w1", 2, t0.Add(time.Minute), time.Minute); err != nil {
+				return err
+			}
+			items, err := q.List()
+			if it := items[0]; err == nil && (it.Version != 2 || !it.LeaseExpires.Equal(t0.Add(2*time.Minute))) {
 				err = fmt.Errorf("renewed %+v", it)
 			}
 			return err
 		}, StatusInProgress},
 		{"finish with the current version is done", func() error {
-			return q.Finish(item(1).ID, "w1", 3, StatusDone, "validation published", t0.Add(90*time.Second))
+			return finish(q, item(1).ID, "w1", 2, StatusDone, "validation published", t0.Add(90*time.Second))
 		}, StatusDone},
 	}
 	for _, st := range steps {
@@ -101,8 +135,8 @@ func TestEnqueueIsIdempotentByHash(t *testing.T) {
 	if n, err := q.Enqueue(item(1), item(2), item(1)); n != 2 || err != nil {
 		t.Fatalf("first enqueue added %d, %v", n, err)
 	}
-	it, _ := q.Claim("w", t0, time.Minute, nil)
-	if err := q.Finish(it.ID, "w", it.Version, StatusDone, "ok", t0); err != nil {
+	it, _ := claimOne(q, "w", t0, time.Minute, nil)
+	if err := finish(q, it.ID, "w", it.Version, StatusDone, "ok", t0); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := q.Enqueue(item(1), item(2)); n != 0 || err != nil {
@@ -127,18 +161,18 @@ func TestEnqueueReportsIDClashButKeepsOthers(t *testing.T) {
 func TestClaimTakesOldestClaimableAndHonoursFilter(t *testing.T) {
 	tests := []struct {
 		name   string
-		setup  func(q *Queue)
+		setup  func(q *File)
 		now    time.Time
 		filter func(Item) bool
 		want   int // seq claimed; 0 for none
 	}{
-		{"oldest queued first", func(q *Queue) {}, t0, nil, 1},
-		{"filter skips rejected items", func(q *Queue) {}, t0, func(it Item) bool { return it.Seq != 1 }, 2},
-		{"an unexpired claim is not taken", func(q *Queue) { q.Claim("w1", t0, time.Minute, nil) }, t0.Add(59 * time.Second), nil, 2},
-		{"an expired claim is taken over", func(q *Queue) { q.Claim("w1", t0, time.Minute, nil) }, t0.Add(time.Minute), nil, 1},
-		{"nothing claimable gives nil", func(q *Queue) {
-			q.Set(item(1).ID, StatusSkipped, "own trace", t0)
-			q.Set(item(2).ID, StatusFailed, "scorer", t0)
+		{"oldest queued first", func(q *File) {}, t0, nil, 1},
+		{"filter skips rejected items", func(q *File) {}, t0, func(it Item) bool { return it.Seq != 1 }, 2},
+		{"an unexpired claim is not taken", func(q *File) { claimOne(q, "w1", t0, time.Minute, nil) }, t0.Add(59 * time.Second), nil, 2},
+		{"an expired claim is taken over", func(q *File) { claimOne(q, "w1", t0, time.Minute, nil) }, t0.Add(time.Minute), nil, 1},
+		{"nothing claimable gives nil", func(q *File) {
+			Set(q, item(1).ID, StatusSkipped, "own trace", t0)
+			Set(q, item(2).ID, StatusFailed, "scorer", t0)
 		}, t0, nil, 0},
 	}
 	for _, tt := range tests {
@@ -146,7 +180,7 @@ func TestClaimTakesOldestClaimableAndHonoursFilter(t *testing.T) {
 			q, _ := newQueue(t)
 			q.Enqueue(item(2), item(1))
 			tt.setup(q)
-			it, err := q.Claim("w2", tt.now, time.Minute, tt.filter)
+			it, err := claimOne(q, "w2", tt.now, time.Minute, tt.filter)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -164,31 +198,34 @@ func TestClaimTakesOldestClaimableAndHonoursFilter(t *testing.T) {
 func TestStaleVersionIsRejected(t *testing.T) {
 	tests := []struct {
 		name string
-		act  func(q *Queue, first *Item) error
+		act  func(q *File, first *Item) error
 	}{
-		{"finish after takeover", func(q *Queue, first *Item) error {
-			q.Claim("w2", t0.Add(3*time.Minute), time.Minute, nil)
-			return q.Finish(first.ID, "w1", first.Version, StatusDone, "", t0.Add(3*time.Minute))
+		{"finish after takeover", func(q *File, first *Item) error {
+			claimOne(q, "w2", t0.Add(3*time.Minute), time.Minute, nil)
+			return finish(q, first.ID, "w1", first.Version, StatusDone, "", t0.Add(3*time.Minute))
 		}},
-		{"renew after takeover", func(q *Queue, first *Item) error {
-			q.Claim("w2", t0.Add(3*time.Minute), time.Minute, nil)
-			_, err := q.Renew(first.ID, "w1", first.Version, t0.Add(3*time.Minute), time.Minute)
-			return err
+		{"renew after takeover", func(q *File, first *Item) error {
+			claimOne(q, "w2", t0.Add(3*time.Minute), time.Minute, nil)
+			return renew(q, first.ID, "w1", first.Version, t0.Add(3*time.Minute), time.Minute)
 		}},
-		{"finish after a person decided", func(q *Queue, first *Item) error {
-			q.Set(first.ID, StatusSkipped, "not worth scoring", t0)
-			return q.Finish(first.ID, "w1", first.Version, StatusDone, "", t0)
+		{"release after takeover", func(q *File, first *Item) error {
+			claimOne(q, "w2", t0.Add(3*time.Minute), time.Minute, nil)
+			return one(q, Update{Kind: Release, ID: first.ID, Owner: "w1", Version: first.Version, At: t0})
 		}},
-		{"finish with an old version by the same owner", func(q *Queue, first *Item) error {
-			q.Renew(first.ID, "w1", first.Version, t0, time.Minute)
-			return q.Finish(first.ID, "w1", first.Version, StatusDone, "", t0)
+		{"finish after a person decided", func(q *File, first *Item) error {
+			Set(q, first.ID, StatusSkipped, "not worth scoring", t0)
+			return finish(q, first.ID, "w1", first.Version, StatusDone, "", t0)
+		}},
+		{"finish with an old version by the same owner", func(q *File, first *Item) error {
+			suggest(q, first.ID, validation.Scores{}, nil, "", t0)
+			return finish(q, first.ID, "w1", first.Version, StatusDone, "", t0)
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			q, _ := newQueue(t)
 			q.Enqueue(item(1))
-			first, _ := q.Claim("w1", t0, time.Minute, nil)
+			first, _ := claimOne(q, "w1", t0, time.Minute, nil)
 			if err := tt.act(q, first); !errors.Is(err, ErrConflict) {
 				t.Fatalf("err = %v, want ErrConflict", err)
 			}
@@ -199,13 +236,13 @@ func TestStaleVersionIsRejected(t *testing.T) {
 func TestSetActsOnlyOnKnownIDsAndFinalStatuses(t *testing.T) {
 	q, _ := newQueue(t)
 	q.Enqueue(item(1))
-	if err := q.Set("nope", StatusDone, "", t0); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "nope") {
+	if err := Set(q, "nope", StatusDone, "", t0); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "nope") {
 		t.Fatalf("unknown id: %v", err)
 	}
-	if err := q.Set(item(1).ID, StatusQueued, "", t0); err == nil {
+	if err := Set(q, item(1).ID, StatusQueued, "", t0); err == nil {
 		t.Fatal("Set accepted a non-final status")
 	}
-	if err := q.Set(item(1).ID, StatusFailed, "broken trace", t0); err != nil {
+	if err := Set(q, item(1).ID, StatusFailed, "broken trace", t0); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -213,7 +250,7 @@ func TestSetActsOnlyOnKnownIDsAndFinalStatuses(t *testing.T) {
 func TestSuggestStoresProposal(t *testing.T) {
 	q, _ := newQueue(t)
 	q.Enqueue(item(1))
-	err := q.Suggest(item(1).ID, validation.Scores{4, 3, 4, 4, 4, 3}, map[string][]string{"substance": {"cites two sources"}}, "solid", t0)
+	err := suggest(q, item(1).ID, validation.Scores{4, 3, 4, 4, 4, 3}, map[string][]string{"substance": {"cites two sources"}}, "solid", t0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +258,7 @@ func TestSuggestStoresProposal(t *testing.T) {
 	if s := items[0].Suggested; s == nil || s.Total() != 22 || items[0].SuggestedNotes != "solid" || items[0].Status != StatusQueued {
 		t.Fatalf("item %+v", items[0])
 	}
-	if err := q.Suggest("nope", validation.Scores{}, nil, "", t0); !errors.Is(err, ErrNotFound) {
+	if err := suggest(q, "nope", validation.Scores{}, nil, "", t0); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("unknown id: %v", err)
 	}
 }
@@ -229,9 +266,8 @@ func TestSuggestStoresProposal(t *testing.T) {
 func TestFileBytesAreDeterministic(t *testing.T) {
 	q, p := newQueue(t)
 	q.Enqueue(item(2), item(1))
-	it, _ := q.Claim("host/42/1", t0, 0, nil)
-	q.Suggest(item(2).ID, validation.Scores{1, 2, 3, 4, 5, 0}, map[string][]string{"uniqueness": {"b", "a"}}, "n", t0)
-	_ = it
+	claimOne(q, "host/42/1", t0, 0, nil)
+	suggest(q, item(2).ID, validation.Scores{1, 2, 3, 4, 5, 0}, map[string][]string{"uniqueness": {"b", "a"}}, "n", t0)
 	got, _ := os.ReadFile(p)
 	golden(t, "queue.golden.json", got)
 }
@@ -269,7 +305,7 @@ func TestConcurrentClaimsNeverShareAnItem(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for {
-				it, err := wq.Claim(owner, t0, time.Minute, nil)
+				it, err := claimOne(wq, owner, t0, time.Minute, nil)
 				if err != nil || it == nil {
 					return
 				}
@@ -279,6 +315,10 @@ func TestConcurrentClaimsNeverShareAnItem(t *testing.T) {
 				}
 				got[it.ID] = owner
 				mu.Unlock()
+				if err := finish(wq, it.ID, owner, it.Version, StatusDone, "scored", t0); err != nil {
+					t.Error(err)
+					return
+				}
 			}
 		}()
 	}
@@ -305,29 +345,71 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 }
 
-func TestResumeGivesBackOwnClaimWithoutNewVersion(t *testing.T) {
+func TestClaimResumesOwnItemsFirstWithoutNewVersion(t *testing.T) {
 	q, _ := newQueue(t)
-	q.Enqueue(item(1), item(2))
-	if it, err := q.Resume("w", t0, time.Minute); it != nil || err != nil {
-		t.Fatalf("resume with nothing held = %+v, %v; want nil", it, err)
-	}
-	claimed, _ := q.Claim("w", t0, time.Minute, nil)
-	if it, _ := q.Resume("other", t0, time.Minute); it != nil {
-		t.Fatalf("another owner resumed %s", it.ID)
-	}
-	// Long after the lease: the owner still gets it back, same version.
+	q.Enqueue(item(1), item(2), item(3))
+	claimed, _ := claimOne(q, "w", t0, time.Minute, func(it Item) bool { return it.Seq == 2 })
+	// Long after the lease: the owner still gets it back first, same
+	// version, then the oldest claimable items.
 	later := t0.Add(time.Hour)
-	it, err := q.Resume("w", later, time.Minute)
-	if err != nil || it == nil || it.ID != claimed.ID || it.Version != claimed.Version {
-		t.Fatalf("resume = %+v, %v; want %s at version %d", it, err, claimed.ID, claimed.Version)
+	got, err := q.Claim(Claim{Owner: "w", Now: later, Lease: time.Minute, Max: 2})
+	if err != nil || len(got) != 2 {
+		t.Fatalf("claim = %+v, %v; want 2 items", got, err)
 	}
-	if !it.LeaseExpires.Equal(later.Add(time.Minute)) {
-		t.Fatalf("lease not extended: %v", it.LeaseExpires)
+	if got[0].ID != claimed.ID || got[0].Version != claimed.Version || !got[0].LeaseExpires.Equal(later.Add(time.Minute)) {
+		t.Fatalf("resumed %+v; want %s at version %d, lease extended", got[0], claimed.ID, claimed.Version)
 	}
-	if err := q.Finish(it.ID, "w", it.Version, StatusDone, "ok", later); err != nil {
+	if got[1].Seq != 1 || got[1].Version != 2 {
+		t.Fatalf("then claimed %+v; want seq 1 at version 2", got[1])
+	}
+	if other, _ := claimOne(q, "other", later, time.Minute, nil); other == nil || other.Seq != 3 {
+		t.Fatalf("another owner got %+v; want seq 3, the only item nobody holds", other)
+	}
+	if err := finish(q, got[0].ID, "w", got[0].Version, StatusDone, "ok", later); err != nil {
 		t.Fatalf("finish after resume: %v", err)
 	}
-	if it, _ := q.Resume("w", later, time.Minute); it != nil {
-		t.Fatalf("finished item resumed: %+v", it)
+	rest, _ := q.Claim(Claim{Owner: "w", Now: later})
+	if len(rest) != 1 || rest[0].Seq != 1 {
+		t.Fatalf("after finishing, claim = %+v; want only seq 1 back", rest)
+	}
+}
+
+func TestUpdateBatchAppliesEachAndReportsEach(t *testing.T) {
+	q, p := newQueue(t)
+	q.Enqueue(item(1), item(2), item(3))
+	got, _ := q.Claim(Claim{Owner: "w", Now: t0})
+	res, err := q.Update(
+		Update{Kind: Finish, ID: got[0].ID, Owner: "w", Version: got[0].Version, Status: StatusDone, Reason: "ok", At: t0},
+		Update{Kind: Finish, ID: got[1].ID, Owner: "w", Version: got[1].Version + 7, Status: StatusDone, At: t0},
+		Update{Kind: Release, ID: got[2].ID, Owner: "w", Version: got[2].Version, At: t0},
+		Update{Kind: Decide, ID: "nope", Status: StatusDone, At: t0},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustValid(t, p)
+	if res[0] != nil || !errors.Is(res[1], ErrConflict) || res[2] != nil || !errors.Is(res[3], ErrNotFound) {
+		t.Fatalf("results %v; want nil, conflict, nil, not found", res)
+	}
+	items, _ := q.List()
+	want := []string{StatusDone, StatusInProgress, StatusQueued}
+	for i, it := range items {
+		if it.Status != want[i] {
+			t.Errorf("item %d is %s, want %s", i+1, it.Status, want[i])
+		}
+	}
+	if queued, _ := q.Queued(); len(queued) != 1 || queued[0].Seq != 3 || queued[0].Owner != "" {
+		t.Errorf("queued = %+v; want the released item 3 alone", queued)
+	}
+}
+
+func TestInitCreatesAnEmptyQueue(t *testing.T) {
+	q, p := newQueue(t)
+	if err := q.Init(); err != nil {
+		t.Fatal(err)
+	}
+	mustValid(t, p)
+	if items, err := q.List(); err != nil || len(items) != 0 {
+		t.Fatalf("list = %v, %v", items, err)
 	}
 }

@@ -1,0 +1,125 @@
+package heartbeat
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/queue"
+)
+
+// claims is the heartbeat's side of the queue while it scores: the items it
+// claimed in one call, and the finishes it has not written yet. Finishes
+// are written in batches (flush), so the queue's cost per item stays
+// constant; a batch also renews the lease of the items still being
+// scored. A crash loses at most the unwritten finishes: the next heartbeat
+// resumes those items, finds their validation files and ends them as this
+// run would have.
+type claims struct {
+	store queue.Store
+	owner string
+	lease time.Duration
+	now   time.Time // the heartbeat's clock
+	start time.Time // the wall clock when scoring began, for renewals
+	warn  func(msg string, args ...any)
+
+	mu      sync.Mutex
+	open    map[string]queue.Item // claimed, not finished yet
+	pending []queue.Update
+	flushed time.Time // wall clock of the last flush
+}
+
+// flushEvery is how often finishes are written and leases renewed while
+// scoring: a quarter of the lease, so a claim never lapses under a
+// running heartbeat.
+func (c *claims) flushEvery() time.Duration { return c.lease / 4 }
+
+func newClaims(store queue.Store, owner string, lease time.Duration, now time.Time, warn func(string, ...any)) *claims {
+	if lease <= 0 {
+		lease = queue.DefaultLease
+	}
+	return &claims{store: store, owner: owner, lease: lease, now: now, start: time.Now(), flushed: time.Now(),
+		warn: warn, open: map[string]queue.Item{}}
+}
+
+// claim takes every item the owner holds or may claim, in one write.
+func (c *claims) claim() ([]queue.Item, error) {
+	items, err := c.store.Claim(queue.Claim{Owner: c.owner, Now: c.now, Lease: c.lease})
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, it := range items {
+		c.open[it.ID] = it
+	}
+	return items, nil
+}
+
+// finish records the end of one item and writes the batch when it is due.
+func (c *claims) finish(it *queue.Item, status, reason string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.open, it.ID)
+	c.pending = append(c.pending, queue.Update{Kind: queue.Finish, ID: it.ID, Owner: c.owner, Version: it.Version,
+		Status: status, Reason: reason, At: c.now})
+	if time.Since(c.flushed) < c.flushEvery() {
+		return nil
+	}
+	return c.flushLocked(true)
+}
+
+// close writes the pending finishes and gives back what was claimed but
+// not scored (the deadline passed), so it waits, queued, for the next run.
+func (c *claims) close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, it := range sortedItems(c.open) {
+		c.pending = append(c.pending, queue.Update{Kind: queue.Release, ID: it.ID, Owner: c.owner, Version: it.Version, At: c.now})
+	}
+	c.open = map[string]queue.Item{}
+	return c.flushLocked(false)
+}
+
+// flushLocked writes the pending updates, with renewals of the open claims
+// when renew is set. An update refused because the item changed meanwhile
+// (a person decided, another worker took over) is logged, not fatal.
+func (c *claims) flushLocked(renew bool) error {
+	updates := c.pending
+	if renew {
+		at := c.now.Add(time.Since(c.start))
+		for _, it := range sortedItems(c.open) {
+			updates = append(updates, queue.Update{Kind: queue.Renew, ID: it.ID, Owner: c.owner, Version: it.Version, At: at, Lease: c.lease})
+		}
+	}
+	c.pending, c.flushed = nil, time.Now()
+	if len(updates) == 0 {
+		return nil
+	}
+	results, err := c.store.Update(updates...)
+	if err != nil {
+		return fmt.Errorf("write queue: %w", err)
+	}
+	for i, err := range results {
+		switch {
+		case err == nil:
+		case errors.Is(err, queue.ErrConflict), errors.Is(err, queue.ErrNotFound):
+			c.warn("queue item changed by someone else; their change stands", "id", updates[i].ID, "err", err.Error())
+			delete(c.open, updates[i].ID)
+		default:
+			return fmt.Errorf("update queue: %w", err)
+		}
+	}
+	return nil
+}
+
+func sortedItems(m map[string]queue.Item) []queue.Item {
+	out := make([]queue.Item, 0, len(m))
+	for _, it := range m {
+		out = append(out, it)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}

@@ -1,0 +1,80 @@
+package heartbeat
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/queue"
+)
+
+func queueItem(n int) queue.Item {
+	h := fmt.Sprintf("sha256:%012x%052x", n, n)
+	return queue.Item{ID: h[7:19], Hash: h, From: "ada", FromURL: "https://ada.example/", Seq: n,
+		TraceURL: fmt.Sprintf("https://ada.example/traces/%d.md", n), QueuedAt: testNow.Add(time.Duration(n) * time.Second)}
+}
+
+// TestPersonsDecisionDuringScoringStands settles an item with `meshnode
+// inbox` (another process, its own handle on the file) while the heartbeat
+// holds it claimed: the heartbeat's batched finish must not overwrite the
+// person's decision, and its other finishes must all land.
+func TestPersonsDecisionDuringScoringStands(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "mesh-state", "queue.json")
+	store := queue.Open(p)
+	if _, err := store.Enqueue(queueItem(1), queueItem(2), queueItem(3)); err != nil {
+		t.Fatal(err)
+	}
+	warned := 0
+	c := newClaims(store, claimOwner, time.Minute, testNow, func(string, ...any) { warned++ })
+	items, err := c.claim()
+	if err != nil || len(items) != 3 {
+		t.Fatalf("claimed %d items, %v; want 3", len(items), err)
+	}
+	if err := queue.Set(queue.Open(p), items[1].ID, queue.StatusSkipped, "marked skip by hand", testNow); err != nil {
+		t.Fatal(err)
+	}
+	for i := range items {
+		if err := c.finish(&items[i], queue.StatusDone, "pass 20/30"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := store.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if warned != 1 {
+		t.Errorf("%d warnings; want one, for the item the person settled", warned)
+	}
+	want := []string{queue.StatusDone, queue.StatusSkipped, queue.StatusDone}
+	for i, it := range got {
+		if it.Status != want[i] {
+			t.Errorf("item %d is %s (%s), want %s", i+1, it.Status, it.Reason, want[i])
+		}
+	}
+}
+
+// TestUnstartedClaimsGoBackToTheQueue closes a batch before scoring its
+// items (the deadline passed): they are queued again, free for anyone.
+func TestUnstartedClaimsGoBackToTheQueue(t *testing.T) {
+	store := queue.Open(filepath.Join(t.TempDir(), "queue.json"))
+	store.Enqueue(queueItem(1), queueItem(2))
+	c := newClaims(store, claimOwner, 0, testNow, func(string, ...any) {})
+	items, err := c.claim()
+	if err != nil || len(items) != 2 {
+		t.Fatalf("claimed %d, %v", len(items), err)
+	}
+	if err := c.finish(&items[0], queue.StatusFailed, "scorer: boom"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.close(); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := store.List()
+	if got[0].Status != queue.StatusFailed || got[1].Status != queue.StatusQueued || got[1].Owner != "" {
+		t.Fatalf("items %+v; want the first failed, the second queued and unowned", got)
+	}
+}

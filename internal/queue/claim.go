@@ -1,0 +1,75 @@
+package queue
+
+import (
+	"fmt"
+	"time"
+)
+
+// enqueue adds the items whose hash f does not hold yet and reports how
+// many it added and the IDs that clash with another trace's.
+func (f *file) enqueue(items []Item, now time.Time) (int, []error) {
+	byHash := make(map[string]bool, len(f.Items))
+	for _, it := range f.Items {
+		byHash[it.Hash] = true
+	}
+	added := 0
+	var clashes []error
+	for _, it := range items {
+		if byHash[it.Hash] {
+			continue
+		}
+		if old := f.Items[it.ID]; old != nil || it.ID == "" {
+			clashes = append(clashes, fmt.Errorf("queue %s: id %q is empty or already holds another trace", it.Hash, it.ID))
+			continue
+		}
+		f.Items[it.ID] = fresh(it, now)
+		byHash[it.Hash] = true
+		added++
+	}
+	return added, clashes
+}
+
+func fresh(it Item, now time.Time) *Item {
+	if it.QueuedAt.IsZero() {
+		it.QueuedAt = now
+	}
+	it.UpdatedAt = it.QueuedAt
+	it.Status, it.Reason = StatusQueued, ""
+	it.Owner, it.LeaseExpires, it.Version = "", time.Time{}, 1
+	return &it
+}
+
+// claim applies c to f: the owner's items in progress first, then the
+// oldest claimable ones.
+func (f *file) claim(c Claim) []Item {
+	lease := leaseOr(c.Lease)
+	full := func(got []Item) bool { return c.Max > 0 && len(got) >= c.Max }
+	sorted := f.sorted()
+	var got []Item
+	for _, it := range sorted {
+		if full(got) {
+			return got
+		}
+		if it.Status == StatusInProgress && it.Owner == c.Owner {
+			it.LeaseExpires = c.Now.Add(lease)
+			got = append(got, *it)
+		}
+	}
+	for _, it := range sorted {
+		if full(got) {
+			return got
+		}
+		if (it.Status == StatusInProgress && it.Owner == c.Owner) || !it.claimable(c.Now) || (c.Filter != nil && !c.Filter(*it)) {
+			continue
+		}
+		reason := ""
+		if it.Status == StatusInProgress {
+			reason = fmt.Sprintf("lease of %s expired; taken over", it.Owner)
+		}
+		it.Status, it.Reason, it.Owner = StatusInProgress, reason, c.Owner
+		it.LeaseExpires, it.UpdatedAt = c.Now.Add(lease), c.Now
+		it.Version++
+		got = append(got, *it)
+	}
+	return got
+}

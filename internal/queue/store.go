@@ -1,0 +1,177 @@
+package queue
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/validation"
+)
+
+// ErrConflict is returned when an update presents a version or owner that
+// is no longer current: the lease was taken over, or a person decided.
+var ErrConflict = errors.New("queue item changed since it was claimed")
+
+// ErrNotFound is returned for an ID the queue does not hold.
+var ErrNotFound = errors.New("no such queue item")
+
+// Store is where a node's validation queue lives. File (mesh-state/
+// queue.json) is the embedded store; a shared database can implement the
+// same operations so that several processes score one node's queue.
+// Every operation is atomic as a whole: it is applied entirely or not at
+// all, and concurrent callers see one before the other.
+type Store interface {
+	// Init creates the store when it does not exist yet.
+	Init() error
+	// Enqueue adds the items whose hash the store does not hold yet,
+	// whatever the status of the one it holds, and returns how many.
+	Enqueue(items ...Item) (added int, err error)
+	// Queued returns the items waiting for a worker, oldest first.
+	Queued() ([]Item, error)
+	// Claim gives c.Owner the items it asks for (see Claim).
+	Claim(c Claim) ([]Item, error)
+	// Update applies updates in order and returns one error per update
+	// (nil when it applied; ErrConflict or ErrNotFound wrapped when not),
+	// and err when the store itself failed, in which case none applied.
+	Update(updates ...Update) (results []error, err error)
+	// List returns every item, oldest first: the inbox.
+	List() ([]Item, error)
+}
+
+// Claim asks for items to work on. The items Owner already holds in
+// progress come first, as they are, expired lease or not and without a
+// new version: a worker that crashed between claiming and finishing picks
+// up where it stopped, and its rerun ends as an uninterrupted run would.
+// Then the oldest items that are queued, or in progress under an expired
+// lease (a takeover), each with a new version.
+type Claim struct {
+	Owner  string
+	Now    time.Time
+	Lease  time.Duration   // how long the claim lasts; DefaultLease when ≤ 0
+	Max    int             // items at most, resumed ones included; 0 means no limit
+	Filter func(Item) bool // which items to take (resumed ones are not filtered); nil takes all
+}
+
+// Kind says what an Update does.
+type Kind int
+
+// Kinds of update.
+const (
+	// Finish ends Owner's claim with a terminal Status, checking Version.
+	Finish Kind = iota + 1
+	// Renew extends Owner's lease to At+Lease, checking Version; the
+	// version stays, so the holder's later updates still apply.
+	Renew
+	// Release gives Owner's claim back: the item is queued again.
+	Release
+	// Decide records a person's explicit decision, a terminal Status,
+	// whatever the item's status and claim; its holder then gets
+	// ErrConflict.
+	Decide
+	// Suggest stores a scorer's proposal for the person who will score.
+	Suggest
+)
+
+// Update is one change to one item.
+type Update struct {
+	Kind    Kind
+	ID      string
+	Owner   string // Finish, Renew, Release: the claim's holder
+	Version int    // Finish, Renew, Release: the version the claim returned
+	Status  string // Finish, Decide: done, failed or skipped
+	Reason  string // Finish, Decide
+	At      time.Time
+	Lease   time.Duration // Renew; DefaultLease when ≤ 0
+	// Suggestion is what Suggest stores.
+	Suggestion *Suggestion
+}
+
+// Suggestion is a scorer's proposal: scores, their reasons (dimension →
+// reasons) and notes.
+type Suggestion struct {
+	Scores  validation.Scores
+	Reasons map[string][]string
+	Notes   string
+}
+
+// check refuses an update that can never apply, whatever the item.
+func (u Update) check() error {
+	switch u.Kind {
+	case Finish, Decide:
+		if !terminal(u.Status) {
+			return fmt.Errorf("%s: status %q is not done, failed or skipped", u.ID, u.Status)
+		}
+	case Suggest:
+		if u.Suggestion == nil {
+			return fmt.Errorf("%s: suggest without a suggestion", u.ID)
+		}
+	case Renew, Release:
+	default:
+		return fmt.Errorf("%s: unknown update kind %d", u.ID, u.Kind)
+	}
+	return nil
+}
+
+// apply changes the items for u; it is the rule every store follows.
+func (u Update) apply(items map[string]*Item) error {
+	if err := u.check(); err != nil {
+		return err
+	}
+	it := items[u.ID]
+	if it == nil {
+		return fmt.Errorf("%s: %w", u.ID, ErrNotFound)
+	}
+	if u.Kind == Finish || u.Kind == Renew || u.Kind == Release {
+		if it.Status != StatusInProgress || it.Owner != u.Owner || it.Version != u.Version {
+			return fmt.Errorf("%s (now %s by %q, version %d; had version %d): %w", u.ID, it.Status, it.Owner, it.Version, u.Version, ErrConflict)
+		}
+	}
+	switch u.Kind {
+	case Finish, Decide:
+		it.settle(u.Status, u.Reason, u.At)
+	case Renew:
+		it.LeaseExpires = u.At.Add(leaseOr(u.Lease))
+	case Release:
+		it.Status, it.Reason = StatusQueued, ""
+		it.Owner, it.LeaseExpires = "", time.Time{}
+		it.UpdatedAt = u.At
+		it.Version++
+	case Suggest:
+		s := u.Suggestion.Scores
+		it.Suggested, it.SuggestedReasons, it.SuggestedNotes = &s, u.Suggestion.Reasons, u.Suggestion.Notes
+		it.UpdatedAt = u.At
+		it.Version++
+	}
+	return nil
+}
+
+// Set records a person's decision on item id in s: one Decide update.
+func Set(s Store, id, status, reason string, now time.Time) error {
+	res, err := s.Update(Update{Kind: Decide, ID: id, Status: status, Reason: reason, At: now})
+	if err != nil {
+		return err
+	}
+	if res[0] != nil {
+		return fmt.Errorf("set %w", res[0])
+	}
+	return nil
+}
+
+func leaseOr(lease time.Duration) time.Duration {
+	if lease <= 0 {
+		return DefaultLease
+	}
+	return lease
+}
+
+func (it *Item) settle(status, reason string, now time.Time) {
+	it.Status, it.Reason = status, reason
+	it.Owner, it.LeaseExpires = "", time.Time{}
+	it.UpdatedAt = now
+	it.Version++
+}
+
+func terminal(status string) bool {
+	it := Item{Status: status}
+	return it.Terminal()
+}
