@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
+	"path/filepath"
 
 	"github.com/meshnode/meshnode/internal/demo"
 	"github.com/meshnode/meshnode/internal/site"
@@ -19,10 +21,13 @@ func init() {
 Starts sample peers in-process on 127.0.0.1 (their content is embedded in the
 binary), creates a node in DIR (default: a new temporary directory, kept so
 you can look at it), runs two heartbeats against them, builds the node's
-static site, and shows what happened and where the files are.
+static site, and shows what happened, where the files are, and commands to
+look closer that work as printed. The sample peers stop with the demo; with
+--serve the node's site is served on 127.0.0.1 until Ctrl-C.
 
 Examples:
   meshnode demo
+  meshnode demo --serve
   meshnode demo --dir /tmp/my-demo-node --verbose
 
 Flags:
@@ -36,8 +41,12 @@ func runDemoCmd(ctx context.Context, e *env, args []string) error {
 	dir := fs.String("dir", "", "directory for the demo node (must be empty or absent)")
 	logFormat := fs.String("log-format", "text", "log format on stderr with --verbose: text or json")
 	verbose := fs.Bool("verbose", false, "log every peer poll to stderr")
+	serve := fs.Bool("serve", false, "then serve the node's site on 127.0.0.1 until Ctrl-C")
 	if err := parseFlags(e, fs, args); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("run 'meshnode demo -h' for its flags", "demo: unexpected argument %q", fs.Arg(0))
 	}
 	if *dir == "" {
 		d, err := os.MkdirTemp("", "meshnode-demo-")
@@ -46,7 +55,7 @@ func runDemoCmd(ctx context.Context, e *env, args []string) error {
 		}
 		*dir = d
 	}
-	opts := demo.Options{Dir: *dir, Stdout: e.stdout, Build: buildSite}
+	opts := demo.Options{Dir: *dir, Stdout: e.stdout, Build: buildSite, Command: selfCommand(), Serving: *serve}
 	if *verbose {
 		logger, err := newLogger(e.stderr, *logFormat, false)
 		if err != nil {
@@ -58,7 +67,17 @@ func runDemoCmd(ctx context.Context, e *env, args []string) error {
 	if errors.Is(err, demo.ErrDirNotEmpty) {
 		return usagef("give --dir a new or empty directory, or leave it out for a temporary one", "demo: %v", err)
 	}
-	return err
+	if err != nil || !*serve {
+		return err
+	}
+	// The sample peers are gone; the node's site is static and stays
+	// servable for as long as the person wants to look.
+	e.untilStopped = true
+	so := site.Options{Dir: *dir, Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	so.Out = filepath.Join(*dir, site.DefaultOut)
+	return site.Serve(ctx, so, "127.0.0.1:0", func(url string) {
+		fmt.Fprintf(e.stdout, "\nServing the demo node's site on %s (Ctrl-C stops)\n", url)
+	})
 }
 
 // buildSite builds the demo node's static site.

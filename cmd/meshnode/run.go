@@ -30,10 +30,6 @@ type command struct {
 	usage   string // full text for `meshnode CMD -h`, examples included
 	// run parses args with its own FlagSet and does the work.
 	run func(ctx context.Context, env *env, args []string) error
-	// untilStopped marks a command that runs until a signal stops it
-	// (serve): for it a signal is the normal end, exit 0. A signal stops
-	// every other command early, exit 130 or 143.
-	untilStopped bool
 }
 
 // env is what every command gets from the doorway: where to write, and the
@@ -43,6 +39,10 @@ type env struct {
 	now            func() time.Time
 	isTerminal     bool // stdout is a terminal
 	errTerminal    bool // stderr is a terminal: progress lines, no routine logs
+	// untilStopped is set by a command that runs until a signal stops it
+	// (serve, demo --serve): for it a signal is the normal end, exit 0. A
+	// signal stops every other command early, exit 130 or 143.
+	untilStopped bool
 }
 
 var commands = map[string]*command{}
@@ -92,7 +92,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	err := c.run(ctx, e, args[1:])
 	err = interruption(ctx, err)
 	var ie *interruptedError
-	if c.untilStopped && errors.As(err, &ie) && (ie.err == nil || errors.Is(ie.err, context.Canceled)) {
+	if e.untilStopped && errors.As(err, &ie) && (ie.err == nil || errors.Is(ie.err, context.Canceled)) {
 		return nil
 	}
 	return err

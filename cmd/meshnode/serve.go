@@ -31,8 +31,7 @@ Examples:
 
 Flags:
 `,
-		run:          runServeCommand,
-		untilStopped: true,
+		run: runServeCommand,
 	})
 }
 
@@ -56,6 +55,7 @@ func runServeCommand(ctx context.Context, e *env, args []string) error {
 	if err := checkAddr(o.addr); err != nil {
 		return err
 	}
+	e.untilStopped = true
 	var now time.Time
 	if o.now != "" {
 		clock, err := o.clock(e)

@@ -5,9 +5,15 @@
 // the files are. Its peers carry the quirks of the real mesh: the
 // real-world manifest variant, a sequence gap backfilled later, a tampered
 // file, an agent that is down, and an agent known only by gossip.
+//
+// The sample peers live only as long as Run: no URL of theirs is offered
+// to the person. The closing commands use Options.Command, which the CLI
+// sets to how it was started (`go run ./cmd/meshnode` after go run), and
+// `meshnode demo --serve` then serves the node's static site until Ctrl-C.
 package demo
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -35,6 +41,13 @@ type Options struct {
 	// Build, when set, builds the node's static site into DIR/_site after
 	// the heartbeats (the CLI passes the site builder; tests may not).
 	Build func(ctx context.Context, dir, out string) error
+	// Command is how the person runs meshnode, for the commands the tour
+	// prints: "meshnode", a path, or "go run ./cmd/meshnode". Default
+	// "meshnode".
+	Command string
+	// Serving says the CLI will serve the site after the run, so the tour
+	// does not point at the files only.
+	Serving bool
 }
 
 // ErrDirNotEmpty: the demo makes its node in an empty or new directory
@@ -93,8 +106,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	res := &Result{Dir: o.Dir}
 	w := o.Stdout
-	fmt.Fprintf(w, "Sample mesh on 127.0.0.1: ada and bob on %s, cyd and eve on %s, dormant is down.\n", hostA.URL, hostB.URL)
-	fmt.Fprintf(w, "Node %q in %s, served at %s\n\n", cfg.Agent, o.Dir, nodeURL)
+	// No URL of these servers is printed: they stop when the demo does.
+	fmt.Fprintln(w, "Sample mesh on 127.0.0.1, for this run only: ada and bob share a host, cyd and eve another, dormant is down.")
+	fmt.Fprintf(w, "Node %q in %s\n\n", cfg.Agent, o.Dir)
 	for round := 1; round <= 2; round++ {
 		if round == 2 {
 			m.advance()
@@ -118,7 +132,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return nil, fmt.Errorf("build site: %w", err)
 		}
 	}
-	tour(w, o.Dir, clock().Add(30*time.Minute), o.Build != nil)
+	tour(w, o, clock().Add(30*time.Minute))
 	return res, nil
 }
 
@@ -162,7 +176,8 @@ func closedURL() (string, error) {
 }
 
 // tour says where to look.
-func tour(w io.Writer, dir string, now time.Time, site bool) {
+func tour(w io.Writer, o Options, now time.Time) {
+	dir := o.Dir
 	fmt.Fprintf(w, "Where the files are (%s):\n", dir)
 	lines := []string{
 		"MANIFEST.md                      our published files, with seqs, hashes and statuses",
@@ -172,17 +187,30 @@ func tour(w io.Writer, dir string, now time.Time, site bool) {
 		"mesh-state/ledger.json           what we know of the peers' files",
 		"mesh-state/queue.json            the validation queue",
 	}
-	if site {
-		lines = append(lines, "_site/index.html                 the static site (open it in a browser)")
+	if o.Build != nil {
+		lines = append(lines, "_site/index.html                 the static site (open the file in a browser)")
 	}
 	for _, l := range lines {
 		fmt.Fprintf(w, "  %s\n", l)
 	}
 	at := now.Format(time.RFC3339)
+	command := cmp.Or(o.Command, "meshnode")
 	fmt.Fprintln(w, "\nLook closer (--now keeps the demo's clock):")
 	for _, c := range []string{"peers", "signal", "inbox"} {
-		fmt.Fprintf(w, "  meshnode %s --dir %s --now %s\n", c, dir, at)
+		fmt.Fprintf(w, "  %s %s --dir %s --now %s\n", command, c, shellQuote(dir), at)
 	}
+	if !o.Serving && o.Build != nil {
+		fmt.Fprintf(w, "  %s serve --dir %s    # the site on http://127.0.0.1:8080/ until Ctrl-C\n", command, shellQuote(dir))
+	}
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but the
+// characters of a plain path.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+:@") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 type indentWriter struct{ w io.Writer }
