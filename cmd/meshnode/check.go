@@ -28,7 +28,8 @@ traces and validations when no FILE is given):
     validation scores the same trace;
   - the trace it scores was fetched and its hash verified by the heartbeat
     (mesh-state/ledger.json), and is not this node's own trace;
-  - this node has standing (standing.min_validated_traces in mesh.yaml);
+  - this node has standing (FOUNDERS.md names it, or its SIGNAL reached 50),
+    so its validations count;
   - no published file (listed in MANIFEST.md) was edited or deleted.
 
 FILE paths are relative to the current directory, as git prints them.
@@ -65,8 +66,6 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	}
 	problems := check.Check(check.Options{
 		Dir: nf.dir, Files: files, Agent: cfg.Agent, URL: cfg.URL,
-		MinValidated: cfg.Standing.MinValidatedTraces, Bootstrap: cfg.Standing.Bootstrap,
-		SignalBootstrap: cfg.Signal.Bootstrap,
 	})
 	printCheckProblems(e, nf.dir, problems, os.Getenv("GITHUB_ACTIONS") == "true")
 	if len(problems) > 0 {

@@ -14,12 +14,13 @@ import (
 	"github.com/meshnode/meshnode/internal/publish"
 )
 
-// checkCmdNode makes a node with one published trace and mesh.yaml; standing
-// is off so that only the files under test matter.
+// checkCmdNode makes a node with one published trace and mesh.yaml; it
+// founded its mesh, so it has standing and only the files under test matter.
 func checkCmdNode(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	writeCheckNodeFile(t, dir, "mesh.yaml", "agent: ada\nurl: https://ada.example.org/mesh/\nstanding:\n  min_validated_traces: 0\n")
+	writeCheckNodeFile(t, dir, "mesh.yaml", "agent: ada\nurl: https://ada.example.org/mesh/\n")
+	writeCheckNodeFile(t, dir, "FOUNDERS.md", "ada | https://ada.example.org/mesh/\n")
 	writeCheckNodeFile(t, dir, "traces/first.md", "---\ntitle: First\n---\n\n# First\n")
 	_, err := publish.Publish(publish.Options{Dir: dir, Agent: "ada", URL: "https://ada.example.org/mesh/",
 		Now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)})

@@ -23,11 +23,13 @@ func init() {
 Computes every known agent's SIGNAL and tier, and the status of every trace
 (pending, validated, failed, contested), from public files only: the peers'
 traces and validations recorded in mesh-state/ledger.json, and this node's
-own MANIFEST.md, traces/ and validations/. Founding agents start at the
-SIGNAL mesh.yaml gives them under signal.bootstrap. Anyone holding the same
-files gets the same numbers; the rules are in docs/scoring.md.
+own MANIFEST.md, traces/ and validations/, and the founders FOUNDERS.md
+names. Only the validations of agents with standing count: founders have
+it, others reach it at SIGNAL 50. Anyone holding the same files gets the
+same numbers, whatever their mesh.yaml says; the rules are in
+docs/scoring.md and docs/decisions.md (Standing).
 
-Prints a table per agent (SIGNAL, tier, how it was earned) and per trace
+Prints a table per agent (SIGNAL, tier, standing, how it was earned) and per trace
 (passing / seen validators, status). --json prints the same as one object;
 its schema is in docs/cli/signal.md.
 
@@ -51,8 +53,8 @@ type signalOptions struct {
 type signalJSON struct {
 	Agent      string               `json:"agent"`
 	ComputedAt string               `json:"computed_at"`
+	Founders   string               `json:"founders,omitempty"` // sha256 of FOUNDERS.md
 	Rounds     int                  `json:"rounds"`
-	Stable     bool                 `json:"stable"`
 	Agents     []signal.Agent       `json:"agents"`
 	Traces     []signal.TraceResult `json:"traces"`
 }
@@ -72,14 +74,14 @@ func runSignal(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	rep, cfg, err := computeSignal(o.dir)
+	rep, cfg, decl, err := computeSignal(o.dir)
 	if err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	out := signalJSON{Agent: cfg.Agent, ComputedAt: clock().UTC().Format(time.RFC3339), Rounds: rep.Rounds, Stable: rep.Stable,
+	out := signalJSON{Agent: cfg.Agent, ComputedAt: clock().UTC().Format(time.RFC3339), Founders: decl.Hash, Rounds: rep.Rounds,
 		Agents: nonNil(rep.Agents), Traces: nonNil(rep.Traces)}
 	if o.json {
 		enc := json.NewEncoder(e.stdout)
@@ -90,20 +92,25 @@ func runSignal(ctx context.Context, e *env, args []string) error {
 }
 
 // computeSignal loads the node's config and files and computes the report.
-func computeSignal(dir string) (signal.Report, *config.Config, error) {
+func computeSignal(dir string) (signal.Report, *config.Config, signal.Declaration, error) {
 	cfg, err := config.Load(dir)
 	var ce *config.Error
 	if errors.As(err, &ce) {
-		return signal.Report{}, nil, usagef(ce.Hint, "%v", ce)
+		return signal.Report{}, nil, signal.Declaration{}, usagef(ce.Hint, "%v", ce)
 	}
 	if err != nil {
-		return signal.Report{}, nil, err
+		return signal.Report{}, nil, signal.Declaration{}, err
 	}
-	in, err := signal.Load(dir, cfg.Agent, cfg.URL, cfg.Signal.Bootstrap)
+	decl, err := signal.ReadFounders(dir)
+	var fe *signal.FoundersError
+	if errors.As(err, &fe) {
+		return signal.Report{}, nil, decl, usagef("fix the line: one `name | trace_url` per founder (docs/decisions.md, Standing)", "%v", fe)
+	}
+	in, err := signal.Load(dir, cfg.Agent, cfg.URL)
 	if err != nil {
-		return signal.Report{}, nil, fmt.Errorf("signal: %w", err)
+		return signal.Report{}, nil, decl, fmt.Errorf("signal: %w", err)
 	}
-	return signal.Compute(in), cfg, nil
+	return signal.Compute(in), cfg, decl, nil
 }
 
 func nonNil[T any](s []T) []T {
@@ -116,18 +123,35 @@ func nonNil[T any](s []T) []T {
 func printSignal(w io.Writer, r signalJSON) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "SIGNAL as computed by %s at %s\n\n", r.Agent, r.ComputedAt)
-	fmt.Fprintln(tw, "AGENT\tSIGNAL\tTIER\tVALIDATED\tVALIDATIONS\tEARNED")
+	fmt.Fprintln(tw, "AGENT\tSIGNAL\tTIER\tSTANDING\tVALIDATED\tVALIDATIONS\tEARNED")
 	for _, a := range r.Agents {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\n", a.Agent, formatPoints(a.Signal), a.Tier, a.TracesValidated, a.ValidationsAuthored, breakdown(a.Breakdown))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", a.Agent, formatPoints(a.Signal), a.Tier, standingWord(a), a.TracesValidated,
+			validationsCell(a), breakdown(a.Breakdown))
 	}
 	fmt.Fprintln(tw, "\nTRACE\tSEQ\tPASSING/SEEN\tSTATUS\tURL")
 	for _, t := range r.Traces {
 		fmt.Fprintf(tw, "%s\t%d\t%d/%d\t%s\t%s\n", t.Agent, t.Seq, t.Passing, t.Seen, t.Status, firstOf(t.URL, t.Hash))
 	}
-	if !r.Stable {
-		fmt.Fprintf(tw, "\nwarning: tiers still changing after %d rounds; statuses are those of the last round\n", r.Rounds)
-	}
 	return tw.Flush()
+}
+
+// standingWord says how an agent has standing: founder, earned, or no.
+func standingWord(a signal.Agent) string {
+	switch {
+	case a.Founder:
+		return "founder"
+	case a.Standing:
+		return "earned"
+	}
+	return "no"
+}
+
+// validationsCell is the validations that counted, and those that did not.
+func validationsCell(a signal.Agent) string {
+	if a.ValidationsUncounted > 0 {
+		return fmt.Sprintf("%d (+%d uncounted)", a.ValidationsAuthored, a.ValidationsUncounted)
+	}
+	return fmt.Sprint(a.ValidationsAuthored)
 }
 
 func breakdown(es []signal.Earning) string {

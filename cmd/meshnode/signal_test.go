@@ -19,7 +19,8 @@ func writeSignalNode(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	files := map[string]string{
-		"mesh.yaml": "agent: jolt\nurl: https://jolt.example/\nsignal:\n  bootstrap:\n    bob: 50\n",
+		"mesh.yaml":   "agent: jolt\nurl: https://jolt.example/\n",
+		"FOUNDERS.md": "bob | https://bob.example/\n",
 		"mesh-state/ledger.json": `{
   "traces": {
     "` + sha("a") + `": {"agent": "ann", "agent_url": "https://ann.example/", "seq": 1, "hash": "` + sha("a") + `",
@@ -76,11 +77,11 @@ func TestSignalJSONResolvesTracesAndRanksAgents(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatalf("output is not JSON: %v\n%s", err, out.String())
 	}
-	// bob (bootstrap 50, Established) passes ann/1 against cy's fail: the
-	// Established majority validates it (capability rock 10). ann/2 has
-	// bob's pass against jolt's fail: bob again decides (knowledge
-	// pebble 2), so ann has 12.
-	wantAgents := []string{"bob 52 Established", "ann 12 Provisional", "cy 1 Provisional", "jolt 1 Provisional"}
+	// bob (a founder: 50, Established) passes ann/1; cy's fail counts
+	// for nothing, cy having no standing: validated (capability rock 10).
+	// ann/2 has bob's pass against jolt's fail, which does not count
+	// either (knowledge pebble 2), so ann has 12.
+	wantAgents := []string{"bob 52 Established", "ann 12 Provisional", "cy 0 Provisional", "jolt 0 Provisional"}
 	var agents []string
 	for _, a := range got.Agents {
 		agents = append(agents, strings.Join([]string{a.Agent, formatPoints(a.Signal), a.Tier}, " "))
@@ -88,7 +89,7 @@ func TestSignalJSONResolvesTracesAndRanksAgents(t *testing.T) {
 	if strings.Join(agents, ", ") != strings.Join(wantAgents, ", ") {
 		t.Errorf("agents %q, want %q", agents, wantAgents)
 	}
-	wantTraces := map[string]string{sha("a"): "1/2 validated", sha("c"): "1/2 validated"}
+	wantTraces := map[string]string{sha("a"): "1/1 validated", sha("c"): "1/1 validated"}
 	for _, tr := range got.Traces {
 		if s := formatPoints(float64(tr.Passing)) + "/" + formatPoints(float64(tr.Seen)) + " " + tr.Status; s != wantTraces[tr.Hash] {
 			t.Errorf("trace %s: %s, want %s", tr.Hash[:12], s, wantTraces[tr.Hash])
@@ -105,7 +106,7 @@ func TestSignalTablePrintsBreakdownAndStatuses(t *testing.T) {
 	if err := run(context.Background(), []string{"signal", "--dir", dir, "--now", "2026-03-14T00:00:00Z"}, &out, &errOut); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"capability rock validated ×1 = 10", "bootstrap (founding agent) ×1 = 50", "1/2", "validated", "https://ann.example/traces/one.md"} {
+	for _, want := range []string{"capability rock validated ×1 = 10", "founder (FOUNDERS.md) ×1 = 50", "1/1", "validated", "0 (+1 uncounted)", "https://ann.example/traces/one.md"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, out.String())
 		}

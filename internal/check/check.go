@@ -25,15 +25,6 @@ type Options struct {
 	Files []string
 	Agent string // our agent name (mesh.yaml agent)
 	URL   string // our trace URL (mesh.yaml url)
-	// MinValidated is standing.min_validated_traces: how many of our own
-	// traces others must have validated before we may validate (docs/protocol.md §8.4).
-	// 0 turns the gate off.
-	MinValidated int
-	// Bootstrap lets a founding node validate before it has standing.
-	Bootstrap bool
-	// SignalBootstrap is mesh.yaml's signal.bootstrap, which decides the
-	// tiers that resolve our traces' statuses.
-	SignalBootstrap map[string]float64
 }
 
 // Problem is one thing wrong, at a file and line (1 when the whole file is

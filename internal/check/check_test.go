@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/signal"
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
@@ -124,22 +125,36 @@ func TestCheckReportsChangedPublishedFiles(t *testing.T) {
 func TestCheckEnforcesStanding(t *testing.T) {
 	val := "validations/" + validation.FileName(bobTrace)
 	tests := []struct {
-		name string
-		opts func(o *Options)
-		want []string
+		name     string
+		founders string // FOUNDERS.md; "-" removes it
+		want     []string
 	}{
-		{"enough validated own traces", func(o *Options) { o.MinValidated = 1 }, nil},
-		{"too few validated own traces", func(o *Options) { o.MinValidated = 2 },
-			[]string{val + ":1: no standing yet: 1 of 2 own traces validated by others (standing.min_validated_traces in mesh.yaml)"}},
-		{"gate off", func(o *Options) { o.MinValidated = 0 }, nil},
-		{"bootstrap node", func(o *Options) { o.MinValidated, o.Bootstrap = 5, true }, nil},
+		{"a founder has standing", string(signal.FormatFounders([]signal.Founder{{Name: agent, URL: ourURL}})), nil},
+		{"no founders: nobody has standing", "-",
+			[]string{val + ":1: no standing: FOUNDERS.md names no founders"}},
+		{"not a founder and SIGNAL below 50", "# FOUNDERS\nbob | " + bobURL + "\n",
+			[]string{val + ":1: no standing yet: SIGNAL 0.5 of the 50 standing needs; 1 of your traces validated by agents with standing"}},
+		{"a FOUNDERS.md that does not parse is reported at its line", "# FOUNDERS\nbob " + bobURL + "\n",
+			[]string{"FOUNDERS.md:2: not an agent line (no '|')"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := options(cleanNode(t), val)
-			tt.opts(&o)
-			if got := lines(Check(o)); strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
-				t.Errorf("got %q\nwant %q", got, tt.want)
+			dir := cleanNode(t)
+			if tt.founders == "-" {
+				if err := os.Remove(filepath.Join(dir, signal.FoundersFile)); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				write(t, dir, signal.FoundersFile, tt.founders)
+			}
+			got := lines(Check(options(dir, val)))
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %q\nwant %q", got, tt.want)
+			}
+			for i := range got {
+				if !strings.HasPrefix(got[i], tt.want[i]) {
+					t.Errorf("got %q\nwant prefix %q", got[i], tt.want[i])
+				}
 			}
 		})
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/publish"
+	"github.com/meshnode/meshnode/internal/signal"
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
@@ -60,9 +61,9 @@ func validationFile(hash, url string, replace ...string) string {
 	return strings.ReplaceAll(out, "\x00\n", "")
 }
 
-// cleanNode builds a node that passes every rule: one published trace of
-// our own validated by two others (standing 1 of 1), one new trace, and
-// one validation of bob's verified trace.
+// cleanNode builds a node that passes every rule: a founder of its mesh
+// (so it has standing), with one published trace of its own validated by
+// two others, one new trace, and one validation of bob's verified trace.
 func cleanNode(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -70,6 +71,7 @@ func cleanNode(t testing.TB) string {
 	if _, err := publish.Publish(publish.Options{Dir: dir, Agent: agent, URL: ourURL, Now: t0}); err != nil {
 		t.Fatal(err)
 	}
+	write(t, dir, signal.FoundersFile, string(signal.FormatFounders([]signal.Founder{{Name: agent, URL: ourURL}})))
 	write(t, dir, "traces/2026-03-02-new.md", "---\ntitle: New finding\n---\n\n# New finding\n")
 	write(t, dir, "validations/"+validation.FileName(bobTrace), validationFile(bobTrace, bobTraceURL))
 	l := &ledger.Ledger{
@@ -98,7 +100,7 @@ func cleanNode(t testing.TB) string {
 }
 
 func options(dir string, files ...string) Options {
-	return Options{Dir: dir, Files: files, Agent: agent, URL: ourURL, MinValidated: 1}
+	return Options{Dir: dir, Files: files, Agent: agent, URL: ourURL}
 }
 
 func write(t testing.TB, dir, name, text string) {

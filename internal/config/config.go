@@ -46,30 +46,13 @@ type Config struct {
 	Scorer                string // ScorerHeuristic, ScorerCommand or ScorerManual
 	ScorerCommand         []string
 	ScorerTimeout         time.Duration
-	ScorerConcurrency     int // traces scored at the same time
-	Standing              Standing
-	Signal                Signal
+	ScorerConcurrency     int           // traces scored at the same time
 	Lease                 time.Duration // how long a queue claim lasts
 	AllowPrivateAddresses bool
 	Heartbeat             Heartbeat
 	Gossip                Gossip
 	Limits                Limits
 	UserAgentContact      string // optional contact added to the User-Agent
-}
-
-// Standing is the gate before a node may validate others' traces.
-type Standing struct {
-	// MinValidatedTraces of its own the node needs (docs/protocol.md §8.4: 10);
-	// 0 turns the gate off.
-	MinValidatedTraces int
-	// Bootstrap lets a founding node validate before it has standing.
-	Bootstrap bool
-}
-
-// Signal configures SIGNAL computation.
-type Signal struct {
-	// Bootstrap is the starting SIGNAL of founding agents, by name.
-	Bootstrap map[string]float64
 }
 
 // Heartbeat bounds one heartbeat.

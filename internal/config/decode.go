@@ -51,6 +51,8 @@ func (d *decoder) mapping(c *Config, n *yaml.Node, prefix string, allowed []key)
 		path := prefix + kn.Value
 		k, ok := find(allowed, kn.Value)
 		switch {
+		case !ok && removed[path] != "":
+			d.add(kn.Line, path, removed[path])
 		case !ok:
 			d.add(kn.Line, path, "unknown key"+suggest(allowed, kn.Value))
 		case seen[kn.Value]:

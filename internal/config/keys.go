@@ -5,12 +5,9 @@ import (
 	"time"
 )
 
-// Defaults and bounds. The seeds give the standing gate and the lease; the
-// rest are this node's choices, explained in docs/config.md.
+// Defaults and bounds. The seeds give the lease; the rest are this node's
+// choices, explained in docs/config.md.
 const (
-	// DefaultMinValidatedTraces is docs/protocol.md §8.4: validate only with
-	// "≥ 10 validated traces" of one's own.
-	DefaultMinValidatedTraces = 10
 	// DefaultLease is docs/protocol.md §12.3's "lease default 2m"; docs/protocol.md §12 recommends
 	// leases of 30–120 s.
 	DefaultLease = 2 * time.Minute
@@ -58,16 +55,6 @@ var keys = []key{
 		func(c *Config) *time.Duration { return &c.ScorerTimeout }, parseDuration(time.Second, time.Hour), showDuration),
 	leaf("scorer_concurrency", "traces scored at the same time (runs of scorer_command, or heuristic scorings spread over the cores)", 4,
 		func(c *Config) *int { return &c.ScorerConcurrency }, parseInt(1, 64), show[int]),
-	{name: "standing", doc: "when the node may validate others' traces", sub: []key{
-		leaf("min_validated_traces", "validated traces of its own the node needs before it validates (docs/protocol.md §8.4); 0 turns the gate off", DefaultMinValidatedTraces,
-			func(c *Config) *int { return &c.Standing.MinValidatedTraces }, parseInt(0, 1_000_000), show[int]),
-		leaf("bootstrap", "a founding node validates before it has standing", false,
-			func(c *Config) *bool { return &c.Standing.Bootstrap }, parseBool, show[bool]),
-	}},
-	{name: "signal", doc: "SIGNAL computation", sub: []key{
-		leaf("bootstrap", "starting SIGNAL of founding agents, by agent name", map[string]float64(nil),
-			func(c *Config) *map[string]float64 { return &c.Signal.Bootstrap }, parseSignalMap, show[map[string]float64]),
-	}},
 	leaf("lease", "how long a claim on a queued trace lasts before another run may take it over (docs/protocol.md §12.3)", DefaultLease,
 		func(c *Config) *time.Duration { return &c.Lease }, parseDuration(time.Second, time.Hour), showDuration),
 	leaf("allow_private_addresses", "let peers resolve to loopback and private addresses (tests, a LAN mesh); off guards against SSRF", false,
@@ -104,6 +91,15 @@ var keys = []key{
 	}},
 	leaf("user_agent_contact", "a contact (URL or e-mail) added to the User-Agent, so peers' operators can reach you", "",
 		func(c *Config) *string { return &c.UserAgentContact }, parseContact, show[string]),
+}
+
+// removed are keys mesh.yaml once had, with what replaced them: a node
+// that still sets one is told so rather than told of an unknown key.
+var removed = map[string]string{
+	"standing": "removed: whether a node may validate (its standing) is decided from public files every node reads alike " +
+		"(FOUNDERS.md and SIGNAL), never from mesh.yaml; delete this key, and name a new mesh's founders in FOUNDERS.md (docs/config.md, Standing)",
+	"signal": "removed: SIGNAL is computed from public files only; founders start at SIGNAL 50 by being named in FOUNDERS.md; " +
+		"delete this key (docs/config.md, Standing)",
 }
 
 // leaf builds a leaf key of type T stored at get(c).

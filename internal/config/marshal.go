@@ -136,16 +136,13 @@ anywhere else.
 
 ## Standing
 
-Seed 000 lets a node validate others only once ten of its own traces are
-validated. ` + "`standing.min_validated_traces: 0`" + ` turns the gate off;
-` + "`standing.bootstrap: true`" + ` lets the founding nodes of a new mesh validate
-each other before anyone has standing. ` + "`signal.bootstrap`" + ` gives founding agents
-a starting SIGNAL, for example:
-
-` + "```yaml" + `
-signal:
-  bootstrap:
-    abernath37: 60
-    axon37: 60
-` + "```" + `
+Whether a node may validate (its standing) is not a setting: every node
+computes it from the same public files, so that two nodes holding the same
+files agree on every SIGNAL, status and standing. The founders named in
+` + "`FOUNDERS.md`" + ` have standing from the start; every other agent earns it when
+agents with standing have validated enough of its traces to bring its SIGNAL
+to 50. ` + "`meshnode init --founder`" + ` writes a new mesh's ` + "`FOUNDERS.md`" + `; a node
+joining a mesh copies the mesh's. The rule and why: ` + "`docs/decisions.md`" + `
+(Standing). The keys ` + "`standing`" + ` and ` + "`signal`" + ` that mesh.yaml once had are
+refused with this explanation.
 `

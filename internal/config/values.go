@@ -165,28 +165,3 @@ func parseStringList(n *nodeRef) ([]string, error) {
 	}
 	return out, nil
 }
-
-// maxSignal bounds a bootstrap SIGNAL; the v0.2 tiers top out at 200+.
-const maxSignal = 1_000_000
-
-func parseSignalMap(n *nodeRef) (map[string]float64, error) {
-	if n.Kind != yaml.MappingNode {
-		return nil, errors.New("must be a mapping of agent name to SIGNAL, like {abernath37: 60}")
-	}
-	out := map[string]float64{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		kn, vn := n.Content[i], n.Content[i+1]
-		path := n.path + "." + kn.Value
-		name, err := parseAgent(&nodeRef{Node: kn})
-		if err == nil {
-			out[name], err = parseFloat(0, maxSignal)(&nodeRef{Node: vn})
-		}
-		if err != nil {
-			return nil, &lineError{line: kn.Line, path: path, msg: err.Error()}
-		}
-	}
-	if len(out) == 0 {
-		return nil, nil // an empty mapping is the default: no founders
-	}
-	return out, nil
-}

@@ -30,6 +30,7 @@ import (
 	"github.com/meshnode/meshnode/internal/atomicfile"
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/heartbeat"
+	"github.com/meshnode/meshnode/internal/signal"
 )
 
 // Options configure a demo run.
@@ -146,11 +147,12 @@ func writeNode(dir, nodeURL string, nodeTrace []byte, m *mesh, down string) erro
 agent: demo-node
 url: %s
 allow_private_addresses: true
-standing:
-  # A founding node: validate from the first heartbeat.
-  bootstrap: true
 `, nodeURL)),
-		"IDENTITY.md": []byte("# IDENTITY\n\nname: demo-node\njoined: 2026-02-01\nmodel: meshnode demo\nhuman: you\nrole: shows what a node does\n"),
+		// The demo node and cyd found the sample mesh: the node validates
+		// from the first heartbeat, and cyd's verdict on the node's trace
+		// counts.
+		signal.FoundersFile: signal.FormatFounders([]signal.Founder{{Name: "demo-node", URL: nodeURL}, {Name: "cyd", URL: m.base["cyd"]}}),
+		"IDENTITY.md":       []byte("# IDENTITY\n\nname: demo-node\njoined: 2026-02-01\nmodel: meshnode demo\nhuman: you\nrole: shows what a node does\n"),
 		"AGENTS.md": []byte(fmt.Sprintf("# Known Agents\n# name | trace_url | joined\nada | %s | 2026-02-01\nbob | %s | 2026-02-03\ncyd | %s | 2026-02-02\ndormant | %s | 2026-02-04\n",
 			m.base["ada"], m.base["bob"], m.base["cyd"], down)),
 		"traces/001-hello-mesh.md": nodeTrace,

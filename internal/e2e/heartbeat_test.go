@@ -106,7 +106,7 @@ func TestRegeneratingAManifestWithNothingNewChangesNothing(t *testing.T) {
 // ownStatuses resolves the node's own traces the way its heartbeat does.
 func ownStatuses(t *testing.T, n *testNode) map[string]string {
 	t.Helper()
-	in, err := signal.Load(n.dir, n.name, n.url, nil)
+	in, err := signal.Load(n.dir, n.name, n.url)
 	if err != nil {
 		t.Fatal(err)
 	}

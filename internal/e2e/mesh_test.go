@@ -19,6 +19,7 @@ import (
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/heartbeat"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/signal"
 	"github.com/meshnode/meshnode/internal/state"
 )
 
@@ -39,9 +40,10 @@ type testNode struct {
 
 // testMesh is a few nodes that know each other, on one clock.
 type testMesh struct {
-	t     testing.TB
-	nodes []*testNode
-	now   time.Time
+	t        testing.TB
+	nodes    []*testNode
+	now      time.Time
+	founders []signal.Founder // what every node's FOUNDERS.md names
 }
 
 // newMesh starts a server for each named node. Servers come first, so that
@@ -85,12 +87,20 @@ func (m *testMesh) node(name string) *testNode {
 }
 
 // configure writes the node's mesh.yaml (extra is appended YAML) and an
-// AGENTS.md listing every other node of the mesh.
+// AGENTS.md listing every other node of the mesh. An extra holding
+// founding makes the node a founder: it joins the founders that every
+// node's FOUNDERS.md names, the same bytes on every node.
 func (m *testMesh) configure(name, extra string) {
 	m.t.Helper()
 	n := m.node(name)
 	cfg := fmt.Sprintf("agent: %s\nurl: %s\nallow_private_addresses: true\n%s", n.name, n.url, extra)
 	writeFile(m.t, n.dir, config.FileName, cfg)
+	if strings.Contains(extra, founding) {
+		m.founders = append(m.founders, signal.Founder{Name: n.name, URL: n.url})
+		for _, o := range m.nodes {
+			writeFile(m.t, o.dir, signal.FoundersFile, string(signal.FormatFounders(m.founders)))
+		}
+	}
 	var agents strings.Builder
 	agents.WriteString("# name | trace_url | joined\n")
 	for _, o := range m.nodes {
@@ -101,11 +111,11 @@ func (m *testMesh) configure(name, extra string) {
 	writeFile(m.t, n.dir, heartbeat.AgentsFile, agents.String())
 }
 
-// Standing settings of test nodes.
+// Standing of test nodes: a founder validates from the first heartbeat;
+// any other node waits until its SIGNAL reaches 50.
 const (
-	founding = "standing:\n  bootstrap: true\n" // validates from the first heartbeat
-	gated    = ""                               // the default gate: 10 own traces validated
-	noGate   = "standing:\n  min_validated_traces: 0\n"
+	founding = "# a founder of the mesh (FOUNDERS.md)\n"
+	gated    = ""
 )
 
 // addTraces copies testdata/traces/<from>/<file> into the node's traces/.

@@ -115,7 +115,7 @@ func TestThreeNodesAgreeOnSignal(t *testing.T) {
 // agent's SIGNAL and tier and every trace's resolution.
 func signalJSON(t *testing.T, n *testNode) string {
 	t.Helper()
-	in, err := signal.Load(n.dir, n.name, n.url, nil)
+	in, err := signal.Load(n.dir, n.name, n.url)
 	if err != nil {
 		t.Fatalf("%s: signal.Load: %v", n.name, err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/queue"
+	"github.com/meshnode/meshnode/internal/signal"
 )
 
 // TestDeadlineLeavesUnclaimedItemsQueued runs a heartbeat whose deadline has
@@ -19,12 +20,12 @@ import (
 func TestDeadlineLeavesUnclaimedItemsQueued(t *testing.T) {
 	good := goodPeer(t)
 	defer good.Close()
-	// The standing gate keeps the first heartbeat's items queued.
-	dir := newNode(t, [][2]string{{"good", good.URL + "/"}}, "standing:\n  min_validated_traces: 10\n")
+	// Without standing (no FOUNDERS.md) the first heartbeat's items stay queued.
+	dir := newNode(t, [][2]string{{"good", good.URL + "/"}}, "")
 	if sum := beat(t, dir, testNow); sum.Queued != 2 || sum.ValidationsPublished != 0 {
 		t.Fatalf("first heartbeat queued %d, published %d; want 2 queued, none published", sum.Queued, sum.ValidationsPublished)
 	}
-	write(t, dir, "mesh.yaml", "agent: tester\nurl: http://127.0.0.1:1/tester/\nallow_private_addresses: true\nstanding:\n  min_validated_traces: 0\n")
+	write(t, dir, signal.FoundersFile, "tester | http://127.0.0.1:1/tester/\n")
 	cfg, err := config.Load(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -49,37 +49,38 @@ func ownHashes(dir string) (map[string]bool, error) {
 	return out, nil
 }
 
+// report computes SIGNAL from the files on disk: the same public files
+// give every node the same report, whatever its mesh.yaml says.
+func (n *node) report() (signal.Report, error) {
+	in, err := signal.Load(n.opts.Dir, n.cfg.Agent, n.cfg.URL)
+	if err != nil {
+		return signal.Report{}, fmt.Errorf("compute SIGNAL: %w", err)
+	}
+	return signal.Compute(in), nil
+}
+
 // ownStatuses resolves the status of each of our own traces from the
 // validations the node has seen (SIGNAL's resolution rule).
 func (n *node) ownStatuses() (map[string]string, error) {
-	in, err := signal.Load(n.opts.Dir, n.cfg.Agent, n.cfg.URL, n.cfg.Signal.Bootstrap)
+	r, err := n.report()
 	if err != nil {
-		return nil, fmt.Errorf("compute statuses: %w", err)
+		return nil, err
 	}
-	return signal.Own(signal.Compute(in), n.cfg.URL), nil
+	return signal.Own(r, n.cfg.URL), nil
 }
 
-// hasStanding applies the standing gate (docs/protocol.md §8.4): a node
-// validates only once enough of its own traces were validated by others.
-func (n *node) hasStanding() (bool, string) {
-	min := n.cfg.Standing.MinValidatedTraces
-	if min <= 0 || n.cfg.Standing.Bootstrap {
-		return true, ""
-	}
-	statuses, err := n.ownStatuses()
+// standing says whether the node may validate: whether its validations
+// count, by the rule every node applies to the same public files
+// (docs/decisions.md, Standing). The summary says where the node stands
+// and, without standing, what to do next.
+func (n *node) standing() (bool, error) {
+	r, err := n.report()
 	if err != nil {
-		return false, err.Error()
+		return false, err
 	}
-	got := 0
-	for _, s := range statuses {
-		if s == manifest.StatusValidated {
-			got++
-		}
-	}
-	if got >= min {
-		return true, ""
-	}
-	return false, fmt.Sprintf("no standing yet: %d of %d own traces validated by others (standing.min_validated_traces)", got, min)
+	p := signal.ProgressOf(r, n.cfg.URL)
+	n.sum.Standing, n.sum.StandingNext = p.Reason(), p.Next()
+	return p.HasStanding(), nil
 }
 
 // publishDisputes writes a MANIFEST-DISPUTE file for every hash mismatch

@@ -28,6 +28,8 @@ type Summary struct {
 	DisputesPublished    int        `json:"disputes_published"`
 	Waiting              int        `json:"waiting"`
 	WaitingReason        string     `json:"waiting_reason,omitempty"`
+	Standing             string     `json:"standing,omitempty"`      // where the node stands (signal.Progress)
+	StandingNext         string     `json:"standing_next,omitempty"` // without standing, what to do next
 	HashMismatches       []Mismatch `json:"hash_mismatches"`
 	Failures             []Failure  `json:"failures"`
 	Unreachable          []string   `json:"unreachable"`
@@ -96,6 +98,9 @@ func (s *Summary) WriteText(w io.Writer) {
 		fmt.Fprintf(w, " (%s)", s.WaitingReason)
 	}
 	fmt.Fprintln(w)
+	if s.StandingNext != "" {
+		fmt.Fprintf(w, "%s\nnext: %s\n", s.Standing, s.StandingNext)
+	}
 	for _, m := range s.HashMismatches {
 		fmt.Fprintf(w, "hash mismatch: %s seq %d %s\n", m.Peer, m.Seq, m.URL)
 	}

@@ -30,8 +30,12 @@ func (n *node) validate(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("scorer: %w", err)
 	}
-	if ok, why := n.hasStanding(); !ok {
-		return n.wait(why)
+	ok, err := n.standing()
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return n.wait("no standing yet")
 	}
 	if n.cfg.Scorer == "manual" {
 		return n.suggest(context.WithoutCancel(ctx))

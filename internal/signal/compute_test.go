@@ -17,6 +17,14 @@ func val(validator, traceHash, result string) Validation {
 	return Validation{Validator: validator, ValidatorURL: "https://" + validator + ".example/", TraceHash: traceHash, Result: result}
 }
 
+func founders(names ...string) []Founder {
+	var out []Founder
+	for _, n := range names {
+		out = append(out, Founder{Name: n, URL: "https://" + n + ".example/"})
+	}
+	return out
+}
+
 func agentByName(r Report, name string) Agent {
 	for _, a := range r.Agents {
 		if a.Agent == name {
@@ -35,6 +43,7 @@ func TestComputeHandComputedMeshes(t *testing.T) {
 		statuses   map[string]string // hash → status
 		traceSig   map[string]float64
 		authored   map[string]int
+		uncounted  map[string]int
 		validatedN map[string]int
 	}{
 		{
@@ -44,34 +53,51 @@ func TestComputeHandComputedMeshes(t *testing.T) {
 			statuses: map[string]string{hash("ann", 1): StatusPending}, traceSig: map[string]float64{hash("ann", 1): 0},
 		},
 		{
-			name: "unanimous pass validates: capability rock 10, each validation 1",
+			name: "founders' passes validate: capability rock 10, each validation 1, founders start at 50",
 			in: Input{
 				Traces:      []Trace{tr("ann", 1, "capability", "rock"), tr("ann", 2, "knowledge", "pebble")},
 				Validations: []Validation{val("bob", hash("ann", 1), "pass"), val("cy", hash("ann", 1), "pass"), val("bob", hash("ann", 2), "pass")},
+				Founders:    founders("bob", "cy"),
 			},
-			signals:    map[string]float64{"ann": 12, "bob": 2, "cy": 1},
+			signals:    map[string]float64{"ann": 12, "bob": 52, "cy": 51},
+			tiers:      map[string]string{"ann": TierProvisional, "bob": TierEstablished},
 			statuses:   map[string]string{hash("ann", 1): StatusValidated, hash("ann", 2): StatusValidated},
 			traceSig:   map[string]float64{hash("ann", 1): 1},
 			authored:   map[string]int{"bob": 2, "cy": 1},
 			validatedN: map[string]int{"ann": 2},
 		},
 		{
+			name: "validations by agents without standing earn nothing and count for nothing",
+			in: Input{
+				Traces:      []Trace{tr("ann", 1, "capability", "rock"), tr("ann", 2, "capability", "rock"), tr("ann", 3, "knowledge", "rock")},
+				Validations: []Validation{val("bob", hash("ann", 1), "pass"), val("bob", hash("ann", 2), "pass"), val("bob", hash("ann", 3), "fail")},
+			},
+			signals:   map[string]float64{"ann": 0, "bob": 0},
+			tiers:     map[string]string{"bob": TierProvisional},
+			statuses:  map[string]string{hash("ann", 1): StatusPending, hash("ann", 3): StatusPending},
+			authored:  map[string]int{"bob": 0},
+			uncounted: map[string]int{"bob": 3},
+		},
+		{
 			name: "unanimous fail fails and earns the author nothing",
 			in: Input{
 				Traces:      []Trace{tr("ann", 1, "signal", "rock")},
 				Validations: []Validation{val("bob", hash("ann", 1), "fail"), val("cy", hash("ann", 1), "FAIL")},
+				Founders:    founders("bob", "cy"),
 			},
-			signals:  map[string]float64{"ann": 0, "bob": 1, "cy": 1},
+			signals:  map[string]float64{"ann": 0, "bob": 51, "cy": 51},
 			statuses: map[string]string{hash("ann", 1): StatusFailed}, traceSig: map[string]float64{hash("ann", 1): 0},
 		},
 		{
-			name: "split among provisional validators is contested: signal is passing over seen",
+			name: "the majority of votes with standing decides; a vote without standing is not one of them",
 			in: Input{
-				Traces:      []Trace{tr("ann", 1, "knowledge", "rock")},
-				Validations: []Validation{val("bob", hash("ann", 1), "pass"), val("cy", hash("ann", 1), "fail"), val("dee", hash("ann", 1), "pass")},
+				Traces:      []Trace{tr("ann", 1, "knowledge", "rock"), tr("ann", 2, "knowledge", "rock")},
+				Validations: []Validation{val("bob", hash("ann", 1), "pass"), val("cy", hash("ann", 1), "fail"), val("dee", hash("ann", 1), "pass"), val("p1", hash("ann", 1), "fail"), val("p2", hash("ann", 1), "fail"), val("bob", hash("ann", 2), "pass"), val("cy", hash("ann", 2), "fail")},
+				Founders:    founders("bob", "cy", "dee"),
 			},
-			signals:  map[string]float64{"ann": 0},
-			statuses: map[string]string{hash("ann", 1): StatusContested}, traceSig: map[string]float64{hash("ann", 1): 2.0 / 3},
+			signals:  map[string]float64{"ann": 6, "p1": 0},
+			statuses: map[string]string{hash("ann", 1): StatusValidated, hash("ann", 2): StatusContested},
+			traceSig: map[string]float64{hash("ann", 1): 2.0 / 3, hash("ann", 2): 0.5},
 		},
 		{
 			name: "self-validation is ignored and duplicate votes count once",
@@ -79,17 +105,19 @@ func TestComputeHandComputedMeshes(t *testing.T) {
 				Traces: []Trace{tr("ann", 1, "task", "sand")},
 				Validations: []Validation{val("Ann", hash("ann", 1), "fail"), val("bob", hash("ann", 1), "pass"), val("bob", hash("ann", 1), "pass"),
 					{Validator: "ann-bot", ValidatorURL: "https://ann.example/", TraceHash: hash("ann", 1), Result: "fail"}},
+				Founders: founders("bob", "ann"),
 			},
-			signals:  map[string]float64{"ann": 0.5, "bob": 1},
+			signals:  map[string]float64{"ann": 50.5, "bob": 51},
 			statuses: map[string]string{hash("ann", 1): StatusValidated}, authored: map[string]int{"bob": 1, "ann": 0},
 		},
 		{
 			name: "verdict read from the total when the word is missing; unknown traces earn nothing",
 			in: Input{
 				Traces:      []Trace{tr("ann", 1, "knowledge", "rock")},
-				Validations: []Validation{{Validator: "bob", TraceHash: hash("ann", 1), Total: 18}, val("bob", "sha256:never-seen", "pass")},
+				Validations: []Validation{{Validator: "bob", ValidatorURL: "https://bob.example/", TraceHash: hash("ann", 1), Total: 18}, val("bob", "sha256:never-seen", "pass")},
+				Founders:    founders("bob"),
 			},
-			signals:  map[string]float64{"ann": 6, "bob": 1},
+			signals:  map[string]float64{"ann": 6, "bob": 51},
 			statuses: map[string]string{hash("ann", 1): StatusValidated},
 		},
 		{
@@ -98,25 +126,26 @@ func TestComputeHandComputedMeshes(t *testing.T) {
 				Traces: []Trace{tr("ann", 1, "synthesis", "rock"), tr("ann", 2, "response", "pebble"), tr("ann", 3, "spec", ""), tr("ann", 4, "knowledge", "boulder")},
 				Validations: []Validation{val("bob", hash("ann", 1), "pass"), val("bob", hash("ann", 2), "pass"),
 					val("bob", hash("ann", 3), "pass"), val("bob", hash("ann", 4), "pass")},
+				Founders: founders("bob"),
 			},
-			signals: map[string]float64{"ann": 4 + 1 + 0.5 + 6, "bob": 4},
+			signals: map[string]float64{"ann": 4 + 1 + 0.5 + 6, "bob": 54},
 		},
 		{
-			name: "bootstrap sets the starting SIGNAL and tier",
+			name: "a founder is matched by URL: its name at another URL has no standing",
 			in: Input{
-				Traces:    []Trace{tr("ann", 1, "capability", "pebble")},
-				Bootstrap: map[string]float64{"Founder": 60, "big": 200},
+				Traces: []Trace{tr("ann", 1, "capability", "pebble")},
+				Validations: []Validation{{Validator: "boss", ValidatorURL: "https://impostor.example/", TraceHash: hash("ann", 1), Result: "pass"},
+					{Validator: "anyone", ValidatorURL: "https://boss.example", TraceHash: hash("ann", 1), Result: "fail"}},
+				Founders: founders("boss"),
 			},
-			signals: map[string]float64{"Founder": 60, "big": 200, "ann": 0},
-			tiers:   map[string]string{"Founder": TierEstablished, "big": TierTrusted, "ann": TierProvisional},
+			signals:  map[string]float64{"ann": 0, "boss": 51},
+			tiers:    map[string]string{"boss": TierEstablished, "ann": TierProvisional},
+			statuses: map[string]string{hash("ann", 1): StatusFailed},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := Compute(tt.in)
-			if !r.Stable {
-				t.Errorf("not stable after %d rounds", r.Rounds)
-			}
 			for name, want := range tt.signals {
 				if got := agentByName(r, name).Signal; got != want {
 					t.Errorf("%s: SIGNAL %v, want %v (%+v)", name, got, want, agentByName(r, name))
@@ -144,6 +173,11 @@ func TestComputeHandComputedMeshes(t *testing.T) {
 					t.Errorf("%s: validations authored %d, want %d", name, got, want)
 				}
 			}
+			for name, want := range tt.uncounted {
+				if got := agentByName(r, name).ValidationsUncounted; got != want {
+					t.Errorf("%s: validations uncounted %d, want %d", name, got, want)
+				}
+			}
 			for name, want := range tt.validatedN {
 				if got := agentByName(r, name).TracesValidated; got != want {
 					t.Errorf("%s: traces validated %d, want %d", name, got, want)
@@ -153,77 +187,111 @@ func TestComputeHandComputedMeshes(t *testing.T) {
 	}
 }
 
-func TestContestedTraceIsSettledByEstablishedMajority(t *testing.T) {
-	target := tr("ann", 1, "knowledge", "rock")
-	tests := []struct {
-		name  string
-		votes []Validation
-		boot  map[string]float64
-		want  string
-	}{
-		{"established passes outvote provisional fails", []Validation{val("est", target.Hash, "pass"), val("p1", target.Hash, "fail"), val("p2", target.Hash, "fail")},
-			map[string]float64{"est": 50}, StatusValidated},
-		{"established fail outvotes provisional passes", []Validation{val("est", target.Hash, "fail"), val("p1", target.Hash, "pass"), val("p2", target.Hash, "pass")},
-			map[string]float64{"est": 120}, StatusFailed},
-		{"established split one to one stays contested", []Validation{val("e1", target.Hash, "fail"), val("e2", target.Hash, "pass"), val("p1", target.Hash, "pass")},
-			map[string]float64{"e1": 50, "e2": 50}, StatusContested},
-		{"trusted counts as established", []Validation{val("tr", target.Hash, "pass"), val("p1", target.Hash, "fail")},
-			map[string]float64{"tr": 250}, StatusValidated},
-		{"49 (48 bootstrap and 1 validation) is still provisional", []Validation{val("almost", target.Hash, "pass"), val("p1", target.Hash, "fail")},
-			map[string]float64{"almost": 48}, StatusContested},
+// The case of the report that led to this rule: a node with the standing
+// gate off scored every trace it saw and headlined its own "SIGNAL 849,
+// Trusted". Without standing, volume earns nothing.
+func TestVolumeWithoutStandingEarnsNothing(t *testing.T) {
+	in := Input{Founders: founders("boss")}
+	for i := 1; i <= 849; i++ {
+		x := tr("peer", i, "knowledge", "pebble")
+		in.Traces = append(in.Traces, x)
+		in.Validations = append(in.Validations, val("spammer", x.Hash, "pass"))
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := Compute(Input{Traces: []Trace{target}, Validations: tt.votes, Bootstrap: tt.boot})
-			if got := StatusOf(r, target.Hash); got != tt.want {
-				t.Errorf("status %q, want %q", got, tt.want)
-			}
-		})
+	r := Compute(in)
+	s := agentByName(r, "spammer")
+	if s.Signal != 0 || s.Tier != TierProvisional || s.Standing || s.ValidationsAuthored != 0 || s.ValidationsUncounted != 849 {
+		t.Errorf("spammer: %+v, want SIGNAL 0, Provisional, no standing, 849 uncounted", s)
+	}
+	if p := agentByName(r, "peer"); p.Signal != 0 || p.TracesValidated != 0 {
+		t.Errorf("peer: %+v, want nothing validated by votes that do not count", p)
+	}
+	for _, x := range r.Traces {
+		if x.Status != StatusPending || x.Seen != 0 || x.Uncounted != 1 {
+			t.Fatalf("%s: %+v, want pending with one uncounted vote", x.Hash, x)
+		}
 	}
 }
 
-func TestTiersAndResolutionReachAFixedPoint(t *testing.T) {
-	// cy reaches Established only through earnings: four validated
-	// capability rocks (40) plus eleven validations authored (51). Once
-	// Established, cy's pass settles dan's contested trace, which the
-	// first round left contested.
-	in := Input{Bootstrap: map[string]float64{"boss": 60}}
-	for i := 1; i <= 4; i++ {
+func TestStandingSpreadsFromFoundersInRounds(t *testing.T) {
+	// boss (founder) passes five of cy's capability rocks: 50, so cy is
+	// admitted in round 1. cy's votes then count: dan's knowledge rocks
+	// it passed are validated in round 2, and ed, who validated nothing
+	// that counts, stays Provisional however much it wrote.
+	in := Input{Founders: founders("boss")}
+	for i := 1; i <= 5; i++ {
 		c := tr("cy", i, "capability", "rock")
 		in.Traces = append(in.Traces, c)
 		in.Validations = append(in.Validations, val("boss", c.Hash, "pass"))
 	}
-	for i := 1; i <= 10; i++ {
-		x := tr("ed", i, "note", "sand")
-		in.Traces = append(in.Traces, x)
-		in.Validations = append(in.Validations, val("cy", x.Hash, "pass"))
+	for i := 1; i <= 9; i++ {
+		d := tr("dan", i, "knowledge", "rock")
+		in.Traces = append(in.Traces, d)
+		in.Validations = append(in.Validations, val("cy", d.Hash, "pass"), val("ed", d.Hash, "fail"))
 	}
-	d := tr("dan", 1, "knowledge", "pebble")
-	in.Traces = append(in.Traces, d)
-	in.Validations = append(in.Validations, val("cy", d.Hash, "pass"), val("p1", d.Hash, "fail"))
-
 	r := Compute(in)
-	if got := agentByName(r, "cy"); got.Signal != 51 || got.Tier != TierEstablished {
-		t.Fatalf("cy: %v %s, want 51 Established", got.Signal, got.Tier)
+	cy := agentByName(r, "cy")
+	if !cy.Standing || cy.StandingRound != 1 || cy.Signal != 50+9 || cy.Tier != TierEstablished {
+		t.Errorf("cy: %+v, want standing from round 1, SIGNAL 59, Established", cy)
 	}
-	if got := StatusOf(r, d.Hash); got != StatusValidated {
-		t.Errorf("dan's trace: %q, want validated once cy is Established", got)
+	dan := agentByName(r, "dan")
+	if !dan.Standing || dan.StandingRound != 2 || dan.Signal != 54 || dan.TracesValidated != 9 {
+		t.Errorf("dan: %+v, want standing from round 2 with 9 validated knowledge rocks", dan)
 	}
-	if !r.Stable || r.Rounds < 2 {
-		t.Errorf("rounds %d stable %v: want a second round that settles", r.Rounds, r.Stable)
+	if ed := agentByName(r, "ed"); ed.Standing || ed.Signal != 0 || ed.ValidationsUncounted != 9 {
+		t.Errorf("ed: %+v, want no standing and 9 uncounted", ed)
+	}
+	if boss := agentByName(r, "boss"); !boss.Founder || boss.StandingRound != 0 || boss.Signal != 55 {
+		t.Errorf("boss: %+v, want a founder at 50 + 5 validations", boss)
+	}
+	if r.Rounds != 3 {
+		t.Errorf("rounds %d, want 3 (admit cy, admit dan, admit nobody)", r.Rounds)
+	}
+}
+
+func TestStandingOnceAdmittedIsKeptWithinTheClosure(t *testing.T) {
+	// cy is admitted in round 1 on boss's passes of five capability
+	// rocks. dan, admitted in round 2 through cy, fails three of them: 1–1
+	// ties are contested and cy's SIGNAL falls below 50, but cy keeps
+	// standing (and Established): revoking it would drop cy's votes and
+	// with them dan's standing, and the rounds might never settle.
+	in := Input{Founders: founders("boss")}
+	for i := 1; i <= 5; i++ {
+		c := tr("cy", i, "capability", "rock")
+		in.Traces = append(in.Traces, c)
+		in.Validations = append(in.Validations, val("boss", c.Hash, "pass"))
+		if i <= 3 {
+			in.Validations = append(in.Validations, val("dan", c.Hash, "fail"))
+		}
+	}
+	for i := 1; i <= 9; i++ {
+		d := tr("dan", i, "knowledge", "rock")
+		in.Traces = append(in.Traces, d)
+		in.Validations = append(in.Validations, val("cy", d.Hash, "pass"))
+	}
+	r := Compute(in)
+	cy := agentByName(r, "cy")
+	if !cy.Standing || cy.Signal != 20+9 || cy.Tier != TierEstablished {
+		t.Errorf("cy: %+v, want standing kept at SIGNAL 29, Established", cy)
+	}
+	if got := StatusOf(r, hash("cy", 1)); got != StatusContested {
+		t.Errorf("cy's first trace: %q, want contested", got)
+	}
+	if again := Compute(in); !reflect.DeepEqual(again, r) {
+		t.Error("the same input gave another report")
 	}
 }
 
 func TestComputeIsDeterministicAndSorted(t *testing.T) {
 	in := Input{
 		Traces:      []Trace{tr("b", 1, "knowledge", "rock"), tr("a", 1, "knowledge", "rock"), tr("c", 2, "signal", "pebble"), tr("c", 1, "signal", "pebble")},
-		Validations: []Validation{val("c", hash("a", 1), "pass"), val("a", hash("b", 1), "pass"), val("b", hash("c", 1), "fail")},
-		Bootstrap:   map[string]float64{"z": 6},
+		Validations: []Validation{val("c", hash("a", 1), "pass"), val("a", hash("b", 1), "pass"), val("b", hash("c", 1), "fail"), val("z", hash("a", 1), "pass")},
+		Founders:    []Founder{{Name: "z", URL: "https://z.example/"}, {Name: "c", URL: "https://c.example/"}},
 	}
 	first := Compute(in)
 	rev := in
 	rev.Traces = []Trace{in.Traces[3], in.Traces[2], in.Traces[1], in.Traces[0]}
-	rev.Validations = []Validation{in.Validations[2], in.Validations[1], in.Validations[0]}
+	rev.Validations = []Validation{in.Validations[3], in.Validations[2], in.Validations[1], in.Validations[0]}
+	rev.Founders = []Founder{in.Founders[1], in.Founders[0]}
 	for i := 0; i < 10; i++ {
 		if again := Compute(rev); !reflect.DeepEqual(again, first) {
 			t.Fatalf("input order changed the report:\n%+v\n%+v", again, first)
@@ -233,7 +301,7 @@ func TestComputeIsDeterministicAndSorted(t *testing.T) {
 	for _, a := range first.Agents {
 		names = append(names, a.Agent)
 	}
-	if want := []string{"a", "b", "z", "c"}; !reflect.DeepEqual(names, want) {
+	if want := []string{"c", "z", "a", "b"}; !reflect.DeepEqual(names, want) {
 		t.Errorf("agents in order %v, want %v (signal desc, then name)", names, want)
 	}
 }

@@ -80,7 +80,7 @@ func TestCorpusSignalIsReproducible(t *testing.T) {
 	in := corpusInput(t)
 	first := Compute(in)
 	// Same files, listed in another order: the same numbers.
-	rev := Input{Bootstrap: in.Bootstrap}
+	rev := Input{Founders: in.Founders}
 	for i := len(in.Traces) - 1; i >= 0; i-- {
 		rev.Traces = append(rev.Traces, in.Traces[i])
 	}
@@ -100,5 +100,32 @@ func TestCorpusSignalIsReproducible(t *testing.T) {
 	t.Logf("%d traces, %d votes, %d rounds, statuses %v", len(first.Traces), len(in.Validations), first.Rounds, counts)
 	for _, a := range first.Agents {
 		t.Logf("%-16s %6.1f %-11s validated %3d authored %3d", a.Agent, a.Signal, a.Tier, a.TracesValidated, a.ValidationsAuthored)
+	}
+}
+
+// TestCorpusVotesCountOnlyWithStanding: in the real snapshot nobody is
+// named a founder, so no vote counts and nobody earns anything; naming
+// abernath37 (one of the two agents that opened the mesh) a founder lets
+// only its votes, and those of agents they lift to 50, count.
+func TestCorpusVotesCountOnlyWithStanding(t *testing.T) {
+	in := corpusInput(t)
+	for _, a := range Compute(in).Agents {
+		if a.Signal != 0 || a.Standing || a.ValidationsAuthored != 0 {
+			t.Errorf("%s without founders: %+v, want SIGNAL 0 and no standing", a.Agent, a)
+		}
+	}
+	in.Founders = []Founder{{Name: "abernath37"}}
+	r := Compute(in)
+	for _, a := range r.Agents {
+		t.Logf("%-16s %6.1f %-11s standing %-5v validated %3d counted %3d uncounted %3d", a.Agent, a.Signal, a.Tier, a.Standing, a.TracesValidated, a.ValidationsAuthored, a.ValidationsUncounted)
+		if !a.Standing && a.ValidationsAuthored != 0 {
+			t.Errorf("%s has no standing but %d counted validations", a.Agent, a.ValidationsAuthored)
+		}
+		if a.Standing != (a.Tier != TierProvisional) {
+			t.Errorf("%s: standing %v but tier %s", a.Agent, a.Standing, a.Tier)
+		}
+	}
+	if ab := agentByName(r, "abernath37"); !ab.Founder || ab.ValidationsAuthored == 0 {
+		t.Errorf("abernath37: %+v, want a founder whose validations count", ab)
 	}
 }

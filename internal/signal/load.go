@@ -27,10 +27,11 @@ const (
 // Load gathers SIGNAL's input from a node directory: peers' traces and
 // validations from the ledger, and the node's own traces (its MANIFEST
 // rows, with type and category from the files) and validations (every
-// file in validations/, published or about to be). agent and url name the
-// node; bootstrap is mesh.yaml's signal.bootstrap. It only reads.
-func Load(dir, agent, url string, bootstrap map[string]float64) (Input, error) {
-	return LoadFrom(dir, agent, url, bootstrap, Sources{})
+// file in validations/, published or about to be), and the founders from
+// FOUNDERS.md. agent and url name the node. Nothing else of the node's
+// (no mesh.yaml setting) changes the input. It only reads.
+func Load(dir, agent, url string) (Input, error) {
+	return LoadFrom(dir, agent, url, Sources{})
 }
 
 // Sources are files of the node that a caller has already read and
@@ -54,11 +55,15 @@ type Sources struct {
 
 // LoadFrom is Load for a caller that already holds some of the node's
 // files (see Sources). Own validations are always read from the directory.
-func LoadFrom(dir, agent, url string, bootstrap map[string]float64, src Sources) (Input, error) {
-	in := Input{Bootstrap: bootstrap}
+func LoadFrom(dir, agent, url string, src Sources) (Input, error) {
+	in := Input{}
+	decl, err := ReadFounders(dir)
+	if err != nil {
+		return in, err
+	}
+	in.Founders = decl.Founders
 	m := src.Manifest
 	if m == nil {
-		var err error
 		if m, err = readManifest(dir); err != nil {
 			return in, err
 		}

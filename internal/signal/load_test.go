@@ -41,12 +41,14 @@ func h(c string) string { return "sha256:" + strings.Repeat(c, 64) }
 
 // testNode is a node "jolt" with one trace of its own (validated by bob
 // and, ignored, by itself through the ledger), a validation of its own of
-// bob's trace, and a ledger with bob's trace and bob's validation.
+// bob's trace, a ledger with bob's trace and bob's validation, and a
+// FOUNDERS.md that names bob.
 func testNode(t *testing.T) string {
 	dir := t.TempDir()
 	ownHash := manifest.HashBytes([]byte(ownTrace))
 	writeFiles(t, dir, map[string]string{
 		"traces/retry.md": ownTrace,
+		"FOUNDERS.md":     "# FOUNDERS\nbob | https://bob.example/\n",
 		"MANIFEST.md": "# MANIFEST\n\nagent: jolt\nurl: https://jolt.example/\nupdated: 2026-03-10T00:00:00Z\nsequence: 1\n\n## Traces\n\n" +
 			"| seq | hash | file | type | status | submitted |\n|-----|------|------|------|--------|-----------|\n" +
 			"| 1 | " + ownHash + " | traces/retry.md | capability | pending | 2026-03-10T00:00:00Z |\n",
@@ -71,9 +73,12 @@ func testNode(t *testing.T) string {
 
 func TestLoadMergesLedgerAndOwnFiles(t *testing.T) {
 	dir := testNode(t)
-	in, err := Load(dir, "jolt", "https://jolt.example/", map[string]float64{"bob": 5})
+	in, err := Load(dir, "jolt", "https://jolt.example/")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(in.Founders) != 1 || in.Founders[0] != (Founder{Name: "bob", URL: "https://bob.example/"}) {
+		t.Fatalf("founders %+v, want bob from FOUNDERS.md", in.Founders)
 	}
 	if len(in.Traces) != 2 || len(in.Validations) != 2 {
 		t.Fatalf("loaded %d traces and %d validations, want 2 and 2: %+v", len(in.Traces), len(in.Validations), in)
@@ -86,9 +91,10 @@ func TestLoadMergesLedgerAndOwnFiles(t *testing.T) {
 		want any
 	}{
 		{"own trace validated by bob, own vote ignored", StatusOf(r, ownHash), StatusValidated},
-		{"bob's trace failed by our validation file", StatusOf(r, h("b")), StatusFailed},
-		{"jolt earns capability rock from its own file's category, and 1 for its validation", agentByName(r, "jolt").Signal, 11.0},
-		{"bob: bootstrap 5 and 1 validation", agentByName(r, "bob").Signal, 6.0},
+		{"bob's trace still pending: our validation file counts only with standing", StatusOf(r, h("b")), StatusPending},
+		{"jolt earns capability rock from its own file's category", agentByName(r, "jolt").Signal, 10.0},
+		{"jolt's validation is uncounted", agentByName(r, "jolt").ValidationsUncounted, 1},
+		{"bob: founder 50 and 1 validation", agentByName(r, "bob").Signal, 51.0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -101,7 +107,7 @@ func TestLoadMergesLedgerAndOwnFiles(t *testing.T) {
 
 func TestLoadEmptyNodeAndBadFiles(t *testing.T) {
 	t.Run("a new node with no files has nothing to count", func(t *testing.T) {
-		in, err := Load(t.TempDir(), "jolt", "https://jolt.example/", nil)
+		in, err := Load(t.TempDir(), "jolt", "https://jolt.example/")
 		if err != nil || len(in.Traces)+len(in.Validations) != 0 {
 			t.Fatalf("got %+v, %v", in, err)
 		}
@@ -109,19 +115,19 @@ func TestLoadEmptyNodeAndBadFiles(t *testing.T) {
 	t.Run("a corrupt ledger is an error, not an empty mesh", func(t *testing.T) {
 		dir := testNode(t)
 		writeFiles(t, dir, map[string]string{"mesh-state/ledger.json": "{not json"})
-		if _, err := Load(dir, "jolt", "https://jolt.example/", nil); err == nil || !strings.Contains(err.Error(), "ledger") {
+		if _, err := Load(dir, "jolt", "https://jolt.example/"); err == nil || !strings.Contains(err.Error(), "ledger") {
 			t.Fatalf("got %v, want a ledger error", err)
 		}
 	})
 	t.Run("a file of ours that is not a validation counts for nothing and stops nothing", func(t *testing.T) {
 		dir := testNode(t)
-		want, err := Load(dir, "jolt", "https://jolt.example/", nil)
+		want, err := Load(dir, "jolt", "https://jolt.example/")
 		if err != nil {
 			t.Fatal(err)
 		}
 		// publish holds these back with the reason; SIGNAL must not fail on them.
 		writeFiles(t, dir, map[string]string{"validations/val-cccccccccccc.md": "hello", "validations/x.html": "<b>", "validations/notes.md": "# Notes\n"})
-		got, err := Load(dir, "jolt", "https://jolt.example/", nil)
+		got, err := Load(dir, "jolt", "https://jolt.example/")
 		if err != nil || len(got.Validations) != len(want.Validations) {
 			t.Fatalf("got %d validations, %v; want %d and no error", len(got.Validations), err, len(want.Validations))
 		}
@@ -149,8 +155,7 @@ func sourcesOf(t *testing.T, dir string) Sources {
 
 func TestLoadFromGivesLoadsInputForTheSameFiles(t *testing.T) {
 	dir := testNode(t)
-	bootstrap := map[string]float64{"bob": 5}
-	want, err := Load(dir, "jolt", "https://jolt.example/", bootstrap)
+	want, err := Load(dir, "jolt", "https://jolt.example/")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +170,7 @@ func TestLoadFromGivesLoadsInputForTheSameFiles(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := LoadFrom(dir, "jolt", "https://jolt.example/", bootstrap, tt.src)
+			got, err := LoadFrom(dir, "jolt", "https://jolt.example/", tt.src)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -186,7 +191,7 @@ func TestLoadFromUsesWhatItIsGivenInsteadOfReading(t *testing.T) {
 		"MANIFEST.md":            "not a manifest",
 		"mesh-state/ledger.json": "{not json",
 	})
-	in, err := LoadFrom(dir, "jolt", "https://jolt.example/", nil, src)
+	in, err := LoadFrom(dir, "jolt", "https://jolt.example/", src)
 	if err != nil {
 		t.Fatalf("LoadFrom read a file it was given: %v", err)
 	}
@@ -198,7 +203,7 @@ func TestLoadFromUsesWhatItIsGivenInsteadOfReading(t *testing.T) {
 		for f := range src.Traces {
 			src.Traces[f] = nil
 		}
-		in, err := LoadFrom(dir, "jolt", "https://jolt.example/", nil, src)
+		in, err := LoadFrom(dir, "jolt", "https://jolt.example/", src)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -25,13 +25,13 @@ const (
 	TrustedAt = 200
 	// ValidationPoints is what each validation authored earns (v0.2: 1).
 	ValidationPoints = 1.0
+	// FounderPoints is the SIGNAL a founder starts with (v0.2 lets
+	// founding agents start at a given SIGNAL): exactly what standing
+	// needs, so a founder is Established from the start.
+	FounderPoints = float64(EstablishedAt)
 	// passAt is the total that passes when a validation gives no verdict
 	// word (docs/protocol.md §7.2: 18 of 30).
 	passAt = 18
-	// MaxRounds bounds the tier ↔ resolution fixed point. Each round can
-	// only move agents across tier lines, and a mesh has few such moves;
-	// a bound keeps a pathological oscillation from running forever.
-	MaxRounds = 20
 )
 
 // earnings is the v0.2 earning table for a validated trace, by type and
@@ -70,7 +70,8 @@ func earningFor(typ, category string) (string, float64) {
 	return "other uncategorized validated", sandFloor
 }
 
-// TierOf returns the tier of a SIGNAL.
+// TierOf returns the tier of a SIGNAL. An agent's tier in a Report also
+// depends on its standing (see tierOf).
 func TierOf(signal float64) string {
 	switch {
 	case signal >= TrustedAt:
@@ -100,6 +101,17 @@ func verdict(v Validation) string {
 	return ""
 }
 
-// key identifies an agent: names are unique in a mesh, and peers write
-// them in varying case (noobAgent, noobagent).
-func key(name string) string { return strings.ToLower(strings.TrimSpace(name)) }
+// tierOf is an agent's tier: Provisional exactly when it has no standing
+// (v0.2: Provisional cannot validate). An agent admitted at 50 whose
+// SIGNAL later-admitted validators' votes lowered keeps its standing, and
+// so stays Established (docs/decisions.md, Standing).
+func tierOf(signal float64, standing bool) string {
+	switch {
+	case !standing:
+		return TierProvisional
+	case signal >= TrustedAt:
+		return TierTrusted
+	default:
+		return TierEstablished
+	}
+}

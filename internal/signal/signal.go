@@ -12,11 +12,18 @@ type Validation struct {
 	Total                                      int
 }
 
-// Input is everything SIGNAL is computed from.
+// Founder is an agent the mesh's founders declaration (FOUNDERS.md) names:
+// it has standing from the start. URL is its trace URL, which is what
+// identifies it (docs/decisions.md, Standing).
+type Founder struct {
+	Name, URL string
+}
+
+// Input is everything SIGNAL is computed from: public files only.
 type Input struct {
 	Traces      []Trace
 	Validations []Validation
-	Bootstrap   map[string]float64 // agent name → starting SIGNAL (founding agents)
+	Founders    []Founder
 }
 
 // Report is the computed SIGNAL of every agent and the resolution of
@@ -24,19 +31,34 @@ type Input struct {
 type Report struct {
 	Agents []Agent       // by SIGNAL descending, then name
 	Traces []TraceResult // by agent, seq, hash
-	Rounds int           // resolution rounds until tiers stopped changing
-	Stable bool          // false when MaxRounds was reached first
+	// Rounds is how many rounds of the standing closure ran: founders
+	// first, then each round admits the agents the previous ones earned
+	// standing for, until a round admits nobody.
+	Rounds int
 }
 
-// Agent is one agent's SIGNAL and how it was earned.
+// Agent is one agent's SIGNAL, standing and how they were earned.
 type Agent struct {
-	Agent               string    `json:"agent"`
-	URL                 string    `json:"url,omitempty"`
-	Signal              float64   `json:"signal"`
-	Tier                string    `json:"tier"`
-	TracesValidated     int       `json:"traces_validated"`
-	ValidationsAuthored int       `json:"validations_authored"`
-	Breakdown           []Earning `json:"breakdown"`
+	Agent  string  `json:"agent"`
+	URL    string  `json:"url,omitempty"`
+	Signal float64 `json:"signal"`
+	Tier   string  `json:"tier"`
+	// Founder is true for an agent FOUNDERS.md names.
+	Founder bool `json:"founder,omitempty"`
+	// Standing is true when the agent may validate: its validations count
+	// and earn. Founders have it; others reach it at SIGNAL 50.
+	Standing bool `json:"standing"`
+	// StandingRound is the closure round that admitted the agent: 0 for
+	// a founder, then 1, 2, …; meaningless without Standing.
+	StandingRound   int `json:"standing_round,omitempty"`
+	TracesValidated int `json:"traces_validated"`
+	// ValidationsAuthored counts the validations that counted: authored
+	// with standing, on a trace seen, not the agent's own.
+	ValidationsAuthored int `json:"validations_authored"`
+	// ValidationsUncounted counts the validations authored without
+	// standing: they earn nothing and settle nothing.
+	ValidationsUncounted int       `json:"validations_uncounted,omitempty"`
+	Breakdown            []Earning `json:"breakdown"`
 }
 
 // Earning is one line of an agent's breakdown, such as
@@ -53,10 +75,13 @@ type TraceResult struct {
 	Agent   string  `json:"agent"`
 	URL     string  `json:"url,omitempty"`
 	Seq     int     `json:"seq"`
-	Passing int     `json:"passing"`
-	Seen    int     `json:"seen"`
-	Signal  float64 `json:"signal"` // passing / seen (docs/protocol.md §8.1); 0 when none seen
+	Passing int     `json:"passing"` // passing votes by agents with standing
+	Seen    int     `json:"seen"`    // votes by agents with standing
+	Signal  float64 `json:"signal"`  // passing / seen (docs/protocol.md §8.1); 0 when none seen
 	Status  string  `json:"status"`
+	// Uncounted is the number of votes by agents without standing, which
+	// count for nothing.
+	Uncounted int `json:"uncounted,omitempty"`
 }
 
 // StatusOf returns the resolved status of the trace with the given hash,

@@ -1,6 +1,11 @@
 package signal
 
-import "strings"
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
 
 // Own returns the resolved status of each trace published under url (the
 // node's own trace URL), by hash.
@@ -14,17 +19,83 @@ func Own(r Report, url string) map[string]string {
 	return out
 }
 
-// OwnValidated counts the traces published under url that the mesh
-// resolved as validated: the measure of docs/protocol.md §8.4's standing gate (a node
-// validates others only once enough of its own work was validated). The
-// heartbeat and the pull-request check both use it, so they never
-// disagree on whether a node has standing.
-func OwnValidated(r Report, url string) int {
-	n := 0
-	for _, s := range Own(r, url) {
-		if s == StatusValidated {
-			n++
+// Self returns the agent whose trace URL is url; ok is false when the
+// report does not know it (a node that published nothing yet).
+func Self(r Report, url string) (Agent, bool) {
+	if url == "" {
+		return Agent{}, false
+	}
+	want := normalURL(url)
+	for _, a := range r.Agents {
+		if a.URL != "" && normalURL(a.URL) == want {
+			return a, true
 		}
 	}
-	return n
+	return Agent{}, false
 }
+
+// Progress is where one agent stands on the way to standing, in the
+// words the heartbeat, `meshnode score`, `check` and `doctor` all use, so
+// they never disagree.
+type Progress struct {
+	Self     Agent    // the agent; zero when the report does not know it
+	Founders []string // the founders' names, sorted
+	// Uncounted is the number of votes on the agent's traces by agents
+	// without standing: they count for nothing.
+	Uncounted int
+}
+
+// ProgressOf finds the agent at url in r.
+func ProgressOf(r Report, url string) Progress {
+	p := Progress{}
+	p.Self, _ = Self(r, url)
+	for _, a := range r.Agents {
+		if a.Founder {
+			p.Founders = append(p.Founders, a.Agent)
+		}
+	}
+	sort.Strings(p.Founders)
+	for _, t := range r.Traces {
+		if url != "" && strings.HasPrefix(t.URL, url) {
+			p.Uncounted += t.Uncounted
+		}
+	}
+	return p
+}
+
+// HasStanding reports whether the agent may validate.
+func (p Progress) HasStanding() bool { return p.Self.Standing }
+
+// Reason says in one line why the agent has no standing, or how it has
+// it.
+func (p Progress) Reason() string {
+	switch {
+	case p.Self.Founder:
+		return "standing: a founder (FOUNDERS.md)"
+	case p.Self.Standing:
+		return fmt.Sprintf("standing: SIGNAL %s (%s)", num(p.Self.Signal), p.Self.Tier)
+	case len(p.Founders) == 0:
+		return "no standing: FOUNDERS.md names no founders, so no agent's validations count"
+	}
+	s := fmt.Sprintf("no standing yet: SIGNAL %s of the %d standing needs; %d of your traces validated by agents with standing",
+		num(p.Self.Signal), EstablishedAt, p.Self.TracesValidated)
+	if p.Uncounted > 0 {
+		s += fmt.Sprintf("; %d validations of them by agents without standing count for nothing", p.Uncounted)
+	}
+	return s
+}
+
+// Next says what to do next to have standing; "" when the agent has it.
+func (p Progress) Next() string {
+	switch {
+	case p.Self.Standing:
+		return ""
+	case len(p.Founders) == 0:
+		return "to found a mesh, run `meshnode init --founder` (FOUNDERS.md then names you); to join one, copy its FOUNDERS.md from any of its nodes (docs/setup.md, Standing)"
+	}
+	return fmt.Sprintf("publish traces (`meshnode trace new`) and have an agent with standing (founders: %s) list you in its AGENTS.md so it polls and validates them; "+
+		"each validated trace earns SIGNAL (knowledge pebble 2, knowledge rock 6, capability rock 10)", strings.Join(p.Founders, ", "))
+}
+
+// num writes a SIGNAL without needless decimals: 12, 12.5.
+func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

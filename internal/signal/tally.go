@@ -2,11 +2,20 @@ package signal
 
 import (
 	"sort"
+	"strings"
 )
 
-// tally computes every agent's SIGNAL from bootstrap, validated traces
-// and validations authored. statuses may be nil (before any resolution).
-func (m *mesh) tally(statuses map[string]*TraceResult) map[string]*Agent {
+// Reasons of breakdown lines that are not a validated trace.
+const (
+	ReasonFounder   = "founder (FOUNDERS.md)"
+	ReasonValidated = "validation authored"
+)
+
+// tally computes every agent's SIGNAL under the given standing: a
+// founder's starting points, what its validated traces earn, and 1 per
+// validation it authored with standing. statuses come from resolve under
+// the same standing.
+func (m *mesh) tally(statuses map[string]*TraceResult, standing map[string]int) map[string]*Agent {
 	lines := map[string]map[string]*Earning{}
 	add := func(k, reason string, points float64) {
 		if lines[k] == nil {
@@ -20,53 +29,49 @@ func (m *mesh) tally(statuses map[string]*TraceResult) map[string]*Agent {
 		e.Count++
 		e.Points += points
 	}
-	for _, k := range sortedKeys(m.bootstrap) {
-		add(k, "bootstrap (founding agent)", m.bootstrap[k])
+	for _, k := range sortedKeys(m.founders) {
+		add(k, ReasonFounder, FounderPoints)
 	}
 	validated := map[string]int{}
 	for _, t := range m.traces {
 		if r := statuses[t.Hash]; r != nil && r.Status == StatusValidated {
+			k := agentKey(t.Agent, t.AgentURL)
 			reason, p := earningFor(t.Type, t.Category)
-			add(key(t.Agent), reason, p)
-			validated[key(t.Agent)]++
+			add(k, reason, p)
+			validated[k]++
 		}
 	}
-	for _, k := range sortedKeys(m.authored) {
-		for i := 0; i < m.authored[k]; i++ {
-			add(k, "validation authored", ValidationPoints)
+	counted, uncounted := map[string]int{}, map[string]int{}
+	for _, t := range m.traces {
+		for vk := range m.votes[t.Hash] {
+			if _, ok := standing[vk]; ok {
+				counted[vk]++
+			} else {
+				uncounted[vk]++
+			}
+		}
+	}
+	for _, k := range sortedKeys(counted) {
+		for i := 0; i < counted[k]; i++ {
+			add(k, ReasonValidated, ValidationPoints)
 		}
 	}
 	out := map[string]*Agent{}
 	for k, name := range m.names {
-		a := &Agent{Agent: name, URL: m.urls[k], TracesValidated: validated[k], ValidationsAuthored: m.authored[k]}
+		round, has := standing[k]
+		a := &Agent{Agent: name, URL: m.urls[k], Founder: m.founders[k], Standing: has, TracesValidated: validated[k],
+			ValidationsAuthored: counted[k], ValidationsUncounted: uncounted[k]}
+		if has {
+			a.StandingRound = round
+		}
 		a.Breakdown = sortedEarnings(lines[k])
 		for _, e := range a.Breakdown {
 			a.Signal += e.Points
 		}
-		a.Tier = TierOf(a.Signal)
+		a.Tier = tierOf(a.Signal, has)
 		out[k] = a
 	}
 	return out
-}
-
-func (m *mesh) tiers(agents map[string]*Agent) map[string]string {
-	out := make(map[string]string, len(agents))
-	for k, a := range agents {
-		out[k] = a.Tier
-	}
-	return out
-}
-
-func sameTiers(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 func sortedEarnings(lines map[string]*Earning) []Earning {
@@ -92,7 +97,10 @@ func sortedAgents(agents map[string]*Agent) []Agent {
 		if out[i].Signal != out[j].Signal {
 			return out[i].Signal > out[j].Signal
 		}
-		return key(out[i].Agent) < key(out[j].Agent)
+		if ki, kj := strings.ToLower(out[i].Agent), strings.ToLower(out[j].Agent); ki != kj {
+			return ki < kj
+		}
+		return out[i].URL < out[j].URL
 	})
 	return out
 }
@@ -104,8 +112,8 @@ func sortedTraces(ts map[string]*TraceResult) []TraceResult {
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
-		if key(a.Agent) != key(b.Agent) {
-			return key(a.Agent) < key(b.Agent)
+		if ka, kb := strings.ToLower(a.Agent), strings.ToLower(b.Agent); ka != kb {
+			return ka < kb
 		}
 		if a.Seq != b.Seq {
 			return a.Seq < b.Seq

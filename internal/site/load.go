@@ -41,8 +41,7 @@ func Load(dir string, now time.Time) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	bootstrap, err := loadConfig(dir, n)
-	if err != nil {
+	if err := loadConfig(dir, n); err != nil {
 		return nil, err
 	}
 	if err := loadIdentity(dir, n); err != nil {
@@ -62,7 +61,7 @@ func Load(dir string, now time.Time) (*Node, error) {
 	var rep signal.Report
 	var sg errgroup.Group
 	sg.Go(func() error {
-		in, err := signal.LoadFrom(dir, n.Agent, n.URL, bootstrap, signal.Sources{Manifest: m, Traces: parsed, Ledger: l})
+		in, err := signal.LoadFrom(dir, n.Agent, n.URL, signal.Sources{Manifest: m, Traces: parsed, Ledger: l})
 		if err != nil {
 			return err
 		}
@@ -78,7 +77,7 @@ func Load(dir string, now time.Time) (*Node, error) {
 	if err := sg.Wait(); err != nil {
 		return nil, fmt.Errorf("compute SIGNAL: %w", err)
 	}
-	applySignal(n, bootstrap, rep)
+	applySignal(n, rep)
 	return n, nil
 }
 
@@ -133,7 +132,7 @@ func loadIdentity(dir string, n *Node) error {
 
 // loadPublished collects every published file, to be copied byte for byte.
 func loadPublished(dir string, n *Node) error {
-	for _, name := range []string{manifestFile, identityFile, agentsFile} {
+	for _, name := range []string{manifestFile, identityFile, agentsFile, signal.FoundersFile} {
 		data, err := readOptional(dir, name)
 		if err != nil {
 			return err

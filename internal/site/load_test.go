@@ -39,8 +39,8 @@ func TestTracesShowTheLedgersValidationsAndSignalsResolution(t *testing.T) {
 		validators         []string
 		passing, seen      int
 	}{
-		{"two passes validate", "traces/001-hello-mesh.md", "validated", []string{"ada", "bob"}, 2, 2},
-		{"a split is settled by the established validator", "traces/002-citation-graph.md", "validated", []string{"ada", "bob"}, 1, 2},
+		{"a founder's pass validates; bob's, without standing, does not count", "traces/001-hello-mesh.md", "validated", []string{"ada", "bob"}, 1, 1},
+		{"bob's fail, without standing, does not split the founder's pass", "traces/002-citation-graph.md", "validated", []string{"ada", "bob"}, 1, 1},
 		{"one fail fails a trace the manifest calls pending", "traces/003-hostile-input.md", "failed", []string{"cyd"}, 0, 1},
 	}
 	for _, tt := range tests {
@@ -134,13 +134,13 @@ func TestDisputesListPublishedOnesAndTheLedgersRejections(t *testing.T) {
 	}
 }
 
-func TestSignalStandingsAreComputedWithTheBootstrap(t *testing.T) {
+func TestSignalStandingsAreComputedWithTheFounders(t *testing.T) {
 	n := loadFixture(t, "testdata/node")
-	if n.Signal != 8 || n.Tier != "Provisional" {
-		t.Errorf("fern: SIGNAL %v %s, want 8 Provisional", n.Signal, n.Tier)
+	if n.Signal != 6 || n.Tier != "Provisional" {
+		t.Errorf("fern: SIGNAL %v %s, want 6 Provisional (its validations count for nothing)", n.Signal, n.Tier)
 	}
 	if len(n.Signals) == 0 || n.Signals[0].Agent != "ada" || n.Signals[0].Tier != "Established" || len(n.Signals[0].Breakdown) == 0 {
-		t.Errorf("first standing %+v, want ada, Established (bootstrap 60), with a breakdown", n.Signals[0])
+		t.Errorf("first standing %+v, want ada, Established (a founder), with a breakdown", n.Signals[0])
 	}
 }
 

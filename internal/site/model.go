@@ -18,7 +18,6 @@ type Node struct {
 	Given    []*Vote    // validations this node published, newest first
 	Peers    []*Peer    // every known agent, by name
 	Signals  []Standing // SIGNAL standings, highest first
-	Stable   bool       // false when SIGNAL's resolution hit its round limit
 	Others   []*Ref     // peers' traces seen (for citations), any order
 	Votes    []*Vote    // every validation seen, ours and peers', for charts
 	Disputes []Dispute  // hash mismatches: published disputes and the ledger's rejections

@@ -6,41 +6,37 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/signal"
 )
 
 // loadConfig takes the node's agent and URL from mesh.yaml when there is
-// one (the heartbeat's source of truth), and returns its SIGNAL bootstrap.
-// A node without mesh.yaml keeps MANIFEST.md's agent and url, so a plain
-// folder of traces still builds.
-func loadConfig(dir string, n *Node) (map[string]float64, error) {
+// one (the heartbeat's source of truth). A node without mesh.yaml keeps
+// MANIFEST.md's agent and url, so a plain folder of traces still builds.
+func loadConfig(dir string, n *Node) error {
 	_, err := os.Stat(filepath.Join(dir, config.FileName))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil
 	}
 	cfg, err := config.Load(dir)
 	if err != nil {
-		return nil, fmt.Errorf("load node config: %w", err)
+		return fmt.Errorf("load node config: %w", err)
 	}
 	n.Agent, n.URL = firstOf(cfg.Agent, n.Agent), firstOf(cfg.URL, n.URL)
-	return cfg.Signal.Bootstrap, nil
+	return nil
 }
 
 // applySignal sets, from SIGNAL as internal/signal computed it (from the
 // same public files any node could read), the standings, our SIGNAL and
 // tier, and each of our traces' resolved status and passing/seen count.
-func applySignal(n *Node, bootstrap map[string]float64, rep signal.Report) {
-	n.Stable = rep.Stable
-	n.Signal = bootstrap[n.Agent]
-	n.Tier = signal.TierOf(n.Signal)
+func applySignal(n *Node, rep signal.Report) {
+	n.Tier = signal.TierProvisional
 	for _, a := range rep.Agents {
 		n.Signals = append(n.Signals, standingOf(a))
-		if strings.EqualFold(a.Agent, n.Agent) {
-			n.Signal, n.Tier = a.Signal, a.Tier
-		}
+	}
+	if self, ok := signal.Self(rep, n.URL); ok {
+		n.Signal, n.Tier = self.Signal, self.Tier
 	}
 	results := make(map[string]signal.TraceResult, len(rep.Traces))
 	for _, r := range rep.Traces {
