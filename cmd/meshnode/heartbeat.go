@@ -23,8 +23,13 @@ those learned by gossip, fetches only what is new since each cursor, verifies
 every sha256, queues and scores others' pending traces, publishes validations
 and disputes, and regenerates MANIFEST.md.
 
-It exits 0 when it ran, whatever the peers did; non-zero only for local
-failures (bad config, corrupt state, unwritable files).
+It exits 0 when it ran, whatever the peers did; 2 for a mesh.yaml to fix, 1
+for other local failures (corrupt state, unwritable files). Ctrl-C or
+SIGTERM stops it early with what it did saved, an "interrupted:" line in the
+summary, and exit 130 or 143.
+
+On a terminal stderr shows a progress line, and of the logs only warnings;
+--log-format gives the full log there too (one line per peer poll).
 
 Examples:
   meshnode heartbeat
