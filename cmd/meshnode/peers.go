@@ -59,6 +59,7 @@ type peerRow struct {
 	Source          string        `json:"source"` // "agents.md" or "gossip"
 	LearnedFrom     string        `json:"learned_from,omitempty"`
 	Presence        string        `json:"presence"`
+	PresenceAsOf    time.Time     `json:"presence_as_of"`
 	Status          string        `json:"status,omitempty"`
 	FailureCount    int           `json:"failure_count"`
 	Backoff         string        `json:"backoff,omitempty"`
@@ -69,6 +70,7 @@ type peerRow struct {
 	LastPolled      *time.Time    `json:"last_polled"`
 	LastSuccess     *time.Time    `json:"last_success"`
 	ManifestUpdated *time.Time    `json:"manifest_updated"`
+	NextPoll        *time.Time    `json:"next_poll"`
 	Traces          int           `json:"traces"`
 	Validations     int           `json:"validations"`
 }
@@ -164,12 +166,15 @@ func peerRowFor(name, url, source string, c *state.Cursor, led *ledger.Ledger, n
 		Status: c.Status, FailureCount: c.FailureCount, Backoff: c.Backoff, LastError: c.LastError,
 		LastSeenSeq: c.LastSeenSeq, Gaps: append([]state.Range{}, c.Gaps...), GapCount: c.Gaps.Count(),
 		LastPolled: timeOrNil(c.LastPolled), LastSuccess: timeOrNil(c.LastSuccess), ManifestUpdated: timeOrNil(c.ManifestUpdated),
-		Traces: len(led.TracesBy(url)), Validations: len(led.ValidationsBy(url)),
+		NextPoll: timeOrNil(c.Next()),
+		Traces:   len(led.TracesBy(url)), Validations: len(led.ValidationsBy(url)),
 	}
+	// A quiet peer polled less often is shown as of its last poll.
+	r.PresenceAsOf = c.ObservedAt(now).UTC()
 	r.Presence = string(presence.Classify(presence.Input{
 		Updated: c.ManifestUpdated, ManifestChanged: c.ManifestChanged, LastSuccess: c.LastSuccess,
 		Unreachable: c.Status == state.StatusUnreachable || c.Status == state.StatusGone,
-	}, now))
+	}, r.PresenceAsOf))
 	return r
 }
 
@@ -187,16 +192,35 @@ func printPeers(w io.Writer, rows []peerRow, now time.Time) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "AGENT\tPRESENCE\tSEQ\tGAPS\tFAILS\tBACKOFF\tPOLLED\tTRACES\tVALIDATIONS\tURL")
+	fmt.Fprintln(tw, "AGENT\tPRESENCE\tSEQ\tGAPS\tFAILS\tBACKOFF\tPOLLED\tNEXT\tTRACES\tVALIDATIONS\tURL")
 	for _, r := range rows {
 		backoff := r.Backoff
 		if backoff == "" {
 			backoff = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%s\t%s\t%d\t%d\t%s\n", r.Agent, r.Presence, r.LastSeenSeq,
-			gapsText(r.Gaps), r.FailureCount, backoff, ageText(r.LastPolled, now), r.Traces, r.Validations, r.URL)
+		pres := r.Presence
+		if !r.PresenceAsOf.Equal(now) {
+			pres += " as of " + ageText(&r.PresenceAsOf, now)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%s\t%s\t%s\t%d\t%d\t%s\n", r.Agent, pres, r.LastSeenSeq,
+			gapsText(r.Gaps), r.FailureCount, backoff, ageText(r.LastPolled, now), nextText(r.NextPoll, now), r.Traces, r.Validations, r.URL)
 	}
 	return tw.Flush()
+}
+
+// nextText writes when the next poll is due: "-" for the next heartbeat.
+func nextText(t *time.Time, now time.Time) string {
+	if t == nil || !t.After(now) {
+		return "-"
+	}
+	d := t.Sub(now)
+	switch {
+	case d < time.Hour:
+		return fmt.Sprintf("in %dm", int(d/time.Minute))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("in %dh", int(d/time.Hour))
+	}
+	return fmt.Sprintf("in %dd", int(d/(24*time.Hour)))
 }
 
 // gapsText writes up to three gap ranges, then how many more.

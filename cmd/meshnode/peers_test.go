@@ -16,13 +16,15 @@ import (
 
 var peersNow = time.Date(2026, 3, 15, 12, 0, 0, 0, time.UTC)
 
-// writePeersNode writes a node that knows four agents: ann (polled a
+// writePeersNode writes a node that knows five agents: ann (polled a
 // minute ago, manifest updated an hour ago, with a gap), bob (failing for
-// 31 days), cy (listed, never polled) and dee (learned from ann's AGENTS.md).
+// 31 days), cy (listed, never polled), dee (learned from ann's AGENTS.md)
+// and eve (quiet, polled 3 hours ago with its manifest updated an hour
+// before, next polled in 3 hours).
 func writePeersNode(t *testing.T) string {
 	t.Helper()
 	dir := minimalNode(t)
-	agents := "# name | trace_url | joined\ncy | https://cy.example/ | 2026-02-03\nann | https://ann.example/ | 2026-02-01\nbob | https://bob.example/ | 2026-02-02\n"
+	agents := "# name | trace_url | joined\ncy | https://cy.example/ | 2026-02-03\neve | https://eve.example/ | 2026-02-04\nann | https://ann.example/ | 2026-02-01\nbob | https://bob.example/ | 2026-02-02\n"
 	if err := os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte(agents), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -40,6 +42,12 @@ func writePeersNode(t *testing.T) string {
 		bob.LastPolled = peersNow.Add(-time.Duration(d) * 24 * time.Hour)
 		bob.RecordFailure(bob.LastPolled, "connection refused")
 	}
+	eve := st.Cursor("https://eve.example/")
+	eve.Agent, eve.LastSeenSeq = "eve", 3
+	eve.LastPolled = peersNow.Add(-3 * time.Hour)
+	eve.RecordSuccess(eve.LastPolled)
+	eve.ManifestUpdated = peersNow.Add(-4 * time.Hour)
+	eve.LastNews, eve.NextPoll = peersNow.Add(-30*24*time.Hour), peersNow.Add(3*time.Hour)
 	dee := st.Cursor("https://dee.example/")
 	dee.Agent, dee.LearnedFrom = "dee", "https://ann.example/"
 	if _, err := st.Save(filepath.Join(dir, "mesh-state", "polling-cursors.json")); err != nil {
@@ -68,11 +76,12 @@ func TestPeersTableShowsPresenceCursorAndCounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `AGENT  PRESENCE     SEQ  GAPS   FAILS  BACKOFF  POLLED    TRACES  VALIDATIONS  URL
-ann    active       50   46-48  0      -        1m ago    2       1            https://ann.example/
-bob    unreachable  7    -      32     weekly   just now  0       0            https://bob.example/
-cy     offline      0    -      0      -        never     0       0            https://cy.example/
-dee    offline      0    -      0      -        never     0       0            https://dee.example/
+	want := `AGENT  PRESENCE             SEQ  GAPS   FAILS  BACKOFF  POLLED    NEXT   TRACES  VALIDATIONS  URL
+ann    active               50   46-48  0      -        1m ago    -      2       1            https://ann.example/
+bob    unreachable          7    -      32     weekly   just now  in 7d  0       0            https://bob.example/
+cy     offline              0    -      0      -        never     -      0       0            https://cy.example/
+dee    offline              0    -      0      -        never     -      0       0            https://dee.example/
+eve    active as of 3h ago  3    -      0      -        3h ago    in 3h  0       0            https://eve.example/
 `
 	if got != want {
 		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
@@ -104,13 +113,18 @@ func TestPeersJSONListsEveryAgentWithSchemaFields(t *testing.T) {
 		{"cy was never polled", "cy", "last_polled", nil},
 		{"dee came from gossip", "dee", "source", "gossip"},
 		{"dee names who listed it", "dee", "learned_from", "https://ann.example/"},
+		{"ann's presence is as of now", "ann", "presence_as_of", "2026-03-15T12:00:00Z"},
+		{"ann is polled at the next heartbeat", "ann", "next_poll", "2026-03-15T11:59:00Z"},
+		{"quiet eve is active as of its last poll", "eve", "presence", "active"},
+		{"eve's presence is as of its last poll", "eve", "presence_as_of", "2026-03-15T09:00:00Z"},
+		{"eve's next poll", "eve", "next_poll", "2026-03-15T15:00:00Z"},
 	}
 	byAgent := map[string]map[string]any{}
 	for _, r := range rows {
 		byAgent[r["agent"].(string)] = r
 	}
-	if len(rows) != 4 {
-		t.Fatalf("%d rows, want 4", len(rows))
+	if len(rows) != 5 {
+		t.Fatalf("%d rows, want 5", len(rows))
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

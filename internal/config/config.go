@@ -50,6 +50,7 @@ type Config struct {
 	Lease                 time.Duration // how long a queue claim lasts
 	AllowPrivateAddresses bool
 	Heartbeat             Heartbeat
+	Polling               Polling
 	Gossip                Gossip
 	Limits                Limits
 	UserAgentContact      string // optional contact added to the User-Agent
@@ -63,6 +64,13 @@ type Heartbeat struct {
 	MaxConnsPerHost          int     // requests in flight per host over HTTP/1.1
 	MaxStreamsPerHost        int     // requests in flight per host over HTTP/2
 	RequestsPerSecondPerHost float64 // 0: no rate limit beyond the connection cap
+}
+
+// Polling is the adaptive schedule of peers that answer.
+type Polling struct {
+	QuietAfter  time.Duration // 0: every peer every heartbeat
+	MaxInterval time.Duration
+	SpikeFactor float64
 }
 
 // Gossip bounds what the node learns from peers' AGENTS.md.

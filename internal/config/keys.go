@@ -14,6 +14,13 @@ const (
 	// DefaultDeadline keeps a heartbeat well inside the 30-minute interval
 	// of docs/protocol.md §1, so two heartbeats never overlap.
 	DefaultDeadline = 10 * time.Minute
+	// DefaultQuietAfter, DefaultMaxInterval and DefaultSpikeFactor are the
+	// adaptive schedule's (docs/decisions.md): quiet for 2 hours, a peer is
+	// polled every hour at 4 hours, every 6 hours from a day on; a spike is
+	// 3× the 7-day average (docs/protocol.md §11.5).
+	DefaultQuietAfter  = 2 * time.Hour
+	DefaultMaxInterval = 6 * time.Hour
+	DefaultSpikeFactor = 3.0
 )
 
 // key is one mesh.yaml key: a mapping of sub keys or a leaf value.
@@ -72,6 +79,14 @@ var keys = []key{
 			func(c *Config) *int { return &c.Heartbeat.MaxStreamsPerHost }, parseInt(1, 256), show[int]),
 		leaf("requests_per_second_per_host", "request rate to one host; 0 means no limit beyond max_conns_per_host", 0.0,
 			func(c *Config) *float64 { return &c.Heartbeat.RequestsPerSecondPerHost }, parseFloat(0, 1000), show[float64]),
+	}},
+	{name: "polling", doc: "how often peers that answer are polled: every heartbeat while they publish, less often while they are quiet (docs/decisions.md)", sub: []key{
+		leaf("quiet_after", "a peer with no new seq for longer than this is polled less often, its interval growing with its quiet time (heartbeat × quiet / quiet_after); 0 polls every peer every heartbeat", DefaultQuietAfter,
+			func(c *Config) *time.Duration { return &c.Polling.QuietAfter }, parseOffOrDuration(30*time.Minute, 7*24*time.Hour), showDuration),
+		leaf("max_interval", "a quiet peer is still polled at least this often", DefaultMaxInterval,
+			func(c *Config) *time.Duration { return &c.Polling.MaxInterval }, parseDuration(30*time.Minute, 24*time.Hour), showDuration),
+		leaf("spike_factor", "a day with this many times a peer's 7-day daily average of new seqs (and at least 3) is a spike: flagged, and polled every heartbeat that day", DefaultSpikeFactor,
+			func(c *Config) *float64 { return &c.Polling.SpikeFactor }, parseFloat(1.5, 100), show[float64]),
 	}},
 	{name: "gossip", doc: "learning peers from the AGENTS.md of the peers polled", sub: []key{
 		leaf("enabled", "read peers' AGENTS.md and poll the agents they list", true,

@@ -145,6 +145,21 @@ func parseDuration(min, max time.Duration) func(*nodeRef) (time.Duration, error)
 	}
 }
 
+// parseOffOrDuration is parseDuration that also takes 0, meaning off.
+func parseOffOrDuration(min, max time.Duration) func(*nodeRef) (time.Duration, error) {
+	within := parseDuration(min, max)
+	return func(n *nodeRef) (time.Duration, error) {
+		if s, _ := scalar(n, ""); s == "0" {
+			return 0, nil
+		}
+		d, err := within(n)
+		if err != nil {
+			return 0, fmt.Errorf("%w, or 0 for off", err)
+		}
+		return d, nil
+	}
+}
+
 func parseStringList(n *nodeRef) ([]string, error) {
 	if n.Kind != yaml.SequenceNode {
 		return nil, errors.New(`must be a list, like ["python3", "score.py"]`)

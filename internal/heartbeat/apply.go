@@ -55,6 +55,9 @@ func (n *node) count(r *pollResult) {
 	switch r.outcome {
 	case outcomeSkipped:
 		s.PeersSkipped++
+		if r.cursor.FailureCount == 0 {
+			s.PeersQuiet++
+		}
 		return
 	case outcomeInterrupted:
 		return
@@ -70,6 +73,9 @@ func (n *node) count(r *pollResult) {
 	}
 	if len(r.files) > 0 {
 		s.PeersWithNew++
+	}
+	if r.activity.Spike {
+		s.Spikes = append(s.Spikes, Spike{Peer: r.peer.name, URL: r.peer.url, NewToday: r.activity.Today, DailyAvg7d: r.activity.DailyAvg})
 	}
 	s.Verified += len(r.files)
 	s.Rejected += len(r.mismatches) + len(r.rejected)

@@ -16,6 +16,7 @@ import (
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/fetch"
 	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/presence"
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/roster"
 	"github.com/meshnode/meshnode/internal/state"
@@ -194,6 +195,7 @@ func (n *node) pollAll(ctx context.Context, peers []peer) []*pollResult {
 		limits:    limits{manifest: n.cfg.Limits.ManifestBytes, trace: n.cfg.Limits.TraceBytes, agents: n.cfg.Limits.AgentsBytes},
 		logf:      func(f string, a ...any) { n.log.Warn(fmt.Sprintf(f, a...)) },
 		wantPeers: n.cfg.Gossip.Enabled,
+		schedule:  schedule(n.cfg),
 		// As many of a peer's files as an HTTP/2 host takes at once.
 		fileWorkers: max(n.cfg.Heartbeat.MaxStreamsPerHost, n.cfg.Heartbeat.MaxConnsPerHost),
 	}
@@ -218,8 +220,23 @@ func (n *node) pollAll(ctx context.Context, peers []peer) []*pollResult {
 	g.Wait()
 	for _, r := range results {
 		n.logPoll(r)
+		if r.activity.Spike {
+			n.log.Warn("spike: polling every heartbeat today", "peer", r.peer.name, "url", r.peer.url,
+				"new_today", r.activity.Today, "daily_avg_7d", r.activity.DailyAvg)
+		}
 	}
 	return results
+}
+
+// schedule is the config's adaptive polling schedule on the mesh's
+// heartbeat.
+func schedule(cfg *config.Config) state.Schedule {
+	return state.Schedule{
+		Heartbeat:   presence.Heartbeat,
+		QuietAfter:  cfg.Polling.QuietAfter,
+		MaxInterval: cfg.Polling.MaxInterval,
+		SpikeFactor: cfg.Polling.SpikeFactor,
+	}
 }
 
 // logPoll writes one line per peer poll, with docs/protocol.md §14's fields (event,
@@ -240,6 +257,12 @@ func (n *node) logPoll(r *pollResult) {
 	}
 	if r.cursor.Backoff != "" {
 		attrs = append(attrs, "backoff", r.cursor.Backoff)
+	}
+	if !r.cursor.NextPoll.IsZero() {
+		attrs = append(attrs, "next_poll", r.cursor.NextPoll)
+	}
+	if r.activity.Spike {
+		attrs = append(attrs, "spike", true, "new_today", r.activity.Today, "daily_avg_7d", r.activity.DailyAvg)
 	}
 	if r.err != nil {
 		attrs = append(attrs, "err", r.err.Error())

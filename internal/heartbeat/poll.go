@@ -18,7 +18,7 @@ import (
 
 // Outcomes of one poll, as logged and counted.
 const (
-	outcomeSkipped     = "skipped"      // the circuit breaker said not yet
+	outcomeSkipped     = "skipped"      // the circuit breaker or the quiet schedule said not yet
 	outcomeUnchanged   = "unchanged"    // 304, or the same manifest bytes
 	outcomeNew         = "new"          // new entries processed
 	outcomeNothingNew  = "nothing_new"  // manifest changed, nothing above the cursor
@@ -71,7 +71,8 @@ type pollResult struct {
 	backwards  bool
 	requests   int
 	latency    time.Duration
-	rateLeft   int // X-RateLimit-Remaining of the manifest's answer; -1 when not sent
+	rateLeft   int            // X-RateLimit-Remaining of the manifest's answer; -1 when not sent
+	activity   state.Activity // set by a successful poll
 }
 
 // poller polls peers. It is shared by the poll goroutines and must only be
@@ -84,6 +85,7 @@ type poller struct {
 	limits    limits
 	logf      func(format string, args ...any)
 	wantPeers bool // gossip: read peers' AGENTS.md
+	schedule  state.Schedule
 	// fileWorkers is how many of one peer's files are fetched at once.
 	fileWorkers int
 }
@@ -117,12 +119,12 @@ func (pl *poller) poll(ctx context.Context, p peer, c state.Cursor) *pollResult 
 	r.cursor.ETag, r.cursor.LastModified = resp.ETag, resp.LastModified
 	r.rateLeft = resp.RateLimit.Remaining
 	if resp.NotModified {
-		r.succeed(pl.now, outcomeUnchanged)
+		pl.succeed(r, outcomeUnchanged)
 		return r
 	}
 	sum := manifest.HashBytes(resp.Body)
 	if sum == c.ManifestSHA256 && !c.Unread() {
-		r.succeed(pl.now, outcomeUnchanged)
+		pl.succeed(r, outcomeUnchanged)
 		return r
 	}
 	m, problems, err := manifest.Parse(resp.Body)
@@ -200,7 +202,7 @@ func (pl *poller) process(ctx context.Context, r *pollResult, m *manifest.Manife
 	if len(r.files)+len(r.mismatches) > 0 {
 		outcome = outcomeNew
 	}
-	r.succeed(pl.now, outcome)
+	pl.succeed(r, outcome)
 }
 
 // entryResult is what fetching one planned entry gave: exactly one of its
@@ -350,9 +352,14 @@ func (pl *poller) fail(r *pollResult, err error) {
 	}
 }
 
-func (r *pollResult) succeed(now time.Time, outcome string) {
+// succeed resets the breaker and sets the peer's next poll by what this
+// poll found: new seqs (files, mismatched files and rows without a file)
+// are news, a manifest whose only change is its `updated:` line is not.
+func (pl *poller) succeed(r *pollResult, outcome string) {
 	r.outcome = outcome
-	r.cursor.RecordSuccess(now)
+	r.cursor.RecordSuccess(pl.now)
+	news := len(r.files) + len(r.mismatches) + len(r.records)
+	r.activity = r.cursor.RecordActivity(pl.now, news, pl.schedule)
 }
 
 func countRanges(rs []state.Range) int {

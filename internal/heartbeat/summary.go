@@ -12,6 +12,7 @@ import (
 type Summary struct {
 	PeersPolled          int        `json:"peers_polled"`
 	PeersSkipped         int        `json:"peers_skipped"`
+	PeersQuiet           int        `json:"peers_quiet"`
 	PeersFailed          int        `json:"peers_failed"`
 	PeersRateLimited     int        `json:"peers_rate_limited"`
 	PeersLearned         int        `json:"peers_learned"`
@@ -33,6 +34,7 @@ type Summary struct {
 	HashMismatches       []Mismatch `json:"hash_mismatches"`
 	Failures             []Failure  `json:"failures"`
 	Unreachable          []string   `json:"unreachable"`
+	Spikes               []Spike    `json:"spikes"`
 	// Held lists our own files left unpublished until a person fixes
 	// them (a draft, a file that does not parse, a name or a kind the node
 	// never publishes), in publication order.
@@ -58,6 +60,15 @@ type Mismatch struct {
 	Served  string `json:"served"`
 }
 
+// Spike is a peer that published at least polling.spike_factor times its
+// 7-day daily average today (docs/decisions.md).
+type Spike struct {
+	Peer       string  `json:"peer"`
+	URL        string  `json:"url"`
+	NewToday   int     `json:"new_today"`
+	DailyAvg7d float64 `json:"daily_avg_7d"`
+}
+
 // Failure is a failed poll of one peer.
 type Failure struct {
 	Peer  string `json:"peer"`
@@ -75,6 +86,10 @@ func (s *Summary) sortLists() {
 	})
 	sort.Slice(s.Failures, func(i, j int) bool { return s.Failures[i].Peer < s.Failures[j].Peer })
 	sort.Strings(s.Unreachable)
+	sort.Slice(s.Spikes, func(i, j int) bool { return s.Spikes[i].URL < s.Spikes[j].URL })
+	if s.Spikes == nil {
+		s.Spikes = []Spike{}
+	}
 	if s.HashMismatches == nil {
 		s.HashMismatches = []Mismatch{}
 	}
@@ -88,8 +103,8 @@ func (s *Summary) sortLists() {
 
 // WriteText writes the short human summary printed at the end of a run.
 func (s *Summary) WriteText(w io.Writer) {
-	fmt.Fprintf(w, "peers: %d polled, %d skipped by backoff, %d failed, %d rate-limited, %d learned\n",
-		s.PeersPolled, s.PeersSkipped, s.PeersFailed, s.PeersRateLimited, s.PeersLearned)
+	fmt.Fprintf(w, "peers: %d polled, %d skipped (%d quiet, %d by backoff), %d failed, %d rate-limited, %d learned\n",
+		s.PeersPolled, s.PeersSkipped, s.PeersQuiet, s.PeersSkipped-s.PeersQuiet, s.PeersFailed, s.PeersRateLimited, s.PeersLearned)
 	fmt.Fprintf(w, "files: %d new traces, %d new validations, %d verified, %d rejected, %d already seen, %d seqs missing\n",
 		s.NewTraces, s.NewValidations, s.Verified, s.Rejected, s.Duplicates, s.Gaps)
 	fmt.Fprintf(w, "published: %d validations, %d traces, %d disputes; %d queued, %d waiting",
@@ -106,6 +121,9 @@ func (s *Summary) WriteText(w io.Writer) {
 	}
 	for _, f := range s.Failures {
 		fmt.Fprintf(w, "failed: %s: %s\n", f.Peer, oneLine(f.Error))
+	}
+	for _, sp := range s.Spikes {
+		fmt.Fprintf(w, "spike: %s published %d today, %.1f a day over the week before\n", sp.Peer, sp.NewToday, sp.DailyAvg7d)
 	}
 	if len(s.Unreachable) > 0 {
 		fmt.Fprintf(w, "unreachable: %s\n", strings.Join(s.Unreachable, ", "))

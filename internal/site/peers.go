@@ -43,7 +43,7 @@ func loadPeers(dir string, n *Node, l *ledger.Ledger, now time.Time) error {
 	}
 	traces, votes := ledgerCounts(l)
 	for _, p := range byURL {
-		p.Presence = string(presence.Classify(presenceInput(st.Cursors[p.URL]), now))
+		p.Presence = string(presence.Classify(presenceInput(st.Cursors[p.URL]), observedAt(st.Cursors[p.URL], now)))
 		p.Traces, p.Validations = traces[p.URL], votes[p.URL]
 		if p.URL != n.URL {
 			n.Peers = append(n.Peers, p)
@@ -70,6 +70,15 @@ func presenceInput(c *state.Cursor) presence.Input {
 		LastSuccess:     c.LastSuccess,
 		Unreachable:     c.Status == state.StatusUnreachable || c.Status == state.StatusGone,
 	}
+}
+
+// observedAt is the time a peer's presence is judged at: now, or the last
+// successful poll of a quiet peer polled less often (state.ObservedAt).
+func observedAt(c *state.Cursor, now time.Time) time.Time {
+	if c == nil {
+		return now
+	}
+	return c.ObservedAt(now)
 }
 
 // ledgerCounts counts the traces and validations seen per agent URL, in

@@ -55,6 +55,7 @@ func (c *Cursor) RecordFailure(now time.Time, reason string) {
 		c.Status = StatusUnreachable
 	}
 	c.Backoff = c.backoff()
+	c.NextPoll = time.Time{} // a failing peer follows the breaker alone
 }
 
 // RecordGone records a 410 Gone answer: a failure that mutes the peer at
@@ -102,14 +103,14 @@ func (c *Cursor) Interval() time.Duration {
 	return 0
 }
 
-// Due reports whether the peer should be polled at now. It answers from
-// LastPolled and the failure count and status (not the stored Backoff
-// string, which a person may have edited). A peer never polled, or polled
-// "in the future" by a clock that went back, is due.
+// Due reports whether the peer should be polled at now: Next has come,
+// give or take DueSlack. The breaker's part answers from LastPolled and the
+// failure count and status (not the stored Backoff string, which a person
+// may have edited). A peer never polled, or polled "in the future" by a
+// clock that went back, is due.
 func (c *Cursor) Due(now time.Time) bool {
-	iv := c.Interval()
-	if iv == 0 || c.LastPolled.IsZero() || c.LastPolled.After(now) {
+	if c.LastPolled.IsZero() || c.LastPolled.After(now) {
 		return true
 	}
-	return now.Sub(c.LastPolled) >= iv-DueSlack
+	return !now.Before(c.Next().Add(-DueSlack))
 }

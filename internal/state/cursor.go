@@ -37,6 +37,16 @@ type Cursor struct {
 	ManifestUpdated time.Time `json:"manifest_updated,omitzero"` // the peer's own `updated:`
 	ManifestChanged time.Time `json:"manifest_changed,omitzero"` // when we saw its bytes change
 
+	// LastNews is when a poll last found a new seq, or first found the
+	// peer; the quiet schedule counts from it (docs/decisions.md).
+	LastNews time.Time `json:"last_news,omitzero"`
+	// NewsPerDay counts new seqs by UTC day (YYYY-MM-DD) over the spike
+	// window, for the 7-day rate a spike is measured against.
+	NewsPerDay map[string]int `json:"news_per_day,omitempty"`
+	// NextPoll is when a quiet peer is polled next; zero while it is
+	// polled every heartbeat. Next combines it with the circuit breaker.
+	NextPoll time.Time `json:"next_poll,omitzero"`
+
 	// LearnedFrom is the URL of the peer whose AGENTS.md listed this one,
 	// or "" for a peer of our own AGENTS.md.
 	LearnedFrom string `json:"learned_from,omitempty"`
@@ -46,7 +56,7 @@ type Cursor struct {
 // capped, retries sorted, unique and capped.
 func (c *Cursor) normalized() *Cursor {
 	n := *c
-	for _, t := range []*time.Time{&n.LastPolled, &n.LastSuccess, &n.FirstFailure, &n.ManifestUpdated, &n.ManifestChanged} {
+	for _, t := range []*time.Time{&n.LastPolled, &n.LastSuccess, &n.FirstFailure, &n.ManifestUpdated, &n.ManifestChanged, &n.LastNews, &n.NextPoll} {
 		*t = utc(*t)
 	}
 	n.Gaps = c.Gaps.Normalize()

@@ -1,0 +1,71 @@
+package heartbeat
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/presence"
+)
+
+func TestQuietPeersArePolledLessOftenAndNewTracesArriveWithinTheirInterval(t *testing.T) {
+	w := week{peers: 20, publishers: 3, days: 3}
+	res := w.run(t)
+	if res.missed > 0 || len(res.late) > 0 {
+		t.Fatalf("%d traces never fetched, %d late:\n%v", res.missed, len(res.late), res.late)
+	}
+	every := w.peers * res.heartbeats
+	if res.requests*4 > every {
+		t.Errorf("%d manifest requests, more than a quarter of polling every peer every heartbeat (%d)", res.requests, every)
+	}
+	t.Logf("%d requests of %d (%.1f %%), longest wait %v", res.requests, every, 100*float64(res.requests)/float64(every), res.maxDelay)
+}
+
+func TestAdaptiveOffPollsEveryPeerEveryHeartbeat(t *testing.T) {
+	w := week{peers: 5, publishers: 1, days: 1, config: "polling:\n  quiet_after: 0\n"}
+	res := w.run(t)
+	if res.requests != w.peers*res.heartbeats || res.missed > 0 || res.maxDelay > presence.Heartbeat {
+		t.Errorf("%d requests, want %d; %d missed; longest wait %v", res.requests, w.peers*res.heartbeats, res.missed, res.maxDelay)
+	}
+}
+
+func TestSpikeBringsAQuietPeerBackAndIsFlagged(t *testing.T) {
+	mesh := newSimMesh(t, 2)
+	dir := newNode(t, mesh.roster(), "gossip:\n  enabled: false\n")
+	url := fmt.Sprintf("%s/p0/", mesh.URL)
+	var sum *Summary
+	now := testNow
+	for b := range 48 * 2 {
+		now = testNow.Add(time.Duration(b) * presence.Heartbeat)
+		mesh.setNow(now)
+		sum = beat(t, dir, now)
+	}
+	c := loadState(t, dir).Cursors[url]
+	if c.NextPoll.IsZero() || sum.PeersQuiet == 0 {
+		t.Fatalf("after two quiet days: next poll %v, %d peers quiet", c.NextPoll, sum.PeersQuiet)
+	}
+	mesh.setNow(now.Add(time.Minute))
+	mesh.publish(0, 4)
+	// The spike is seen at the peer's next poll, which is its last interval
+	// away at most, and flagged then.
+	var spiked *Summary
+	for now = now.Add(presence.Heartbeat); !now.After(c.NextPoll); now = now.Add(presence.Heartbeat) {
+		mesh.setNow(now)
+		if s := beat(t, dir, now); len(s.Spikes) > 0 {
+			spiked = s
+			break
+		}
+	}
+	if spiked == nil || spiked.Spikes[0].URL != url || spiked.Spikes[0].NewToday != 4 || spiked.NewTraces != 4 {
+		t.Fatalf("no spike flagged for p0 by its next poll: %+v", spiked)
+	}
+	// Still spiking hours later: polled every heartbeat, not backed off.
+	for range 8 {
+		now = now.Add(presence.Heartbeat)
+		mesh.setNow(now)
+		beat(t, dir, now)
+	}
+	if c := loadState(t, dir).Cursors[url]; !c.NextPoll.IsZero() {
+		t.Errorf("4 hours after a spike: next poll %v, want every heartbeat", c.NextPoll)
+	}
+}
