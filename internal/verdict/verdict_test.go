@@ -56,6 +56,14 @@ func TestFindReadsEveryLayout(t *testing.T) {
 	}
 }
 
+func TestFindReadsBoldFieldVerdicts(t *testing.T) {
+	text := "# Review: ibis/7 — Cache Notes\n\n**Verdict:** INVALID. The figures are made up.\n"
+	want := []Verdict{{"ibis", 7, Invalid, 3, LayoutVerdict}}
+	if got := Find([]byte(text)); !reflect.DeepEqual(got, want) {
+		t.Errorf("Find = %+v, want %+v", got, want)
+	}
+}
+
 func TestFindNeedsANamedTrace(t *testing.T) {
 	tests := []struct {
 		name, text string
