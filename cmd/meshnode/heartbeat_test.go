@@ -172,7 +172,7 @@ func TestHeartbeatInterruptedBySIGINTExits130AndKeepsItsWork(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != 130 {
 		t.Fatalf("exit %d (%v), want 130\nstdout:\n%s\nstderr:\n%s", code, err, stdout.String(), stderr.String())
 	}
-	if !strings.Contains(stdout.String(), "\ninterrupted: ") || !strings.Contains(stderr.String(), "interrupted by interrupt") {
+	if !strings.Contains(stdout.String(), "\ninterrupted: ") || !strings.Contains(stderr.String(), "interrupted by SIGINT (Ctrl-C): state saved") {
 		t.Errorf("no interrupted line\nstdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
 	}
 

@@ -13,7 +13,18 @@ import (
 // signalError is the cause of a context canceled by SIGINT or SIGTERM.
 type signalError struct{ sig syscall.Signal }
 
-func (e *signalError) Error() string { return "interrupted by " + e.sig.String() }
+func (e *signalError) Error() string { return "interrupted by " + signalName(e.sig) }
+
+// signalName is the name people know a signal by.
+func signalName(sig syscall.Signal) string {
+	switch sig {
+	case syscall.SIGINT:
+		return "SIGINT (Ctrl-C)"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return sig.String()
+}
 
 // interruptedError is a one-shot command stopped by a signal. The command
 // saved what it had (every state write is atomic) and stopped early; it
@@ -26,9 +37,9 @@ type interruptedError struct {
 
 func (e *interruptedError) Error() string {
 	if e.err == nil || errors.Is(e.err, context.Canceled) {
-		return fmt.Sprintf("interrupted by %s: state saved, the next run goes on from there", e.sig)
+		return fmt.Sprintf("interrupted by %s: state saved, the next run goes on from there", signalName(e.sig))
 	}
-	return fmt.Sprintf("interrupted by %s: %v", e.sig, e.err)
+	return fmt.Sprintf("interrupted by %s: %v", signalName(e.sig), e.err)
 }
 
 func (e *interruptedError) Unwrap() error { return e.err }
@@ -49,7 +60,7 @@ func interruptible(parent context.Context, stderr io.Writer) (ctx context.Contex
 		case s := <-ch:
 			signal.Stop(ch)
 			sig, _ := s.(syscall.Signal)
-			fmt.Fprintf(stderr, "\nmeshnode: %s: finishing up and saving state (again to stop at once)\n", sig)
+			fmt.Fprintf(stderr, "\nmeshnode: %s: finishing up and saving state (send it again to stop at once)\n", signalName(sig))
 			cancel(&signalError{sig: sig})
 		case <-done:
 		}

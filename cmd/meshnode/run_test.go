@@ -35,7 +35,7 @@ func TestSignalsExitWith128PlusTheSignalExceptForServe(t *testing.T) {
 			if code != tt.wantCode {
 				t.Errorf("exit %d, want %d; stderr:\n%s", code, tt.wantCode, stderr.String())
 			}
-			if tt.wantCode != 0 && !strings.Contains(stderr.String(), "meshnode: interrupted by "+tt.sig.String()) {
+			if tt.wantCode != 0 && !strings.Contains(stderr.String(), "meshnode: interrupted by "+signalName(tt.sig)) {
 				t.Errorf("stderr does not say it was interrupted:\n%s", stderr.String())
 			}
 		})
