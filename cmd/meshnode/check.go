@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/meshnode/meshnode/internal/check"
@@ -16,11 +17,18 @@ func init() {
 	register(&command{
 		name:    "check",
 		summary: "check a pull request's traces and validations",
-		usage: `Usage: meshnode check [--dir DIR] [FILE...]
+		usage: `Usage: meshnode check [--dir DIR] [--base DIR] [--] [FILE...]
 
-Checks the changed files of a pull request against the node in DIR (all
-traces and validations when no FILE is given):
+Checks the changed files of a pull request against the node (every file
+of the node in DIR when no FILE is given):
 
+  - a file the heartbeat writes (MANIFEST.md, mesh-state/, disputes/) is
+    not a pull request's to change, and no published file (listed in
+    MANIFEST.md) may be edited, deleted or made a symbolic link;
+  - nothing the node publishes is a symbolic link, and a file in traces/
+    or validations/ is directly there, has a publishable name (at most
+    128 bytes of letters, digits, '.', '-', '_', ending in .md) and is at
+    most 1 MiB (docs/publishing.md, "File names");
   - a trace parses and has a title;
   - a validation parses, every score is an integer 0-5, total_score is
     their sum and result agrees with the pass threshold (18 of 30);
@@ -30,18 +38,24 @@ traces and validations when no FILE is given):
     (mesh-state/ledger.json), and is not this node's own trace;
   - this node has standing (FOUNDERS.md names it, or its SIGNAL reached 50),
     so its validations count;
-  - no published file (listed in MANIFEST.md) was edited or deleted.
 
-FILE paths are relative to the current directory, as git prints them.
-Files outside traces/ and validations/ are ignored. Each problem is printed
-to stdout as FILE:LINE: message; when GITHUB_ACTIONS=true, also as an
-::error annotation on that line. The exit code is 3 when any problem is
-found.
+Every problem of every file is reported, once.
+
+DIR holds the files to check. --base names the node as it is (its
+mesh.yaml, MANIFEST.md and ledger), default DIR: a pull request's own
+copies of those are what it could forge, so the check workflow checks the
+pull request's tree, checked out as data, against the base branch's.
+
+FILE paths are relative to the current directory, as git prints them,
+deleted files included. Every argument after the first FILE, or after --,
+is a path, whatever it looks like. Each problem is printed to stdout as
+FILE:LINE: message; when GITHUB_ACTIONS=true, also as an ::error
+annotation on that line. The exit code is 3 when any problem is found.
 
 Examples:
   meshnode check
   meshnode check validations/val-3f2a9c1b7d4e.md
-  git diff --name-only origin/main... | xargs meshnode check
+  git diff -z --name-only --no-renames origin/main... | xargs -0 meshnode check --
 
 Flags:
 `,
@@ -51,12 +65,20 @@ Flags:
 
 func runCheck(ctx context.Context, e *env, args []string) error {
 	var nf nodeFlags
+	var base string
 	fs := newFlagSet("check")
 	nf.add(fs)
+	fs.StringVar(&base, "base", "", "the node as it is, whose mesh.yaml, MANIFEST.md and ledger judge the files (default DIR)")
+	// A changed file named -h or --dir=x must be checked, never obeyed:
+	// flags stop at the first FILE (and at --).
+	fs.SetInterspersed(false)
 	if err := parseFlags(e, fs, args); err != nil {
 		return err
 	}
-	cfg, err := loadCheckConfig(nf.dir)
+	if base == "" {
+		base = nf.dir
+	}
+	cfg, err := loadCheckConfig(base)
 	if err != nil {
 		return err
 	}
@@ -64,8 +86,12 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if len(fs.Args()) > 0 && len(files) == 0 {
+		fmt.Fprintln(e.stderr, "meshnode: check: none of the files is inside the node")
+		return nil
+	}
 	problems := check.Check(check.Options{
-		Dir: nf.dir, Files: files, Agent: cfg.Agent, URL: cfg.URL,
+		Dir: nf.dir, Base: base, Files: files, Agent: cfg.Agent, URL: cfg.URL,
 	})
 	printCheckProblems(e, nf.dir, problems, os.Getenv("GITHUB_ACTIONS") == "true")
 	if len(problems) > 0 {
@@ -112,11 +138,23 @@ func checkFileArgs(dir string, args []string) ([]string, error) {
 func printCheckProblems(e *env, dir string, problems []check.Problem, annotate bool) {
 	for _, p := range problems {
 		file := filepath.ToSlash(filepath.Join(dir, filepath.FromSlash(p.File)))
-		fmt.Fprintf(e.stdout, "%s:%d: %s\n", file, p.Line, p.Message)
+		fmt.Fprintf(e.stdout, "%s:%d: %s\n", printable(file), p.Line, p.Message)
 		if annotate {
 			fmt.Fprintf(e.stdout, "::error file=%s,line=%d::%s\n", annotationProperty(file), p.Line, annotationData(p.Message))
 		}
 	}
+}
+
+// printable quotes a file name that holds a control character or a
+// non-ASCII byte, so that a name with a newline prints on one line and
+// cannot pass for another problem.
+func printable(name string) string {
+	for i := 0; i < len(name); i++ {
+		if name[i] < 0x20 || name[i] >= 0x7f {
+			return strconv.Quote(name)
+		}
+	}
+	return name
 }
 
 // annotationData and annotationProperty follow GitHub's workflow command encoding,

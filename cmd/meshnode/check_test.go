@@ -30,7 +30,7 @@ func checkCmdNode(t *testing.T) string {
 	return dir
 }
 
-func writeCheckNodeFile(t *testing.T, dir, name, text string) {
+func writeCheckNodeFile(t testing.TB, dir, name, text string) {
 	t.Helper()
 	p := filepath.Join(dir, filepath.FromSlash(name))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

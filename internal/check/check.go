@@ -4,12 +4,11 @@ import (
 	"cmp"
 	"fmt"
 	"path"
-	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/meshnode/meshnode/internal/layout"
 	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/manifest"
 )
 
 // LedgerFile is where the heartbeat keeps what it verified of peers' files.
@@ -17,11 +16,17 @@ const LedgerFile = "mesh-state/ledger.json"
 
 // Options says which node to check, which files, and as whom.
 type Options struct {
-	Dir string // the node's directory
-	// Files are the changed files, as slash paths relative to Dir. Only
-	// *.md files directly in traces/ and validations/ are checked; others
-	// (README edits, deleted drafts) are ignored. Empty: every trace and
-	// validation of the node.
+	// Dir holds the files to check: the pull request's tree, checked out
+	// as data (never executed), or the node itself.
+	Dir string
+	// Base is the node as it is, whose MANIFEST.md, ledger and own
+	// validations the files are judged against; empty means Dir. A pull
+	// request's own copies of those files are never trusted: they are
+	// what it could forge.
+	Base string
+	// Files are the changed files, as slash paths relative to Dir,
+	// deleted ones included: every path a pull request touches is
+	// checked, whatever its name. Empty: every file of the node.
 	Files []string
 	Agent string // our agent name (mesh.yaml agent)
 	URL   string // our trace URL (mesh.yaml url)
@@ -39,20 +44,17 @@ type Problem struct {
 func (p Problem) String() string { return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Message) }
 
 // Check applies every rule and returns the problems sorted by file, line
-// and message. An empty result means the pull request may be merged.
+// and message, each once. An empty result means the pull request may be
+// merged.
 func Check(o Options) []Problem {
+	if o.Base == "" {
+		o.Base = o.Dir
+	}
 	c := &checker{o: o}
 	c.load()
-	files := c.selected()
-	for _, f := range files {
-		switch path.Dir(f) {
-		case layout.TracesDir:
-			c.trace(f)
-		case layout.ValidationsDir:
-			c.validation(f)
-		}
+	for _, f := range c.selected() {
+		c.file(f)
 	}
-	c.published()
 	c.standing()
 	slices.SortFunc(c.problems, func(a, b Problem) int {
 		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Message, b.Message))
@@ -60,14 +62,15 @@ func Check(o Options) []Problem {
 	return slices.Compact(c.problems)
 }
 
-// checker carries what the rules share: the ledger, our MANIFEST rows and
-// the problems found.
+// checker carries what the rules share: the base's ledger and MANIFEST
+// rows, and the problems found.
 type checker struct {
 	o        Options
 	ledger   *ledger.Ledger
-	own      map[string]bool     // hashes of files in our MANIFEST
-	byHash   map[string][]string // trace hash → every validation file naming it
-	vals     []string            // checked validation files that parsed
+	rows     map[string]manifest.Entry // our MANIFEST's rows by file
+	own      map[string]bool           // hashes of files in our MANIFEST
+	byHash   map[string][]string       // trace hash → every validation file naming it
+	vals     []string                  // checked validation files that parsed
 	problems []Problem
 }
 
@@ -75,20 +78,33 @@ func (c *checker) add(file string, line int, format string, args ...any) {
 	c.problems = append(c.problems, Problem{File: file, Line: max(line, 1), Message: fmt.Sprintf(format, args...)})
 }
 
-// selected returns the files to check, sorted, each once.
+// selected returns the paths to check, sorted, each once: the changed
+// files, or every file of the node in the directories a pull request may
+// touch plus every published one.
 func (c *checker) selected() []string {
-	if len(c.o.Files) == 0 {
-		return c.all()
-	}
 	var out []string
-	for _, f := range c.o.Files {
-		f = filepath.ToSlash(filepath.Clean(f))
-		d, name := path.Split(f)
-		if (d == layout.TracesDir+"/" || d == layout.ValidationsDir+"/") &&
-			strings.HasSuffix(name, ".md") && !strings.HasPrefix(name, ".") && c.exists(f) {
+	if len(c.o.Files) == 0 {
+		out = c.all()
+	}
+	if c.o.Base == c.o.Dir {
+		// Checking the node itself: every published file must still be
+		// there, whatever the list names. (A pull request's tree may be
+		// behind its base, so there only the files it changed count.)
+		for f := range c.rows {
 			out = append(out, f)
 		}
 	}
+	for _, f := range c.o.Files {
+		out = append(out, path.Clean(f))
+	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// heartbeatOnly reports whether a path is written by the heartbeat alone,
+// so a pull request that changes it would forge what the node verified
+// (the ledger), what it published (MANIFEST.md, disputes) or its state.
+func heartbeatOnly(f string) bool {
+	top, _, _ := cutTop(f)
+	return f == layout.ManifestFile || top == layout.StateDir || top == layout.DisputesDir
 }

@@ -96,7 +96,7 @@ func TestCheckReportsChangedPublishedFiles(t *testing.T) {
 			name:   "edited",
 			change: func(t *testing.T, dir string) { write(t, dir, f, ownTraceBytes+"typo fixed\n") },
 			want: f + ":1: published file was edited (published as " + ownTrace + ", now " + manifest.HashBytes([]byte(ownTraceBytes+"typo fixed\n")) +
-				"); published files are immutable: restore it with `git checkout -- " + f + "` and publish a correcting trace that cites it",
+				"); published files are immutable: restore it (`git checkout BASE-BRANCH -- " + f + "`) and publish a correcting trace that cites it",
 		},
 		{
 			name: "deleted",
@@ -106,7 +106,7 @@ func TestCheckReportsChangedPublishedFiles(t *testing.T) {
 				}
 			},
 			want: f + ":1: published file was deleted (published as " + ownTrace +
-				"); published files are immutable: restore it with `git checkout -- " + f + "` and publish a correcting trace that cites it",
+				"); published files are immutable: restore it (`git checkout BASE-BRANCH -- " + f + "`) and publish a correcting trace that cites it",
 		},
 	}
 	for _, tt := range tests {
@@ -183,4 +183,38 @@ func TestCheckReportsCorruptLedger(t *testing.T) {
 	if len(got) != 1 || got[0].File != LedgerFile || got[0].Line != 1 {
 		t.Errorf("got %q, want one problem on %s", lines(got), LedgerFile)
 	}
+}
+
+// TestCheckReportsEveryProblemOnceAtItsFile: one bad score no longer hides
+// the others, messages say "not a validation" once, and a broken file of
+// our own is reported at that file, not at mesh-state/ledger.json.
+func TestCheckReportsEveryProblemOnceAtItsFile(t *testing.T) {
+	bob := "validations/" + validation.FileName(bobTrace)
+	t.Run("every bad score, each at its line", func(t *testing.T) {
+		dir := cleanNode(t)
+		write(t, dir, bob, validationFile(bobTrace, bobTraceURL, "substance: x", "uniqueness: 9", "specificity: y",
+			"actionability: z", "structure: -1", "freshness: w"))
+		got := lines(Check(options(dir, bob)))
+		want := []string{
+			bob + `:12: substance: score "x" is not an integer`,
+			bob + ":13: uniqueness score 9 is outside 0–5",
+			bob + `:14: specificity: score "y" is not an integer`,
+			bob + `:15: actionability: score "z" is not an integer`,
+			bob + ":16: structure score -1 is outside 0–5",
+			bob + `:17: freshness: score "w" is not an integer`,
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	})
+	t.Run("a file that is no validation, said once", func(t *testing.T) {
+		dir := cleanNode(t)
+		write(t, dir, "validations/notes.md", "# Notes\n\nto do\n")
+		for _, files := range [][]string{{"validations/notes.md"}, nil} {
+			got := lines(Check(options(dir, files...)))
+			if len(got) != 1 || !strings.HasPrefix(got[0], "validations/notes.md:1: not a validation: no validator") {
+				t.Errorf("files %v: got %q, want one problem at validations/notes.md", files, got)
+			}
+		}
+	})
 }

@@ -14,7 +14,7 @@ func (c *checker) standing() {
 	if len(c.vals) == 0 {
 		return
 	}
-	in, err := signal.Load(c.o.Dir, c.o.Agent, c.o.URL)
+	in, err := signal.Load(c.o.Base, c.o.Agent, c.o.URL)
 	var fe *signal.FoundersError
 	switch {
 	case errors.As(err, &fe):

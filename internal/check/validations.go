@@ -9,23 +9,19 @@ import (
 
 // validation checks one validation file: its format and consistency, that
 // it is ours, and that it scores a verified trace of somebody else, once.
-func (c *checker) validation(f string) {
-	data, ok := c.read(f)
-	if !ok {
-		return
-	}
-	v, err := validation.Parse(data)
-	if err != nil {
-		c.add(f, lineFor(data, err.Error()), "not a validation: %v", err)
-		return
-	}
-	for _, msg := range v.Check() {
+// Every problem is reported, each once: the format's (validation.Diagnose)
+// first, then the rules that need a well-formed trace_hash.
+func (c *checker) validation(f string, data []byte) {
+	v, problems := validation.Diagnose(data)
+	for _, msg := range problems {
 		c.add(f, lineFor(data, msg), "%s", msg)
 	}
-	c.validator(f, data, v)
-	if v.TraceHash == "" {
-		c.add(f, 1, "no trace_hash: a validation is about the exact bytes of one trace")
+	if v == nil {
 		return
+	}
+	c.validator(f, data, v)
+	if !validation.WellFormedHash(v.TraceHash) {
+		return // Diagnose said so: no trace to look up
 	}
 	c.vals = append(c.vals, f)
 	c.name(f, data, v)
@@ -35,7 +31,7 @@ func (c *checker) validation(f string) {
 // validator checks that the validation is this node's: a pull request may
 // add only the node's own validations (manual scores).
 func (c *checker) validator(f string, data []byte, v *validation.Validation) {
-	if !strings.EqualFold(v.Validator, c.o.Agent) {
+	if v.Validator != "" && !strings.EqualFold(v.Validator, c.o.Agent) {
 		c.add(f, lineOf(data, "validator"), "validator is %q, but this node is %q: a pull request may add only this node's validations", v.Validator, c.o.Agent)
 	}
 	if v.ValidatorURL != "" && trimSlash(v.ValidatorURL) != trimSlash(c.o.URL) {

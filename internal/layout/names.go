@@ -13,6 +13,7 @@ const (
 	ManifestFile   = "MANIFEST.md"
 	IdentityFile   = "IDENTITY.md"
 	AgentsFile     = "AGENTS.md"
+	FoundersFile   = "FOUNDERS.md"
 	ConfigFile     = "mesh.yaml"
 	TracesDir      = "traces"
 	ValidationsDir = "validations"
@@ -22,7 +23,7 @@ const (
 
 // TopFiles are the files at the top of the node that the site publishes
 // byte for byte.
-var TopFiles = []string{ManifestFile, IdentityFile, AgentsFile}
+var TopFiles = []string{ManifestFile, IdentityFile, AgentsFile, FoundersFile}
 
 // PublishedDirs hold the node's published files, in seq order.
 var PublishedDirs = []string{TracesDir, ValidationsDir, DisputesDir}
@@ -106,7 +107,7 @@ func PublishedDir(file string) string {
 func Node(file string) bool {
 	top, _, _ := strings.Cut(file, "/")
 	switch top {
-	case ManifestFile, IdentityFile, AgentsFile, ConfigFile, TracesDir, ValidationsDir, DisputesDir, StateDir:
+	case ManifestFile, IdentityFile, AgentsFile, FoundersFile, ConfigFile, TracesDir, ValidationsDir, DisputesDir, StateDir:
 		return true
 	}
 	return false

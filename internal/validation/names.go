@@ -47,8 +47,9 @@ func normalizeHash(s string) string {
 	return hashPrefix + strings.ToLower(bare)
 }
 
-// wellFormedHash reports whether s is exactly "sha256:<64 lowercase hex>".
-func wellFormedHash(s string) bool {
+// WellFormedHash reports whether s is exactly "sha256:<64 lowercase hex>",
+// the form of every trace_hash the node writes.
+func WellFormedHash(s string) bool {
 	bare, ok := strings.CutPrefix(s, hashPrefix)
 	if !ok || len(bare) != 64 || strings.ToLower(bare) != bare {
 		return false

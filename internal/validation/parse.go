@@ -1,6 +1,7 @@
 package validation
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -14,10 +15,35 @@ var canonicalKeys = []string{"validator", "validator_url", "trace_url", "trace_h
 // v0.2 layout ("**Validator:**", "**Verdict:**", a "## Scores" list,
 // "**Total: 24/30**") or a real validation trace ("**Type:** validation",
 // "**Score: 5**", the judged trace named as "agent/seq"). It returns an
-// error when the bytes are none of these.
+// error when the bytes are none of these, or when a score or the total is
+// not a number (the error names every such field).
 func Parse(data []byte) (*Validation, error) {
+	v, problems := parse(data)
+	if len(problems) > 0 {
+		return nil, errorf("%s", strings.Join(problems, "; "))
+	}
+	return v, nil
+}
+
+// Diagnose lists everything wrong with a validation file, each problem
+// once, for a person to fix them all in one go (meshnode check): the
+// fields that do not parse, then what Check finds in the rest. Sums and
+// results are not judged against a score or total that did not parse,
+// which would only repeat the problem. v is nil when data is not a
+// validation at all; problems then holds the one reason.
+func Diagnose(data []byte) (v *Validation, problems []string) {
+	v, problems = parse(data)
+	if v == nil {
+		return nil, problems
+	}
+	return v, append(problems, v.check(len(problems) == 0)...)
+}
+
+// parse reads data as far as it can: v is nil when it is no validation,
+// and problems names every field that did not parse.
+func parse(data []byte) (*Validation, []string) {
 	if !utf8.Valid(data) {
-		return nil, errorf("not utf-8 text")
+		return nil, []string{"not utf-8 text"}
 	}
 	d := scan(strings.TrimPrefix(string(data), "\ufeff"))
 	switch {
@@ -28,7 +54,7 @@ func Parse(data []byte) (*Validation, error) {
 	case d.isTrace():
 		return d.trace(), nil
 	}
-	return nil, errorf("not a validation: no validator or trace_hash lines, no **Validator:** or **Verdict:**, not a trace of type validation")
+	return nil, []string{"not a validation: no validator or trace_hash lines, no **Validator:** or **Verdict:**, not a trace of type validation"}
 }
 
 func (d *doc) isCanonical() bool {
@@ -52,7 +78,7 @@ func (d *doc) isTrace() bool {
 	return strings.EqualFold(d.bold["type"], "validation") || strings.EqualFold(d.plain["type"], "validation")
 }
 
-func (d *doc) canonical() (*Validation, error) {
+func (d *doc) canonical() (*Validation, []string) {
 	v := &Validation{
 		Layout:    LayoutCanonical,
 		Validator: d.plain["validator"], ValidatorURL: d.plain["validator_url"],
@@ -61,13 +87,11 @@ func (d *doc) canonical() (*Validation, error) {
 		Result:      strings.ToLower(d.plain["result"]),
 		Notes:       oneLine(d.plain["notes"]),
 	}
-	if err := v.setScores(d.scores); err != nil {
-		return nil, err
-	}
-	return v, v.settle(d.plain["total_score"], "total_score")
+	problems := v.setScores(d.scores)
+	return v, append(problems, v.settle(d.plain["total_score"], "total_score")...)
 }
 
-func (d *doc) v02() (*Validation, error) {
+func (d *doc) v02() (*Validation, []string) {
 	v := &Validation{
 		Layout:    LayoutV02,
 		Validator: d.bold["validator"], ValidatorURL: firstOf(d.bold, "validator url", "validator_url"),
@@ -77,10 +101,8 @@ func (d *doc) v02() (*Validation, error) {
 		Notes:       oneLine(firstNonEmpty(d.bold["notes"], d.sectionText("notes"))),
 	}
 	v.setTrace(d.bold["trace"])
-	if err := v.setScores(d.sectionScores()); err != nil {
-		return nil, err
-	}
-	return v, v.settle(d.bold["total"], "total")
+	problems := v.setScores(d.sectionScores())
+	return v, append(problems, v.settle(d.bold["total"], "total")...)
 }
 
 // trace reads a validation trace. Such traces are endorsements written by
@@ -127,7 +149,10 @@ func (v *Validation) setTrace(s string) {
 	v.TraceRef = traceRef(s)
 }
 
-func (v *Validation) setScores(raw map[string]string) error {
+// setScores reads each dimension's score, naming every one that is not a
+// number, in the order of Dimensions.
+func (v *Validation) setScores(raw map[string]string) []string {
+	bad := make([]string, NumDimensions)
 	for name, value := range raw {
 		i, ok := dimensionIndex(name)
 		if !ok {
@@ -135,27 +160,34 @@ func (v *Validation) setScores(raw map[string]string) error {
 		}
 		n, err := parseScore(value)
 		if err != nil {
-			return errorf("%s: %v", name, err)
+			bad[i] = fmt.Sprintf("%s: %v", Dimensions[i], err)
+			continue
 		}
 		v.Scores[i], v.HasScores = n, true
 	}
-	return nil
+	var problems []string
+	for _, p := range bad {
+		if p != "" {
+			problems = append(problems, p)
+		}
+	}
+	return problems
 }
 
 // settle fills the total (given, else the sum of the scores) and the
 // result (given, else what the total gives).
-func (v *Validation) settle(total, key string) error {
+func (v *Validation) settle(total, key string) []string {
 	switch {
 	case total != "":
 		n, err := parseScore(total)
 		if err != nil {
-			return errorf("%s: %v", key, err)
+			return []string{fmt.Sprintf("%s: %v", key, err)}
 		}
 		v.Total = n
 	case v.HasScores:
 		v.Total = v.Scores.Total()
 	case v.Result == "":
-		return errorf("no result, no total and no scores")
+		return []string{"no result, no total and no scores"}
 	}
 	if v.Result == "" {
 		v.Result = ResultFor(v.Total)

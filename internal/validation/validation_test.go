@@ -193,3 +193,30 @@ func TestScoresJSON(t *testing.T) {
 		})
 	}
 }
+
+func TestDiagnoseNamesEveryProblemOnce(t *testing.T) {
+	text := "validator: ada\nvalidator_url: https://ada.example.org/\ntrace_url: https://bob.example.org/t.md\n" +
+		"trace_hash: sha256:" + strings.Repeat("a", 64) + "\nresult: pass\ntotal_score: 18\n\nscores:\n" +
+		"  substance: x\n  uniqueness: 9\n  specificity: y\n  actionability: z\n  structure: w\n  freshness: v\n"
+	v, problems := Diagnose([]byte(text))
+	if v == nil {
+		t.Fatal("Diagnose gave no validation")
+	}
+	want := []string{
+		`substance: score "x" is not an integer`,
+		`specificity: score "y" is not an integer`,
+		`actionability: score "z" is not an integer`,
+		`structure: score "w" is not an integer`,
+		`freshness: score "v" is not an integer`,
+		"uniqueness score 9 is outside 0–5",
+	}
+	if strings.Join(problems, "\n") != strings.Join(want, "\n") {
+		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(problems, "\n"), strings.Join(want, "\n"))
+	}
+	if _, err := Parse([]byte(text)); err == nil || strings.Count(err.Error(), "validation:") != 1 {
+		t.Errorf("Parse error %v, want one error naming every bad score, prefixed once", err)
+	}
+	if v, problems := Diagnose([]byte("# Notes\n\nhello\n")); v != nil || len(problems) != 1 || strings.HasPrefix(problems[0], "validation:") {
+		t.Errorf("Diagnose of a non-validation: %v %q, want nil and one unprefixed reason", v, problems)
+	}
+}

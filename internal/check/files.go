@@ -1,0 +1,170 @@
+package check
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/meshnode/meshnode/internal/layout"
+	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/signal"
+)
+
+// file applies the rules for one path a pull request touched: the
+// heartbeat's files are not a pull request's to change, a published file
+// never changes, nothing the node publishes is a symbolic link, and a file
+// in traces/ or validations/ has a publishable name and size and parses.
+// Paths outside the node's files (code, docs) are not its business.
+func (c *checker) file(f string) {
+	if !layout.Node(f) {
+		return
+	}
+	if row, ok := c.rows[f]; ok {
+		c.published(f, row)
+		return
+	}
+	if heartbeatOnly(f) {
+		if c.changedFromBase(f) {
+			c.add(f, 1, "written only by the heartbeat: a pull request must not add, edit or delete it (restore it from the base branch)")
+		}
+		return
+	}
+	fi, err := layout.Stat(c.o.Dir, f)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return // deleted, and never published: nothing left to check
+	case errors.Is(err, layout.ErrSymlink):
+		c.add(f, 1, "%v: replace the link with the file itself", err)
+		return
+	case err != nil:
+		c.add(f, 1, "cannot read: %v", err)
+		return
+	}
+	if f == layout.FoundersFile {
+		c.founders(f)
+		return
+	}
+	if top, _, _ := cutTop(f); top == f {
+		return // IDENTITY.md, AGENTS.md, mesh.yaml: people's to edit
+	}
+	c.published1(f, fi)
+}
+
+// published1 checks a file under traces/ or validations/ that is not
+// published yet: where it is, its name and size, then its content.
+func (c *checker) published1(f string, fi fs.FileInfo) {
+	dir, name := layout.PublishedDir(f), path.Base(f)
+	switch {
+	case layout.Hidden(name):
+		return // never published: editor files, .gitkeep
+	case fi.IsDir():
+		return // its files are listed one by one
+	case dir == "":
+		top, _, _ := cutTop(f)
+		c.add(f, 1, "files in a subdirectory of %s/ are never published; move it to %s/ or out of the node's files", top, top)
+		return
+	case !fi.Mode().IsRegular():
+		c.add(f, 1, "not a regular file; the node publishes only regular files")
+		return
+	}
+	if err := layout.CheckName(name); err != nil {
+		c.add(f, 1, "not a publishable name: %v; rename it (docs/publishing.md, \"File names\")", err)
+		return
+	}
+	if fi.Size() > layout.MaxFileBytes {
+		c.add(f, 1, "%d bytes: peers read at most %d (1 MiB), so it would be published for nobody", fi.Size(), layout.MaxFileBytes)
+		return
+	}
+	data, ok := c.read(f)
+	if !ok {
+		return
+	}
+	switch dir {
+	case layout.TracesDir:
+		c.trace(f, data)
+	case layout.ValidationsDir:
+		c.validation(f, data)
+	}
+}
+
+// founders reports every line of a changed FOUNDERS.md that names no
+// founder. The standing this pull request is judged by still comes from
+// the base's: a pull request cannot name its author a founder and pass.
+func (c *checker) founders(f string) {
+	data, ok := c.read(f)
+	if !ok {
+		return
+	}
+	var fe *signal.FoundersError
+	if _, err := signal.ParseFounders(data); errors.As(err, &fe) {
+		for _, p := range fe.Problems {
+			c.add(f, p.Line, "%s", p.Reason)
+		}
+	} else if err != nil {
+		c.add(f, 1, "%v", err)
+	}
+}
+
+// published reports a published file that a pull request edited,
+// deleted or replaced with a link: peers hold its hash.
+func (c *checker) published(f string, row manifest.Entry) {
+	data, err := layout.ReadFile(c.o.Dir, f, 1<<40)
+	fix := "published files are immutable: restore it (`git checkout BASE-BRANCH -- " + f + "`) and publish a correcting trace that cites it"
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		c.add(f, 1, "published file was deleted (published as %s); %s", row.Hash, fix)
+	case errors.Is(err, layout.ErrSymlink):
+		c.add(f, 1, "published file %v; %s", err, fix)
+	case err != nil:
+		c.add(f, 1, "cannot read published file: %v", err)
+	case !strings.EqualFold(manifest.HashBytes(data), row.Hash):
+		c.add(f, 1, "published file was edited (published as %s, now %s); %s", row.Hash, manifest.HashBytes(data), fix)
+	}
+}
+
+// changedFromBase reports whether f differs between the pull request's
+// tree and the base: absent from one, a link in either, or other bytes.
+func (c *checker) changedFromBase(f string) bool {
+	if c.o.Base == c.o.Dir {
+		return len(c.o.Files) > 0 // a file named as changed is changed
+	}
+	a, errA := layout.ReadFile(c.o.Dir, f, 1<<40)
+	b, errB := layout.ReadFile(c.o.Base, f, 1<<40)
+	if errors.Is(errA, fs.ErrNotExist) && errors.Is(errB, fs.ErrNotExist) {
+		return false
+	}
+	return errA != nil || errB != nil || string(a) != string(b)
+}
+
+func (c *checker) read(f string) ([]byte, bool) {
+	data, err := layout.ReadFile(c.o.Dir, f, layout.MaxFileBytes)
+	if err != nil {
+		c.add(f, 1, "cannot read: %v", err)
+		return nil, false
+	}
+	return data, true
+}
+
+// all lists, for a check of the whole node, every entry of traces/ and
+// validations/ and every published file.
+func (c *checker) all() []string {
+	var out []string
+	for _, d := range []string{layout.TracesDir, layout.ValidationsDir} {
+		entries, err := os.ReadDir(filepath.Join(c.o.Dir, d))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			c.add(d, 1, "cannot list: %v", err)
+		}
+		for _, e := range entries {
+			if !layout.Hidden(e.Name()) {
+				out = append(out, path.Join(d, e.Name()))
+			}
+		}
+	}
+	return out
+}
+
+// cutTop splits a slash path at its first element.
+func cutTop(f string) (top, rest string, found bool) { return strings.Cut(f, "/") }
