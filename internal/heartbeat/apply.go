@@ -22,9 +22,7 @@ func (n *node) apply(results []*pollResult) error {
 		c := r.cursor
 		c.Agent = r.peer.name
 		*n.state.Cursor(r.peer.url) = c
-		for _, e := range r.records {
-			n.recordUnfetchable(r.peer, e)
-		}
+		n.recordUnfetchables(r.peer, r.records)
 		n.misnamed = 0
 		for _, f := range r.files {
 			if item, ok := n.recordFile(r.peer, f); ok {
@@ -144,16 +142,38 @@ func (n *node) recordValidation(p peer, f fetched) bool {
 	return claimed
 }
 
-// recordUnfetchable keeps a row of a legacy layout (no file column): it
-// counts in the ledger but can never be verified.
-func (n *node) recordUnfetchable(p peer, e manifest.Entry) {
-	if e.Hash == "" || n.ledger.Traces[e.Hash] != nil {
+// recordUnfetchables keeps rows of a legacy layout (no file column): they
+// count in the ledger but can never be verified, so a peer keeps at most
+// maxUnverifiedPerPeer of them there; the rest are passed over.
+func (n *node) recordUnfetchables(p peer, rows []manifest.Entry) {
+	if len(rows) == 0 {
 		return
 	}
-	n.ledger.AddTrace(&ledger.Trace{
-		Agent: p.name, AgentURL: p.url, Seq: e.Seq, Hash: e.Hash, Type: e.Type, Category: e.Category,
-		Title: e.Title, Status: manifest.NormalizeStatus(e.Status), Submitted: e.Submitted, FirstSeen: n.now,
-	})
+	have := 0
+	for _, t := range n.ledger.Traces {
+		if t.AgentURL == p.url && !t.Verified {
+			have++
+		}
+	}
+	skipped := 0
+	for _, e := range rows {
+		if e.Hash == "" || n.ledger.Traces[e.Hash] != nil {
+			continue
+		}
+		if have >= maxUnverifiedPerPeer {
+			skipped++
+			continue
+		}
+		have++
+		n.ledger.AddTrace(&ledger.Trace{
+			Agent: p.name, AgentURL: p.url, Seq: e.Seq, Hash: e.Hash, Type: e.Type, Category: e.Category,
+			Title: e.Title, Status: manifest.NormalizeStatus(e.Status), Submitted: e.Submitted, FirstSeen: n.now,
+		})
+	}
+	if skipped > 0 {
+		n.log.Warn("rows without a file column passed over: the peer has as many unverifiable rows as the ledger keeps",
+			"peer", p.name, "url", p.url, "count", skipped, "kept", maxUnverifiedPerPeer)
+	}
 }
 
 // Gossip limits for one peer's AGENTS.md, beside the gossip.* keys of

@@ -19,6 +19,11 @@ const (
 	// and can never be verified, so they get a tenth of the budget of
 	// files; no manifest of the real mesh uses that layout any more.
 	maxUnverifiedPerPoll = 500
+	// maxUnverifiedPerPeer bounds those rows the ledger keeps of one peer
+	// in all; later ones are passed over, not carried, since they will
+	// never be verifiable. Without it 20 such peers at limits.manifest_bytes
+	// grow ledger.json by 4 MB a heartbeat to 350 MB.
+	maxUnverifiedPerPeer = 2000
 	// maxDisputesPerPoll bounds the hash mismatches one poll records. Each
 	// becomes a rejection in the ledger and a dispute file and row in our
 	// own MANIFEST.md, so a peer listing thousands of wrong hashes would
@@ -29,6 +34,19 @@ const (
 	// the real mesh's 859 traces average 4.6 KiB and the largest is 39 KiB.
 	// The file that crosses it is left for the next heartbeat.
 	maxBytesPerPoll = 32 << 20
+)
+
+// Limits on the whole heartbeat's polls rather than one peer's.
+const (
+	// maxParseBytes bounds the bytes of the manifests being parsed and
+	// planned at once. A manifest takes about ten times its size while it
+	// is (43,000 rows of 4 MiB: 40 MB), so 20 peers each at
+	// limits.manifest_bytes would take 800 MB together; one at a time, 40 MB
+	// (bench/hostile.sh). The real mesh's manifests (38 KiB at most) seldom
+	// wait.
+	maxParseBytes = 4 << 20
+	// maxProblemLogs bounds the skipped manifest lines logged per peer.
+	maxProblemLogs = 10
 )
 
 // budget is what one poll has spent.

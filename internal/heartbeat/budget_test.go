@@ -156,3 +156,23 @@ func TestMismatchesAreDisputedWithinTheBudget(t *testing.T) {
 		t.Errorf("row 100 was fetched %d times in two heartbeats; the budget should stop near row 20", fetched)
 	}
 }
+
+// TestLegacyRowsStopAtTheLedgersShareOfOnePeer: however many heartbeats go
+// by, the ledger keeps at most maxUnverifiedPerPeer rows without a file of
+// one peer, and the cursor still reaches the end of its manifest.
+func TestLegacyRowsStopAtTheLedgersShareOfOnePeer(t *testing.T) {
+	const rows = maxUnverifiedPerPeer + 2*maxUnverifiedPerPoll
+	p := newFakePeer(t)
+	p.handle("/l/MANIFEST.md", staticManifest(legacyManifest("legacy", 1, rows)))
+	dir := newNode(t, [][2]string{{"legacy", p.URL + "/l/"}}, "gossip:\n  enabled: false\n")
+	beats := rows / maxUnverifiedPerPoll
+	for i := range beats + 1 {
+		beat(t, dir, testNow.Add(time.Duration(i)*cursorStep))
+	}
+	if got := len(loadLedger(t, dir).Traces); got != maxUnverifiedPerPeer {
+		t.Errorf("ledger keeps %d rows without a file, want %d", got, maxUnverifiedPerPeer)
+	}
+	if c := loadState(t, dir).Cursors[p.URL+"/l/"]; c.LastSeenSeq != rows || c.Backlog {
+		t.Errorf("cursor %d backlog %v, want %d and none", c.LastSeenSeq, c.Backlog, rows)
+	}
+}

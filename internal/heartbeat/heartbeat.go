@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/meshnode/meshnode/internal/atomicfile"
 	"github.com/meshnode/meshnode/internal/config"
@@ -198,6 +199,7 @@ func (n *node) pollAll(ctx context.Context, peers []peer) []*pollResult {
 		schedule:  schedule(n.cfg),
 		// As many of a peer's files as an HTTP/2 host takes at once.
 		fileWorkers: max(n.cfg.Heartbeat.MaxStreamsPerHost, n.cfg.Heartbeat.MaxConnsPerHost),
+		parsing:     semaphore.NewWeighted(maxParseBytes),
 	}
 	results := make([]*pollResult, len(peers))
 	var mu sync.Mutex

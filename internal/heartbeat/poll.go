@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/meshnode/meshnode/internal/fetch"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/roster"
@@ -60,7 +62,6 @@ type pollResult struct {
 	err        error
 	cursor     state.Cursor // the cursor after this poll
 	start      state.Cursor // the cursor before it
-	manifest   *manifest.Manifest
 	files      []fetched
 	records    []manifest.Entry // rows with no file column
 	dups       int
@@ -88,6 +89,9 @@ type poller struct {
 	schedule  state.Schedule
 	// fileWorkers is how many of one peer's files are fetched at once.
 	fileWorkers int
+	// parsing holds the bytes of the manifests being parsed and planned,
+	// at most maxParseBytes.
+	parsing *semaphore.Weighted
 }
 
 type limits struct {
@@ -127,15 +131,26 @@ func (pl *poller) poll(ctx context.Context, p peer, c state.Cursor) *pollResult 
 		pl.succeed(r, outcomeUnchanged)
 		return r
 	}
+	// Parsing and planning a manifest of 4 MiB takes ten times its size
+	// in memory: a few at a time, so many large ones cannot add up.
+	weight := min(int64(len(resp.Body)), maxParseBytes)
+	if err := pl.parsing.Acquire(ctx, weight); err != nil {
+		pl.fail(r, err)
+		return r
+	}
+	defer pl.parsing.Release(weight)
 	m, problems, err := manifest.Parse(resp.Body)
 	if err != nil {
 		pl.fail(r, fmt.Errorf("parse manifest: %w", err))
 		return r
 	}
-	for _, pr := range problems {
+	for i, pr := range problems {
+		if i == maxProblemLogs {
+			pl.logf("peer %s: %d more MANIFEST.md lines skipped", p.name, len(problems)-i)
+			break
+		}
 		pl.logf("peer %s: MANIFEST.md line %d skipped: %s", p.name, pr.Line, pr.Reason)
 	}
-	r.manifest = m
 	if c.ManifestSHA256 != sum {
 		r.cursor.ManifestChanged = pl.now
 	}
@@ -218,9 +233,9 @@ type entryResult struct {
 
 // fetchAhead is how many rounds of fileWorkers fetches may run ahead of
 // the entry being used: enough to keep the host's cap full, few enough that
-// at most 4 × 16 bodies (64 MiB at limits.trace_bytes) are held beyond the
+// at most 2 × 16 bodies (32 MiB at limits.trace_bytes) are held beyond the
 // poll's budget.
-const fetchAhead = 4
+const fetchAhead = 2
 
 // fetchInOrder fetches a peer's planned entries concurrently, at most
 // fileWorkers at once (the host's cap in the fetcher decides how many are

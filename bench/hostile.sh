@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# What hostile peers cost one real `meshnode heartbeat` process: wall time,
+# peak memory (max RSS) and the ledger's size after each of two heartbeats,
+# CPU time (user + system), for each kind of hostile peer bench/hostile serves (docs/security.md,
+# "Measured bounds"). Targets: peak RSS < 300 MB, ledger < 20 MB.
+#
+#   bash bench/hostile.sh              # every kind
+#   bash bench/hostile.sh legacy large # only these kinds
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$out"' EXIT
+go build -o "$out/meshnode" ./cmd/meshnode
+go build -o "$out/hostile" ./bench/hostile
+
+# measure LABEL NODE: runs one heartbeat under /usr/bin/time and prints a row.
+measure() {
+  /usr/bin/time -f '%e %M %U %S' -o "$out/time" "$out/meshnode" heartbeat --dir "$2" >/dev/null 2>"$out/log" || { cat "$out/log"; exit 1; }
+  read -r secs kb usr sys <"$out/time"
+  ledger=$(stat -c %s "$2/mesh-state/ledger.json" 2>/dev/null || echo 0)
+  awk -v l="$1" -v s="$secs" -v c="$(echo "$usr + $sys" | bc)" -v k="$kb" -v b="$ledger" \
+    'BEGIN { printf "| %-44s | %6.2f s | %6.2f s | %6.1f MB | %6.2f MB |\n", l, s, c, k / 1024, b / 1048576 }'
+}
+
+run() { # run LABEL KIND PEERS: serves the peers, then two heartbeats
+  if [ $# -gt 3 ] && [[ " ${*:4} " != *" $2 "* ]]; then return; fi
+  local node="$out/$2-node"
+  local sim="$out/$2.out"
+  "$out/hostile" -node "$node" -kind "$2" -peers "$3" >"$sim" 2>&1 &
+  local pid=$!
+  for _ in $(seq 600); do grep -q ready "$sim" 2>/dev/null && break; sleep 0.1; done
+  grep -q ready "$sim" || { echo "hostile did not start"; cat "$sim"; exit 1; }
+  measure "$1, first heartbeat" "$node"
+  measure "$1, second heartbeat" "$node"
+  kill "$pid"; wait "$pid" 2>/dev/null || true
+}
+
+echo "| hostile peers | wall | CPU | peak RSS | ledger.json |"
+echo "|---|---|---|---|---|"
+run "20 legacy manifests of 4 MiB (43k rows each)" legacy 20 "$@"
+run "1 peer, 5,000 mismatching files" liar 1 "$@"
+run "1 peer, 200 distinct files of 1 MiB" large 1 "$@"
+run "1 peer, 6,000 traces, manifest unchanged" many 1 "$@"
+run "1 peer gossiping 3,000 agents" gossip 1 "$@"
