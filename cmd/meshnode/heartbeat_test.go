@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/meshnode/meshnode/internal/state"
 )
 
 // cliT runs a meshnode command in-process and fails the test unless it
@@ -186,17 +188,14 @@ func TestHeartbeatInterruptedBySIGINTExits130AndKeepsItsWork(t *testing.T) {
 	if !sum.Interrupted || sum.NewTraces != 1 || sum.TracesPublished != 1 || sum.PeersFailed != 0 {
 		t.Errorf("summary = %+v, want interrupted with bob's trace and ours, no failure", sum)
 	}
-	var cursors struct {
-		Cursors map[string]struct {
-			LastSeenSeq  int `json:"last_seen_seq"`
-			FailureCount int `json:"failure_count"`
-		} `json:"cursors"`
+	cursors, err := state.Load(filepath.Join(dir, "mesh-state", "polling-cursors.json"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	readJSON(t, filepath.Join(dir, "mesh-state", "polling-cursors.json"), &cursors)
-	if c := cursors.Cursors[bob.URL+"/"]; c.LastSeenSeq != 1 {
+	if c := cursors.Cursor(bob.URL + "/"); c.LastSeenSeq != 1 {
 		t.Errorf("bob's cursor = %+v, want seq 1 kept", c)
 	}
-	if c := cursors.Cursors[slow.URL+"/"]; c.FailureCount != 0 {
+	if c := cursors.Cursor(slow.URL + "/"); c.FailureCount != 0 {
 		t.Errorf("the slow peer was blamed for our interrupt: %+v", c)
 	}
 	if m, _ := os.ReadFile(filepath.Join(dir, "MANIFEST.md")); !bytes.Contains(m, []byte("our-own-work.md")) {

@@ -97,6 +97,7 @@ func runInbox(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	q := queue.Open(filepath.Join(o.dir, "mesh-state", "queue.json"))
+	q.Now = clock
 	switch fs.NArg() {
 	case 0:
 		if o.reason != "" {

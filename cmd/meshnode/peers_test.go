@@ -50,7 +50,7 @@ func writePeersNode(t *testing.T) string {
 	eve.LastNews, eve.NextPoll = peersNow.Add(-30*24*time.Hour), peersNow.Add(3*time.Hour)
 	dee := st.Cursor("https://dee.example/")
 	dee.Agent, dee.LearnedFrom = "dee", "https://ann.example/"
-	if _, err := st.Save(filepath.Join(dir, "mesh-state", "polling-cursors.json")); err != nil {
+	if _, err := st.Save(filepath.Join(dir, "mesh-state", "polling-cursors.json"), time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	led := ledger.New()

@@ -185,9 +185,9 @@ func tour(w io.Writer, o Options, now time.Time) {
 		"MANIFEST.md                      our published files, with seqs, hashes and statuses",
 		"validations/                     our validations of the peers' traces",
 		"disputes/                        the hash mismatch we saw on cyd",
-		"mesh-state/polling-cursors.json  cursors, gaps, failures, seen hashes",
-		"mesh-state/ledger.json           what we know of the peers' files",
-		"mesh-state/queue.json            the validation queue",
+		"mesh-state/polling-cursors/      cursors, gaps, failures, seen hashes: a file per peer",
+		"mesh-state/ledger/               what we know of the peers' files: a file per peer",
+		"mesh-state/queue/                the validation queue: a file per peer",
 	}
 	if o.Build != nil {
 		lines = append(lines, "_site/index.html                 the static site (open the file in a browser)")

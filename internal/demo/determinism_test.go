@@ -3,7 +3,11 @@ package demo_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"github.com/meshnode/meshnode/internal/ledger"
+	"path"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -47,7 +51,7 @@ func TestDemoIsDeterministic(t *testing.T) {
 func (r *run) nodeFiles(t *testing.T) map[string][]byte {
 	t.Helper()
 	names := []string{"MANIFEST.md"}
-	for _, pattern := range []string{"validations/*.md", "disputes/*.md", "mesh-state/*.json"} {
+	for _, pattern := range []string{"validations/*.md", "disputes/*.md", "mesh-state/*.json", "mesh-state/*/*.json"} {
 		m, err := filepath.Glob(filepath.Join(r.dir, filepath.FromSlash(pattern)))
 		if err != nil {
 			t.Fatal(err)
@@ -71,6 +75,28 @@ func (r *run) nodeFiles(t *testing.T) map[string][]byte {
 			}
 		}
 		out[name] = data
+	}
+	return splitByContent(out)
+}
+
+// splitByContent renames the files of mesh-state's split directories,
+// whose names carry a peer URL's port, by the directory and their sorted
+// place among its normalized contents.
+func splitByContent(files map[string][]byte) map[string][]byte {
+	byDir := map[string][]string{}
+	out := map[string][]byte{}
+	for name, data := range files {
+		if d := path.Dir(name); strings.Count(name, "/") == 2 && strings.HasPrefix(name, "mesh-state/") {
+			byDir[d] = append(byDir[d], string(data))
+			continue
+		}
+		out[name] = data
+	}
+	for d, contents := range byDir {
+		sort.Strings(contents)
+		for i, c := range contents {
+			out[fmt.Sprintf("%s/#%d", d, i)] = []byte(c)
+		}
 	}
 	return out
 }
@@ -99,13 +125,8 @@ func (r *run) normalizer(t *testing.T) *strings.Replacer {
 			pairs = append(pairs, c.ManifestSHA256, "manifest-of-"+c.Agent)
 		}
 	}
-	var ledger struct {
-		Validations map[string]struct {
-			SourceURL  string `json:"source_url"`
-			SourceHash string `json:"source_hash"`
-		} `json:"validations"`
-	}
-	if err := json.Unmarshal(r.read(t, "mesh-state/ledger.json"), &ledger); err != nil {
+	ledger, err := ledger.Load(filepath.Join(r.dir, "mesh-state", "ledger.json"))
+	if err != nil {
 		t.Fatal(err)
 	}
 	for _, v := range ledger.Validations {

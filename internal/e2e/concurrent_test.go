@@ -69,11 +69,13 @@ func TestNodeStateFollowsTheInjectedClock(t *testing.T) {
 	m := threeNodes(t)
 	m.settle(maxRounds)
 	for _, n := range m.nodes {
-		for _, rel := range []string{heartbeat.CursorsFile, heartbeat.LedgerFile, heartbeat.QueueFile} {
-			data, err := os.ReadFile(filepath.Join(n.dir, filepath.FromSlash(rel)))
-			if os.IsNotExist(err) {
-				continue
-			}
+		files, err := filepath.Glob(filepath.Join(n.dir, "mesh-state", "*", "*.json"))
+		if err != nil || len(files) < 3 {
+			t.Fatalf("%s: state files %v, %v; want the cursors, the ledger and the queue", n.name, files, err)
+		}
+		for _, f := range files {
+			rel, _ := filepath.Rel(n.dir, f)
+			data, err := os.ReadFile(f)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -179,9 +179,8 @@ func (m *testMesh) knowledge() string {
 			b.Write(parsed.Format())
 		}
 		snap := snapshot(m.t, n.dir)
-		fmt.Fprintf(&b, "ledger %s\n", snap[heartbeat.LedgerFile])
 		for _, f := range sortedKeys(snap) {
-			if strings.HasPrefix(f, heartbeat.ValidationsDir+"/") {
+			if strings.HasPrefix(f, heartbeat.ValidationsDir+"/") || strings.HasPrefix(f, state.SplitDir(heartbeat.LedgerFile)+"/") {
 				fmt.Fprintf(&b, "%s %s\n", f, snap[f])
 			}
 		}

@@ -89,7 +89,7 @@ func (n *node) count(r *pollResult) {
 // recordFile records a verified file and reports the queue item to add when
 // it is somebody else's pending trace.
 func (n *node) recordFile(p peer, f fetched) (queue.Item, bool) {
-	n.state.MarkSeen(f.entry.Hash, n.now)
+	n.state.MarkSeenFrom(p.url, f.entry.Hash, n.now)
 	if old := n.ledger.Traces[f.entry.Hash]; old != nil && old.AgentURL != p.url {
 		// The same bytes from a second agent: the first keeps them.
 		return queue.Item{}, false

@@ -11,6 +11,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/corpustest"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/signal"
 )
 
 // BenchmarkCorpusCatchUp measures a first heartbeat over the real-mesh
@@ -32,8 +33,8 @@ func BenchmarkCorpusCatchUp(b *testing.B) {
 	reportPeakHeap(b)
 }
 
-// BenchmarkCorpusCatchUpScored is the catch-up with the standing gate
-// open: every pending trace is scored by the heuristic and its validation
+// BenchmarkCorpusCatchUpScored is the catch-up by a node with standing (a founder):
+// every pending trace is scored by the heuristic and its validation
 // written. Target: under 1.5 s on a 2-core machine.
 func BenchmarkCorpusCatchUpScored(b *testing.B) {
 	corpus := corpustest.Dir(b)
@@ -42,7 +43,8 @@ func BenchmarkCorpusCatchUpScored(b *testing.B) {
 	peers := corpusPeers(b, corpus, srv.URL)
 	for b.Loop() {
 		b.StopTimer()
-		dir := newNode(b, peers, "standing:\n  min_validated_traces: 0\n")
+		dir := newNode(b, peers, "")
+		write(b, dir, signal.FoundersFile, "tester | http://127.0.0.1:1/tester/\n")
 		b.StartTimer()
 		if sum := beat(b, dir, testNow); sum.ValidationsPublished < 800 {
 			b.Fatalf("published %d validations, want every pending trace scored", sum.ValidationsPublished)

@@ -22,6 +22,7 @@ func queueItem(n int) queue.Item {
 func TestPersonsDecisionDuringScoringStands(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "mesh-state", "queue.json")
 	store := queue.Open(p)
+	store.Now = func() time.Time { return testNow }
 	if _, err := store.Enqueue(queueItem(1), queueItem(2), queueItem(3)); err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +32,9 @@ func TestPersonsDecisionDuringScoringStands(t *testing.T) {
 	if err != nil || len(items) != 3 {
 		t.Fatalf("claimed %d items, %v; want 3", len(items), err)
 	}
-	if err := queue.Set(queue.Open(p), items[1].ID, queue.StatusSkipped, "marked skip by hand", testNow); err != nil {
+	person := queue.Open(p)
+	person.Now = store.Now
+	if err := queue.Set(person, items[1].ID, queue.StatusSkipped, "marked skip by hand", testNow); err != nil {
 		t.Fatal(err)
 	}
 	for i := range items {
@@ -61,6 +64,7 @@ func TestPersonsDecisionDuringScoringStands(t *testing.T) {
 // items (the deadline passed): they are queued again, free for anyone.
 func TestUnstartedClaimsGoBackToTheQueue(t *testing.T) {
 	store := queue.Open(filepath.Join(t.TempDir(), "queue.json"))
+	store.Now = func() time.Time { return testNow }
 	store.Enqueue(queueItem(1), queueItem(2))
 	c := newClaims(store, claimOwner, 0, testNow, func(string, ...any) {})
 	items, err := c.claim()

@@ -142,7 +142,11 @@ func open(ctx context.Context, opts Options) (*node, func(), error) {
 // removeTemps deletes what writes of a killed heartbeat left half done, so
 // no temporary file is ever published or committed. It runs under the lock.
 func removeTemps(dir string) error {
-	for _, sub := range []string{".", "mesh-state", ValidationsDir, DisputesDir, TracesDir} {
+	subs := []string{".", "mesh-state", ValidationsDir, DisputesDir, TracesDir}
+	for _, f := range []string{CursorsFile, LedgerFile, QueueFile} {
+		subs = append(subs, state.SplitDir(f))
+	}
+	for _, sub := range subs {
 		if err := atomicfile.RemoveTemps(filepath.Join(dir, sub)); err != nil {
 			return err
 		}
@@ -158,7 +162,12 @@ func (n *node) load() error {
 	if n.ledger, err = ledger.Load(n.path(LedgerFile)); err != nil {
 		return err
 	}
-	n.queue = queue.Open(n.path(QueueFile))
+	q := queue.Open(n.path(QueueFile))
+	q.Now = func() time.Time { return n.now }
+	if err := q.Init(); err != nil {
+		return err
+	}
+	n.queue = q
 	n.own, err = ownHashes(n.path(TracesDir))
 	return err
 }

@@ -32,11 +32,19 @@ func manifestOf(p *fakePeer, base string, sequence int, seqs ...int) []byte {
 // cursorsSize returns the size of the cursors file.
 func cursorsSize(t *testing.T, dir string) int64 {
 	t.Helper()
-	fi, err := os.Stat(filepath.Join(dir, CursorsFile))
+	entries, err := os.ReadDir(state.SplitDir(filepath.Join(dir, CursorsFile)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fi.Size()
+	var size int64
+	for _, e := range entries {
+		fi, err := e.Info()
+		if err != nil {
+			t.Fatal(err)
+		}
+		size += fi.Size()
+	}
+	return size
 }
 
 func TestHugeAndScatteredSeqsKeepTheCursorSmall(t *testing.T) {

@@ -185,8 +185,8 @@ func TestLearnedImpostorIsForgotten(t *testing.T) {
 	st := state.New()
 	c := st.Cursor(impostor.URL + "/x/")
 	c.Agent, c.LearnedFrom, c.LastSeenSeq = "good1", "http://127.0.0.1:1/g/", 1
-	st.MarkSeen(hash, testNow.Add(-time.Hour))
-	if _, err := st.Save(filepath.Join(dir, CursorsFile)); err != nil {
+	st.MarkSeenFrom(impostor.URL+"/x/", hash, testNow.Add(-time.Hour))
+	if _, err := st.Save(filepath.Join(dir, CursorsFile), time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	l := ledger.New()

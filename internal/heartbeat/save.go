@@ -9,22 +9,18 @@ import (
 	"github.com/meshnode/meshnode/internal/state"
 )
 
-// save writes the ledger and the cursors. A run that changed nothing but
-// poll times leaves the cursors file alone, so a heartbeat that finds
-// nothing new commits nothing; those times are written with the next real
-// change or the next presence refresh (at most every few heartbeats).
+// save writes the cursors, one file per peer (internal/state). A peer
+// whose cursor changed only in its poll times keeps its file, so a
+// heartbeat that finds nothing new commits nothing; those times are
+// written with the peer's next real change, or by a presence refresh once
+// they are a day old (state.PollTimesEvery).
 func (n *node) save() error {
 	n.state.Hosts = hostsToState(n.client.Hosts())
-	if !n.refresh && !n.sum.Changed {
-		old, err := state.Load(n.path(CursorsFile))
-		if err != nil {
-			return err
-		}
-		if onlyTimesDiffer(old, n.state) {
-			return nil
-		}
+	var timesBefore time.Time
+	if n.refresh {
+		timesBefore = n.now.Add(-state.PollTimesEvery)
 	}
-	changed, err := n.state.Save(n.path(CursorsFile))
+	changed, err := n.state.Save(n.path(CursorsFile), timesBefore)
 	if err != nil {
 		return fmt.Errorf("save cursors: %w", err)
 	}
@@ -40,23 +36,6 @@ func (n *node) saveLedger() error {
 	}
 	n.sum.Changed = n.sum.Changed || changed
 	return nil
-}
-
-// onlyTimesDiffer reports whether next equals prev but for the poll times
-// of its cursors.
-func onlyTimesDiffer(prev, next *state.State) bool {
-	clone := *next
-	clone.Cursors = make(map[string]*state.Cursor, len(next.Cursors))
-	for url, c := range next.Cursors {
-		cc := *c
-		if p := prev.Cursors[url]; p != nil {
-			cc.LastPolled, cc.LastSuccess = p.LastPolled, p.LastSuccess
-		}
-		clone.Cursors[url] = &cc
-	}
-	a, errA := prev.Marshal()
-	b, errB := clone.Marshal()
-	return errA == nil && errB == nil && string(a) == string(b)
 }
 
 // clientOptions turns the config into the fetcher's options.

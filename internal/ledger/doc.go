@@ -1,4 +1,4 @@
-// Package ledger holds mesh-state/ledger.json: what this node has seen of
+// Package ledger holds mesh-state/ledger/, a file per peer: what this node has seen of
 // its peers' published files. It keeps metadata only (hash, seq, type,
 // title, status, citations, scores), which is what SIGNAL, presence, the
 // peers listing and the site need; peers' content is never stored here.

@@ -2,16 +2,15 @@ package ledger
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
+	"maps"
+	"path/filepath"
+	"sort"
 
-	"github.com/meshnode/meshnode/internal/atomicfile"
 	"github.com/meshnode/meshnode/internal/state"
 )
 
-// Ledger is the content of mesh-state/ledger.json.
+// Ledger is what mesh-state/ledger/ holds, all peers together.
 type Ledger struct {
 	// Traces are peers' files by hash ("sha256:<hex>").
 	Traces map[string]*Trace `json:"traces"`
@@ -28,22 +27,46 @@ func New() *Ledger {
 	return &Ledger{Traces: map[string]*Trace{}, Validations: map[string]*Validation{}, Rejected: map[string]*Rejection{}}
 }
 
-// Load reads the ledger at path. A missing file gives an empty ledger; a
-// file that cannot be read or decoded gives a *state.CorruptError and is
-// left untouched.
+// Load reads the ledger named by path (mesh-state/ledger.json): the
+// directory mesh-state/ledger/, one file per peer, and the single file
+// older nodes kept at path if it is still there (state.SplitDir). Nothing
+// on disk gives an empty ledger; a file that cannot be read or decoded
+// gives a *state.CorruptError and is left untouched.
 func Load(path string) (*Ledger, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return New(), nil
-	}
+	legacy, files, err := state.ReadSplit(path)
 	if err != nil {
-		return nil, &state.CorruptError{Path: path, Err: err}
+		return nil, err
 	}
-	l, err := decode(data)
-	if err != nil {
-		return nil, state.Corrupt(path, data, err)
+	l := New()
+	if legacy != nil {
+		if err := l.merge(legacy); err != nil {
+			return nil, state.Corrupt(path, legacy, err)
+		}
+	}
+	dir := state.SplitDir(path)
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := l.merge(files[name]); err != nil {
+			return nil, state.Corrupt(filepath.Join(dir, name), files[name], err)
+		}
 	}
 	return l, nil
+}
+
+// merge adds the records of one ledger file to l.
+func (l *Ledger) merge(data []byte) error {
+	in, err := decode(data)
+	if err != nil {
+		return err
+	}
+	maps.Copy(l.Traces, in.Traces)
+	maps.Copy(l.Validations, in.Validations)
+	maps.Copy(l.Rejected, in.Rejected)
+	return nil
 }
 
 func decode(data []byte) (*Ledger, error) {
@@ -70,42 +93,56 @@ func decode(data []byte) (*Ledger, error) {
 	return l, nil
 }
 
-// Marshal returns the bytes Save writes: keys sorted, two-space indent, a
-// final newline, times in UTC.
-func (l *Ledger) Marshal() ([]byte, error) {
-	out := New()
+// Files returns the ledger's files as Save writes them: one per peer
+// (state.PeerFileName of the trace's agent URL, the validator's URL or the
+// rejected file's agent URL), each with keys sorted, two-space indent, a
+// final newline and times in UTC.
+func (l *Ledger) Files() (map[string][]byte, error) {
+	parts := map[string]*Ledger{}
+	part := func(url string) *Ledger {
+		name := state.PeerFileName(url)
+		if parts[name] == nil {
+			parts[name] = New()
+		}
+		return parts[name]
+	}
 	for k, t := range l.Traces {
 		if t != nil {
-			out.Traces[k] = t.normalized()
+			part(t.AgentURL).Traces[k] = t.normalized()
 		}
 	}
 	for k, v := range l.Validations {
 		if v != nil {
 			c := *v
 			c.ValidatedAt = utc(v.ValidatedAt)
-			out.Validations[k] = &c
+			part(v.ValidatorURL).Validations[k] = &c
 		}
 	}
 	for k, r := range l.Rejected {
 		if r != nil {
 			c := *r
 			c.At = utc(r.At)
-			out.Rejected[k] = &c
+			part(r.AgentURL).Rejected[k] = &c
 		}
 	}
-	data, err := json.MarshalIndent(out, "", "  ")
-	if err != nil {
-		return nil, fmt.Errorf("encode ledger: %w", err)
+	files := make(map[string][]byte, len(parts))
+	for name, p := range parts {
+		data, err := json.MarshalIndent(p, "", "  ")
+		if err != nil {
+			return nil, fmt.Errorf("encode ledger: %w", err)
+		}
+		files[name] = append(data, '\n')
 	}
-	return append(data, '\n'), nil
+	return files, nil
 }
 
-// Save writes the ledger to path atomically and reports whether the bytes
-// on disk changed.
+// Save writes the ledger named by path, one file per peer, each
+// atomically and only when its bytes change, and removes the single file
+// of older nodes; it reports whether anything on disk changed.
 func (l *Ledger) Save(path string) (bool, error) {
-	data, err := l.Marshal()
+	files, err := l.Files()
 	if err != nil {
 		return false, err
 	}
-	return atomicfile.WriteFileIfChanged(path, data, 0o644)
+	return state.WriteSplit(path, files)
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -43,8 +44,7 @@ func TestSaveIsDeterministicAndLoadsBack(t *testing.T) {
 	if err != nil || !changed {
 		t.Fatalf("save: changed=%v err=%v", changed, err)
 	}
-	got, _ := os.ReadFile(p)
-	golden(t, "ledger.golden.json", got)
+	golden(t, "split.golden.txt", splitText(t, p))
 	back, err := Load(p)
 	if err != nil {
 		t.Fatal(err)
@@ -52,6 +52,86 @@ func TestSaveIsDeterministicAndLoadsBack(t *testing.T) {
 	if changed, err := back.Save(p); err != nil || changed {
 		t.Fatalf("resave of loaded ledger: changed=%v err=%v, want unchanged", changed, err)
 	}
+}
+
+// splitText is every file of the split ledger at p, each after its name.
+func splitText(t *testing.T, p string) []byte {
+	t.Helper()
+	legacy, files, err := state.ReadSplit(p)
+	if err != nil || legacy != nil {
+		t.Fatalf("read split: legacy %q, err %v", legacy, err)
+	}
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for _, name := range names {
+		b.WriteString("== " + name + "\n")
+		b.Write(files[name])
+	}
+	return []byte(b.String())
+}
+
+func TestEachPeersRecordsLiveInItsOwnFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "ledger.json")
+	l := sample()
+	if _, err := l.Save(p); err != nil {
+		t.Fatal(err)
+	}
+	_, before, _ := state.ReadSplit(p)
+	l.AddTrace(&Trace{Agent: "axon37", AgentURL: axon, Seq: 1, Hash: "sha256:ee", FirstSeen: day2})
+	if _, err := l.Save(p); err != nil {
+		t.Fatal(err)
+	}
+	_, after, _ := state.ReadSplit(p)
+	if string(before[state.PeerFileName(jolt)]) != string(after[state.PeerFileName(jolt)]) {
+		t.Error("a trace of axon37 rewrote jolt37's ledger file")
+	}
+	if string(before[state.PeerFileName(axon)]) == string(after[state.PeerFileName(axon)]) {
+		t.Error("axon37's ledger file does not hold its new trace")
+	}
+}
+
+func TestOldSingleFileMigratesOnSave(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "ledger.json")
+	old, err := os.ReadFile(filepath.Join("testdata", "legacy-single-file.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(p, old, 0o644)
+	l, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(l, mustLoadSample(t)) {
+		t.Fatalf("the single file loads as %+v; want the sample", l)
+	}
+	if changed, err := l.Save(p); err != nil || !changed {
+		t.Fatalf("save: changed=%v err=%v", changed, err)
+	}
+	if _, err := os.Stat(p); !os.IsNotExist(err) {
+		t.Fatalf("the single file is still there after the split: %v", err)
+	}
+	back, err := Load(p)
+	if err != nil || !reflect.DeepEqual(back, l) {
+		t.Fatalf("after the split: %+v, %v; want what the single file held", back, err)
+	}
+}
+
+// mustLoadSample is sample() as it reads back from disk.
+func mustLoadSample(t *testing.T) *Ledger {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "ledger.json")
+	if _, err := sample().Save(p); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }
 
 func TestLoadMissingGivesEmptyAndCorruptIsLeftAlone(t *testing.T) {
@@ -154,7 +234,7 @@ func golden(t *testing.T, name string, got []byte) {
 }
 
 func FuzzDecode(f *testing.F) {
-	if data, err := os.ReadFile(filepath.Join("testdata", "ledger.golden.json")); err == nil {
+	if data, err := os.ReadFile(filepath.Join("testdata", "legacy-single-file.json")); err == nil {
 		f.Add(data)
 	}
 	f.Add([]byte(`{"traces":{"x":null},"validations":{"a b":{"scores":[1,2,3,4,5,6,7]}}}`))
@@ -163,16 +243,19 @@ func FuzzDecode(f *testing.F) {
 		if err != nil {
 			return
 		}
-		out, err := l.Marshal()
+		files, err := l.Files()
 		if err != nil {
 			t.Fatal(err)
 		}
-		again, err := decode(out)
-		if err != nil {
-			t.Fatalf("ledger written by Marshal does not decode: %v", err)
+		again := New()
+		for name, data := range files {
+			if err := again.merge(data); err != nil {
+				t.Fatalf("ledger file %s written by Files does not decode: %v", name, err)
+			}
 		}
-		if out2, _ := again.Marshal(); string(out2) != string(out) {
-			t.Fatal("marshal is not stable")
+		files2, _ := again.Files()
+		if !reflect.DeepEqual(files, files2) {
+			t.Fatal("files are not stable")
 		}
 	})
 }

@@ -2,34 +2,50 @@ package queue
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
+	"maps"
+	"path/filepath"
 	"sort"
+	"time"
 
-	"github.com/meshnode/meshnode/internal/atomicfile"
 	"github.com/meshnode/meshnode/internal/state"
 )
 
-// file is the content of queue.json.
+// file is the content of the queue, or of one of its files.
 type file struct {
 	Items map[string]*Item `json:"items"` // key: Item.ID
 }
 
+// read loads the queue named by path: the directory path without ".json",
+// one file per peer, and the single file older nodes kept at path, if it
+// is still there (state.SplitDir).
 func read(path string) (*file, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return &file{Items: map[string]*Item{}}, nil
-	}
+	legacy, files, err := state.ReadSplit(path)
 	if err != nil {
-		return nil, &state.CorruptError{Path: path, Err: err}
+		return nil, err
 	}
-	f, err := decode(data)
-	if err != nil {
-		return nil, state.Corrupt(path, data, err)
+	f := &file{Items: map[string]*Item{}}
+	if legacy != nil {
+		if err := f.merge(legacy); err != nil {
+			return nil, state.Corrupt(path, legacy, err)
+		}
+	}
+	dir := state.SplitDir(path)
+	for name, data := range files {
+		if err := f.merge(data); err != nil {
+			return nil, state.Corrupt(filepath.Join(dir, name), data, err)
+		}
 	}
 	return f, nil
+}
+
+func (f *file) merge(data []byte) error {
+	in, err := decode(data)
+	if err != nil {
+		return err
+	}
+	maps.Copy(f.Items, in.Items)
+	return nil
 }
 
 func decode(data []byte) (*file, error) {
@@ -48,23 +64,50 @@ func decode(data []byte) (*file, error) {
 	return &f, nil
 }
 
-func (f *file) marshal() ([]byte, error) {
-	for _, it := range f.Items {
+// SettledRetention is how long a done, failed or skipped item stays in
+// the queue, for the inbox to show, before a write drops it. The ledger
+// and validations/ keep what SIGNAL needs; the queue keeps the work.
+const SettledRetention = 7 * 24 * time.Hour
+
+// files returns the queue's files by name, one per peer (state.PeerFileName
+// of the item's from_url), each with keys sorted and two-space indent.
+func (f *file) files() (map[string][]byte, error) {
+	parts := map[string]*file{}
+	for id, it := range f.Items {
 		it.normalize()
+		name := state.PeerFileName(it.FromURL)
+		if parts[name] == nil {
+			parts[name] = &file{Items: map[string]*Item{}}
+		}
+		parts[name].Items[id] = it
 	}
-	data, err := json.MarshalIndent(f, "", "  ")
-	if err != nil {
-		return nil, fmt.Errorf("encode queue: %w", err)
+	out := make(map[string][]byte, len(parts))
+	for name, part := range parts {
+		data, err := json.MarshalIndent(part, "", "  ")
+		if err != nil {
+			return nil, fmt.Errorf("encode queue: %w", err)
+		}
+		out[name] = append(data, '\n')
 	}
-	return append(data, '\n'), nil
+	return out, nil
 }
 
-func (f *file) write(path string) error {
-	data, err := f.marshal()
+// prune drops the items settled more than SettledRetention before now.
+func (f *file) prune(now time.Time) {
+	for id, it := range f.Items {
+		if it.Terminal() && it.UpdatedAt.Before(now.Add(-SettledRetention)) {
+			delete(f.Items, id)
+		}
+	}
+}
+
+func (f *file) write(path string, now time.Time) error {
+	f.prune(now)
+	files, err := f.files()
 	if err != nil {
 		return err
 	}
-	_, err = atomicfile.WriteFileIfChanged(path, data, 0o644)
+	_, err = state.WriteSplit(path, files)
 	return err
 }
 

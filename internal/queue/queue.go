@@ -4,20 +4,22 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/meshnode/meshnode/internal/filelock"
+	"github.com/meshnode/meshnode/internal/state"
 )
 
-// File is the queue stored in one file (mesh-state/queue.json). It holds
-// no items between calls: every call reads and writes the file under a
-// lock, once for its whole batch.
+// File is the queue stored in files: named by mesh-state/queue.json, kept
+// in mesh-state/queue/, one file per peer (state.SplitDir). It holds no
+// items between calls: every call reads and writes the files under one
+// lock, once for its whole batch; settled items older than
+// SettledRetention are dropped at each write.
 type File struct {
 	path string
-	// Now stamps items Enqueue adds without a QueuedAt; it defaults to
-	// time.Now.
+	// Now stamps items Enqueue adds without a QueuedAt, and dates the
+	// retention of settled items; it defaults to time.Now.
 	Now func() time.Time
 	mu  sync.Mutex // serializes this process's calls; the flock covers others
 }
@@ -37,7 +39,7 @@ func (q *File) update(fn func(f *file) error) error {
 		if err := fn(f); err != nil {
 			return err
 		}
-		if err := f.write(q.path); err != nil {
+		if err := f.write(q.path, q.Now()); err != nil {
 			return fmt.Errorf("write queue: %w", err)
 		}
 		return nil
@@ -60,9 +62,10 @@ func (q *File) locked(fn func(f *file) error) error {
 	return fn(f)
 }
 
-// Init creates the queue's directory and an empty file when there is none.
+// Init creates the queue's directory when there is none, and migrates an
+// older node's single file.
 func (q *File) Init() error {
-	if err := os.MkdirAll(filepath.Dir(q.path), 0o755); err != nil {
+	if err := os.MkdirAll(state.SplitDir(q.path), 0o755); err != nil {
 		return fmt.Errorf("init queue: %w", err)
 	}
 	return q.update(func(*file) error { return nil })

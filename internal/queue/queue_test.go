@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -68,14 +69,16 @@ func item(n int) Item {
 // either the old or the new complete file.
 func mustValid(t *testing.T, p string) {
 	t.Helper()
-	data, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
+	legacy, files, err := state.ReadSplit(p)
+	if err != nil || legacy != nil || len(files) == 0 {
+		t.Fatalf("queue files after a call: single file %q, %d files, err %v", legacy, len(files), err)
 	}
-	if _, err := decode(data); err != nil {
-		t.Fatalf("queue file invalid after a call: %v", err)
+	for name, data := range files {
+		if _, err := decode(data); err != nil {
+			t.Fatalf("queue file %s invalid after a call: %v", name, err)
+		}
 	}
-	entries, _ := os.ReadDir(filepath.Dir(p))
+	entries, _ := os.ReadDir(state.SplitDir(p))
 	for _, e := range entries {
 		if strings.Contains(e.Name(), ".tmp-") {
 			t.Fatalf("temporary file left behind: %s", e.Name())
@@ -268,8 +271,13 @@ func TestFileBytesAreDeterministic(t *testing.T) {
 	q.Enqueue(item(2), item(1))
 	claimOne(q, "host/42/1", t0, 0, nil)
 	suggest(q, item(2).ID, validation.Scores{1, 2, 3, 4, 5, 0}, map[string][]string{"uniqueness": {"b", "a"}}, "n", t0)
-	got, _ := os.ReadFile(p)
-	golden(t, "queue.golden.json", got)
+	_, files, _ := state.ReadSplit(p)
+	for name, got := range files {
+		if name != state.PeerFileName("https://jolt37.example/") {
+			t.Errorf("unexpected file %s", name)
+		}
+		golden(t, "queue.golden.json", got)
+	}
 }
 
 func TestCorruptQueueIsReportedAndKept(t *testing.T) {
@@ -408,8 +416,57 @@ func TestInitCreatesAnEmptyQueue(t *testing.T) {
 	if err := q.Init(); err != nil {
 		t.Fatal(err)
 	}
-	mustValid(t, p)
+	if fi, err := os.Stat(state.SplitDir(p)); err != nil || !fi.IsDir() {
+		t.Fatalf("no queue directory after Init: %v", err)
+	}
 	if items, err := q.List(); err != nil || len(items) != 0 {
 		t.Fatalf("list = %v, %v", items, err)
+	}
+}
+
+func TestSettledItemsLeaveAfterTheRetention(t *testing.T) {
+	q, _ := newQueue(t)
+	q.Enqueue(item(1), item(2), item(3))
+	Set(q, item(1).ID, StatusDone, "pass 20/30", t0)
+	Set(q, item(2).ID, StatusFailed, "scorer: boom", t0.Add(time.Hour))
+	q.Now = func() time.Time { return t0.Add(SettledRetention + time.Minute) }
+	if _, err := q.Enqueue(item(4)); err != nil {
+		t.Fatal(err)
+	}
+	items, _ := q.List()
+	var seqs []int
+	for _, it := range items {
+		seqs = append(seqs, it.Seq)
+	}
+	if fmt.Sprint(seqs) != "[2 3 4]" {
+		t.Fatalf("items after the retention: %v; want the one settled too long ago gone, the rest kept", seqs)
+	}
+}
+
+func TestOldSingleFileMigrates(t *testing.T) {
+	q, p := newQueue(t)
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	old := "{\n  \"items\": {\n    \"000000000001\": {\"hash\": \"sha256:01\", \"from_url\": \"https://a.example/\", \"status\": \"queued\", \"version\": 1},\n" +
+		"    \"000000000002\": {\"hash\": \"sha256:02\", \"from_url\": \"https://b.example/\", \"status\": \"done\", \"updated_at\": \"2026-03-01T11:00:00Z\", \"version\": 3}\n  }\n}\n"
+	if err := os.WriteFile(p, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before, err := q.List()
+	if err != nil || len(before) != 2 {
+		t.Fatalf("the single file lists %+v, %v", before, err)
+	}
+	if err := q.Init(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); !os.IsNotExist(err) {
+		t.Fatalf("the single file is still there: %v", err)
+	}
+	_, files, _ := state.ReadSplit(p)
+	if len(files) != 2 {
+		t.Fatalf("%d files after the split, want one per peer", len(files))
+	}
+	after, _ := q.List()
+	if !reflect.DeepEqual(before, after) {
+		t.Fatalf("items changed by the split:\n%+v\n%+v", before, after)
 	}
 }

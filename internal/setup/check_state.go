@@ -38,16 +38,21 @@ func checkStateFile(dir, name string, load func(string) error) Finding {
 	rel := StateDir + "/" + name
 	path := filepath.Join(dir, StateDir, name)
 	f := Finding{Check: "state " + name}
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+	if !exists(path) && !exists(state.SplitDir(path)) {
 		f.Status, f.Message = StatusOK, rel+" not written yet (the first heartbeat writes it)"
 		return f
 	}
 	if err := load(path); err != nil {
 		f.Status = StatusFail
-		f.Message = strings.Replace(err.Error(), path, rel, 1)
+		f.Message = strings.Replace(err.Error(), filepath.Join(dir, StateDir), StateDir, 1)
 		f.Fix = "restore it from history (git log -- " + rel + "; git show COMMIT:" + rel + " > " + rel + ") or move it away to start afresh"
 		return f
 	}
 	f.Status, f.Message = StatusOK, rel+" reads"
 	return f
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return !errors.Is(err, os.ErrNotExist)
 }

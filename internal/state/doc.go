@@ -1,8 +1,10 @@
-// Package state holds the node's polling state, mesh-state/polling-cursors.json
+// Package state holds the node's polling state, mesh-state/polling-cursors/
 // (the agent state of docs/protocol.md §6, extended): one cursor per peer with its circuit
 // breaker, the gaps and retries a poll left behind, the hashes already
 // processed with their first-seen times, and the politeness each host asked
-// for. It also holds the heartbeat lock.
+// for. It also holds the heartbeat lock, and the split every state file
+// follows (split.go): one small file per peer, read together with the
+// single file older nodes kept, which the next write replaces.
 //
 // The package does no network I/O and knows nothing of manifests: callers
 // fetch and decide, this package remembers. It must never overwrite a file

@@ -13,8 +13,22 @@ func (s *State) Seen(hash string) bool {
 	return ok
 }
 
-// MarkSeen records hash as processed at now. A hash already seen keeps its
-// first-seen time, so re-listing a file does not extend its retention.
+// MarkSeenFrom records hash as processed at now, from the peer at url,
+// whose state file keeps it. A hash already seen keeps its first-seen time
+// and its peer, so re-listing a file does not extend its retention.
+func (s *State) MarkSeenFrom(url, hash string, now time.Time) {
+	if _, ok := s.SeenHashes[hash]; ok {
+		return
+	}
+	if s.seenFrom == nil {
+		s.seenFrom = map[string]string{}
+	}
+	s.seenFrom[hash] = url
+	s.MarkSeen(hash, now)
+}
+
+// MarkSeen records hash as processed at now, from no peer in particular.
+// A hash already seen keeps its first-seen time.
 func (s *State) MarkSeen(hash string, now time.Time) {
 	if s.SeenHashes == nil {
 		s.SeenHashes = map[string]time.Time{}

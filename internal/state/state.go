@@ -3,17 +3,13 @@ package state
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
+	"path/filepath"
 	"sort"
 	"time"
-
-	"github.com/meshnode/meshnode/internal/atomicfile"
 )
 
-// State is the content of mesh-state/polling-cursors.json.
+// State is the node's polling state, mesh-state/polling-cursors/.
 type State struct {
 	// Cursors holds one cursor per peer, keyed by the peer's trace URL.
 	Cursors map[string]*Cursor `json:"cursors"`
@@ -22,6 +18,9 @@ type State struct {
 	SeenHashes map[string]time.Time `json:"seen_hashes"`
 	// Hosts keeps what each host (host[:port]) asked of us across runs.
 	Hosts map[string]*Host `json:"hosts,omitempty"`
+
+	seenFrom map[string]string // hash → URL of the peer it was seen from
+	loaded   map[string]Cursor // the cursors as Load read them, normalized
 }
 
 // Host is the politeness a host asked for that outlives one heartbeat. Its
@@ -35,7 +34,7 @@ type Host struct {
 
 // New returns an empty state.
 func New() *State {
-	return &State{Cursors: map[string]*Cursor{}, SeenHashes: map[string]time.Time{}}
+	return &State{Cursors: map[string]*Cursor{}, SeenHashes: map[string]time.Time{}, seenFrom: map[string]string{}}
 }
 
 // Cursor returns the cursor of the peer at url, creating an empty one when
@@ -52,25 +51,38 @@ func (s *State) Cursor(url string) *Cursor {
 	return c
 }
 
-// Load reads the state file at path. A missing file gives an empty state;
-// a file that cannot be read or decoded gives a *CorruptError and is left
-// untouched. Seed 000's older shape, where seen_hashes is a list, is read
-// too: those hashes count as first seen now.
+// Load reads the state named by path (mesh-state/polling-cursors.json):
+// the directory mesh-state/polling-cursors/, one file per peer with its
+// cursor and the hashes seen from it, hosts.json and seen.json, and the
+// single file older nodes kept at path, if it is still there (see
+// SplitDir). Nothing on disk gives an empty state; a file that cannot be
+// read or decoded gives a *CorruptError and is left untouched. Seed 000's
+// older shape, where seen_hashes is a list, is read too: those hashes
+// count as first seen now.
 func Load(path string) (*State, error) {
 	return load(path, time.Now)
 }
 
 func load(path string, now func() time.Time) (*State, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return New(), nil
-	}
+	legacy, files, err := ReadSplit(path)
 	if err != nil {
-		return nil, &CorruptError{Path: path, Err: err}
+		return nil, err
 	}
-	s, err := decode(data, now().UTC().Truncate(time.Second))
-	if err != nil {
-		return nil, Corrupt(path, data, err)
+	s := New()
+	if legacy != nil {
+		if s, err = decode(legacy, now().UTC().Truncate(time.Second)); err != nil {
+			return nil, Corrupt(path, legacy, err)
+		}
+	}
+	dir := SplitDir(path)
+	for _, name := range sortedNames(files) {
+		if err := s.decodeSplit(name, files[name]); err != nil {
+			return nil, Corrupt(filepath.Join(dir, name), files[name], err)
+		}
+	}
+	s.loaded = make(map[string]Cursor, len(s.Cursors))
+	for url, c := range s.Cursors {
+		s.loaded[url] = *c.normalized()
 	}
 	return s, nil
 }
@@ -126,46 +138,20 @@ func decodeSeen(raw json.RawMessage, now time.Time) (map[string]time.Time, error
 	return out, nil
 }
 
-// Marshal returns the bytes Save writes: keys sorted, two-space indent, a
-// final newline, times in UTC, gaps merged and capped, retries sorted.
-func (s *State) Marshal() ([]byte, error) {
-	out := State{
-		Cursors:    make(map[string]*Cursor, len(s.Cursors)),
-		SeenHashes: make(map[string]time.Time, len(s.SeenHashes)),
-	}
-	for url, c := range s.Cursors {
-		if c != nil {
-			out.Cursors[url] = c.normalized()
-		}
-	}
-	for h, t := range s.SeenHashes {
-		out.SeenHashes[h] = t.UTC()
-	}
-	if len(s.Hosts) > 0 {
-		out.Hosts = make(map[string]*Host, len(s.Hosts))
-		for name, h := range s.Hosts {
-			if h != nil {
-				hc := *h
-				hc.CooldownUntil, hc.RobotsFetched = utc(h.CooldownUntil), utc(h.RobotsFetched)
-				out.Hosts[name] = &hc
-			}
-		}
-	}
-	data, err := json.MarshalIndent(&out, "", "  ")
-	if err != nil {
-		return nil, fmt.Errorf("encode state: %w", err)
-	}
-	return append(data, '\n'), nil
-}
-
-// Save writes the state to path atomically and reports whether the bytes
-// on disk changed; an unchanged state leaves the file (and its mtime) alone.
-func (s *State) Save(path string) (bool, error) {
-	data, err := s.Marshal()
+// Save writes the state named by path as one file per peer, hosts.json
+// and seen.json (each atomically, each only when its bytes change) and
+// removes the single file of older nodes; it reports whether anything on
+// disk changed. A peer whose cursor differs from the one loaded only in
+// its poll times (last_polled, last_success) keeps its file unless the
+// stored last_polled is before timesBefore, so a heartbeat that found
+// nothing new writes nothing; the zero time never writes poll times
+// alone.
+func (s *State) Save(path string, timesBefore time.Time) (bool, error) {
+	files, err := s.Files(timesBefore)
 	if err != nil {
 		return false, err
 	}
-	return atomicfile.WriteFileIfChanged(path, data, 0o644)
+	return WriteSplit(path, files)
 }
 
 // utc returns t in UTC without its monotonic reading; the zero time stays

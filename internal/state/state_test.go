@@ -117,25 +117,145 @@ func TestLoadCorruptFileNamesPositionAndLeavesFile(t *testing.T) {
 func TestSaveIsDeterministicAndSkipsUnchangedBytes(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "mesh-state", "polling-cursors.json")
 	s := sampleState()
-	changed, err := s.Save(p)
+	changed, err := s.Save(p, time.Time{})
 	if err != nil || !changed {
 		t.Fatalf("first save: changed=%v err=%v", changed, err)
 	}
-	got, _ := os.ReadFile(p)
-	golden(t, "saved.golden.json", got)
+	golden(t, "split.golden.txt", splitText(t, p))
 
 	back, err := Load(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	changed, err = back.Save(p)
+	changed, err = back.Save(p, time.Time{})
 	if err != nil || changed {
 		t.Fatalf("resave of loaded state: changed=%v err=%v, want unchanged", changed, err)
 	}
 	back.Cursor("https://new.example/traces/").LastSeenSeq = 1
-	if changed, err = back.Save(p); err != nil || !changed {
+	if changed, err = back.Save(p, time.Time{}); err != nil || !changed {
 		t.Fatalf("save after change: changed=%v err=%v", changed, err)
 	}
+}
+
+// splitText is every file of the split state at p, each after its name.
+func splitText(t *testing.T, p string) []byte {
+	t.Helper()
+	legacy, files, err := ReadSplit(p)
+	if err != nil || legacy != nil {
+		t.Fatalf("read split: legacy %q, err %v", legacy, err)
+	}
+	var b strings.Builder
+	for _, name := range sortedNames(files) {
+		b.WriteString("== " + name + "\n")
+		b.Write(files[name])
+	}
+	return []byte(b.String())
+}
+
+func TestOnePeerChangedRewritesThatPeerOnly(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "polling-cursors.json")
+	if _, err := sampleState().Save(p, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	before := readDir(t, SplitDir(p))
+	s, _ := Load(p)
+	s.MarkSeenFrom("https://learned.example/", "sha256:ccc", loadTime)
+	if _, err := s.Save(p, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	after := readDir(t, SplitDir(p))
+	var differ []string
+	for name, data := range after {
+		if before[name] != data {
+			differ = append(differ, name)
+		}
+	}
+	if want := PeerFileName("https://learned.example/"); len(differ) != 1 || differ[0] != want {
+		t.Fatalf("files changed: %v; want only %s", differ, want)
+	}
+}
+
+func TestPollTimesAloneAreWrittenOnlyWhenDue(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "polling-cursors.json")
+	if _, err := sampleState().Save(p, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	url := "https://jolt37.hive37.ai/traces/"
+	polled := time.Date(2026, 2, 23, 16, 0, 0, 0, time.UTC) // as sampleState
+	for _, tt := range []struct {
+		name        string
+		timesBefore time.Time
+		want        bool
+	}{
+		{"no refresh", time.Time{}, false},
+		{"refresh, stored times recent", polled, false},
+		{"refresh, stored times old", polled.Add(time.Second), true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _ := Load(p)
+			s.Cursor(url).LastPolled = polled.Add(time.Hour)
+			s.Cursor(url).LastSuccess = polled.Add(time.Hour)
+			files, err := s.Files(tt.timesBefore)
+			if err != nil {
+				t.Fatal(err)
+			}
+			old, _ := os.ReadFile(filepath.Join(SplitDir(p), PeerFileName(url)))
+			if got := string(files[PeerFileName(url)]) != string(old); got != tt.want {
+				t.Fatalf("file rewritten = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestOldSingleFileMigratesOnSave(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "polling-cursors.json")
+	old, err := os.ReadFile(filepath.Join("testdata", "legacy-single-file.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := load(p, fixedNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if changed, err := s.Save(p, time.Time{}); err != nil || !changed {
+		t.Fatalf("save: changed=%v err=%v", changed, err)
+	}
+	if _, err := os.Stat(p); !os.IsNotExist(err) {
+		t.Fatalf("the single file is still there after the split: %v", err)
+	}
+	back, err := load(p, fixedNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := sampleState()
+	if len(back.Cursors) != len(want.Cursors) || back.Cursors["https://jolt37.hive37.ai/traces/"].LastSeenSeq != 50 ||
+		len(back.SeenHashes) != 2 || back.Hosts["jolt37.hive37.ai"].CrawlDelay != 10*time.Second {
+		t.Fatalf("migrated state %+v; want the single file's cursors, seen hashes and hosts", back)
+	}
+	if _, ok := readDir(t, SplitDir(p))["seen.json"]; !ok {
+		t.Error("the single file's seen hashes, from no known peer, are not in seen.json")
+	}
+}
+
+func readDir(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[e.Name()] = string(data)
+	}
+	return out
 }
 
 func sampleState() *State {
@@ -147,7 +267,7 @@ func sampleState() *State {
 	c.Gaps = Ranges{{From: 49, To: 49}, {From: 46, To: 48}}
 	c.Retry = []int{44, 41, 44}
 	s.Cursor("https://learned.example/").LearnedFrom = "https://jolt37.hive37.ai/traces/"
-	s.MarkSeen("sha256:bbb", time.Date(2026, 2, 23, 16, 0, 0, 0, time.UTC))
+	s.MarkSeenFrom("https://jolt37.hive37.ai/traces/", "sha256:bbb", time.Date(2026, 2, 23, 16, 0, 0, 0, time.UTC))
 	s.MarkSeen("sha256:aaa", time.Date(2026, 2, 22, 16, 0, 0, 0, time.UTC))
 	s.Hosts = map[string]*Host{"jolt37.hive37.ai": {CrawlDelay: 10 * time.Second}}
 	return s
@@ -195,7 +315,7 @@ func golden(t *testing.T, name string, got []byte) {
 }
 
 func FuzzLoad(f *testing.F) {
-	for _, name := range []string{"seed000-list.json", "seed000-breaker.json", "saved.golden.json"} {
+	for _, name := range []string{"seed000-list.json", "seed000-breaker.json", "legacy-single-file.json"} {
 		if data, err := os.ReadFile(filepath.Join("testdata", name)); err == nil {
 			f.Add(data)
 		}
@@ -206,17 +326,24 @@ func FuzzLoad(f *testing.F) {
 		if err != nil {
 			return
 		}
-		out, err := s.Marshal()
+		files, err := s.Files(time.Time{})
 		if err != nil {
-			t.Fatalf("marshal decoded state: %v", err)
+			t.Fatalf("encode decoded state: %v", err)
 		}
-		again, err := decode(out, loadTime)
-		if err != nil {
-			t.Fatalf("state written by Marshal does not decode: %v\n%s", err, out)
+		again := New()
+		for _, name := range sortedNames(files) {
+			if err := again.decodeSplit(name, files[name]); err != nil {
+				t.Fatalf("state file %s written by Files does not decode: %v\n%s", name, err, files[name])
+			}
 		}
-		out2, _ := again.Marshal()
-		if string(out) != string(out2) {
-			t.Fatalf("marshal is not stable:\n%s\n%s", out, out2)
+		files2, _ := again.Files(time.Time{})
+		if len(files) != len(files2) {
+			t.Fatalf("files not stable: %d then %d", len(files), len(files2))
+		}
+		for name := range files {
+			if string(files[name]) != string(files2[name]) {
+				t.Fatalf("%s is not stable:\n%s\n%s", name, files[name], files2[name])
+			}
 		}
 	})
 }

@@ -1,0 +1,130 @@
+package state
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/meshnode/meshnode/internal/atomicfile"
+)
+
+// A split state file is a directory of small JSON files, one per peer, so
+// a heartbeat in which one peer changed rewrites that peer's file only,
+// and no file grows with the whole mesh. It is named by the path of the
+// single file older nodes kept (mesh-state/ledger.json): its files live in
+// that path without ".json" (mesh-state/ledger/), and a file still at the
+// old path is read as well and removed by the next write, which is how an
+// old node's state migrates (docs/contracts.md).
+
+// SplitDir returns the directory the split state named by path lives in.
+func SplitDir(path string) string { return strings.TrimSuffix(path, ".json") }
+
+// PeerFileName names the file of the peer at url in a split directory: a
+// readable slug of the URL and 8 hex digits of its sha256, so two URLs
+// never share a file.
+func PeerFileName(url string) string {
+	sum := sha256.Sum256([]byte(url))
+	slug := strings.TrimPrefix(strings.TrimPrefix(url, "https://"), "http://")
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(slug) {
+		ok := (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') || r == '.'
+		switch {
+		case ok:
+			b.WriteRune(r)
+			dash = false
+		case !dash && b.Len() > 0:
+			b.WriteByte('-')
+			dash = true
+		}
+		if b.Len() >= 60 {
+			break
+		}
+	}
+	name := strings.Trim(b.String(), "-.")
+	if name == "" {
+		name = "peer"
+	}
+	return name + "-" + hex.EncodeToString(sum[:4]) + ".json"
+}
+
+// ReadSplit reads the split state named by path: the old single file
+// (nil when there is none) and every *.json file of its directory, by
+// name. A file it cannot read is a *CorruptError.
+func ReadSplit(path string) (legacy []byte, files map[string][]byte, err error) {
+	legacy, err = os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		legacy, err = nil, nil
+	}
+	if err != nil {
+		return nil, nil, &CorruptError{Path: path, Err: err}
+	}
+	dir := SplitDir(path)
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return legacy, map[string][]byte{}, nil
+	}
+	if err != nil {
+		return nil, nil, &CorruptError{Path: dir, Err: err}
+	}
+	files = make(map[string][]byte, len(entries))
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".json") || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, nil, &CorruptError{Path: p, Err: err}
+		}
+		files[e.Name()] = data
+	}
+	return legacy, files, nil
+}
+
+// WriteSplit makes the split state named by path hold exactly files: it
+// writes each file whose bytes differ (atomically), removes the
+// directory's other *.json files, then the old single file. It reports
+// whether anything on disk changed. A crash at any point leaves a state
+// ReadSplit reads back whole: the old file goes last.
+func WriteSplit(path string, files map[string][]byte) (bool, error) {
+	dir := SplitDir(path)
+	changed := false
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		c, err := atomicfile.WriteFileIfChanged(filepath.Join(dir, name), files[name], 0o644)
+		if err != nil {
+			return changed, fmt.Errorf("write %s: %w", name, err)
+		}
+		changed = changed || c
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return changed, fmt.Errorf("read %s: %w", dir, err)
+	}
+	for _, e := range entries {
+		if _, keep := files[e.Name()]; keep || !strings.HasSuffix(e.Name(), ".json") || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+			return changed, fmt.Errorf("remove %s: %w", e.Name(), err)
+		}
+		changed = true
+	}
+	if err := os.Remove(path); err == nil {
+		changed = true
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return changed, fmt.Errorf("remove %s after splitting it: %w", path, err)
+	}
+	return changed, nil
+}
