@@ -11,6 +11,7 @@ import (
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/publish"
+	"github.com/meshnode/meshnode/internal/state"
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
@@ -89,6 +90,10 @@ func symlink(t *testing.T, target, link string) {
 // check workflow does (the pull request's tree as --dir, the base as
 // --base, its changed files after --) over pull requests a stranger could
 // open. Each must exit 3 and name the file at fault.
+// forgedLedgerFile is where ledger.Save writes bob's records: the ledger
+// keeps a file per peer under mesh-state/ledger/.
+var forgedLedgerFile = "mesh-state/ledger/" + state.PeerFileName("https://bob.example.org/mesh/")
+
 func TestCheckRefusesHostilePullRequests(t *testing.T) {
 	goodVal := "validations/" + validation.FileName(bobTraceHash)
 	forged := manifest.HashBytes([]byte("a trace the heartbeat never saw\n"))
@@ -183,8 +188,8 @@ func TestCheckRefusesHostilePullRequests(t *testing.T) {
 				}
 				writeCheckNodeFile(t, pr, "validations/"+validation.FileName(forged), canonicalValidation(forged, bobTraceURLCmd))
 			},
-			args: []string{"--", "mesh-state/ledger.json", "validations/" + validation.FileName(forged)},
-			want: "mesh-state/ledger.json:1: written only by the heartbeat"},
+			args: []string{"--", forgedLedgerFile, "validations/" + validation.FileName(forged)},
+			want: forgedLedgerFile + ":1: written only by the heartbeat"},
 		{name: "the forged ledger does not vouch for the validation either",
 			pr: func(t *testing.T, pr string) {
 				l := ledger.New()
@@ -194,7 +199,7 @@ func TestCheckRefusesHostilePullRequests(t *testing.T) {
 				}
 				writeCheckNodeFile(t, pr, "validations/"+validation.FileName(forged), canonicalValidation(forged, bobTraceURLCmd))
 			},
-			args: []string{"--", "mesh-state/ledger.json", "validations/" + validation.FileName(forged)},
+			args: []string{"--", forgedLedgerFile, "validations/" + validation.FileName(forged)},
 			want: "validations/" + validation.FileName(forged) + ":6: trace_hash " + forged + " is not in mesh-state/ledger.json"},
 		{name: "MANIFEST.md edited to forget a row, and the file deleted",
 			pr: func(t *testing.T, pr string) {
