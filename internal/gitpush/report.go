@@ -9,8 +9,8 @@ import (
 )
 
 // Markdown is the job summary of a heartbeat: a table of the counts, then
-// tables of hash mismatches and failed polls and the unreachable peers,
-// when there are any. Peer-supplied text is escaped for table cells.
+// tables of hash mismatches and failed polls, the unreachable peers and
+// the spikes, when there are any. Peer-supplied text is escaped for table cells.
 func Markdown(s *Summary) string {
 	var b strings.Builder
 	b.WriteString("### Heartbeat\n\n")
@@ -29,6 +29,10 @@ func Markdown(s *Summary) string {
 	if len(s.Unreachable) > 0 {
 		fmt.Fprintf(&b, "\n#### Unreachable peers\n\n%s\n", actions.Cell(strings.Join(s.Unreachable, ", ")))
 	}
+	if len(s.Spikes) > 0 {
+		b.WriteString("\n#### Spikes (polled every heartbeat today)\n\n")
+		b.WriteString(actions.Table([]string{"peer", "url", "new today", "daily average, 7 days before"}, spikeRows(s)))
+	}
 	return b.String()
 }
 
@@ -38,7 +42,8 @@ func countRows(s *Summary) [][]string {
 		n    int
 	}{
 		{"peers polled", s.PeersPolled},
-		{"peers skipped (backoff)", s.PeersSkipped},
+		{"peers skipped (quiet or backoff)", s.PeersSkipped},
+		{"peers skipped as quiet", s.PeersQuiet},
 		{"peers failed", s.PeersFailed},
 		{"peers rate-limited (not a failure)", s.PeersRateLimited},
 		{"peers learned", s.PeersLearned},
@@ -77,9 +82,18 @@ func failureRows(s *Summary) [][]string {
 	return rows
 }
 
+func spikeRows(s *Summary) [][]string {
+	rows := make([][]string, 0, len(s.Spikes))
+	for _, sp := range s.Spikes {
+		rows = append(rows, []string{sp.Peer, sp.URL, strconv.Itoa(sp.NewToday), strconv.FormatFloat(sp.DailyAvg7d, 'f', 1, 64)})
+	}
+	return rows
+}
+
 // Annotations turns what a person should look at into annotations on the
 // run: an error for every hash mismatch (a peer serving bytes its MANIFEST
-// does not vouch for) and a warning for every unreachable peer.
+// does not vouch for), a warning for every unreachable peer and a notice
+// for every spike.
 func Annotations(s *Summary) []actions.Annotation {
 	var out []actions.Annotation
 	for _, m := range s.HashMismatches {
@@ -94,6 +108,13 @@ func Annotations(s *Summary) []actions.Annotation {
 			Level:   actions.Warning,
 			Title:   "peer unreachable: " + p,
 			Message: p + " has failed every poll for 30 days; it is retried weekly and its validated traces still count",
+		})
+	}
+	for _, sp := range s.Spikes {
+		out = append(out, actions.Annotation{
+			Level:   actions.Notice,
+			Title:   "spike: " + sp.Peer,
+			Message: fmt.Sprintf("%s published %d new files today, %.1f a day over the week before; polled every heartbeat today", sp.URL, sp.NewToday, sp.DailyAvg7d),
 		})
 	}
 	return out

@@ -20,7 +20,7 @@ func TestMarkdownIsTheJobSummaryTable(t *testing.T) {
 
 func TestMarkdownOmitsEmptySections(t *testing.T) {
 	md := Markdown(&Summary{PeersPolled: 3})
-	for _, section := range []string{"Hash mismatches", "Failed polls", "Unreachable"} {
+	for _, section := range []string{"Hash mismatches", "Failed polls", "Unreachable", "Spikes"} {
 		if strings.Contains(md, section) {
 			t.Errorf("empty summary has a %q section:\n%s", section, md)
 		}
