@@ -11,6 +11,8 @@ import (
 
 	"github.com/meshnode/meshnode/internal/check"
 	"github.com/meshnode/meshnode/internal/config"
+	"github.com/meshnode/meshnode/internal/pullrequest"
+	"github.com/meshnode/meshnode/internal/setup"
 )
 
 func init() {
@@ -52,6 +54,11 @@ is a path, whatever it looks like. Each problem is printed to stdout as
 FILE:LINE: message; when GITHUB_ACTIONS=true, also as an ::error
 annotation on that line. The exit code is 3 when any problem is found.
 
+With --status-sha SHA it also sets the commit status "meshnode check" on
+SHA (success or failure), the check a repository makes required; it needs
+GITHUB_TOKEN (statuses: write) and GITHUB_REPOSITORY, as the check
+workflow provides.
+
 Examples:
   meshnode check
   meshnode check validations/val-3f2a9c1b7d4e.md
@@ -65,10 +72,11 @@ Flags:
 
 func runCheck(ctx context.Context, e *env, args []string) error {
 	var nf nodeFlags
-	var base string
+	var base, statusSHA string
 	fs := newFlagSet("check")
 	nf.add(fs)
 	fs.StringVar(&base, "base", "", "the node as it is, whose mesh.yaml, MANIFEST.md and ledger judge the files (default DIR)")
+	fs.StringVar(&statusSHA, "status-sha", "", "also report the result as the commit status \""+pullrequest.CheckContext+"\" on this commit (needs GITHUB_TOKEN)")
 	// A changed file named -h or --dir=x must be checked, never obeyed:
 	// flags stop at the first FILE (and at --).
 	fs.SetInterspersed(false)
@@ -94,10 +102,36 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		Dir: nf.dir, Base: base, Files: files, Agent: cfg.Agent, URL: cfg.URL,
 	})
 	printCheckProblems(e, nf.dir, problems, os.Getenv("GITHUB_ACTIONS") == "true")
+	if statusSHA != "" {
+		if err := reportCheckStatus(ctx, base, statusSHA, len(problems), os.Getenv); err != nil {
+			return err
+		}
+	}
 	if len(problems) > 0 {
 		return &problemsFound{n: len(problems)}
 	}
 	fmt.Fprintln(e.stderr, "meshnode: check: no problems found")
+	return nil
+}
+
+// reportCheckStatus sets the gate's commit status on sha: the required
+// check a repository makes of CheckContext, for a pull request of a
+// stranger and the node's own scoring pull request alike.
+func reportCheckStatus(ctx context.Context, dir, sha string, problems int, getenv func(string) string) error {
+	client, owner, repo, err := githubClient(dir, getenv, setup.OriginRemote)
+	if err != nil {
+		return err
+	}
+	st := pullrequest.Status{State: "success", Description: "no problems found"}
+	if problems > 0 {
+		st = pullrequest.Status{State: "failure", Description: fmt.Sprintf("%d problem(s) found: see the run's annotations", problems)}
+	}
+	if server, run := getenv("GITHUB_SERVER_URL"), getenv("GITHUB_RUN_ID"); server != "" && run != "" {
+		st.TargetURL = fmt.Sprintf("%s/%s/%s/actions/runs/%s", strings.TrimSuffix(server, "/"), owner, repo, run)
+	}
+	if err := pullrequest.ReportStatus(ctx, client, owner, repo, sha, st); err != nil {
+		return fmt.Errorf("check: %w", err)
+	}
 	return nil
 }
 

@@ -198,6 +198,23 @@ func syncScoresPR(ctx context.Context, e *env, o scoreOptions, cfg *config.Confi
 		return fmt.Errorf("score: %w", err)
 	}
 	printSync(e.stdout, res, without)
+	return ensureCheck(ctx, e, client, owner, repo, o.base, res)
+}
+
+// ensureCheck starts the check workflow for the pull request's head,
+// which GitHub does not do for a pull request the job's token opened or
+// updated (docs/github.md, "check.yml").
+func ensureCheck(ctx context.Context, e *env, client *github.Client, owner, repo, base string, res pullrequest.Result) error {
+	if res.Number == 0 {
+		return nil
+	}
+	started, err := pullrequest.EnsureCheck(ctx, client, owner, repo, base, res.Number, res.Head)
+	if err != nil {
+		return fmt.Errorf("score: %w (the heartbeat job needs actions: write and statuses: read)", err)
+	}
+	if started {
+		fmt.Fprintf(e.stdout, "started %s for pull request #%d (%q)\n", pullrequest.CheckWorkflow, res.Number, pullrequest.CheckContext)
+	}
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/pullrequest"
 	"github.com/meshnode/meshnode/internal/pullrequest/fakegithub"
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/validation"
@@ -107,9 +108,23 @@ func TestScorePROpensOnePullRequestOfDrafts(t *testing.T) {
 		t.Error("a trace without a suggestion was drafted")
 	}
 
+	// GitHub starts no workflow for it: score --pr starts the check itself,
+	// once per head that has no "meshnode check" status yet.
+	if d := f.Dispatches(); !strings.Contains(out, "started check.yml for pull request #1") || len(d) != 1 ||
+		d[0].Workflow != "check.yml" || d[0].Ref != "main" || d[0].Inputs["pr"] != "1" {
+		t.Errorf("dispatches %+v, output:\n%s", d, out)
+	}
+	head := f.Head("meshnode/scores")
+	if err := pullrequest.ReportStatus(context.Background(), c, fakegithub.Owner, fakegithub.Repo, head, pullrequest.Status{State: "success"}); err != nil {
+		t.Fatal(err)
+	}
+
 	out, err = runScoreT(t, o)
 	if err != nil || !strings.Contains(out, "pull request #1 is up to date") || len(f.Pulls()) != 1 {
 		t.Errorf("second run: %v, %d pull requests, output:\n%s", err, len(f.Pulls()), out)
+	}
+	if n := len(f.Dispatches()); n != 1 || strings.Contains(out, "started") {
+		t.Errorf("a checked head was dispatched again (%d dispatches):\n%s", n, out)
 	}
 }
 

@@ -86,8 +86,8 @@ func (r *repo) snapshot(branch string) (snapshot, error) {
 }
 
 // commit writes the drafts as one commit on top of the branch head (or of
-// base when starting over) and points the branch at it.
-func (r *repo) commit(o Options, st *state, drafts []Draft) error {
+// base when starting over), points the branch at it and returns its SHA.
+func (r *repo) commit(o Options, st *state, drafts []Draft) (string, error) {
 	entries := make([]*github.TreeEntry, 0, len(drafts))
 	for _, d := range drafts {
 		b, _, err := r.gh.Git.CreateBlob(r.ctx, r.owner, r.name, &github.Blob{
@@ -95,7 +95,7 @@ func (r *repo) commit(o Options, st *state, drafts []Draft) error {
 			Encoding: github.String("base64"),
 		})
 		if err != nil {
-			return wrap("upload "+d.Path, err)
+			return "", wrap("upload "+d.Path, err)
 		}
 		entries = append(entries, &github.TreeEntry{
 			Path: github.String(d.Path), Mode: github.String("100644"),
@@ -104,7 +104,7 @@ func (r *repo) commit(o Options, st *state, drafts []Draft) error {
 	}
 	tree, _, err := r.gh.Git.CreateTree(r.ctx, r.owner, r.name, st.head.tree, entries)
 	if err != nil {
-		return wrap("create tree", err)
+		return "", wrap("create tree", err)
 	}
 	c, _, err := r.gh.Git.CreateCommit(r.ctx, r.owner, r.name, &github.Commit{
 		Message: github.String(commitMessage(len(drafts))),
@@ -112,9 +112,9 @@ func (r *repo) commit(o Options, st *state, drafts []Draft) error {
 		Parents: []*github.Commit{{SHA: github.String(st.head.commit)}},
 	}, nil)
 	if err != nil {
-		return wrap("create commit", err)
+		return "", wrap("create commit", err)
 	}
-	return r.pointBranch(o.Branch, c.GetSHA(), st)
+	return c.GetSHA(), r.pointBranch(o.Branch, c.GetSHA(), st)
 }
 
 // pointBranch moves the branch to sha: a fast-forward while its pull

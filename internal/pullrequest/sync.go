@@ -38,6 +38,7 @@ type Options struct {
 type Result struct {
 	Number  int    // the pull request, 0 when there is none
 	URL     string // its page
+	Head    string // the commit the pull request's branch points at
 	Created bool   // a new pull request was opened
 	Updated bool   // the open one got new files or a new description
 	Written []string
@@ -65,8 +66,9 @@ func Sync(ctx context.Context, o Options) (Result, error) {
 	if len(p.waiting) == 0 {
 		return res, nil
 	}
+	res.Head = st.head.commit
 	if len(p.write) > 0 {
-		if err := r.commit(o, st, p.write); err != nil {
+		if res.Head, err = r.commit(o, st, p.write); err != nil {
 			return res, err
 		}
 		res.Written = paths(p.write)

@@ -1,5 +1,6 @@
 // Package fakegithub is an in-memory stand-in for the part of the GitHub
-// REST API that package pullrequest uses (git data and pulls), served by
+// REST API that package pullrequest uses (git data, pulls, commit statuses
+// and workflow dispatches), served by
 // httptest on 127.0.0.1, for tests. It must not be used outside tests.
 package fakegithub
 
@@ -23,14 +24,31 @@ import (
 // in-memory git object store: blobs, flat trees, commits and refs of one
 // repository, and its pull requests.
 type Server struct {
-	t     *testing.T
-	mu    sync.Mutex
-	blobs map[string][]byte
-	trees map[string]map[string]string // tree SHA → path → blob SHA
-	comms map[string]fakeCommit
-	refs  map[string]string // "heads/main" → commit SHA
-	pulls []*Pull
-	calls []string // "METHOD path", in order
+	t          *testing.T
+	mu         sync.Mutex
+	blobs      map[string][]byte
+	trees      map[string]map[string]string // tree SHA → path → blob SHA
+	comms      map[string]fakeCommit
+	refs       map[string]string // "heads/main" → commit SHA
+	pulls      []*Pull
+	statuses   map[string][]Status // commit SHA → statuses, oldest first
+	dispatches []Dispatch
+	calls      []string // "METHOD path", in order
+}
+
+// Status is a commit status as the fake keeps it.
+type Status struct {
+	State       string `json:"state"`
+	Context     string `json:"context"`
+	Description string `json:"description"`
+	TargetURL   string `json:"target_url"`
+}
+
+// Dispatch is a workflow_dispatch event as the fake received it.
+type Dispatch struct {
+	Workflow string
+	Ref      string
+	Inputs   map[string]any
 }
 
 type fakeCommit struct{ tree, parent, message string }
@@ -52,7 +70,7 @@ const Owner, Repo = "alice", "mesh-node"
 // go-github client pointed at it.
 func New(t *testing.T, files map[string]string) (*Server, *github.Client) {
 	f := &Server{t: t, blobs: map[string][]byte{}, trees: map[string]map[string]string{},
-		comms: map[string]fakeCommit{}, refs: map[string]string{}}
+		comms: map[string]fakeCommit{}, refs: map[string]string{}, statuses: map[string][]Status{}}
 	tree := map[string]string{}
 	for p, c := range files {
 		tree[p] = f.putBlob([]byte(c))
@@ -83,6 +101,9 @@ func (f *Server) routes() http.Handler {
 	m.HandleFunc("GET "+pre+"/pulls", f.listPulls)
 	m.HandleFunc("POST "+pre+"/pulls", f.createPull)
 	m.HandleFunc("PATCH "+pre+"/pulls/{n}", f.editPull)
+	m.HandleFunc("POST "+pre+"/statuses/{sha}", f.createStatus)
+	m.HandleFunc("GET "+pre+"/commits/{ref}/status", f.combinedStatus)
+	m.HandleFunc("POST "+pre+"/actions/workflows/{file}/dispatches", f.dispatch)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
@@ -276,6 +297,84 @@ func (f *Server) editPull(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	http.NotFound(w, r)
+}
+
+func (f *Server) createStatus(w http.ResponseWriter, r *http.Request) {
+	var st Status
+	decode(r, &st)
+	sha := r.PathValue("sha")
+	if _, ok := f.comms[sha]; !ok {
+		http.Error(w, `{"message":"No commit found for SHA"}`, http.StatusUnprocessableEntity)
+		return
+	}
+	switch st.State {
+	case "success", "failure", "error", "pending":
+	default:
+		http.Error(w, `{"message":"Validation Failed"}`, http.StatusUnprocessableEntity)
+		return
+	}
+	f.statuses[sha] = append(f.statuses[sha], st)
+	writeJSON(w, st)
+}
+
+// combinedStatus gives the newest status of each context, as GitHub does.
+func (f *Server) combinedStatus(w http.ResponseWriter, r *http.Request) {
+	sha := r.PathValue("ref")
+	latest := map[string]Status{}
+	for _, st := range f.statuses[sha] {
+		latest[st.Context] = st
+	}
+	out := []Status{}
+	for _, st := range latest {
+		out = append(out, st)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Context < out[j].Context })
+	writeJSON(w, map[string]any{"sha": sha, "statuses": out, "total_count": len(out)})
+}
+
+func (f *Server) dispatch(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Ref    string
+		Inputs map[string]any
+	}
+	decode(r, &req)
+	if _, ok := f.refs["heads/"+req.Ref]; !ok {
+		http.Error(w, `{"message":"No ref found for: `+req.Ref+`"}`, http.StatusUnprocessableEntity)
+		return
+	}
+	f.dispatches = append(f.dispatches, Dispatch{Workflow: r.PathValue("file"), Ref: req.Ref, Inputs: req.Inputs})
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// Statuses returns the commit statuses set on sha, oldest first.
+func (f *Server) Statuses(sha string) []Status {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]Status(nil), f.statuses[sha]...)
+}
+
+// Dispatches returns the workflow_dispatch events received, oldest first.
+func (f *Server) Dispatches() []Dispatch {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]Dispatch(nil), f.dispatches...)
+}
+
+// KnowCommit makes the fake accept statuses on sha, a commit made outside
+// it (in a local git repository standing for the same repository).
+func (f *Server) KnowCommit(sha string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.comms[sha]; !ok {
+		f.comms[sha] = fakeCommit{message: "made elsewhere"}
+	}
+}
+
+// Head returns the commit a branch points at.
+func (f *Server) Head(branch string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.refs["heads/"+branch]
 }
 
 func (f *Server) pullJSON(p *Pull) map[string]any {
