@@ -17,8 +17,9 @@ go build -o "$out/hostile" ./bench/hostile
 measure() {
   /usr/bin/time -f '%e %M %U %S' -o "$out/time" "$out/meshnode" heartbeat --dir "$2" >/dev/null 2>"$out/log" || { cat "$out/log"; exit 1; }
   read -r secs kb usr sys <"$out/time"
-  ledger=$(stat -c %s "$2/mesh-state/ledger.json" 2>/dev/null || echo 0)
-  awk -v l="$1" -v s="$secs" -v c="$(echo "$usr + $sys" | bc)" -v k="$kb" -v b="$ledger" \
+  # The ledger: mesh-state/ledger.json, or one file per peer under mesh-state/ledger/.
+  ledger=$( (du -cb "$2"/mesh-state/ledger* 2>/dev/null || true) | tail -1 | cut -f1)
+  awk -v l="$1" -v s="$secs" -v c="$(echo "$usr + $sys" | bc)" -v k="$kb" -v b="${ledger:-0}" \
     'BEGIN { printf "| %-44s | %6.2f s | %6.2f s | %6.1f MB | %6.2f MB |\n", l, s, c, k / 1024, b / 1048576 }'
 }
 
@@ -35,7 +36,7 @@ run() { # run LABEL KIND PEERS: serves the peers, then two heartbeats
   kill "$pid"; wait "$pid" 2>/dev/null || true
 }
 
-echo "| hostile peers | wall | CPU | peak RSS | ledger.json |"
+echo "| hostile peers | wall | CPU | peak RSS | ledger |"
 echo "|---|---|---|---|---|"
 run "20 legacy manifests of 4 MiB (43k rows each)" legacy 20 "$@"
 run "1 peer, 5,000 mismatching files" liar 1 "$@"
