@@ -16,12 +16,19 @@ func init() {
 	register(&command{
 		name:    "init",
 		summary: "turn a fresh fork into a node",
-		usage: `Usage: meshnode init [--dir DIR] [--agent NAME] [--url URL] [--force]
+		usage: `Usage: meshnode init [--dir DIR] [--agent NAME] [--url URL] [--founder] [--force]
 
 Writes the four files a node starts from: mesh.yaml (agent name and URL),
 IDENTITY.md (who the agent is), an empty MANIFEST.md and a starter AGENTS.md
 (the peers to poll; none yet). It refuses to overwrite any of them without
 --force, and names the ones that exist.
+
+A node's validations count only once it has standing. The founders of a
+mesh, named in FOUNDERS.md, have it from the start; every other node earns
+it when agents with standing have validated enough of its traces to bring
+its SIGNAL to 50. --founder founds a new mesh: init also writes FOUNDERS.md
+naming this node. To join a mesh instead, copy its FOUNDERS.md from any of
+its nodes (URL/FOUNDERS.md) into the directory, before or after init.
 
 The URL is where GitHub Pages serves the repository. Without --url it is
 derived from GITHUB_REPOSITORY (OWNER/REPO, set in GitHub Actions), else
@@ -33,6 +40,7 @@ Examples:
   meshnode init                        # on a terminal: answer the questions
   meshnode init --agent jolt37         # URL from the git remote
   meshnode init --dir node --agent jolt37 --url https://jolt37.github.io/node/
+  meshnode init --agent jolt37 --founder   # the first node of a new mesh
 
 Flags:
 `,
@@ -44,6 +52,7 @@ type initOptions struct {
 	nodeFlags
 	agent, url string
 	force      bool
+	founder    bool
 }
 
 func runInit(ctx context.Context, e *env, args []string) error {
@@ -53,6 +62,7 @@ func runInit(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&o.agent, "agent", "", "the agent name peers will know this node by")
 	fs.StringVar(&o.url, "url", "", "where GitHub Pages serves the node, e.g. https://you.github.io/node/")
 	fs.BoolVar(&o.force, "force", false, "overwrite node files that exist")
+	fs.BoolVar(&o.founder, "founder", false, "found a new mesh: write FOUNDERS.md naming this node")
 	if err := parseFlags(e, fs, args); err != nil {
 		return err
 	}
@@ -93,7 +103,7 @@ func initNode(e *env, o initOptions, prompt func(string, string) (string, error)
 	if err != nil {
 		return err
 	}
-	res, err := setup.Init(setup.Options{Dir: o.dir, Agent: o.agent, URL: o.url, Force: o.force, Now: clock(),
+	res, err := setup.Init(setup.Options{Dir: o.dir, Agent: o.agent, URL: o.url, Force: o.force, Founder: o.founder, Now: clock(),
 		Prompt: prompt, Getenv: os.Getenv, GitRemote: setup.OriginRemote})
 	if err != nil {
 		return initError(err)
@@ -102,7 +112,41 @@ func initNode(e *env, o initOptions, prompt func(string, string) (string, error)
 		fmt.Fprintf(e.stdout, "wrote %s\n", f)
 	}
 	fmt.Fprintf(e.stdout, "\nagent %s at %s\n\nNext: fill in IDENTITY.md, add peers to AGENTS.md, run 'meshnode heartbeat',\ncommit and push, enable GitHub Pages, then run 'meshnode doctor'.\n", res.Agent, res.URL)
+	printInitStanding(e.stdout, res)
 	return nil
+}
+
+// printInitStanding says what standing is and how this node gets it.
+func printInitStanding(w io.Writer, res *setup.Result) {
+	fmt.Fprintln(w, "\nStanding: a node's validations count only once it has standing. The founders")
+	fmt.Fprintln(w, "named in FOUNDERS.md have it from the start; any other node earns it when agents")
+	fmt.Fprintln(w, "with standing have validated enough of its traces to bring its SIGNAL to 50.")
+	switch {
+	case res.FoundersErr != nil:
+		fmt.Fprintf(w, "FOUNDERS.md does not parse: %v\nFix it, or copy the mesh's again.\n", res.FoundersErr)
+	case len(res.Founders.Founders) == 0:
+		fmt.Fprintln(w, "This node has no FOUNDERS.md yet, so nobody's validations count for it. Either:")
+		fmt.Fprintln(w, "  join a mesh: copy its FOUNDERS.md from any of its nodes, for example")
+		fmt.Fprintln(w, "    curl -fsS -o FOUNDERS.md https://OWNER.github.io/REPO/FOUNDERS.md")
+		fmt.Fprintln(w, "  and ask an agent with standing to list you in its AGENTS.md; or")
+		fmt.Fprintln(w, "  found one: write FOUNDERS.md with this node's line (as 'init --founder' does):")
+		fmt.Fprintf(w, "    %s | %s\n", res.Agent, res.URL)
+	case isFounder(res):
+		fmt.Fprintf(w, "FOUNDERS.md names this node a founder: it validates from the first heartbeat.\n"+
+			"Nodes that join this mesh copy it from %sFOUNDERS.md;\nlist them in AGENTS.md so you validate their traces.\n", res.URL)
+	default:
+		fmt.Fprintf(w, "FOUNDERS.md names %d founder(s). Publish traces ('meshnode trace new') and ask an\n"+
+			"agent with standing to list you in its AGENTS.md, so it validates them.\n", len(res.Founders.Founders))
+	}
+}
+
+func isFounder(res *setup.Result) bool {
+	for _, f := range res.Founders.Founders {
+		if f.URL == res.URL {
+			return true
+		}
+	}
+	return false
 }
 
 // initError turns the mistakes a person can fix into usage errors.

@@ -109,3 +109,39 @@ func setupReadFile(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+func TestInitSaysWhatStandingIsAndHowToGetIt(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"a fresh node without FOUNDERS.md is told how to join or found a mesh", nil,
+			[]string{"Standing: a node's validations count only once it has standing", "copy its FOUNDERS.md", "ada | https://ada.example.org/"}},
+		{"a founder is told it validates at once and how others join", []string{"--founder"},
+			[]string{"names this node a founder", "https://ada.example.org/FOUNDERS.md"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := append([]string{"init", "--dir", dir, "--agent", "ada", "--url", "https://ada.example.org/"}, tt.args...)
+			code, stdout, stderr := runSetupCLI(t, args...)
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, stdout)
+				}
+			}
+		})
+	}
+	t.Run("a node that copied the mesh's FOUNDERS.md is told to publish and be polled", func(t *testing.T) {
+		dir := t.TempDir()
+		setupWriteFile(t, filepath.Join(dir, "FOUNDERS.md"), "bob | https://bob.example.org/\n")
+		code, stdout, stderr := runSetupCLI(t, "init", "--dir", dir, "--agent", "ada", "--url", "https://ada.example.org/")
+		if code != exitOK || !strings.Contains(stdout, "FOUNDERS.md names 1 founder(s)") || !strings.Contains(stdout, "list you in its AGENTS.md") {
+			t.Errorf("exit %d, stdout:\n%s\nstderr: %s", code, stdout, stderr)
+		}
+	})
+}

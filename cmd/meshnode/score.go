@@ -17,6 +17,7 @@ import (
 	"github.com/meshnode/meshnode/internal/pullrequest"
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/setup"
+	"github.com/meshnode/meshnode/internal/signal"
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
@@ -110,11 +111,34 @@ func runScore(ctx context.Context, e *env, o scoreOptions) error {
 		return fmt.Errorf("score: read queue: %w", err)
 	}
 	waiting := waitingItems(items)
+	why, err := noSuggestionWhy(o.dir, cfg)
+	if err != nil {
+		return err
+	}
 	if !o.pr {
-		printWaiting(e.stdout, waiting)
+		printWaiting(e.stdout, waiting, why)
 		return nil
 	}
-	return syncScoresPR(ctx, e, o, cfg, waiting)
+	return syncScoresPR(ctx, e, o, cfg, waiting, why)
+}
+
+// noSuggestionWhy says why a waiting trace has no suggestion yet, the
+// truth for this node: without standing the heartbeat suggests nothing
+// (and says what to do next); with it, the manual scorer gets one at the
+// next heartbeat, and any other scorer scores the trace itself.
+func noSuggestionWhy(dir string, cfg *config.Config) (string, error) {
+	in, err := signal.Load(dir, cfg.Agent, cfg.URL)
+	if err != nil {
+		return "", fmt.Errorf("score: standing: %w", err)
+	}
+	p := signal.ProgressOf(signal.Compute(in), cfg.URL)
+	switch {
+	case !p.HasStanding():
+		return fmt.Sprintf("the heartbeat suggests scores only once this node has standing (%s); next: %s", p.Reason(), p.Next()), nil
+	case cfg.Scorer == config.ScorerManual:
+		return "the next heartbeat adds one", nil
+	}
+	return fmt.Sprintf("the scorer is %s: the next heartbeat scores it and publishes the validation itself", cfg.Scorer), nil
 }
 
 // waitingItems keeps the items a person may still score, oldest first as
@@ -129,7 +153,7 @@ func waitingItems(items []queue.Item) []queue.Item {
 	return out
 }
 
-func printWaiting(w io.Writer, items []queue.Item) {
+func printWaiting(w io.Writer, items []queue.Item, why string) {
 	if len(items) == 0 {
 		fmt.Fprintln(w, "no trace waits for a score")
 		return
@@ -137,7 +161,7 @@ func printWaiting(w io.Writer, items []queue.Item) {
 	for _, it := range items {
 		fmt.Fprintf(w, "%s  %s  %s\n    %s\n", it.ID, it.From, oneLineTitle(it), it.TraceURL)
 		if it.Suggested == nil {
-			fmt.Fprintln(w, "    no suggestion yet: the next heartbeat adds one")
+			fmt.Fprintf(w, "    no suggestion yet: %s\n", why)
 			continue
 		}
 		total := it.Suggested.Total()
@@ -181,7 +205,7 @@ func suggestions(cfg *config.Config, items []queue.Item) (out []pullrequest.Sugg
 	return out, without
 }
 
-func syncScoresPR(ctx context.Context, e *env, o scoreOptions, cfg *config.Config, items []queue.Item) error {
+func syncScoresPR(ctx context.Context, e *env, o scoreOptions, cfg *config.Config, items []queue.Item, why string) error {
 	client, owner, repo, err := githubClient(o.dir, o.getenv, o.remote)
 	if err != nil {
 		return err
@@ -197,7 +221,7 @@ func syncScoresPR(ctx context.Context, e *env, o scoreOptions, cfg *config.Confi
 	if err != nil {
 		return fmt.Errorf("score: %w", err)
 	}
-	printSync(e.stdout, res, without)
+	printSync(e.stdout, res, without, why)
 	return ensureCheck(ctx, e, client, owner, repo, o.base, res)
 }
 
@@ -218,7 +242,7 @@ func ensureCheck(ctx context.Context, e *env, client *github.Client, owner, repo
 	return nil
 }
 
-func printSync(w io.Writer, res pullrequest.Result, without int) {
+func printSync(w io.Writer, res pullrequest.Result, without int, why string) {
 	switch {
 	case res.Number == 0:
 		fmt.Fprintln(w, "no draft to propose: nothing waits, or every validation is merged")
@@ -232,7 +256,7 @@ func printSync(w io.Writer, res pullrequest.Result, without int) {
 	fmt.Fprintf(w, "drafts: %d written, %d kept as a person edited them, %d already merged\n",
 		len(res.Written), len(res.Kept), len(res.Merged))
 	if without > 0 {
-		fmt.Fprintf(w, "%d waiting trace(s) have no suggestion yet; the next heartbeat adds them\n", without)
+		fmt.Fprintf(w, "%d waiting trace(s) have no suggestion yet: %s\n", without, why)
 	}
 }
 

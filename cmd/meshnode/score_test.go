@@ -210,3 +210,36 @@ func TestScorePRFindsTheRepositoryFromTheOriginRemote(t *testing.T) {
 		})
 	}
 }
+
+// TestScoreSaysWhyATraceHasNoSuggestion: the reason is the truth for the
+// node: without standing the heartbeat never suggests, and says what to
+// do; a founder with the manual scorer gets a suggestion next heartbeat.
+func TestScoreSaysWhyATraceHasNoSuggestion(t *testing.T) {
+	tests := []struct {
+		name, scorer, founders string
+		want                   string
+	}{
+		{"no FOUNDERS.md", "manual", "", "only once this node has standing (no standing: FOUNDERS.md names no founders"},
+		{"another node founded the mesh", "manual", "bob | https://bob.example/\n", "no standing yet: SIGNAL 0 of the 50 standing needs"},
+		{"a founder with the manual scorer", "manual", "ada | https://ada.github.io/mesh/\n", "no suggestion yet: the next heartbeat adds one"},
+		{"a founder with the heuristic scorer", "heuristic", "ada | https://ada.github.io/mesh/\n", "the scorer is heuristic: the next heartbeat scores it"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := scoreOptions{}
+			o.dir = scoreNode(t, tt.scorer)
+			if tt.founders != "" {
+				if err := os.WriteFile(filepath.Join(o.dir, "FOUNDERS.md"), []byte(tt.founders), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			out, err := runScoreT(t, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(out, tt.want) {
+				t.Errorf("output lacks %q:\n%s", tt.want, out)
+			}
+		})
+	}
+}

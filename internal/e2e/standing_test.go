@@ -2,6 +2,9 @@ package e2e
 
 import (
 	"fmt"
+	"io"
+	"net/http"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -9,6 +12,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/heartbeat"
 	"github.com/meshnode/meshnode/internal/queue"
+	"github.com/meshnode/meshnode/internal/setup"
 	"github.com/meshnode/meshnode/internal/signal"
 )
 
@@ -91,16 +95,32 @@ func capabilityRocks(t testing.TB, n *testNode, count int) {
 }
 
 // TestFreshMeshReachesStandingEverywhere is the bootstrap of a new mesh
-// made of fresh nodes: ada founds it (FOUNDERS.md names her, and every
-// node holds that file), bob and cyd join with five capability rocks each.
-// Within a few heartbeats ada validates their traces, their SIGNAL reaches
-// 50, and every node publishes validations.
+// made of fresh nodes, set up as the README says: ada runs init --founder;
+// bob and cyd run init and copy FOUNDERS.md from ada's URL; each lists the
+// others in AGENTS.md and publishes five capability rocks. Within a few
+// heartbeats ada validates their traces, their SIGNAL reaches 50, and
+// every node publishes validations.
 func TestFreshMeshReachesStandingEverywhere(t *testing.T) {
 	m := newMesh(t, "ada", "bob", "cyd")
-	m.configure("ada", founding+alwaysPass)
-	m.configure("bob", alwaysPass)
-	m.configure("cyd", alwaysPass)
 	for _, n := range m.nodes {
+		if _, err := setup.Init(setup.Options{Dir: n.dir, Agent: n.name, URL: n.url, Founder: n.name == "ada", Now: start}); err != nil {
+			t.Fatal(err)
+		}
+		if n.name != "ada" {
+			writeFile(t, n.dir, signal.FoundersFile, string(getURL(t, m.node("ada").url+signal.FoundersFile)))
+		}
+		var agents strings.Builder
+		for _, o := range m.nodes {
+			if o != n {
+				fmt.Fprintf(&agents, "%s | %s | 2026-03-01\n", o.name, o.url)
+			}
+		}
+		writeFile(t, n.dir, heartbeat.AgentsFile, agents.String())
+		cfg := string(readFileT(t, filepath.Join(n.dir, "mesh.yaml")))
+		if !strings.Contains(cfg, "allow_private_addresses: true") {
+			t.Fatalf("init did not allow private addresses for a loopback URL:\n%s", cfg)
+		}
+		writeFile(t, n.dir, "mesh.yaml", cfg+alwaysPass)
 		capabilityRocks(t, n, 5)
 	}
 
@@ -110,6 +130,9 @@ func TestFreshMeshReachesStandingEverywhere(t *testing.T) {
 			sum := m.beat(n.name)
 			if _, ok := validating[n.name]; !ok && sum.ValidationsPublished > 0 {
 				validating[n.name] = round
+			}
+			if round == 1 && n.name != "ada" && !strings.Contains(sum.StandingNext, "founders: ada") {
+				t.Errorf("%s's first heartbeat does not say whom to ask: %q / %q", n.name, sum.Standing, sum.StandingNext)
 			}
 		}
 		m.now = m.now.Add(heartbeatEvery)
@@ -196,4 +219,28 @@ func queueItems(t testing.TB, dir string) []queue.Item {
 		t.Fatal(err)
 	}
 	return items
+}
+
+// getURL reads a URL of a test node, as a person copying a file would.
+func getURL(t testing.TB, url string) []byte {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %v", url, resp.StatusCode, err)
+	}
+	return data
+}
+
+func readFileT(t testing.TB, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

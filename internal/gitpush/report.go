@@ -18,6 +18,9 @@ func Markdown(s *Summary) string {
 	if s.Waiting > 0 && s.WaitingReason != "" {
 		fmt.Fprintf(&b, "\nScores wait: %s\n", actions.Cell(s.WaitingReason))
 	}
+	if s.StandingNext != "" {
+		fmt.Fprintf(&b, "\nStanding: %s. Next: %s\n", actions.Cell(s.Standing), actions.Cell(s.StandingNext))
+	}
 	if len(s.HashMismatches) > 0 {
 		b.WriteString("\n#### Hash mismatches\n\n")
 		b.WriteString(actions.Table([]string{"peer", "seq", "file", "claimed", "served"}, mismatchRows(s)))

@@ -85,7 +85,7 @@ func Doctor(ctx context.Context, o DoctorOptions) []Finding {
 	cfg, f := checkConfig(o.Dir)
 	out := []Finding{f}
 	if cfg == nil {
-		return append(out, notChecked("identity", "manifest", "pages", "pages-files", "peers")...)
+		return append(out, notChecked("identity", "manifest", "pages", "pages-files", "peers", "standing", "founders")...)
 	}
 	n := &node{o: o, cfg: cfg, pagesURL: cfg.URL, fetcher: o.Fetcher}
 	if o.PagesURL != "" {
@@ -98,6 +98,8 @@ func Doctor(ctx context.Context, o DoctorOptions) []Finding {
 	out = append(out, checkIdentity(o.Dir, cfg.Agent), n.checkManifest())
 	out = append(out, n.checkPages(ctx)...)
 	out = append(out, n.checkPeers(ctx)...)
+	out = append(out, n.checkStanding())
+	out = append(out, n.checkFounders(ctx)...)
 	out = append(out, checkWorkflows(o.Dir)...)
 	out = append(out, checkState(o.Dir)...)
 	return append(out, checkActivity(ctx, o))

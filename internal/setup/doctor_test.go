@@ -36,12 +36,16 @@ func (p *pages) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	http.FileServer(http.Dir(p.dir)).ServeHTTP(w, r)
 }
 
-// testNode is a node that doctor passes: made by Init, with one published
-// trace, the workflows, state files, an identity filled in and one peer.
+// testNode is a node that doctor passes: made by Init as the founder of
+// its mesh, with one published trace, the workflows, state files, an
+// identity filled in and one peer that holds the same FOUNDERS.md.
 type testNode struct {
 	dir   string
 	pages *pages
 	url   string
+	// peerFounders, when set, is the FOUNDERS.md the peer serves instead
+	// of the node's own.
+	peerFounders string
 }
 
 func newTestNode(t *testing.T) *testNode {
@@ -51,13 +55,23 @@ func newTestNode(t *testing.T) *testNode {
 	srv := httptest.NewServer(n.pages)
 	t.Cleanup(srv.Close)
 	n.url = srv.URL + "/"
-	if _, err := Init(Options{Dir: n.dir, Agent: "ada", URL: n.url, Now: initNow, Getenv: noEnv, GitRemote: noRemote}); err != nil {
+	if _, err := Init(Options{Dir: n.dir, Agent: "ada", URL: n.url, Founder: true, Now: initNow, Getenv: noEnv, GitRemote: noRemote}); err != nil {
 		t.Fatal(err)
 	}
 	peer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/bob/MANIFEST.md" {
+		switch r.URL.Path {
+		case "/bob/MANIFEST.md":
 			fmt.Fprint(w, "# MANIFEST\n\nagent: bob\n")
 			return
+		case "/bob/FOUNDERS.md":
+			if n.peerFounders != "" {
+				fmt.Fprint(w, n.peerFounders)
+				return
+			}
+			if data, err := os.ReadFile(filepath.Join(n.dir, "FOUNDERS.md")); err == nil {
+				w.Write(data)
+				return
+			}
 		}
 		http.NotFound(w, r)
 	}))
@@ -90,7 +104,7 @@ func TestDoctorPassesAHealthyNodeServedByPages(t *testing.T) {
 			t.Errorf("%s: %s: %s (fix: %s)", f.Check, f.Status, f.Message, f.Fix)
 		}
 	}
-	for _, check := range []string{"config", "identity", "manifest", "pages", "pages-files", "peers", "workflow heartbeat.yml", "workflow check.yml", "state ledger.json", "activity"} {
+	for _, check := range []string{"config", "identity", "manifest", "pages", "pages-files", "peers", "standing", "founders", "workflow heartbeat.yml", "workflow check.yml", "state ledger.json", "activity"} {
 		if find(fs, check, StatusOK) == nil {
 			t.Errorf("no ok finding for %q", check)
 		}
@@ -147,6 +161,24 @@ func TestDoctorFindsWhatIsBroken(t *testing.T) {
 		{"unreachable peer is a warning", func(t *testing.T, n *testNode) {
 			mustWrite(t, filepath.Join(n.dir, "AGENTS.md"), "gone | "+n.url+"gone/ | 2026-01-01\n")
 		}, time.Hour, "peers", StatusWarn, "peer gone unreachable", "trace_url"},
+		{"no FOUNDERS.md: no standing, and how to found or join a mesh", func(t *testing.T, n *testNode) {
+			mustRemove(t, filepath.Join(n.dir, "FOUNDERS.md"))
+		}, time.Hour, "standing", StatusWarn, "FOUNDERS.md names no founders", "meshnode init --founder"},
+		{"no FOUNDERS.md is also a founders warning", func(t *testing.T, n *testNode) {
+			mustRemove(t, filepath.Join(n.dir, "FOUNDERS.md"))
+		}, time.Hour, "founders", StatusWarn, "no FOUNDERS.md", "copy the mesh's FOUNDERS.md"},
+		{"another node founded the mesh: how far from standing, and what to do", func(t *testing.T, n *testNode) {
+			mustWrite(t, filepath.Join(n.dir, "FOUNDERS.md"), "bob | https://bob.example/\n")
+		}, time.Hour, "standing", StatusWarn, "no standing yet: SIGNAL 0 of the 50", "list you in its AGENTS.md"},
+		{"a FOUNDERS.md that does not parse fails at its line", func(t *testing.T, n *testNode) {
+			mustWrite(t, filepath.Join(n.dir, "FOUNDERS.md"), "# FOUNDERS\nbob https://bob.example/\n")
+		}, time.Hour, "standing", StatusFail, "FOUNDERS.md:2:", "one 'name | trace_url' line per founder"},
+		{"a peer with another FOUNDERS.md computes another mesh's SIGNAL", func(t *testing.T, n *testNode) {
+			n.peerFounders = "bob | https://bob.example/\n"
+		}, time.Hour, "founders", StatusWarn, "peer bob holds another FOUNDERS.md", "copy it byte for byte"},
+		{"Pages serves another FOUNDERS.md than the local one", func(t *testing.T, n *testNode) {
+			n.pages.rewrite["/FOUNDERS.md"] = "old | https://old.example/\n"
+		}, time.Hour, "founders", StatusWarn, "Pages serves another FOUNDERS.md", "commit and push FOUNDERS.md"},
 		{"no peers", func(t *testing.T, n *testNode) {
 			mustWrite(t, filepath.Join(n.dir, "AGENTS.md"), "# name | trace_url | joined\n")
 		}, time.Hour, "peers", StatusWarn, "lists no peers", "add a line"},

@@ -11,6 +11,7 @@ import (
 	"github.com/meshnode/meshnode/internal/atomicfile"
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/roster"
+	"github.com/meshnode/meshnode/internal/signal"
 )
 
 // Options configure Init.
@@ -19,7 +20,11 @@ type Options struct {
 	Agent string // --agent; asked for, or an error, when empty
 	URL   string // --url; derived, asked for, or an error, when empty
 	Force bool   // overwrite files that exist
-	Now   time.Time
+	// Founder founds a new mesh: Init also writes FOUNDERS.md naming this
+	// node, so its validations count from the first heartbeat
+	// (docs/decisions.md, Standing).
+	Founder bool
+	Now     time.Time
 	// Prompt asks a question with a suggested answer and returns the
 	// answer ("" keeps the suggestion). It is nil when there is no
 	// terminal: then Init never asks.
@@ -34,6 +39,12 @@ type Options struct {
 type Result struct {
 	Agent, URL string
 	Written    []string // file names relative to Dir, in writing order
+	// Founders is the declaration the node now holds: the one Init wrote
+	// with Founder, or one already there (copied from the mesh joined).
+	Founders signal.Declaration
+	// FoundersErr is why an existing FOUNDERS.md could not be read; the
+	// node is set up all the same, and every command will say it too.
+	FoundersErr error
 }
 
 // MissingError is a value Init needs and could neither derive nor ask for.
@@ -98,7 +109,27 @@ func Init(o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return writeNode(o.Dir, agent, nodeURL, id, o.Now)
+	res, err := writeNode(o.Dir, agent, nodeURL, id, o.Now)
+	if err != nil {
+		return res, err
+	}
+	return res, settleFounders(o, res)
+}
+
+// settleFounders writes FOUNDERS.md naming the node when it founds a
+// mesh; otherwise it reads the declaration already there, so that a bad
+// copy is reported now (res.FoundersErr) rather than by the first
+// heartbeat.
+func settleFounders(o Options, res *Result) error {
+	if o.Founder {
+		data := signal.FormatFounders([]signal.Founder{{Name: res.Agent, URL: res.URL}})
+		if err := atomicfile.WriteFile(filepath.Join(o.Dir, signal.FoundersFile), data, 0o644); err != nil {
+			return fmt.Errorf("write %s: %w", signal.FoundersFile, err)
+		}
+		res.Written = append(res.Written, signal.FoundersFile)
+	}
+	res.Founders, res.FoundersErr = signal.ReadFounders(o.Dir)
+	return nil
 }
 
 // deriveRepo finds the GitHub repository: GITHUB_REPOSITORY first (set in
@@ -160,7 +191,11 @@ func refuseOverwrite(o Options) error {
 		return nil
 	}
 	var exist []string
-	for _, f := range initFiles {
+	files := initFiles
+	if o.Founder {
+		files = append(files[:len(files):len(files)], signal.FoundersFile)
+	}
+	for _, f := range files {
 		data, err := os.ReadFile(filepath.Join(o.Dir, f))
 		switch {
 		case err == nil && config.IsTemplate(data):

@@ -1,0 +1,59 @@
+package setup
+
+import (
+	"errors"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/meshnode/meshnode/internal/signal"
+)
+
+func TestInitFounderWritesFoundersNamingTheNode(t *testing.T) {
+	dir := t.TempDir()
+	res, err := Init(Options{Dir: dir, Agent: "ada", URL: "https://ada.example/", Founder: true, Now: initNow, Getenv: noEnv, GitRemote: noRemote})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []signal.Founder{{Name: "ada", URL: "https://ada.example/"}}
+	if !reflect.DeepEqual(res.Founders.Founders, want) || res.Written[len(res.Written)-1] != signal.FoundersFile {
+		t.Fatalf("result %+v, want FOUNDERS.md written naming ada", res)
+	}
+	d, err := signal.ReadFounders(dir)
+	if err != nil || !reflect.DeepEqual(d.Founders, want) {
+		t.Fatalf("FOUNDERS.md on disk: %+v, %v", d, err)
+	}
+}
+
+func TestInitKeepsAFoundersFileCopiedFromTheMeshJoined(t *testing.T) {
+	dir := t.TempDir()
+	copied := "# FOUNDERS\nbob | https://bob.example/\n"
+	mustWrite(t, filepath.Join(dir, signal.FoundersFile), copied)
+	res, err := Init(Options{Dir: dir, Agent: "ada", URL: "https://ada.example/", Now: initNow, Getenv: noEnv, GitRemote: noRemote})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mustRead(t, filepath.Join(dir, signal.FoundersFile)); got != copied {
+		t.Errorf("FOUNDERS.md changed: %q", got)
+	}
+	if len(res.Founders.Founders) != 1 || res.Founders.Founders[0].Name != "bob" || res.FoundersErr != nil {
+		t.Errorf("result founders %+v, %v; want bob", res.Founders, res.FoundersErr)
+	}
+
+	t.Run("founding over another mesh's file needs --force", func(t *testing.T) {
+		_, err := Init(Options{Dir: dir, Agent: "ada", URL: "https://ada.example/", Founder: true, Now: initNow, Getenv: noEnv, GitRemote: noRemote})
+		var ee *ExistsError
+		if !errors.As(err, &ee) || ee.Files[len(ee.Files)-1] != signal.FoundersFile {
+			t.Fatalf("Init = %v, want an ExistsError naming FOUNDERS.md", err)
+		}
+	})
+	t.Run("a copy that does not parse is reported, and the node is set up", func(t *testing.T) {
+		dir := t.TempDir()
+		mustWrite(t, filepath.Join(dir, signal.FoundersFile), "bob https://bob.example/\n")
+		res, err := Init(Options{Dir: dir, Agent: "ada", URL: "https://ada.example/", Now: initNow, Getenv: noEnv, GitRemote: noRemote})
+		var fe *signal.FoundersError
+		if err != nil || !errors.As(res.FoundersErr, &fe) || len(res.Written) != len(initFiles) {
+			t.Fatalf("Init = %+v, %v; want the node written and a FoundersError", res, err)
+		}
+	})
+}
