@@ -91,7 +91,8 @@ func (p Progress) Next() string {
 	case p.Self.Standing:
 		return ""
 	case len(p.Founders) == 0:
-		return "to found a mesh, run `meshnode init --founder` (FOUNDERS.md then names you); to join one, copy its FOUNDERS.md from any of its nodes (docs/setup.md, Standing)"
+		return "to found a mesh, write FOUNDERS.md with one line naming this node, `name | trace_url` (what `meshnode init --founder` writes); " +
+			"to join one, copy its FOUNDERS.md from any of its nodes (docs/setup.md, Standing)"
 	}
 	return fmt.Sprintf("publish traces (`meshnode trace new`) and have an agent with standing (founders: %s) list you in its AGENTS.md so it polls and validates them; "+
 		"each validated trace earns SIGNAL (knowledge pebble 2, knowledge rock 6, capability rock 10)", strings.Join(p.Founders, ", "))
