@@ -7,8 +7,8 @@ import (
 
 // Reasons of breakdown lines that are not a validated trace.
 const (
-	ReasonFounder   = "founder (FOUNDERS.md)"
-	ReasonValidated = "validation authored"
+	ReasonFounder  = "founder (FOUNDERS.md)"
+	ReasonAuthored = "validation authored"
 )
 
 // tally computes every agent's SIGNAL under the given standing: a
@@ -53,7 +53,7 @@ func (m *mesh) tally(statuses map[string]*TraceResult, standing map[string]int) 
 	}
 	for _, k := range sortedKeys(counted) {
 		for i := 0; i < counted[k]; i++ {
-			add(k, ReasonValidated, ValidationPoints)
+			add(k, ReasonAuthored, ValidationPoints)
 		}
 	}
 	out := map[string]*Agent{}
