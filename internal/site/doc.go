@@ -1,8 +1,8 @@
 // Package site builds the node's static site, the GitHub Pages half of a
 // node: it copies every published file (MANIFEST.md, IDENTITY.md,
-// AGENTS.md, traces/, validations/, disputes/) byte for byte, and renders
-// HTML pages, SVG charts, an Atom feed, a sitemap and robots.txt beside
-// them. It also serves that site for a local preview.
+// AGENTS.md, FOUNDERS.md, traces/, validations/, disputes/) byte for byte,
+// and renders HTML pages, SVG charts, an Atom feed, a sitemap and
+// robots.txt beside them. It also serves that site for a local preview.
 //
 // What the pages say comes from the packages that own each concept:
 // traces, validations and disputes are read by internal/trace,

@@ -82,7 +82,7 @@ func Load(dir string, now time.Time) (*Node, error) {
 }
 
 // readOptional reads one of the node's top-level files (MANIFEST.md,
-// IDENTITY.md, AGENTS.md), returning nil for a missing one. A symbolic
+// IDENTITY.md, AGENTS.md, FOUNDERS.md), returning nil for a missing one. A symbolic
 // link is refused, never followed: the site would publish its target.
 func readOptional(dir, name string) ([]byte, error) {
 	b, err := layout.ReadFile(dir, name, layout.MaxTopFileBytes)

@@ -12,7 +12,7 @@ import (
 	"github.com/meshnode/meshnode/internal/layout"
 )
 
-// TestBuildRefusesSymlinkedFiles: a symlinked IDENTITY.md or AGENTS.md, or
+// TestBuildRefusesSymlinkedFiles: a symlinked top-level file, or
 // a link in traces/, validations/ or disputes/, stops the build with an
 // error naming it, before anything is written; the Pages artifact (a tar
 // that dereferences links) would otherwise ship the link's target, on a
@@ -22,7 +22,7 @@ func TestBuildRefusesSymlinkedFiles(t *testing.T) {
 	if err := os.WriteFile(secret, []byte("[http] extraheader = AUTHORIZATION: basic c2VjcmV0\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"IDENTITY.md", "AGENTS.md", "MANIFEST.md", "traces/leak.md", "validations/val-000000000000.md", "disputes/dispute-000000000000.md", "traces"} {
+	for _, f := range []string{"IDENTITY.md", "AGENTS.md", "MANIFEST.md", "FOUNDERS.md", "traces/leak.md", "validations/val-000000000000.md", "disputes/dispute-000000000000.md", "traces"} {
 		t.Run(f, func(t *testing.T) {
 			dir := copyNode(t)
 			p := filepath.Join(dir, filepath.FromSlash(f))
