@@ -52,6 +52,23 @@ func ownFiles(dir string) ([]string, []Held, error) {
 	return out, held, nil
 }
 
+// linkedTopFiles holds back the node's top-level published files
+// (IDENTITY.md, AGENTS.md, FOUNDERS.md) that are symbolic links: the site
+// would ship the link's target, so meshnode build refuses them, and every
+// heartbeat says so until a person replaces the link with the file.
+func linkedTopFiles(dir string) []Held {
+	var held []Held
+	for _, f := range layout.TopFiles {
+		if f == layout.ManifestFile {
+			continue // rewritten by rename below: a link is replaced by the file
+		}
+		if _, err := layout.Stat(dir, f); errors.Is(err, layout.ErrSymlink) {
+			held = append(held, Held{File: f, Reason: "a symbolic link: meshnode build refuses it, since the site would publish its target; replace it with the file itself"})
+		}
+	}
+	return held
+}
+
 // unpublishable says why a directory entry is not published.
 func unpublishable(e fs.DirEntry) string {
 	if e.Type()&fs.ModeSymlink != 0 {

@@ -88,3 +88,17 @@ func TestPublishRefusesAPublishedFileTurnedSymlink(t *testing.T) {
 		t.Errorf("Publish over a symlinked published file: %v, want a symbolic link error", err)
 	}
 }
+
+// TestPublishNamesASymlinkedIdentity: IDENTITY.md or AGENTS.md as a link
+// is not the publisher's to publish (the site copies them), but every
+// heartbeat names it, since meshnode build refuses it.
+func TestPublishNamesASymlinkedIdentity(t *testing.T) {
+	dir := writeNode(t, map[string]string{"traces/good.md": traceText("Good", "knowledge")})
+	if err := os.Symlink("/etc/hostname", filepath.Join(dir, "IDENTITY.md")); err != nil {
+		t.Fatal(err)
+	}
+	res := mustPublish(t, opts(dir, t0))
+	if len(res.NewFiles) != 1 || len(res.Held) != 1 || res.Held[0].File != "IDENTITY.md" || !strings.Contains(res.Held[0].Reason, "symbolic link") {
+		t.Errorf("published %v, held %+v; want the trace published and IDENTITY.md named", res.NewFiles, res.Held)
+	}
+}

@@ -70,7 +70,7 @@ func addNewFiles(m *manifest.Manifest, res *Result, o Options, old *manifest.Man
 	if err != nil {
 		return err
 	}
-	res.Held = append(res.Held, held...)
+	res.Held = append(append(res.Held, linkedTopFiles(o.Dir)...), held...)
 	for _, f := range files {
 		if listed[f] {
 			continue
