@@ -5,14 +5,20 @@
 #
 # Without NODE_DIR (as .ci/run calls it) it makes a demo node with
 # `meshnode demo`. Builds NODE_DIR's site with `meshnode build`, serves it with
-# `meshnode serve` on 127.0.0.1, opens every page in headless Chromium
-# (Debian's chromium, installed with python3 if absent) and checks that
-# every internal href and src of the rendered DOM resolves (HTTP 200),
-# exiting non-zero on the first crawl with a broken one. Then saves
-# screenshots, the CI artifacts, under .ci/artifacts/screenshots/:
-#   home.png, trace.png             desktop (1280x900), light
-#   home-dark.png, trace-dark.png   desktop, dark (prefers-color-scheme)
-#   home-phone.png, trace-phone.png phone width (390x844)
+# `meshnode serve` on 127.0.0.1, and then, exiting non-zero on any finding:
+#  1. opens every page in headless Chromium and checks that every internal
+#     href and src of the rendered DOM resolves (HTTP 200);
+#  2. runs html-validate (recommended rules) over every HTML page: 0 errors;
+#  3. opens one page of each template (home, agents, agent, traces, trace,
+#     peers, validations, SIGNAL, 404) at 1366x900 and 390x844, light and
+#     dark, runs axe-core (WCAG 2.2 A and AA) in it, checks that nothing is
+#     cut off and no text renders under 11 px, and saves full-page
+#     screenshots, the CI artifacts, as
+#     .ci/artifacts/screenshots/TEMPLATE-{desktop,phone}-{light,dark}.png
+#     (.ci/browser/check.mjs).
+# Tools: Debian's chromium, nodejs, npm and python3 (apt-get, when absent);
+# axe-core, html-validate and puppeteer-core at the versions pinned in
+# .ci/browser/package-lock.json (npm ci).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 node=${1:-}
@@ -22,12 +28,16 @@ port=${PORT:-8391}
 missing=()
 command -v chromium >/dev/null || missing+=(chromium)
 command -v python3 >/dev/null || missing+=(python3)
+command -v node >/dev/null || missing+=(nodejs)
+command -v npm >/dev/null || missing+=(npm)
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo=sudo
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+
+(cd .ci/browser && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null)
 
 work=$(mktemp -d)
 go build -o "$work/meshnode" ./cmd/meshnode
@@ -113,19 +123,20 @@ for b in broken:
 sys.exit(1 if broken else 0)
 PY
 
-# The trace page shown is the last by file name (in a demo node, the
-# newest trace).
-trace=$(find "$work/site/traces" -name '*.html' ! -name index.html | sort | tail -n 1)
-trace_url="${base}traces/$(basename "$trace")"
+# Every page through html-validate.
+find "$work/site" -name '*.html' -print0 | xargs -0 .ci/browser/node_modules/.bin/html-validate --config .ci/browser/htmlvalidate.json
+echo "html-validate: $(find "$work/site" -name '*.html' | wc -l) pages, 0 errors"
+
+# One page of each template: the trace page is the last by file name (in a
+# demo node, the newest trace), the agent pages ours and the peer whose
+# page is largest (the one with the most to show).
+trace=$(cd "$work/site" && find traces -name '*.html' ! -name index.html | sort | tail -n 1)
+self=$(sed -n 's/^agent: *//p' "$node/mesh.yaml" 2>/dev/null | head -n 1)
+peer=$(cd "$work/site" && ls -S agents/*.html | grep -v -e '/index.html$' -e "/${self:-none}.html\$" | head -n 1)
+pages=(home=index.html agents=agents/index.html peer=$peer traces=traces/index.html trace=$trace
+  peers=peers.html validations=validations.html signal=signal.html notfound=no/such/page.html)
+[ -n "$self" ] && [ -f "$work/site/agents/$self.html" ] && pages+=(self=agents/$self.html)
+rm -rf "$shots"
 mkdir -p "$shots"
-shoot() { # name url extra-flags...
-  local name=$1 url=$2; shift 2
-  chrome --screenshot="$PWD/$shots/$name.png" --window-size=1280,900 "$@" "$url"
-}
-shoot home "${base}index.html"
-shoot trace "$trace_url"
-shoot home-dark "${base}index.html" --force-dark-mode --blink-settings=preferredColorScheme=0
-shoot trace-dark "$trace_url" --force-dark-mode --blink-settings=preferredColorScheme=0
-shoot home-phone "${base}index.html" --window-size=390,844
-shoot trace-phone "$trace_url" --window-size=390,844
-ls -l "$shots"
+node .ci/browser/check.mjs "$base" "$shots" "${pages[@]}"
+ls "$shots"

@@ -8,14 +8,19 @@ import (
 )
 
 // Chart sizes, in SVG user units; the SVG scales to the page width.
+//
+// A chart is drawn at most 34rem wide (style.css) and about 340 px on a
+// 390 px phone, so its 16-unit text shows at 11 px or more on a phone and
+// about 18 px on a desktop.
 const (
-	timelineWidth  = 720
-	timelineHeight = 200
-	timelineLeft   = 32 // room for the y axis labels
-	timelineBottom = 20 // room for the x axis labels
-	maxBuckets     = 60 // more buckets than this and the bars become hairlines
+	timelineWidth  = 480
+	timelineHeight = 240
+	timelineLeft   = 44 // room for the y axis labels
+	timelineBottom = 26 // room for the x axis labels
+	maxBuckets     = 40 // more buckets than this and the bars become hairlines
 	graphSize      = 480
-	maxGraphAgents = 40 // beyond this a circle layout is unreadable
+	graphRadius    = 150 // the ring of peers; labels go outside it
+	maxGraphAgents = 24  // beyond this the ring's labels overlap
 )
 
 type timeline struct {
@@ -65,12 +70,16 @@ func buildTimeline(traces, votes []time.Time) timeline {
 	return tl
 }
 
+// layout draws the bars on a logarithmic scale (log of 1+count), so a
+// day of 3 stays visible beside a day of 849; the grid says which values
+// its lines stand for.
 func (tl *timeline) layout(first time.Time, step time.Duration, tc, vc []int, max int) {
 	plotW := float64(tl.Width - tl.Left)
-	plotH := float64(tl.Height - timelineBottom - 8)
+	plotH := float64(tl.Height - timelineBottom - 10)
 	slot := plotW / float64(len(tc))
 	barW := math.Min(math.Max(slot*0.4, 0.5), 18) // thin bars read better than slabs
-	y := func(v int) float64 { return 8 + plotH - plotH*float64(v)/float64(max) }
+	top := math.Log1p(float64(max))
+	y := func(v int) float64 { return 10 + plotH - plotH*math.Log1p(float64(v))/top }
 	for i := range tc {
 		x := float64(tl.Left) + slot*float64(i) + slot*0.1
 		day := first.Add(step * time.Duration(i)).Format(time.DateOnly)
@@ -78,13 +87,23 @@ func (tl *timeline) layout(first time.Time, step time.Duration, tc, vc []int, ma
 			bar{X: round1(x), Y: round1(y(tc[i])), W: round1(barW), H: round1(y(0) - y(tc[i])), Class: "t", Title: fmt.Sprintf("%s: %d traces", day, tc[i])},
 			bar{X: round1(x + barW), Y: round1(y(vc[i])), W: round1(barW), H: round1(y(0) - y(vc[i])), Class: "v", Title: fmt.Sprintf("%s: %d validations", day, vc[i])})
 	}
-	for _, v := range []int{0, max / 2, max} {
+	for _, v := range gridValues(max) {
 		tl.Grid = append(tl.Grid, tick{Y: round1(y(v)), Label: fmt.Sprint(v)})
 	}
-	every := maxInt(1, len(tc)/6)
+	every := maxInt(1, (len(tc)+3)/4)
 	for i := 0; i < len(tc); i += every {
 		tl.Ticks = append(tl.Ticks, tick{X: round1(float64(tl.Left) + slot*(float64(i)+0.5)), Label: first.Add(step * time.Duration(i)).Format("Jan 2")})
 	}
+}
+
+// gridValues are the values the log scale's grid lines mark: 0, powers
+// of ten below max, and max.
+func gridValues(max int) []int {
+	vs := []int{0}
+	for p := 1; p*3 < max; p *= 10 {
+		vs = append(vs, p)
+	}
+	return append(vs, max)
 }
 
 func span(ts []time.Time) (first, last time.Time, ok bool) {
@@ -180,31 +199,47 @@ func topAgents(activity map[string]int, limit int) []string {
 	return agents
 }
 
+// placeNodes puts this node at the centre and the other agents on a ring
+// around it, labels outside the ring.
 func (g *graph) placeNodes(agents []string, self string, activity map[string]int) map[string][2]float64 {
 	c := float64(g.Size) / 2
-	radius := c - 90
 	pos := map[string][2]float64{}
-	for i, a := range agents {
-		angle := 2*math.Pi*float64(i)/float64(len(agents)) - math.Pi/2
-		x, y := c+radius*math.Cos(angle), c+radius*math.Sin(angle)
+	var ring []string
+	for _, a := range agents {
+		if a == self {
+			pos[a] = [2]float64{c, c}
+			g.Nodes = append(g.Nodes, g.node(a, c, c, c, c+graphNodeR(activity[a])+14, "middle", true, activity[a]))
+			continue
+		}
+		ring = append(ring, a)
+	}
+	for i, a := range ring {
+		angle := 2*math.Pi*float64(i)/float64(len(ring)) - math.Pi/2
+		x, y := c+graphRadius*math.Cos(angle), c+graphRadius*math.Sin(angle)
 		pos[a] = [2]float64{x, y}
 		anchor := "start"
-		if math.Cos(angle) < -0.1 {
+		if math.Cos(angle) < -0.2 {
 			anchor = "end"
-		} else if math.Abs(math.Cos(angle)) <= 0.1 {
+		} else if math.Abs(math.Cos(angle)) <= 0.2 {
 			anchor = "middle"
 		}
-		lx, ly := c+(radius+14)*math.Cos(angle), c+(radius+14)*math.Sin(angle)
+		lx, ly := c+(graphRadius+16)*math.Cos(angle), c+(graphRadius+16)*math.Sin(angle)
 		if anchor == "middle" {
 			ly += 8 * math.Copysign(1, math.Sin(angle))
 		}
-		g.Nodes = append(g.Nodes, graphNode{
-			X: round1(x), Y: round1(y), R: round1(5 + math.Min(9, math.Sqrt(float64(activity[a])))),
-			LX: round1(lx), LY: round1(ly), Label: a, Anchor: anchor, Self: a == self,
-			Title: fmt.Sprintf("%s: %d validations given or received", a, activity[a]),
-		})
+		g.Nodes = append(g.Nodes, g.node(a, x, y, lx, ly, anchor, false, activity[a]))
 	}
 	return pos
+}
+
+func graphNodeR(activity int) float64 { return 6 + math.Min(8, math.Sqrt(float64(activity))) }
+
+func (g *graph) node(a string, x, y, lx, ly float64, anchor string, self bool, activity int) graphNode {
+	return graphNode{
+		X: round1(x), Y: round1(y), R: round1(graphNodeR(activity)),
+		LX: round1(lx), LY: round1(ly), Label: shorten(a, 14), Anchor: anchor, Self: self,
+		Title: fmt.Sprintf("%s: %d validations given or received", a, activity),
+	}
 }
 
 func (g *graph) placeEdges(count map[[2]string]int, pos map[string][2]float64) {
@@ -227,11 +262,17 @@ func (g *graph) placeEdges(count map[[2]string]int, pos map[string][2]float64) {
 		// Stop short of the target circle so the arrow head stays visible.
 		dx, dy := b[0]-a[0], b[1]-a[1]
 		d := math.Hypot(dx, dy)
-		shrink := 16 / d
+		shrink := 18 / d
+		// A pair that validated each other gets two lines side by side,
+		// not one line with both arrows on top of each other.
+		var ox, oy float64
+		if count[[2]string{k[1], k[0]}] > 0 {
+			ox, oy = -dy/d*4, dx/d*4
+		}
 		g.Edges = append(g.Edges, graphEdge{
-			X1: round1(a[0] + dx*shrink), Y1: round1(a[1] + dy*shrink),
-			X2: round1(b[0] - dx*shrink), Y2: round1(b[1] - dy*shrink),
-			W:     round1(1 + math.Log2(float64(count[k]))),
+			X1: round1(a[0] + dx*shrink + ox), Y1: round1(a[1] + dy*shrink + oy),
+			X2: round1(b[0] - dx*shrink + ox), Y2: round1(b[1] - dy*shrink + oy),
+			W:     round1(1 + math.Min(4, math.Log2(float64(count[k]))/2)),
 			Title: fmt.Sprintf("%s validated %s %d times", k[0], k[1], count[k]),
 		})
 	}

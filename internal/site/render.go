@@ -40,8 +40,9 @@ var funcs = template.FuncMap{
 	"base":         path.Base,
 	"inc":          func(i int) int { return i + 1 },
 	"sub":          func(a, b int) int { return a - b },
-	"day":          func(t time.Time) string { return t.UTC().Format(time.DateOnly) },
-	"at":           func(p *view, v any) rooted { return rooted{p, v} },
+	"day":          formatDay,
+	"at":           func(p *view, v any) rooted { return rooted{P: p, V: v} },
+	"labelled":     func(p *view, label string, v any) rooted { return rooted{P: p, V: v, Label: label} },
 	"excerpt":      func(t *Trace) string { return excerpt(t.Body) },
 	"pct":          func(part, whole float64) float64 { return round1(100 * part / max(whole, 1)) },
 	"ago":          ago,
@@ -54,8 +55,9 @@ var funcs = template.FuncMap{
 // rooted hands a part template its value with the page it is on, so the
 // links it makes are relative to the page.
 type rooted struct {
-	P *view
-	V any
+	P     *view
+	V     any
+	Label string // an accessible name, when the part needs one
 }
 
 func mustParsePages(names ...string) map[string]*template.Template {
@@ -170,6 +172,13 @@ func formatDate(t time.Time) string {
 		return "–"
 	}
 	return t.UTC().Format("2006-01-02 15:04 UTC")
+}
+
+func formatDay(t time.Time) string {
+	if t.IsZero() {
+		return "never"
+	}
+	return t.UTC().Format(time.DateOnly)
 }
 
 func formatSignal(f float64) string {
