@@ -138,6 +138,13 @@ func TestCheckRefusesHostilePullRequests(t *testing.T) {
 		{name: "a symlinked IDENTITY.md",
 			pr:   func(t *testing.T, pr string) { symlink(t, "../../.git/config", filepath.Join(pr, "IDENTITY.md")) },
 			args: []string{"--", "IDENTITY.md"}, want: "IDENTITY.md:1: IDENTITY.md is a symbolic link"},
+		{name: "an IDENTITY.md the build would refuse for its size",
+			pr: func(t *testing.T, pr string) {
+				if err := os.Truncate(filepath.Join(pr, "IDENTITY.md"), 5<<20); err != nil {
+					t.Fatal(err)
+				}
+			},
+			args: []string{"--", "IDENTITY.md"}, want: "IDENTITY.md:1: 5242880 bytes: meshnode build copies at most"},
 		{name: "a symlinked AGENTS.md",
 			pr:   func(t *testing.T, pr string) { symlink(t, "/etc/passwd", filepath.Join(pr, "AGENTS.md")) },
 			args: []string{"--", "AGENTS.md"}, want: "AGENTS.md:1: AGENTS.md is a symbolic link"},

@@ -48,7 +48,12 @@ func (c *checker) file(f string) {
 		return
 	}
 	if top, _, _ := cutTop(f); top == f {
-		return // IDENTITY.md, AGENTS.md, mesh.yaml: people's to edit
+		// IDENTITY.md, AGENTS.md, mesh.yaml: people's to edit, within what
+		// the site copies.
+		if fi.Size() > layout.MaxTopFileBytes {
+			c.add(f, 1, "%d bytes: meshnode build copies at most %d (4 MiB) of a top-level file", fi.Size(), layout.MaxTopFileBytes)
+		}
+		return
 	}
 	c.published1(f, fi)
 }
