@@ -38,6 +38,8 @@ func TestCheckNameRefusesNamesThatBreakPublishing(t *testing.T) {
 		{"é.md", false},
 		{"a/b.md", false},
 		{"a\\b.md", false},
+		{"index.md", false}, // its page would replace the site's traces/index.html
+		{"index-2.md", true},
 	}
 	for _, tt := range tests {
 		err := CheckName(tt.name)

@@ -39,6 +39,9 @@ const Placeholder = ".gitkeep"
 const (
 	MaxNameBytes = 128
 	Extension    = ".md"
+	// reservedName would render to index.html, the page the site lists a
+	// directory's files on.
+	reservedName = "index.md"
 )
 
 // MaxFileBytes is the largest file the node publishes in traces/,
@@ -63,6 +66,8 @@ func CheckName(name string) error {
 		return fmt.Errorf("only %s files are published (a browser would run an .html or .svg file on the node's site)", Extension)
 	case !alnum(name[0]):
 		return fmt.Errorf("the name must start with a letter or a digit")
+	case name == reservedName:
+		return fmt.Errorf("%s is taken: the site's index of the directory is index.html", reservedName)
 	}
 	for i := 0; i < len(name); i++ {
 		if c := name[i]; !alnum(c) && c != '.' && c != '-' && c != '_' {
