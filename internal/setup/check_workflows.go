@@ -43,11 +43,46 @@ func checkWorkflow(dir, name string, scheduled bool) Finding {
 		f.Status, f.Message, f.Fix = StatusFail, rel+": "+err.Error(), "restore "+rel+" from the meshnode template repository"
 		return f
 	}
+	if !scheduled {
+		if err := gateTrigger(data); err != nil {
+			f.Status, f.Message = StatusFail, rel+": "+err.Error()
+			f.Fix = "restore " + rel + " from the meshnode template repository, which runs on pull_request_target (docs/github.md, \"check.yml\")"
+			return f
+		}
+	}
 	f.Status, f.Message = StatusOK, rel+" is valid"
 	if scheduled {
 		f.Message += " and scheduled"
 	}
 	return f
+}
+
+// gateTrigger checks that the pull-request gate runs from the base branch:
+// on pull_request, GitHub takes the workflow and the code it builds from
+// the pull request, which can then pass its own check.
+func gateTrigger(data []byte) error {
+	var w workflow
+	if err := yaml.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	triggers := map[string]bool{}
+	switch w.On.Kind {
+	case yaml.ScalarNode:
+		triggers[w.On.Value] = true
+	case yaml.SequenceNode, yaml.MappingNode:
+		for i, n := range w.On.Content {
+			if w.On.Kind == yaml.SequenceNode || i%2 == 0 {
+				triggers[n.Value] = true
+			}
+		}
+	}
+	switch {
+	case triggers["pull_request"]:
+		return fmt.Errorf("runs on pull_request, so a pull request's own code and workflow run the check it must pass")
+	case !triggers["pull_request_target"]:
+		return fmt.Errorf("no pull_request_target trigger, so pull requests are not checked")
+	}
+	return nil
 }
 
 func validWorkflow(data []byte, scheduled bool) error {

@@ -139,6 +139,12 @@ func TestDoctorFindsWhatIsBroken(t *testing.T) {
 		{"heartbeat workflow without a schedule", func(t *testing.T, n *testNode) {
 			mustWrite(t, filepath.Join(n.dir, ".github/workflows/heartbeat.yml"), "on:\n  workflow_dispatch:\njobs:\n  a: {}\n")
 		}, time.Hour, "workflow heartbeat.yml", StatusFail, "no \"schedule:\" trigger", "restore"},
+		{"check workflow running the pull request's own code", func(t *testing.T, n *testNode) {
+			mustWrite(t, filepath.Join(n.dir, ".github/workflows/check.yml"), "on:\n  pull_request:\njobs:\n  a: {}\n")
+		}, time.Hour, "workflow check.yml", StatusFail, "runs on pull_request", "pull_request_target"},
+		{"check workflow checking nothing", func(t *testing.T, n *testNode) {
+			mustWrite(t, filepath.Join(n.dir, ".github/workflows/check.yml"), "on: [push]\njobs:\n  a: {}\n")
+		}, time.Hour, "workflow check.yml", StatusFail, "no pull_request_target trigger", "pull_request_target"},
 		{"check workflow not YAML", func(t *testing.T, n *testNode) {
 			mustWrite(t, filepath.Join(n.dir, ".github/workflows/check.yml"), "on: [\n")
 		}, time.Hour, "workflow check.yml", StatusFail, "not valid YAML", "restore"},
