@@ -22,27 +22,29 @@ func (f *file) enqueue(items []Item, now time.Time) (int, []error) {
 			clashes = append(clashes, fmt.Errorf("queue %s: id %q is empty or already holds another trace", it.Hash, it.ID))
 			continue
 		}
-		f.Items[it.ID] = fresh(it, now)
+		f.Items[it.ID] = Fresh(it, now)
 		byHash[it.Hash] = true
 		added++
 	}
 	return added, clashes
 }
 
-func fresh(it Item, now time.Time) *Item {
+// Fresh returns it as Enqueue stores it: queued at now unless it says
+// when, version 1, no claim. Every store enqueues by this rule.
+func Fresh(it Item, now time.Time) *Item {
 	if it.QueuedAt.IsZero() {
 		it.QueuedAt = now
 	}
 	it.UpdatedAt = it.QueuedAt
 	it.Status, it.Reason = StatusQueued, ""
 	it.Owner, it.LeaseExpires, it.Version = "", time.Time{}, 1
+	it.Result = nil
 	return &it
 }
 
 // claim applies c to f: the owner's items in progress first, then the
 // oldest claimable ones.
 func (f *file) claim(c Claim) []Item {
-	lease := leaseOr(c.Lease)
 	full := func(got []Item) bool { return c.Max > 0 && len(got) >= c.Max }
 	sorted := f.sorted()
 	var got []Item
@@ -51,7 +53,7 @@ func (f *file) claim(c Claim) []Item {
 			return got
 		}
 		if it.Status == StatusInProgress && it.Owner == c.Owner {
-			it.LeaseExpires = c.Now.Add(lease)
+			c.Resume(it)
 			got = append(got, *it)
 		}
 	}
@@ -62,14 +64,27 @@ func (f *file) claim(c Claim) []Item {
 		if (it.Status == StatusInProgress && it.Owner == c.Owner) || !it.claimable(c.Now) || (c.Filter != nil && !c.Filter(*it)) {
 			continue
 		}
-		reason := ""
-		if it.Status == StatusInProgress {
-			reason = fmt.Sprintf("lease of %s expired; taken over", it.Owner)
-		}
-		it.Status, it.Reason, it.Owner = StatusInProgress, reason, c.Owner
-		it.LeaseExpires, it.UpdatedAt = c.Now.Add(lease), c.Now
-		it.Version++
+		c.Take(it)
 		got = append(got, *it)
 	}
 	return got
+}
+
+// Resume renews the lease of an item c.Owner already holds in progress;
+// its version stays. Every store resumes by this rule.
+func (c Claim) Resume(it *Item) {
+	it.LeaseExpires = c.Now.Add(leaseOr(c.Lease))
+}
+
+// Take gives a claimable item to c.Owner with a new version, noting a
+// takeover of an expired lease in its reason. Every store claims by this
+// rule.
+func (c Claim) Take(it *Item) {
+	reason := ""
+	if it.Status == StatusInProgress {
+		reason = fmt.Sprintf("lease of %s expired; taken over", it.Owner)
+	}
+	it.Status, it.Reason, it.Owner = StatusInProgress, reason, c.Owner
+	it.LeaseExpires, it.UpdatedAt = c.Now.Add(leaseOr(c.Lease)), c.Now
+	it.Version++
 }

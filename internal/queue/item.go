@@ -51,6 +51,10 @@ type Item struct {
 	Suggested        *validation.Scores  `json:"suggested,omitempty"`
 	SuggestedReasons map[string][]string `json:"suggested_reasons,omitempty"`
 	SuggestedNotes   string              `json:"suggested_notes,omitempty"`
+
+	// Result is what a worker's scorer judged, stored with its Finish as
+	// done, for the node to publish (docs/queue.md).
+	Result *Result `json:"result,omitempty"`
 }
 
 // Terminal reports whether the item's status is final.

@@ -121,7 +121,7 @@ func (q *File) Update(updates ...Update) ([]error, error) {
 	results := make([]error, len(updates))
 	err := q.update(func(f *file) error {
 		for i, u := range updates {
-			results[i] = u.apply(f.Items)
+			results[i] = u.Apply(f.Items)
 		}
 		return nil
 	})

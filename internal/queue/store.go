@@ -84,6 +84,20 @@ type Update struct {
 	Lease   time.Duration // Renew; DefaultLease when ≤ 0
 	// Suggestion is what Suggest stores.
 	Suggestion *Suggestion
+	// Result, on a Finish with status done, is the scorer's judgement a
+	// worker that has no node directory leaves for the node to publish
+	// (docs/queue.md).
+	Result *Result
+}
+
+// Result is a scorer's judgement of an item's trace, kept in the store
+// until the node that owns the queue publishes it as a validation.
+type Result struct {
+	Scores   validation.Scores   `json:"scores"`
+	Reasons  map[string][]string `json:"reasons,omitempty"` // dimension → reasons
+	Notes    string              `json:"notes,omitempty"`
+	Scorer   string              `json:"scorer"` // the scorer's name: heuristic, command
+	ScoredAt time.Time           `json:"scored_at"`
 }
 
 // Suggestion is a scorer's proposal: scores, their reasons (dimension →
@@ -96,6 +110,9 @@ type Suggestion struct {
 
 // check refuses an update that can never apply, whatever the item.
 func (u Update) check() error {
+	if u.Result != nil && (u.Kind != Finish || u.Status != StatusDone) {
+		return fmt.Errorf("%s: a result goes only with a finish as done", u.ID)
+	}
 	switch u.Kind {
 	case Finish, Decide:
 		if !terminal(u.Status) {
@@ -112,8 +129,8 @@ func (u Update) check() error {
 	return nil
 }
 
-// apply changes the items for u; it is the rule every store follows.
-func (u Update) apply(items map[string]*Item) error {
+// Apply changes the items for u; it is the rule every store follows.
+func (u Update) Apply(items map[string]*Item) error {
 	if err := u.check(); err != nil {
 		return err
 	}
@@ -129,6 +146,11 @@ func (u Update) apply(items map[string]*Item) error {
 	switch u.Kind {
 	case Finish, Decide:
 		it.settle(u.Status, u.Reason, u.At)
+		if u.Result != nil {
+			r := *u.Result
+			r.ScoredAt = r.ScoredAt.UTC().Round(0)
+			it.Result = &r
+		}
 	case Renew:
 		it.LeaseExpires = u.At.Add(leaseOr(u.Lease))
 	case Release:
