@@ -10,6 +10,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/meshnode/meshnode/internal/atomicfile"
 )
@@ -95,18 +98,9 @@ func ReadSplit(path string) (legacy []byte, files map[string][]byte, err error) 
 // ReadSplit reads back whole: the old file goes last.
 func WriteSplit(path string, files map[string][]byte) (bool, error) {
 	dir := SplitDir(path)
-	changed := false
-	names := make([]string, 0, len(files))
-	for name := range files {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		c, err := atomicfile.WriteFileIfChanged(filepath.Join(dir, name), files[name], 0o644)
-		if err != nil {
-			return changed, fmt.Errorf("write %s: %w", name, err)
-		}
-		changed = changed || c
+	changed, err := writeAll(dir, files)
+	if err != nil {
+		return changed, err
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -127,4 +121,35 @@ func WriteSplit(path string, files map[string][]byte) (bool, error) {
 		return changed, fmt.Errorf("remove %s after splitting it: %w", path, err)
 	}
 	return changed, nil
+}
+
+// writeParallel is how many files writeAll writes at once: each write
+// waits for its fsync, and the disk takes many at a time.
+const writeParallel = 16
+
+// writeAll writes files into dir, each atomically and only when its bytes
+// differ, several at once, and reports whether any changed.
+func writeAll(dir string, files map[string][]byte) (bool, error) {
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var changed atomic.Bool
+	var g errgroup.Group
+	g.SetLimit(writeParallel)
+	for _, name := range names {
+		g.Go(func() error {
+			c, err := atomicfile.WriteFileIfChanged(filepath.Join(dir, name), files[name], 0o644)
+			if err != nil {
+				return fmt.Errorf("write %s: %w", name, err)
+			}
+			if c {
+				changed.Store(true)
+			}
+			return nil
+		})
+	}
+	err := g.Wait()
+	return changed.Load(), err
 }
