@@ -1,0 +1,131 @@
+// Command stateyear simulates the state a node keeps over a year of a
+// mesh where every agent publishes one trace a day, through the same
+// ledger, state and queue code the heartbeat uses, and prints the largest
+// file under mesh-state/ after each simulated month (bench/scale.sh). The
+// queue is worked in the last two weeks only: its items leave a week after
+// they are settled, so two weeks show its steady size.
+//
+//	stateyear -agents 1000 -days 365 -dir /tmp/year
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io/fs"
+	"log"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/queue"
+	"github.com/meshnode/meshnode/internal/state"
+)
+
+func main() {
+	agents := flag.Int("agents", 1000, "agents publishing")
+	days := flag.Int("days", 365, "days simulated")
+	every := flag.Int("save-every", 30, "days between saves (the sizes are measured at each save)")
+	dir := flag.String("dir", "", "node directory to write (created)")
+	flag.Parse()
+	if *dir == "" {
+		log.Fatal("stateyear: -dir is required")
+	}
+	if err := run(*dir, *agents, *days, *every); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func run(dir string, agents, days, every int) error {
+	cursors := filepath.Join(dir, "mesh-state", "polling-cursors.json")
+	ledgerPath := filepath.Join(dir, "mesh-state", "ledger.json")
+	st, led := state.New(), ledger.New()
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := start
+	q := queue.Open(filepath.Join(dir, "mesh-state", "queue.json"))
+	q.Now = func() time.Time { return now }
+	for d := 1; d <= days; d++ {
+		now = start.Add(time.Duration(d) * 24 * time.Hour)
+		st.EvictSeen(now)
+		var items []queue.Item
+		for a := range agents {
+			url := fmt.Sprintf("https://agent-%d.example/traces/", a)
+			hash := manifest.HashBytes(fmt.Appendf(nil, "trace %d of agent %d", d, a))
+			c := st.Cursor(url)
+			c.Agent, c.LastSeenSeq, c.LastPolled, c.LastSuccess = fmt.Sprintf("agent-%d", a), d, now, now
+			st.MarkSeenFrom(url, hash, now)
+			led.AddTrace(&ledger.Trace{Agent: c.Agent, AgentURL: url, Seq: d, Hash: hash, File: fmt.Sprintf("traces/%d.md", d),
+				URL: fmt.Sprintf("%straces/%d.md", url, d), Type: "knowledge", Title: fmt.Sprintf("Trace %d of %s", d, c.Agent),
+				Status: "pending", Submitted: now, FirstSeen: now, Fingerprint: fmt.Sprintf("%016x", d*agents+a), Verified: true})
+			items = append(items, queue.Item{ID: hash[7:19], Hash: hash, From: c.Agent, FromURL: url,
+				TraceURL: fmt.Sprintf("%straces/%d.md", url, d), Type: "knowledge", Seq: d, Submitted: now, QueuedAt: now})
+		}
+		// The queue keeps settled items a week (queue.SettledRetention):
+		// its last two weeks show its size at any time of the year.
+		if d > days-14 {
+			if err := score(q, items, now); err != nil {
+				return err
+			}
+		}
+		if d%every == 0 || d == days {
+			if _, err := st.Save(cursors, time.Time{}); err != nil {
+				return err
+			}
+			if _, err := led.Save(ledgerPath); err != nil {
+				return err
+			}
+			if err := report(dir, d); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// score queues the day's traces and settles them as a heartbeat does: one
+// claim, one batch of finishes.
+func score(q *queue.File, items []queue.Item, now time.Time) error {
+	if _, err := q.Enqueue(items...); err != nil {
+		return err
+	}
+	claimed, err := q.Claim(queue.Claim{Owner: "heartbeat", Now: now})
+	if err != nil {
+		return err
+	}
+	updates := make([]queue.Update, len(claimed))
+	for i, it := range claimed {
+		updates[i] = queue.Update{Kind: queue.Finish, ID: it.ID, Owner: "heartbeat", Version: it.Version, Status: queue.StatusDone, Reason: "pass 20/30", At: now}
+	}
+	_, err = q.Update(updates...)
+	return err
+}
+
+// report prints the day, the number of state files, their total size and
+// the largest.
+func report(dir string, day int) error {
+	var n int
+	var total, largest int64
+	var name string
+	err := filepath.WalkDir(filepath.Join(dir, "mesh-state"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		n++
+		total += fi.Size()
+		if fi.Size() > largest {
+			largest, name = fi.Size(), p
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	rel, _ := filepath.Rel(dir, name)
+	fmt.Printf("day %d: %d state files, %.1f MB in all, largest %s %.1f KB\n", day, n, float64(total)/1e6, rel, float64(largest)/1e3)
+	return os.Stdout.Sync()
+}
