@@ -11,37 +11,32 @@ import (
 )
 
 // claims is the heartbeat's side of the queue while it scores: the items it
-// claimed in one call, and the finishes it has not written yet. Finishes
-// are written in batches (flush), so the queue's cost per item stays
-// constant; a batch also renews the lease of the items still being
-// scored. A crash loses at most the unwritten finishes: the next heartbeat
-// resumes those items, finds their validation files and ends them as this
-// run would have.
+// claimed in one call, and the finishes it has not written yet. They are
+// written together when scoring ends (close), so the queue's cost per item
+// stays constant. The claim's lease covers the whole run (see newClaims),
+// so nothing needs renewing meanwhile. A crash loses the unwritten
+// finishes only: the next heartbeat resumes those items, finds their
+// validation files and ends them as this run would have.
 type claims struct {
 	store queue.Store
 	owner string
 	lease time.Duration
 	now   time.Time // the heartbeat's clock
-	start time.Time // the wall clock when scoring began, for renewals
 	warn  func(msg string, args ...any)
 
 	mu      sync.Mutex
 	open    map[string]queue.Item // claimed, not finished yet
 	pending []queue.Update
-	flushed time.Time // wall clock of the last flush
 }
 
-// flushEvery is how often finishes are written and leases renewed while
-// scoring: a quarter of the lease, so a claim never lapses under a
-// running heartbeat.
-func (c *claims) flushEvery() time.Duration { return c.lease / 4 }
-
+// newClaims prepares a run's claims, lasting lease: the heartbeat passes
+// its deadline plus the configured lease, since it starts no item after
+// its deadline and finishes the ones it started.
 func newClaims(store queue.Store, owner string, lease time.Duration, now time.Time, warn func(string, ...any)) *claims {
 	if lease <= 0 {
 		lease = queue.DefaultLease
 	}
-	return &claims{store: store, owner: owner, lease: lease, now: now, start: time.Now(), flushed: time.Now(),
-		warn: warn, open: map[string]queue.Item{}}
+	return &claims{store: store, owner: owner, lease: lease, now: now, warn: warn, open: map[string]queue.Item{}}
 }
 
 // claim takes every item the owner holds or may claim, in one write.
@@ -58,17 +53,14 @@ func (c *claims) claim() ([]queue.Item, error) {
 	return items, nil
 }
 
-// finish records the end of one item and writes the batch when it is due.
+// finish records the end of one item, to be written by close.
 func (c *claims) finish(it *queue.Item, status, reason string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.open, it.ID)
 	c.pending = append(c.pending, queue.Update{Kind: queue.Finish, ID: it.ID, Owner: c.owner, Version: it.Version,
 		Status: status, Reason: reason, At: c.now})
-	if time.Since(c.flushed) < c.flushEvery() {
-		return nil
-	}
-	return c.flushLocked(true)
+	return nil
 }
 
 // close writes the pending finishes and gives back what was claimed but
@@ -80,21 +72,15 @@ func (c *claims) close() error {
 		c.pending = append(c.pending, queue.Update{Kind: queue.Release, ID: it.ID, Owner: c.owner, Version: it.Version, At: c.now})
 	}
 	c.open = map[string]queue.Item{}
-	return c.flushLocked(false)
+	return c.flushLocked()
 }
 
-// flushLocked writes the pending updates, with renewals of the open claims
-// when renew is set. An update refused because the item changed meanwhile
-// (a person decided, another worker took over) is logged, not fatal.
-func (c *claims) flushLocked(renew bool) error {
+// flushLocked writes the pending updates in one call. An update refused
+// because the item changed meanwhile (a person decided, another worker
+// took over) is logged, not fatal.
+func (c *claims) flushLocked() error {
 	updates := c.pending
-	if renew {
-		at := c.now.Add(time.Since(c.start))
-		for _, it := range sortedItems(c.open) {
-			updates = append(updates, queue.Update{Kind: queue.Renew, ID: it.ID, Owner: c.owner, Version: it.Version, At: at, Lease: c.lease})
-		}
-	}
-	c.pending, c.flushed = nil, time.Now()
+	c.pending = nil
 	if len(updates) == 0 {
 		return nil
 	}

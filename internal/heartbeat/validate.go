@@ -54,7 +54,7 @@ func (n *node) scoreQueue(ctx context.Context, scorer score.Scorer) error {
 		n.log.Warn("heartbeat deadline reached; the queue waits for the next heartbeat")
 		return nil
 	}
-	c := newClaims(n.queue, claimOwner, n.cfg.Lease, n.now, n.log.Warn)
+	c := newClaims(n.queue, claimOwner, n.cfg.Heartbeat.Deadline+n.cfg.Lease, n.now, n.log.Warn)
 	items, err := c.claim()
 	if err != nil {
 		return fmt.Errorf("claim from queue: %w", err)
