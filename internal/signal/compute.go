@@ -19,33 +19,68 @@ import (
 // it depends on a time a file states or on the order files were read.
 func Compute(in Input) Report {
 	m := newMesh(in)
-	standing := map[string]int{}
-	for k := range m.founders {
-		standing[k] = 0
+	rounds := make([]int, len(m.keyOf)) // agent id → round admitted; -1: no standing
+	for id, k := range m.keyOf {
+		rounds[id] = -1
+		if m.founders[k] {
+			rounds[id] = 0
+		}
 	}
 	rep := Report{}
-	var statuses map[string]*TraceResult
-	var agents map[string]*Agent
 	for {
 		rep.Rounds++
-		statuses = m.resolve(standing)
-		agents = m.tally(statuses, standing)
-		if !m.admit(agents, standing, rep.Rounds) {
+		if !m.admit(m.signals(rounds), rounds, rep.Rounds) {
 			break
 		}
 	}
-	rep.Agents = sortedAgents(agents)
+	standing := map[string]int{}
+	for id, r := range rounds {
+		if r >= 0 {
+			standing[m.keyOf[id]] = r
+		}
+	}
+	statuses := m.resolve(standing)
+	rep.Agents = sortedAgents(m.tally(statuses, standing))
 	rep.Traces = sortedTraces(statuses)
 	return rep
 }
 
+// signals is one round of the closure: every agent's SIGNAL when only
+// the agents with a round in rounds have standing. It is resolve and
+// tally reduced to the numbers admission needs, on agent ids.
+func (m *mesh) signals(rounds []int) []float64 {
+	sig := make([]float64, len(m.keyOf))
+	for id, k := range m.keyOf {
+		if m.founders[k] {
+			sig[id] += FounderPoints
+		}
+	}
+	for i := range m.traces {
+		seen, passing := 0, 0
+		for _, b := range m.ballots[i] {
+			if rounds[b.voter] < 0 {
+				continue
+			}
+			seen++
+			if b.pass {
+				passing++
+			}
+			sig[b.voter] += ValidationPoints
+		}
+		if status(passing, seen) == StatusValidated {
+			sig[m.authors[i]] += m.points[i]
+		}
+	}
+	return sig
+}
+
 // admit gives standing to every agent whose SIGNAL reached EstablishedAt
 // and reports whether anyone was admitted.
-func (m *mesh) admit(agents map[string]*Agent, standing map[string]int, round int) bool {
+func (m *mesh) admit(sig []float64, rounds []int, round int) bool {
 	added := false
-	for k, a := range agents {
-		if _, ok := standing[k]; !ok && a.Signal >= EstablishedAt {
-			standing[k] = round
+	for id, s := range sig {
+		if rounds[id] < 0 && s >= EstablishedAt {
+			rounds[id] = round
 			added = true
 		}
 	}
@@ -58,33 +93,85 @@ func (m *mesh) admit(agents map[string]*Agent, standing map[string]int, round in
 // says), else by name.
 type mesh struct {
 	traces   []Trace                      // one per hash, sorted by hash
+	authors  []int                        // agent id of traces[i]'s author
+	points   []float64                    // what traces[i] earns its author once validated
+	ballots  [][]ballot                   // traces[i]'s votes, by validator key
+	ids      map[string]int               // agent key → agent id, an index of keyOf
+	keyOf    []string                     // agent id → agent key
 	byHash   map[string]Trace             // hash → trace
-	votes    map[string]map[string]string // hash → validator key → "pass" | "fail"
+	votes    map[string]map[string]string // hash → validator key → "pass" | "fail"; while building
 	names    map[string]string            // agent key → name as first written
 	urls     map[string]string            // agent key → trace URL
 	founders map[string]bool              // agent key → named in FOUNDERS.md
+	keys     map[string]string            // trace URL → agent key, memoized
+}
+
+// key is agentKey, memoized by URL: normalizing a URL parses it, and a
+// mesh names the same few URLs on every trace and vote.
+func (m *mesh) key(name, url string) string {
+	if url == "" {
+		return agentKey(name, url)
+	}
+	k, ok := m.keys[url]
+	if !ok {
+		k = agentKey(name, url)
+		m.keys[url] = k
+	}
+	return k
+}
+
+// ballot is one validator's vote on one trace.
+type ballot struct {
+	voter int // agent id
+	pass  bool
 }
 
 func newMesh(in Input) *mesh {
 	m := &mesh{
 		byHash: map[string]Trace{}, votes: map[string]map[string]string{},
-		names: map[string]string{}, urls: map[string]string{}, founders: map[string]bool{},
+		names: map[string]string{}, urls: map[string]string{}, founders: map[string]bool{}, keys: map[string]string{},
 	}
 	// Names come first from the traces (the name the node polls the agent
 	// by), then from FOUNDERS.md, and only then from what validation files
 	// say of themselves.
 	m.addTraces(in.Traces)
 	fs := append([]Founder(nil), in.Founders...)
-	sort.Slice(fs, func(i, j int) bool { return agentKey(fs[i].Name, fs[i].URL) < agentKey(fs[j].Name, fs[j].URL) })
+	sort.Slice(fs, func(i, j int) bool { return m.key(fs[i].Name, fs[i].URL) < m.key(fs[j].Name, fs[j].URL) })
 	for _, f := range fs {
 		if f.Name == "" && f.URL == "" {
 			continue
 		}
-		m.founders[agentKey(f.Name, f.URL)] = true
+		m.founders[m.key(f.Name, f.URL)] = true
 		m.learn(f.Name, f.URL)
 	}
 	m.addVotes(in.Validations)
+	m.index()
 	return m
+}
+
+// index lays the traces' authors and votes out as slices in trace order,
+// so that each round of the closure walks them without hashing a key or
+// parsing a URL.
+func (m *mesh) index() {
+	m.ids = map[string]int{}
+	for _, k := range sortedKeys(m.names) {
+		m.ids[k] = len(m.keyOf)
+		m.keyOf = append(m.keyOf, k)
+	}
+	m.authors = make([]int, len(m.traces))
+	m.points = make([]float64, len(m.traces))
+	m.ballots = make([][]ballot, len(m.traces))
+	for i, t := range m.traces {
+		m.authors[i] = m.ids[m.key(t.Agent, t.AgentURL)]
+		_, m.points[i] = earningFor(t.Type, t.Category)
+		vs := m.votes[t.Hash]
+		bs := make([]ballot, 0, len(vs))
+		for _, vk := range sortedKeys(vs) {
+			bs = append(bs, ballot{voter: m.ids[vk], pass: vs[vk] == "pass"})
+		}
+		m.ballots[i] = bs
+	}
+	m.votes = nil
 }
 
 func (m *mesh) addTraces(traces []Trace) {
@@ -97,7 +184,7 @@ func (m *mesh) addTraces(traces []Trace) {
 		if a.Seq != b.Seq {
 			return a.Seq < b.Seq
 		}
-		return agentKey(a.Agent, a.AgentURL) < agentKey(b.Agent, b.AgentURL)
+		return m.key(a.Agent, a.AgentURL) < m.key(b.Agent, b.AgentURL)
 	})
 	for _, t := range ts {
 		if t.Hash == "" || t.Agent == "" {
@@ -117,21 +204,27 @@ func (m *mesh) addTraces(traces []Trace) {
 // the conservative reading. Validations of traces not seen, of one's own
 // traces, or with no verdict earn nothing and count nowhere.
 func (m *mesh) addVotes(vals []Validation) {
-	vs := append([]Validation(nil), vals...)
+	type keyed struct {
+		v   Validation
+		key string
+	}
+	vs := make([]keyed, len(vals))
+	for i, v := range vals {
+		vs[i] = keyed{v, m.key(v.Validator, v.ValidatorURL)}
+	}
 	sort.Slice(vs, func(i, j int) bool {
-		a, b := vs[i], vs[j]
-		if ka, kb := agentKey(a.Validator, a.ValidatorURL), agentKey(b.Validator, b.ValidatorURL); ka != kb {
-			return ka < kb
+		if vs[i].key != vs[j].key {
+			return vs[i].key < vs[j].key
 		}
-		return a.Validator < b.Validator
+		return vs[i].v.Validator < vs[j].v.Validator
 	})
-	for _, v := range vs {
+	for _, kv := range vs {
+		v, vk := kv.v, kv.key
 		t, ok := m.byHash[v.TraceHash]
 		r := verdict(v)
-		if !ok || r == "" || (v.Validator == "" && v.ValidatorURL == "") || isSelf(v, t) {
+		if !ok || r == "" || (v.Validator == "" && v.ValidatorURL == "") || m.isSelf(v, vk, t) {
 			continue
 		}
-		vk := agentKey(v.Validator, v.ValidatorURL)
 		if m.votes[t.Hash] == nil {
 			m.votes[t.Hash] = map[string]string{}
 		}
@@ -143,16 +236,16 @@ func (m *mesh) addVotes(vals []Validation) {
 }
 
 // isSelf reports a validation of the validator's own trace: the same
-// trace URL, or the same name.
-func isSelf(v Validation, t Trace) bool {
-	if v.ValidatorURL != "" && t.AgentURL != "" && normalURL(v.ValidatorURL) == normalURL(t.AgentURL) {
+// trace URL (the same agent key), or the same name.
+func (m *mesh) isSelf(v Validation, vk string, t Trace) bool {
+	if v.ValidatorURL != "" && t.AgentURL != "" && vk == m.key(t.Agent, t.AgentURL) {
 		return true
 	}
 	return v.Validator != "" && strings.EqualFold(strings.TrimSpace(v.Validator), strings.TrimSpace(t.Agent))
 }
 
 func (m *mesh) learn(name, url string) {
-	k := agentKey(name, url)
+	k := m.key(name, url)
 	if _, ok := m.names[k]; !ok || m.names[k] == "" {
 		m.names[k] = strings.TrimSpace(name)
 	}
@@ -165,15 +258,17 @@ func (m *mesh) learn(name, url string) {
 // agents with standing.
 func (m *mesh) resolve(standing map[string]int) map[string]*TraceResult {
 	out := make(map[string]*TraceResult, len(m.traces))
-	for _, t := range m.traces {
-		r := &TraceResult{Hash: t.Hash, Agent: m.names[agentKey(t.Agent, t.AgentURL)], URL: t.URL, Seq: t.Seq}
-		for vk, v := range m.votes[t.Hash] {
-			if _, ok := standing[vk]; !ok {
+	results := make([]TraceResult, len(m.traces))
+	for i, t := range m.traces {
+		r := &results[i]
+		*r = TraceResult{Hash: t.Hash, Agent: m.names[m.keyOf[m.authors[i]]], URL: t.URL, Seq: t.Seq}
+		for _, b := range m.ballots[i] {
+			if _, ok := standing[m.keyOf[b.voter]]; !ok {
 				r.Uncounted++
 				continue
 			}
 			r.Seen++
-			if v == "pass" {
+			if b.pass {
 				r.Passing++
 			}
 		}

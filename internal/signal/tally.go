@@ -33,17 +33,16 @@ func (m *mesh) tally(statuses map[string]*TraceResult, standing map[string]int) 
 		add(k, ReasonFounder, FounderPoints)
 	}
 	validated := map[string]int{}
-	for _, t := range m.traces {
+	counted, uncounted := map[string]int{}, map[string]int{}
+	for i, t := range m.traces {
 		if r := statuses[t.Hash]; r != nil && r.Status == StatusValidated {
-			k := agentKey(t.Agent, t.AgentURL)
+			k := m.keyOf[m.authors[i]]
 			reason, p := earningFor(t.Type, t.Category)
 			add(k, reason, p)
 			validated[k]++
 		}
-	}
-	counted, uncounted := map[string]int{}, map[string]int{}
-	for _, t := range m.traces {
-		for vk := range m.votes[t.Hash] {
+		for _, b := range m.ballots[i] {
+			vk := m.keyOf[b.voter]
 			if _, ok := standing[vk]; ok {
 				counted[vk]++
 			} else {
@@ -52,9 +51,7 @@ func (m *mesh) tally(statuses map[string]*TraceResult, standing map[string]int) 
 		}
 	}
 	for _, k := range sortedKeys(counted) {
-		for i := 0; i < counted[k]; i++ {
-			add(k, ReasonAuthored, ValidationPoints)
-		}
+		lines[k] = addLine(lines[k], ReasonAuthored, counted[k], float64(counted[k])*ValidationPoints)
 	}
 	out := map[string]*Agent{}
 	for k, name := range m.names {
@@ -72,6 +69,21 @@ func (m *mesh) tally(statuses map[string]*TraceResult, standing map[string]int) 
 		out[k] = a
 	}
 	return out
+}
+
+// addLine adds count earnings of points in all to one reason's line.
+func addLine(ls map[string]*Earning, reason string, count int, points float64) map[string]*Earning {
+	if ls == nil {
+		ls = map[string]*Earning{}
+	}
+	e := ls[reason]
+	if e == nil {
+		e = &Earning{Reason: reason}
+		ls[reason] = e
+	}
+	e.Count += count
+	e.Points += points
+	return ls
 }
 
 func sortedEarnings(lines map[string]*Earning) []Earning {
