@@ -45,7 +45,9 @@ const (
 	// (bench/hostile.sh). The real mesh's manifests (38 KiB at most) seldom
 	// wait.
 	maxParseBytes = 4 << 20
-	// maxProblemLogs bounds the skipped manifest lines logged per peer.
+	// maxProblemLogs bounds the skipped manifest lines, and apart the
+	// problems with its files, logged per peer and heartbeat; the rest are
+	// counted in one line, so a hostile peer cannot flood the log.
 	maxProblemLogs = 10
 )
 

@@ -1,15 +1,20 @@
 package heartbeat
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/state"
 )
@@ -158,5 +163,36 @@ func TestDrippingFileIsRetriedWithoutHoldingTheRest(t *testing.T) {
 	c := loadState(t, dir).Cursors[p.URL+"/d/"]
 	if sum.Verified != 2 || c.LastSeenSeq != 3 || len(c.Retry) != 1 || c.Retry[0] != 2 {
 		t.Errorf("verified %d, cursor %+v; want 2 verified and seq 2 to retry", sum.Verified, c)
+	}
+}
+
+// TestProblemsOfOnePeerDoNotFloodTheLog: a peer listing hundreds of files
+// that are refused gets maxProblemLogs lines and a count, not a line each.
+func TestProblemsOfOnePeerDoNotFloodTheLog(t *testing.T) {
+	p := newFakePeer(t)
+	m := manifest.Manifest{Agent: "noisy", Sequence: 300}
+	for seq := 1; seq <= 300; seq++ {
+		m.Entries = append(m.Entries, manifest.Entry{Seq: seq, Hash: manifest.HashBytes([]byte(fmt.Sprint(seq))), File: fmt.Sprintf("../../etc/%d", seq), Type: "knowledge", Status: "pending"})
+	}
+	p.serve("/n/MANIFEST.md", m.Format())
+	dir := newNode(t, [][2]string{{"noisy", p.URL + "/n/"}}, "gossip:\n  enabled: false\n")
+	cfg, err := config.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	sum, err := Run(context.Background(), Options{Dir: dir, Config: cfg, Now: func() time.Time { return testNow },
+		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Rejected != 300 {
+		t.Errorf("rejected %d, want 300", sum.Rejected)
+	}
+	if got := strings.Count(logs.String(), "refused seq"); got != maxProblemLogs {
+		t.Errorf("%d refusals logged, want %d", got, maxProblemLogs)
+	}
+	if !strings.Contains(logs.String(), fmt.Sprintf("%d more problems with its files", 300-maxProblemLogs)) {
+		t.Errorf("no count of the rest in the log:\n%s", logs.String())
 	}
 }

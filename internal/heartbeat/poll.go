@@ -175,12 +175,19 @@ func (pl *poller) process(ctx context.Context, r *pollResult, m *manifest.Manife
 	r.dups += pn.dups
 	var retry []int
 	var b budget
+	warned := 0
 	pl.fetchInOrder(ctx, r.peer, pn.todo, func(i int, got entryResult) bool {
 		r.requests += got.requests
 		e := pn.todo[i]
 		if ctx.Err() != nil && got.retry || !b.take(e, got) {
 			pn.cut(i)
 			return false
+		}
+		if got.warn != "" {
+			warned++
+			if warned <= maxProblemLogs {
+				pl.logf("peer %s: %s", r.peer.name, got.warn)
+			}
 		}
 		switch {
 		case e.File == "":
@@ -202,6 +209,9 @@ func (pl *poller) process(ctx context.Context, r *pollResult, m *manifest.Manife
 		}
 		return true
 	})
+	if warned > maxProblemLogs {
+		pl.logf("peer %s: %d more problems with its files", r.peer.name, warned-maxProblemLogs)
+	}
 	if pn.truncated {
 		pl.logf("peer %s: budget or deadline reached at seq %d (%d rows, %d bytes): the rest is read next heartbeat", r.peer.name, pn.lastSeen, b.entries, b.bytes)
 	}
@@ -229,6 +239,7 @@ type entryResult struct {
 	mismatch *mismatch
 	file     *fetched
 	requests int
+	warn     string // what went wrong, logged by the poll if it takes the entry
 }
 
 // fetchAhead is how many rounds of fileWorkers fetches may run ahead of
@@ -294,27 +305,27 @@ func (pl *poller) fetchEntry(ctx context.Context, p peer, e manifest.Entry) entr
 	}
 	u, err := fetch.ResolveWithin(p.url, e.File)
 	if err != nil {
-		pl.logf("peer %s: seq %d refused: %v", p.name, e.Seq, err)
 		// A bad path does not get better by retrying.
-		return entryResult{rejected: fmt.Sprintf("seq %d: %v", e.Seq, err)}
+		why := fmt.Sprintf("seq %d: %v", e.Seq, err)
+		return entryResult{rejected: why, warn: "refused " + why}
 	}
 	resp, err := pl.client.Get(ctx, fetch.Request{URL: u, MaxBytes: pl.limits.trace, Within: p.url})
 	if fetch.IsKind(err, fetch.KindRedirect) {
 		// A redirect off the peer's base URL is refused like a bad path,
 		// and no more likely to change by asking again.
-		pl.logf("peer %s: seq %d refused: %v", p.name, e.Seq, err)
-		return entryResult{rejected: fmt.Sprintf("seq %d: %v", e.Seq, err), requests: 1}
+		why := fmt.Sprintf("seq %d: %v", e.Seq, err)
+		return entryResult{rejected: why, warn: "refused " + why, requests: 1}
 	}
 	if err != nil {
-		pl.logf("peer %s: seq %d: fetch %s: %v", p.name, e.Seq, u, err)
-		return entryResult{retry: true, requests: 1}
+		return entryResult{retry: true, requests: 1, warn: fmt.Sprintf("seq %d: fetch %s: %v", e.Seq, u, err)}
 	}
 	served := manifest.HashBytes(resp.Body)
 	if served != e.Hash {
-		pl.logf("peer %s: seq %d: hash mismatch: manifest says %s, served bytes hash to %s", p.name, e.Seq, e.Hash, served)
-		return entryResult{mismatch: &mismatch{entry: e, url: u, served: served}, requests: 1}
+		return entryResult{mismatch: &mismatch{entry: e, url: u, served: served}, requests: 1,
+			warn: fmt.Sprintf("seq %d: hash mismatch: manifest says %s, served bytes hash to %s", e.Seq, e.Hash, served)}
 	}
 	f := fetched{entry: e, url: u, raw: resp.Body}
+	var warn string
 	if isValidationFile(e) {
 		if v, err := validation.Parse(resp.Body); err == nil {
 			f.val = v
@@ -324,10 +335,10 @@ func (pl *poller) fetchEntry(ctx context.Context, p peer, e manifest.Entry) entr
 		if t, err := trace.Parse(resp.Body); err == nil {
 			f.trace = t
 		} else {
-			pl.logf("peer %s: seq %d: trace metadata unreadable: %v", p.name, e.Seq, err)
+			warn = fmt.Sprintf("seq %d: trace metadata unreadable: %v", e.Seq, err)
 		}
 	}
-	return entryResult{file: &f, requests: 1}
+	return entryResult{file: &f, requests: 1, warn: warn}
 }
 
 // isValidationFile reports whether an entry names a validation rather than
