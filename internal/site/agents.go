@@ -136,7 +136,9 @@ func slugOf(name string) string {
 }
 
 // ago says how long before now t was, coarsely ("3 hours ago", "2 days
-// ago"), so that a page changes a few times a day, not every build.
+// ago", "270 days ago"), so that a page changes at most hourly, not every
+// build. A time after now (a peer's clock ahead of ours) is "within the
+// hour".
 func ago(now, t time.Time) string {
 	if t.IsZero() {
 		return "never"
@@ -150,10 +152,8 @@ func ago(now, t time.Time) string {
 		return "within the hour"
 	case d < 48*time.Hour:
 		return plural(int(d/time.Hour), "hour") + " ago"
-	case d < 60*24*time.Hour:
-		return plural(int(d/(24*time.Hour)), "day") + " ago"
 	}
-	return "on " + t.UTC().Format(time.DateOnly)
+	return plural(int(d/(24*time.Hour)), "day") + " ago"
 }
 
 func plural(n int, unit string) string {

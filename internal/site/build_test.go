@@ -138,6 +138,9 @@ func TestBuildOfAnEmptyNodeGivesAWorkingSite(t *testing.T) {
 	if !strings.Contains(string(page), "No traces seen yet") {
 		t.Error("home page of an empty node does not say it has no traces")
 	}
+	if broken := brokenLinks(t, out); len(broken) > 0 {
+		t.Errorf("a node without MANIFEST, AGENTS or IDENTITY links to them: %v", broken)
+	}
 }
 
 // TestEveryInternalLinkResolves follows every relative href and src of

@@ -88,7 +88,7 @@ func keyOf(parts ...any) string {
 // status, passing/seen count and validations), the titles of what it cites and of what cites
 // it, and the node's name.
 func traceKey(n *Node, t *Trace, v *view) string {
-	parts := []any{n.Agent, t.Seq, t.Hash, t.File, t.Title, t.Type, t.Category, t.Status, t.Passing, t.Seen, t.Submitted.UnixNano(), t.Tags, t.Meta, t.Body}
+	parts := []any{v.Published(footerFiles...), n.Agent, t.Seq, t.Hash, t.File, t.Title, t.Type, t.Category, t.Status, t.Passing, t.Seen, t.Submitted.UnixNano(), t.Tags, t.Meta, t.Body}
 	for _, r := range v.Refs(t.Cites) {
 		parts = append(parts, r)
 	}
@@ -110,9 +110,9 @@ func traceKey(n *Node, t *Trace, v *view) string {
 // each trace's row, in order. It lists 10,000 traces, so rendering it on
 // every unchanged rebuild cost a tenth of the rebuild. A field the page
 // starts to show must be added here.
-func tracesKey(n *Node) string {
-	parts := make([]any, 0, 1+7*len(n.Traces))
-	parts = append(parts, n.Agent)
+func tracesKey(n *Node, v *view) string {
+	parts := make([]any, 0, 2+7*len(n.Traces))
+	parts = append(parts, v.Published(footerFiles...), n.Agent)
 	for _, t := range n.Traces {
 		parts = append(parts, t.Seq, t.File, t.Title, t.Type, t.Status, len(t.Received), t.Submitted.UnixNano())
 	}

@@ -18,9 +18,10 @@ type output struct {
 
 // index finds traces by "agent/seq".
 type index struct {
-	own    map[string]*Trace
-	refs   map[string]*Ref
-	agents map[string]*Agent // by agentKey
+	own       map[string]*Trace
+	refs      map[string]*Ref
+	agents    map[string]*Agent // by agentKey
+	published map[string]bool   // paths of the published files
 }
 
 // citeKey is the canonical "agent/seq" form: "czero/096" and "CZero/96"
@@ -57,6 +58,10 @@ func prepare(n *Node) *index {
 		sort.Strings(t.CitedBy)
 	}
 	idx.agents = collectAgents(n)
+	idx.published = make(map[string]bool, len(n.Files))
+	for _, f := range n.Files {
+		idx.published[f.Path] = true
+	}
 	return idx
 }
 
@@ -70,15 +75,14 @@ func pageOutputs(n *Node, idx *index) []output {
 		return v
 	}
 	timelineData := buildTimeline(traceTimes(n), voteTimes(n.Votes))
+	tracesView := base("traces/index.html", "Traces", "traces", "Every trace "+n.Agent+" published, newest first.")
 	outs := []output{
 		{Path: "index.html", Render: func() ([]byte, error) {
 			v := base("index.html", "Home", "home", homeDesc(n))
 			v.Home, v.Timeline, v.Graph = homeOf(n, idx), timelineData, buildGraph("home", n.Agent, n.Votes)
 			return execute("home", v)
 		}},
-		{Path: "traces/index.html", Key: tracesKey(n), Render: func() ([]byte, error) {
-			return execute("traces", base("traces/index.html", "Traces", "traces", "Every trace "+n.Agent+" published, newest first."))
-		}},
+		{Path: "traces/index.html", Key: tracesKey(n, tracesView), Render: func() ([]byte, error) { return execute("traces", tracesView) }},
 		{Path: agentsDir + "/index.html", Render: func() ([]byte, error) {
 			return execute("agents", base(agentsDir+"/index.html", "Agents", "agents", "Every agent of the mesh "+n.Agent+" knows, with SIGNAL and presence."))
 		}},

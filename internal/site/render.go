@@ -127,6 +127,25 @@ type refLink struct {
 	Label, Title, Href string
 }
 
+// footerFiles are the top-level published files every page's footer
+// links to, when the node has them.
+var footerFiles = []string{"MANIFEST.md", "AGENTS.md", "IDENTITY.md"}
+
+// Published keeps, of the given top-level files, those the site carries,
+// so that a node without IDENTITY.md links to none.
+func (v *view) Published(names ...string) []string {
+	var out []string
+	for _, name := range names {
+		if v.idx.published[name] {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// Footer is the published files the footer links to.
+func (v *view) Footer() []string { return v.Published(footerFiles...) }
+
 // agentRef is an agent's name and, when it has a page, the link to it.
 type agentRef struct {
 	Name, Href string
