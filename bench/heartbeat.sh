@@ -9,6 +9,9 @@
 #    the same mesh through bench/sequential.sh, a curl/sha256sum loop.
 # 2. no-change: 1,000 peers over 50 hosts, 50 ms added latency each, a
 #    heartbeat after a warm-up one. Target < 5 s, peak memory < 150 MB.
+#
+# bench/latency.sh measures the corpus over TLS and HTTP/2 with 50 ms per
+# answer, against the binary before HTTP/2.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(mktemp -d)

@@ -4,13 +4,19 @@
 //
 //	meshsim -node DIR -corpus ../shared/corpus/mycel-basecamp
 //	meshsim -node DIR -peers 1000 -hosts 50 -latency 50ms -traces 20
+//	meshsim -node DIR -corpus ../shared/corpus/mycel-basecamp -latency 50ms -tls -cert CERT.pem
 //
 // Synthetic peers each publish -traces pending traces of about 3 kB,
 // distinct in wording; a GET of the printed publish URL adds one more to
 // the first peer. The node is a founder (FOUNDERS.md), so it scores.
+//
+// With -tls it serves HTTPS with a self-signed certificate written to
+// -cert, speaking HTTP/2 unless -http1; the node trusts it only when run
+// with SSL_CERT_FILE=CERT.pem (Go's crypto/x509 reads it on Linux).
 package main
 
 import (
+	"encoding/pem"
 	"flag"
 	"fmt"
 	"log"
@@ -30,9 +36,15 @@ func main() {
 	hosts := flag.Int("hosts", 50, "hosts the synthetic peers are spread over")
 	latency := flag.Duration("latency", 50*time.Millisecond, "added latency of every answer")
 	traces := flag.Int("traces", 1, "traces each synthetic peer publishes")
+	flag.BoolVar(&srvTLS.on, "tls", false, "serve HTTPS (HTTP/2 unless -http1)")
+	flag.BoolVar(&srvTLS.http1, "http1", false, "with -tls: HTTP/1.1 only")
+	flag.StringVar(&srvTLS.cert, "cert", "", "with -tls: write the servers' certificate here (PEM)")
 	flag.Parse()
 	if *node == "" {
 		log.Fatal("meshsim: -node is required")
+	}
+	if srvTLS.on && srvTLS.cert == "" {
+		log.Fatal("meshsim: -tls needs -cert")
 	}
 	var agents []roster.Agent
 	if *corpus != "" {
@@ -47,9 +59,32 @@ func main() {
 	select {}
 }
 
+// srvTLS is how servers are started: plain HTTP, or TLS with or without
+// HTTP/2.
+var srvTLS struct {
+	on, http1 bool
+	cert      string
+}
+
+// serve starts h on loopback as the flags say. Every httptest TLS server
+// uses the same built-in certificate, so writing it once is enough.
+func serve(h http.Handler) *httptest.Server {
+	if !srvTLS.on {
+		return httptest.NewServer(h)
+	}
+	srv := httptest.NewUnstartedServer(h)
+	srv.EnableHTTP2 = !srvTLS.http1
+	srv.StartTLS()
+	pemBytes := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	if err := os.WriteFile(srvTLS.cert, pemBytes, 0o644); err != nil {
+		log.Fatal(err)
+	}
+	return srv
+}
+
 func serveCorpus(dir string, latency time.Duration) []roster.Agent {
 	fsrv := http.FileServer(http.Dir(dir))
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := serve(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(latency)
 		fsrv.ServeHTTP(w, r)
 	}))

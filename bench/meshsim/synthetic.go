@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,7 +31,7 @@ func serveSynthetic(peers, hosts, traces int, latency time.Duration) []roster.Ag
 	})
 	var out []roster.Agent
 	for i := 0; i < hosts; i++ {
-		srv := httptest.NewServer(h)
+		srv := serve(h)
 		if i == 0 {
 			fmt.Printf("publish %s/_meshsim/publish\n", srv.URL)
 		}

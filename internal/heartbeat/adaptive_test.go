@@ -69,3 +69,34 @@ func TestSpikeBringsAQuietPeerBackAndIsFlagged(t *testing.T) {
 		t.Errorf("4 hours after a spike: next poll %v, want every heartbeat", c.NextPoll)
 	}
 }
+
+// BenchmarkAdaptiveWeek simulates a week (336 heartbeats, one every 30
+// minutes on a fake clock) of 1,000 peers of which 50 publish one trace a
+// day, with the adaptive schedule and with every peer polled every
+// heartbeat (polling.quiet_after: 0), alternating. It reports MANIFEST.md
+// requests per week, their share of polling everyone every heartbeat, and
+// the longest wait from a trace's publication to its fetch; a trace picked
+// up later than its peer's interval fails the benchmark. Target (issue
+// 11): at most a quarter of the requests. Run with -benchtime=1x.
+func BenchmarkAdaptiveWeek(b *testing.B) {
+	variants := []struct{ name, config string }{
+		{"adaptive", ""},
+		{"every-heartbeat", "polling:\n  quiet_after: 0\n"},
+	}
+	for _, v := range variants {
+		b.Run(v.name, func(b *testing.B) {
+			w := week{peers: 1000, publishers: 50, days: 7, config: v.config}
+			var res weekResult
+			for b.Loop() {
+				res = w.run(b)
+			}
+			if res.missed > 0 || len(res.late) > 0 {
+				b.Fatalf("%d traces never fetched, %d late: %v", res.missed, len(res.late), res.late)
+			}
+			every := w.peers * res.heartbeats
+			b.ReportMetric(float64(res.requests), "requests/week")
+			b.ReportMetric(100*float64(res.requests)/float64(every), "%-of-every-heartbeat")
+			b.ReportMetric(res.maxDelay.Minutes(), "max-wait-min")
+		})
+	}
+}
