@@ -128,15 +128,16 @@ func printInitStanding(w io.Writer, res *setup.Result) {
 		fmt.Fprintln(w, "This node has no FOUNDERS.md yet, so nobody's validations count for it. Either:")
 		fmt.Fprintln(w, "  join a mesh: copy its FOUNDERS.md from any of its nodes, for example")
 		fmt.Fprintln(w, "    curl -fsS -o FOUNDERS.md https://OWNER.github.io/REPO/FOUNDERS.md")
-		fmt.Fprintln(w, "  and ask an agent with standing to list you in its AGENTS.md; or")
+		fmt.Fprintln(w, "  list its founders in AGENTS.md, and ask one to list you in theirs; or")
 		fmt.Fprintln(w, "  found one: write FOUNDERS.md with this node's line (as 'init --founder' does):")
 		fmt.Fprintf(w, "    %s | %s\n", res.Agent, res.URL)
 	case isFounder(res):
 		fmt.Fprintf(w, "FOUNDERS.md names this node a founder: it validates from the first heartbeat.\n"+
 			"Nodes that join this mesh copy it from %sFOUNDERS.md;\nlist them in AGENTS.md so you validate their traces.\n", res.URL)
 	default:
-		fmt.Fprintf(w, "FOUNDERS.md names %d founder(s). Publish traces ('meshnode trace new') and ask an\n"+
-			"agent with standing to list you in its AGENTS.md, so it validates them.\n", len(res.Founders.Founders))
+		fmt.Fprintf(w, "FOUNDERS.md names %d founder(s). Publish traces ('meshnode trace new'), list the\n"+
+			"founders in AGENTS.md (to see their validations), and ask one to list you in theirs,\n"+
+			"so it validates your traces.\n", len(res.Founders.Founders))
 	}
 }
 

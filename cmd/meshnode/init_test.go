@@ -140,7 +140,7 @@ func TestInitSaysWhatStandingIsAndHowToGetIt(t *testing.T) {
 		dir := t.TempDir()
 		setupWriteFile(t, filepath.Join(dir, "FOUNDERS.md"), "bob | https://bob.example.org/\n")
 		code, stdout, stderr := runSetupCLI(t, "init", "--dir", dir, "--agent", "ada", "--url", "https://ada.example.org/")
-		if code != exitOK || !strings.Contains(stdout, "FOUNDERS.md names 1 founder(s)") || !strings.Contains(stdout, "list you in its AGENTS.md") {
+		if code != exitOK || !strings.Contains(stdout, "FOUNDERS.md names 1 founder(s)") || !strings.Contains(stdout, "ask one to list you in theirs") {
 			t.Errorf("exit %d, stdout:\n%s\nstderr: %s", code, stdout, stderr)
 		}
 	})

@@ -63,8 +63,8 @@ func (n *node) checkFounders(ctx context.Context) []Finding {
 		peers, _ := roster.Parse(data)
 		targets = append(targets, withoutSelf(peers, n.cfg.URL)...)
 	}
+	out := n.unpolledFounders(ours, targets[1:])
 	served := n.fetchFounders(ctx, targets)
-	var out []Finding
 	agree := 0
 	for i, t := range targets {
 		switch got := served[i]; {
@@ -90,6 +90,31 @@ func (n *node) checkFounders(ctx context.Context) []Finding {
 	summary := Finding{Check: "founders", Status: StatusOK,
 		Message: fmt.Sprintf("FOUNDERS.md %s: the same bytes at %d of %d place(s) checked (Pages and peers)", short(hash), agree, len(targets))}
 	return append([]Finding{summary}, out...)
+}
+
+// unpolledFounders warns about each founder the node does not poll: it
+// never sees that founder's validations, of its own traces or anyone's.
+func (n *node) unpolledFounders(decl []byte, peers []roster.Agent) []Finding {
+	d, err := signal.ParseFounders(decl)
+	if err != nil {
+		return nil // the standing check reports it
+	}
+	polled := map[string]bool{}
+	if self, err := roster.NormalizeURL(n.cfg.URL); err == nil {
+		polled[self] = true
+	}
+	for _, p := range peers {
+		polled[p.URL] = true
+	}
+	var out []Finding
+	for _, f := range d.Founders {
+		if !polled[f.URL] {
+			out = append(out, Finding{Check: "founders", Status: StatusWarn,
+				Message: fmt.Sprintf("founder %s (%s) is not in AGENTS.md: this node never sees its validations, of its own traces or anyone's", f.Name, f.URL),
+				Fix:     fmt.Sprintf("add the line '%s | %s' to AGENTS.md", f.Name, f.URL)})
+		}
+	}
+	return out
 }
 
 type servedFounders struct {

@@ -179,6 +179,9 @@ func TestDoctorFindsWhatIsBroken(t *testing.T) {
 		{"a FOUNDERS.md that does not parse fails at its line", func(t *testing.T, n *testNode) {
 			mustWrite(t, filepath.Join(n.dir, "FOUNDERS.md"), "# FOUNDERS\nbob https://bob.example/\n")
 		}, time.Hour, "standing", StatusFail, "FOUNDERS.md:2:", "one 'name | trace_url' line per founder"},
+		{"a founder the node does not poll", func(t *testing.T, n *testNode) {
+			mustWrite(t, filepath.Join(n.dir, "FOUNDERS.md"), "ada | "+n.url+"\ncarol | https://carol.example/\n")
+		}, time.Hour, "founders", StatusWarn, "founder carol (https://carol.example/) is not in AGENTS.md", "add the line 'carol | https://carol.example/'"},
 		{"a peer with another FOUNDERS.md computes another mesh's SIGNAL", func(t *testing.T, n *testNode) {
 			n.peerFounders = "bob | https://bob.example/\n"
 		}, time.Hour, "founders", StatusWarn, "peer bob holds another FOUNDERS.md", "copy it byte for byte"},

@@ -94,7 +94,8 @@ func (p Progress) Next() string {
 		return "to found a mesh, write FOUNDERS.md with one line naming this node, `name | trace_url` (what `meshnode init --founder` writes); " +
 			"to join one, copy its FOUNDERS.md from any of its nodes (docs/setup.md, Standing)"
 	}
-	return fmt.Sprintf("publish traces (`meshnode trace new`) and have an agent with standing (founders: %s) list you in its AGENTS.md so it polls and validates them; "+
+	return fmt.Sprintf("publish traces (`meshnode trace new`), list agents with standing (founders: %s) in your AGENTS.md so you see their validations, "+
+		"and have one list you in its AGENTS.md so it polls and validates your traces; "+
 		"each validated trace earns SIGNAL (knowledge pebble 2, knowledge rock 6, capability rock 10)", strings.Join(p.Founders, ", "))
 }
 
