@@ -183,6 +183,7 @@ func tour(w io.Writer, o Options, now time.Time) {
 	fmt.Fprintf(w, "Where the files are (%s):\n", dir)
 	lines := []string{
 		"MANIFEST.md                      our published files, with seqs, hashes and statuses",
+		"FOUNDERS.md                      the sample mesh's founders (the node and cyd): their validations count",
 		"validations/                     our validations of the peers' traces",
 		"disputes/                        the hash mismatch we saw on cyd",
 		"mesh-state/polling-cursors/      cursors, gaps, failures, seen hashes: a file per peer",
