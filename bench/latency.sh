@@ -10,6 +10,10 @@
 #   before   BASE's binary (4 requests per host, a peer's files one at a time), HTTP/2 server
 #   h2       this tree's binary, HTTP/2 server (16 streams on one connection)
 #   h1       this tree's binary, HTTPS server without HTTP/2 (4 connections)
+#   h2+score h2 with the node a founder, so it also scores every trace and
+#            writes 849 validations
+# The first three fetch and verify only (FOUNDERS.md removed, so the
+# standing gate is closed), as BASE's binary does.
 # meshsim writes its self-signed certificate; the node trusts it through
 # SSL_CERT_FILE, for this process only. Target (issue 11): h2 < 4 s.
 set -euo pipefail
@@ -34,9 +38,10 @@ start() { # start NAME ARGS...: a meshsim serving the corpus, node in $out/NAME
 start sim-h2
 start sim-h1 -http1
 
-run() { # run VARIANT BINARY SIM: one catch-up on a fresh copy of SIM's node
+run() { # run VARIANT BINARY SIM [score]: one catch-up on a fresh copy of SIM's node
   rm -rf "$out/node"
   cp -r "$out/$3" "$out/node"
+  [ "${4:-}" = score ] || rm -f "$out/node/FOUNDERS.md"
   SSL_CERT_FILE="$out/$3.pem" /usr/bin/time -f '%e' -o "$out/time" "$2" heartbeat --dir "$out/node" >"$out/sum" 2>"$out/log" || { cat "$out/log"; exit 1; }
   grep -q "^files: 8[0-9][0-9] new traces" "$out/sum" || { echo "$1: unexpected summary:"; cat "$out/sum"; exit 1; }
   cat "$out/time" >>"$out/$1.times"
@@ -45,9 +50,10 @@ for _ in $(seq "$rounds"); do
   run before "$out/meshnode-before" sim-h2
   run h2 "$out/meshnode" sim-h2
   run h1 "$out/meshnode" sim-h1
+  run h2+score "$out/meshnode" sim-h2 score
 done
 echo "| corpus catch-up, TLS, $latency per answer | min | median | max |"
 echo "|---|---|---|---|"
-for v in before h2 h1; do
+for v in before h2 h1 h2+score; do
   sort -n "$out/$v.times" | awk -v v="$v" '{ t[NR] = $1 } END { printf "| %s | %.2f s | %.2f s | %.2f s |\n", v, t[1], t[int((NR + 1) / 2)], t[NR] }'
 done
