@@ -32,7 +32,9 @@ Lists every agent this node knows: those in AGENTS.md and those learned from
 peers' AGENTS.md (gossip). For each: its URL, presence (active, stale,
 offline, unreachable: see internal/presence), consecutive failures and
 backoff, cursor (last seq seen) and gaps still asked for, when it was last
-polled, and how many of its traces and validations the ledger holds.
+polled and when it is polled next (a quiet peer less often: its presence is
+then as of its last poll, and says so), and how many of its traces and
+validations the ledger holds.
 
 Reads mesh.yaml, AGENTS.md and mesh-state/ only; it polls nothing. --json prints a list
 of objects, one per agent; the schema is in docs/cli/peers.md.
