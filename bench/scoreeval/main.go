@@ -2,12 +2,17 @@
 // the heuristic or any scoring command, so an operator can compare scorers
 // on the same labelled traces of the real mesh before switching.
 //
-//	go run ./bench/scoreeval                        # the heuristic
+//	go run ./bench/scoreeval                        # the heuristic, cross-validated
+//	go run ./bench/scoreeval --plain                # the heuristic with its defaults
 //	go run ./bench/scoreeval -- python3 docs/scorer/llm-scorer.py
 //	go run ./bench/scoreeval --all                  # score distribution over the snapshot
 //
-// Arguments after -- are the scorer command, run as scorer_command is (no
-// shell): the request JSON on stdin, the response JSON on stdout.
+// The heuristic is measured by k-fold cross-validation (--folds, default 8):
+// its calibration knobs are chosen by grid search on the other folds and
+// each fold is scored with them. A scoring command has no knobs here, so it
+// is scored once on every label. Arguments after -- are the scorer
+// command, run as scorer_command is (no shell): the request JSON on stdin,
+// the response JSON on stdout.
 package main
 
 import (
@@ -41,6 +46,8 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	now := fs.String("now", scoreeval.SnapshotTime.Format(time.RFC3339), "score as of this time")
 	timeout := fs.Duration("timeout", score.DefaultCommandTimeout, "per-trace limit for a scoring command")
 	all := fs.Bool("all", false, "score every trace of the snapshot and print the distribution of totals")
+	folds := fs.Int("folds", 8, "folds of the heuristic's cross-validation")
+	plain := fs.Bool("plain", false, "score the heuristic with its default knobs, without cross-validation")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -63,11 +70,19 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if len(fs.Args()) == 0 && !*plain {
+		cv, err := scoreeval.CrossValidate(ctx, c, labels, at, scoreeval.DefaultGrid, *folds)
+		if err != nil {
+			return err
+		}
+		cv.WriteText(w)
+		return nil
+	}
 	r, err := scoreeval.Evaluate(ctx, s, c, labels, at)
 	if err != nil {
 		return err
 	}
-	r.WriteText(w, scoreeval.Tune, scoreeval.Held, scoreeval.All)
+	r.WriteText(w)
 	return nil
 }
 

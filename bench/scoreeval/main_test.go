@@ -37,3 +37,23 @@ func TestRunRefusesAMissingCorpus(t *testing.T) {
 		t.Errorf("error %v, want one that says to pass --corpus", err)
 	}
 }
+
+// TestRunCrossValidatesTheHeuristic runs the default report: the
+// heuristic's cross-validation, with the knobs chosen per fold and the
+// pooled table.
+func TestRunCrossValidatesTheHeuristic(t *testing.T) {
+	dir := corpustest.Dir(t)
+	var out strings.Builder
+	if err := run(context.Background(), []string{"--corpus", dir, "--folds", "4"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"4-fold cross-validation", "| 4 | 16 | near-copy distance=", "chosen on all labels: ", "| all folds | 64 |", "| positives failed |"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+	err := run(context.Background(), []string{"--corpus", dir, "--folds", "1"}, &strings.Builder{})
+	if err == nil || !strings.Contains(err.Error(), "1 folds") {
+		t.Errorf("error %v, want one refusing 1 fold", err)
+	}
+}

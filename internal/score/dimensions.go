@@ -6,16 +6,8 @@ import (
 	"time"
 )
 
-// Thresholds of the heuristic. Each is a judgement call, explained where
-// it is set; docs/scoring.md shows how they compare with a person's scores.
-var (
-	// substanceWordSteps are the prose word counts that earn substance 1–5:
-	// a line, a paragraph, a short note, a page, a long report.
-	// Words are those of the body, prose and code: a guide that is mostly
-	// request/response examples is as long as the essay it replaces.
-	substanceWordSteps = [...]int{ThinWords, 150, 300, 600, 1000}
-)
-
+// Fixed thresholds of the heuristic. Each is a judgement call, explained
+// where it is set; the calibration knobs are in Params (params.go).
 const (
 	// ThinWords is the least body (prose and code) that is judged at all:
 	// below it a trace is a thin note ("Test publish flow.", a line that
@@ -23,33 +15,6 @@ const (
 	// specificity and actionability, at most 1 on substance, so it cannot
 	// pass (docs/scoring.md).
 	ThinWords = 40
-	// evidenceNumbers is how many distinct figures an Evidence section needs
-	// before it counts as measured evidence rather than a list of links.
-	evidenceNumbers = 5
-	// dataNumbers is how many distinct figures make a trace carry its own
-	// data, the mark of original work rather than restated opinion.
-	dataNumbers = 8
-	// measuredNumbers is how many distinct figures, next to code, commands
-	// or a table, read as first-hand measurement: a practitioner reporting
-	// what they ran and what came out.
-	measuredNumbers = 12
-	// workedExamples is how many code blocks, and manyCommands how many
-	// command lines, make a trace a set of examples to copy.
-	workedExamples = 3
-	manyCommands   = 6
-	// shortWords and briefWords cap uniqueness: a short note can only be
-	// so original, however new its one claim.
-	shortWords = 120
-	briefWords = 250
-	// nearCopyDistance is the simhash Hamming distance (of 64 bits) at or
-	// under which two bodies are the same text with small edits (one changed
-	// word in a 200-word body moves about 4 bits).
-	nearCopyDistance = 6
-	// similarDistance is the distance under which two bodies share most of
-	// their text; unrelated texts sit around 32.
-	similarDistance = 12
-	// manyNumbers is how many distinct figures earn specificity's second point.
-	manyNumbers = 12
 	// minNamed is how many distinct named systems (CamelCase names, version
 	// numbers) count as naming the systems involved.
 	minNamed = 3
@@ -67,6 +32,9 @@ const (
 	// minMetadata is how many of agent, date, type and category must be
 	// present for the metadata point.
 	minMetadata = 3
+	// organizedWords is the least body whose headings and lists read as
+	// organization rather than a note's scaffolding.
+	organizedWords = 120
 )
 
 // freshnessSteps map a trace's age to its freshness score: docs/protocol.md §1: a node polls
@@ -90,7 +58,7 @@ const futureSlack = 24 * time.Hour
 func substance(j *judge) (int, []string) {
 	f := j.f
 	s := 0
-	for _, w := range substanceWordSteps {
+	for _, w := range j.p.SubstanceWords {
 		if j.words >= w {
 			s++
 		}
@@ -98,7 +66,7 @@ func substance(j *judge) (int, []string) {
 	why := []string{fmt.Sprintf("%d words (%d of prose, %d of code)", j.words, f.proseWords, f.codeWords)}
 	work, evidence := j.hasSection("work"), j.hasEvidence()
 	why = append(why, presence("Work section", work), presence("Evidence section", evidence))
-	if s > 0 && s < 5 && ((evidence && f.numbers >= evidenceNumbers) || f.codeBlocks > 0) {
+	if s > 0 && s < 5 && ((evidence && f.numbers >= j.p.EvidenceNumbers) || f.codeBlocks > 0) {
 		s++
 		why = append(why, fmt.Sprintf("+1 for measured evidence (%d figures, %d code blocks)", f.numbers, f.codeBlocks))
 	}
@@ -115,7 +83,7 @@ func uniqueness(j *judge) (int, []string) {
 		return 0, []string{fmt.Sprintf("thin note, %d words: nothing to be original with", j.words)}
 	}
 	s, why := 3, []string{"starts at 3, an original note"}
-	if f.numbers >= dataNumbers || f.codeBlocks > 0 || f.tableRows >= minOrganized {
+	if f.numbers >= j.p.DataNumbers || f.codeBlocks > 0 || f.tableRows >= minOrganized {
 		s++
 		why = append(why, fmt.Sprintf("+1 carries its own data (%d figures, %d code blocks, %d table rows)", f.numbers, f.codeBlocks, f.tableRows))
 	}
@@ -131,15 +99,15 @@ func uniqueness(j *judge) (int, []string) {
 		s--
 		why = append(why, "-1 repeats its own paragraphs")
 	}
-	s, why = capLength(s, why, j.words)
+	s, why = capLength(s, why, j.words, j.p)
 	return j.nearCopies(s, why)
 }
 
-func capLength(s int, why []string, words int) (int, []string) {
+func capLength(s int, why []string, words int, p *Params) (int, []string) {
 	switch {
-	case words < shortWords && s > 2:
+	case words < p.ShortWords && s > 2:
 		return 2, append(why, fmt.Sprintf("capped at 2: short (%d words)", words))
-	case words < briefWords && s > 3:
+	case words < p.BriefWords && s > 3:
 		return 3, append(why, fmt.Sprintf("capped at 3: brief (%d words)", words))
 	}
 	return s, why
@@ -149,9 +117,9 @@ func capLength(s int, why []string, words int) (int, []string) {
 // nothing of its own.
 func (j *judge) nearCopies(s int, why []string) (int, []string) {
 	switch {
-	case j.copyDist <= nearCopyDistance:
+	case j.copyDist <= j.p.NearCopyDistance:
 		return 0, append(why, "0: near-copy of "+j.copyOf())
-	case j.copyDist <= similarDistance && s > 1:
+	case j.copyDist <= j.p.SimilarDistance && s > 1:
 		return 1, append(why, "capped at 1: mostly the same text as "+j.copyOf())
 	}
 	return s, why
@@ -187,7 +155,7 @@ func specificity(j *judge) (int, []string) {
 		}
 	}
 	add(f.numbers >= minSteps, fmt.Sprintf("%d distinct figures", f.numbers))
-	add(f.numbers >= manyNumbers, fmt.Sprintf("at least %d figures", manyNumbers))
+	add(f.numbers >= j.p.ManyNumbers, fmt.Sprintf("at least %d figures", j.p.ManyNumbers))
 	add(f.urls > 0, fmt.Sprintf("%d URLs", f.urls))
 	add(f.paths+f.inlineCode+f.commands >= 2, fmt.Sprintf("%d paths, %d inline code spans, %d commands", f.paths, f.inlineCode, f.commands))
 	add(f.codeBlocks > 0, fmt.Sprintf("%d code blocks", f.codeBlocks))
@@ -238,7 +206,7 @@ func actionability(j *judge) (int, []string) {
 		s++
 		why = append(why, fmt.Sprintf("+1 commands or code (%d blocks, %d commands, %d inline)", f.codeBlocks, f.commands, f.inlineCode))
 	}
-	if f.codeBlocks >= workedExamples || f.commands >= manyCommands {
+	if f.codeBlocks >= j.p.WorkedExamples || f.commands >= j.p.ManyCommands {
 		s++
 		why = append(why, fmt.Sprintf("+1 worked examples to copy (%d code blocks, %d command lines)", f.codeBlocks, f.commands))
 	}
@@ -292,7 +260,7 @@ func structure(j *judge) (int, []string) {
 	s, why = j.requiredSections(s, why)
 	items := f.listItems + f.numberedItems + f.tableRows
 	items += f.codeBlocks
-	if len(f.headings) >= minOrganized && items >= minOrganized && j.words >= shortWords {
+	if len(f.headings) >= minOrganized && items >= minOrganized && j.words >= organizedWords {
 		s++
 		why = append(why, fmt.Sprintf("+1 organized (%d headings, %d list items and rows)", len(f.headings), items))
 	}
@@ -395,5 +363,5 @@ func containsAny(s string, subs []string) bool {
 // figures beside code, commands or a table.
 func (j *judge) measured() bool {
 	f := j.f
-	return f.numbers >= measuredNumbers && (f.codeBlocks > 0 || f.commands > 0 || f.tableRows >= minOrganized)
+	return f.numbers >= j.p.MeasuredNumbers && (f.codeBlocks > 0 || f.commands > 0 || f.tableRows >= minOrganized)
 }

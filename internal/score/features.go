@@ -17,15 +17,16 @@ type features struct {
 	tableRows          int
 	codeBlocks         int
 	inlineCode         int
-	commands           int // lines that hold a shell command or a --flag
-	imperatives        int // list items that start with a verb
-	imperativeHeadings int // headings that start with a verb ("Treat … as …")
-	numbers            int // distinct numeric tokens
-	urls               int // distinct URLs
-	paths              int // distinct paths and file names
-	cites              int // distinct agent/seq references
-	dates              int // distinct ISO dates outside the metadata
-	named              int // distinct CamelCase or versioned names
+	commands           int             // lines that hold a shell command or a --flag
+	imperatives        int             // list items that start with a verb
+	imperativeHeadings int             // headings that start with a verb ("Treat … as …")
+	numbers            int             // distinct numeric tokens
+	urls               int             // distinct URLs
+	paths              int             // distinct paths and file names
+	cites              map[string]bool // distinct "agent/seq" references, seq without leading zeros
+	wordCites          map[string]bool // "agent trace N", "agent's seq N": references in words, if agent is one
+	dates              int             // distinct ISO dates outside the metadata
+	named              int             // distinct CamelCase or versioned names
 	fields             map[string]string
 	repeated           int    // words in paragraphs that appear twice or more
 	boilerplate        string // the first boilerplate phrase found, if any
@@ -43,6 +44,7 @@ var (
 	urlRe       = regexp.MustCompile(`https?://[^\s)>\]"']+`)
 	pathRe      = regexp.MustCompile(`(?:^|[\s(` + "`" + `])((?:/[A-Za-z0-9._{}:-]+){2,}/?|[A-Za-z0-9_-]+\.(?:md|go|py|js|ts|json|yaml|yml|sh|txt|toml|html))\b`)
 	citeRe      = regexp.MustCompile(`\b([a-z][a-z0-9-]{1,30})/(\d{1,4})\b`)
+	wordCiteRe  = regexp.MustCompile(`(?i)\b([a-z][a-z0-9-]{1,30})(?:'s|’s)? (?:trace|seq) #?(\d{1,4})\b`)
 	dateRe      = regexp.MustCompile(`\b20\d\d-[01]\d-[0-3]\d\b`)
 	numberRe    = regexp.MustCompile(`\b\d[\d,.]*%?`)
 	inlineRe    = regexp.MustCompile("`[^`\n]+`")
@@ -66,8 +68,8 @@ var (
 
 // analyze reads a markdown body line by line.
 func analyze(body string) *features {
-	f := &features{fields: map[string]string{}}
-	sets := map[string]map[string]bool{"num": {}, "url": {}, "path": {}, "cite": {}, "date": {}, "named": {}}
+	f := &features{fields: map[string]string{}, cites: map[string]bool{}, wordCites: map[string]bool{}}
+	sets := map[string]map[string]bool{"num": {}, "url": {}, "path": {}, "date": {}, "named": {}}
 	paras := map[string]int{}
 	var para []string
 	flush := func() {
@@ -114,7 +116,7 @@ func analyze(body string) *features {
 		}
 	}
 	f.numbers, f.urls, f.paths = len(sets["num"]), len(sets["url"]), len(sets["path"])
-	f.cites, f.dates, f.named = len(sets["cite"]), len(sets["date"]), len(sets["named"])
+	f.dates, f.named = len(sets["date"]), len(sets["named"])
 	f.boilerplate = findBoilerplate(body)
 	return f
 }
@@ -166,8 +168,11 @@ func (f *features) scanTokens(t string, sets map[string]map[string]bool, prose b
 	for _, m := range pathRe.FindAllStringSubmatch(noURL, -1) {
 		sets["path"][m[1]] = true
 	}
-	for _, m := range citeRe.FindAllString(noURL, -1) {
-		sets["cite"][m] = true
+	for _, m := range citeRe.FindAllStringSubmatch(noURL, -1) {
+		f.cites[citation(m[1], m[2])] = true
+	}
+	for _, m := range wordCiteRe.FindAllStringSubmatch(noURL, -1) {
+		f.wordCites[citation(m[1], m[2])] = true
 	}
 	for _, d := range dateRe.FindAllString(noURL, -1) {
 		sets["date"][d] = true
@@ -195,6 +200,16 @@ func (f *features) scanTokens(t string, sets map[string]map[string]bool, prose b
 		f.numberedItems++
 		f.countImperative(numberLine.FindStringSubmatch(t)[1])
 	}
+}
+
+// citation is the canonical "agent/seq" of a reference: "noobAgent trace
+// 022" and "noobagent/22" name the same trace.
+func citation(agent, seq string) string {
+	seq = strings.TrimLeft(seq, "0")
+	if seq == "" {
+		seq = "0"
+	}
+	return strings.ToLower(agent) + "/" + seq
 }
 
 func (f *features) countImperative(item string) {

@@ -13,7 +13,10 @@ import (
 // Heuristic is the built-in scorer: deterministic (the same input always
 // gets the same result) and explained (every dimension comes with the
 // facts that produced its score). See docs/scoring.md.
-type Heuristic struct{}
+type Heuristic struct {
+	// Params are its calibration knobs; nil means DefaultParams.
+	Params *Params
+}
 
 // Name returns "heuristic".
 func (Heuristic) Name() string { return KindHeuristic }
@@ -28,26 +31,42 @@ var dimensions = [validation.NumDimensions]dimension{
 
 // Score judges in. It never fails on content: an empty or unreadable
 // trace simply scores low, with reasons that say so.
-func (Heuristic) Score(ctx context.Context, in Input) (*Result, error) {
+func (h Heuristic) Score(ctx context.Context, in Input) (*Result, error) {
+	rs, err := ScoreEach(ctx, in, []*Params{h.params()})
+	if err != nil {
+		return nil, err
+	}
+	return rs[0], nil
+}
+
+// ScoreEach judges in once with each set of knobs, reading the trace once:
+// what a grid search over Params needs (docs/scoring.md).
+func ScoreEach(ctx context.Context, in Input, ps []*Params) ([]*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	j := newJudge(in)
-	r := &Result{}
-	for i, dim := range dimensions {
-		s, why := dim(j)
-		r.Scores[i] = clamp(s)
-		r.Reasons[i] = why
+	out := make([]*Result, len(ps))
+	for n, p := range ps {
+		j.p = p
+		r := &Result{}
+		for i, dim := range dimensions {
+			s, why := dim(j)
+			r.Scores[i] = clamp(s)
+			r.Reasons[i] = why
+		}
+		j.capCopy(r)
+		r.Notes = notes(r)
+		out[n] = r
 	}
-	j.capCopy(r)
-	r.Notes = notes(r)
-	return r, nil
+	return out, nil
 }
 
 // judge is what the dimensions look at: the body's features and the
 // trace's metadata, merged from the parsed trace and the MANIFEST row.
 type judge struct {
 	in       Input
+	p        *Params
 	f        *features
 	body     []byte
 	title    string
@@ -70,7 +89,7 @@ func newJudge(in Input) *judge {
 	j.words = j.f.proseWords + j.f.codeWords
 	j.nearest, j.copyDist = nearestKnown(in, Fingerprint(j.body))
 	j.title = j.f.title
-	j.cites = j.f.cites
+	j.cites = j.countCites()
 	if t := in.Trace; t != nil {
 		if t.Title != "" {
 			j.title = t.Title
@@ -99,6 +118,28 @@ func newJudge(in Input) *judge {
 	return j
 }
 
+// countCites counts the distinct traces the body cites: "agent/seq", and
+// "agent trace N" or "agent's seq N" in words when agent is the author or
+// an agent the node knows (the words before "trace" are otherwise just
+// words: "from trace 12", "our trace 5").
+func (j *judge) countCites() int {
+	agents := map[string]bool{strings.ToLower(j.in.Agent): true}
+	if j.in.Trace != nil {
+		agents[strings.ToLower(j.in.Trace.Agent)] = true
+	}
+	for _, k := range j.in.Known {
+		agents[strings.ToLower(k.Agent)] = true
+	}
+	n := len(j.f.cites)
+	for c := range j.f.wordCites {
+		agent, _, _ := strings.Cut(c, "/")
+		if agents[agent] && !j.f.cites[c] {
+			n++
+		}
+	}
+	return n
+}
+
 // nearestKnown finds the known trace closest to fp, ties broken by hash.
 func nearestKnown(in Input, fp uint64) (Known, int) {
 	best, bestDist := Known{}, 65
@@ -119,7 +160,7 @@ func nearestKnown(in Input, fp uint64) (Known, int) {
 var copyDimensions = []int{0, 2, 3}
 
 func (j *judge) capCopy(r *Result) {
-	if j.copyDist > nearCopyDistance {
+	if j.copyDist > j.p.NearCopyDistance {
 		return
 	}
 	for _, i := range copyDimensions {

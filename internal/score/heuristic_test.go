@@ -150,8 +150,8 @@ func TestFingerprintDistance(t *testing.T) {
 		min, max int
 	}{
 		{"same text", a, a, 0, 0},
-		{"one word changed", a, b, 0, nearCopyDistance},
-		{"unrelated texts", a, readTestdata(t, "empty.md"), similarDistance + 1, 64},
+		{"one word changed", a, b, 0, DefaultParams.NearCopyDistance},
+		{"unrelated texts", a, readTestdata(t, "empty.md"), DefaultParams.SimilarDistance + 1, 64},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,7 +5,9 @@
 // (../shared/corpus/mycel-basecamp) and never copies their text: the
 // labels hold agent, seq, sha256, label, reason and source only.
 //
-// A fixed third of the labels, chosen by hash (Holdout), is never looked
-// at while tuning the heuristic; docs/scoring.md reports it separately.
+// CrossValidate measures the heuristic by stratified k-fold
+// cross-validation: on each fold its calibration knobs (score.Params) are
+// chosen by a small grid search on the other folds, and the fold is scored
+// with them; docs/scoring.md reports the pooled figures.
 // The package reads files and runs scorers; it writes nothing.
 package scoreeval

@@ -18,13 +18,13 @@ const ThinWords = 40
 
 // Outcome is how a scorer judged one labelled trace.
 type Outcome struct {
-	Label   Label
-	Scores  validation.Scores
-	Total   int
-	Passed  bool
-	Holdout bool
-	Words   int    // words of the body, prose and code
-	Err     string // the scorer failed on it; counted as a fail
+	Label  Label
+	Scores validation.Scores
+	Total  int
+	Passed bool
+	Fold   int    // the fold it was held out in, under cross-validation
+	Words  int    // words of the body, prose and code
+	Err    string // the scorer failed on it; counted as a fail
 }
 
 // Correct reports whether the scorer agreed with the label.
@@ -39,26 +39,57 @@ type Report struct {
 
 // Evaluate scores every labelled trace with s, as of now.
 func Evaluate(ctx context.Context, s score.Scorer, c *Corpus, labels []Label, now time.Time) (*Report, error) {
+	cases, err := prepare(c, labels, now)
+	if err != nil {
+		return nil, err
+	}
 	r := &Report{Scorer: s.Name(), Now: now}
+	for _, k := range cases {
+		o, err := k.score(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		r.Outcomes = append(r.Outcomes, o)
+	}
+	return r, nil
+}
+
+// labelled is a label with what a scorer sees of its trace.
+type labelled struct {
+	label Label
+	in    score.Input
+	words int
+}
+
+// prepare finds every label's trace and builds its input as of now.
+func prepare(c *Corpus, labels []Label, now time.Time) ([]labelled, error) {
+	out := make([]labelled, 0, len(labels))
 	for _, l := range labels {
 		t, ok := c.ByHash(l.SHA256)
 		if !ok {
 			return nil, fmt.Errorf("evaluate: %s: no trace with hash %s in the corpus", l.Key(), l.SHA256)
 		}
-		o := Outcome{Label: l, Holdout: Holdout(l), Words: score.BodyWords(body(t))}
-		res, err := s.Score(ctx, c.Input(t, now))
-		switch {
-		case ctx.Err() != nil:
-			return nil, ctx.Err()
-		case err != nil:
-			o.Err = err.Error()
-		default:
-			o.Scores, o.Total = res.Scores, res.Scores.Total()
-			o.Passed = o.Total >= validation.PassThreshold
-		}
-		r.Outcomes = append(r.Outcomes, o)
+		out = append(out, labelled{label: l, in: c.Input(t, now), words: score.BodyWords(body(t))})
 	}
-	return r, nil
+	return out, nil
+}
+
+// score judges one labelled trace; a scorer's error is recorded as a fail.
+func (k labelled) score(ctx context.Context, s score.Scorer) (Outcome, error) {
+	res, err := s.Score(ctx, k.in)
+	switch {
+	case ctx.Err() != nil:
+		return Outcome{}, ctx.Err()
+	case err != nil:
+		return Outcome{Label: k.label, Words: k.words, Err: err.Error()}, nil
+	}
+	return k.outcome(res), nil
+}
+
+// outcome is the label's outcome under a scorer's result.
+func (k labelled) outcome(res *score.Result) Outcome {
+	total := res.Scores.Total()
+	return Outcome{Label: k.label, Words: k.words, Scores: res.Scores, Total: total, Passed: total >= validation.PassThreshold}
 }
 
 // Metrics are the counts and rates of one part of the set.
@@ -85,31 +116,12 @@ func ratio(a, b int) float64 {
 	return float64(a) / float64(b)
 }
 
-// Part selects outcomes: Tune, Held or All.
-type Part int
+// Metrics counts the outcomes.
+func (r *Report) Metrics() Metrics { return count(r.Outcomes) }
 
-// Parts of the set.
-const (
-	All Part = iota
-	Tune
-	Held
-)
-
-func (p Part) String() string {
-	return [...]string{"all", "tuning", "held out"}[p]
-}
-
-func (p Part) has(o Outcome) bool {
-	return p == All || (p == Held) == o.Holdout
-}
-
-// Metrics counts the outcomes of one part.
-func (r *Report) Metrics(p Part) Metrics {
+func count(outcomes []Outcome) Metrics {
 	var m Metrics
-	for _, o := range r.Outcomes {
-		if !p.has(o) {
-			continue
-		}
+	for _, o := range outcomes {
 		if o.Err != "" {
 			m.Errors++
 		}
@@ -132,44 +144,44 @@ func (r *Report) Metrics(p Part) Metrics {
 	return m
 }
 
-// WriteText writes the report for a person: the confusion table and rates
-// per part, then every disagreement with its scores.
-func (r *Report) WriteText(w io.Writer, parts ...Part) {
+// WriteText writes the report for a person: the confusion table and rates,
+// then every disagreement with its scores.
+func (r *Report) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "scorer %s, %d labelled traces, scored as of %s\n\n", r.Scorer, len(r.Outcomes), r.Now.UTC().Format(time.DateOnly))
+	writeHeader(w)
+	writeRow(w, "all", r.Metrics())
+	fmt.Fprintln(w)
+	writeDisagreements(w, r.Outcomes)
+}
+
+func writeHeader(w io.Writer) {
 	fmt.Fprintln(w, "| part | traces | TP | FN | FP | TN | exempt | recall | precision | negatives failed | thin passed | errors |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
-	for _, p := range parts {
-		m := r.Metrics(p)
-		n := m.TP + m.FN + m.FP + m.TN + m.Exempt
-		fmt.Fprintf(w, "| %s | %d | %d | %d | %d | %d | %d | %.0f %% | %.0f %% | %.0f %% | %d | %d |\n", p, n,
-			m.TP, m.FN, m.FP, m.TN, m.Exempt, 100*m.Recall(), 100*m.Precision(), 100*m.NegativesFailed(), m.ThinPassed, m.Errors)
+}
+
+func writeRow(w io.Writer, part string, m Metrics) {
+	n := m.TP + m.FN + m.FP + m.TN + m.Exempt
+	fmt.Fprintf(w, "| %s | %d | %d | %d | %d | %d | %d | %.0f %% | %.0f %% | %.0f %% | %d | %d |\n", part, n,
+		m.TP, m.FN, m.FP, m.TN, m.Exempt, 100*m.Recall(), 100*m.Precision(), 100*m.NegativesFailed(), m.ThinPassed, m.Errors)
+}
+
+// writeDisagreements lists the wrong outcomes with their scores.
+func writeDisagreements(w io.Writer, outcomes []Outcome) {
+	var wrong []Outcome
+	for _, o := range outcomes {
+		if !o.Correct() && o.Label.Exempt == "" {
+			wrong = append(wrong, o)
+		}
 	}
-	fmt.Fprintln(w)
-	wrong := r.disagreements(parts)
 	if len(wrong) == 0 {
 		fmt.Fprintln(w, "no disagreement")
 		return
 	}
+	sort.SliceStable(wrong, func(i, j int) bool { return wrong[i].Label.Key() < wrong[j].Label.Key() })
 	fmt.Fprintln(w, "disagreements (label, total, scores su un sp ac st fr):")
 	for _, o := range wrong {
 		fmt.Fprintf(w, "  %-4s %2d %v  %s/%d %s%s\n", o.Label.Label, o.Total, o.Scores, o.Label.Agent, o.Label.Seq, o.Label.Reason, errNote(o))
 	}
-}
-
-// disagreements lists the wrong outcomes of the parts asked for.
-func (r *Report) disagreements(parts []Part) []Outcome {
-	var out []Outcome
-	for _, o := range r.Outcomes {
-		in := false
-		for _, p := range parts {
-			in = in || p.has(o)
-		}
-		if in && !o.Correct() && o.Label.Exempt == "" {
-			out = append(out, o)
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Label.Key() < out[j].Label.Key() })
-	return out
 }
 
 func errNote(o Outcome) string {

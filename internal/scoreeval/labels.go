@@ -3,7 +3,6 @@ package scoreeval
 import (
 	"bytes"
 	_ "embed"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -32,18 +31,6 @@ type Label struct {
 
 // Key identifies a label's trace.
 func (l Label) Key() string { return l.Agent + "/" + l.File }
-
-// Holdout reports whether l belongs to the held-out third: the first
-// byte of its hash, mod 3, is 0. The split depends on the bytes only, so
-// nobody chose which traces tuning could see.
-func Holdout(l Label) bool {
-	h := strings.TrimPrefix(l.SHA256, "sha256:")
-	if len(h) < 2 {
-		return false
-	}
-	b, err := hex.DecodeString(h[:2])
-	return err == nil && b[0]%3 == 0
-}
 
 //go:embed labels.json
 var labelsJSON []byte
