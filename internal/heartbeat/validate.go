@@ -2,6 +2,7 @@ package heartbeat
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -51,7 +52,7 @@ func (n *node) validate(ctx context.Context) error {
 // did not start is given back to the queue.
 func (n *node) scoreQueue(ctx context.Context, scorer score.Scorer) error {
 	if ctx.Err() != nil {
-		n.log.Warn("heartbeat deadline reached; the queue waits for the next heartbeat")
+		n.log.Warn(stopReason(ctx) + "; the queue waits for the next heartbeat")
 		return nil
 	}
 	c := newClaims(n.queue, claimOwner, n.cfg.Heartbeat.Deadline+n.cfg.Lease, n.now, n.log.Warn)
@@ -66,10 +67,10 @@ func (n *node) scoreQueue(ctx context.Context, scorer score.Scorer) error {
 	g.SetLimit(max(n.cfg.ScorerConcurrency, 1))
 	for i := range items {
 		if ctx.Err() != nil {
-			// The heartbeat's deadline passed: what is not started yet
-			// goes back to the queue for the next heartbeat; nothing is
-			// lost.
-			n.log.Warn("heartbeat deadline reached; the rest of the queue waits for the next heartbeat")
+			// The heartbeat's deadline passed, or a signal stopped it:
+			// what is not started yet goes back to the queue for the next
+			// heartbeat; nothing is lost.
+			n.log.Warn(stopReason(ctx) + "; the rest of the queue waits for the next heartbeat")
 			break
 		}
 		if gctx.Err() != nil {
@@ -85,6 +86,18 @@ func (n *node) scoreQueue(ctx context.Context, scorer score.Scorer) error {
 		err = cerr
 	}
 	return err
+}
+
+// stopReason says why ctx ended: the heartbeat's deadline, or the caller's
+// cancel (a signal, named by its cause when the caller gave one).
+func stopReason(ctx context.Context) string {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return "heartbeat deadline reached"
+	}
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		return "heartbeat stopped: " + cause.Error()
+	}
+	return "heartbeat stopped"
 }
 
 // scoreItem scores one claimed item and finishes it. Problems with the
