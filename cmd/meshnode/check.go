@@ -118,7 +118,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 // check a repository makes of CheckContext, for a pull request of a
 // stranger and the node's own scoring pull request alike.
 func reportCheckStatus(ctx context.Context, dir, sha string, problems int, getenv func(string) string) error {
-	client, owner, repo, err := githubClient(dir, getenv, setup.OriginRemote)
+	client, owner, repo, err := githubClient("check --status-sha", dir, getenv, setup.OriginRemote)
 	if err != nil {
 		return err
 	}

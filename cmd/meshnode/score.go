@@ -206,7 +206,7 @@ func suggestions(cfg *config.Config, items []queue.Item) (out []pullrequest.Sugg
 }
 
 func syncScoresPR(ctx context.Context, e *env, o scoreOptions, cfg *config.Config, items []queue.Item, why string) error {
-	client, owner, repo, err := githubClient(o.dir, o.getenv, o.remote)
+	client, owner, repo, err := githubClient("score --pr", o.dir, o.getenv, o.remote)
 	if err != nil {
 		return err
 	}
@@ -262,21 +262,22 @@ func printSync(w io.Writer, res pullrequest.Result, without int, why string) {
 
 // githubClient builds the API client from the environment a workflow (or a
 // person with a token) provides; the repository is found as init finds it.
-func githubClient(dir string, getenv func(string) string, remote func(string) (string, error)) (*github.Client, string, string, error) {
+// command (say "score --pr") opens every error, so it names what needs it.
+func githubClient(command, dir string, getenv func(string) string, remote func(string) (string, error)) (*github.Client, string, string, error) {
 	token := getenv("GITHUB_TOKEN")
 	if token == "" {
-		return nil, "", "", usagef("export GITHUB_TOKEN (in a workflow: ${{ github.token }}; locally: gh auth token)", "score --pr: GITHUB_TOKEN is not set")
+		return nil, "", "", usagef("export GITHUB_TOKEN (in a workflow: ${{ github.token }}; locally: gh auth token)", "%s: GITHUB_TOKEN is not set", command)
 	}
 	r, err := setup.FindRepo(dir, getenv, remote)
 	if err != nil {
-		return nil, "", "", usagef("export GITHUB_REPOSITORY=OWNER/REPO, or run in a clone whose origin is on github.com", "score --pr: %v", err)
+		return nil, "", "", usagef("export GITHUB_REPOSITORY=OWNER/REPO, or run in a clone whose origin is on github.com", "%s: %v", command, err)
 	}
 	owner, repo := r.Owner, r.Name
 	c := github.NewClient(&http.Client{Timeout: apiTimeout}).WithAuthToken(token)
 	if api := getenv("GITHUB_API_URL"); api != "" {
 		u, err := url.Parse(strings.TrimSuffix(api, "/") + "/")
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			return nil, "", "", usagef("use a URL like https://api.github.com", "score --pr: GITHUB_API_URL %q is not an http(s) URL", api)
+			return nil, "", "", usagef("use a URL like https://api.github.com", "%s: GITHUB_API_URL %q is not an http(s) URL", command, api)
 		}
 		c.BaseURL = u
 	}
