@@ -121,7 +121,7 @@ func runCommit(ctx context.Context, e *env, o commitOptions) error {
 		gopts.AuthorName, gopts.AuthorEmail = gitpush.BotName, gitpush.BotEmail
 	}
 	res, err := gitpush.CommitAndPush(ctx, gopts)
-	printCommit(e, res, gitpush.Message(s))
+	printCommit(e, res, gitpush.Message(s), err)
 	if inActions {
 		if oerr := setCommitOutputs(o.getenv, res); oerr != nil && err == nil {
 			err = oerr
@@ -149,8 +149,11 @@ func commitError(err error, o commitOptions) error {
 	return fmt.Errorf("commit: %w", err)
 }
 
-func printCommit(e *env, res gitpush.Result, msg string) {
+// printCommit says what commit did; err is what stopped it, if anything.
+func printCommit(e *env, res gitpush.Result, msg string, err error) {
 	switch {
+	case !res.Committed && !res.Pushed && err != nil:
+		// Nothing done, and the error says why: "unchanged" would be a guess.
 	case !res.Committed && res.Pushed:
 		fmt.Fprintf(e.stdout, "nothing new to commit; pushed %s, left unpushed before, in %d attempt(s)\n", commits(res.Unpushed), res.Attempts)
 	case !res.Committed:

@@ -108,6 +108,9 @@ func TestEveryCommandAnswersAMistakeWithExit2AndAHint(t *testing.T) {
 				if !strings.HasPrefix(lines[0], "meshnode: ") || !strings.HasPrefix(lines[len(lines)-1], "hint: ") {
 					t.Errorf("a mistake is said as 'meshnode: …' then 'hint: …':\n%s", stderr)
 				}
+				if stdout != "" {
+					t.Errorf("a mistake does nothing, so it reports nothing done on stdout:\n%s", stdout)
+				}
 			}
 		})
 	}
