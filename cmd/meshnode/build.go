@@ -54,6 +54,9 @@ func runBuildCommand(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("run 'meshnode build -h' for its flags", "build: unexpected argument %q", fs.Arg(0))
 	}
+	if err := o.existingDir("build"); err != nil {
+		return err
+	}
 	clock, err := o.clock(e)
 	if err != nil {
 		return err

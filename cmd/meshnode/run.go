@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"sort"
 	"time"
 
@@ -172,6 +174,22 @@ type nodeFlags struct {
 func (nf *nodeFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&nf.dir, "dir", ".", "the node's directory")
 	fs.StringVar(&nf.now, "now", "", "run as if the time were this RFC3339 instant")
+}
+
+// existingDir refuses a --dir that is not a directory: a mistyped one
+// would otherwise be created (trace new) or built as an empty node (build,
+// serve).
+func (nf *nodeFlags) existingDir(command string) error {
+	fi, err := os.Stat(nf.dir)
+	switch {
+	case err == nil && fi.IsDir():
+		return nil
+	case err == nil:
+		return usagef("pass --dir the node's directory", "%s: --dir %s is a file, not a directory", command, nf.dir)
+	case errors.Is(err, fs.ErrNotExist):
+		return usagef("pass --dir the node's directory (the clone of your fork)", "%s: --dir %s does not exist", command, nf.dir)
+	}
+	return fmt.Errorf("%s: %w", command, err)
 }
 
 // clock returns the time source --now asks for.

@@ -55,6 +55,9 @@ func runServeCommand(ctx context.Context, e *env, args []string) error {
 	if err := checkAddr(o.addr); err != nil {
 		return err
 	}
+	if err := o.existingDir("serve"); err != nil {
+		return err
+	}
 	e.untilStopped = true
 	var now time.Time
 	if o.now != "" {

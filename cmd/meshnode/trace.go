@@ -59,6 +59,9 @@ func runTrace(ctx context.Context, e *env, args []string) error {
 	if strings.TrimSpace(title) == "" {
 		return usagef(`run 'meshnode trace new "Title"'`, "trace new: give the trace a title")
 	}
+	if err := o.existingDir("trace new"); err != nil {
+		return err
+	}
 	return traceNew(e, o, title)
 }
 
