@@ -111,7 +111,7 @@ func initNode(e *env, o initOptions, prompt func(string, string) (string, error)
 	for _, f := range res.Written {
 		fmt.Fprintf(e.stdout, "wrote %s\n", f)
 	}
-	fmt.Fprintf(e.stdout, "\nagent %s at %s\n\nNext: fill in IDENTITY.md, add peers to AGENTS.md, run 'meshnode heartbeat',\ncommit and push, enable GitHub Pages, then run 'meshnode doctor'.\n", res.Agent, res.URL)
+	fmt.Fprintf(e.stdout, "\nagent %s at %s\n\nNext: fill in IDENTITY.md, add peers to AGENTS.md, run 'meshnode heartbeat'\nand 'meshnode commit --push', enable GitHub Pages, then run 'meshnode doctor'.\n", res.Agent, res.URL)
 	printInitStanding(e.stdout, res)
 	return nil
 }

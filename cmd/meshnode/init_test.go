@@ -30,6 +30,8 @@ func TestInitCommand(t *testing.T) {
 	}{
 		{"writes the node from flags", []string{"--agent", "ada", "--url", "https://ada.github.io/node/"}, nil,
 			exitOK, "wrote AGENTS.md\n\nagent ada at https://ada.github.io/node/", ""},
+		{"says which command commits and pushes", []string{"--agent", "ada", "--url", "https://ada.github.io/node/"}, nil,
+			exitOK, "run 'meshnode heartbeat'\nand 'meshnode commit --push', enable GitHub Pages", ""},
 		{"missing agent off a terminal names the flag", []string{"--url", "https://ada.github.io/node/"}, nil,
 			exitUsage, "", "meshnode: init: missing --agent: the agent name is required when there is no terminal to ask on\nhint: pass --agent"},
 		{"bad agent name is a usage error", []string{"--agent", "two words", "--url", "https://a.example/"}, nil,
