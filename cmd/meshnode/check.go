@@ -37,7 +37,7 @@ of the node in DIR when no FILE is given):
   - the validator is this node, the file is val-<12 hex>.md, and no other
     validation scores the same trace;
   - the trace it scores was fetched and its hash verified by the heartbeat
-    (mesh-state/ledger.json), and is not this node's own trace;
+    (mesh-state/ledger/), and is not this node's own trace;
   - this node has standing (FOUNDERS.md names it, or its SIGNAL reached 50),
     so its validations count;
 

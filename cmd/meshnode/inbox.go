@@ -23,7 +23,7 @@ func init() {
 		usage: `Usage: meshnode inbox [--dir DIR] [--now T] [--json]
        meshnode inbox done|fail|skip ID [--reason TEXT] [--dir DIR] [--now T]
 
-Without an action, lists the validation queue (mesh-state/queue.json),
+Without an action, lists the validation queue (mesh-state/queue/),
 oldest first: id, type, from, status, trace URL, age and reason. --json
 prints a list of objects; the schema is in docs/cli/inbox.md.
 

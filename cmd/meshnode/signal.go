@@ -22,7 +22,7 @@ func init() {
 
 Computes every known agent's SIGNAL and tier, and the status of every trace
 (pending, validated, failed, contested), from public files only: the peers'
-traces and validations recorded in mesh-state/ledger.json, and this node's
+traces and validations recorded in mesh-state/ledger/, and this node's
 own MANIFEST.md, traces/ and validations/, and the founders FOUNDERS.md
 names. Only the validations of agents with standing count: founders have
 it, others reach it at SIGNAL 50. Anyone holding the same files gets the
