@@ -123,17 +123,30 @@ func newJudge(in Input) *judge {
 // an agent the node knows (the words before "trace" are otherwise just
 // words: "from trace 12", "our trace 5").
 func (j *judge) countCites() int {
-	agents := map[string]bool{strings.ToLower(j.in.Agent): true}
-	if j.in.Trace != nil {
-		agents[strings.ToLower(j.in.Trace.Agent)] = true
-	}
-	for _, k := range j.in.Known {
-		agents[strings.ToLower(k.Agent)] = true
+	named := map[string]bool{} // agents named in word citations not also given as agent/seq
+	for c := range j.f.wordCites {
+		if !j.f.cites[c] {
+			agent, _, _ := strings.Cut(c, "/")
+			named[agent] = true
+		}
 	}
 	n := len(j.f.cites)
+	if len(named) == 0 {
+		return n
+	}
+	// One pass over the known traces, looking up only the names used.
+	known := map[string]bool{strings.ToLower(j.in.Agent): true}
+	if j.in.Trace != nil {
+		known[strings.ToLower(j.in.Trace.Agent)] = true
+	}
+	for _, k := range j.in.Known {
+		if a := strings.ToLower(k.Agent); named[a] {
+			known[a] = true
+		}
+	}
 	for c := range j.f.wordCites {
 		agent, _, _ := strings.Cut(c, "/")
-		if agents[agent] && !j.f.cites[c] {
+		if known[agent] && !j.f.cites[c] {
 			n++
 		}
 	}
