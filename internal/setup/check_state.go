@@ -14,9 +14,11 @@ import (
 // StateDir holds the node's state files.
 const StateDir = "mesh-state"
 
-// stateFiles are the state files doctor reads, each with the loader of the
-// package that owns it. A missing file is fine: the first heartbeat writes
-// it.
+// stateFiles are the states doctor reads, each named by the single file
+// older nodes kept (the loaders read its directory of per-peer files,
+// mesh-state/ledger/ for ledger.json, and the single file alike), with the
+// loader of the package that owns it. A missing state is fine: the first
+// heartbeat writes it.
 var stateFiles = []struct {
 	name string
 	load func(path string) error
@@ -34,18 +36,32 @@ func checkState(dir string) []Finding {
 	return out
 }
 
+// checkStateFile loads one state and names what it read: the directory of
+// per-peer files a heartbeat writes, or an older node's single file.
 func checkStateFile(dir, name string, load func(string) error) Finding {
-	rel := StateDir + "/" + name
 	path := filepath.Join(dir, StateDir, name)
-	f := Finding{Check: "state " + name}
-	if !exists(path) && !exists(state.SplitDir(path)) {
+	base := strings.TrimSuffix(name, ".json")
+	f := Finding{Check: "state " + base}
+	rel := StateDir + "/" + base + "/"
+	switch {
+	case exists(state.SplitDir(path)):
+	case exists(path):
+		rel = StateDir + "/" + name
+	default:
 		f.Status, f.Message = StatusOK, rel+" not written yet (the first heartbeat writes it)"
 		return f
 	}
 	if err := load(path); err != nil {
+		bad := rel
+		var ce *state.CorruptError
+		if errors.As(err, &ce) {
+			if r, rerr := filepath.Rel(dir, ce.Path); rerr == nil && filepath.IsLocal(r) {
+				bad = filepath.ToSlash(r)
+			}
+		}
 		f.Status = StatusFail
 		f.Message = strings.Replace(err.Error(), filepath.Join(dir, StateDir), StateDir, 1)
-		f.Fix = "restore it from history (git log -- " + rel + "; git show COMMIT:" + rel + " > " + rel + ") or move it away to start afresh"
+		f.Fix = "restore " + bad + " from history (git log -- " + bad + "; git checkout COMMIT -- " + bad + ") or move it away to start afresh"
 		return f
 	}
 	f.Status, f.Message = StatusOK, rel+" reads"

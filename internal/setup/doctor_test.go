@@ -104,7 +104,7 @@ func TestDoctorPassesAHealthyNodeServedByPages(t *testing.T) {
 			t.Errorf("%s: %s: %s (fix: %s)", f.Check, f.Status, f.Message, f.Fix)
 		}
 	}
-	for _, check := range []string{"config", "identity", "manifest", "pages", "pages-files", "peers", "standing", "founders", "workflow heartbeat.yml", "workflow check.yml", "state ledger.json", "activity"} {
+	for _, check := range []string{"config", "identity", "manifest", "pages", "pages-files", "peers", "standing", "founders", "workflow heartbeat.yml", "workflow check.yml", "state ledger", "activity"} {
 		if find(fs, check, StatusOK) == nil {
 			t.Errorf("no ok finding for %q", check)
 		}
@@ -154,16 +154,19 @@ func TestDoctorFindsWhatIsBroken(t *testing.T) {
 			"activity", StatusWarn, "in 10 day(s)", "push a commit"},
 		{"corrupt state file", func(t *testing.T, n *testNode) {
 			mustWrite(t, filepath.Join(n.dir, "mesh-state/ledger.json"), "{\"traces\": {")
-		}, time.Hour, "state ledger.json", StatusFail, "mesh-state/ledger.json:1:12: unreadable state", "git show"},
+		}, time.Hour, "state ledger", StatusFail, "mesh-state/ledger.json:1:12: unreadable state", "git checkout COMMIT -- mesh-state/ledger.json"},
+		{"corrupt per-peer ledger file", func(t *testing.T, n *testNode) {
+			mustWrite(t, filepath.Join(n.dir, "mesh-state/ledger/peer-00e76d08.json"), "{\"traces\": {")
+		}, time.Hour, "state ledger", StatusFail, "mesh-state/ledger/peer-00e76d08.json:1:12: unreadable state", "restore mesh-state/ledger/peer-00e76d08.json from history"},
 		{"ledger of the wrong shape", func(t *testing.T, n *testNode) {
 			mustWrite(t, filepath.Join(n.dir, "mesh-state/ledger.json"), "{\"traces\": 7}")
-		}, time.Hour, "state ledger.json", StatusFail, "mesh-state/ledger.json", "git show"},
+		}, time.Hour, "state ledger", StatusFail, "mesh-state/ledger.json", "git log"},
 		{"corrupt queue", func(t *testing.T, n *testNode) {
 			mustWrite(t, filepath.Join(n.dir, "mesh-state/queue.json"), "{\"items\": [")
-		}, time.Hour, "state queue.json", StatusFail, "mesh-state/queue.json:1:11: unreadable state", "git show"},
+		}, time.Hour, "state queue", StatusFail, "mesh-state/queue.json:1:11: unreadable state", "git log"},
 		{"corrupt cursors", func(t *testing.T, n *testNode) {
 			mustWrite(t, filepath.Join(n.dir, "mesh-state/polling-cursors.json"), "[]")
-		}, time.Hour, "state polling-cursors.json", StatusFail, "mesh-state/polling-cursors.json", "move it away"},
+		}, time.Hour, "state polling-cursors", StatusFail, "mesh-state/polling-cursors.json", "move it away"},
 		{"unreachable peer is a warning", func(t *testing.T, n *testNode) {
 			mustWrite(t, filepath.Join(n.dir, "AGENTS.md"), "gone | "+n.url+"gone/ | 2026-01-01\n")
 		}, time.Hour, "peers", StatusWarn, "peer gone unreachable", "trace_url"},
