@@ -14,10 +14,12 @@
 // enqueue, fetch queued, claim with lease, update status, list. Every
 // operation takes a batch, so a heartbeat claims what it will score in one
 // call and finishes what it scored in a few: the cost per item is
-// constant whatever the queue's size. File, the only store today, keeps
+// constant whatever the queue's size. File, the embedded default, keeps
 // mesh-state/queue.json: each call is one read-modify-write under an flock
 // on queue.json.lock, written atomically, so several processes can share
 // the queue and a crash at any point leaves the old file or the new one.
+// pgqueue keeps the queue in PostgreSQL for workers on several machines;
+// both pass the conformance suite in queuetest (docs/queue.md).
 //
 // The queue must not decide anything on a person's behalf: only an update
 // of kind Decide, sent on explicit intent (`meshnode inbox done|fail|skip

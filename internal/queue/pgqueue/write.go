@@ -1,0 +1,172 @@
+package pgqueue
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/meshnode/meshnode/internal/queue"
+)
+
+// Enqueue adds the items whose hash the table does not hold yet, whatever
+// the status of the one it holds, in one transaction; an ID that holds
+// another trace is reported and the other items are kept. Settled items
+// older than queue.SettledRetention are dropped first, as the file store
+// drops them.
+func (s *Store) Enqueue(its ...queue.Item) (int, error) {
+	if len(its) == 0 {
+		return 0, nil
+	}
+	var added int
+	var clashes []error
+	err := s.tx("enqueue", func(ctx context.Context, tx pgx.Tx) error {
+		added, clashes = 0, nil
+		now := s.Now()
+		if _, err := tx.Exec(ctx, `DELETE FROM meshnode_queue WHERE status IN ('done', 'failed', 'skipped') AND updated_at < $1`,
+			now.Add(-queue.SettledRetention)); err != nil {
+			return err
+		}
+		for _, in := range its {
+			ok, err := insert(ctx, tx, in, now)
+			if err != nil {
+				return err
+			}
+			switch {
+			case ok:
+				added++
+			case in.ID == "":
+				clashes = append(clashes, fmt.Errorf("queue %s: id is empty", in.Hash))
+			default:
+				var held bool
+				if err := tx.QueryRow(ctx, `SELECT true FROM meshnode_queue WHERE hash = $1`, in.Hash).Scan(&held); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+					return err
+				}
+				if !held {
+					clashes = append(clashes, fmt.Errorf("queue %s: id %q already holds another trace", in.Hash, in.ID))
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return added, errors.Join(clashes...)
+}
+
+// insert adds in unless its ID or hash is taken, and reports whether it did.
+func insert(ctx context.Context, tx pgx.Tx, in queue.Item, now time.Time) (bool, error) {
+	if in.ID == "" {
+		return false, nil
+	}
+	it := queue.Fresh(in, now)
+	data, err := json.Marshal(it)
+	if err != nil {
+		return false, fmt.Errorf("encode queue item %s: %w", it.ID, err)
+	}
+	tag, err := tx.Exec(ctx, `INSERT INTO meshnode_queue (id, hash, status, owner, version, queued_at, seq, updated_at, item)
+		VALUES ($1, $2, $3, '', $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
+		it.ID, it.Hash, it.Status, it.Version, it.QueuedAt, it.Seq, it.UpdatedAt, data)
+	if err != nil {
+		return false, err
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// Claim gives c.Owner the items it holds in progress, then the oldest
+// claimable ones, up to c.Max, in one transaction. Rows another claim has
+// locked are skipped, not waited for. With a Filter every claimable row is
+// locked while the filter reads them.
+func (s *Store) Claim(c queue.Claim) ([]queue.Item, error) {
+	var got []*queue.Item
+	err := s.tx("claim", func(ctx context.Context, tx pgx.Tx) error {
+		got = nil
+		mine, err := query(ctx, tx, `SELECT item FROM meshnode_queue WHERE status = 'in_progress' AND owner = $1`+order+` LIMIT $2 FOR UPDATE`,
+			c.Owner, limit(c.Max))
+		if err != nil {
+			return err
+		}
+		for _, it := range mine {
+			c.Resume(it)
+		}
+		got = mine
+		left := c.Max - len(got)
+		if c.Max > 0 && left <= 0 {
+			return save(ctx, tx, got)
+		}
+		lim := limit(left)
+		if c.Filter != nil {
+			lim = nil
+		}
+		free, err := query(ctx, tx, `SELECT item FROM meshnode_queue
+			WHERE (status = 'queued' OR (status = 'in_progress' AND lease_expires <= $1 AND owner <> $2))`+order+`
+			LIMIT $3 FOR UPDATE SKIP LOCKED`, c.Now, c.Owner, lim)
+		if err != nil {
+			return err
+		}
+		for _, it := range free {
+			if c.Max > 0 && len(got) >= c.Max {
+				break
+			}
+			if c.Filter != nil && !c.Filter(*it) {
+				continue
+			}
+			c.Take(it)
+			got = append(got, it)
+		}
+		return save(ctx, tx, got)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return items(got), nil
+}
+
+// limit is max as a LIMIT: NULL, no limit, when max is 0.
+func limit(max int) *int {
+	if max <= 0 {
+		return nil
+	}
+	return &max
+}
+
+// Update applies updates in order in one transaction, each by
+// queue.Update.Apply on the rows it names, locked in ID order.
+func (s *Store) Update(updates ...queue.Update) ([]error, error) {
+	results := make([]error, len(updates))
+	err := s.tx("update queue", func(ctx context.Context, tx pgx.Tx) error {
+		ids := make([]string, len(updates))
+		for i, u := range updates {
+			ids[i] = u.ID
+		}
+		rows, err := query(ctx, tx, `SELECT item FROM meshnode_queue WHERE id = ANY($1) ORDER BY id FOR UPDATE`, ids)
+		if err != nil {
+			return err
+		}
+		byID := make(map[string]*queue.Item, len(rows))
+		for _, it := range rows {
+			byID[it.ID] = it
+		}
+		changed := map[string]bool{}
+		for i, u := range updates {
+			if results[i] = u.Apply(byID); results[i] == nil {
+				changed[u.ID] = true
+			}
+		}
+		var out []*queue.Item
+		for _, it := range rows {
+			if changed[it.ID] {
+				out = append(out, it)
+			}
+		}
+		return save(ctx, tx, out)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return results, nil
+}
