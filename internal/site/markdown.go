@@ -18,9 +18,9 @@ import (
 // markdown is the one goldmark instance every trace goes through: an
 // explicit extension list and raw HTML off (html.WithUnsafe is never set),
 // so "<script>" in a trace becomes an HTML comment saying it was omitted.
-// Tables align their cells by class (see tableAlign), never by the
-// obsolete align attribute or an inline style; code is highlighted by
-// codeRenderer; mentions of traces become links (mentionLinker).
+// Tables align their cells by class, never by the obsolete align
+// attribute or an inline style, and mentions of traces become links
+// (pageTransformer); code is highlighted by codeRenderer.
 var markdown = goldmark.New(
 	goldmark.WithExtensions(
 		extension.NewTable(extension.WithTableCellAlignMethod(extension.TableCellAlignNone)),
@@ -33,9 +33,7 @@ var markdown = goldmark.New(
 		parser.WithAutoHeadingID(),
 		parser.WithASTTransformers(
 			util.Prioritized(linkFilter{}, 0),
-			util.Prioritized(pageHeadings{}, 10),
-			util.Prioritized(tableAlign{}, 20),
-			util.Prioritized(mentionLinker{}, 30),
+			util.Prioritized(pageTransformer{}, 10),
 		),
 	),
 	goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(codeRenderer{}, 100))),

@@ -25,33 +25,60 @@ var (
 	rootKey  = parser.NewContextKey() // string: prefix from the page to the site root
 )
 
-// pageHeadings makes a body's headings sit under the page's own h1: a
-// first heading that only repeats the title is dropped, and when the
-// body still has a level-1 heading, every heading goes one level down
-// (# becomes h2), so a page has one h1.
-type pageHeadings struct{}
+// pageTransformer fits a trace body to its page, in one walk of the
+// tree:
+//   - headings sit under the page's own h1: a first heading that only
+//     repeats the title is dropped, and when the body still has a level-1
+//     heading every heading goes one level down (# becomes h2);
+//   - a table's column alignment becomes a class ("align-right"), which
+//     the stylesheet honours (the align attribute is obsolete HTML), and
+//     the table gets tabindex="0": it scrolls sideways on a phone, and a
+//     keyboard user must be able to reach it to scroll it;
+//   - every "agent/seq" the text mentions links to the trace it names,
+//     when the node knows it: ours to its page, a peer's to its URL. Text
+//     inside links and code stays as it is.
+type pageTransformer struct{}
 
-func (pageHeadings) Transform(doc *ast.Document, reader text.Reader, pc parser.Context) {
+func (pageTransformer) Transform(doc *ast.Document, reader text.Reader, pc parser.Context) {
+	src := reader.Source()
 	title, _ := pc.Get(titleKey).(string)
-	if title == "" {
-		return // not a page with its own h1
-	}
-	if h, ok := doc.FirstChild().(*ast.Heading); ok &&
-		strings.EqualFold(strings.TrimSpace(plainOf(h, reader.Source())), strings.TrimSpace(title)) {
+	if h, ok := doc.FirstChild().(*ast.Heading); ok && title != "" &&
+		strings.EqualFold(strings.TrimSpace(plainOf(h, src)), strings.TrimSpace(title)) {
 		doc.RemoveChild(doc, h)
 	}
 	var headings []*ast.Heading
+	var texts []*ast.Text
 	top := false
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if h, ok := n.(*ast.Heading); ok && entering {
-			headings = append(headings, h)
-			top = top || h.Level == 1
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch v := n.(type) {
+		case *ast.Heading:
+			headings = append(headings, v)
+			top = top || v.Level == 1
+		case *extast.Table:
+			v.SetAttributeString("tabindex", []byte("0"))
+		case *extast.TableCell:
+			if v.Alignment != extast.AlignNone {
+				v.SetAttributeString("class", []byte("align-"+v.Alignment.String()))
+			}
+		case *ast.Link, *ast.AutoLink, *ast.CodeSpan, *ast.Image:
+			return ast.WalkSkipChildren, nil
+		case *ast.Text:
+			texts = append(texts, v)
 		}
 		return ast.WalkContinue, nil
 	})
-	for _, h := range headings {
-		if top {
+	if top && title != "" {
+		for _, h := range headings {
 			h.Level = min(h.Level+1, 6)
+		}
+	}
+	if idx, _ := pc.Get(indexKey).(*index); idx != nil {
+		root, _ := pc.Get(rootKey).(string)
+		for _, t := range texts {
+			linkMentions(t, src, idx, root)
 		}
 	}
 }
@@ -72,58 +99,6 @@ func plainOf(n ast.Node, src []byte) string {
 		return ast.WalkContinue, nil
 	})
 	return b.String()
-}
-
-// tableAlign turns a GFM column alignment into a class ("align-right"),
-// which the stylesheet honours; the align attribute is obsolete HTML.
-// A table also gets tabindex="0": it scrolls sideways on a phone, and a
-// keyboard user must be able to reach it to scroll it.
-type tableAlign struct{}
-
-func (tableAlign) Transform(doc *ast.Document, _ text.Reader, _ parser.Context) {
-	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if !entering {
-			return ast.WalkContinue, nil
-		}
-		switch v := n.(type) {
-		case *extast.Table:
-			v.SetAttributeString("tabindex", []byte("0"))
-		case *extast.TableCell:
-			if v.Alignment != extast.AlignNone {
-				v.SetAttributeString("class", []byte("align-"+v.Alignment.String()))
-			}
-		}
-		return ast.WalkContinue, nil
-	})
-}
-
-// mentionLinker links every "agent/seq" a body mentions to the trace it
-// names, when the node knows it: ours to its page, a peer's to its URL.
-// Text inside links and code stays as it is.
-type mentionLinker struct{}
-
-func (mentionLinker) Transform(doc *ast.Document, reader text.Reader, pc parser.Context) {
-	idx, _ := pc.Get(indexKey).(*index)
-	if idx == nil {
-		return
-	}
-	root, _ := pc.Get(rootKey).(string)
-	var texts []*ast.Text
-	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if !entering {
-			return ast.WalkContinue, nil
-		}
-		switch n.Kind() {
-		case ast.KindLink, ast.KindAutoLink, ast.KindCodeSpan, ast.KindImage:
-			return ast.WalkSkipChildren, nil
-		case ast.KindText:
-			texts = append(texts, n.(*ast.Text))
-		}
-		return ast.WalkContinue, nil
-	})
-	for _, t := range texts {
-		linkMentions(t, reader.Source(), idx, root)
-	}
 }
 
 // mention is one linkable "agent/seq" inside a text segment.

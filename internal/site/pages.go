@@ -22,6 +22,7 @@ type index struct {
 	refs      map[string]*Ref
 	agents    map[string]*Agent // by agentKey
 	published map[string]bool   // paths of the published files
+	chromes   chromes
 }
 
 // citeKey is the canonical "agent/seq" form: "czero/096" and "CZero/96"
@@ -107,7 +108,7 @@ func pageOutputs(n *Node, idx *index) []output {
 	}
 	for i, t := range n.Traces {
 		page := pagePath(t.File)
-		v := base(page, t.Title, "traces", excerpt(t.Body))
+		v := base(page, t.Title, "traces", "")
 		v.Trace = t
 		// n.Traces is newest first: the previous trace is the next one in it.
 		if i+1 < len(n.Traces) {
@@ -122,6 +123,7 @@ func pageOutputs(n *Node, idx *index) []output {
 				return nil, fmt.Errorf("trace %s: %w", t.File, err)
 			}
 			v.Body = template.HTML(body) // goldmark output, raw HTML off and links filtered
+			v.Desc = excerpt(t.Body)
 			return execute("trace", v)
 		}})
 	}
