@@ -2,6 +2,13 @@
 # Benchmark: meshnode build against Hugo on the same 10,000 markdown traces.
 #
 #   bash bench/site/run.sh [--no-hugo] [N]      (default N=10000)
+#   bash bench/site/run.sh --against REV [--rounds R] [N]
+#
+# With --against, Hugo is skipped and meshnode at git revision REV (say,
+# the commit before a change) and the working tree's meshnode are timed
+# alternately, R rounds (default 5) of a cold build and an unchanged
+# rebuild each, on the same generated node; it prints min/median/max of
+# each, in seconds of wall time, with user+system CPU seconds.
 #
 # Installs Debian's hugo if absent (apt-get, --no-install-recommends;
 # --no-hugo skips Hugo altogether), generates N traces with
@@ -16,11 +23,46 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 hugo=yes
-if [[ ${1:-} == --no-hugo ]]; then
-  hugo=no
-  shift
-fi
+against=""
+rounds=5
+while [[ ${1:-} == --* ]]; do
+  case $1 in
+    --no-hugo) hugo=no; shift ;;
+    --against) against=$2; hugo=no; shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
+    *) echo "run.sh: unknown flag $1" >&2; exit 2 ;;
+  esac
+done
 n=${1:-10000}
+
+if [[ -n $against ]]; then
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  mkdir "$work/src"
+  git archive "$against" | tar -x -C "$work/src"
+  (cd "$work/src" && go build -o "$work/before" ./cmd/meshnode)
+  go build -o "$work/now" ./cmd/meshnode
+  go run ./bench/site/gen "$work/node" "$n"
+  for r in $(seq 1 "$rounds"); do
+    for bin in before now; do
+      rm -rf "$work/out-$bin"
+      /usr/bin/time -f "%e %U %S" -a -o "$work/$bin.cold" "$work/$bin" build --dir "$work/node" --out "$work/out-$bin" >/dev/null
+      /usr/bin/time -f "%e %U %S" -a -o "$work/$bin.same" "$work/$bin" build --dir "$work/node" --out "$work/out-$bin" > "$work/$bin.log"
+      grep -q ' 0 written' "$work/$bin.log" || { echo "$bin: unchanged rebuild wrote files: $(cat "$work/$bin.log")" >&2; exit 1; }
+    done
+    printf 'round %d done (load %s)\n' "$r" "$(cut -d' ' -f1-3 /proc/loadavg)" >&2
+  done
+  stats() { # file: min/median/max of wall, and of user+sys
+    sort -n "$1" | awk '{w[NR]=$1} END {printf "%.2f / %.2f / %.2f", w[1], w[int((NR+1)/2)], w[NR]}'
+    printf ' (CPU '
+    awk '{print $2+$3}' "$1" | sort -n | awk '{c[NR]=$1} END {printf "%.1f / %.1f / %.1f)", c[1], c[int((NR+1)/2)], c[NR]}'
+  }
+  printf '\n%d traces, %s CPU(s), %d rounds alternating; seconds min / median / max\n\n' "$n" "$(nproc)" "$rounds"
+  printf '| build | %s | now |\n|---|---|---|\n' "$against"
+  printf '| cold | %s | %s |\n' "$(stats "$work/before.cold")" "$(stats "$work/now.cold")"
+  printf '| unchanged rebuild (0 files written) | %s | %s |\n' "$(stats "$work/before.same")" "$(stats "$work/now.same")"
+  exit 0
+fi
 
 if [[ $hugo == yes ]] && ! command -v hugo >/dev/null; then
   apt-get update -qq
