@@ -162,6 +162,10 @@ func initError(err error) error {
 		return usagef("run 'meshnode init -h' for its flags", "init: %v", err)
 	case errors.As(err, &ee):
 		return usagef("pass --force to overwrite them", "init: %v", err)
+	case errors.Is(err, io.EOF):
+		// Ctrl-D at a question: nothing was written.
+		return usagef("run init again and answer each question (Enter takes the suggestion in brackets)",
+			"init: the input ended before every question was answered, so nothing was written (%v)", err)
 	}
 	return fmt.Errorf("init: %w", err)
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,6 +70,23 @@ func TestInitTakesTheURLFromGITHUB_REPOSITORY(t *testing.T) {
 	}
 	if got := setupReadFile(t, filepath.Join(dir, "mesh.yaml")); !strings.Contains(got, "url: https://ada.github.io/ada-node/\n") {
 		t.Errorf("mesh.yaml = %q, want the Pages URL of Ada/ada-node", got)
+	}
+}
+
+// TestInitPromptEndedEarlyIsAMistake: input that ends at a question (Ctrl-D)
+// is the person's to redo, said as one, and nothing is written.
+func TestInitPromptEndedEarlyIsAMistake(t *testing.T) {
+	t.Setenv("GITHUB_REPOSITORY", "ada/ada-node")
+	dir := t.TempDir()
+	prompt := newPrompt(strings.NewReader("ada\n\n"), io.Discard)
+	e := &env{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, now: func() time.Time { return time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC) }}
+	err := initNode(e, initOptions{nodeFlags: nodeFlags{dir: dir}}, prompt)
+	var ue *usageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "the input ended before every question was answered") {
+		t.Fatalf("init with its input ended at the model question: %v, want a usage error that says so", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("init wrote %d file(s) although its questions were not all answered", len(entries))
 	}
 }
 
