@@ -130,7 +130,9 @@ func pageOutputs(n *Node, idx *index) []output {
 	return outs
 }
 
-// homeLatest is how many traces of the mesh the home page lists.
+// homeLatest is how many traces of the mesh the home page lists: enough
+// to see what is new without scrolling through the whole history (every
+// trace is on traces/index.html and its agent's page).
 const homeLatest = 12
 
 // homeTop is how many agents the home page's SIGNAL bars show.

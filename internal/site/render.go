@@ -17,13 +17,6 @@ import (
 //go:embed templates
 var templateFS embed.FS
 
-// Counts on the home page: enough to see what is new without scrolling
-// through the whole history (every trace is on traces/index.html).
-const (
-	homeLatestTraces = 20
-	homeGivenVotes   = 10
-)
-
 // pages holds one parsed template per page kind, each the shared layout
 // and parts plus the page's own "content".
 var pages = mustParsePages("home", "trace", "traces", "peers", "validations", "signal", "agent", "agents")
