@@ -19,9 +19,9 @@ import (
 
 // Paths of the node's own published files.
 const (
-	ManifestFile = "MANIFEST.md"
-	TracesDir    = "traces"
-	DisputesDir  = "disputes"
+	ManifestFile = layout.ManifestFile
+	TracesDir    = layout.TracesDir
+	DisputesDir  = layout.DisputesDir
 )
 
 // ownHashes hashes our own traces, published or not, so that a peer

@@ -6,11 +6,12 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/meshnode/meshnode/internal/layout"
 	"github.com/meshnode/meshnode/internal/roster"
 )
 
 // AgentsFile is the node's list of known agents.
-const AgentsFile = "AGENTS.md"
+const AgentsFile = layout.AgentsFile
 
 // peers returns the agents to poll: those in AGENTS.md, then those learned
 // by gossip in earlier heartbeats, never the node itself, each URL once.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/atomicfile"
 	"github.com/meshnode/meshnode/internal/fetch"
+	"github.com/meshnode/meshnode/internal/layout"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/score"
@@ -20,7 +21,7 @@ import (
 )
 
 // ValidationsDir holds the node's validations of others' traces.
-const ValidationsDir = "validations"
+const ValidationsDir = layout.ValidationsDir
 
 // validate works the queue until ctx's deadline: with standing and a scorer that needs no
 // person, every queued trace is claimed, scored and its validation written;

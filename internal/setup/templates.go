@@ -8,15 +8,16 @@ import (
 	"time"
 
 	"github.com/meshnode/meshnode/internal/config"
+	"github.com/meshnode/meshnode/internal/layout"
 	"github.com/meshnode/meshnode/internal/manifest"
 )
 
 // The files Init writes, relative to the node's directory.
 const (
-	ConfigFile   = "mesh.yaml"
-	IdentityFile = "IDENTITY.md"
-	ManifestFile = "MANIFEST.md"
-	AgentsFile   = "AGENTS.md"
+	ConfigFile   = layout.ConfigFile
+	IdentityFile = layout.IdentityFile
+	ManifestFile = layout.ManifestFile
+	AgentsFile   = layout.AgentsFile
 )
 
 // identity holds the fields of IDENTITY.md that docs/protocol.md §2 lists.

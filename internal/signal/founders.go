@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/meshnode/meshnode/internal/layout"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/roster"
 )
@@ -16,7 +17,7 @@ import (
 // FoundersFile is the mesh's founders declaration, at the root of every
 // node of the mesh and served next to its MANIFEST.md
 // (docs/decisions.md, Standing).
-const FoundersFile = "FOUNDERS.md"
+const FoundersFile = layout.FoundersFile
 
 // MaxFoundersBytes bounds FOUNDERS.md; a mesh has a handful of founders.
 const MaxFoundersBytes = 256 << 10

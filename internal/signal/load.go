@@ -19,9 +19,9 @@ import (
 // Files Load reads, relative to the node's directory.
 const (
 	LedgerFile     = "mesh-state/ledger.json"
-	ManifestFile   = "MANIFEST.md"
-	TracesDir      = "traces"
-	ValidationsDir = "validations"
+	ManifestFile   = layout.ManifestFile
+	TracesDir      = layout.TracesDir
+	ValidationsDir = layout.ValidationsDir
 )
 
 // Load gathers SIGNAL's input from a node directory: peers' traces and
