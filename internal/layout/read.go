@@ -30,15 +30,21 @@ var (
 // satisfying errors.Is(err, fs.ErrNotExist) when it is absent. A path
 // that leaves dir is an error.
 func Stat(dir, file string) (fs.FileInfo, error) {
-	if !filepath.IsLocal(filepath.FromSlash(file)) {
-		return nil, fmt.Errorf("%s: not a path inside the node", file)
-	}
-	root, err := os.OpenRoot(dir)
+	root, err := openInside(dir, file)
 	if err != nil {
 		return nil, err
 	}
 	defer root.Close()
 	return lstatSteps(root, file)
+}
+
+// openInside opens dir as a root for file, a slash path that must stay
+// inside it.
+func openInside(dir, file string) (*os.Root, error) {
+	if !filepath.IsLocal(filepath.FromSlash(file)) {
+		return nil, fmt.Errorf("%s: not a path inside the node", file)
+	}
+	return os.OpenRoot(dir)
 }
 
 func lstatSteps(root *os.Root, file string) (fs.FileInfo, error) {
@@ -66,10 +72,7 @@ func lstatSteps(root *os.Root, file string) (fs.FileInfo, error) {
 // than max+1 bytes. An absent file gives an error satisfying
 // errors.Is(err, fs.ErrNotExist).
 func ReadFile(dir, file string, max int64) ([]byte, error) {
-	if !filepath.IsLocal(filepath.FromSlash(file)) {
-		return nil, fmt.Errorf("%s: not a path inside the node", file)
-	}
-	root, err := os.OpenRoot(dir)
+	root, err := openInside(dir, file)
 	if err != nil {
 		return nil, err
 	}
