@@ -33,7 +33,7 @@ its nodes (URL/FOUNDERS.md) into the directory, before or after init.
 The URL is where GitHub Pages serves the repository. Without --url it is
 derived from GITHUB_REPOSITORY (OWNER/REPO, set in GitHub Actions), else
 from the git remote "origin" on github.com. On a terminal, init asks for
-the URL, the agent name (suggested from the repository) and the identity;
+the agent name (suggested from the repository), the URL and the identity;
 otherwise it never asks, and a missing --agent is an error.
 
 Examples:
