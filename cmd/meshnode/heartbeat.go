@@ -64,7 +64,7 @@ func runHeartbeatCmd(ctx context.Context, e *env, args []string) error {
 	}
 	cfg, err := config.Load(nf.dir)
 	if err != nil {
-		return usagef("fix mesh.yaml, or run 'meshnode init' to create one", "%v", err)
+		return err // a *config.Error carries its own hint
 	}
 	opts := heartbeat.Options{Dir: nf.dir, Config: cfg, Now: now, Logger: logger, Version: userAgentVersion()}
 	if e.errTerminal {

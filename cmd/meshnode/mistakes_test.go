@@ -34,6 +34,17 @@ func brokenConfig(t *testing.T) string {
 
 func aNode(t *testing.T) string { return newNode(t, nil) }
 
+// removedKey is a node whose mesh.yaml still sets a key that was removed.
+func removedKey(t *testing.T) string {
+	dir := newNode(t, nil)
+	data, err := os.ReadFile(filepath.Join(dir, "mesh.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeT(t, dir, "mesh.yaml", string(data)+"standing:\n  bootstrap: true\n")
+	return dir
+}
+
 // TestEveryCommandAnswersAMistakeWithExit2AndAHint is the CLI's one
 // convention, over every command: 0 ok, 1 unexpected, 2 a mistake you can
 // fix, said in one line with a hint, 3 problems found. Every registered
@@ -59,6 +70,8 @@ func TestEveryCommandAnswersAMistakeWithExit2AndAHint(t *testing.T) {
 		{"trace without new", aNode, []string{"trace", "--dir", "DIR", "old"}, exitUsage, "the only subcommand is new"},
 		{"heartbeat before init", unsetFork, []string{"heartbeat", "--dir", "DIR"}, exitUsage, "mesh.yaml"},
 		{"heartbeat with a broken mesh.yaml", brokenConfig, []string{"heartbeat", "--dir", "DIR"}, exitUsage, "line 1"},
+		{"heartbeat with a removed key gets mesh.yaml's hint", removedKey, []string{"heartbeat", "--dir", "DIR"}, exitUsage, "hint: see docs/config.md"},
+		{"score with a removed key gets mesh.yaml's hint", removedKey, []string{"score", "--dir", "DIR"}, exitUsage, "hint: see docs/config.md"},
 		{"heartbeat log format", aNode, []string{"heartbeat", "--dir", "DIR", "--log-format", "xml"}, exitUsage, `unknown log format "xml"`},
 		{"build before init", unsetFork, []string{"build", "--dir", "DIR"}, exitUsage, "meshnode init"},
 		{"build of a directory that does not exist", aNode, []string{"build", "--dir", "DIR/nope"}, exitUsage, "does not exist"},

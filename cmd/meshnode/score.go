@@ -100,7 +100,7 @@ func runScoreCommand(ctx context.Context, e *env, args []string) error {
 func runScore(ctx context.Context, e *env, o scoreOptions) error {
 	cfg, err := config.Load(o.dir)
 	if err != nil {
-		return usagef("fix mesh.yaml, or run 'meshnode init'", "score: %v", err)
+		return fmt.Errorf("score: %w", err) // a *config.Error carries its own hint
 	}
 	if o.pr && o.whenManual && cfg.Scorer != config.ScorerManual {
 		fmt.Fprintf(e.stdout, "scorer is %s, not manual: no pull request\n", cfg.Scorer)
