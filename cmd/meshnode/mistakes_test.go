@@ -94,6 +94,7 @@ func TestEveryCommandAnswersAMistakeWithExit2AndAHint(t *testing.T) {
 		{"check with a broken mesh.yaml", brokenConfig, []string{"check", "--dir", "DIR"}, exitUsage, "line 1"},
 		{"doctor before init finds problems", unsetFork, []string{"doctor", "--dir", "DIR"}, exitProblem, "problem"},
 		{"commit outside a repository", aNode, []string{"commit", "--dir", "DIR"}, exitUsage, "not a git repository"},
+		{"worker without a queue database", aNode, []string{"worker"}, exitUsage, "worker: no queue database: set MESHNODE_QUEUE_DSN"},
 		{"bad --now", aNode, []string{"peers", "--dir", "DIR", "--now", "yesterday"}, exitUsage, "not an RFC3339 time"},
 	}
 	for name := range commands {
@@ -110,6 +111,8 @@ func TestEveryCommandAnswersAMistakeWithExit2AndAHint(t *testing.T) {
 		covered[tt.args[0]] = true
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv("GITHUB_TOKEN", "")
+			t.Setenv("MESHNODE_QUEUE_DSN", "")
+			t.Setenv("DATABASE_URL", "")
 			dir := tt.scene(t)
 			args := make([]string, len(tt.args))
 			for i, a := range tt.args {

@@ -74,7 +74,7 @@ func runWorker(ctx context.Context, e *env, args []string) error {
 	}
 	dsn, err := pgqueue.DSNFromEnv()
 	if err != nil {
-		return err
+		return usagef("export "+pgqueue.EnvDSN+"=postgres://USER@HOST/DB (docs/queue.md)", "worker: %v", err)
 	}
 	s, err := pgqueue.Open(dsn)
 	if err != nil {
