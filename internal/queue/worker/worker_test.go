@@ -231,13 +231,14 @@ func TestKilledWorkerProcessIsTakenOver(t *testing.T) {
 	log, marker := filepath.Join(dir, "scored"), filepath.Join(dir, "hung")
 	hung := its[5]
 	procs := map[string]*exec.Cmd{}
-	var stderr bytes.Buffer
+	stderr := map[string]*bytes.Buffer{}
 	for i := range 4 {
 		owner := fmt.Sprintf("p%d", i)
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), pgqueue.EnvDSN+"="+dsn, scorerEnv+"="+log,
 			hangEnv+"="+hung.Hash+" "+marker, workerEnv+"="+owner+" 2s")
-		cmd.Stderr = &stderr
+		stderr[owner] = &bytes.Buffer{}
+		cmd.Stderr = stderr[owner]
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -277,7 +278,7 @@ func TestKilledWorkerProcessIsTakenOver(t *testing.T) {
 			continue
 		}
 		if err := cmd.Wait(); err != nil {
-			t.Fatalf("worker %s: %v\n%s", owner, err, stderr.String())
+			t.Fatalf("worker %s: %v\n%s", owner, err, stderr[owner])
 		}
 	}
 	scoredOnce(t, s, its, log, map[string]bool{hung.Hash: true})
