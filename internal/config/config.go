@@ -53,6 +53,7 @@ type Config struct {
 	Polling               Polling
 	Gossip                Gossip
 	Limits                Limits
+	Watch                 Watch
 	UserAgentContact      string // optional contact added to the User-Agent
 }
 
@@ -71,6 +72,12 @@ type Polling struct {
 	QuietAfter  time.Duration // 0: every peer every heartbeat
 	MaxInterval time.Duration
 	SpikeFactor float64
+}
+
+// Watch is `meshnode watch`, the long-running node (docs/watch.md).
+type Watch struct {
+	Enabled  bool          // poll at all; off until a person turns it on
+	Interval time.Duration // between two ticks
 }
 
 // Gossip bounds what the node learns from peers' AGENTS.md.

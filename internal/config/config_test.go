@@ -68,6 +68,7 @@ func TestLoadReadsEveryKey(t *testing.T) {
 		Polling:               Polling{QuietAfter: 3 * time.Hour, MaxInterval: 4 * time.Hour, SpikeFactor: 4},
 		Gossip:                Gossip{Enabled: false, MaxNewPeersPerHeartbeat: 5, MaxPeers: 50},
 		Limits:                Limits{ManifestBytes: 1048576, TraceBytes: 524288, AgentsBytes: 65536},
+		Watch:                 Watch{Enabled: true, Interval: 5 * time.Minute},
 		UserAgentContact:      "ops@hive37.ai",
 	}
 	if !reflect.DeepEqual(c, want) {
@@ -85,7 +86,7 @@ func TestLoadRejectsMistakesWithLineAndKey(t *testing.T) {
 		{"concurrency out of range", head + "heartbeat:\n  deadline: 5m\n  concurrency: 0\n",
 			"mesh.yaml:5: heartbeat.concurrency: must be a whole number between 1 and 256"},
 		{"unknown top-level key", head + "scorer: heuristic\nleese: 2m\n",
-			"mesh.yaml:4: leese: unknown key (known keys here: agent, url, scorer, scorer_command, scorer_timeout, scorer_concurrency, lease, allow_private_addresses, heartbeat, polling, gossip, limits, user_agent_contact)"},
+			"mesh.yaml:4: leese: unknown key (known keys here: agent, url, scorer, scorer_command, scorer_timeout, scorer_concurrency, lease, allow_private_addresses, heartbeat, polling, gossip, limits, watch, user_agent_contact)"},
 		{"camelCase key gets a suggestion", head + "gossip:\n  maxPeers: 3\n",
 			"mesh.yaml:4: gossip.maxPeers: unknown key (did you mean max_peers?)"},
 		{"bad duration", head + "lease: two minutes\n", "mesh.yaml:3: lease: must be a duration like 90s, 2m or 1h"},

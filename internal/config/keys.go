@@ -21,6 +21,10 @@ const (
 	DefaultQuietAfter  = 2 * time.Hour
 	DefaultMaxInterval = 6 * time.Hour
 	DefaultSpikeFactor = 3.0
+	// DefaultWatchInterval is how often `meshnode watch` ticks: a person at
+	// a terminal hears of new traces within minutes, and a peer polled by
+	// a few such nodes still sees few requests thanks to conditional GETs.
+	DefaultWatchInterval = 10 * time.Minute
 )
 
 // key is one mesh.yaml key: a mapping of sub keys or a leaf value.
@@ -103,6 +107,12 @@ var keys = []key{
 			func(c *Config) *int64 { return &c.Limits.TraceBytes }, parseInt64(1<<10, 1<<30), show[int64]),
 		leaf("agents_bytes", "an AGENTS.md", int64(256<<10),
 			func(c *Config) *int64 { return &c.Limits.AgentsBytes }, parseInt64(1<<10, 1<<30), show[int64]),
+	}},
+	{name: "watch", doc: "`meshnode watch`, the long-running node (docs/watch.md)", sub: []key{
+		leaf("enabled", "poll the mesh; off until a person turns it on here or with /poll on", false,
+			func(c *Config) *bool { return &c.Watch.Enabled }, parseBool, show[bool]),
+		leaf("interval", "time between two heartbeats of a watching node", DefaultWatchInterval,
+			func(c *Config) *time.Duration { return &c.Watch.Interval }, parseDuration(time.Second, 24*time.Hour), showDuration),
 	}},
 	leaf("user_agent_contact", "a contact (URL or e-mail) added to the User-Agent, so peers' operators can reach you", "",
 		func(c *Config) *string { return &c.UserAgentContact }, parseContact, show[string]),

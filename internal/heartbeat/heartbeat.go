@@ -44,6 +44,10 @@ type Options struct {
 	Client   *fetch.Client                      // nil: built from Config
 	Progress func(done, total int, peer string) // nil: no progress display
 	Version  string                             // for the User-Agent
+	// NoWait makes Run give up at once, with an error wrapping
+	// state.ErrLocked, when another process holds the node's lock: a
+	// watching node skips a tick rather than queue it (docs/watch.md).
+	NoWait bool
 }
 
 // node is one heartbeat's working set.
@@ -118,7 +122,11 @@ func open(ctx context.Context, opts Options) (*node, func(), error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	unlock, err := lock(ctx, opts.Dir)
+	wait := lockWait
+	if opts.NoWait {
+		wait = 0
+	}
+	unlock, err := lock(ctx, opts.Dir, wait)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -175,15 +183,15 @@ func (n *node) load() error {
 func (n *node) path(rel string) string { return filepath.Join(n.opts.Dir, filepath.FromSlash(rel)) }
 
 // lock takes the node's heartbeat lock, waiting for a running heartbeat to
-// finish for at most lockWait.
-func lock(ctx context.Context, dir string) (func(), error) {
-	deadline := time.Now().Add(lockWait)
+// finish for at most wait.
+func lock(ctx context.Context, dir string, wait time.Duration) (func(), error) {
+	deadline := time.Now().Add(wait)
 	for {
 		unlock, err := state.Lock(dir)
 		if err == nil {
 			return unlock, nil
 		}
-		if err != state.ErrLocked || time.Now().After(deadline) {
+		if err != state.ErrLocked || !time.Now().Before(deadline) {
 			return nil, fmt.Errorf("lock %s: %w", dir, err)
 		}
 		select {

@@ -39,6 +39,16 @@ func (n *node) saveLedger() error {
 }
 
 // clientOptions turns the config into the fetcher's options.
+// NewClient builds the fetch client a heartbeat builds from cfg, for a
+// caller that keeps one across heartbeats (Options.Client): its
+// connections, robots.txt and cooldowns then outlive each run.
+func NewClient(cfg *config.Config, version string, now func() time.Time) *fetch.Client {
+	if now == nil {
+		now = time.Now
+	}
+	return fetch.New(clientOptions(cfg, version, now))
+}
+
 func clientOptions(cfg *config.Config, version string, now func() time.Time) fetch.Options {
 	if version == "" {
 		version = "dev"
