@@ -9,8 +9,9 @@ import (
 )
 
 // A signal stops a one-shot command with 128 + its number, as a shell
-// reports it; for serve, which runs until stopped, it is the normal end.
-func TestSignalsExitWith128PlusTheSignalExceptForServe(t *testing.T) {
+// reports it; for serve and watch, which run until stopped, it is the
+// normal end.
+func TestSignalsExitWith128PlusTheSignalExceptForServeAndWatch(t *testing.T) {
 	tests := []struct {
 		name     string
 		sig      syscall.Signal
@@ -21,6 +22,8 @@ func TestSignalsExitWith128PlusTheSignalExceptForServe(t *testing.T) {
 		{"SIGTERM stops peers", syscall.SIGTERM, []string{"peers", "--dir", "DIR"}, 143},
 		{"SIGTERM stops a heartbeat", syscall.SIGTERM, []string{"heartbeat", "--dir", "DIR"}, 143},
 		{"SIGTERM ends serve", syscall.SIGTERM, []string{"serve", "--dir", "DIR", "--addr", "127.0.0.1:0"}, 0},
+		{"SIGTERM ends watch", syscall.SIGTERM, []string{"watch", "--dir", "DIR"}, 0},
+		{"SIGINT ends watch", syscall.SIGINT, []string{"watch", "--dir", "DIR"}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

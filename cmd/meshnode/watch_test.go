@@ -1,0 +1,235 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/state"
+	"github.com/meshnode/meshnode/internal/watch"
+)
+
+// countingPeer is a node made with the CLI, served on loopback, that counts
+// the requests it gets.
+type countingPeer struct {
+	*httptest.Server
+	dir      string
+	requests atomic.Int64
+}
+
+func newCountingPeer(t *testing.T, name string) *countingPeer {
+	t.Helper()
+	p := &countingPeer{dir: filepath.Join(t.TempDir(), name)}
+	files := http.FileServer(http.Dir(p.dir))
+	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.requests.Add(1)
+		files.ServeHTTP(w, r)
+	}))
+	t.Cleanup(p.Close)
+	cliT(t, "init", "--dir", p.dir, "--agent", name, "--url", p.URL+"/")
+	publishTrace(t, p.dir, "What "+name+" found first")
+	cliT(t, "heartbeat", "--dir", p.dir)
+	return p
+}
+
+// watchProcess is `meshnode watch --json` running as a real process, its
+// events read line by line.
+type watchProcess struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	events chan watch.Event
+	stderr *syncBuffer
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func startWatch(t *testing.T, args ...string) *watchProcess {
+	t.Helper()
+	bin, err := exec.LookPath("meshnode") // the test binary, put on PATH by testscript.Main
+	if err != nil {
+		t.Skip("no meshnode on PATH: ", err)
+	}
+	p := &watchProcess{t: t, cmd: exec.Command(bin, append([]string{"watch", "--json"}, args...)...),
+		events: make(chan watch.Event, 1000), stderr: &syncBuffer{}}
+	p.cmd.Stderr = p.stderr
+	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := p.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.cmd.Process.Kill(); p.cmd.Wait() })
+	go func() {
+		defer close(p.events)
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			var e watch.Event
+			if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+				e = watch.Event{Kind: "not json", Message: sc.Text()}
+			}
+			p.events <- e
+		}
+	}()
+	return p
+}
+
+// next returns the next event of one of the kinds, and how many events of
+// kind count went by on the way.
+func (p *watchProcess) next(count string, kinds ...string) (watch.Event, int) {
+	p.t.Helper()
+	n := 0
+	for {
+		select {
+		case e, ok := <-p.events:
+			if !ok {
+				p.t.Fatalf("watch ended before a %v event; stderr:\n%s", kinds, p.stderr.String())
+			}
+			if e.Kind == "not json" || e.Kind == watch.EventError {
+				p.t.Fatalf("watch wrote %q", e.Message)
+			}
+			if e.Kind == count {
+				n++
+			}
+			for _, k := range kinds {
+				if e.Kind == k {
+					return e, n
+				}
+			}
+		case <-time.After(60 * time.Second): // a hang guard, not a measure
+			p.t.Fatalf("no %v event; stderr:\n%s", kinds, p.stderr.String())
+		}
+	}
+}
+
+func (p *watchProcess) send(line string) {
+	p.t.Helper()
+	if _, err := io.WriteString(p.stdin, line+"\n"); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// The issue's acceptance test, on the real process: an alert naming a
+// trace published mid-run within two ticks, no request for three ticks
+// after /poll off, /metrics counting up, and SIGTERM ending it with exit 0
+// and the cursors saved.
+func TestWatchAlertsPausesServesMetricsAndStopsOnSIGTERM(t *testing.T) {
+	bob := newCountingPeer(t, "bob")
+	dir := newNode(t, map[string]string{"bob": bob.URL})
+	p := startWatch(t, "--dir", dir, "--interval", "1s", "--metrics-addr", "127.0.0.1:0")
+
+	started, _ := p.next("", watch.EventStarted)
+	m := regexp.MustCompile(`http://[0-9.:]+/metrics`).FindString(started.Message)
+	if !strings.Contains(started.Message, "polling off") || m == "" {
+		t.Fatalf("started: %q, want polling off and the metrics URL", started.Message)
+	}
+	if e, _ := p.next("", watch.EventOff); e.Kind != watch.EventOff || bob.requests.Load() != 0 {
+		t.Fatalf("polled before /poll on: %d requests", bob.requests.Load())
+	}
+
+	p.send("/poll on")
+	first, _ := p.next("", watch.EventAlert)
+	if first.Message != "inbox +1: bob/1" {
+		t.Fatalf("first alert %q, want bob/1", first.Message)
+	}
+	before := scrapeMetric(t, m, "meshnode_requests_total")
+
+	publishTrace(t, bob.dir, "What bob found next")
+	cliT(t, "heartbeat", "--dir", bob.dir)
+	alert, ticks := p.next(watch.EventTick, watch.EventAlert)
+	if alert.Message != "inbox +1: bob/2" || ticks > 2 {
+		t.Fatalf("alert %q after %d ticks, want bob/2 within two", alert.Message, ticks)
+	}
+	if after := scrapeMetric(t, m, "meshnode_requests_total"); after <= before {
+		t.Fatalf("meshnode_requests_total %v then %v: not rising as the mesh is polled", before, after)
+	}
+
+	p.send("/poll off")
+	p.next("", watch.EventOff) // a tick running when /poll off came may end first
+	quiet := bob.requests.Load()
+	for range 3 {
+		p.next("", watch.EventOff)
+	}
+	if n := bob.requests.Load() - quiet; n != 0 {
+		t.Fatalf("%d requests in three ticks after /poll off", n)
+	}
+
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	p.next("", watch.EventStopped)
+	err := p.cmd.Wait()
+	if code := p.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Fatalf("exit %d (%v) after SIGTERM, want 0; stderr:\n%s", code, err, p.stderr.String())
+	}
+	cursors, err := state.Load(filepath.Join(dir, "mesh-state", "polling-cursors.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := cursors.Cursor(bob.URL + "/"); c.LastSeenSeq != 2 {
+		t.Fatalf("bob's cursor after SIGTERM = %+v, want seq 2 saved", c)
+	}
+}
+
+func scrapeMetric(t *testing.T, url, name string) float64 {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, name+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return f
+		}
+	}
+	t.Fatalf("no %s in /metrics:\n%s", name, data)
+	return 0
+}
+
+func TestWatchRefusesABadInterval(t *testing.T) {
+	dir := newNode(t, nil)
+	code, _, stderr := runSetupCLI(t, "watch", "--dir", dir, "--interval", "1ms")
+	if code != exitUsage || !strings.Contains(stderr, "--interval 1ms is not between 1s and 24h") {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+}
