@@ -6,9 +6,9 @@ import (
 	"path"
 	"slices"
 
-	"github.com/meshnode/meshnode/internal/layout"
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
 )
 
 // LedgerFile is where the heartbeat keeps what it verified of peers' files.
@@ -106,5 +106,5 @@ func (c *checker) selected() []string {
 // (the ledger), what it published (MANIFEST.md, disputes) or its state.
 func heartbeatOnly(f string) bool {
 	top, _, _ := cutTop(f)
-	return f == layout.ManifestFile || top == layout.StateDir || top == layout.DisputesDir
+	return f == node.ManifestFile || top == node.StateDir || top == node.DisputesDir
 }

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/meshnode/meshnode/internal/layout"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/signal"
 )
 
@@ -19,7 +19,7 @@ import (
 // in traces/ or validations/ has a publishable name and size and parses.
 // Paths outside the node's files (code, docs) are not its business.
 func (c *checker) file(f string) {
-	if !layout.Node(f) {
+	if !node.Node(f) {
 		return
 	}
 	if row, ok := c.rows[f]; ok {
@@ -32,26 +32,26 @@ func (c *checker) file(f string) {
 		}
 		return
 	}
-	fi, err := layout.Stat(c.o.Dir, f)
+	fi, err := node.Stat(c.o.Dir, f)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return // deleted, and never published: nothing left to check
-	case errors.Is(err, layout.ErrSymlink):
+	case errors.Is(err, node.ErrSymlink):
 		c.add(f, 1, "%v: replace the link with the file itself", err)
 		return
 	case err != nil:
 		c.add(f, 1, "cannot read: %v", err)
 		return
 	}
-	if f == layout.FoundersFile {
+	if f == node.FoundersFile {
 		c.founders(f)
 		return
 	}
 	if top, _, _ := cutTop(f); top == f {
 		// IDENTITY.md, AGENTS.md, mesh.yaml: people's to edit, within what
 		// the site copies.
-		if fi.Size() > layout.MaxTopFileBytes {
-			c.add(f, 1, "%d bytes: meshnode build copies at most %d (4 MiB) of a top-level file", fi.Size(), layout.MaxTopFileBytes)
+		if fi.Size() > node.MaxTopFileBytes {
+			c.add(f, 1, "%d bytes: meshnode build copies at most %d (4 MiB) of a top-level file", fi.Size(), node.MaxTopFileBytes)
 		}
 		return
 	}
@@ -61,9 +61,9 @@ func (c *checker) file(f string) {
 // published1 checks a file under traces/ or validations/ that is not
 // published yet: where it is, its name and size, then its content.
 func (c *checker) published1(f string, fi fs.FileInfo) {
-	dir, name := layout.PublishedDir(f), path.Base(f)
+	dir, name := node.PublishedDir(f), path.Base(f)
 	switch {
-	case layout.Hidden(name):
+	case node.Hidden(name):
 		return // never published: editor files, .gitkeep
 	case fi.IsDir():
 		return // its files are listed one by one
@@ -75,12 +75,12 @@ func (c *checker) published1(f string, fi fs.FileInfo) {
 		c.add(f, 1, "not a regular file; the node publishes only regular files")
 		return
 	}
-	if err := layout.CheckName(name); err != nil {
+	if err := node.CheckName(name); err != nil {
 		c.add(f, 1, "not a publishable name: %v; rename it (docs/publishing.md, \"File names\")", err)
 		return
 	}
-	if fi.Size() > layout.MaxFileBytes {
-		c.add(f, 1, "%d bytes: peers read at most %d (1 MiB), so it would be published for nobody", fi.Size(), layout.MaxFileBytes)
+	if fi.Size() > node.MaxFileBytes {
+		c.add(f, 1, "%d bytes: peers read at most %d (1 MiB), so it would be published for nobody", fi.Size(), node.MaxFileBytes)
 		return
 	}
 	data, ok := c.read(f)
@@ -88,9 +88,9 @@ func (c *checker) published1(f string, fi fs.FileInfo) {
 		return
 	}
 	switch dir {
-	case layout.TracesDir:
+	case node.TracesDir:
 		c.trace(f, data)
-	case layout.ValidationsDir:
+	case node.ValidationsDir:
 		c.validation(f, data)
 	}
 }
@@ -116,12 +116,12 @@ func (c *checker) founders(f string) {
 // published reports a published file that a pull request edited,
 // deleted or replaced with a link: peers hold its hash.
 func (c *checker) published(f string, row manifest.Entry) {
-	data, err := layout.ReadFile(c.o.Dir, f, 1<<40)
+	data, err := node.ReadFile(c.o.Dir, f, 1<<40)
 	fix := "published files are immutable: restore it (`git checkout BASE-BRANCH -- " + f + "`) and publish a correcting trace that cites it"
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		c.add(f, 1, "published file was deleted (published as %s); %s", row.Hash, fix)
-	case errors.Is(err, layout.ErrSymlink):
+	case errors.Is(err, node.ErrSymlink):
 		c.add(f, 1, "published file %v; %s", err, fix)
 	case err != nil:
 		c.add(f, 1, "cannot read published file: %v", err)
@@ -136,8 +136,8 @@ func (c *checker) changedFromBase(f string) bool {
 	if c.o.Base == c.o.Dir {
 		return len(c.o.Files) > 0 // a file named as changed is changed
 	}
-	a, errA := layout.ReadFile(c.o.Dir, f, 1<<40)
-	b, errB := layout.ReadFile(c.o.Base, f, 1<<40)
+	a, errA := node.ReadFile(c.o.Dir, f, 1<<40)
+	b, errB := node.ReadFile(c.o.Base, f, 1<<40)
 	if errors.Is(errA, fs.ErrNotExist) && errors.Is(errB, fs.ErrNotExist) {
 		return false
 	}
@@ -145,7 +145,7 @@ func (c *checker) changedFromBase(f string) bool {
 }
 
 func (c *checker) read(f string) ([]byte, bool) {
-	data, err := layout.ReadFile(c.o.Dir, f, layout.MaxFileBytes)
+	data, err := node.ReadFile(c.o.Dir, f, node.MaxFileBytes)
 	if err != nil {
 		c.add(f, 1, "cannot read: %v", err)
 		return nil, false
@@ -157,13 +157,13 @@ func (c *checker) read(f string) ([]byte, bool) {
 // validations/ and every published file.
 func (c *checker) all() []string {
 	var out []string
-	for _, d := range []string{layout.TracesDir, layout.ValidationsDir} {
+	for _, d := range []string{node.TracesDir, node.ValidationsDir} {
 		entries, err := os.ReadDir(filepath.Join(c.o.Dir, d))
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			c.add(d, 1, "cannot list: %v", err)
 		}
 		for _, e := range entries {
-			if !layout.Hidden(e.Name()) {
+			if !node.Hidden(e.Name()) {
 				out = append(out, path.Join(d, e.Name()))
 			}
 		}

@@ -7,9 +7,9 @@ import (
 	"path"
 	"path/filepath"
 
-	"github.com/meshnode/meshnode/internal/layout"
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
@@ -30,21 +30,21 @@ func (c *checker) load() {
 }
 
 func (c *checker) loadManifest() {
-	data, err := layout.ReadFile(c.o.Base, layout.ManifestFile, layout.MaxTopFileBytes)
+	data, err := node.ReadFile(c.o.Base, node.ManifestFile, node.MaxTopFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return
 	}
 	if err != nil {
-		c.add(layout.ManifestFile, 1, "cannot read: %v", err)
+		c.add(node.ManifestFile, 1, "cannot read: %v", err)
 		return
 	}
 	m, problems, err := manifest.Parse(data)
 	if err != nil {
-		c.add(layout.ManifestFile, 1, "does not parse: %v", err)
+		c.add(node.ManifestFile, 1, "does not parse: %v", err)
 		return
 	}
 	for _, p := range problems {
-		c.add(layout.ManifestFile, p.Line, "%s: every row is a published file and must parse", p.Reason)
+		c.add(node.ManifestFile, p.Line, "%s: every row is a published file and must parse", p.Reason)
 	}
 	for _, e := range m.Entries {
 		c.own[e.Hash] = true
@@ -62,14 +62,14 @@ func (c *checker) indexValidations() {
 	c.byHash = map[string][]string{}
 	seen := map[string]bool{}
 	for _, root := range []string{c.o.Dir, c.o.Base} {
-		entries, _ := os.ReadDir(filepath.Join(root, layout.ValidationsDir))
+		entries, _ := os.ReadDir(filepath.Join(root, node.ValidationsDir))
 		for _, e := range entries {
-			f := path.Join(layout.ValidationsDir, e.Name())
-			if seen[f] || !layout.Publishable(e) || root != c.o.Dir && c.deleted(f) {
+			f := path.Join(node.ValidationsDir, e.Name())
+			if seen[f] || !node.Publishable(e) || root != c.o.Dir && c.deleted(f) {
 				continue
 			}
 			seen[f] = true
-			data, err := layout.ReadFile(root, f, layout.MaxFileBytes)
+			data, err := node.ReadFile(root, f, node.MaxFileBytes)
 			if err != nil {
 				continue // reported when the file itself is checked
 			}
@@ -82,6 +82,6 @@ func (c *checker) indexValidations() {
 
 // deleted reports whether the pull request removed f.
 func (c *checker) deleted(f string) bool {
-	_, err := layout.Stat(c.o.Dir, f)
+	_, err := node.Stat(c.o.Dir, f)
 	return errors.Is(err, fs.ErrNotExist)
 }

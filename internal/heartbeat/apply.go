@@ -15,7 +15,7 @@ import (
 
 // apply folds every poll's result into the state, the ledger and the queue.
 // It runs on one goroutine, in peer order, so the outcome is deterministic.
-func (n *node) apply(results []*pollResult) error {
+func (n *job) apply(results []*pollResult) error {
 	var toQueue []queue.Item
 	for _, r := range results {
 		n.count(r)
@@ -48,7 +48,7 @@ func (n *node) apply(results []*pollResult) error {
 	return nil
 }
 
-func (n *node) count(r *pollResult) {
+func (n *job) count(r *pollResult) {
 	s := &n.sum
 	switch r.outcome {
 	case outcomeSkipped:
@@ -88,7 +88,7 @@ func (n *node) count(r *pollResult) {
 
 // recordFile records a verified file and reports the queue item to add when
 // it is somebody else's pending trace.
-func (n *node) recordFile(p peer, f fetched) (queue.Item, bool) {
+func (n *job) recordFile(p peer, f fetched) (queue.Item, bool) {
 	n.state.MarkSeenFrom(p.url, f.entry.Hash, n.now)
 	if old := n.ledger.Traces[f.entry.Hash]; old != nil && old.AgentURL != p.url {
 		// The same bytes from a second agent: the first keeps them.
@@ -131,7 +131,7 @@ func (n *node) recordFile(p peer, f fetched) (queue.Item, bool) {
 // recordValidation records a peer's validation under the name bound to the
 // URL it was fetched from: the validator a file names is only a claim, and
 // a peer naming another agent there would lend it its own verdicts.
-func (n *node) recordValidation(p peer, f fetched) bool {
+func (n *job) recordValidation(p peer, f fetched) bool {
 	v := f.val
 	claimed := v.Validator == "" || roster.Fold(v.Validator) == roster.Fold(p.name)
 	n.ledger.AddValidation(&ledger.Validation{
@@ -145,7 +145,7 @@ func (n *node) recordValidation(p peer, f fetched) bool {
 // recordUnfetchables keeps rows of a legacy layout (no file column): they
 // count in the ledger but can never be verified, so a peer keeps at most
 // maxUnverifiedPerPeer of them there; the rest are passed over.
-func (n *node) recordUnfetchables(p peer, rows []manifest.Entry) {
+func (n *job) recordUnfetchables(p peer, rows []manifest.Entry) {
 	if len(rows) == 0 {
 		return
 	}
@@ -199,7 +199,7 @@ const (
 // they are polled, the caps bound what one peer can add, and the binding
 // refuses a name already bound to another URL, ours, or a look-alike of
 // one (docs/decisions.md, "Names").
-func (n *node) learn(r *pollResult) {
+func (n *job) learn(r *pollResult) {
 	if len(r.learned) == 0 {
 		return
 	}
@@ -236,14 +236,14 @@ func (n *node) learn(r *pollResult) {
 
 // gossipRefused logs the first few gossip lines of a peer that were
 // refused.
-func (n *node) gossipRefused(r *pollResult, nth int, a roster.Agent, why error) {
+func (n *job) gossipRefused(r *pollResult, nth int, a roster.Agent, why error) {
 	if nth <= maxGossipWarnings {
 		n.log.Warn("gossip line ignored", "from", r.peer.url, "peer", a.Name, "url", a.URL, "reason", why.Error())
 	}
 }
 
 // learnedFrom counts the known peers learned from the peer at url.
-func (n *node) learnedFrom(url string) int {
+func (n *job) learnedFrom(url string) int {
 	count := 0
 	for _, c := range n.state.Cursors {
 		if c.LearnedFrom == url {

@@ -50,8 +50,8 @@ type Options struct {
 	NoWait bool
 }
 
-// node is one heartbeat's working set.
-type node struct {
+// job is one heartbeat's working set.
+type job struct {
 	opts     Options
 	cfg      *config.Config
 	now      time.Time
@@ -112,7 +112,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 }
 
 // open loads everything a heartbeat needs and takes the node's lock.
-func open(ctx context.Context, opts Options) (*node, func(), error) {
+func open(ctx context.Context, opts Options) (*job, func(), error) {
 	if opts.Config == nil {
 		return nil, nil, fmt.Errorf("heartbeat: no config")
 	}
@@ -134,7 +134,7 @@ func open(ctx context.Context, opts Options) (*node, func(), error) {
 		unlock()
 		return nil, nil, err
 	}
-	n := &node{opts: opts, cfg: opts.Config, now: opts.Now().UTC().Truncate(time.Second), log: opts.Logger, fetched: map[string]fetched{}}
+	n := &job{opts: opts, cfg: opts.Config, now: opts.Now().UTC().Truncate(time.Second), log: opts.Logger, fetched: map[string]fetched{}}
 	if err := n.load(); err != nil {
 		unlock()
 		return nil, nil, err
@@ -162,7 +162,7 @@ func removeTemps(dir string) error {
 	return nil
 }
 
-func (n *node) load() error {
+func (n *job) load() error {
 	var err error
 	if n.state, err = state.Load(n.path(CursorsFile)); err != nil {
 		return err
@@ -180,7 +180,7 @@ func (n *node) load() error {
 	return err
 }
 
-func (n *node) path(rel string) string { return filepath.Join(n.opts.Dir, filepath.FromSlash(rel)) }
+func (n *job) path(rel string) string { return filepath.Join(n.opts.Dir, filepath.FromSlash(rel)) }
 
 // lock takes the node's heartbeat lock, waiting for a running heartbeat to
 // finish for at most wait.
@@ -204,7 +204,7 @@ func lock(ctx context.Context, dir string, wait time.Duration) (func(), error) {
 
 // pollAll polls every peer concurrently, at most Heartbeat.Concurrency at a
 // time. Each poll works on its own copy of its cursor.
-func (n *node) pollAll(ctx context.Context, peers []peer) []*pollResult {
+func (n *job) pollAll(ctx context.Context, peers []peer) []*pollResult {
 	pl := &poller{
 		client:    n.client,
 		now:       n.now,
@@ -261,7 +261,7 @@ func schedule(cfg *config.Config) state.Schedule {
 // logPoll writes one line per peer poll, with docs/protocol.md §14's fields (event,
 // fetched, new, duplicates, latency_ms, rate_limit_remaining, backoff)
 // and the node's own (peer, outcome, seq, rejected, gaps, failure_count).
-func (n *node) logPoll(r *pollResult) {
+func (n *job) logPoll(r *pollResult) {
 	attrs := []any{
 		"event", "poll_complete",
 		"peer", r.peer.name, "url", r.peer.url, "outcome", r.outcome,

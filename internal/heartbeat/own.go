@@ -10,8 +10,8 @@ import (
 
 	"github.com/meshnode/meshnode/internal/atomicfile"
 	"github.com/meshnode/meshnode/internal/dispute"
-	"github.com/meshnode/meshnode/internal/layout"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/presence"
 	"github.com/meshnode/meshnode/internal/publish"
 	"github.com/meshnode/meshnode/internal/signal"
@@ -19,9 +19,9 @@ import (
 
 // Paths of the node's own published files.
 const (
-	ManifestFile = layout.ManifestFile
-	TracesDir    = layout.TracesDir
-	DisputesDir  = layout.DisputesDir
+	ManifestFile = node.ManifestFile
+	TracesDir    = node.TracesDir
+	DisputesDir  = node.DisputesDir
 )
 
 // ownHashes hashes our own traces, published or not, so that a peer
@@ -37,7 +37,7 @@ func ownHashes(dir string) (map[string]bool, error) {
 	}
 	out := make(map[string]bool, len(entries))
 	for _, e := range entries {
-		if !layout.Publishable(e) {
+		if !node.Publishable(e) {
 			continue
 		}
 		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
@@ -51,7 +51,7 @@ func ownHashes(dir string) (map[string]bool, error) {
 
 // report computes SIGNAL from the files on disk: the same public files
 // give every node the same report, whatever its mesh.yaml says.
-func (n *node) report() (signal.Report, error) {
+func (n *job) report() (signal.Report, error) {
 	in, err := signal.Load(n.opts.Dir, n.cfg.Agent, n.cfg.URL)
 	if err != nil {
 		return signal.Report{}, fmt.Errorf("compute SIGNAL: %w", err)
@@ -61,7 +61,7 @@ func (n *node) report() (signal.Report, error) {
 
 // ownStatuses resolves the status of each of our own traces from the
 // validations the node has seen (SIGNAL's resolution rule).
-func (n *node) ownStatuses() (map[string]string, error) {
+func (n *job) ownStatuses() (map[string]string, error) {
 	r, err := n.report()
 	if err != nil {
 		return nil, err
@@ -73,7 +73,7 @@ func (n *node) ownStatuses() (map[string]string, error) {
 // count, by the rule every node applies to the same public files
 // (docs/decisions.md, Standing). The summary says where the node stands
 // and, without standing, what to do next.
-func (n *node) standing() (bool, error) {
+func (n *job) standing() (bool, error) {
 	r, err := n.report()
 	if err != nil {
 		return false, err
@@ -85,7 +85,7 @@ func (n *node) standing() (bool, error) {
 
 // publishDisputes writes a MANIFEST-DISPUTE file for every hash mismatch
 // seen in this run, once per claimed hash.
-func (n *node) publishDisputes() error {
+func (n *job) publishDisputes() error {
 	for _, m := range n.sum.HashMismatches {
 		rel := path.Join(DisputesDir, dispute.FileName(m.Claimed))
 		if _, err := os.Stat(n.path(rel)); err == nil {
@@ -104,14 +104,14 @@ func (n *node) publishDisputes() error {
 	return nil
 }
 
-func (n *node) peerURL(name string) string {
+func (n *job) peerURL(name string) string {
 	u, _ := n.names.URL(name)
 	return u
 }
 
 // publish writes disputes, resolves our traces' statuses and regenerates
 // MANIFEST.md with everything new.
-func (n *node) publish() error {
+func (n *job) publish() error {
 	if err := n.publishDisputes(); err != nil {
 		return err
 	}
@@ -147,7 +147,7 @@ func (n *node) publish() error {
 
 // refreshDue reports whether our MANIFEST's updated time is old enough to
 // refresh, so peers keep seeing us as active (docs/protocol.md §10 presence).
-func (n *node) refreshDue() (bool, error) {
+func (n *job) refreshDue() (bool, error) {
 	data, err := os.ReadFile(n.path(ManifestFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return true, nil

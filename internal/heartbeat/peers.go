@@ -6,12 +6,12 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/meshnode/meshnode/internal/layout"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/roster"
 )
 
 // AgentsFile is the node's list of known agents.
-const AgentsFile = layout.AgentsFile
+const AgentsFile = node.AgentsFile
 
 // peers returns the agents to poll: those in AGENTS.md, then those learned
 // by gossip in earlier heartbeats, never the node itself, each URL once.
@@ -22,7 +22,7 @@ const AgentsFile = layout.AgentsFile
 // warning; a learned peer whose name is taken (a person bound it to
 // another URL, or it predates this rule) is forgotten with what it
 // published, so no impostor keeps a known name.
-func (n *node) peers() ([]peer, error) {
+func (n *job) peers() ([]peer, error) {
 	data, err := os.ReadFile(n.path(AgentsFile))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("read %s: %w", AgentsFile, err)
@@ -67,7 +67,7 @@ func (n *node) peers() ([]peer, error) {
 // forgetPeer drops a learned peer whose name is bound elsewhere, and what
 // the ledger holds of it; the hashes of its files are no longer seen, so
 // the agent the name belongs to is not refused the same bytes.
-func (n *node) forgetPeer(url, name string, why error) {
+func (n *job) forgetPeer(url, name string, why error) {
 	delete(n.state.Cursors, url)
 	hashes := n.ledger.Forget(url)
 	for _, h := range hashes {

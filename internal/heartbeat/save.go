@@ -14,7 +14,7 @@ import (
 // heartbeat that finds nothing new commits nothing; those times are
 // written with the peer's next real change, or by a presence refresh once
 // they are a day old (state.PollTimesEvery).
-func (n *node) save() error {
+func (n *job) save() error {
 	n.state.Hosts = hostsToState(n.client.Hosts())
 	var timesBefore time.Time
 	if n.refresh {
@@ -29,7 +29,7 @@ func (n *node) save() error {
 }
 
 // saveLedger writes what the node learned of its peers' files.
-func (n *node) saveLedger() error {
+func (n *job) saveLedger() error {
 	changed, err := n.ledger.Save(n.path(LedgerFile))
 	if err != nil {
 		return fmt.Errorf("save ledger: %w", err)

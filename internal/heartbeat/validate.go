@@ -12,8 +12,8 @@ import (
 
 	"github.com/meshnode/meshnode/internal/atomicfile"
 	"github.com/meshnode/meshnode/internal/fetch"
-	"github.com/meshnode/meshnode/internal/layout"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/score"
 	"github.com/meshnode/meshnode/internal/trace"
@@ -21,13 +21,13 @@ import (
 )
 
 // ValidationsDir holds the node's validations of others' traces.
-const ValidationsDir = layout.ValidationsDir
+const ValidationsDir = node.ValidationsDir
 
 // validate works the queue until ctx's deadline: with standing and a scorer that needs no
 // person, every queued trace is claimed, scored and its validation written;
 // otherwise the items wait, with the reason shown, and the manual scorer's
 // items get the heuristic's suggestion for the person who will score them.
-func (n *node) validate(ctx context.Context) error {
+func (n *job) validate(ctx context.Context) error {
 	scorer, err := score.New(n.cfg.Scorer, n.cfg.ScorerCommand, n.cfg.ScorerTimeout)
 	if err != nil {
 		return fmt.Errorf("scorer: %w", err)
@@ -51,7 +51,7 @@ func (n *node) validate(ctx context.Context) error {
 // scoreQueue claims every item it may in one call and scores them, up to
 // scorer_concurrency at a time, until ctx's deadline; what it claimed but
 // did not start is given back to the queue.
-func (n *node) scoreQueue(ctx context.Context, scorer score.Scorer) error {
+func (n *job) scoreQueue(ctx context.Context, scorer score.Scorer) error {
 	if ctx.Err() != nil {
 		n.log.Warn(stopReason(ctx) + "; the queue waits for the next heartbeat")
 		return nil
@@ -104,7 +104,7 @@ func stopReason(ctx context.Context) string {
 // scoreItem scores one claimed item and finishes it. Problems with the
 // trace or the scorer fail the item with the reason; only local write
 // failures stop the heartbeat.
-func (n *node) scoreItem(ctx context.Context, scorer score.Scorer, item *queue.Item, c *claims, known []score.Known) error {
+func (n *job) scoreItem(ctx context.Context, scorer score.Scorer, item *queue.Item, c *claims, known []score.Known) error {
 	finish := func(status, reason string) error { return c.finish(item, status, reason) }
 	rel := path.Join(ValidationsDir, validation.FileName(item.Hash))
 	if data, err := os.ReadFile(n.path(rel)); err == nil {
@@ -150,7 +150,7 @@ func doneReason(v *validation.Validation) string {
 // scoreInput gathers what a scorer needs. Bytes fetched in this run are
 // used as they are; otherwise the trace is fetched again and its hash
 // verified again, since peers' content is not kept between runs.
-func (n *node) scoreInput(ctx context.Context, item *queue.Item) (*score.Input, error) {
+func (n *job) scoreInput(ctx context.Context, item *queue.Item) (*score.Input, error) {
 	f, ok := n.fetched[item.Hash]
 	if !ok {
 		u, err := fetch.ResolveWithin(item.FromURL, relativeTo(item.FromURL, item.TraceURL))
@@ -183,7 +183,7 @@ func (n *node) scoreInput(ctx context.Context, item *queue.Item) (*score.Input, 
 
 // known lists the fingerprints of the traces seen so far, for the
 // uniqueness dimension, which skips the scored trace's own.
-func (n *node) known() []score.Known {
+func (n *job) known() []score.Known {
 	out := make([]score.Known, 0, len(n.ledger.Traces))
 	for _, t := range n.ledger.SortedTraces() {
 		if t.Fingerprint == "" {
@@ -200,7 +200,7 @@ func (n *node) known() []score.Known {
 
 // suggest stores the heuristic's scores on the items a person will score,
 // so `meshnode score --pr` can prefill its drafts, in one write.
-func (n *node) suggest(ctx context.Context) error {
+func (n *job) suggest(ctx context.Context) error {
 	h, err := score.New("heuristic", nil, 0)
 	if err != nil {
 		return err
@@ -240,7 +240,7 @@ func (n *node) suggest(ctx context.Context) error {
 
 // storeSuggestions writes the suggestions; an item a person settled
 // meanwhile keeps the person's decision.
-func (n *node) storeSuggestions(updates []queue.Update) error {
+func (n *job) storeSuggestions(updates []queue.Update) error {
 	if len(updates) == 0 {
 		return nil
 	}
@@ -257,7 +257,7 @@ func (n *node) storeSuggestions(updates []queue.Update) error {
 }
 
 // wait counts the items still queued and says why they wait.
-func (n *node) wait(why string) error {
+func (n *job) wait(why string) error {
 	items, err := n.queue.List()
 	if err != nil {
 		return fmt.Errorf("read queue: %w", err)

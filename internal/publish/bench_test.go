@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/meshnode/meshnode/internal/layout"
+	"github.com/meshnode/meshnode/internal/node"
 )
 
 // BenchmarkPublishRerun measures the common heartbeat: a node with 1,000
@@ -14,12 +14,12 @@ import (
 // and write nothing.
 func BenchmarkPublishRerun(b *testing.B) {
 	dir := b.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, layout.TracesDir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, node.TracesDir), 0o755); err != nil {
 		b.Fatal(err)
 	}
 	for i := range 1000 {
 		text := traceText(fmt.Sprintf("Trace %d", i), "knowledge") + string(make([]byte, 4000))
-		if err := os.WriteFile(filepath.Join(dir, layout.TracesDir, fmt.Sprintf("%04d.md", i)), []byte(text), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, node.TracesDir, fmt.Sprintf("%04d.md", i)), []byte(text), 0o644); err != nil {
 			b.Fatal(err)
 		}
 	}

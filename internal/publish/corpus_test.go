@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/meshnode/meshnode/internal/corpustest"
-	"github.com/meshnode/meshnode/internal/layout"
+	"github.com/meshnode/meshnode/internal/node"
 )
 
 // copyAgent copies one real agent's MANIFEST.md (when withManifest) and
@@ -20,7 +20,7 @@ func copyAgent(t *testing.T, src string, withManifest bool) string {
 		t.Fatal(err)
 	}
 	if withManifest {
-		names = append(names, filepath.Join(src, layout.ManifestFile))
+		names = append(names, filepath.Join(src, node.ManifestFile))
 	}
 	for _, n := range names {
 		rel, _ := filepath.Rel(src, n)

@@ -9,13 +9,13 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/meshnode/meshnode/internal/layout"
+	"github.com/meshnode/meshnode/internal/node"
 )
 
 // ownFiles lists the files the node may publish, as slash paths relative to
-// dir, in seq order (the order of layout.PublishedDirs, each by name), and
+// dir, in seq order (the order of node.PublishedDirs, each by name), and
 // the entries it holds back. Only regular files with a publishable name
-// directly inside the three directories count (layout.Publishable); hidden
+// directly inside the three directories count (node.Publishable); hidden
 // files (editor and atomicfile temporaries, .gitkeep) and subdirectories
 // are ignored, and every other entry is held back with the reason, so a
 // symbolic link, a traces/x.html or a name that would break a MANIFEST row
@@ -23,8 +23,8 @@ import (
 func ownFiles(dir string) ([]string, []Held, error) {
 	var out []string
 	var held []Held
-	for _, d := range layout.PublishedDirs {
-		if _, err := layout.Stat(dir, d); errors.Is(err, layout.ErrSymlink) {
+	for _, d := range node.PublishedDirs {
+		if _, err := node.Stat(dir, d); errors.Is(err, node.ErrSymlink) {
 			return nil, nil, fmt.Errorf("refusing to publish %w; make it a directory", err)
 		}
 		entries, err := os.ReadDir(filepath.Join(dir, d))
@@ -37,9 +37,9 @@ func ownFiles(dir string) ([]string, []Held, error) {
 		var names []string
 		for _, e := range entries {
 			switch {
-			case layout.Publishable(e):
+			case node.Publishable(e):
 				names = append(names, e.Name())
-			case layout.Hidden(e.Name()) || e.IsDir():
+			case node.Hidden(e.Name()) || e.IsDir():
 			default:
 				held = append(held, Held{File: path.Join(d, e.Name()), Reason: unpublishable(e)})
 			}
@@ -58,11 +58,11 @@ func ownFiles(dir string) ([]string, []Held, error) {
 // heartbeat says so until a person replaces the link with the file.
 func linkedTopFiles(dir string) []Held {
 	var held []Held
-	for _, f := range layout.TopFiles {
-		if f == layout.ManifestFile {
+	for _, f := range node.TopFiles {
+		if f == node.ManifestFile {
 			continue // rewritten by rename below: a link is replaced by the file
 		}
-		if _, err := layout.Stat(dir, f); errors.Is(err, layout.ErrSymlink) {
+		if _, err := node.Stat(dir, f); errors.Is(err, node.ErrSymlink) {
 			held = append(held, Held{File: f, Reason: "a symbolic link: meshnode build refuses it, since the site would publish its target; replace it with the file itself"})
 		}
 	}
@@ -77,18 +77,18 @@ func unpublishable(e fs.DirEntry) string {
 	if !e.Type().IsRegular() {
 		return "not a regular file"
 	}
-	return fmt.Sprintf("not a publishable name: %v; rename it", layout.CheckName(e.Name()))
+	return fmt.Sprintf("not a publishable name: %v; rename it", node.CheckName(e.Name()))
 }
 
 // kindOf tells what a published path holds by its directory.
 func kindOf(file string) string {
 	switch path.Dir(file) {
-	case layout.ValidationsDir:
-		return layout.ValidationsDir
-	case layout.DisputesDir:
-		return layout.DisputesDir
+	case node.ValidationsDir:
+		return node.ValidationsDir
+	case node.DisputesDir:
+		return node.DisputesDir
 	default:
-		return layout.TracesDir
+		return node.TracesDir
 	}
 }
 
@@ -97,7 +97,7 @@ func kindOf(file string) string {
 func localPath(dir, file string) (string, error) {
 	p := filepath.FromSlash(file)
 	if !filepath.IsLocal(p) {
-		return "", fmt.Errorf("%s lists %q, which is not a path inside the node", layout.ManifestFile, file)
+		return "", fmt.Errorf("%s lists %q, which is not a path inside the node", node.ManifestFile, file)
 	}
 	return filepath.Join(dir, p), nil
 }

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/meshnode/meshnode/internal/layout"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -69,7 +69,7 @@ func mustPublish(t *testing.T, o Options) *Result {
 // published parses the node's MANIFEST.md and maps file → entry.
 func published(t *testing.T, dir string) (*manifest.Manifest, map[string]manifest.Entry) {
 	t.Helper()
-	m, _, err := manifest.Parse(readFile(t, dir, layout.ManifestFile))
+	m, _, err := manifest.Parse(readFile(t, dir, node.ManifestFile))
 	if err != nil {
 		t.Fatal(err)
 	}

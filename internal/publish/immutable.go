@@ -6,8 +6,8 @@ import (
 	"io/fs"
 	"strings"
 
-	"github.com/meshnode/meshnode/internal/layout"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
 )
 
 // ImmutableError reports published files whose bytes changed or that were
@@ -90,7 +90,7 @@ func verifyEntry(dir string, e manifest.Entry) (*Violation, error) {
 	if _, err := localPath(dir, e.File); err != nil {
 		return nil, err
 	}
-	data, err := layout.ReadFile(dir, e.File, anySize)
+	data, err := node.ReadFile(dir, e.File, anySize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Violation{File: e.File, Seq: e.Seq, PublishedHash: e.Hash}, nil
 	}

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/meshnode/meshnode/internal/atomicfile"
-	"github.com/meshnode/meshnode/internal/layout"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
 )
 
 // Options says what to publish and as whom.
@@ -84,7 +84,7 @@ func Publish(o Options) (*Result, error) {
 		m.Updated = stamp(o.Now)
 	}
 	sort.SliceStable(m.Entries, func(i, j int) bool { return m.Entries[i].Seq > m.Entries[j].Seq })
-	res.Changed, err = writeManifest(filepath.Join(o.Dir, layout.ManifestFile), m.Format(), 0o644)
+	res.Changed, err = writeManifest(filepath.Join(o.Dir, node.ManifestFile), m.Format(), 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("publish: %w", err)
 	}
@@ -94,16 +94,16 @@ func Publish(o Options) (*Result, error) {
 // readManifest parses the node's MANIFEST.md; a node that never published
 // has none, which is an empty registry.
 func readManifest(dir string) (*manifest.Manifest, []manifest.Problem, error) {
-	data, err := os.ReadFile(filepath.Join(dir, layout.ManifestFile))
+	data, err := os.ReadFile(filepath.Join(dir, node.ManifestFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return &manifest.Manifest{}, nil, nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("read %s: %w", layout.ManifestFile, err)
+		return nil, nil, fmt.Errorf("read %s: %w", node.ManifestFile, err)
 	}
 	m, problems, err := manifest.Parse(data)
 	if err != nil {
-		return nil, nil, fmt.Errorf("our own %s does not parse, refusing to overwrite it: %w", layout.ManifestFile, err)
+		return nil, nil, fmt.Errorf("our own %s does not parse, refusing to overwrite it: %w", node.ManifestFile, err)
 	}
 	return m, problems, nil
 }
@@ -113,9 +113,9 @@ func readManifest(dir string) (*manifest.Manifest, []manifest.Problem, error) {
 // its file again under a new seq.
 func manifestProblems(problems []manifest.Problem) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "our own %s has %d line(s) that do not parse; fix them by hand, nothing was published", layout.ManifestFile, len(problems))
+	fmt.Fprintf(&b, "our own %s has %d line(s) that do not parse; fix them by hand, nothing was published", node.ManifestFile, len(problems))
 	for _, p := range problems {
-		fmt.Fprintf(&b, "\n  %s:%d: %s", layout.ManifestFile, p.Line, p.Reason)
+		fmt.Fprintf(&b, "\n  %s:%d: %s", node.ManifestFile, p.Line, p.Reason)
 	}
 	return errors.New(b.String())
 }

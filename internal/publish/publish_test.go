@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/meshnode/meshnode/internal/layout"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
 )
 
 func TestPublishWritesCanonicalManifest(t *testing.T) {
@@ -51,7 +51,7 @@ func TestPublishWritesCanonicalManifest(t *testing.T) {
 			if !res.Changed {
 				t.Error("Changed = false, want true")
 			}
-			checkGolden(t, tt.golden, readFile(t, dir, layout.ManifestFile))
+			checkGolden(t, tt.golden, readFile(t, dir, node.ManifestFile))
 		})
 	}
 }
@@ -114,19 +114,19 @@ func TestPublishRerunWithNothingNewChangesNothing(t *testing.T) {
 	o := opts(dir, t0)
 	o.Statuses = statuses
 	mustPublish(t, o)
-	p := filepath.Join(dir, layout.ManifestFile)
+	p := filepath.Join(dir, node.ManifestFile)
 	old := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 	if err := os.Chtimes(p, old, old); err != nil {
 		t.Fatal(err)
 	}
-	before := readFile(t, dir, layout.ManifestFile)
+	before := readFile(t, dir, node.ManifestFile)
 
 	o.Now = t1
 	res := mustPublish(t, o)
 	if res.Changed || len(res.NewFiles) != 0 {
 		t.Errorf("rerun: Changed = %v, NewFiles = %d; want false, 0", res.Changed, len(res.NewFiles))
 	}
-	if after := readFile(t, dir, layout.ManifestFile); string(after) != string(before) {
+	if after := readFile(t, dir, node.ManifestFile); string(after) != string(before) {
 		t.Errorf("rerun changed MANIFEST.md:\n%s\nwas:\n%s", after, before)
 	}
 	if fi, err := os.Stat(p); err != nil || !fi.ModTime().Equal(old) {
@@ -251,7 +251,7 @@ func TestPublishRefusesChangedPublishedFiles(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := writeNode(t, map[string]string{"traces/a.md": a})
 			mustPublish(t, opts(dir, t0))
-			before := readFile(t, dir, layout.ManifestFile)
+			before := readFile(t, dir, node.ManifestFile)
 			tt.change(t, dir)
 			writeFile(t, dir, "traces/b.md", traceText("B", "knowledge"))
 
@@ -268,7 +268,7 @@ func TestPublishRefusesChangedPublishedFiles(t *testing.T) {
 					t.Errorf("error %q does not say %q", err, s)
 				}
 			}
-			if after := readFile(t, dir, layout.ManifestFile); string(after) != string(before) {
+			if after := readFile(t, dir, node.ManifestFile); string(after) != string(before) {
 				t.Error("MANIFEST.md was written although a published file changed")
 			}
 		})
@@ -313,12 +313,12 @@ func TestPublishCrashBeforeManifestWriteLeavesNodeConsistent(t *testing.T) {
 	if !errors.Is(err, crash) {
 		t.Fatalf("err = %v, want the simulated crash", err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, layout.ManifestFile)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(dir, node.ManifestFile)); !os.IsNotExist(err) {
 		t.Fatalf("a crashed run left a MANIFEST.md behind (err %v)", err)
 	}
 	// The next heartbeat publishes exactly what an uninterrupted run did.
 	mustPublish(t, opts(dir, t0))
-	if got, want := readFile(t, dir, layout.ManifestFile), readFile(t, clean, layout.ManifestFile); string(got) != string(want) {
+	if got, want := readFile(t, dir, node.ManifestFile), readFile(t, clean, node.ManifestFile); string(got) != string(want) {
 		t.Errorf("after a crash and a rerun:\n%s\nwant:\n%s", got, want)
 	}
 }
@@ -342,7 +342,7 @@ func TestPublishRefusesOwnManifestWithRowsThatDoNotParse(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "MANIFEST.md:8:") {
 		t.Errorf("err = %v, want the unparsed row named by its line", err)
 	}
-	if got := readFile(t, dir, layout.ManifestFile); string(got) != text {
+	if got := readFile(t, dir, node.ManifestFile); string(got) != text {
 		t.Error("MANIFEST.md was rewritten, dropping a published row")
 	}
 }

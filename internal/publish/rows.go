@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/meshnode/meshnode/internal/layout"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/trace"
 	"github.com/meshnode/meshnode/internal/validation"
 )
@@ -44,7 +44,7 @@ func carryRows(m, old *manifest.Manifest, statuses map[string]string) bool {
 // trace in traces/ (real agents write them) is still a trace awaiting
 // validation. Only rows of older layouts, which name no file, go by type.
 func statusFor(e manifest.Entry, statuses map[string]string) string {
-	notTrace := kindOf(e.File) != layout.TracesDir
+	notTrace := kindOf(e.File) != node.TracesDir
 	if e.File == "" {
 		notTrace = e.Type == TypeValidation || e.Type == TypeDispute
 	}
@@ -97,8 +97,8 @@ func newRow(o Options, file string) (manifest.Entry, string, error) {
 	if _, err := localPath(o.Dir, file); err != nil {
 		return manifest.Entry{}, "", err
 	}
-	data, err := layout.ReadFile(o.Dir, file, layout.MaxFileBytes)
-	if errors.Is(err, layout.ErrTooLarge) {
+	data, err := node.ReadFile(o.Dir, file, node.MaxFileBytes)
+	if errors.Is(err, node.ErrTooLarge) {
 		return manifest.Entry{}, fmt.Sprintf("%v; peers refuse a file that large", err), nil
 	}
 	if err != nil {
@@ -106,12 +106,12 @@ func newRow(o Options, file string) (manifest.Entry, string, error) {
 	}
 	e := manifest.Entry{Hash: manifest.HashBytes(data), File: file, Submitted: stamp(o.Now), Status: StatusPublished}
 	switch kindOf(file) {
-	case layout.ValidationsDir:
+	case node.ValidationsDir:
 		e.Type = TypeValidation
 		if _, err := validation.Parse(data); err != nil {
 			return e, fmt.Sprintf("not a validation: %v", err), nil
 		}
-	case layout.DisputesDir:
+	case node.DisputesDir:
 		e.Type = TypeDispute
 	default:
 		t, err := trace.Parse(data)

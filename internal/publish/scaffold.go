@@ -12,7 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/meshnode/meshnode/internal/layout"
+	"github.com/meshnode/meshnode/internal/node"
 )
 
 // maxSlug bounds the title part of a scaffolded file name, so that names
@@ -59,7 +59,7 @@ func Scaffold(dir, title, typ, category string, now time.Time) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	tdir := filepath.Join(dir, layout.TracesDir)
+	tdir := filepath.Join(dir, node.TracesDir)
 	if err := os.MkdirAll(tdir, 0o755); err != nil {
 		return "", fmt.Errorf("scaffold: %w", err)
 	}
@@ -76,7 +76,7 @@ func Scaffold(dir, title, typ, category string, now time.Time) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("scaffold: %w", err)
 		}
-		return path.Join(layout.TracesDir, name), nil
+		return path.Join(node.TracesDir, name), nil
 	}
 }
 

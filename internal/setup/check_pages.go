@@ -18,7 +18,7 @@ const fixPagesRewrite = "serve the files unchanged: deploy the site 'meshnode bu
 
 // checkManifest reads the local MANIFEST.md, which every later check of
 // the published files relies on.
-func (n *node) checkManifest() Finding {
+func (n *doctorRun) checkManifest() Finding {
 	f := Finding{Check: "manifest"}
 	data, err := os.ReadFile(filepath.Join(n.o.Dir, ManifestFile))
 	if err != nil {
@@ -42,7 +42,7 @@ func (n *node) checkManifest() Finding {
 
 // checkPages fetches MANIFEST.md from the Pages URL and compares it with
 // the local bytes, then samples the files it lists.
-func (n *node) checkPages(ctx context.Context) []Finding {
+func (n *doctorRun) checkPages(ctx context.Context) []Finding {
 	if n.parsed == nil {
 		return []Finding{{Check: "pages", Status: StatusWarn, Message: "not checked: the local MANIFEST.md must be fixed first"}}
 	}
@@ -75,7 +75,7 @@ func pagesFetchFix(err error) string {
 
 // checkServedFiles fetches the newest listed files (at most MaxFiles) and
 // checks each hashes to what MANIFEST.md claims.
-func (n *node) checkServedFiles(ctx context.Context) Finding {
+func (n *doctorRun) checkServedFiles(ctx context.Context) Finding {
 	f := Finding{Check: "pages-files"}
 	rows := newestWithFile(n.parsed.Entries, n.o.MaxFiles)
 	var bad []string
@@ -97,7 +97,7 @@ func (n *node) checkServedFiles(ctx context.Context) Finding {
 	return f
 }
 
-func (n *node) checkServedFile(ctx context.Context, r manifest.Entry) string {
+func (n *doctorRun) checkServedFile(ctx context.Context, r manifest.Entry) string {
 	u, err := fetch.ResolveWithin(n.pagesURL, r.File)
 	if err != nil {
 		return fmt.Sprintf("seq %d: %v", r.Seq, err)

@@ -15,7 +15,7 @@ import (
 // checkPeers fetches every AGENTS.md peer's MANIFEST.md. An unreachable
 // peer is a warning, not a failure: peers come and go, and the heartbeat
 // already backs off from them (docs/protocol.md §9.1's circuit breaker).
-func (n *node) checkPeers(ctx context.Context) []Finding {
+func (n *doctorRun) checkPeers(ctx context.Context) []Finding {
 	data, err := os.ReadFile(filepath.Join(n.o.Dir, AgentsFile))
 	if err != nil {
 		return []Finding{{Check: "peers", Status: StatusWarn, Message: "cannot read AGENTS.md: " + unwrapPath(err),
@@ -41,7 +41,7 @@ func (n *node) checkPeers(ctx context.Context) []Finding {
 	return append([]Finding{summary}, out...)
 }
 
-func (n *node) reachPeers(ctx context.Context, peers []roster.Agent) []error {
+func (n *doctorRun) reachPeers(ctx context.Context, peers []roster.Agent) []error {
 	errs := make([]error, len(peers))
 	var g errgroup.Group
 	g.SetLimit(peerConcurrency)

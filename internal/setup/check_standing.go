@@ -20,7 +20,7 @@ import (
 // heartbeat computes it (signal.ProgressOf over the node's public files),
 // and what to do next when it may not. No standing is a warning: a new
 // node is not broken, it has work to do.
-func (n *node) checkStanding() Finding {
+func (n *doctorRun) checkStanding() Finding {
 	f := Finding{Check: "standing"}
 	in, err := signal.Load(n.o.Dir, n.cfg.Agent, n.cfg.URL)
 	var fe *signal.FoundersError
@@ -48,7 +48,7 @@ func (n *node) checkStanding() Finding {
 // peer that holds another declaration computes another mesh's SIGNAL
 // (docs/decisions.md, Standing). Differences are warnings, for people to
 // settle; nothing is adopted.
-func (n *node) checkFounders(ctx context.Context) []Finding {
+func (n *doctorRun) checkFounders(ctx context.Context) []Finding {
 	ours, err := os.ReadFile(filepath.Join(n.o.Dir, signal.FoundersFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return []Finding{{Check: "founders", Status: StatusWarn, Message: "no FOUNDERS.md: this node follows no mesh's founders",
@@ -94,7 +94,7 @@ func (n *node) checkFounders(ctx context.Context) []Finding {
 
 // unpolledFounders warns about each founder the node does not poll: it
 // never sees that founder's validations, of its own traces or anyone's.
-func (n *node) unpolledFounders(decl []byte, peers []roster.Agent) []Finding {
+func (n *doctorRun) unpolledFounders(decl []byte, peers []roster.Agent) []Finding {
 	d, err := signal.ParseFounders(decl)
 	if err != nil {
 		return nil // the standing check reports it
@@ -122,7 +122,7 @@ type servedFounders struct {
 	err  error
 }
 
-func (n *node) fetchFounders(ctx context.Context, targets []roster.Agent) []servedFounders {
+func (n *doctorRun) fetchFounders(ctx context.Context, targets []roster.Agent) []servedFounders {
 	out := make([]servedFounders, len(targets))
 	var g errgroup.Group
 	g.SetLimit(peerConcurrency)

@@ -6,14 +6,14 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/meshnode/meshnode/internal/layout"
 	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/state"
 )
 
 // StateDir holds the node's state files.
-const StateDir = layout.StateDir
+const StateDir = node.StateDir
 
 // stateFiles are the states doctor reads, each named by the single file
 // older nodes kept (the loaders read its directory of per-peer files,

@@ -68,8 +68,8 @@ const (
 	peerConcurrency = 8
 )
 
-// node is what the checks share once the config is read.
-type node struct {
+// doctorRun is what the checks share once the config is read.
+type doctorRun struct {
 	o        DoctorOptions
 	cfg      *config.Config
 	pagesURL string
@@ -87,7 +87,7 @@ func Doctor(ctx context.Context, o DoctorOptions) []Finding {
 	if cfg == nil {
 		return append(out, notChecked("identity", "manifest", "pages", "pages-files", "peers", "standing", "founders")...)
 	}
-	n := &node{o: o, cfg: cfg, pagesURL: cfg.URL, fetcher: o.Fetcher}
+	n := &doctorRun{o: o, cfg: cfg, pagesURL: cfg.URL, fetcher: o.Fetcher}
 	if o.PagesURL != "" {
 		n.pagesURL = o.PagesURL
 	}

@@ -8,16 +8,16 @@ import (
 	"time"
 
 	"github.com/meshnode/meshnode/internal/config"
-	"github.com/meshnode/meshnode/internal/layout"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
 )
 
 // The files Init writes, relative to the node's directory.
 const (
-	ConfigFile   = layout.ConfigFile
-	IdentityFile = layout.IdentityFile
-	ManifestFile = layout.ManifestFile
-	AgentsFile   = layout.AgentsFile
+	ConfigFile   = node.ConfigFile
+	IdentityFile = node.IdentityFile
+	ManifestFile = node.ManifestFile
+	AgentsFile   = node.AgentsFile
 )
 
 // identity holds the fields of IDENTITY.md that docs/protocol.md §2 lists.

@@ -9,15 +9,15 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/meshnode/meshnode/internal/layout"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/roster"
 )
 
 // FoundersFile is the mesh's founders declaration, at the root of every
 // node of the mesh and served next to its MANIFEST.md
 // (docs/decisions.md, Standing).
-const FoundersFile = layout.FoundersFile
+const FoundersFile = node.FoundersFile
 
 // MaxFoundersBytes bounds FOUNDERS.md; a mesh has a handful of founders.
 const MaxFoundersBytes = 256 << 10

@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/meshnode/meshnode/internal/layout"
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/trace"
 	"github.com/meshnode/meshnode/internal/validation"
 )
@@ -19,9 +19,9 @@ import (
 // Files Load reads, relative to the node's directory.
 const (
 	LedgerFile     = "mesh-state/ledger.json"
-	ManifestFile   = layout.ManifestFile
-	TracesDir      = layout.TracesDir
-	ValidationsDir = layout.ValidationsDir
+	ManifestFile   = node.ManifestFile
+	TracesDir      = node.TracesDir
+	ValidationsDir = node.ValidationsDir
 )
 
 // Load gathers SIGNAL's input from a node directory: peers' traces and
@@ -138,7 +138,7 @@ func readTrace(dir, file string) *trace.Trace {
 }
 
 // ownValidations reads the validation files the node publishes or is
-// about to: those with a publishable name (layout.Publishable) that parse.
+// about to: those with a publishable name (node.Publishable) that parse.
 // Any other file in validations/ is held back by publish with its reason
 // and counts for nothing here; it must not stop the heartbeat.
 func ownValidations(dir, agent, url string) ([]Validation, error) {
@@ -151,11 +151,11 @@ func ownValidations(dir, agent, url string) ([]Validation, error) {
 	}
 	out := make([]Validation, 0, len(entries))
 	for _, e := range entries {
-		if !layout.Publishable(e) {
+		if !node.Publishable(e) {
 			continue
 		}
-		raw, err := layout.ReadFile(dir, path.Join(ValidationsDir, e.Name()), layout.MaxFileBytes)
-		if errors.Is(err, layout.ErrTooLarge) {
+		raw, err := node.ReadFile(dir, path.Join(ValidationsDir, e.Name()), node.MaxFileBytes)
+		if errors.Is(err, node.ErrTooLarge) {
 			continue
 		}
 		if err != nil {

@@ -13,21 +13,21 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/meshnode/meshnode/internal/config"
-	"github.com/meshnode/meshnode/internal/layout"
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/signal"
 )
 
 // Files and folders of a node that the site publishes or reads; their
-// names and rules belong to internal/layout.
+// names and rules belong to internal/node.
 const (
-	manifestFile   = layout.ManifestFile
-	identityFile   = layout.IdentityFile
-	agentsFile     = layout.AgentsFile
-	tracesDir      = layout.TracesDir
-	validationsDir = layout.ValidationsDir
-	disputesDir    = layout.DisputesDir
+	manifestFile   = node.ManifestFile
+	identityFile   = node.IdentityFile
+	agentsFile     = node.AgentsFile
+	tracesDir      = node.TracesDir
+	validationsDir = node.ValidationsDir
+	disputesDir    = node.DisputesDir
 	cursorsFile    = "mesh-state/polling-cursors.json"
 	ledgerFile     = signal.LedgerFile
 )
@@ -85,11 +85,11 @@ func Load(dir string, now time.Time) (*Node, error) {
 // IDENTITY.md, AGENTS.md, FOUNDERS.md), returning nil for a missing one. A symbolic
 // link is refused, never followed: the site would publish its target.
 func readOptional(dir, name string) ([]byte, error) {
-	b, err := layout.ReadFile(dir, name, layout.MaxTopFileBytes)
+	b, err := node.ReadFile(dir, name, node.MaxTopFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	if errors.Is(err, layout.ErrSymlink) {
+	if errors.Is(err, node.ErrSymlink) {
 		return nil, fmt.Errorf("refusing to publish %w: replace it with the file itself", err)
 	}
 	if err != nil {
@@ -151,13 +151,13 @@ func loadPublished(dir string, n *Node) error {
 	return nil
 }
 
-// readDir reads the files of dir/sub the node publishes (layout.Publishable:
+// readDir reads the files of dir/sub the node publishes (node.Publishable:
 // regular files with a publishable name, directly in sub), sorted by
 // path. Anything else is left out, so a traces/x.html, an .svg or a file in
 // a subdirectory never reaches the site; a symbolic link is an error,
 // since publishing it would publish its target.
 func readDir(dir, sub string) ([]File, error) {
-	if _, err := layout.Stat(dir, sub); errors.Is(err, layout.ErrSymlink) {
+	if _, err := node.Stat(dir, sub); errors.Is(err, node.ErrSymlink) {
 		return nil, fmt.Errorf("refusing to publish %w; make it a directory", err)
 	}
 	entries, err := os.ReadDir(filepath.Join(dir, sub))
@@ -170,14 +170,14 @@ func readDir(dir, sub string) ([]File, error) {
 	var files []File
 	for _, e := range entries {
 		rel := path.Join(sub, e.Name())
-		if e.Type()&fs.ModeSymlink != 0 && !layout.Hidden(e.Name()) {
-			return nil, fmt.Errorf("refusing to publish %s: %w; replace it with the file itself", rel, layout.ErrSymlink)
+		if e.Type()&fs.ModeSymlink != 0 && !node.Hidden(e.Name()) {
+			return nil, fmt.Errorf("refusing to publish %s: %w; replace it with the file itself", rel, node.ErrSymlink)
 		}
-		if !layout.Publishable(e) {
+		if !node.Publishable(e) {
 			continue
 		}
-		data, err := layout.ReadFile(dir, rel, layout.MaxFileBytes)
-		if errors.Is(err, layout.ErrTooLarge) {
+		data, err := node.ReadFile(dir, rel, node.MaxFileBytes)
+		if errors.Is(err, node.ErrTooLarge) {
 			continue // publish holds it back too: peers would refuse it
 		}
 		if err != nil {

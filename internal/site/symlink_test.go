@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/meshnode/meshnode/internal/layout"
+	"github.com/meshnode/meshnode/internal/node"
 )
 
 // TestBuildRefusesSymlinkedFiles: a symlinked top-level file, or
@@ -35,7 +35,7 @@ func TestBuildRefusesSymlinkedFiles(t *testing.T) {
 			}
 			out := filepath.Join(t.TempDir(), "site")
 			_, err := Build(context.Background(), Options{Dir: dir, Out: out, Now: fixtureNow})
-			if !errors.Is(err, layout.ErrSymlink) || !strings.Contains(err.Error(), f) {
+			if !errors.Is(err, node.ErrSymlink) || !strings.Contains(err.Error(), f) {
 				t.Fatalf("Build with %s a symlink: %v, want a symlink error naming it", f, err)
 			}
 			if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
@@ -57,7 +57,7 @@ func TestBuildPublishesOnlyPublishableFiles(t *testing.T) {
 		"traces/sub/z.md":             "# z\n",
 		"traces/sub/z.html":           "<script>alert(1)</script>",
 		"traces/a b.md":               "# a b\n",
-		"validations/val-big.md":      "# VALIDATION\n" + strings.Repeat("x", layout.MaxFileBytes),
+		"validations/val-big.md":      "# VALIDATION\n" + strings.Repeat("x", node.MaxFileBytes),
 		"traces/" + long(200) + ".md": "# long\n",
 	}
 	for f, body := range left {
