@@ -19,6 +19,7 @@ import (
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/heartbeat"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/signal"
 	"github.com/meshnode/meshnode/internal/state"
 )
@@ -257,7 +258,7 @@ func snapshot(t testing.TB, dir string) map[string]string {
 			return err
 		}
 		rel = filepath.ToSlash(rel)
-		if rel == state.LockFile {
+		if rel == node.LockFile {
 			return nil
 		}
 		data, err := os.ReadFile(p)

@@ -17,6 +17,7 @@ import (
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/fetch"
 	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/presence"
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/roster"
@@ -45,7 +46,7 @@ type Options struct {
 	Progress func(done, total int, peer string) // nil: no progress display
 	Version  string                             // for the User-Agent
 	// NoWait makes Run give up at once, with an error wrapping
-	// state.ErrLocked, when another process holds the node's lock: a
+	// node.ErrLocked, when another process holds the node's lock: a
 	// watching node skips a tick rather than queue it (docs/watch.md).
 	NoWait bool
 }
@@ -187,11 +188,11 @@ func (n *job) path(rel string) string { return filepath.Join(n.opts.Dir, filepat
 func lock(ctx context.Context, dir string, wait time.Duration) (func(), error) {
 	deadline := time.Now().Add(wait)
 	for {
-		unlock, err := state.Lock(dir)
+		unlock, err := node.Lock(dir)
 		if err == nil {
 			return unlock, nil
 		}
-		if err != state.ErrLocked || !time.Now().Before(deadline) {
+		if err != node.ErrLocked || !time.Now().Before(deadline) {
 			return nil, fmt.Errorf("lock %s: %w", dir, err)
 		}
 		select {

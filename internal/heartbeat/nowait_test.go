@@ -9,14 +9,14 @@ import (
 	"time"
 
 	"github.com/meshnode/meshnode/internal/config"
-	"github.com/meshnode/meshnode/internal/state"
+	"github.com/meshnode/meshnode/internal/node"
 )
 
 // A watching node skips a tick while the node is busy: with NoWait a held
-// lock is an immediate state.ErrLocked, not a wait of lockWait.
+// lock is an immediate node.ErrLocked, not a wait of lockWait.
 func TestNoWaitGivesUpAtOnceWhileTheLockIsHeld(t *testing.T) {
 	dir := newNode(t, nil, "")
-	unlock, err := state.Lock(dir) // another open file description: flock excludes it
+	unlock, err := node.Lock(dir) // another open file description: flock excludes it
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,8 +26,8 @@ func TestNoWaitGivesUpAtOnceWhileTheLockIsHeld(t *testing.T) {
 	}
 	opts := Options{Dir: dir, Config: cfg, Now: func() time.Time { return testNow },
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), NoWait: true}
-	if _, err := Run(context.Background(), opts); !errors.Is(err, state.ErrLocked) {
-		t.Fatalf("Run with the lock held = %v, want state.ErrLocked", err)
+	if _, err := Run(context.Background(), opts); !errors.Is(err, node.ErrLocked) {
+		t.Fatalf("Run with the lock held = %v, want node.ErrLocked", err)
 	}
 	unlock()
 	if _, err := Run(context.Background(), opts); err != nil {

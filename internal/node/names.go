@@ -21,6 +21,18 @@ const (
 	StateDir       = "mesh-state"
 )
 
+// The node's state under StateDir. Each of the three state files is kept
+// as a directory of a file per peer named after it without ".json"
+// (polling-cursors/, ledger/, queue/); the single file of that name is
+// what older nodes wrote, read once and migrated (internal/state). The
+// lock files are empty: the flock is what holds.
+const (
+	CursorsFile = StateDir + "/polling-cursors.json"
+	LedgerFile  = StateDir + "/ledger.json"
+	QueueFile   = StateDir + "/queue.json"
+	LockFile    = StateDir + "/heartbeat.lock"
+)
+
 // TopFiles are the files at the top of the node that the site publishes
 // byte for byte.
 var TopFiles = []string{ManifestFile, IdentityFile, AgentsFile, FoundersFile}

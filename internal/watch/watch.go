@@ -14,6 +14,7 @@ import (
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/fetch"
 	"github.com/meshnode/meshnode/internal/heartbeat"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/state"
 )
@@ -229,9 +230,9 @@ func (w *Watcher) startTick(ctx context.Context) chan tickResult {
 func (w *Watcher) finish(r tickResult) {
 	w.running = false
 	switch {
-	case errors.Is(r.err, state.ErrLocked):
+	case errors.Is(r.err, node.ErrLocked):
 		w.metrics.ticks.WithLabelValues("busy").Inc()
-		w.say(EventBusy, "tick skipped: another heartbeat or command holds the node (%s)", state.LockFile)
+		w.say(EventBusy, "tick skipped: another heartbeat or command holds the node (%s)", node.LockFile)
 		return
 	case r.err != nil:
 		w.metrics.ticks.WithLabelValues("error").Inc()

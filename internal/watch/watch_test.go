@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/meshnode/meshnode/internal/config"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/state"
 )
@@ -233,7 +234,7 @@ func loadCursor(t *testing.T, dir, url string) *state.Cursor {
 func TestTickWhileTheNodeIsBusyIsSkippedNotQueued(t *testing.T) {
 	ada := newPeer(t, "ada", 1)
 	h := newHarness(t, "watch:\n  enabled: true\n", ada)
-	unlock, err := state.Lock(h.dir)
+	unlock, err := node.Lock(h.dir)
 	if err != nil {
 		t.Fatal(err)
 	}

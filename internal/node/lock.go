@@ -1,4 +1,4 @@
-package state
+package node
 
 import (
 	"errors"
@@ -6,9 +6,6 @@ import (
 
 	"github.com/meshnode/meshnode/internal/filelock"
 )
-
-// LockFile is the heartbeat lock, relative to the node's directory.
-const LockFile = "mesh-state/heartbeat.lock"
 
 // ErrLocked is returned by Lock, unwrapped, when another heartbeat holds the
 // lock.
