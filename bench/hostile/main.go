@@ -27,6 +27,7 @@ import (
 	"strings"
 
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/roster"
 )
 
@@ -76,11 +77,11 @@ func handler(kind, name string) (http.Handler, error) {
 		m = many(name, files)
 	case "gossip":
 		m = (&manifest.Manifest{Agent: name}).Format()
-		files["AGENTS.md"] = gossipList(name)
+		files[roster.FileName] = gossipList(name)
 	default:
 		return nil, fmt.Errorf("unknown kind %q", kind)
 	}
-	files["MANIFEST.md"] = m
+	files[manifest.FileName] = m
 	etag := `"` + manifest.HashBytes(m)[7:23] + `"`
 	prefix := "/" + name + "/"
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -88,7 +89,7 @@ func handler(kind, name string) (http.Handler, error) {
 		switch {
 		case !ok || !strings.HasPrefix(r.URL.Path, prefix):
 			http.NotFound(w, r)
-		case r.URL.Path == prefix+"MANIFEST.md" && r.Header.Get("If-None-Match") == etag:
+		case r.URL.Path == prefix+manifest.FileName && r.Header.Get("If-None-Match") == etag:
 			w.WriteHeader(http.StatusNotModified)
 		default:
 			w.Header().Set("ETag", etag)
@@ -160,8 +161,8 @@ func writeNode(dir string, agents []roster.Agent, gossip bool) error {
 		return err
 	}
 	cfg := fmt.Sprintf("agent: bench\nurl: http://127.0.0.1:1/bench/\nallow_private_addresses: true\ngossip:\n  enabled: %v\n", gossip)
-	if err := os.WriteFile(filepath.Join(dir, "mesh.yaml"), []byte(cfg), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, node.ConfigFile), []byte(cfg), 0o644); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "AGENTS.md"), roster.Format(agents), 0o644)
+	return os.WriteFile(filepath.Join(dir, node.AgentsFile), roster.Format(agents), 0o644)
 }

@@ -26,6 +26,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/roster"
 )
 
@@ -88,7 +89,7 @@ func serveCorpus(dir string, latency time.Duration) []roster.Agent {
 		time.Sleep(latency)
 		fsrv.ServeHTTP(w, r)
 	}))
-	data, err := os.ReadFile(filepath.Join(dir, "AGENTS.md"))
+	data, err := os.ReadFile(filepath.Join(dir, node.AgentsFile))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -105,11 +106,11 @@ func writeNode(dir string, agents []roster.Agent) error {
 		return err
 	}
 	cfg := "agent: bench\nurl: http://127.0.0.1:1/bench/\nallow_private_addresses: true\ngossip:\n  enabled: false\n"
-	if err := os.WriteFile(filepath.Join(dir, "mesh.yaml"), []byte(cfg), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, node.ConfigFile), []byte(cfg), 0o644); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "FOUNDERS.md"), []byte("bench | http://127.0.0.1:1/bench/\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, node.FoundersFile), []byte("bench | http://127.0.0.1:1/bench/\n"), 0o644); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "AGENTS.md"), roster.Format(agents), 0o644)
+	return os.WriteFile(filepath.Join(dir, node.AgentsFile), roster.Format(agents), 0o644)
 }

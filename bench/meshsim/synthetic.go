@@ -56,7 +56,7 @@ func (s *synthetic) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	n := s.count(j)
 	switch rest := strings.Join(parts[1:], "/"); {
-	case rest == "MANIFEST.md":
+	case rest == manifest.FileName:
 		etag := fmt.Sprintf(`"v%d"`, n)
 		if r.Header.Get("If-None-Match") == etag {
 			w.WriteHeader(http.StatusNotModified)

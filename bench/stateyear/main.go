@@ -19,6 +19,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/state"
 )
@@ -38,12 +39,12 @@ func main() {
 }
 
 func run(dir string, agents, days, every int) error {
-	cursors := filepath.Join(dir, "mesh-state", "polling-cursors.json")
-	ledgerPath := filepath.Join(dir, "mesh-state", "ledger.json")
+	cursors := filepath.Join(dir, filepath.FromSlash(node.CursorsFile))
+	ledgerPath := filepath.Join(dir, filepath.FromSlash(node.LedgerFile))
 	st, led := state.New(), ledger.New()
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	now := start
-	q := queue.Open(filepath.Join(dir, "mesh-state", "queue.json"))
+	q := queue.Open(filepath.Join(dir, filepath.FromSlash(node.QueueFile)))
 	q.Now = func() time.Time { return now }
 	for d := 1; d <= days; d++ {
 		now = start.Add(time.Duration(d) * 24 * time.Hour)
@@ -107,7 +108,7 @@ func report(dir string, day int) error {
 	var n int
 	var total, largest int64
 	var name string
-	err := filepath.WalkDir(filepath.Join(dir, "mesh-state"), func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(filepath.Join(dir, node.StateDir), func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/score"
 	"github.com/meshnode/meshnode/internal/trace"
 	"github.com/meshnode/meshnode/internal/validation"
@@ -29,7 +30,7 @@ func runExplain(ctx context.Context, e *env, o scoreOptions) error {
 	if err != nil {
 		return err
 	}
-	known, err := ledgerKnown(filepath.Join(o.dir, "mesh-state", "ledger.json"))
+	known, err := ledgerKnown(filepath.Join(o.dir, filepath.FromSlash(node.LedgerFile)))
 	if err != nil {
 		return fmt.Errorf("score --explain: %w", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/meshnode/meshnode/internal/config"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/validation"
 )
@@ -96,7 +97,7 @@ func runInbox(ctx context.Context, e *env, args []string) error {
 	if _, err := config.Load(o.dir); err != nil {
 		return err
 	}
-	q := queue.Open(filepath.Join(o.dir, "mesh-state", "queue.json"))
+	q := queue.Open(filepath.Join(o.dir, filepath.FromSlash(node.QueueFile)))
 	q.Now = clock
 	switch fs.NArg() {
 	case 0:

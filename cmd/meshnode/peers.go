@@ -17,6 +17,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/presence"
 	"github.com/meshnode/meshnode/internal/roster"
 	"github.com/meshnode/meshnode/internal/state"
@@ -115,11 +116,11 @@ func listPeers(dir string, now time.Time) ([]peerRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := state.Load(filepath.Join(dir, "mesh-state", "polling-cursors.json"))
+	st, err := state.Load(filepath.Join(dir, filepath.FromSlash(node.CursorsFile)))
 	if err != nil {
 		return nil, err
 	}
-	led, err := ledger.Load(filepath.Join(dir, "mesh-state", "ledger.json"))
+	led, err := ledger.Load(filepath.Join(dir, filepath.FromSlash(node.LedgerFile)))
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +149,7 @@ func listPeers(dir string, now time.Time) ([]peerRow, error) {
 
 // readRoster reads AGENTS.md; a node without one simply has no listed peers.
 func readRoster(dir string) ([]roster.Agent, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "AGENTS.md"))
+	data, err := os.ReadFile(filepath.Join(dir, node.AgentsFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-github/v60/github"
 
 	"github.com/meshnode/meshnode/internal/config"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/pullrequest"
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/setup"
@@ -106,7 +107,7 @@ func runScore(ctx context.Context, e *env, o scoreOptions) error {
 		fmt.Fprintf(e.stdout, "scorer is %s, not manual: no pull request\n", cfg.Scorer)
 		return nil
 	}
-	items, err := o.list(filepath.Join(o.dir, "mesh-state", "queue.json"))
+	items, err := o.list(filepath.Join(o.dir, filepath.FromSlash(node.QueueFile)))
 	if err != nil {
 		return fmt.Errorf("score: read queue: %w", err)
 	}

@@ -11,8 +11,7 @@ import (
 	"github.com/meshnode/meshnode/internal/node"
 )
 
-// LedgerFile is where the heartbeat keeps what it verified of peers' files.
-const LedgerFile = "mesh-state/ledger.json"
+// node.LedgerFile is where the heartbeat keeps what it verified of peers' files.
 
 // Options says which node to check, which files, and as whom.
 type Options struct {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/signal"
 	"github.com/meshnode/meshnode/internal/validation"
 )
@@ -141,11 +142,11 @@ func TestCheckEnforcesStanding(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := cleanNode(t)
 			if tt.founders == "-" {
-				if err := os.Remove(filepath.Join(dir, signal.FoundersFile)); err != nil {
+				if err := os.Remove(filepath.Join(dir, node.FoundersFile)); err != nil {
 					t.Fatal(err)
 				}
 			} else {
-				write(t, dir, signal.FoundersFile, tt.founders)
+				write(t, dir, node.FoundersFile, tt.founders)
 			}
 			got := lines(Check(options(dir, val)))
 			if len(got) != len(tt.want) {
@@ -178,10 +179,10 @@ func TestCheckReportsTwoValidationsOfOneTrace(t *testing.T) {
 
 func TestCheckReportsCorruptLedger(t *testing.T) {
 	dir := cleanNode(t)
-	write(t, dir, LedgerFile, "{not json")
+	write(t, dir, node.LedgerFile, "{not json")
 	got := Check(options(dir, "traces/2026-03-02-new.md"))
-	if len(got) != 1 || got[0].File != LedgerFile || got[0].Line != 1 {
-		t.Errorf("got %q, want one problem on %s", lines(got), LedgerFile)
+	if len(got) != 1 || got[0].File != node.LedgerFile || got[0].Line != 1 {
+		t.Errorf("got %q, want one problem on %s", lines(got), node.LedgerFile)
 	}
 }
 

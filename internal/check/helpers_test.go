@@ -9,6 +9,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/publish"
 	"github.com/meshnode/meshnode/internal/signal"
 	"github.com/meshnode/meshnode/internal/validation"
@@ -71,7 +72,7 @@ func cleanNode(t testing.TB) string {
 	if _, err := publish.Publish(publish.Options{Dir: dir, Agent: agent, URL: ourURL, Now: t0}); err != nil {
 		t.Fatal(err)
 	}
-	write(t, dir, signal.FoundersFile, string(signal.FormatFounders([]signal.Founder{{Name: agent, URL: ourURL}})))
+	write(t, dir, node.FoundersFile, string(signal.FormatFounders([]signal.Founder{{Name: agent, URL: ourURL}})))
 	write(t, dir, "traces/2026-03-02-new.md", "---\ntitle: New finding\n---\n\n# New finding\n")
 	write(t, dir, "validations/"+validation.FileName(bobTrace), validationFile(bobTrace, bobTraceURL))
 	l := &ledger.Ledger{
@@ -93,7 +94,7 @@ func cleanNode(t testing.TB) string {
 	if err := os.MkdirAll(filepath.Join(dir, "mesh-state"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.Save(filepath.Join(dir, filepath.FromSlash(LedgerFile))); err != nil {
+	if _, err := l.Save(filepath.Join(dir, filepath.FromSlash(node.LedgerFile))); err != nil {
 		t.Fatal(err)
 	}
 	return dir

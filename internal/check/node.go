@@ -19,9 +19,9 @@ import (
 func (c *checker) load() {
 	c.own = map[string]bool{}
 	c.rows = map[string]manifest.Entry{}
-	l, err := ledger.Load(filepath.Join(c.o.Base, filepath.FromSlash(LedgerFile)))
+	l, err := ledger.Load(filepath.Join(c.o.Base, filepath.FromSlash(node.LedgerFile)))
 	if err != nil {
-		c.add(LedgerFile, 1, "does not load: %v", err)
+		c.add(node.LedgerFile, 1, "does not load: %v", err)
 		l = &ledger.Ledger{}
 	}
 	c.ledger = l

@@ -3,6 +3,7 @@ package check
 import (
 	"errors"
 
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/signal"
 )
 
@@ -19,11 +20,11 @@ func (c *checker) standing() {
 	switch {
 	case errors.As(err, &fe):
 		for _, p := range fe.Problems {
-			c.add(signal.FoundersFile, p.Line, "%s", p.Reason)
+			c.add(node.FoundersFile, p.Line, "%s", p.Reason)
 		}
 		return
 	case err != nil:
-		c.add(LedgerFile, 1, "cannot compute standing: %v", err)
+		c.add(node.LedgerFile, 1, "cannot compute standing: %v", err)
 		return
 	}
 	p := signal.ProgressOf(signal.Compute(in), c.o.URL)

@@ -4,6 +4,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
@@ -71,7 +72,7 @@ func (c *checker) target(f string, data []byte, v *validation.Validation) {
 	t := c.ledger.Traces[v.TraceHash]
 	switch {
 	case t == nil:
-		c.add(f, hashLine, "trace_hash %s is not in %s: validate only traces the heartbeat fetched and verified", v.TraceHash, LedgerFile)
+		c.add(f, hashLine, "trace_hash %s is not in %s: validate only traces the heartbeat fetched and verified", v.TraceHash, node.LedgerFile)
 	case !t.Verified:
 		c.add(f, hashLine, "trace_hash %s was never verified (its MANIFEST row names no file to fetch)", v.TraceHash)
 	case v.TraceURL != "" && t.URL != "" && v.TraceURL != t.URL:

@@ -11,10 +11,12 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/meshnode/meshnode/internal/node"
 )
 
 // FileName is the configuration file at the node's root.
-const FileName = "mesh.yaml"
+const FileName = node.ConfigFile
 
 // TemplateMarker marks the placeholder files the template repository ships
 // (mesh.yaml, IDENTITY.md, MANIFEST.md, AGENTS.md) until 'meshnode init'

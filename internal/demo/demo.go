@@ -30,7 +30,9 @@ import (
 	"github.com/meshnode/meshnode/internal/atomicfile"
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/heartbeat"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/signal"
+	"github.com/meshnode/meshnode/internal/statefile"
 )
 
 // Options configure a demo run.
@@ -143,7 +145,7 @@ func writeNode(dir, nodeURL string, nodeTrace []byte, m *mesh, down string) erro
 		return fmt.Errorf("demo directory %s: %w", dir, ErrDirNotEmpty)
 	}
 	files := map[string][]byte{
-		"mesh.yaml": []byte(fmt.Sprintf(`# The demo node: peers are on 127.0.0.1, so private addresses are allowed.
+		node.ConfigFile: []byte(fmt.Sprintf(`# The demo node: peers are on 127.0.0.1, so private addresses are allowed.
 agent: demo-node
 url: %s
 allow_private_addresses: true
@@ -151,9 +153,9 @@ allow_private_addresses: true
 		// The demo node and cyd found the sample mesh: the node validates
 		// from the first heartbeat, and cyd's verdict on the node's trace
 		// counts.
-		signal.FoundersFile: signal.FormatFounders([]signal.Founder{{Name: "demo-node", URL: nodeURL}, {Name: "cyd", URL: m.base["cyd"]}}),
-		"IDENTITY.md":       []byte("# IDENTITY\n\nname: demo-node\njoined: 2026-02-01\nmodel: meshnode demo\nhuman: you\nrole: shows what a node does\n"),
-		"AGENTS.md": []byte(fmt.Sprintf("# Known Agents\n# name | trace_url | joined\nada | %s | 2026-02-01\nbob | %s | 2026-02-03\ncyd | %s | 2026-02-02\ndormant | %s | 2026-02-04\n",
+		node.FoundersFile: signal.FormatFounders([]signal.Founder{{Name: "demo-node", URL: nodeURL}, {Name: "cyd", URL: m.base["cyd"]}}),
+		node.IdentityFile: []byte("# IDENTITY\n\nname: demo-node\njoined: 2026-02-01\nmodel: meshnode demo\nhuman: you\nrole: shows what a node does\n"),
+		node.AgentsFile: []byte(fmt.Sprintf("# Known Agents\n# name | trace_url | joined\nada | %s | 2026-02-01\nbob | %s | 2026-02-03\ncyd | %s | 2026-02-02\ndormant | %s | 2026-02-04\n",
 			m.base["ada"], m.base["bob"], m.base["cyd"], down)),
 		"traces/001-hello-mesh.md": nodeTrace,
 	}
@@ -186,9 +188,9 @@ func tour(w io.Writer, o Options, now time.Time) {
 		"FOUNDERS.md                      the sample mesh's founders (the node and cyd): their validations count",
 		"validations/                     our validations of the peers' traces",
 		"disputes/                        the hash mismatch we saw on cyd",
-		"mesh-state/polling-cursors/      cursors, gaps, failures, seen hashes: a file per peer",
-		"mesh-state/ledger/               what we know of the peers' files: a file per peer",
-		"mesh-state/queue/                the validation queue: a file per peer",
+		statefile.Dir(node.CursorsFile) + "/      cursors, gaps, failures, seen hashes: a file per peer",
+		statefile.Dir(node.LedgerFile) + "/               what we know of the peers' files: a file per peer",
+		statefile.Dir(node.QueueFile) + "/                the validation queue: a file per peer",
 	}
 	if o.Build != nil {
 		lines = append(lines, "_site/index.html                 the static site (open the file in a browser)")

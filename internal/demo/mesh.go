@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
+	"github.com/meshnode/meshnode/internal/roster"
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
@@ -124,11 +126,11 @@ func (m *mesh) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var body []byte
 	switch rest {
-	case "MANIFEST.md":
+	case manifest.FileName:
 		body = m.manifest(a)
-	case "IDENTITY.md":
+	case node.IdentityFile:
 		body = readEmbedded(a.name + "/IDENTITY.md")
-	case "AGENTS.md":
+	case roster.FileName:
 		body = m.agentsFile()
 	default:
 		for _, f := range a.files {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/meshnode/meshnode/internal/heartbeat"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
@@ -26,8 +26,8 @@ func TestThreeNodeMeshPublishesGoldenFiles(t *testing.T) {
 	tests := []struct {
 		name, dir, file string
 	}{
-		{"ada-manifest", ada.dir, heartbeat.ManifestFile},
-		{"bob-validation-of-ada-retry-ladder", bob.dir, filepath.Join(heartbeat.ValidationsDir, validation.FileName(retry))},
+		{"ada-manifest", ada.dir, node.ManifestFile},
+		{"bob-validation-of-ada-retry-ladder", bob.dir, filepath.Join(node.ValidationsDir, validation.FileName(retry))},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/heartbeat"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/queue"
 )
 
@@ -26,7 +27,7 @@ func publishByHand(t testing.TB, n *testNode, agent string, files map[string]str
 		m.Sequence++
 		m.Entries = append(m.Entries, manifest.Entry{Seq: m.Sequence, Hash: h, File: f, Type: "knowledge", Status: "pending", Submitted: start})
 	}
-	writeFile(t, n.dir, heartbeat.ManifestFile, string(m.Format()))
+	writeFile(t, n.dir, node.ManifestFile, string(m.Format()))
 }
 
 func readTestdata(t testing.TB, rel string) string {

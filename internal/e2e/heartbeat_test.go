@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/meshnode/meshnode/internal/heartbeat"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/publish"
 	"github.com/meshnode/meshnode/internal/signal"
 )
@@ -28,7 +28,7 @@ func TestTraceFetchedIsValidatedAndPublishedInTheSameHeartbeat(t *testing.T) {
 		listed[e.File] = true
 	}
 	for hash := range vals {
-		f := path.Join(heartbeat.ValidationsDir, "val-"+hash[len("sha256:"):][:12]+".md")
+		f := path.Join(node.ValidationsDir, "val-"+hash[len("sha256:"):][:12]+".md")
 		if !listed[f] {
 			t.Errorf("%s was written but not listed in the MANIFEST of the same heartbeat", f)
 		}

@@ -21,7 +21,7 @@ import (
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/signal"
-	"github.com/meshnode/meshnode/internal/state"
+	"github.com/meshnode/meshnode/internal/statefile"
 )
 
 // start is the clock of the first heartbeat of every test mesh.
@@ -95,11 +95,11 @@ func (m *testMesh) configure(name, extra string) {
 	m.t.Helper()
 	n := m.node(name)
 	cfg := fmt.Sprintf("agent: %s\nurl: %s\nallow_private_addresses: true\n%s", n.name, n.url, extra)
-	writeFile(m.t, n.dir, config.FileName, cfg)
+	writeFile(m.t, n.dir, node.ConfigFile, cfg)
 	if strings.Contains(extra, founding) {
 		m.founders = append(m.founders, signal.Founder{Name: n.name, URL: n.url})
 		for _, o := range m.nodes {
-			writeFile(m.t, o.dir, signal.FoundersFile, string(signal.FormatFounders(m.founders)))
+			writeFile(m.t, o.dir, node.FoundersFile, string(signal.FormatFounders(m.founders)))
 		}
 	}
 	var agents strings.Builder
@@ -171,7 +171,7 @@ func (m *testMesh) knowledge() string {
 	var b strings.Builder
 	for _, n := range m.nodes {
 		fmt.Fprintf(&b, "== %s\n", n.name)
-		if mf, err := os.ReadFile(filepath.Join(n.dir, heartbeat.ManifestFile)); err == nil {
+		if mf, err := os.ReadFile(filepath.Join(n.dir, node.ManifestFile)); err == nil {
 			parsed, _, err := manifest.Parse(mf)
 			if err != nil {
 				m.t.Fatalf("%s: MANIFEST.md: %v", n.name, err)
@@ -181,7 +181,7 @@ func (m *testMesh) knowledge() string {
 		}
 		snap := snapshot(m.t, n.dir)
 		for _, f := range sortedKeys(snap) {
-			if strings.HasPrefix(f, heartbeat.ValidationsDir+"/") || strings.HasPrefix(f, state.SplitDir(heartbeat.LedgerFile)+"/") {
+			if strings.HasPrefix(f, node.ValidationsDir+"/") || strings.HasPrefix(f, statefile.Dir(node.LedgerFile)+"/") {
 				fmt.Fprintf(&b, "%s %s\n", f, snap[f])
 			}
 		}
@@ -233,7 +233,7 @@ func writeFile(t testing.TB, dir, rel, content string) {
 
 func readManifest(t testing.TB, dir string) *manifest.Manifest {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, heartbeat.ManifestFile))
+	data, err := os.ReadFile(filepath.Join(dir, node.ManifestFile))
 	if err != nil {
 		t.Fatalf("read MANIFEST.md: %v", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/meshnode/meshnode/internal/heartbeat"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/setup"
 	"github.com/meshnode/meshnode/internal/signal"
@@ -107,7 +108,7 @@ func TestFreshMeshReachesStandingEverywhere(t *testing.T) {
 			t.Fatal(err)
 		}
 		if n.name != "ada" {
-			writeFile(t, n.dir, signal.FoundersFile, string(getURL(t, m.node("ada").url+signal.FoundersFile)))
+			writeFile(t, n.dir, node.FoundersFile, string(getURL(t, m.node("ada").url+node.FoundersFile)))
 		}
 		var agents strings.Builder
 		for _, o := range m.nodes {
@@ -214,7 +215,7 @@ func TestSameFilesSameSignalWhateverMeshYAML(t *testing.T) {
 
 func queueItems(t testing.TB, dir string) []queue.Item {
 	t.Helper()
-	items, err := queue.Open(filepath.Join(dir, filepath.FromSlash(heartbeat.QueueFile))).List()
+	items, err := queue.Open(filepath.Join(dir, filepath.FromSlash(node.QueueFile))).List()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/meshnode/meshnode/internal/heartbeat"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/signal"
 	"github.com/meshnode/meshnode/internal/validation"
 )
@@ -67,7 +67,7 @@ func TestThreeNodesPublishValidateAndShowStatuses(t *testing.T) {
 	t.Run("bob's MANIFEST lists each validation once", func(t *testing.T) {
 		listed := map[string]int{}
 		for _, e := range readManifest(t, bob.dir).Entries {
-			if path.Dir(e.File) == heartbeat.ValidationsDir {
+			if path.Dir(e.File) == node.ValidationsDir {
 				listed[e.File]++
 			}
 		}
@@ -133,7 +133,7 @@ func signalJSON(t *testing.T, n *testNode) string {
 // readValidations parses every validation file of a node, by trace hash.
 func readValidations(t testing.TB, dir string) map[string]*validation.Validation {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(dir, heartbeat.ValidationsDir, "*.md"))
+	files, err := filepath.Glob(filepath.Join(dir, node.ValidationsDir, "*.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/meshnode/meshnode/internal/node"
 )
 
 // Defaults of Options.
@@ -31,7 +33,7 @@ const (
 // what init, people and the heartbeat write, and all the commit step may
 // commit. mesh.yaml is one: until it is pushed, the workflow's gate sees
 // the template's placeholder and skips every heartbeat.
-var DataPaths = []string{"mesh.yaml", "MANIFEST.md", "AGENTS.md", "IDENTITY.md", "FOUNDERS.md", "traces", "validations", "disputes", "mesh-state"}
+var DataPaths = node.Paths
 
 // notData are files under DataPaths that are never committed: the empty
 // lock files of a running heartbeat (the template's .gitignore lists them

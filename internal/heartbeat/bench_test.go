@@ -11,7 +11,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/corpustest"
 	"github.com/meshnode/meshnode/internal/manifest"
-	"github.com/meshnode/meshnode/internal/signal"
+	"github.com/meshnode/meshnode/internal/node"
 )
 
 // BenchmarkCorpusCatchUp measures a first heartbeat over the real-mesh
@@ -44,7 +44,7 @@ func BenchmarkCorpusCatchUpScored(b *testing.B) {
 	for b.Loop() {
 		b.StopTimer()
 		dir := newNode(b, peers, "")
-		write(b, dir, signal.FoundersFile, "tester | http://127.0.0.1:1/tester/\n")
+		write(b, dir, node.FoundersFile, "tester | http://127.0.0.1:1/tester/\n")
 		b.StartTimer()
 		if sum := beat(b, dir, testNow); sum.ValidationsPublished < 800 {
 			b.Fatalf("published %d validations, want every pending trace scored", sum.ValidationsPublished)

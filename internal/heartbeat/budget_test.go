@@ -10,7 +10,8 @@ import (
 	"time"
 
 	"github.com/meshnode/meshnode/internal/manifest"
-	"github.com/meshnode/meshnode/internal/state"
+	"github.com/meshnode/meshnode/internal/node"
+	"github.com/meshnode/meshnode/internal/statefile"
 )
 
 // staticManifest serves body as a manifest that never changes, with an ETag
@@ -105,7 +106,7 @@ func TestLegacyRowsAreRecordedWithinTheBudget(t *testing.T) {
 		if got, want := len(l.Traces), peers*maxUnverifiedPerPoll*beatN; got != want {
 			t.Errorf("heartbeat %d: ledger holds %d unverified rows, want %d", beatN, got, want)
 		}
-		_, files, err := state.ReadSplit(filepath.Join(dir, LedgerFile))
+		_, files, err := statefile.Read(filepath.Join(dir, node.LedgerFile))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,7 +145,7 @@ func TestMismatchesAreDisputedWithinTheBudget(t *testing.T) {
 		if sum.DisputesPublished != maxDisputesPerPoll {
 			t.Errorf("heartbeat %d: %d disputes published, want %d", beatN, sum.DisputesPublished, maxDisputesPerPoll)
 		}
-		disputes, _ := os.ReadDir(filepath.Join(dir, DisputesDir))
+		disputes, _ := os.ReadDir(filepath.Join(dir, node.DisputesDir))
 		if len(disputes) != beatN*maxDisputesPerPoll {
 			t.Errorf("heartbeat %d: %d dispute files, want %d", beatN, len(disputes), beatN*maxDisputesPerPoll)
 		}
@@ -152,7 +153,7 @@ func TestMismatchesAreDisputedWithinTheBudget(t *testing.T) {
 			t.Errorf("heartbeat %d: %d rejections in the ledger, want %d", beatN, got, beatN*maxDisputesPerPoll)
 		}
 	}
-	own, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	own, err := os.ReadFile(filepath.Join(dir, node.ManifestFile))
 	if err != nil {
 		t.Fatal(err)
 	}

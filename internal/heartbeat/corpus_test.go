@@ -12,6 +12,7 @@ import (
 	"github.com/meshnode/meshnode/internal/corpustest"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/roster"
+	"github.com/meshnode/meshnode/internal/state"
 )
 
 // corpusHost serves the real-mesh snapshot over loopback, with overlays a
@@ -93,10 +94,10 @@ func TestHeartbeatOverTheRealMesh(t *testing.T) {
 	if noob == nil || noob.LastSeenSeq != 254 || len(noob.Gaps) == 0 {
 		t.Fatalf("noobagent cursor = %+v, want seq 254 with its gaps recorded", noob)
 	}
-	if inRanges(noob.Gaps, 66) {
+	if state.Ranges(noob.Gaps).Contains(66) {
 		t.Errorf("seq 66 (a repeat of 65's bytes) recorded as a gap: %v", noob.Gaps)
 	}
-	if !inRanges(noob.Gaps, 104) || !inRanges(noob.Gaps, 151) {
+	if !state.Ranges(noob.Gaps).Contains(104) || !state.Ranges(noob.Gaps).Contains(151) {
 		t.Errorf("noobagent gaps %v do not hold 104-151", noob.Gaps)
 	}
 	bridge := st.Cursors[srv.URL+"/system/bridge/"]
@@ -134,7 +135,7 @@ func TestHeartbeatOverTheRealMesh(t *testing.T) {
 	}
 	st = loadState(t, dir)
 	noob = st.Cursors[srv.URL+"/agents-hosted/noobagent/"]
-	if inRanges(noob.Gaps, 104) {
+	if state.Ranges(noob.Gaps).Contains(104) {
 		t.Errorf("seq 104 still recorded as a gap after its backfill: %v", noob.Gaps)
 	}
 	if st.Seen(manifest.HashBytes(tampered)) || st.Seen(manifest.HashBytes([]byte("what the manifest promised"))) {

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/meshnode/meshnode/internal/config"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/queue"
-	"github.com/meshnode/meshnode/internal/signal"
 )
 
 // TestDeadlineLeavesUnclaimedItemsQueued runs a heartbeat whose deadline has
@@ -27,7 +27,7 @@ func TestDeadlineLeavesUnclaimedItemsQueued(t *testing.T) {
 	if sum := beat(t, dir, testNow); sum.Queued != 2 || sum.ValidationsPublished != 0 {
 		t.Fatalf("first heartbeat queued %d, published %d; want 2 queued, none published", sum.Queued, sum.ValidationsPublished)
 	}
-	write(t, dir, signal.FoundersFile, "tester | http://127.0.0.1:1/tester/\n")
+	write(t, dir, node.FoundersFile, "tester | http://127.0.0.1:1/tester/\n")
 	cfg, err := config.Load(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +42,7 @@ func TestDeadlineLeavesUnclaimedItemsQueued(t *testing.T) {
 	if sum.ValidationsPublished != 0 {
 		t.Errorf("published %d validations after the deadline, want 0", sum.ValidationsPublished)
 	}
-	items, err := queue.Open(filepath.Join(dir, QueueFile)).List()
+	items, err := queue.Open(filepath.Join(dir, node.QueueFile)).List()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestDeadlineLeavesUnclaimedItemsQueued(t *testing.T) {
 	if sum := beat(t, dir, testNow.Add(time.Hour)); sum.ValidationsPublished != 2 {
 		t.Fatalf("next heartbeat published %d validations, want 2", sum.ValidationsPublished)
 	}
-	entries, _ := os.ReadDir(filepath.Join(dir, ValidationsDir))
+	entries, _ := os.ReadDir(filepath.Join(dir, node.ValidationsDir))
 	if len(entries) != 2 {
 		t.Errorf("%d files in validations/, want 2", len(entries))
 	}
@@ -68,7 +68,7 @@ func TestStoppedScoringSaysWhy(t *testing.T) {
 	defer good.Close()
 	dir := newNode(t, [][2]string{{"good", good.URL + "/"}}, "")
 	beat(t, dir, testNow) // no standing yet: the items stay queued
-	write(t, dir, signal.FoundersFile, "tester | http://127.0.0.1:1/tester/\n")
+	write(t, dir, node.FoundersFile, "tester | http://127.0.0.1:1/tester/\n")
 	cfg, err := config.Load(dir)
 	if err != nil {
 		t.Fatal(err)

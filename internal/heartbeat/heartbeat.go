@@ -22,13 +22,7 @@ import (
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/roster"
 	"github.com/meshnode/meshnode/internal/state"
-)
-
-// Paths of the node's state, relative to its directory.
-const (
-	CursorsFile = "mesh-state/polling-cursors.json"
-	LedgerFile  = "mesh-state/ledger.json"
-	QueueFile   = "mesh-state/queue.json"
+	"github.com/meshnode/meshnode/internal/statefile"
 )
 
 // lockWait is how long a heartbeat waits for another one on the same node
@@ -151,9 +145,9 @@ func open(ctx context.Context, opts Options) (*job, func(), error) {
 // removeTemps deletes what writes of a killed heartbeat left half done, so
 // no temporary file is ever published or committed. It runs under the lock.
 func removeTemps(dir string) error {
-	subs := []string{".", "mesh-state", ValidationsDir, DisputesDir, TracesDir}
-	for _, f := range []string{CursorsFile, LedgerFile, QueueFile} {
-		subs = append(subs, state.SplitDir(f))
+	subs := []string{".", node.StateDir, node.ValidationsDir, node.DisputesDir, node.TracesDir}
+	for _, f := range []string{node.CursorsFile, node.LedgerFile, node.QueueFile} {
+		subs = append(subs, statefile.Dir(f))
 	}
 	for _, sub := range subs {
 		if err := atomicfile.RemoveTemps(filepath.Join(dir, sub)); err != nil {
@@ -165,19 +159,19 @@ func removeTemps(dir string) error {
 
 func (n *job) load() error {
 	var err error
-	if n.state, err = state.Load(n.path(CursorsFile)); err != nil {
+	if n.state, err = state.Load(n.path(node.CursorsFile)); err != nil {
 		return err
 	}
-	if n.ledger, err = ledger.Load(n.path(LedgerFile)); err != nil {
+	if n.ledger, err = ledger.Load(n.path(node.LedgerFile)); err != nil {
 		return err
 	}
-	q := queue.Open(n.path(QueueFile))
+	q := queue.Open(n.path(node.QueueFile))
 	q.Now = func() time.Time { return n.now }
 	if err := q.Init(); err != nil {
 		return err
 	}
 	n.queue = q
-	n.own, err = ownHashes(n.path(TracesDir))
+	n.own, err = ownHashes(n.path(node.TracesDir))
 	return err
 }
 

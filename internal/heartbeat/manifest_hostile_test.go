@@ -16,7 +16,9 @@ import (
 
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/state"
+	"github.com/meshnode/meshnode/internal/statefile"
 )
 
 // traceFile is a small trace body distinct for each n.
@@ -37,7 +39,7 @@ func manifestOf(p *fakePeer, base string, sequence int, seqs ...int) []byte {
 // cursorsSize returns the size of the cursors file.
 func cursorsSize(t *testing.T, dir string) int64 {
 	t.Helper()
-	entries, err := os.ReadDir(state.SplitDir(filepath.Join(dir, CursorsFile)))
+	entries, err := os.ReadDir(statefile.Dir(filepath.Join(dir, node.CursorsFile)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/queue"
-	"github.com/meshnode/meshnode/internal/signal"
-	"github.com/meshnode/meshnode/internal/state"
+	"github.com/meshnode/meshnode/internal/statefile"
 )
 
 // TestOldSingleFileStateMigratesOnTheNextHeartbeat turns a node's state
@@ -22,12 +22,12 @@ func TestOldSingleFileStateMigratesOnTheNextHeartbeat(t *testing.T) {
 	good := goodPeer(t)
 	defer good.Close()
 	dir := newNode(t, [][2]string{{"good", good.URL + "/"}}, "")
-	write(t, dir, signal.FoundersFile, "tester | http://127.0.0.1:1/tester/\n") // a founder validates from the start
+	write(t, dir, node.FoundersFile, "tester | http://127.0.0.1:1/tester/\n") // a founder validates from the start
 	if sum := beat(t, dir, testNow); sum.ValidationsPublished != 2 {
 		t.Fatalf("first heartbeat published %d validations, want 2", sum.ValidationsPublished)
 	}
 	st, led := loadState(t, dir), loadLedger(t, dir)
-	items, err := queue.Open(filepath.Join(dir, QueueFile)).List()
+	items, err := queue.Open(filepath.Join(dir, node.QueueFile)).List()
 	if err != nil || len(items) != 2 {
 		t.Fatalf("queue %v, %v", items, err)
 	}
@@ -36,12 +36,12 @@ func TestOldSingleFileStateMigratesOnTheNextHeartbeat(t *testing.T) {
 		byID[it.ID] = it
 	}
 	for rel, v := range map[string]any{
-		CursorsFile: map[string]any{"cursors": st.Cursors, "seen_hashes": st.SeenHashes, "hosts": st.Hosts},
-		LedgerFile:  led,
-		QueueFile:   map[string]any{"items": byID},
+		node.CursorsFile: map[string]any{"cursors": st.Cursors, "seen_hashes": st.SeenHashes, "hosts": st.Hosts},
+		node.LedgerFile:  led,
+		node.QueueFile:   map[string]any{"items": byID},
 	} {
 		p := filepath.Join(dir, rel)
-		if err := os.RemoveAll(state.SplitDir(p)); err != nil {
+		if err := os.RemoveAll(statefile.Dir(p)); err != nil {
 			t.Fatal(err)
 		}
 		data, err := json.MarshalIndent(v, "", "  ")
@@ -56,12 +56,12 @@ func TestOldSingleFileStateMigratesOnTheNextHeartbeat(t *testing.T) {
 		t.Errorf("after the migration the heartbeat verified %d, queued %d, published %d; want nothing again",
 			sum.Verified, sum.Queued, sum.ValidationsPublished)
 	}
-	for _, rel := range []string{CursorsFile, LedgerFile, QueueFile} {
+	for _, rel := range []string{node.CursorsFile, node.LedgerFile, node.QueueFile} {
 		if _, err := os.Stat(filepath.Join(dir, rel)); !os.IsNotExist(err) {
 			t.Errorf("%s is still there after the heartbeat: %v", rel, err)
 		}
-		if _, files, err := state.ReadSplit(filepath.Join(dir, rel)); err != nil || len(files) == 0 {
-			t.Errorf("%s: %d split files, %v", state.SplitDir(rel), len(files), err)
+		if _, files, err := statefile.Read(filepath.Join(dir, rel)); err != nil || len(files) == 0 {
+			t.Errorf("%s: %d split files, %v", statefile.Dir(rel), len(files), err)
 		}
 	}
 	if got := loadLedger(t, dir); !reflect.DeepEqual(got, led) {
@@ -70,7 +70,7 @@ func TestOldSingleFileStateMigratesOnTheNextHeartbeat(t *testing.T) {
 	if got := loadState(t, dir); !reflect.DeepEqual(got.SeenHashes, st.SeenHashes) || got.Cursor(good.URL+"/").LastSeenSeq != 2 {
 		t.Errorf("cursors or seen hashes lost in the migration: %+v", got)
 	}
-	after, _ := queue.Open(filepath.Join(dir, QueueFile)).List()
+	after, _ := queue.Open(filepath.Join(dir, node.QueueFile)).List()
 	if !reflect.DeepEqual(after, items) {
 		t.Errorf("queue changed by the migration:\n got %+v\nwant %+v", after, items)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/state"
 )
 
@@ -66,7 +67,7 @@ func beat(t testing.TB, dir string, now time.Time) *Summary {
 
 func loadState(t testing.TB, dir string) *state.State {
 	t.Helper()
-	s, err := state.Load(filepath.Join(dir, CursorsFile))
+	s, err := state.Load(filepath.Join(dir, node.CursorsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func loadState(t testing.TB, dir string) *state.State {
 
 func loadLedger(t testing.TB, dir string) *ledger.Ledger {
 	t.Helper()
-	l, err := ledger.Load(filepath.Join(dir, LedgerFile))
+	l, err := ledger.Load(filepath.Join(dir, node.LedgerFile))
 	if err != nil {
 		t.Fatal(err)
 	}

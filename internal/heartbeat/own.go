@@ -17,13 +17,6 @@ import (
 	"github.com/meshnode/meshnode/internal/signal"
 )
 
-// Paths of the node's own published files.
-const (
-	ManifestFile = node.ManifestFile
-	TracesDir    = node.TracesDir
-	DisputesDir  = node.DisputesDir
-)
-
 // ownHashes hashes our own traces, published or not, so that a peer
 // republishing their exact bytes as its own never gets them validated by
 // us (docs/protocol.md §6.6: never validate your own work).
@@ -87,7 +80,7 @@ func (n *job) standing() (bool, error) {
 // seen in this run, once per claimed hash.
 func (n *job) publishDisputes() error {
 	for _, m := range n.sum.HashMismatches {
-		rel := path.Join(DisputesDir, dispute.FileName(m.Claimed))
+		rel := path.Join(node.DisputesDir, dispute.FileName(m.Claimed))
 		if _, err := os.Stat(n.path(rel)); err == nil {
 			continue
 		}
@@ -135,7 +128,7 @@ func (n *job) publish() error {
 		n.sum.Held = append(n.sum.Held, Held{File: h.File, Reason: h.Reason})
 	}
 	for _, e := range res.NewFiles {
-		if isValidationFile(e) || path.Dir(e.File) == DisputesDir {
+		if isValidationFile(e) || path.Dir(e.File) == node.DisputesDir {
 			continue
 		}
 		n.sum.TracesPublished++
@@ -148,16 +141,16 @@ func (n *job) publish() error {
 // refreshDue reports whether our MANIFEST's updated time is old enough to
 // refresh, so peers keep seeing us as active (docs/protocol.md §10 presence).
 func (n *job) refreshDue() (bool, error) {
-	data, err := os.ReadFile(n.path(ManifestFile))
+	data, err := os.ReadFile(n.path(node.ManifestFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return true, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("read %s: %w", ManifestFile, err)
+		return false, fmt.Errorf("read %s: %w", node.ManifestFile, err)
 	}
 	m, _, err := manifest.Parse(data)
 	if err != nil {
-		return false, fmt.Errorf("our own %s: %w", ManifestFile, err)
+		return false, fmt.Errorf("our own %s: %w", node.ManifestFile, err)
 	}
 	return presence.RefreshDue(m.Updated, n.now), nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/state"
 	"github.com/meshnode/meshnode/internal/validation"
 )
@@ -186,12 +187,12 @@ func TestLearnedImpostorIsForgotten(t *testing.T) {
 	c := st.Cursor(impostor.URL + "/x/")
 	c.Agent, c.LearnedFrom, c.LastSeenSeq = "good1", "http://127.0.0.1:1/g/", 1
 	st.MarkSeenFrom(impostor.URL+"/x/", hash, testNow.Add(-time.Hour))
-	if _, err := st.Save(filepath.Join(dir, CursorsFile), time.Time{}); err != nil {
+	if _, err := st.Save(filepath.Join(dir, node.CursorsFile), time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	l := ledger.New()
 	l.AddTrace(&ledger.Trace{Agent: "good1", AgentURL: impostor.URL + "/x/", Seq: 1, Hash: hash, Verified: true})
-	if _, err := l.Save(filepath.Join(dir, LedgerFile)); err != nil {
+	if _, err := l.Save(filepath.Join(dir, node.LedgerFile)); err != nil {
 		t.Fatal(err)
 	}
 

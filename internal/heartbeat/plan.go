@@ -59,7 +59,7 @@ func planPoll(c cursorView, m *manifest.Manifest) plan {
 			continue
 		}
 		seenHash[e.Hash] = true
-		wanted := p.backwards || e.Seq <= 0 || e.Seq > c.lastSeen || inRanges(c.gaps, e.Seq) || retry[e.Seq]
+		wanted := p.backwards || e.Seq <= 0 || e.Seq > c.lastSeen || state.Ranges(c.gaps).Contains(e.Seq) || retry[e.Seq]
 		if wanted {
 			p.todo = append(p.todo, e)
 		}
@@ -117,59 +117,13 @@ func missing(old []state.Range, from, to int, present map[int]bool) []state.Rang
 		sorted = append(sorted, s)
 	}
 	sort.Ints(sorted)
-	var out []state.Range
+	var out state.Ranges
 	for _, r := range old {
 		if r.To >= from {
 			r.To = from - 1 // the part above the cursor is covered below
 		}
-		out = appendMerged(out, subtract(r, sorted)...)
+		out = append(out, r.Without(sorted)...)
 	}
-	out = appendMerged(out, subtract(state.Range{From: from, To: to}, sorted)...)
-	return out
-}
-
-// subtract returns the parts of r that hold none of the sorted seqs.
-func subtract(r state.Range, sorted []int) []state.Range {
-	if r.From > r.To {
-		return nil
-	}
-	var out []state.Range
-	cur := r.From
-	for _, s := range sorted[sort.SearchInts(sorted, r.From):] {
-		if s > r.To {
-			break
-		}
-		if s > cur {
-			out = append(out, state.Range{From: cur, To: s - 1})
-		}
-		cur = s + 1
-	}
-	if cur <= r.To {
-		out = append(out, state.Range{From: cur, To: r.To})
-	}
-	return out
-}
-
-// appendMerged appends ranges that come in ascending order, joining
-// neighbours.
-func appendMerged(out []state.Range, rs ...state.Range) []state.Range {
-	for _, r := range rs {
-		if n := len(out); n > 0 && out[n-1].To+1 >= r.From {
-			if r.To > out[n-1].To {
-				out[n-1].To = r.To
-			}
-			continue
-		}
-		out = append(out, r)
-	}
-	return out
-}
-
-func inRanges(rs []state.Range, seq int) bool {
-	for _, r := range rs {
-		if seq >= r.From && seq <= r.To {
-			return true
-		}
-	}
-	return false
+	out = append(out, state.Range{From: from, To: to}.Without(sorted)...)
+	return out.Normalize()
 }

@@ -108,7 +108,7 @@ func (pl *poller) poll(ctx context.Context, p peer, c state.Cursor) *pollResult 
 		return r
 	}
 	r.cursor.LastPolled = pl.now
-	req := fetch.Request{URL: p.url + "MANIFEST.md", MaxBytes: pl.limits.manifest, Within: p.url}
+	req := fetch.Request{URL: p.url + manifest.FileName, MaxBytes: pl.limits.manifest, Within: p.url}
 	if !c.Unread() {
 		// With entries to retry, or a budget's remainder to read, we need
 		// the body even if it did not change.
@@ -350,7 +350,7 @@ func isValidationFile(e manifest.Entry) bool {
 // gossip reads the peer's AGENTS.md and keeps the agents it lists.
 func (pl *poller) gossip(ctx context.Context, r *pollResult) {
 	r.requests++
-	resp, err := pl.client.Get(ctx, fetch.Request{URL: r.peer.url + "AGENTS.md", MaxBytes: pl.limits.agents, Within: r.peer.url})
+	resp, err := pl.client.Get(ctx, fetch.Request{URL: r.peer.url + roster.FileName, MaxBytes: pl.limits.agents, Within: r.peer.url})
 	if err != nil {
 		return // AGENTS.md is optional: its absence is no failure of the peer
 	}

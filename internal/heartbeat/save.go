@@ -6,6 +6,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/fetch"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/state"
 )
 
@@ -20,7 +21,7 @@ func (n *job) save() error {
 	if n.refresh {
 		timesBefore = n.now.Add(-state.PollTimesEvery)
 	}
-	changed, err := n.state.Save(n.path(CursorsFile), timesBefore)
+	changed, err := n.state.Save(n.path(node.CursorsFile), timesBefore)
 	if err != nil {
 		return fmt.Errorf("save cursors: %w", err)
 	}
@@ -30,7 +31,7 @@ func (n *job) save() error {
 
 // saveLedger writes what the node learned of its peers' files.
 func (n *job) saveLedger() error {
-	changed, err := n.ledger.Save(n.path(LedgerFile))
+	changed, err := n.ledger.Save(n.path(node.LedgerFile))
 	if err != nil {
 		return fmt.Errorf("save ledger: %w", err)
 	}

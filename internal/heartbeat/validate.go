@@ -20,9 +20,6 @@ import (
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
-// ValidationsDir holds the node's validations of others' traces.
-const ValidationsDir = node.ValidationsDir
-
 // validate works the queue until ctx's deadline: with standing and a scorer that needs no
 // person, every queued trace is claimed, scored and its validation written;
 // otherwise the items wait, with the reason shown, and the manual scorer's
@@ -106,7 +103,7 @@ func stopReason(ctx context.Context) string {
 // failures stop the heartbeat.
 func (n *job) scoreItem(ctx context.Context, scorer score.Scorer, item *queue.Item, c *claims, known []score.Known) error {
 	finish := func(status, reason string) error { return c.finish(item, status, reason) }
-	rel := path.Join(ValidationsDir, validation.FileName(item.Hash))
+	rel := path.Join(node.ValidationsDir, validation.FileName(item.Hash))
 	if data, err := os.ReadFile(n.path(rel)); err == nil {
 		// Written by an earlier run that crashed before finishing the item,
 		// or by a person: never overwrite, never duplicate. The item ends

@@ -6,5 +6,5 @@
 // The ledger is a record, not a judge: it does not compute SIGNAL or decide
 // a trace's resolution, and it does no network I/O. Like the other state
 // files it is written atomically with sorted keys, and a file it cannot
-// read is reported as *state.CorruptError and never overwritten.
+// read is reported as *statefile.CorruptError and never overwritten.
 package ledger

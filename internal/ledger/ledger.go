@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/meshnode/meshnode/internal/state"
+	"github.com/meshnode/meshnode/internal/statefile"
 )
 
 // Ledger is what mesh-state/ledger/ holds, all peers together.
@@ -31,19 +31,19 @@ func New() *Ledger {
 // directory mesh-state/ledger/, one file per peer, and the single file
 // older nodes kept at path if it is still there (state.SplitDir). Nothing
 // on disk gives an empty ledger; a file that cannot be read or decoded
-// gives a *state.CorruptError and is left untouched.
+// gives a *statefile.CorruptError and is left untouched.
 func Load(path string) (*Ledger, error) {
-	legacy, files, err := state.ReadSplit(path)
+	legacy, files, err := statefile.Read(path)
 	if err != nil {
 		return nil, err
 	}
 	l := New()
 	if legacy != nil {
 		if err := l.merge(legacy); err != nil {
-			return nil, state.Corrupt(path, legacy, err)
+			return nil, statefile.Corrupt(path, legacy, err)
 		}
 	}
-	dir := state.SplitDir(path)
+	dir := statefile.Dir(path)
 	names := make([]string, 0, len(files))
 	for name := range files {
 		names = append(names, name)
@@ -51,7 +51,7 @@ func Load(path string) (*Ledger, error) {
 	sort.Strings(names)
 	for _, name := range names {
 		if err := l.merge(files[name]); err != nil {
-			return nil, state.Corrupt(filepath.Join(dir, name), files[name], err)
+			return nil, statefile.Corrupt(filepath.Join(dir, name), files[name], err)
 		}
 	}
 	return l, nil
@@ -100,7 +100,7 @@ func decode(data []byte) (*Ledger, error) {
 func (l *Ledger) Files() (map[string][]byte, error) {
 	parts := map[string]*Ledger{}
 	part := func(url string) *Ledger {
-		name := state.PeerFileName(url)
+		name := statefile.PeerFileName(url)
 		if parts[name] == nil {
 			parts[name] = New()
 		}
@@ -144,5 +144,5 @@ func (l *Ledger) Save(path string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return state.WriteSplit(path, files)
+	return statefile.Write(path, files)
 }

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/meshnode/meshnode/internal/state"
+	"github.com/meshnode/meshnode/internal/statefile"
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
@@ -57,7 +57,7 @@ func TestSaveIsDeterministicAndLoadsBack(t *testing.T) {
 // splitText is every file of the split ledger at p, each after its name.
 func splitText(t *testing.T, p string) []byte {
 	t.Helper()
-	legacy, files, err := state.ReadSplit(p)
+	legacy, files, err := statefile.Read(p)
 	if err != nil || legacy != nil {
 		t.Fatalf("read split: legacy %q, err %v", legacy, err)
 	}
@@ -80,16 +80,16 @@ func TestEachPeersRecordsLiveInItsOwnFile(t *testing.T) {
 	if _, err := l.Save(p); err != nil {
 		t.Fatal(err)
 	}
-	_, before, _ := state.ReadSplit(p)
+	_, before, _ := statefile.Read(p)
 	l.AddTrace(&Trace{Agent: "axon37", AgentURL: axon, Seq: 1, Hash: "sha256:ee", FirstSeen: day2})
 	if _, err := l.Save(p); err != nil {
 		t.Fatal(err)
 	}
-	_, after, _ := state.ReadSplit(p)
-	if string(before[state.PeerFileName(jolt)]) != string(after[state.PeerFileName(jolt)]) {
+	_, after, _ := statefile.Read(p)
+	if string(before[statefile.PeerFileName(jolt)]) != string(after[statefile.PeerFileName(jolt)]) {
 		t.Error("a trace of axon37 rewrote jolt37's ledger file")
 	}
-	if string(before[state.PeerFileName(axon)]) == string(after[state.PeerFileName(axon)]) {
+	if string(before[statefile.PeerFileName(axon)]) == string(after[statefile.PeerFileName(axon)]) {
 		t.Error("axon37's ledger file does not hold its new trace")
 	}
 }
@@ -144,9 +144,9 @@ func TestLoadMissingGivesEmptyAndCorruptIsLeftAlone(t *testing.T) {
 	bad := "{\n  \"traces\": {\"sha256:aa\": {\"seq\": \"x\"}}\n}\n"
 	os.WriteFile(p, []byte(bad), 0o644)
 	_, err = Load(p)
-	var ce *state.CorruptError
+	var ce *statefile.CorruptError
 	if !errors.As(err, &ce) || ce.Line != 2 || !strings.Contains(err.Error(), "ledger.json:2:") {
-		t.Fatalf("err = %v, want *state.CorruptError at line 2", err)
+		t.Fatalf("err = %v, want *statefile.CorruptError at line 2", err)
 	}
 	if got, _ := os.ReadFile(p); string(got) != bad {
 		t.Fatal("corrupt ledger was rewritten")

@@ -7,6 +7,10 @@ package manifest
 
 import "time"
 
+// FileName is the name every agent publishes its manifest under, at the
+// root of its trace URL (docs/protocol.md §3).
+const FileName = "MANIFEST.md"
+
 // Manifest is a parsed MANIFEST.md.
 type Manifest struct {
 	Agent    string    // "agent:" line, or the name in "# Manifest — name"

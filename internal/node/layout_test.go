@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/meshnode/meshnode/internal/config"
 )
 
 func TestCheckNameRefusesNamesThatBreakPublishing(t *testing.T) {
@@ -140,15 +138,5 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
-	}
-}
-
-func TestLimitsAreTheDefaultsPeersReadWith(t *testing.T) {
-	d := config.Default()
-	if d.Limits.TraceBytes != MaxFileBytes {
-		t.Errorf("limits.trace_bytes defaults to %d, MaxFileBytes is %d", d.Limits.TraceBytes, MaxFileBytes)
-	}
-	if d.Limits.ManifestBytes != MaxTopFileBytes {
-		t.Errorf("limits.manifest_bytes defaults to %d, MaxTopFileBytes is %d", d.Limits.ManifestBytes, MaxTopFileBytes)
 	}
 }

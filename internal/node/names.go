@@ -5,14 +5,17 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+
+	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/roster"
 )
 
 // The node's published files and directories, relative to its directory.
 // Directories are listed in the order new files get their sequence numbers.
 const (
-	ManifestFile   = "MANIFEST.md"
+	ManifestFile   = manifest.FileName
 	IdentityFile   = "IDENTITY.md"
-	AgentsFile     = "AGENTS.md"
+	AgentsFile     = roster.FileName
 	FoundersFile   = "FOUNDERS.md"
 	ConfigFile     = "mesh.yaml"
 	TracesDir      = "traces"
@@ -36,6 +39,10 @@ const (
 // TopFiles are the files at the top of the node that the site publishes
 // byte for byte.
 var TopFiles = []string{ManifestFile, IdentityFile, AgentsFile, FoundersFile}
+
+// Paths are every top-level file and directory that is the node's rather
+// than the program's: what `meshnode commit` stages and nothing else.
+var Paths = []string{ConfigFile, ManifestFile, AgentsFile, IdentityFile, FoundersFile, TracesDir, ValidationsDir, DisputesDir, StateDir}
 
 // PublishedDirs hold the node's published files, in seq order.
 var PublishedDirs = []string{TracesDir, ValidationsDir, DisputesDir}

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/meshnode/meshnode/internal/state"
+	"github.com/meshnode/meshnode/internal/statefile"
 )
 
 // file is the content of the queue, or of one of its files.
@@ -20,20 +20,20 @@ type file struct {
 // one file per peer, and the single file older nodes kept at path, if it
 // is still there (state.SplitDir).
 func read(path string) (*file, error) {
-	legacy, files, err := state.ReadSplit(path)
+	legacy, files, err := statefile.Read(path)
 	if err != nil {
 		return nil, err
 	}
 	f := &file{Items: map[string]*Item{}}
 	if legacy != nil {
 		if err := f.merge(legacy); err != nil {
-			return nil, state.Corrupt(path, legacy, err)
+			return nil, statefile.Corrupt(path, legacy, err)
 		}
 	}
-	dir := state.SplitDir(path)
+	dir := statefile.Dir(path)
 	for name, data := range files {
 		if err := f.merge(data); err != nil {
-			return nil, state.Corrupt(filepath.Join(dir, name), data, err)
+			return nil, statefile.Corrupt(filepath.Join(dir, name), data, err)
 		}
 	}
 	return f, nil
@@ -75,7 +75,7 @@ func (f *file) files() (map[string][]byte, error) {
 	parts := map[string]*file{}
 	for id, it := range f.Items {
 		it.normalize()
-		name := state.PeerFileName(it.FromURL)
+		name := statefile.PeerFileName(it.FromURL)
 		if parts[name] == nil {
 			parts[name] = &file{Items: map[string]*Item{}}
 		}
@@ -107,7 +107,7 @@ func (f *file) write(path string, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	_, err = state.WriteSplit(path, files)
+	_, err = statefile.Write(path, files)
 	return err
 }
 

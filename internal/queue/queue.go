@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/meshnode/meshnode/internal/filelock"
-	"github.com/meshnode/meshnode/internal/state"
+	"github.com/meshnode/meshnode/internal/statefile"
 )
 
 // File is the queue stored in files: named by mesh-state/queue.json, kept
@@ -65,7 +65,7 @@ func (q *File) locked(fn func(f *file) error) error {
 // Init creates the queue's directory when there is none, and migrates an
 // older node's single file.
 func (q *File) Init() error {
-	if err := os.MkdirAll(state.SplitDir(q.path), 0o755); err != nil {
+	if err := os.MkdirAll(statefile.Dir(q.path), 0o755); err != nil {
 		return fmt.Errorf("init queue: %w", err)
 	}
 	return q.update(func(*file) error { return nil })

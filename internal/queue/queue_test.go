@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/meshnode/meshnode/internal/state"
+	"github.com/meshnode/meshnode/internal/statefile"
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
@@ -69,7 +69,7 @@ func item(n int) Item {
 // either the old or the new complete file.
 func mustValid(t *testing.T, p string) {
 	t.Helper()
-	legacy, files, err := state.ReadSplit(p)
+	legacy, files, err := statefile.Read(p)
 	if err != nil || legacy != nil || len(files) == 0 {
 		t.Fatalf("queue files after a call: single file %q, %d files, err %v", legacy, len(files), err)
 	}
@@ -78,7 +78,7 @@ func mustValid(t *testing.T, p string) {
 			t.Fatalf("queue file %s invalid after a call: %v", name, err)
 		}
 	}
-	entries, _ := os.ReadDir(state.SplitDir(p))
+	entries, _ := os.ReadDir(statefile.Dir(p))
 	for _, e := range entries {
 		if strings.Contains(e.Name(), ".tmp-") {
 			t.Fatalf("temporary file left behind: %s", e.Name())
@@ -271,9 +271,9 @@ func TestFileBytesAreDeterministic(t *testing.T) {
 	q.Enqueue(item(2), item(1))
 	claimOne(q, "host/42/1", t0, 0, nil)
 	suggest(q, item(2).ID, validation.Scores{1, 2, 3, 4, 5, 0}, map[string][]string{"uniqueness": {"b", "a"}}, "n", t0)
-	_, files, _ := state.ReadSplit(p)
+	_, files, _ := statefile.Read(p)
 	for name, got := range files {
-		if name != state.PeerFileName("https://jolt37.example/") {
+		if name != statefile.PeerFileName("https://jolt37.example/") {
 			t.Errorf("unexpected file %s", name)
 		}
 		golden(t, "queue.golden.json", got)
@@ -285,9 +285,9 @@ func TestCorruptQueueIsReportedAndKept(t *testing.T) {
 	os.MkdirAll(filepath.Dir(p), 0o755)
 	os.WriteFile(p, []byte("{\"items\": {"), 0o644)
 	_, err := q.Enqueue(item(1))
-	var ce *state.CorruptError
+	var ce *statefile.CorruptError
 	if !errors.As(err, &ce) {
-		t.Fatalf("err = %v, want *state.CorruptError", err)
+		t.Fatalf("err = %v, want *statefile.CorruptError", err)
 	}
 	if got, _ := os.ReadFile(p); string(got) != "{\"items\": {" {
 		t.Fatal("corrupt queue was rewritten")
@@ -416,7 +416,7 @@ func TestInitCreatesAnEmptyQueue(t *testing.T) {
 	if err := q.Init(); err != nil {
 		t.Fatal(err)
 	}
-	if fi, err := os.Stat(state.SplitDir(p)); err != nil || !fi.IsDir() {
+	if fi, err := os.Stat(statefile.Dir(p)); err != nil || !fi.IsDir() {
 		t.Fatalf("no queue directory after Init: %v", err)
 	}
 	if items, err := q.List(); err != nil || len(items) != 0 {
@@ -461,7 +461,7 @@ func TestOldSingleFileMigrates(t *testing.T) {
 	if _, err := os.Stat(p); !os.IsNotExist(err) {
 		t.Fatalf("the single file is still there: %v", err)
 	}
-	_, files, _ := state.ReadSplit(p)
+	_, files, _ := statefile.Read(p)
 	if len(files) != 2 {
 		t.Fatalf("%d files after the split, want one per peer", len(files))
 	}

@@ -5,6 +5,10 @@
 // trusts a URL. It does no I/O and imports nothing else of this module.
 package roster
 
+// FileName is the name every agent publishes the agents it knows under,
+// at the root of its trace URL (docs/protocol.md §4).
+const FileName = "AGENTS.md"
+
 // Agent is one known agent.
 type Agent struct {
 	Name   string

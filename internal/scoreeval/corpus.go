@@ -54,7 +54,7 @@ func LoadCorpus(dir string) (*Corpus, error) {
 
 func (c *Corpus) loadAgent(agent string) error {
 	base := filepath.Join(c.Dir, "agents-hosted", agent)
-	data, err := os.ReadFile(filepath.Join(base, "MANIFEST.md"))
+	data, err := os.ReadFile(filepath.Join(base, manifest.FileName))
 	if err != nil {
 		return fmt.Errorf("corpus: %w", err)
 	}

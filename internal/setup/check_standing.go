@@ -12,6 +12,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/fetch"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/roster"
 	"github.com/meshnode/meshnode/internal/signal"
 )
@@ -49,7 +50,7 @@ func (n *doctorRun) checkStanding() Finding {
 // (docs/decisions.md, Standing). Differences are warnings, for people to
 // settle; nothing is adopted.
 func (n *doctorRun) checkFounders(ctx context.Context) []Finding {
-	ours, err := os.ReadFile(filepath.Join(n.o.Dir, signal.FoundersFile))
+	ours, err := os.ReadFile(filepath.Join(n.o.Dir, node.FoundersFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return []Finding{{Check: "founders", Status: StatusWarn, Message: "no FOUNDERS.md: this node follows no mesh's founders",
 			Fix: "copy the mesh's FOUNDERS.md from any of its nodes, or found a mesh with 'meshnode init --founder'"}}
@@ -70,7 +71,7 @@ func (n *doctorRun) checkFounders(ctx context.Context) []Finding {
 		switch got := served[i]; {
 		case got.err != nil && i == 0:
 			out = append(out, Finding{Check: "founders", Status: StatusWarn, Message: "Pages does not serve FOUNDERS.md: " + got.err.Error(),
-				Fix: "commit and push FOUNDERS.md; joining nodes copy it from " + n.pagesURL + signal.FoundersFile})
+				Fix: "commit and push FOUNDERS.md; joining nodes copy it from " + n.pagesURL + node.FoundersFile})
 		case got.err != nil && fetch.IsKind(got.err, fetch.KindNotFound):
 			out = append(out, Finding{Check: "founders", Status: StatusWarn, Message: fmt.Sprintf("peer %s serves no FOUNDERS.md: it names no founders, or runs an older node", t.Name),
 				Fix: "ask its operator to copy this mesh's FOUNDERS.md"})
@@ -128,7 +129,7 @@ func (n *doctorRun) fetchFounders(ctx context.Context, targets []roster.Agent) [
 	g.SetLimit(peerConcurrency)
 	for i, t := range targets {
 		g.Go(func() error {
-			resp, err := n.fetcher.Get(ctx, fetch.Request{URL: t.URL + signal.FoundersFile, MaxBytes: signal.MaxFoundersBytes})
+			resp, err := n.fetcher.Get(ctx, fetch.Request{URL: t.URL + node.FoundersFile, MaxBytes: signal.MaxFoundersBytes})
 			if err != nil {
 				out[i].err = err
 				return nil

@@ -10,6 +10,7 @@ import (
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/state"
+	"github.com/meshnode/meshnode/internal/statefile"
 )
 
 // StateDir holds the node's state files.
@@ -45,7 +46,7 @@ func checkStateFile(dir, name string, load func(string) error) Finding {
 	f := Finding{Check: "state " + base}
 	rel := StateDir + "/" + base + "/"
 	switch {
-	case exists(state.SplitDir(path)):
+	case exists(statefile.Dir(path)):
 	case exists(path):
 		rel = StateDir + "/" + name
 	default:
@@ -54,7 +55,7 @@ func checkStateFile(dir, name string, load func(string) error) Finding {
 	}
 	if err := load(path); err != nil {
 		bad := rel
-		var ce *state.CorruptError
+		var ce *statefile.CorruptError
 		if errors.As(err, &ce) {
 			if r, rerr := filepath.Rel(dir, ce.Path); rerr == nil && filepath.IsLocal(r) {
 				bad = filepath.ToSlash(r)

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/signal"
 )
 
@@ -16,7 +17,7 @@ func TestInitFounderWritesFoundersNamingTheNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []signal.Founder{{Name: "ada", URL: "https://ada.example/"}}
-	if !reflect.DeepEqual(res.Founders.Founders, want) || res.Written[len(res.Written)-1] != signal.FoundersFile {
+	if !reflect.DeepEqual(res.Founders.Founders, want) || res.Written[len(res.Written)-1] != node.FoundersFile {
 		t.Fatalf("result %+v, want FOUNDERS.md written naming ada", res)
 	}
 	d, err := signal.ReadFounders(dir)
@@ -28,12 +29,12 @@ func TestInitFounderWritesFoundersNamingTheNode(t *testing.T) {
 func TestInitKeepsAFoundersFileCopiedFromTheMeshJoined(t *testing.T) {
 	dir := t.TempDir()
 	copied := "# FOUNDERS\nbob | https://bob.example/\n"
-	mustWrite(t, filepath.Join(dir, signal.FoundersFile), copied)
+	mustWrite(t, filepath.Join(dir, node.FoundersFile), copied)
 	res, err := Init(Options{Dir: dir, Agent: "ada", URL: "https://ada.example/", Now: initNow, Getenv: noEnv, GitRemote: noRemote})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := mustRead(t, filepath.Join(dir, signal.FoundersFile)); got != copied {
+	if got := mustRead(t, filepath.Join(dir, node.FoundersFile)); got != copied {
 		t.Errorf("FOUNDERS.md changed: %q", got)
 	}
 	if len(res.Founders.Founders) != 1 || res.Founders.Founders[0].Name != "bob" || res.FoundersErr != nil {
@@ -43,13 +44,13 @@ func TestInitKeepsAFoundersFileCopiedFromTheMeshJoined(t *testing.T) {
 	t.Run("founding over another mesh's file needs --force", func(t *testing.T) {
 		_, err := Init(Options{Dir: dir, Agent: "ada", URL: "https://ada.example/", Founder: true, Now: initNow, Getenv: noEnv, GitRemote: noRemote})
 		var ee *ExistsError
-		if !errors.As(err, &ee) || ee.Files[len(ee.Files)-1] != signal.FoundersFile {
+		if !errors.As(err, &ee) || ee.Files[len(ee.Files)-1] != node.FoundersFile {
 			t.Fatalf("Init = %v, want an ExistsError naming FOUNDERS.md", err)
 		}
 	})
 	t.Run("a copy that does not parse is reported, and the node is set up", func(t *testing.T) {
 		dir := t.TempDir()
-		mustWrite(t, filepath.Join(dir, signal.FoundersFile), "bob https://bob.example/\n")
+		mustWrite(t, filepath.Join(dir, node.FoundersFile), "bob https://bob.example/\n")
 		res, err := Init(Options{Dir: dir, Agent: "ada", URL: "https://ada.example/", Now: initNow, Getenv: noEnv, GitRemote: noRemote})
 		var fe *signal.FoundersError
 		if err != nil || !errors.As(res.FoundersErr, &fe) || len(res.Written) != len(initFiles) {

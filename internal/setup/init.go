@@ -10,6 +10,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/atomicfile"
 	"github.com/meshnode/meshnode/internal/config"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/roster"
 	"github.com/meshnode/meshnode/internal/signal"
 )
@@ -123,10 +124,10 @@ func Init(o Options) (*Result, error) {
 func settleFounders(o Options, res *Result) error {
 	if o.Founder {
 		data := signal.FormatFounders([]signal.Founder{{Name: res.Agent, URL: res.URL}})
-		if err := atomicfile.WriteFile(filepath.Join(o.Dir, signal.FoundersFile), data, 0o644); err != nil {
-			return fmt.Errorf("write %s: %w", signal.FoundersFile, err)
+		if err := atomicfile.WriteFile(filepath.Join(o.Dir, node.FoundersFile), data, 0o644); err != nil {
+			return fmt.Errorf("write %s: %w", node.FoundersFile, err)
 		}
-		res.Written = append(res.Written, signal.FoundersFile)
+		res.Written = append(res.Written, node.FoundersFile)
 	}
 	res.Founders, res.FoundersErr = signal.ReadFounders(o.Dir)
 	return nil
@@ -193,7 +194,7 @@ func refuseOverwrite(o Options) error {
 	var exist []string
 	files := initFiles
 	if o.Founder {
-		files = append(files[:len(files):len(files)], signal.FoundersFile)
+		files = append(files[:len(files):len(files)], node.FoundersFile)
 	}
 	for _, f := range files {
 		data, err := os.ReadFile(filepath.Join(o.Dir, f))

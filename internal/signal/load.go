@@ -16,14 +16,6 @@ import (
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
-// Files Load reads, relative to the node's directory.
-const (
-	LedgerFile     = "mesh-state/ledger.json"
-	ManifestFile   = node.ManifestFile
-	TracesDir      = node.TracesDir
-	ValidationsDir = node.ValidationsDir
-)
-
 // Load gathers SIGNAL's input from a node directory: peers' traces and
 // validations from the ledger, and the node's own traces (its MANIFEST
 // rows, with type and category from the files) and validations (every
@@ -75,7 +67,7 @@ func LoadFrom(dir, agent, url string, src Sources) (Input, error) {
 	}
 	l := src.Ledger
 	if l == nil {
-		if l, err = ledger.Load(filepath.Join(dir, filepath.FromSlash(LedgerFile))); err != nil {
+		if l, err = ledger.Load(filepath.Join(dir, filepath.FromSlash(node.LedgerFile))); err != nil {
 			return in, fmt.Errorf("read ledger: %w", err)
 		}
 	}
@@ -86,16 +78,16 @@ func LoadFrom(dir, agent, url string, src Sources) (Input, error) {
 
 // readManifest reads our MANIFEST.md; a node without one has an empty one.
 func readManifest(dir string) (*manifest.Manifest, error) {
-	data, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	data, err := os.ReadFile(filepath.Join(dir, node.ManifestFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return &manifest.Manifest{}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", ManifestFile, err)
+		return nil, fmt.Errorf("read %s: %w", node.ManifestFile, err)
 	}
 	m, _, err := manifest.Parse(data)
 	if err != nil {
-		return nil, fmt.Errorf("our own %s: %w", ManifestFile, err)
+		return nil, fmt.Errorf("our own %s: %w", node.ManifestFile, err)
 	}
 	return m, nil
 }
@@ -106,7 +98,7 @@ func readManifest(dir string) (*manifest.Manifest, error) {
 func ownTraces(dir, agent, url string, m *manifest.Manifest, parsed map[string]*trace.Trace) []Trace {
 	var out []Trace
 	for _, e := range m.Entries {
-		if e.Hash == "" || path.Dir(e.File) != TracesDir {
+		if e.Hash == "" || path.Dir(e.File) != node.TracesDir {
 			continue
 		}
 		t := Trace{Agent: agent, AgentURL: url, Hash: e.Hash, URL: url + e.File, Seq: e.Seq, Type: e.Type, Category: e.Category}
@@ -142,19 +134,19 @@ func readTrace(dir, file string) *trace.Trace {
 // Any other file in validations/ is held back by publish with its reason
 // and counts for nothing here; it must not stop the heartbeat.
 func ownValidations(dir, agent, url string) ([]Validation, error) {
-	entries, err := os.ReadDir(filepath.Join(dir, ValidationsDir))
+	entries, err := os.ReadDir(filepath.Join(dir, node.ValidationsDir))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("list %s: %w", ValidationsDir, err)
+		return nil, fmt.Errorf("list %s: %w", node.ValidationsDir, err)
 	}
 	out := make([]Validation, 0, len(entries))
 	for _, e := range entries {
 		if !node.Publishable(e) {
 			continue
 		}
-		raw, err := node.ReadFile(dir, path.Join(ValidationsDir, e.Name()), node.MaxFileBytes)
+		raw, err := node.ReadFile(dir, path.Join(node.ValidationsDir, e.Name()), node.MaxFileBytes)
 		if errors.Is(err, node.ErrTooLarge) {
 			continue
 		}

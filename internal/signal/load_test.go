@@ -9,6 +9,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/trace"
 )
 
@@ -90,8 +91,8 @@ func TestLoadMergesLedgerAndOwnFiles(t *testing.T) {
 		got  any
 		want any
 	}{
-		{"own trace validated by bob, own vote ignored", StatusOf(r, ownHash), StatusValidated},
-		{"bob's trace still pending: our validation file counts only with standing", StatusOf(r, h("b")), StatusPending},
+		{"own trace validated by bob, own vote ignored", statusOf(r, ownHash), StatusValidated},
+		{"bob's trace still pending: our validation file counts only with standing", statusOf(r, h("b")), StatusPending},
 		{"jolt earns capability rock from its own file's category", agentByName(r, "jolt").Signal, 10.0},
 		{"jolt's validation is uncounted", agentByName(r, "jolt").ValidationsUncounted, 1},
 		{"bob: founder 50 and 1 validation", agentByName(r, "bob").Signal, 51.0},
@@ -142,7 +143,7 @@ func sourcesOf(t *testing.T, dir string) Sources {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := ledger.Load(filepath.Join(dir, filepath.FromSlash(LedgerFile)))
+	l, err := ledger.Load(filepath.Join(dir, filepath.FromSlash(node.LedgerFile)))
 	if err != nil {
 		t.Fatal(err)
 	}

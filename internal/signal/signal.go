@@ -83,14 +83,3 @@ type TraceResult struct {
 	// count for nothing.
 	Uncounted int `json:"uncounted,omitempty"`
 }
-
-// StatusOf returns the resolved status of the trace with the given hash,
-// or "" when the report does not hold it.
-func StatusOf(r Report, hash string) string {
-	for _, t := range r.Traces {
-		if t.Hash == hash {
-			return t.Status
-		}
-	}
-	return ""
-}

@@ -28,8 +28,8 @@ const (
 	tracesDir      = node.TracesDir
 	validationsDir = node.ValidationsDir
 	disputesDir    = node.DisputesDir
-	cursorsFile    = "mesh-state/polling-cursors.json"
-	ledgerFile     = signal.LedgerFile
+	cursorsFile    = node.CursorsFile
+	ledgerFile     = node.LedgerFile
 )
 
 // Load reads the node at dir into a Node, from local files only. Missing
@@ -132,7 +132,7 @@ func loadIdentity(dir string, n *Node) error {
 
 // loadPublished collects every published file, to be copied byte for byte.
 func loadPublished(dir string, n *Node) error {
-	for _, name := range []string{manifestFile, identityFile, agentsFile, signal.FoundersFile} {
+	for _, name := range []string{manifestFile, identityFile, agentsFile, node.FoundersFile} {
 		data, err := readOptional(dir, name)
 		if err != nil {
 			return err

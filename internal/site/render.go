@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
@@ -123,7 +124,7 @@ type refLink struct {
 
 // footerFiles are the top-level published files every page's footer
 // links to, when the node has them.
-var footerFiles = []string{"MANIFEST.md", "AGENTS.md", "IDENTITY.md"}
+var footerFiles = []string{node.ManifestFile, node.AgentsFile, node.IdentityFile}
 
 // Published keeps, of the given top-level files, those the site carries,
 // so that a node without IDENTITY.md links to none.

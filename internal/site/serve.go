@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/meshnode/meshnode/internal/signal"
+	"github.com/meshnode/meshnode/internal/node"
 )
 
 // Preview serves a node's site for a local preview, rebuilding it first
@@ -148,7 +148,7 @@ func fingerprint(dir, out string) ([sha256.Size]byte, error) {
 	add := func(p string, fi fs.FileInfo) {
 		fmt.Fprintf(h, "%s\x00%d\x00%d\n", p, fi.Size(), fi.ModTime().UnixNano())
 	}
-	for _, sub := range []string{manifestFile, identityFile, agentsFile, signal.FoundersFile, tracesDir, validationsDir, disputesDir, "mesh-state"} {
+	for _, sub := range []string{manifestFile, identityFile, agentsFile, node.FoundersFile, tracesDir, validationsDir, disputesDir, node.StateDir} {
 		err := filepath.WalkDir(filepath.Join(dir, sub), func(p string, d fs.DirEntry, err error) error {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/meshnode/meshnode/internal/config"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/signal"
 )
 
@@ -15,7 +16,7 @@ import (
 // one (the heartbeat's source of truth). A node without mesh.yaml keeps
 // MANIFEST.md's agent and url, so a plain folder of traces still builds.
 func loadConfig(dir string, n *Node) error {
-	_, err := os.Stat(filepath.Join(dir, config.FileName))
+	_, err := os.Stat(filepath.Join(dir, node.ConfigFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"time"
+
+	"github.com/meshnode/meshnode/internal/statefile"
 )
 
 // Names of the split state's shared files, beside the peers' files (whose
@@ -100,7 +102,7 @@ func (s *State) Files(timesBefore time.Time) (map[string][]byte, error) {
 	}
 	files := make(map[string][]byte, len(peers)+2)
 	for url, p := range peers {
-		if err := put(files, PeerFileName(url), p); err != nil {
+		if err := put(files, statefile.PeerFileName(url), p); err != nil {
 			return nil, err
 		}
 	}

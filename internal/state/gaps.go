@@ -25,31 +25,24 @@ func (r Range) Len() int { return r.To - r.From + 1 }
 // Ranges is a set of seqs stored as sorted, disjoint, non-adjacent ranges.
 type Ranges []Range
 
-// Add returns rs with the seqs from..to added.
-func (rs Ranges) Add(from, to int) Ranges {
-	if from > to {
-		return rs
-	}
-	return append(append(Ranges(nil), rs...), Range{From: from, To: to}).Normalize()
-}
-
-// Remove returns rs without seq, splitting the range that held it.
-func (rs Ranges) Remove(seq int) Ranges {
-	out := make(Ranges, 0, len(rs)+1)
-	for _, r := range rs {
-		if seq < r.From || seq > r.To {
-			out = append(out, r)
-			continue
-		}
-		if r.From < seq {
-			out = append(out, Range{From: r.From, To: seq - 1})
-		}
-		if seq < r.To {
-			out = append(out, Range{From: seq + 1, To: r.To})
-		}
-	}
-	if len(out) == 0 {
+// Without returns the parts of r that hold none of the sorted seqs.
+func (r Range) Without(sorted []int) Ranges {
+	if r.From > r.To {
 		return nil
+	}
+	var out Ranges
+	cur := r.From
+	for _, s := range sorted[sort.SearchInts(sorted, r.From):] {
+		if s > r.To {
+			break
+		}
+		if s > cur {
+			out = append(out, Range{From: cur, To: s - 1})
+		}
+		cur = s + 1
+	}
+	if cur <= r.To {
+		out = append(out, Range{From: cur, To: r.To})
 	}
 	return out
 }
@@ -132,23 +125,4 @@ func capRetry(retry []int, gaps Ranges) ([]int, Ranges) {
 		extra = append(extra, Range{From: v, To: v})
 	}
 	return uniq[:MaxRetry], extra.Normalize()
-}
-
-// AddRetry puts seq on the retry list.
-func (c *Cursor) AddRetry(seq int) {
-	c.Retry, c.Gaps = capRetry(append(c.Retry, seq), c.Gaps)
-}
-
-// RemoveRetry takes seq off the retry list.
-func (c *Cursor) RemoveRetry(seq int) {
-	out := c.Retry[:0]
-	for _, v := range c.Retry {
-		if v != seq {
-			out = append(out, v)
-		}
-	}
-	if len(out) == 0 {
-		out = nil
-	}
-	c.Retry = out
 }

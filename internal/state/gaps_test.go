@@ -5,21 +5,21 @@ import (
 	"testing"
 )
 
-func TestRangesAddRemoveContains(t *testing.T) {
+func TestRangesNormalizeAndWithout(t *testing.T) {
 	tests := []struct {
 		name string
 		got  Ranges
 		want Ranges
 	}{
-		{"add merges adjacent ranges", Ranges{{1, 3}}.Add(4, 6), Ranges{{1, 6}}},
-		{"add merges overlapping ranges", Ranges{{1, 3}, {10, 12}}.Add(2, 11), Ranges{{1, 12}}},
-		{"add keeps disjoint ranges sorted", Ranges{{10, 12}}.Add(1, 2), Ranges{{1, 2}, {10, 12}}},
-		{"add of an empty span is a no-op", Ranges{{1, 2}}.Add(5, 4), Ranges{{1, 2}}},
-		{"remove splits a range", Ranges{{46, 48}}.Remove(47), Ranges{{46, 46}, {48, 48}}},
-		{"remove at an edge shrinks it", Ranges{{46, 48}}.Remove(46), Ranges{{47, 48}}},
-		{"remove of the last seq empties", Ranges{{5, 5}}.Remove(5), nil},
-		{"remove outside changes nothing", Ranges{{5, 6}}.Remove(9), Ranges{{5, 6}}},
+		{"normalize merges adjacent ranges", Ranges{{1, 3}, {4, 6}}.Normalize(), Ranges{{1, 6}}},
+		{"normalize merges overlapping ranges", Ranges{{1, 3}, {10, 12}, {2, 11}}.Normalize(), Ranges{{1, 12}}},
+		{"normalize sorts disjoint ranges", Ranges{{10, 12}, {1, 2}}.Normalize(), Ranges{{1, 2}, {10, 12}}},
 		{"normalize drops inverted ranges", Ranges{{9, 3}, {1, 1}}.Normalize(), Ranges{{1, 1}}},
+		{"without splits a range", Range{46, 48}.Without([]int{47}), Ranges{{46, 46}, {48, 48}}},
+		{"without at an edge shrinks it", Range{46, 48}.Without([]int{1, 46}), Ranges{{47, 48}}},
+		{"without every seq empties", Range{5, 6}.Without([]int{5, 6}), nil},
+		{"without outside changes nothing", Range{5, 6}.Without([]int{9}), Ranges{{5, 6}}},
+		{"without of an inverted range is empty", Range{6, 5}.Without(nil), nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -43,7 +43,7 @@ func TestRangesContainsAndCount(t *testing.T) {
 }
 
 func TestHostileSequenceStaysOneRange(t *testing.T) {
-	rs := Ranges(nil).Add(2, 999999999)
+	rs := Range{2, 999999999}.Without([]int{1, 1000000000})
 	if len(rs) != 1 || rs.Count() != 999999998 {
 		t.Fatalf("got %v", rs)
 	}
@@ -66,20 +66,17 @@ func TestScatteredGapsAreCappedWithoutLosingSeqs(t *testing.T) {
 }
 
 func TestRetryListIsCappedIntoGaps(t *testing.T) {
-	c := &Cursor{}
+	var retry []int
 	for seq := MaxRetry + 10; seq > 0; seq-- {
-		c.AddRetry(seq)
+		retry = append(retry, seq, seq)
 	}
-	if len(c.Retry) != MaxRetry || c.Retry[0] != 1 {
-		t.Fatalf("retry len %d first %d", len(c.Retry), c.Retry[0])
+	kept, gaps := capRetry(retry, nil)
+	if len(kept) != MaxRetry || kept[0] != 1 || kept[1] != 2 {
+		t.Fatalf("retry len %d starts %v, want %d sorted and unique", len(kept), kept[:2], MaxRetry)
 	}
 	for seq := MaxRetry + 1; seq <= MaxRetry+10; seq++ {
-		if !c.Gaps.Contains(seq) {
+		if !gaps.Contains(seq) {
 			t.Fatalf("overflowing retry seq %d is neither retried nor in a gap", seq)
 		}
-	}
-	c.RemoveRetry(1)
-	if c.Retry[0] != 2 {
-		t.Fatalf("RemoveRetry left %v", c.Retry[:3])
 	}
 }

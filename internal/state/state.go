@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"time"
+
+	"github.com/meshnode/meshnode/internal/statefile"
 )
 
 // State is the node's polling state, mesh-state/polling-cursors/.
@@ -56,7 +58,7 @@ func (s *State) Cursor(url string) *Cursor {
 // cursor and the hashes seen from it, hosts.json and seen.json, and the
 // single file older nodes kept at path, if it is still there (see
 // SplitDir). Nothing on disk gives an empty state; a file that cannot be
-// read or decoded gives a *CorruptError and is left untouched. Seed 000's
+// read or decoded gives a *statefile.CorruptError and is left untouched. Seed 000's
 // older shape, where seen_hashes is a list, is read too: those hashes
 // count as first seen now.
 func Load(path string) (*State, error) {
@@ -64,20 +66,20 @@ func Load(path string) (*State, error) {
 }
 
 func load(path string, now func() time.Time) (*State, error) {
-	legacy, files, err := ReadSplit(path)
+	legacy, files, err := statefile.Read(path)
 	if err != nil {
 		return nil, err
 	}
 	s := New()
 	if legacy != nil {
 		if s, err = decode(legacy, now().UTC().Truncate(time.Second)); err != nil {
-			return nil, Corrupt(path, legacy, err)
+			return nil, statefile.Corrupt(path, legacy, err)
 		}
 	}
-	dir := SplitDir(path)
+	dir := statefile.Dir(path)
 	for _, name := range sortedNames(files) {
 		if err := s.decodeSplit(name, files[name]); err != nil {
-			return nil, Corrupt(filepath.Join(dir, name), files[name], err)
+			return nil, statefile.Corrupt(filepath.Join(dir, name), files[name], err)
 		}
 	}
 	s.loaded = make(map[string]Cursor, len(s.Cursors))
@@ -151,7 +153,7 @@ func (s *State) Save(path string, timesBefore time.Time) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return WriteSplit(path, files)
+	return statefile.Write(path, files)
 }
 
 // utc returns t in UTC without its monotonic reading; the zero time stays

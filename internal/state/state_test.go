@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/meshnode/meshnode/internal/statefile"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -99,9 +101,9 @@ func TestLoadCorruptFileNamesPositionAndLeavesFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err := Load(p)
-			var ce *CorruptError
+			var ce *statefile.CorruptError
 			if !errors.As(err, &ce) {
-				t.Fatalf("err = %v, want *CorruptError", err)
+				t.Fatalf("err = %v, want *statefile.CorruptError", err)
 			}
 			if !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "left untouched") {
 				t.Errorf("err = %q, want it to contain %q and say the file is untouched", err, tt.want)
@@ -140,7 +142,7 @@ func TestSaveIsDeterministicAndSkipsUnchangedBytes(t *testing.T) {
 // splitText is every file of the split state at p, each after its name.
 func splitText(t *testing.T, p string) []byte {
 	t.Helper()
-	legacy, files, err := ReadSplit(p)
+	legacy, files, err := statefile.Read(p)
 	if err != nil || legacy != nil {
 		t.Fatalf("read split: legacy %q, err %v", legacy, err)
 	}
@@ -157,20 +159,20 @@ func TestOnePeerChangedRewritesThatPeerOnly(t *testing.T) {
 	if _, err := sampleState().Save(p, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
-	before := readDir(t, SplitDir(p))
+	before := readDir(t, statefile.Dir(p))
 	s, _ := Load(p)
 	s.MarkSeenFrom("https://learned.example/", "sha256:ccc", loadTime)
 	if _, err := s.Save(p, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
-	after := readDir(t, SplitDir(p))
+	after := readDir(t, statefile.Dir(p))
 	var differ []string
 	for name, data := range after {
 		if before[name] != data {
 			differ = append(differ, name)
 		}
 	}
-	if want := PeerFileName("https://learned.example/"); len(differ) != 1 || differ[0] != want {
+	if want := statefile.PeerFileName("https://learned.example/"); len(differ) != 1 || differ[0] != want {
 		t.Fatalf("files changed: %v; want only %s", differ, want)
 	}
 }
@@ -199,8 +201,8 @@ func TestPollTimesAloneAreWrittenOnlyWhenDue(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			old, _ := os.ReadFile(filepath.Join(SplitDir(p), PeerFileName(url)))
-			if got := string(files[PeerFileName(url)]) != string(old); got != tt.want {
+			old, _ := os.ReadFile(filepath.Join(statefile.Dir(p), statefile.PeerFileName(url)))
+			if got := string(files[statefile.PeerFileName(url)]) != string(old); got != tt.want {
 				t.Fatalf("file rewritten = %v, want %v", got, tt.want)
 			}
 		})
@@ -236,7 +238,7 @@ func TestOldSingleFileMigratesOnSave(t *testing.T) {
 		len(back.SeenHashes) != 2 || back.Hosts["jolt37.hive37.ai"].CrawlDelay != 10*time.Second {
 		t.Fatalf("migrated state %+v; want the single file's cursors, seen hashes and hosts", back)
 	}
-	if _, ok := readDir(t, SplitDir(p))["seen.json"]; !ok {
+	if _, ok := readDir(t, statefile.Dir(p))["seen.json"]; !ok {
 		t.Error("the single file's seen hashes, from no known peer, are not in seen.json")
 	}
 }

@@ -87,7 +87,7 @@ func New(opts Options) (*Watcher, error) {
 	if opts.Interval > 0 {
 		w.interval = opts.Interval
 	}
-	w.queue = queue.Open(filepath.Join(opts.Dir, filepath.FromSlash(heartbeat.QueueFile)))
+	w.queue = queue.Open(filepath.Join(opts.Dir, filepath.FromSlash(node.QueueFile)))
 	w.queue.Now = opts.Now
 	w.client = heartbeat.NewClient(w.cfg, opts.Version, opts.Now)
 	w.metrics = newMetrics(w)
@@ -260,7 +260,7 @@ func (w *Watcher) finish(r tickResult) {
 }
 
 func (w *Watcher) loadCursors() (*state.State, error) {
-	return state.Load(filepath.Join(w.opts.Dir, filepath.FromSlash(heartbeat.CursorsFile)))
+	return state.Load(filepath.Join(w.opts.Dir, filepath.FromSlash(node.CursorsFile)))
 }
 
 // alert tells of the inbox items not seen before, in one line.

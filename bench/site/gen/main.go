@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/meshnode/meshnode/internal/node"
 )
 
 func main() {
@@ -51,10 +53,10 @@ func run(args []string) error {
 	}
 	manifest := fmt.Sprintf("# MANIFEST\n\nagent: bench\nurl: https://bench.example.org/\nupdated: %s\nsequence: %d\n\n## Traces\n\n| seq | hash | file | type | status | submitted |\n|-----|------|------|------|--------|-----------|\n%s",
 		updated.Format(time.RFC3339), n, rows.String())
-	if err := os.WriteFile(filepath.Join(dir, "MANIFEST.md"), []byte(manifest), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, node.ManifestFile), []byte(manifest), 0o644); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "IDENTITY.md"), []byte("# Identity\n- Name: bench\n"), 0o644)
+	return os.WriteFile(filepath.Join(dir, node.IdentityFile), []byte("# Identity\n- Name: bench\n"), 0o644)
 }
 
 func trace(i int) []byte {

@@ -1,4 +1,4 @@
-package state
+package statefile
 
 import (
 	"crypto/sha256"
@@ -25,8 +25,8 @@ import (
 // old path is read as well and removed by the next write, which is how an
 // old node's state migrates (docs/contracts.md).
 
-// SplitDir returns the directory the split state named by path lives in.
-func SplitDir(path string) string { return strings.TrimSuffix(path, ".json") }
+// Dir returns the directory the split state named by path lives in.
+func Dir(path string) string { return strings.TrimSuffix(path, ".json") }
 
 // PeerFileName names the file of the peer at url in a split directory: a
 // readable slug of the URL and 8 hex digits of its sha256, so two URLs
@@ -57,10 +57,10 @@ func PeerFileName(url string) string {
 	return name + "-" + hex.EncodeToString(sum[:4]) + ".json"
 }
 
-// ReadSplit reads the split state named by path: the old single file
+// Read reads the split state named by path: the old single file
 // (nil when there is none) and every *.json file of its directory, by
 // name. A file it cannot read is a *CorruptError.
-func ReadSplit(path string) (legacy []byte, files map[string][]byte, err error) {
+func Read(path string) (legacy []byte, files map[string][]byte, err error) {
 	legacy, err = os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		legacy, err = nil, nil
@@ -68,7 +68,7 @@ func ReadSplit(path string) (legacy []byte, files map[string][]byte, err error) 
 	if err != nil {
 		return nil, nil, &CorruptError{Path: path, Err: err}
 	}
-	dir := SplitDir(path)
+	dir := Dir(path)
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return legacy, map[string][]byte{}, nil
@@ -91,13 +91,13 @@ func ReadSplit(path string) (legacy []byte, files map[string][]byte, err error) 
 	return legacy, files, nil
 }
 
-// WriteSplit makes the split state named by path hold exactly files: it
+// Write makes the split state named by path hold exactly files: it
 // writes each file whose bytes differ (atomically), removes the
 // directory's other *.json files, then the old single file. It reports
 // whether anything on disk changed. A crash at any point leaves a state
-// ReadSplit reads back whole: the old file goes last.
-func WriteSplit(path string, files map[string][]byte) (bool, error) {
-	dir := SplitDir(path)
+// Read reads back whole: the old file goes last.
+func Write(path string, files map[string][]byte) (bool, error) {
+	dir := Dir(path)
 	changed, err := writeAll(dir, files)
 	if err != nil {
 		return changed, err

@@ -1,0 +1,64 @@
+package statefile
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+func TestPeerFileNameIsReadableAndDistinct(t *testing.T) {
+	a := PeerFileName("https://ada.example/traces/")
+	b := PeerFileName("https://ada.example/traces")
+	if a == b {
+		t.Fatalf("two URLs share the file %s", a)
+	}
+	if want := "ada.example-traces-"; a[:len(want)] != want || filepath.Ext(a) != ".json" {
+		t.Errorf("PeerFileName = %s, want a slug of the URL then a hash, .json", a)
+	}
+	if got := PeerFileName("https://"); got[:5] != "peer-" {
+		t.Errorf("PeerFileName of an empty slug = %s, want peer-<hash>.json", got)
+	}
+}
+
+func TestWriteThenReadRoundTripsAndMigratesTheSingleFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ledger.json")
+	if err := os.WriteFile(path, []byte(`{"old":true}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	legacy, files, err := Read(path)
+	if err != nil || string(legacy) != `{"old":true}` || len(files) != 0 {
+		t.Fatalf("Read before a write = %q, %v, %v", legacy, files, err)
+	}
+	want := map[string][]byte{"a.json": []byte("1\n"), "b.json": []byte("2\n")}
+	changed, err := Write(path, want)
+	if err != nil || !changed {
+		t.Fatalf("Write = %v, %v; want a change", changed, err)
+	}
+	legacy, files, err = Read(path)
+	if err != nil || legacy != nil || !reflect.DeepEqual(files, want) {
+		t.Fatalf("Read after Write = %q, %v, %v; want no single file and %v", legacy, files, err, want)
+	}
+	if changed, err := Write(path, want); err != nil || changed {
+		t.Fatalf("Write of the same files = %v, %v; want no change", changed, err)
+	}
+	if changed, err := Write(path, map[string][]byte{"a.json": []byte("1\n")}); err != nil || !changed {
+		t.Fatalf("Write without b = %v, %v; want b removed", changed, err)
+	}
+	if _, err := os.Stat(filepath.Join(Dir(path), "b.json")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("b.json after it left the state: %v", err)
+	}
+}
+
+func TestCorruptNamesLineAndColumn(t *testing.T) {
+	data := []byte("{\n  \"a\": 1,\n  oops\n}")
+	var v map[string]int
+	err := Corrupt("x.json", data, jsonUnmarshal(data, &v))
+	if err.Line != 3 || err.Column != 3 {
+		t.Fatalf("Corrupt = %v at %d:%d, want 3:3", err, err.Line, err.Column)
+	}
+}
+
+func jsonUnmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }
