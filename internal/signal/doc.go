@@ -6,6 +6,6 @@
 //
 // It must not fetch, and it must not read anything private: a number that
 // cannot be reproduced from public files is not SIGNAL. Compute is pure;
-// Load and LoadFrom are the only functions that touch the disk, and they
-// only read.
+// FromSnapshot reads a node's snapshot (internal/node), and Load, which
+// opens one, is the only function that touches the disk, and only reads.
 package signal

@@ -1,12 +1,7 @@
 package signal
 
 import (
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/meshnode/meshnode/internal/manifest"
@@ -20,7 +15,7 @@ import (
 const FoundersFile = node.FoundersFile
 
 // MaxFoundersBytes bounds FOUNDERS.md; a mesh has a handful of founders.
-const MaxFoundersBytes = 256 << 10
+const MaxFoundersBytes = node.MaxFoundersBytes
 
 // Declaration is a parsed FOUNDERS.md.
 type Declaration struct {
@@ -88,31 +83,13 @@ const foundersHeader = `# FOUNDERS
 # name | trace_url
 `
 
-// ReadFounders reads dir's FOUNDERS.md. A node without one has an empty
-// declaration: no founders, so no agent has standing.
+// ReadFounders reads dir's FOUNDERS.md (node.ReadFounders). A node
+// without one has an empty declaration: no founders, so no agent has
+// standing.
 func ReadFounders(dir string) (Declaration, error) {
-	p := filepath.Join(dir, FoundersFile)
-	st, err := os.Lstat(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return Declaration{}, nil
-	}
-	if err != nil {
-		return Declaration{}, fmt.Errorf("read %s: %w", FoundersFile, err)
-	}
-	if !st.Mode().IsRegular() {
-		return Declaration{}, fmt.Errorf("read %s: not a regular file (a symlink is refused: the file is published)", FoundersFile)
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		return Declaration{}, fmt.Errorf("read %s: %w", FoundersFile, err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFoundersBytes+1))
-	if err != nil {
-		return Declaration{}, fmt.Errorf("read %s: %w", FoundersFile, err)
-	}
-	if len(data) > MaxFoundersBytes {
-		return Declaration{}, fmt.Errorf("read %s: larger than %d bytes", FoundersFile, MaxFoundersBytes)
+	data, err := node.ReadFounders(dir)
+	if err != nil || data == nil {
+		return Declaration{}, err
 	}
 	return ParseFounders(data)
 }

@@ -7,10 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
-	"github.com/meshnode/meshnode/internal/trace"
 )
 
 const ownTrace = `# Trace: Retry ladder
@@ -135,81 +133,28 @@ func TestLoadEmptyNodeAndBadFiles(t *testing.T) {
 	})
 }
 
-// sourcesOf reads dir's MANIFEST, trace files and ledger the way a caller
-// of LoadFrom (the site builder) does.
-func sourcesOf(t *testing.T, dir string) Sources {
-	t.Helper()
-	m, err := readManifest(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := ledger.Load(filepath.Join(dir, filepath.FromSlash(node.LedgerFile)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := Sources{Manifest: m, Ledger: l, Traces: map[string]*trace.Trace{}}
-	for _, e := range m.Entries {
-		src.Traces[e.File] = readTrace(dir, e.File)
-	}
-	return src
-}
-
-func TestLoadFromGivesLoadsInputForTheSameFiles(t *testing.T) {
+func TestFromSnapshotReadsNothingAfterOpen(t *testing.T) {
 	dir := testNode(t)
 	want, err := Load(dir, "jolt", "https://jolt.example/")
 	if err != nil {
 		t.Fatal(err)
 	}
-	tests := []struct {
-		name string
-		src  Sources
-	}{
-		{"everything given", sourcesOf(t, dir)},
-		{"nothing given: read as Load reads", Sources{}},
-		{"traces given, manifest and ledger read", Sources{Traces: sourcesOf(t, dir).Traces}},
-		{"manifest given, trace files absent from the map are read", Sources{Manifest: sourcesOf(t, dir).Manifest, Traces: map[string]*trace.Trace{}}},
+	snap, err := node.Open(dir, node.Options{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := LoadFrom(dir, "jolt", "https://jolt.example/", tt.src)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("LoadFrom gave\n%+v\nLoad gave\n%+v", got, want)
-			}
-		})
-	}
-}
-
-func TestLoadFromUsesWhatItIsGivenInsteadOfReading(t *testing.T) {
-	dir := testNode(t)
-	src := sourcesOf(t, dir)
 	// The files on disk now say something else, or nothing readable: what
-	// LoadFrom returns must come from src alone.
+	// FromSnapshot returns must come from the snapshot alone.
 	writeFiles(t, dir, map[string]string{
 		"traces/retry.md":        "**Type:** knowledge\n**Category:** sand\n",
 		"MANIFEST.md":            "not a manifest",
 		"mesh-state/ledger.json": "{not json",
 	})
-	in, err := LoadFrom(dir, "jolt", "https://jolt.example/", src)
+	got, err := FromSnapshot(snap, "jolt", "https://jolt.example/")
 	if err != nil {
-		t.Fatalf("LoadFrom read a file it was given: %v", err)
+		t.Fatalf("FromSnapshot read the disk again: %v", err)
 	}
-	if len(in.Traces) != 2 || in.Traces[0].Category != "rock" || in.Traces[0].Type != "capability" {
-		t.Fatalf("own trace %+v, want capability rock from the parsed trace given", in.Traces)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("FromSnapshot gave\n%+v\nLoad gave\n%+v", got, want)
 	}
-	t.Run("a nil trace keeps the MANIFEST row as it is", func(t *testing.T) {
-		src := sourcesOf(t, testNode(t))
-		for f := range src.Traces {
-			src.Traces[f] = nil
-		}
-		in, err := LoadFrom(dir, "jolt", "https://jolt.example/", src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := in.Traces[0]; got.Category != "" || got.Type != "capability" {
-			t.Errorf("own trace %+v, want the row's capability and no category", got)
-		}
-	})
 }

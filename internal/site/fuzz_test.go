@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/meshnode/meshnode/internal/corpustest"
+	"github.com/meshnode/meshnode/internal/trace"
 )
 
 // seedTraces adds the fixture's traces, the hostile ones and, when the
@@ -50,7 +51,8 @@ func FuzzRenderMarkdown(f *testing.F) {
 func FuzzOwnTrace(f *testing.F) {
 	seedTraces(f)
 	f.Fuzz(func(t *testing.T, src []byte) {
-		tr, _ := ownTrace(src)
+		p, err := trace.Parse(src)
+		tr := ownTrace(src, p, err)
 		if len(tr.Body) > len(src) || string(src[len(src)-len(tr.Body):]) != string(tr.Body) {
 			t.Errorf("body is not a suffix of the input")
 		}

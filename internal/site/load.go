@@ -4,16 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/meshnode/meshnode/internal/config"
-	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/signal"
@@ -37,7 +33,11 @@ const (
 // are errors. now is the time presence is judged at.
 func Load(dir string, now time.Time) (*Node, error) {
 	n := &Node{Dir: dir, Now: now}
-	m, err := loadManifest(dir, n)
+	snap, err := node.Open(dir, node.Options{})
+	if err != nil {
+		return nil, err
+	}
+	m, err := loadManifest(dir, n, snap)
 	if err != nil {
 		return nil, err
 	}
@@ -47,21 +47,17 @@ func Load(dir string, now time.Time) (*Node, error) {
 	if err := loadIdentity(dir, n); err != nil {
 		return nil, err
 	}
-	if err := loadPublished(dir, n); err != nil {
+	if err := loadPublished(dir, n, snap); err != nil {
 		return nil, err
 	}
-	parsed := loadTraces(n, m)
-	l, err := ledger.Load(filepath.Join(dir, filepath.FromSlash(ledgerFile)))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", ledgerFile, err)
-	}
-	// SIGNAL starts from the files already read and parsed here (reading
-	// them again was a third of a rebuild) and runs on the other core
-	// while the rest of the model is put together.
+	loadTraces(n, m, snap)
+	l := snap.Ledger
+	// SIGNAL reads the snapshot, whose traces were parsed once above, and
+	// runs on the other core while the rest of the model is put together.
 	var rep signal.Report
 	var sg errgroup.Group
 	sg.Go(func() error {
-		in, err := signal.LoadFrom(dir, n.Agent, n.URL, signal.Sources{Manifest: m, Traces: parsed, Ledger: l})
+		in, err := signal.FromSnapshot(snap, n.Agent, n.URL)
 		if err != nil {
 			return err
 		}
@@ -70,7 +66,7 @@ func Load(dir string, now time.Time) (*Node, error) {
 	})
 	loadGiven(n)
 	loadDisputes(n, l)
-	if err := loadPeers(dir, n, l, now); err != nil {
+	if err := loadPeers(dir, n, l, snap.Cursors, now); err != nil {
 		return nil, err
 	}
 	attachLedger(n, l)
@@ -98,7 +94,7 @@ func readOptional(dir, name string) ([]byte, error) {
 	return b, nil
 }
 
-func loadManifest(dir string, n *Node) (*manifest.Manifest, error) {
+func loadManifest(dir string, n *Node, snap *node.Snapshot) (*manifest.Manifest, error) {
 	data, err := readOptional(dir, manifestFile)
 	if err != nil || data == nil {
 		return &manifest.Manifest{}, err
@@ -106,10 +102,10 @@ func loadManifest(dir string, n *Node) (*manifest.Manifest, error) {
 	if config.IsTemplate(data) {
 		return nil, fmt.Errorf("%s is %w", manifestFile, ErrTemplate)
 	}
-	m, _, err := manifest.Parse(data)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", manifestFile, err)
+	if snap.ManifestErr != nil {
+		return nil, snap.ManifestErr
 	}
+	m := snap.Manifest
 	n.Agent, n.URL, n.Updated, n.Sequence = m.Agent, m.URL, m.Updated.UTC(), m.Sequence
 	return m, nil
 }
@@ -131,7 +127,7 @@ func loadIdentity(dir string, n *Node) error {
 }
 
 // loadPublished collects every published file, to be copied byte for byte.
-func loadPublished(dir string, n *Node) error {
+func loadPublished(dir string, n *Node, snap *node.Snapshot) error {
 	for _, name := range []string{manifestFile, identityFile, agentsFile, node.FoundersFile} {
 		data, err := readOptional(dir, name)
 		if err != nil {
@@ -141,51 +137,21 @@ func loadPublished(dir string, n *Node) error {
 			n.Files = append(n.Files, File{Path: name, Data: data})
 		}
 	}
-	for _, d := range []string{tracesDir, validationsDir, disputesDir} {
-		files, err := readDir(dir, d)
-		if err != nil {
-			return err
+	for _, h := range snap.Held() {
+		if h.Link {
+			return fmt.Errorf("refusing to publish %s: %w; replace it with the file itself", h.Path, node.ErrSymlink)
 		}
-		n.Files = append(n.Files, files...)
+	}
+	// Only publishable files (node.Publishable: regular files with a
+	// publishable name, directly in a published directory) reach the
+	// site, so a traces/x.html, an .svg or a file in a subdirectory never
+	// does; a file over the size peers read is held back, as publish does.
+	for _, f := range snap.Files("") {
+		if f.Err == nil {
+			n.Files = append(n.Files, File{Path: f.Path, Data: f.Data})
+		}
 	}
 	return nil
-}
-
-// readDir reads the files of dir/sub the node publishes (node.Publishable:
-// regular files with a publishable name, directly in sub), sorted by
-// path. Anything else is left out, so a traces/x.html, an .svg or a file in
-// a subdirectory never reaches the site; a symbolic link is an error,
-// since publishing it would publish its target.
-func readDir(dir, sub string) ([]File, error) {
-	if _, err := node.Stat(dir, sub); errors.Is(err, node.ErrSymlink) {
-		return nil, fmt.Errorf("refusing to publish %w; make it a directory", err)
-	}
-	entries, err := os.ReadDir(filepath.Join(dir, sub))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", sub, err)
-	}
-	var files []File
-	for _, e := range entries {
-		rel := path.Join(sub, e.Name())
-		if e.Type()&fs.ModeSymlink != 0 && !node.Hidden(e.Name()) {
-			return nil, fmt.Errorf("refusing to publish %s: %w; replace it with the file itself", rel, node.ErrSymlink)
-		}
-		if !node.Publishable(e) {
-			continue
-		}
-		data, err := node.ReadFile(dir, rel, node.MaxFileBytes)
-		if errors.Is(err, node.ErrTooLarge) {
-			continue // publish holds it back too: peers would refuse it
-		}
-		if err != nil {
-			return nil, fmt.Errorf("refusing to publish %s: %w", rel, err)
-		}
-		files = append(files, File{Path: rel, Data: data})
-	}
-	return files, nil
 }
 
 func firstOf(vals ...string) string {

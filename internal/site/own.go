@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/trace"
 	"github.com/meshnode/meshnode/internal/validation"
 )
@@ -23,7 +24,7 @@ var shownApart = map[string]bool{"title": true, "type": true, "category": true, 
 // It returns what internal/trace made of each file, by path (nil for a
 // file that is not a trace), for SIGNAL, which would otherwise read and
 // parse every file again.
-func loadTraces(n *Node, m *manifest.Manifest) map[string]*trace.Trace {
+func loadTraces(n *Node, m *manifest.Manifest, snap *node.Snapshot) {
 	rows := map[string]manifest.Entry{}
 	for _, e := range m.Entries {
 		rows[e.File] = e
@@ -35,20 +36,16 @@ func loadTraces(n *Node, m *manifest.Manifest) map[string]*trace.Trace {
 		}
 	}
 	n.Traces = make([]*Trace, len(files))
-	parsed := make([]*trace.Trace, len(files))
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, f := range files {
 		g.Go(func() error {
-			n.Traces[i], parsed[i] = listedTrace(f, rows)
+			p, err := snap.Trace(f.Path)
+			n.Traces[i] = listedTrace(f, p, err, rows)
 			return nil
 		})
 	}
 	_ = g.Wait() // listedTrace never fails
-	byPath := make(map[string]*trace.Trace, len(files))
-	for i, f := range files {
-		byPath[f.Path] = parsed[i]
-	}
 	sort.SliceStable(n.Traces, func(i, j int) bool {
 		a, b := n.Traces[i], n.Traces[j]
 		if a.Seq != b.Seq {
@@ -56,13 +53,12 @@ func loadTraces(n *Node, m *manifest.Manifest) map[string]*trace.Trace {
 		}
 		return a.File < b.File
 	})
-	return byPath
 }
 
 // listedTrace is one trace file with what its MANIFEST row says; a file
 // the MANIFEST does not list is "unpublished", hashed as it is.
-func listedTrace(f File, rows map[string]manifest.Entry) (*Trace, *trace.Trace) {
-	t, p := ownTrace(f.Data)
+func listedTrace(f File, p *trace.Trace, err error, rows map[string]manifest.Entry) *Trace {
+	t := ownTrace(f.Data, p, err)
 	t.File = f.Path
 	row, listed := rows[f.Path]
 	t.Seq, t.Hash, t.Submitted = row.Seq, row.Hash, row.Submitted.UTC()
@@ -72,17 +68,16 @@ func listedTrace(f File, rows map[string]manifest.Entry) (*Trace, *trace.Trace) 
 	}
 	t.Type = firstOf(t.Type, row.Type)
 	t.Title = firstOf(t.Title, strings.TrimSuffix(path.Base(f.Path), ".md"))
-	return t, p
+	return t
 }
 
-// ownTrace reads one of our trace files with internal/trace. A file that
-// is not a trace (not UTF-8, or blank) still gets a page: its bytes are
-// published either way, so the page shows them as they are; its parsed
-// form is then nil.
-func ownTrace(data []byte) (*Trace, *trace.Trace) {
-	p, err := trace.Parse(data)
+// ownTrace is one of our trace files, as internal/trace parsed it (p, or
+// err). A file that is not a trace (not UTF-8, or blank) still gets a
+// page: its bytes are published either way, so the page shows them as
+// they are.
+func ownTrace(data []byte, p *trace.Trace, err error) *Trace {
 	if err != nil {
-		return &Trace{Body: data}, nil
+		return &Trace{Body: data}
 	}
 	t := &Trace{Title: p.Title, Type: p.Type, Category: p.Category, Tags: p.Tags, Body: p.Body}
 	t.Cites = citesOf(p.Cites, trace.FindCitations(p.Body))
@@ -91,7 +86,7 @@ func ownTrace(data []byte) (*Trace, *trace.Trace) {
 			t.Meta = append(t.Meta, Field{Name: k, Value: p.Fields[k]})
 		}
 	}
-	return t, p
+	return t
 }
 
 // citesOf merges the declared citations with those mentioned in the body,

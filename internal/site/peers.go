@@ -1,8 +1,6 @@
 package site
 
 import (
-	"fmt"
-	"path/filepath"
 	"sort"
 	"time"
 
@@ -14,16 +12,12 @@ import (
 
 // loadPeers reads AGENTS.md and the polling cursors into the peer list,
 // with each peer's presence at now and what the ledger holds of it.
-func loadPeers(dir string, n *Node, l *ledger.Ledger, now time.Time) error {
+func loadPeers(dir string, n *Node, l *ledger.Ledger, st *state.State, now time.Time) error {
 	data, err := readOptional(dir, agentsFile)
 	if err != nil {
 		return err
 	}
 	agents, _ := roster.Parse(data)
-	st, err := state.Load(filepath.Join(dir, cursorsFile))
-	if err != nil {
-		return fmt.Errorf("read %s: %w", cursorsFile, err)
-	}
 	byURL := map[string]*Peer{}
 	for _, a := range agents {
 		byURL[a.URL] = &Peer{Name: a.Name, URL: a.URL}
