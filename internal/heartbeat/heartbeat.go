@@ -52,6 +52,7 @@ type job struct {
 	now      time.Time
 	log      *slog.Logger
 	client   *fetch.Client
+	snap     *node.Snapshot // the node as opened: the one read of its files
 	state    *state.State
 	ledger   *ledger.Ledger
 	queue    queue.Store
@@ -157,22 +158,21 @@ func removeTemps(dir string) error {
 	return nil
 }
 
+// load opens the node's snapshot: the one read of its files this
+// heartbeat makes (docs/design.md).
 func (n *job) load() error {
 	var err error
-	if n.state, err = state.Load(n.path(node.CursorsFile)); err != nil {
+	n.snap, err = node.Open(n.opts.Dir, node.Options{Now: func() time.Time { return n.now }})
+	if err != nil {
 		return err
 	}
-	if n.ledger, err = ledger.Load(n.path(node.LedgerFile)); err != nil {
+	n.state, n.ledger = n.snap.Cursors, n.snap.Ledger
+	if err := n.snap.Queue.Init(); err != nil {
 		return err
 	}
-	q := queue.Open(n.path(node.QueueFile))
-	q.Now = func() time.Time { return n.now }
-	if err := q.Init(); err != nil {
-		return err
-	}
-	n.queue = q
-	n.own, err = ownHashes(n.path(node.TracesDir))
-	return err
+	n.queue = n.snap.Queue
+	n.own = n.snap.OwnHashes()
+	return nil
 }
 
 func (n *job) path(rel string) string { return filepath.Join(n.opts.Dir, filepath.FromSlash(rel)) }

@@ -4,48 +4,20 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 
-	"github.com/meshnode/meshnode/internal/atomicfile"
 	"github.com/meshnode/meshnode/internal/dispute"
-	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/presence"
 	"github.com/meshnode/meshnode/internal/publish"
 	"github.com/meshnode/meshnode/internal/signal"
 )
 
-// ownHashes hashes our own traces, published or not, so that a peer
-// republishing their exact bytes as its own never gets them validated by
-// us (docs/protocol.md §6.6: never validate your own work).
-func ownHashes(dir string) (map[string]bool, error) {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return map[string]bool{}, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read own traces: %w", err)
-	}
-	out := make(map[string]bool, len(entries))
-	for _, e := range entries {
-		if !node.Publishable(e) {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			return nil, fmt.Errorf("read own trace: %w", err)
-		}
-		out[manifest.HashBytes(data)] = true
-	}
-	return out, nil
-}
-
-// report computes SIGNAL from the files on disk: the same public files
-// give every node the same report, whatever its mesh.yaml says.
+// report computes SIGNAL from the node's snapshot, with what this run
+// added to it: the same public files give every node the same report,
+// whatever its mesh.yaml says.
 func (n *job) report() (signal.Report, error) {
-	in, err := signal.Load(n.opts.Dir, n.cfg.Agent, n.cfg.URL)
+	in, err := signal.FromSnapshot(n.snap, n.cfg.Agent, n.cfg.URL)
 	if err != nil {
 		return signal.Report{}, fmt.Errorf("compute SIGNAL: %w", err)
 	}
@@ -81,7 +53,7 @@ func (n *job) standing() (bool, error) {
 func (n *job) publishDisputes() error {
 	for _, m := range n.sum.HashMismatches {
 		rel := path.Join(node.DisputesDir, dispute.FileName(m.Claimed))
-		if _, err := os.Stat(n.path(rel)); err == nil {
+		if _, ok := n.snap.File(rel); ok {
 			continue
 		}
 		d := &dispute.Dispute{
@@ -89,7 +61,11 @@ func (n *job) publishDisputes() error {
 			FileURL: m.URL, Seq: m.Seq, ClaimedHash: m.Claimed, ServedHash: m.Served, ObservedAt: n.now,
 			Notes: "The bytes served at file_url do not hash to the sha256 the agent's MANIFEST.md lists for this seq.",
 		}
-		if err := atomicfile.WriteFile(n.path(rel), d.Format(), 0o644); err != nil {
+		err := n.snap.WriteFile(rel, d.Format())
+		if errors.Is(err, fs.ErrExist) {
+			continue // written since the snapshot was taken
+		}
+		if err != nil {
 			return fmt.Errorf("publish dispute: %w", err)
 		}
 		n.sum.DisputesPublished++
@@ -112,16 +88,16 @@ func (n *job) publish() error {
 	if err != nil {
 		return err
 	}
-	refresh, err := n.refreshDue()
-	if err != nil {
-		return err
-	}
-	res, err := publish.Publish(publish.Options{
-		Dir: n.opts.Dir, Agent: n.cfg.Agent, URL: n.cfg.URL, Now: n.now,
+	refresh := presence.RefreshDue(n.snap.Manifest.Updated, n.now)
+	res, err := publish.Plan(n.snap, publish.Options{
+		Agent: n.cfg.Agent, URL: n.cfg.URL, Now: n.now,
 		Statuses: statuses, RefreshUpdated: refresh,
 	})
 	if err != nil {
 		return err
+	}
+	if res.Changed, err = n.snap.WriteManifest(res.Manifest); err != nil {
+		return fmt.Errorf("publish: %w", err)
 	}
 	for _, h := range res.Held {
 		n.log.Warn("not published", "file", h.File, "reason", h.Reason)
@@ -136,21 +112,4 @@ func (n *job) publish() error {
 	n.sum.Changed = n.sum.Changed || res.Changed
 	n.refresh = refresh
 	return nil
-}
-
-// refreshDue reports whether our MANIFEST's updated time is old enough to
-// refresh, so peers keep seeing us as active (docs/protocol.md §10 presence).
-func (n *job) refreshDue() (bool, error) {
-	data, err := os.ReadFile(n.path(node.ManifestFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		return true, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("read %s: %w", node.ManifestFile, err)
-	}
-	m, _, err := manifest.Parse(data)
-	if err != nil {
-		return false, fmt.Errorf("our own %s: %w", node.ManifestFile, err)
-	}
-	return presence.RefreshDue(m.Updated, n.now), nil
 }

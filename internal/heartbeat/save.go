@@ -6,7 +6,6 @@ import (
 
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/fetch"
-	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/state"
 )
 
@@ -21,9 +20,9 @@ func (n *job) save() error {
 	if n.refresh {
 		timesBefore = n.now.Add(-state.PollTimesEvery)
 	}
-	changed, err := n.state.Save(n.path(node.CursorsFile), timesBefore)
+	changed, err := n.snap.SaveCursors(timesBefore)
 	if err != nil {
-		return fmt.Errorf("save cursors: %w", err)
+		return err
 	}
 	n.sum.Changed = n.sum.Changed || changed
 	return nil
@@ -31,9 +30,9 @@ func (n *job) save() error {
 
 // saveLedger writes what the node learned of its peers' files.
 func (n *job) saveLedger() error {
-	changed, err := n.ledger.Save(n.path(node.LedgerFile))
+	changed, err := n.snap.SaveLedger()
 	if err != nil {
-		return fmt.Errorf("save ledger: %w", err)
+		return err
 	}
 	n.sum.Changed = n.sum.Changed || changed
 	return nil

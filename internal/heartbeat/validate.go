@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"strconv"
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/meshnode/meshnode/internal/atomicfile"
 	"github.com/meshnode/meshnode/internal/fetch"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
@@ -104,15 +104,11 @@ func stopReason(ctx context.Context) string {
 func (n *job) scoreItem(ctx context.Context, scorer score.Scorer, item *queue.Item, c *claims, known []score.Known) error {
 	finish := func(status, reason string) error { return c.finish(item, status, reason) }
 	rel := path.Join(node.ValidationsDir, validation.FileName(item.Hash))
-	if data, err := os.ReadFile(n.path(rel)); err == nil {
+	if f, ok := n.snap.File(rel); ok {
 		// Written by an earlier run that crashed before finishing the item,
 		// or by a person: never overwrite, never duplicate. The item ends
 		// as the run that wrote the file would have ended it.
-		reason := "validation already published: " + rel
-		if v, err := validation.Parse(data); err == nil {
-			reason = doneReason(v)
-		}
-		return finish(queue.StatusDone, reason)
+		return finish(queue.StatusDone, existingReason(rel, f.Data))
 	}
 	in, err := n.scoreInput(ctx, item)
 	if err != nil {
@@ -129,7 +125,13 @@ func (n *job) scoreItem(ctx context.Context, scorer score.Scorer, item *queue.It
 	}
 	v.Total = res.Scores.Total()
 	v.Result = validation.ResultFor(v.Total)
-	if err := atomicfile.WriteFile(n.path(rel), v.Format(), 0o644); err != nil {
+	err = n.snap.WriteFile(rel, v.Format())
+	if errors.Is(err, fs.ErrExist) {
+		// A person wrote it since the snapshot was taken: theirs stands.
+		data, _ := os.ReadFile(n.path(rel))
+		return finish(queue.StatusDone, existingReason(rel, data))
+	}
+	if err != nil {
 		return fmt.Errorf("publish validation: %w", err)
 	}
 	n.mu.Lock()
@@ -137,6 +139,15 @@ func (n *job) scoreItem(ctx context.Context, scorer score.Scorer, item *queue.It
 	n.mu.Unlock()
 	n.log.Info("validated", "peer", item.From, "url", item.TraceURL, "sha256", item.Hash, "status", v.Result, "total", v.Total)
 	return finish(queue.StatusDone, doneReason(v))
+}
+
+// existingReason is the reason an item ends with when its validation file
+// was already there: the file's verdict.
+func existingReason(rel string, data []byte) string {
+	if v, err := validation.Parse(data); err == nil {
+		return doneReason(v)
+	}
+	return "validation already published: " + rel
 }
 
 // doneReason is the reason a scored item is done with: its verdict.

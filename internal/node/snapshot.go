@@ -82,9 +82,13 @@ type Options struct {
 	Now func() time.Time
 }
 
-// readHook, when set (tests only), is told every node file a snapshot
-// reads, as a slash path relative to the node.
-var readHook func(rel string)
+// readHook and openedHook, when set (tests only), are told every node
+// file a snapshot reads, as a slash path relative to the node, and every
+// snapshot once it is open.
+var (
+	readHook   func(rel string)
+	openedHook func(*Snapshot)
+)
 
 func noteRead(rel string) {
 	if readHook != nil {
@@ -118,6 +122,9 @@ func Open(dir string, o Options) (*Snapshot, error) {
 	s.Queue = queue.Open(s.path(QueueFile))
 	if o.Now != nil {
 		s.Queue.Now = o.Now
+	}
+	if openedHook != nil {
+		openedHook(s)
 	}
 	return s, nil
 }
@@ -324,6 +331,10 @@ func (s *Snapshot) WriteFile(rel string, data []byte) error {
 	if ok {
 		return fmt.Errorf("write %s: %w", rel, fs.ErrExist)
 	}
+	// A person may have written it since the snapshot was taken.
+	if _, err := os.Lstat(s.path(rel)); err == nil {
+		return fmt.Errorf("write %s: %w", rel, fs.ErrExist)
+	}
 	if err := atomicfile.WriteFile(s.path(rel), data, 0o644); err != nil {
 		return err
 	}
@@ -333,14 +344,10 @@ func (s *Snapshot) WriteFile(rel string, data []byte) error {
 	return nil
 }
 
-// writeManifest is how WriteManifest writes; tests replace it to simulate
-// a crash.
-var writeManifest = atomicfile.WriteFileIfChanged
-
 // WriteManifest replaces our MANIFEST.md with m, formatted, when its bytes
 // differ, and reports whether they did.
 func (s *Snapshot) WriteManifest(m *manifest.Manifest) (bool, error) {
-	changed, err := writeManifest(s.path(ManifestFile), m.Format(), 0o644)
+	changed, err := atomicfile.WriteFileIfChanged(s.path(ManifestFile), m.Format(), 0o644)
 	if err != nil {
 		return false, fmt.Errorf("write %s: %w", ManifestFile, err)
 	}

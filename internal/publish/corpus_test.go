@@ -75,7 +75,11 @@ func TestPublishRealTracesFromScratch(t *testing.T) {
 	for _, src := range corpusAgents(t) {
 		t.Run(filepath.Base(src), func(t *testing.T) {
 			dir := copyAgent(t, src, false)
-			files, unpublishable, _ := ownFiles(dir)
+			snap, err := node.Open(dir, node.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			files, unpublishable := snap.Files(""), snap.Held()
 			res := mustPublish(t, opts(dir, t0))
 			if len(res.NewFiles)+len(res.Held) != len(files)+len(unpublishable) {
 				t.Fatalf("published %d and held %d of %d files", len(res.NewFiles), len(res.Held), len(files)+len(unpublishable))

@@ -3,54 +3,11 @@ package publish
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
-	"sort"
 
 	"github.com/meshnode/meshnode/internal/node"
 )
-
-// ownFiles lists the files the node may publish, as slash paths relative to
-// dir, in seq order (the order of node.PublishedDirs, each by name), and
-// the entries it holds back. Only regular files with a publishable name
-// directly inside the three directories count (node.Publishable); hidden
-// files (editor and atomicfile temporaries, .gitkeep) and subdirectories
-// are ignored, and every other entry is held back with the reason, so a
-// symbolic link, a traces/x.html or a name that would break a MANIFEST row
-// is never published and the heartbeat says why.
-func ownFiles(dir string) ([]string, []Held, error) {
-	var out []string
-	var held []Held
-	for _, d := range node.PublishedDirs {
-		if _, err := node.Stat(dir, d); errors.Is(err, node.ErrSymlink) {
-			return nil, nil, fmt.Errorf("refusing to publish %w; make it a directory", err)
-		}
-		entries, err := os.ReadDir(filepath.Join(dir, d))
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, nil, fmt.Errorf("list %s: %w", d, err)
-		}
-		var names []string
-		for _, e := range entries {
-			switch {
-			case node.Publishable(e):
-				names = append(names, e.Name())
-			case node.Hidden(e.Name()) || e.IsDir():
-			default:
-				held = append(held, Held{File: path.Join(d, e.Name()), Reason: unpublishable(e)})
-			}
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			out = append(out, path.Join(d, n))
-		}
-	}
-	return out, held, nil
-}
 
 // linkedTopFiles holds back the node's top-level published files
 // (IDENTITY.md, AGENTS.md, FOUNDERS.md) that are symbolic links: the site
@@ -67,17 +24,6 @@ func linkedTopFiles(dir string) []Held {
 		}
 	}
 	return held
-}
-
-// unpublishable says why a directory entry is not published.
-func unpublishable(e fs.DirEntry) string {
-	if e.Type()&fs.ModeSymlink != 0 {
-		return "a symbolic link: the node publishes only regular files; replace it with the file itself"
-	}
-	if !e.Type().IsRegular() {
-		return "not a regular file"
-	}
-	return fmt.Sprintf("not a publishable name: %v; rename it", node.CheckName(e.Name()))
 }
 
 // kindOf tells what a published path holds by its directory.

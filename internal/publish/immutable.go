@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"strings"
 
 	"github.com/meshnode/meshnode/internal/manifest"
@@ -58,20 +59,23 @@ func (e *ImmutableError) Error() string {
 // checked, nor can rows that do not parse. A node with no MANIFEST.md has
 // published nothing.
 func Verify(dir string) ([]Violation, error) {
-	m, _, err := readManifest(dir)
+	s, err := node.Open(dir, node.Options{})
 	if err != nil {
 		return nil, err
 	}
-	return verifyRows(dir, m)
+	if s.ManifestErr != nil {
+		return nil, s.ManifestErr
+	}
+	return verifyRows(s, s.Manifest)
 }
 
-func verifyRows(dir string, m *manifest.Manifest) ([]Violation, error) {
+func verifyRows(s *node.Snapshot, m *manifest.Manifest) ([]Violation, error) {
 	var bad []Violation
 	for _, e := range m.Entries {
 		if e.File == "" {
 			continue
 		}
-		v, err := verifyEntry(dir, e)
+		v, err := verifyEntry(s, e)
 		if err != nil {
 			return nil, err
 		}
@@ -86,19 +90,28 @@ func verifyRows(dir string, m *manifest.Manifest) ([]Violation, error) {
 // whatever its size, since peers hold its hash.
 const anySize = 1 << 40
 
-func verifyEntry(dir string, e manifest.Entry) (*Violation, error) {
-	if _, err := localPath(dir, e.File); err != nil {
+// verifyEntry compares a row's hash with its file: the snapshot's copy,
+// or, for a file the snapshot did not read (too large, or not where a
+// publishable file would be), the file on disk.
+func verifyEntry(s *node.Snapshot, e manifest.Entry) (*Violation, error) {
+	if _, err := localPath(s.Dir, e.File); err != nil {
 		return nil, err
 	}
-	data, err := node.ReadFile(dir, e.File, anySize)
-	if errors.Is(err, fs.ErrNotExist) {
-		return &Violation{File: e.File, Seq: e.Seq, PublishedHash: e.Hash}, nil
+	hash := ""
+	if f, ok := s.File(path.Clean(e.File)); ok && f.Err == nil {
+		hash = f.Hash
+	} else {
+		data, err := node.ReadFile(s.Dir, e.File, anySize)
+		if errors.Is(err, fs.ErrNotExist) {
+			return &Violation{File: e.File, Seq: e.Seq, PublishedHash: e.Hash}, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read published %s: %w", e.File, err)
+		}
+		hash = manifest.HashBytes(data)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("read published %s: %w", e.File, err)
-	}
-	if h := manifest.HashBytes(data); !strings.EqualFold(h, e.Hash) {
-		return &Violation{File: e.File, Seq: e.Seq, PublishedHash: e.Hash, CurrentHash: h}, nil
+	if !strings.EqualFold(hash, e.Hash) {
+		return &Violation{File: e.File, Seq: e.Seq, PublishedHash: e.Hash, CurrentHash: hash}, nil
 	}
 	return nil, nil
 }

@@ -3,8 +3,6 @@ package publish
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -17,7 +15,7 @@ import (
 
 // Options says what to publish and as whom.
 type Options struct {
-	Dir   string // the node's directory
+	Dir   string // the node's directory; Plan takes a snapshot instead
 	Agent string // our agent name, written as "agent:"
 	URL   string // our base URL, written as "url:"
 	Now   time.Time
@@ -30,16 +28,19 @@ type Options struct {
 	RefreshUpdated bool
 }
 
-// Result says what Publish did.
+// Result says what publishing does.
 type Result struct {
+	// Manifest is the MANIFEST.md to write: Plan computes it, Publish
+	// writes it.
+	Manifest *manifest.Manifest
 	NewFiles []manifest.Entry // rows published by this run, in seq order
 	Held     []Held           // files left unpublished, with why
-	Changed  bool             // MANIFEST.md was rewritten
+	Changed  bool             // Publish: MANIFEST.md was rewritten
 }
 
-// Held is a file that Publish left unpublished until it is fixed: once
-// published, a file can never change, so a draft or a file that does not
-// parse waits.
+// Held is a file that publishing left unpublished until it is fixed:
+// once published, a file can never change, so a draft or a file that does
+// not parse waits.
 type Held struct {
 	File   string
 	Reason string
@@ -52,19 +53,40 @@ var (
 	defaultWriteManifest = writeManifest
 )
 
-// Publish gives every new file the next seq and regenerates MANIFEST.md.
-// It returns an *ImmutableError, writing nothing, when a published file
-// was edited or deleted. A run with nothing new, no status change and no
+// Publish gives every new file of the node at o.Dir the next seq and
+// regenerates MANIFEST.md: Plan over a snapshot, then the one write. It
+// returns an *ImmutableError, writing nothing, when a published file was
+// edited or deleted. A run with nothing new, no status change and no
 // refresh leaves MANIFEST.md untouched, bytes and mtime.
 func Publish(o Options) (*Result, error) {
-	old, problems, err := readManifest(o.Dir)
+	s, err := node.Open(o.Dir, node.Options{})
 	if err != nil {
 		return nil, err
 	}
-	if len(problems) > 0 {
-		return nil, manifestProblems(problems)
+	res, err := Plan(s, o)
+	if err != nil {
+		return nil, err
 	}
-	bad, err := verifyRows(o.Dir, old)
+	res.Changed, err = writeManifest(filepath.Join(o.Dir, node.ManifestFile), res.Manifest.Format(), 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("publish: %w", err)
+	}
+	return res, nil
+}
+
+// Plan decides what publishing the snapshot's files gives: every file not
+// yet listed gets the next seq, every row its status, and Result.Manifest
+// is the MANIFEST.md to write. It writes nothing, and it returns an
+// *ImmutableError when a published file was edited or deleted.
+func Plan(s *node.Snapshot, o Options) (*Result, error) {
+	if s.ManifestErr != nil {
+		return nil, fmt.Errorf("%w; refusing to overwrite it", s.ManifestErr)
+	}
+	old := s.Manifest
+	if len(s.ManifestProblems) > 0 {
+		return nil, manifestProblems(s.ManifestProblems)
+	}
+	bad, err := verifyRows(s, old)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +97,7 @@ func Publish(o Options) (*Result, error) {
 	next := nextSeq(old)
 	m := &manifest.Manifest{Agent: o.Agent, URL: o.URL, Updated: old.Updated}
 	statusChanged := carryRows(m, old, o.Statuses)
-	if err := addNewFiles(m, res, o, old, next); err != nil {
+	if err := addNewFiles(m, res, s, o, old, next); err != nil {
 		return nil, err
 	}
 	m.Sequence = max(next-1, maxSeq(m))
@@ -84,28 +106,8 @@ func Publish(o Options) (*Result, error) {
 		m.Updated = stamp(o.Now)
 	}
 	sort.SliceStable(m.Entries, func(i, j int) bool { return m.Entries[i].Seq > m.Entries[j].Seq })
-	res.Changed, err = writeManifest(filepath.Join(o.Dir, node.ManifestFile), m.Format(), 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("publish: %w", err)
-	}
+	res.Manifest = m
 	return res, nil
-}
-
-// readManifest parses the node's MANIFEST.md; a node that never published
-// has none, which is an empty registry.
-func readManifest(dir string) (*manifest.Manifest, []manifest.Problem, error) {
-	data, err := os.ReadFile(filepath.Join(dir, node.ManifestFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		return &manifest.Manifest{}, nil, nil
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("read %s: %w", node.ManifestFile, err)
-	}
-	m, problems, err := manifest.Parse(data)
-	if err != nil {
-		return nil, nil, fmt.Errorf("our own %s does not parse, refusing to overwrite it: %w", node.ManifestFile, err)
-	}
-	return m, problems, nil
 }
 
 // manifestProblems refuses to regenerate a MANIFEST with rows the parser

@@ -1,7 +1,6 @@
 package publish
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -61,26 +60,22 @@ func statusFor(e manifest.Entry, statuses map[string]string) string {
 
 // addNewFiles publishes every own file the MANIFEST does not list yet,
 // from seq next on, in ownFiles order.
-func addNewFiles(m *manifest.Manifest, res *Result, o Options, old *manifest.Manifest, next int) error {
+func addNewFiles(m *manifest.Manifest, res *Result, s *node.Snapshot, o Options, old *manifest.Manifest, next int) error {
 	listed := map[string]bool{}
 	for _, e := range old.Entries {
 		listed[e.File] = true
 	}
-	files, held, err := ownFiles(o.Dir)
-	if err != nil {
-		return err
+	res.Held = append(res.Held, linkedTopFiles(s.Dir)...)
+	for _, h := range s.Held() {
+		res.Held = append(res.Held, Held{File: h.Path, Reason: h.Reason})
 	}
-	res.Held = append(append(res.Held, linkedTopFiles(o.Dir)...), held...)
-	for _, f := range files {
-		if listed[f] {
+	for _, f := range s.Files("") {
+		if listed[f.Path] {
 			continue
 		}
-		e, reason, err := newRow(o, f)
-		if err != nil {
-			return err
-		}
+		e, reason := newRow(s, o, f)
 		if reason != "" {
-			res.Held = append(res.Held, Held{File: f, Reason: reason})
+			res.Held = append(res.Held, Held{File: f.Path, Reason: reason})
 			continue
 		}
 		e.Seq = next
@@ -93,38 +88,31 @@ func addNewFiles(m *manifest.Manifest, res *Result, o Options, old *manifest.Man
 
 // newRow builds the row of a file about to be published, or says why it
 // must wait.
-func newRow(o Options, file string) (manifest.Entry, string, error) {
-	if _, err := localPath(o.Dir, file); err != nil {
-		return manifest.Entry{}, "", err
+func newRow(s *node.Snapshot, o Options, f node.File) (manifest.Entry, string) {
+	if f.Err != nil {
+		return manifest.Entry{}, fmt.Sprintf("%v; peers refuse a file that large", f.Err)
 	}
-	data, err := node.ReadFile(o.Dir, file, node.MaxFileBytes)
-	if errors.Is(err, node.ErrTooLarge) {
-		return manifest.Entry{}, fmt.Sprintf("%v; peers refuse a file that large", err), nil
-	}
-	if err != nil {
-		return manifest.Entry{}, "", fmt.Errorf("read %s: %w", file, err)
-	}
-	e := manifest.Entry{Hash: manifest.HashBytes(data), File: file, Submitted: stamp(o.Now), Status: StatusPublished}
-	switch kindOf(file) {
+	e := manifest.Entry{Hash: f.Hash, File: f.Path, Submitted: stamp(o.Now), Status: StatusPublished}
+	switch kindOf(f.Path) {
 	case node.ValidationsDir:
 		e.Type = TypeValidation
-		if _, err := validation.Parse(data); err != nil {
-			return e, fmt.Sprintf("not a validation: %v", err), nil
+		if _, err := validation.Parse(f.Data); err != nil {
+			return e, fmt.Sprintf("not a validation: %v", err)
 		}
 	case node.DisputesDir:
 		e.Type = TypeDispute
 	default:
-		t, err := trace.Parse(data)
+		t, err := s.Trace(f.Path)
 		if err != nil {
-			return e, fmt.Sprintf("not a trace: %v", err), nil
+			return e, fmt.Sprintf("not a trace: %v", err)
 		}
 		if isDraft(t) {
-			return e, "draft: true in its metadata; remove that line when the trace is ready", nil
+			return e, "draft: true in its metadata; remove that line when the trace is ready"
 		}
 		e.Type = typeOf(t)
 		e.Status = statusFor(e, o.Statuses)
 	}
-	return e, "", nil
+	return e, ""
 }
 
 func isDraft(t *trace.Trace) bool {
