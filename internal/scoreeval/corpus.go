@@ -79,7 +79,9 @@ func (c *Corpus) loadAgent(agent string) error {
 		}
 		t.Fingerprint = score.Fingerprint(body(t))
 		c.Traces = append(c.Traces, t)
-		c.byHash[e.Hash] = t
+		if _, ok := c.byHash[e.Hash]; !ok {
+			c.byHash[e.Hash] = t // a republished copy's hash names the first
+		}
 	}
 	return nil
 }
@@ -91,7 +93,8 @@ func body(t *Trace) []byte {
 	return t.Raw
 }
 
-// ByHash returns the trace with that hash.
+// ByHash returns the trace with that hash: the first published, when an
+// agent republished the same bytes (noobagent's files 065 and 066).
 func (c *Corpus) ByHash(hash string) (*Trace, bool) {
 	t, ok := c.byHash[hash]
 	return t, ok

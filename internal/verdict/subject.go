@@ -18,16 +18,25 @@ func (r ref) ok() bool { return r.agent != "" && r.seq > 0 }
 // document judges, and which trace each open heading names.
 type doc struct {
 	lines      []line
+	title      string // the first "# " heading's text
 	validation bool   // a validation trace: "Validation…" title or type validation
 	docRef     ref    // Validates:, else the title's reference, else In Response To:
 	owner      string // "axon37" of a title "Validation of axon37's Traces", for "(seq N)"
 	headings   [7]ref // the reference each open heading level names
+	// sections are the open headings' texts, lowercased, by level.
+	sections [7]string
+	// answered are the traces a response answers: its In Response To:
+	// field, ranges such as agent/156-162 expanded, else the first trace
+	// its Cites: field names when it is a response.
+	answered []ref
+	response bool // a response: "Response:" title, type response, or In Response To:
 }
 
 func newDoc(lines []line) *doc {
 	d := &doc{lines: lines}
 	var title string
-	var validates, inResponse ref
+	var validates, inResponse, cites ref
+	var inResponseAll []ref
 	for _, l := range lines {
 		if l.code {
 			continue
@@ -48,14 +57,31 @@ func newDoc(lines []line) *doc {
 		case "in response to", "in-response-to":
 			if !inResponse.ok() {
 				inResponse = firstRef(m[2], "")
+				inResponseAll = allRefs(m[2])
+				d.response = true
+			}
+		case "cites":
+			if !cites.ok() {
+				cites = firstRef(m[2], "")
 			}
 		case "type":
-			if strings.EqualFold(strings.Trim(strings.TrimSpace(m[2]), "*"), "validation") {
+			switch strings.ToLower(strings.Trim(strings.TrimSpace(m[2]), "*")) {
+			case "validation":
 				d.validation = true
+			case "response":
+				d.response = true
 			}
 		}
 	}
 	low := strings.ToLower(title)
+	d.title = title
+	if strings.HasPrefix(strings.TrimPrefix(low, "trace: "), "response:") {
+		d.response = true
+	}
+	d.answered = inResponseAll
+	if len(d.answered) == 0 && d.response && cites.ok() {
+		d.answered = []ref{cites}
+	}
 	if strings.HasPrefix(strings.TrimPrefix(low, "trace: "), "validat") {
 		d.validation = true
 	}
@@ -79,9 +105,21 @@ func (d *doc) enter(i int) {
 		return
 	}
 	d.headings[level] = firstRef(text, d.owner)
+	d.sections[level] = strings.ToLower(text)
 	for l := level + 1; l < len(d.headings); l++ {
 		d.headings[l] = ref{}
+		d.sections[l] = ""
 	}
+}
+
+// section is the text of the deepest open heading, lowercased, or "".
+func (d *doc) section() string {
+	for l := len(d.sections) - 1; l >= 1; l-- {
+		if d.sections[l] != "" {
+			return d.sections[l]
+		}
+	}
+	return ""
 }
 
 // subject is the trace a verdict at line i, column col, is about: a
@@ -100,6 +138,9 @@ func (d *doc) subject(i, col int) ref {
 		if d.headings[l].ok() {
 			return d.headings[l]
 		}
+	}
+	if !d.docRef.ok() && len(d.answered) > 0 {
+		return d.answered[0]
 	}
 	return d.docRef
 }
@@ -150,6 +191,46 @@ func firstRef(s, owner string) ref {
 		}
 	}
 	return best
+}
+
+// maxRange is the longest range "agent/156-162" allRefs expands: a
+// response that answers a run of traces names a handful, not hundreds.
+const maxRange = 20
+
+// rangeRe is "agent/N" with an optional "-M" ending a range of traces.
+var rangeRe = regexp.MustCompile(`(?i)(^|[^A-Za-z0-9_./:-])([a-z][a-z0-9_.-]{1,40})/([0-9]{1,4})(?:\s*[-–]\s*([0-9]{1,4}))?`)
+
+// allRefs returns every agent/seq s names, in order and once each, a range
+// agent/N-M (M > N, at most maxRange long) standing for each of N…M.
+func allRefs(s string) []ref {
+	var out []ref
+	seen := map[ref]bool{}
+	add := func(r ref) {
+		if r.ok() && !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	for _, m := range rangeRe.FindAllStringSubmatchIndex(s, -1) {
+		end := m[7]
+		if m[8] >= 0 {
+			end = m[9]
+		}
+		if !endsReference(s[end:]) {
+			continue
+		}
+		first := makeRef(s[m[4]:m[5]], s[m[6]:m[7]])
+		last := first.seq
+		if m[8] >= 0 {
+			if n, err := strconv.Atoi(s[m[8]:m[9]]); err == nil && n > first.seq && n-first.seq < maxRange {
+				last = n
+			}
+		}
+		for n := first.seq; first.ok() && n <= last; n++ {
+			add(ref{agent: first.agent, seq: n})
+		}
+	}
+	return out
 }
 
 // endsReference reports whether what follows "agent/12" ends it, so that

@@ -10,8 +10,9 @@ import (
 type Result string
 
 // Results, from the words agents used: VALID, PARTIALLY VALID, INVALID
-// (and "not valid"); a score out of 5 or a "verified" status maps onto
-// them.
+// (and "not valid"); a score out of 5, a "verified" status, a verdict
+// that endorses a proposal ("Build It", "Accepted") or a response titled
+// "… Validated" maps onto them.
 const (
 	Valid   Result = "valid"
 	Partial Result = "partial"
@@ -30,6 +31,7 @@ type Verdict struct {
 // Layouts names the ways of writing a verdict that Find reads.
 var Layouts = []string{
 	LayoutVerdict, LayoutAssessment, LayoutBoldLead, LayoutDashSuffix, LayoutScore, LayoutStatus,
+	LayoutEndorsement, LayoutBareScore, LayoutTitle,
 }
 
 // Layout names.
@@ -40,6 +42,16 @@ const (
 	LayoutDashSuffix = "dash"       // "**Some Title (seq 2) — PARTIALLY VALID.**"
 	LayoutScore      = "score"      // "**Score: 5**" in a validation trace
 	LayoutStatus     = "status"     // "**Status:** verified" in a validation trace
+	// LayoutEndorsement is "## Verdict: Build It" (Build This, Ship Both,
+	// Accepted…): a judge's verdict on a proposal, read as valid; "Verdict:
+	// Rejected" as invalid. Other words ("Partially Correct") are not read.
+	LayoutEndorsement = "endorsement"
+	// LayoutBareScore is a paragraph opening "4/5." or "Score: 5." under a
+	// heading named Validation, or under Work in a validation trace.
+	LayoutBareScore = "bare-score"
+	// LayoutTitle is a response whose title says the answered traces were
+	// validated: "# Response: … — Validated", "Seven Traces Validated".
+	LayoutTitle = "title"
 )
 
 // minValidScore is the lowest "Score: N" (out of 5) read as valid, and
@@ -58,6 +70,10 @@ var (
 	dashRe       = regexp.MustCompile(`(?i)\s[—–-]{1,2}\s*` + resultWord + `[.!]?\*\*`)
 	scoreRe      = regexp.MustCompile(`(?i)^(?:#{1,6}\s+|\*\*)score\s*:\s*\**\s*([0-9])\b(\s*/\s*[0-9]+)?`)
 	statusRe     = regexp.MustCompile(`(?i)^\*{0,2}status\s*:\s*\**\s*verified\b`)
+	endorseRe    = regexp.MustCompile(`(?i)\bverdict\s*:?\**\s*:?\s*\**\s*(build (?:it|this|both)|ship (?:it|this|both)|accepted|approved|endorsed|rejected)\b`)
+	bareScoreRe  = regexp.MustCompile(`(?i)^\**(?:score\s*:\s*\**\s*([0-9])\b(\s*/\s*(?:5|10)\b)?|([0-9])(\s*/\s*(?:5|10))\b)`)
+	titleRe      = regexp.MustCompile(`(?i)\bvalidated\b`)
+	notTitleRe   = regexp.MustCompile(`(?i)\b(?:not|un|never|yet to be|to be)\s+validated\b`)
 	fieldRe      = regexp.MustCompile(`^\*{0,2}([A-Za-z][A-Za-z -]{0,30}?)\*{0,2}\s*:\s*\*{0,2}\s*(.*)$`)
 	possessiveRe = regexp.MustCompile(`(?i)\b([a-z][a-z0-9_-]{1,40})['’]s traces?\b`)
 )
@@ -68,14 +84,36 @@ var (
 func Find(text []byte) []Verdict {
 	d := newDoc(splitLines(string(text)))
 	var out []Verdict
+	titled := false
 	for i, l := range d.lines {
 		if l.code {
 			continue
 		}
-		if v, ok := d.verdictAt(i); ok {
+		v, ok := d.verdictAt(i)
+		if ok {
 			out = append(out, v)
 		}
+		if level, _ := heading(l.text); level == 1 && !titled {
+			titled = true
+			if !ok {
+				out = append(out, d.titleVerdicts(i)...)
+			}
+		}
 		d.enter(i)
+	}
+	return out
+}
+
+// titleVerdicts reads a response's title, line i, that says the traces it
+// answers were validated: one verdict for each answered trace.
+func (d *doc) titleVerdicts(i int) []Verdict {
+	t := d.lines[i].text
+	if !d.response || !titleRe.MatchString(t) || notTitleRe.MatchString(t) {
+		return nil
+	}
+	var out []Verdict
+	for _, r := range d.answered {
+		out = append(out, Verdict{Agent: r.agent, Seq: r.seq, Result: Valid, Line: i + 1, Layout: LayoutTitle})
 	}
 	return out
 }
@@ -121,7 +159,7 @@ func (d *doc) verdictAt(i int) (Verdict, bool) {
 	if strings.HasPrefix(t, "|") {
 		return Verdict{}, false
 	}
-	layout, word, col := d.marker(t)
+	layout, word, col := d.marker(i)
 	if layout == "" {
 		return Verdict{}, false
 	}
@@ -134,7 +172,8 @@ func (d *doc) verdictAt(i int) (Verdict, bool) {
 
 // marker finds a verdict word in t and says in which layout, and the
 // column where the marker starts (a reference before it names the trace).
-func (d *doc) marker(t string) (string, Result, int) {
+func (d *doc) marker(i int) (string, Result, int) {
+	t := d.lines[i].text
 	if m := assessmentRe.FindStringSubmatchIndex(t); m != nil {
 		return LayoutAssessment, resultOf(t[m[2]:m[3]]), m[0]
 	}
@@ -147,16 +186,60 @@ func (d *doc) marker(t string) (string, Result, int) {
 	if m := dashRe.FindStringSubmatchIndex(t); m != nil && strings.HasPrefix(t, "**") {
 		return LayoutDashSuffix, resultOf(t[m[2]:m[3]]), m[0]
 	}
-	if !d.validation {
+	if m := endorseRe.FindStringSubmatchIndex(t); m != nil {
+		return LayoutEndorsement, resultOfEndorsement(t[m[2]:m[3]]), m[0]
+	}
+	if d.validation {
+		if m := scoreRe.FindStringSubmatch(t); m != nil {
+			return LayoutScore, resultOfScore(m[1], m[2]), 0
+		}
+		if statusRe.MatchString(t) {
+			return LayoutStatus, Valid, 0
+		}
+	}
+	return d.bareScore(i)
+}
+
+// bareScore reads "4/5." or "Score: 5." opening a paragraph in a
+// validation section.
+func (d *doc) bareScore(i int) (string, Result, int) {
+	if !d.inValidationSection() || !d.opensParagraph(i) {
 		return "", "", 0
 	}
-	if m := scoreRe.FindStringSubmatch(t); m != nil {
-		return LayoutScore, resultOfScore(m[1], m[2]), 0
+	m := bareScoreRe.FindStringSubmatch(d.lines[i].text)
+	switch {
+	case m == nil:
+		return "", "", 0
+	case m[1] != "":
+		return LayoutBareScore, resultOfScore(m[1], m[2]), 0
+	default:
+		return LayoutBareScore, resultOfScore(m[3], m[4]), 0
 	}
-	if statusRe.MatchString(t) {
-		return LayoutStatus, Valid, 0
+}
+
+// inValidationSection reports whether the deepest open heading is named
+// Validation, or Work in a validation trace: where a judge writes a bare
+// score.
+func (d *doc) inValidationSection() bool {
+	s := d.section()
+	return strings.HasPrefix(s, "validation") || (d.validation && s == "work")
+}
+
+// opensParagraph reports whether line i is the first of a paragraph.
+func (d *doc) opensParagraph(i int) bool {
+	if i == 0 {
+		return true
 	}
-	return "", "", 0
+	prev := d.lines[i-1].text
+	level, _ := heading(prev)
+	return prev == "" || level > 0
+}
+
+func resultOfEndorsement(word string) Result {
+	if strings.EqualFold(word, "rejected") {
+		return Invalid
+	}
+	return Valid
 }
 
 func resultOf(word string) Result {

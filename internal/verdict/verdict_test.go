@@ -45,6 +45,19 @@ func TestFindReadsEveryLayout(t *testing.T) {
 			{"gull", 2, Valid, 7, LayoutDashSuffix},
 		}},
 		{"prose-and-noise.md", []Verdict{{"swift", 17, Valid, 5, LayoutVerdict}}},
+		{"bare-score.md", []Verdict{{"heron", 65, Valid, 11, LayoutBareScore}}},
+		{"bare-score-work.md", []Verdict{{"plover", 31, Valid, 7, LayoutBareScore}}},
+		{"bare-score-cites.md", []Verdict{{"wren", 169, Valid, 15, LayoutBareScore}}},
+		{"endorsement.md", []Verdict{
+			{"tern", 20, Valid, 1, LayoutTitle},
+			{"tern", 20, Valid, 8, LayoutEndorsement},
+			{"gull", 4, Invalid, 12, LayoutEndorsement},
+		}},
+		{"title-range.md", []Verdict{
+			{"kestrel", 156, Valid, 1, LayoutTitle},
+			{"kestrel", 157, Valid, 1, LayoutTitle},
+			{"kestrel", 158, Valid, 1, LayoutTitle},
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -72,7 +85,12 @@ func TestFindNeedsANamedTrace(t *testing.T) {
 		{"score outside a validation trace", "# Review: plover/3\n\n**Score: 5**\n"},
 		{"a path is not a reference", "# Notes\n\nSee traces/012-x.md. **Verdict: VALID.**\n"},
 		{"a possessive pronoun is not an agent", "# Notes\n\nOur trace 18 holds. Verdict: VALID.\n"},
-		{"a verdict word that is not a result", "# Review: plover/3\n\n## Verdict: Ship Both\n"},
+		{"a verdict word that is not a result", "# Review: plover/3\n\n## Verdict: Partially Correct\n"},
+		{"a bare score outside a validation section", "# Response: x\n\n**In Response To:** plover/3\n\n## Results\n\n4/5 runs passed.\n"},
+		{"a bare score that does not open a paragraph", "# Response: x\n\n**In Response To:** plover/3\n\n## Validation\n\nWe ran it.\n4/5 runs passed.\n"},
+		{"a fraction that is not a score", "# Response: x\n\n**In Response To:** plover/3\n\n## Validation\n\n3/4 of the rows hold.\n"},
+		{"a validated title that is not a response", "# Cache Rules Validated\n\n**Cites:** plover/3\n"},
+		{"a title that says not validated", "# Response: Not Validated Yet\n\n**In Response To:** plover/3\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -80,6 +98,25 @@ func TestFindNeedsANamedTrace(t *testing.T) {
 				t.Errorf("Find = %+v, want none", got)
 			}
 		})
+	}
+}
+
+func TestAllRefsExpandsShortRanges(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []ref
+	}{
+		{"kestrel/156-158", []ref{{"kestrel", 156}, {"kestrel", 157}, {"kestrel", 158}}},
+		{"czero/025, newagent2/088", []ref{{"czero", 25}, {"newagent2", 88}}},
+		{"kestrel/5-400", []ref{{"kestrel", 5}}},                          // too long a range: its first only
+		{"kestrel/9-3", []ref{{"kestrel", 9}}},                            // backwards: its first only
+		{"traces/012-name.md", nil},                                       // a path
+		{"kestrel/4, kestrel/4-5", []ref{{"kestrel", 4}, {"kestrel", 5}}}, // once each
+	}
+	for _, tt := range tests {
+		if got := allRefs(tt.in); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("allRefs(%q) = %v, want %v", tt.in, got, tt.want)
+		}
 	}
 }
 
@@ -135,7 +172,11 @@ func FuzzFind(f *testing.F) {
 		f.Add(readTestdata(f, e.Name()))
 	}
 	if dir, ok := corpustest.Find(); ok {
-		for _, name := range []string{"newagent2/traces/054-trace.md", "bottymcbotface/traces/015-trace.md", "czero/traces/065-trace.md"} {
+		for _, name := range []string{
+			"newagent2/traces/054-trace.md", "bottymcbotface/traces/015-trace.md", "czero/traces/065-trace.md",
+			"newagent2/traces/095-trace.md", "newagent2/traces/085-trace.md", "czero/traces/072-trace.md",
+			"noobagent/traces/173-response-newagent2-deep-run-seven-traces-validated.md",
+		} {
 			if raw, err := os.ReadFile(filepath.Join(dir, "agents-hosted", name)); err == nil {
 				f.Add(raw)
 			}
