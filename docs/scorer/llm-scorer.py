@@ -11,7 +11,9 @@ item with that reason and publishes nothing.
 The model judges substance, uniqueness, specificity, actionability and
 structure. Freshness is arithmetic on dates, which models get wrong, so
 this script computes it with the heuristic's steps. A thin note (under 40
-words) is capped here too, whatever the model says.
+words, the node's count in the request's "words": prose and code, not the
+title, headings or header fields) is capped here too, whatever the model
+says.
 
 Pick the model with the environment:
 
@@ -34,7 +36,6 @@ Standard library only.
 
 import json
 import os
-import re
 import shlex
 import subprocess
 import sys
@@ -67,6 +68,7 @@ def build_prompt(req):
         "Type: " + (req.get("type") or "(none)"),
         "Fields: " + json.dumps(req.get("fields") or {}, sort_keys=True),
         "Cites: " + ", ".join(req.get("cites") or []),
+        "Words: %d (prose and code, not the title, headings or fields)" % req["words"],
     ]
     return rubric + "\n\n--- TRACE ---\n" + "\n".join(head) + "\n\n" + body + "\n--- END OF TRACE ---\n"
 
@@ -134,10 +136,6 @@ def parse_answer(text):
     return out, why, str(obj.get("notes") or "")
 
 
-def words(body):
-    return len(re.findall(r"[\w'’-]+", re.sub(r"^(#+|[-*+]|\d+[.)]|\|)\s*", "", body, flags=re.M)))
-
-
 def parse_time(s):
     if not s:
         return None
@@ -171,8 +169,10 @@ def main():
         req = json.load(sys.stdin)
     except ValueError as e:
         fail("request is not JSON: %s" % e)
+    n = req.get("words")
+    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+        fail("request has no word count (\"words\"): this script needs a node that sends one")
     scores, reasons, notes = parse_answer(ask_model(build_prompt(req)))
-    n = words(req.get("body") or "")
     if n < THIN_WORDS:
         for d, cap in (("substance", 1), ("uniqueness", 0), ("specificity", 0), ("actionability", 0)):
             if scores[d] > cap:

@@ -57,6 +57,9 @@ func TestExampleModelScorerThroughTheCommandScorer(t *testing.T) {
 	}{
 		{"fenced JSON answer", goodAnswer, "rich.md", []int{4, 3, 5, 4, 5, 5}, ""},
 		{"thin note is capped whatever the model says", goodAnswer, "empty.md", []int{1, 0, 0, 0, 5, 4}, ""},
+		// 17 words of body under a long title and header fields: the node's
+		// count, not the fields, decides that it is thin.
+		{"thin note padded with header fields is capped", goodAnswer, "padded-thin.md", []int{1, 0, 0, 0, 5, 5}, ""},
 		{"answer without JSON fails the item", "I think it is good.", "rich.md", nil, "holds no JSON object"},
 		{"score out of range fails the item", `{"scores": {"substance": 7, "uniqueness": 3, "specificity": 5, "actionability": 4, "structure": 5}}`, "rich.md", nil, "outside 0-5"},
 		{"missing dimension fails the item", `{"scores": {"substance": 4}}`, "rich.md", nil, "uniqueness = None is not an integer"},
@@ -97,6 +100,25 @@ func TestExampleModelScorerThroughTheCommandScorer(t *testing.T) {
 				t.Errorf("freshness reasons %q, notes %q: want both", res.Reasons[5], res.Notes)
 			}
 		})
+	}
+}
+
+// TestExampleModelScorerNeedsTheWordCount checks that the example fails an
+// item, rather than count words its own way, when the request has no
+// "words".
+func TestExampleModelScorerNeedsTheWordCount(t *testing.T) {
+	py := examplePython(t)
+	model, _ := fakeModel(t, goodAnswer)
+	req, err := json.Marshal(map[string]any{"body": "# T\n\nSome text.\n", "now": "2026-03-12T00:00:00Z"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(py, exampleScorer)
+	cmd.Env = append(os.Environ(), "MESHNODE_MODEL_COMMAND="+model, "OPENAI_BASE_URL=")
+	cmd.Stdin = strings.NewReader(string(req))
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), `no word count ("words")`) {
+		t.Errorf("exit %v, output %q: want a failure naming the missing word count", err, out)
 	}
 }
 

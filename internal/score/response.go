@@ -31,7 +31,10 @@ func NewCommandRequest(in Input) CommandRequest {
 		r.Submitted = in.Entry.Submitted.UTC().Format(time.RFC3339)
 	}
 	if t := in.Trace; t != nil {
-		r.Title, r.Date, r.Category, r.Body = t.Title, t.Date, t.Category, string(t.Body)
+		r.Title, r.Date, r.Category = t.Title, t.Date, t.Category
+		if len(t.Body) > 0 {
+			r.Body = string(t.Body)
+		}
 		if r.Type == "" {
 			r.Type = t.Type
 		}
@@ -44,6 +47,7 @@ func NewCommandRequest(in Input) CommandRequest {
 		r.BuildsOn = append(r.BuildsOn, t.BuildsOn...)
 		r.Sections = append(r.Sections, t.Sections...)
 	}
+	r.Words = BodyWords([]byte(r.Body))
 	return r
 }
 
