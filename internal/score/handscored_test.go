@@ -32,12 +32,14 @@ type handScored struct {
 	} `json:"traces"`
 }
 
-// Floors the heuristic must hold against the hand scores. They sit a
-// little under the measured figures in docs/scoring.md, so a change that
-// makes the heuristic worse fails here.
+// Floors the heuristic must hold against the hand scores. The agreement
+// floor is the figure of the first tuning, 32 of 36 (docs/scoring.md): the
+// hand-scored set must agree at least as well as it did before the
+// recalibration on the mesh's judges. The error floor sits under the
+// measured figures, so a change that makes a dimension worse fails here.
 const (
-	minPassFailAgreement = 0.75
-	maxMeanAbsError      = 1.0
+	minPassFailAgree = 32
+	maxMeanAbsError  = 1.0
 )
 
 func TestHeuristicAgreesWithHandScores(t *testing.T) {
@@ -91,8 +93,8 @@ func TestHeuristicAgreesWithHandScores(t *testing.T) {
 			t.Errorf("%s: mean absolute error %.2f above the floor %.2f", d, mae, maxMeanAbsError)
 		}
 	}
-	if rate < minPassFailAgreement {
-		t.Errorf("pass/fail agreement %.2f below the floor %.2f", rate, minPassFailAgreement)
+	if agree < minPassFailAgree {
+		t.Errorf("pass/fail agreement %d of %d, below the floor of %d", agree, len(hs.Traces), minPassFailAgree)
 	}
 }
 
