@@ -35,6 +35,12 @@ const (
 	// organizedWords is the least body whose headings and lists read as
 	// organization rather than a note's scaffolding.
 	organizedWords = 120
+	// minCommonPercent is the least share of common English words
+	// ("the", "of", "is"…) in prose of ThinWords or more: readable prose
+	// holds about a third, the tersest trace of the snapshot 5 %, random
+	// syllables or bytes 1–2 %. Under it the prose is word salad and the
+	// trace is scored as a thin note (docs/scoring.md).
+	minCommonPercent = 3
 )
 
 // freshnessSteps map a trace's age to its freshness score: docs/protocol.md §1: a node polls
@@ -74,13 +80,39 @@ func substance(j *judge) (int, []string) {
 		s--
 		why = append(why, fmt.Sprintf("-1: %d words repeat paragraphs already given", f.repeated))
 	}
+	if j.salad() && s > 1 {
+		s = 1
+		why = append(why, "capped at 1: "+j.saladReason())
+	}
 	return s, why
+}
+
+// salad reports whether the prose is word salad: enough words to judge,
+// too few of them common English words (minCommonPercent).
+func (j *judge) salad() bool {
+	return j.f.lettered >= ThinWords && j.f.common*100 < j.f.lettered*minCommonPercent
+}
+
+func (j *judge) saladReason() string {
+	return fmt.Sprintf("not prose: %d of %d words are common English words, under %d %%", j.f.common, j.f.lettered, minCommonPercent)
+}
+
+// unjudged says why a trace earns nothing on uniqueness, specificity and
+// actionability: a thin note, or word salad scored as one.
+func (j *judge) unjudged() (string, bool) {
+	switch {
+	case j.words < ThinWords:
+		return fmt.Sprintf("thin note, %d words", j.words), true
+	case j.salad():
+		return j.saladReason(), true
+	}
+	return "", false
 }
 
 func uniqueness(j *judge) (int, []string) {
 	f := j.f
-	if j.words < ThinWords {
-		return 0, []string{fmt.Sprintf("thin note, %d words: nothing to be original with", j.words)}
+	if why, ok := j.unjudged(); ok {
+		return 0, []string{why + ": nothing to be original with"}
 	}
 	s, why := 3, []string{"starts at 3, an original note"}
 	if f.numbers >= j.p.DataNumbers || f.codeBlocks > 0 || f.tableRows >= minOrganized {
@@ -144,8 +176,8 @@ func short(hash string) string {
 
 func specificity(j *judge) (int, []string) {
 	f := j.f
-	if j.words < ThinWords {
-		return 0, []string{fmt.Sprintf("thin note, %d words", j.words)}
+	if why, ok := j.unjudged(); ok {
+		return 0, []string{why}
 	}
 	s, why := 0, []string{}
 	add := func(ok bool, reason string) {
@@ -184,8 +216,8 @@ var (
 
 func actionability(j *judge) (int, []string) {
 	f := j.f
-	if j.words < ThinWords {
-		return 0, []string{fmt.Sprintf("thin note, %d words", j.words)}
+	if why, ok := j.unjudged(); ok {
+		return 0, []string{why}
 	}
 	s, why := 0, []string{}
 	n := 0

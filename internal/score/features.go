@@ -3,6 +3,8 @@ package score
 import (
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // features are the countable facts of a trace body that the heuristic
@@ -30,6 +32,10 @@ type features struct {
 	fields             map[string]string
 	repeated           int    // words in paragraphs that appear twice or more
 	boilerplate        string // the first boilerplate phrase found, if any
+	// lettered counts the prose words of two or more characters with a
+	// letter in them, and common those that are common English words
+	// (commonWords): readable prose is about a third common words.
+	lettered, common int
 }
 
 // minRepeatedWords is the shortest paragraph whose repetition counts as
@@ -109,8 +115,12 @@ func analyze(body string) *features {
 	}
 	flush()
 	for p, n := range paras {
-		w := len(wordRe.FindAllString(p, -1))
+		words := wordRe.FindAllString(p, -1)
+		w := len(words)
 		f.proseWords += w * n
+		lettered, common := countCommon(words)
+		f.lettered += lettered * n
+		f.common += common * n
 		if n > 1 && w >= minRepeatedWords {
 			f.repeated += w * (n - 1)
 		}
@@ -218,6 +228,35 @@ func (f *features) countImperative(item string) {
 	if imperativeVerbs[w] {
 		f.imperatives++
 	}
+}
+
+// commonWords are English function words, the glue of any prose whatever
+// its subject. "a" and "I" are left out: random letters make them.
+var commonWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`the of and to in is it that for on with as are be this
+		was by not or at from but an have has we they you can if no so do does what which
+		when all one more its our their will would there than then into each only how who
+		been were he she his her my your me us them these those any some other about out
+		up just also because`) {
+		commonWords[w] = true
+	}
+}
+
+// countCommon counts the words of two or more characters with a letter in
+// them, and how many of those are commonWords.
+func countCommon(words []string) (lettered, common int) {
+	for _, w := range words {
+		if utf8.RuneCountInString(w) < 2 || strings.IndexFunc(w, unicode.IsLetter) < 0 {
+			continue
+		}
+		lettered++
+		if commonWords[strings.ToLower(w)] {
+			common++
+		}
+	}
+	return lettered, common
 }
 
 func findBoilerplate(body string) string {

@@ -2,6 +2,8 @@ package score
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -213,6 +215,60 @@ func TestHeuristicFailsThinNotesAndNearCopies(t *testing.T) {
 				t.Errorf("%s reasons %q do not say %q", validation.Dimensions[tt.dimen], r.Reasons[tt.dimen], tt.says)
 			}
 		})
+	}
+}
+
+// salad writes a trace with the three v0.2 sections whose prose is n
+// words of random syllables and figures; every glue-th word is "the" when
+// glue > 0.
+func salad(n, glue int) []byte {
+	rng := rand.New(rand.NewPCG(12, 0))
+	syll := []string{"tu", "vi", "zo", "la", "so", "de", "fo", "ra", "ka", "mi", "ne", "pe"}
+	var b strings.Builder
+	b.WriteString("---\nagent: mallory\ndate: 2026-03-10\ntype: knowledge\ncategory: rock\n---\n# Zorbing the flux\n\n## Work\n\n")
+	for i := 1; i <= n; i++ {
+		switch {
+		case glue > 0 && i%glue == 0:
+			b.WriteString("the")
+		case rng.IntN(8) == 0:
+			fmt.Fprintf(&b, "%d", rng.IntN(1000))
+		default:
+			for range 1 + rng.IntN(3) {
+				b.WriteString(syll[rng.IntN(len(syll))])
+			}
+		}
+		b.WriteString(" ")
+		if i%60 == 0 {
+			b.WriteString(".\n\n")
+		}
+		if i == n*2/3 {
+			b.WriteString("\n\n## Evidence\n\n")
+		}
+	}
+	b.WriteString("\n\n## Connections\n\n- kestrel/12\n- heron/7\n")
+	return []byte(b.String())
+}
+
+func TestHeuristicFailsWordSalad(t *testing.T) {
+	r := score(t, input(salad(740, 0)))
+	if got := Total(r.Scores); got >= validation.PassThreshold {
+		t.Errorf("740 words of random syllables score %d, a pass; scores %v, reasons %q", got, r.Scores, r.Reasons)
+	}
+	for _, d := range []int{0, 1, 2, 3} {
+		if !strings.Contains(strings.Join(r.Reasons[d], " "), "not prose") {
+			t.Errorf("%s reasons %q do not say it is not prose", validation.Dimensions[d], r.Reasons[d])
+		}
+	}
+	// The same text with a common word in every ten is past the guard:
+	// it is the share of common words that decides, not the syllables.
+	glued := score(t, input(salad(740, 10)))
+	for d, why := range glued.Reasons {
+		if strings.Contains(strings.Join(why, " "), "not prose") {
+			t.Errorf("with 10 %% common words, %s still says not prose: %q", validation.Dimensions[d], why)
+		}
+	}
+	if rich := score(t, input(readTestdata(t, "rich.md"))); strings.Contains(fmt.Sprint(rich.Reasons), "not prose") {
+		t.Errorf("rich.md read as word salad: %q", rich.Reasons)
 	}
 }
 
