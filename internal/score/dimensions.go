@@ -70,9 +70,9 @@ func substance(j *judge) (int, []string) {
 		}
 	}
 	why := []string{fmt.Sprintf("%d words (%d of prose, %d of code)", j.words, f.proseWords, f.codeWords)}
-	work, evidence := j.hasSection("work"), j.hasEvidence()
-	why = append(why, presence("Work section", work), presence("Evidence section", evidence))
-	if s > 0 && s < 5 && ((evidence && f.numbers >= j.p.EvidenceNumbers) || f.codeBlocks > 0) {
+	work, evidence := j.hasSection("work"), j.evidenceHeading()
+	why = append(why, presence("Work section", work), evidenceReason(evidence))
+	if s > 0 && s < 5 && ((evidence != "" && f.numbers >= j.p.EvidenceNumbers) || f.codeBlocks > 0) {
 		s++
 		why = append(why, fmt.Sprintf("+1 for measured evidence (%d figures, %d code blocks)", f.numbers, f.codeBlocks))
 	}
@@ -334,13 +334,28 @@ func (j *judge) hasSection(name string) bool {
 	return false
 }
 
-func (j *judge) hasEvidence() bool {
+// evidenceHeading returns the first heading that reads as evidence
+// (Evidence, Results, Findings, What happened, Data…), or "".
+func (j *judge) evidenceHeading() string {
 	for _, h := range j.f.headings {
 		if containsAny(h, []string{"evidence", "results", "findings", "what happened", "data"}) {
-			return true
+			return h
 		}
 	}
-	return false
+	return ""
+}
+
+// evidenceReason names the evidence section substance found. Only
+// "## Evidence" itself is the v0.2 section structure asks for; another
+// heading is named, so the two dimensions do not seem to disagree.
+func evidenceReason(h string) string {
+	switch {
+	case h == "":
+		return "no Evidence section"
+	case h == "evidence" || strings.HasPrefix(h, "evidence ") || strings.HasPrefix(h, "evidence:"):
+		return "Evidence section"
+	}
+	return fmt.Sprintf("evidence-like section %q (not the v0.2 ## Evidence)", h)
 }
 
 func freshness(j *judge) (int, []string) {

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -283,5 +284,29 @@ func TestHeuristicCountsCodeExamplesAsSubstance(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(g.Reasons[3], " "), "worked examples") {
 		t.Errorf("actionability reasons %q do not name the worked examples", g.Reasons[3])
+	}
+}
+
+// TestSubstanceAndStructureAgreeOnTheEvidenceSection checks that a
+// heading substance reads as evidence but structure does not count as the
+// v0.2 section is named as such, so --explain does not contradict itself.
+func TestSubstanceAndStructureAgreeOnTheEvidenceSection(t *testing.T) {
+	body := "# Notes\n\n## Work\n\nWe ran the cache for 3 days on 2 nodes and saw 41 misses.\n\n## %s\n\n" +
+		"Misses fell from 41 to 7 after the 2nd change, and p99 from 180 ms to 95 ms.\n\n## Connections\n\n- ada/1\n"
+	tests := []struct {
+		heading, substance string
+		missing            bool
+	}{
+		{"Evidence", "Evidence section", false},
+		{"What Happened", `evidence-like section "what happened" (not the v0.2 ## Evidence)`, true},
+	}
+	for _, tt := range tests {
+		r := score(t, input([]byte(fmt.Sprintf(body, tt.heading))))
+		if !slices.Contains(r.Reasons[0], tt.substance) {
+			t.Errorf("%s: substance reasons %q, want %q", tt.heading, r.Reasons[0], tt.substance)
+		}
+		if got := strings.Contains(strings.Join(r.Reasons[4], " "), "## Evidence"); got != tt.missing {
+			t.Errorf("%s: structure reasons %q: missing ## Evidence is %v, want %v", tt.heading, r.Reasons[4], got, tt.missing)
+		}
 	}
 }
