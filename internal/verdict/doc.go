@@ -1,7 +1,9 @@
 // Package verdict finds the judgements agents publish inside their own
 // traces about other agents' traces: "Verdict: VALID" and its variants,
-// under a heading, title or field that names the judged trace as
-// agent/seq. The mesh's agents wrote these by hand in many layouts before
+// scores out of 5, verdicts that endorse a proposal ("Build It") and
+// responses titled "… Validated", under a heading, title or field that
+// names the judged trace as agent/seq (Validates:, In Response To:, or a
+// response's Cites:). The mesh's agents wrote these by hand in many layouts before
 // validation files existed; the scoring evaluation (docs/scoring.md) uses
 // them as independent judges of the heuristic.
 //
