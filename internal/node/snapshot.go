@@ -47,10 +47,11 @@ type Snapshot struct {
 	Cursors *state.State
 	Queue   *queue.File
 
-	mu     sync.Mutex
-	files  []File // publishable files of PublishedDirs, by path
-	held   []Held
-	traces map[string]*parsedTrace
+	mu      sync.Mutex
+	files   []File // publishable files of PublishedDirs, by path
+	held    []Held
+	traces  map[string]*parsedTrace
+	writing map[string]bool // paths WriteFile is writing now
 }
 
 // File is one of the node's publishable files (Publishable) in traces/,
@@ -317,7 +318,9 @@ func (s *Snapshot) Trace(rel string) (*trace.Trace, error) {
 
 // WriteFile writes one of the node's publishable files (a validation, a
 // dispute) atomically and adds it to the snapshot. It never overwrites:
-// a file already there is an error wrapping fs.ErrExist.
+// a file already there, in the snapshot or on disk, or being written by
+// another goroutine, is an error wrapping fs.ErrExist. Writes of
+// different files run concurrently, so their fsyncs overlap.
 func (s *Snapshot) WriteFile(rel string, data []byte) error {
 	if PublishedDir(rel) == "" {
 		return fmt.Errorf("write %s: not in a published directory", rel)
@@ -325,12 +328,10 @@ func (s *Snapshot) WriteFile(rel string, data []byte) error {
 	if err := CheckName(path.Base(rel)); err != nil {
 		return fmt.Errorf("write %s: %w", rel, err)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	i, ok := s.find(rel)
-	if ok {
-		return fmt.Errorf("write %s: %w", rel, fs.ErrExist)
+	if err := s.reserve(rel); err != nil {
+		return err
 	}
+	defer s.release(rel)
 	// A person may have written it since the snapshot was taken.
 	if _, err := os.Lstat(s.path(rel)); err == nil {
 		return fmt.Errorf("write %s: %w", rel, fs.ErrExist)
@@ -338,10 +339,34 @@ func (s *Snapshot) WriteFile(rel string, data []byte) error {
 	if err := atomicfile.WriteFile(s.path(rel), data, 0o644); err != nil {
 		return err
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i, _ := s.find(rel)
 	s.files = append(s.files, File{})
 	copy(s.files[i+1:], s.files[i:])
 	s.files[i] = File{Path: rel, Data: data, Hash: manifest.HashBytes(data)}
 	return nil
+}
+
+// reserve claims rel for one writer, failing when the snapshot holds it
+// or another writer has it.
+func (s *Snapshot) reserve(rel string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.find(rel); ok || s.writing[rel] {
+		return fmt.Errorf("write %s: %w", rel, fs.ErrExist)
+	}
+	if s.writing == nil {
+		s.writing = map[string]bool{}
+	}
+	s.writing[rel] = true
+	return nil
+}
+
+func (s *Snapshot) release(rel string) {
+	s.mu.Lock()
+	delete(s.writing, rel)
+	s.mu.Unlock()
 }
 
 // WriteManifest replaces our MANIFEST.md with m, formatted, when its bytes
