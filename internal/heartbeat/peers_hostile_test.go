@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -102,6 +103,41 @@ func TestRedirectOutsideThePeersBaseIsRefused(t *testing.T) {
 	beat(t, dir, testNow.Add(cursorStep))
 	if got := p.hitsOf("/b/t/traces/001-x.md"); got != 1 {
 		t.Errorf("the refused file was asked %d times, want once", got)
+	}
+}
+
+// TestQueuedTraceRefetchedForScoringStaysUnderThePeersBase: a trace
+// queued in one heartbeat is fetched again when a later heartbeat scores
+// it; if its path then redirects to another path of the same host, the
+// fetch is refused by the rule the poll follows, nothing outside the
+// peer's base is asked for and no validation is published.
+func TestQueuedTraceRefetchedForScoringStaysUnderThePeersBase(t *testing.T) {
+	p := newFakePeer(t)
+	body := "# Queued\n\n## Work\n\nScored later.\n"
+	p.publish("/b/t/", []string{"traces/001-q.md"}, map[string]string{"traces/001-q.md": body})
+	p.serve("/outside/x.md", []byte(body))
+	// Without standing (no FOUNDERS.md) the first heartbeat only queues.
+	dir := newNode(t, [][2]string{{"peer", p.URL + "/b/t/"}}, "")
+	if sum := beat(t, dir, testNow); sum.Queued != 1 || sum.ValidationsPublished != 0 {
+		t.Fatalf("first heartbeat queued %d, published %d; want 1 and 0", sum.Queued, sum.ValidationsPublished)
+	}
+	p.handle("/b/t/traces/001-q.md", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/outside/x.md", http.StatusFound)
+	})
+	write(t, dir, node.FoundersFile, "tester | http://127.0.0.1:1/tester/\n")
+
+	sum := beat(t, dir, testNow.Add(cursorStep))
+	if got := p.hitsOf("/b/t/traces/001-q.md"); got != 2 {
+		t.Errorf("the queued trace was asked %d times, want twice (queued, then scored)", got)
+	}
+	if got := p.hitsOf("/outside/x.md"); got != 0 {
+		t.Errorf("the path outside the peer's base was asked %d times, want never", got)
+	}
+	if sum.ValidationsPublished != 0 {
+		t.Errorf("published %d validations of a trace fetched from outside the base, want 0", sum.ValidationsPublished)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(dir, node.ValidationsDir)); len(entries) != 0 {
+		t.Errorf("%d files in validations/, want none", len(entries))
 	}
 }
 

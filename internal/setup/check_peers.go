@@ -47,7 +47,7 @@ func (n *doctorRun) reachPeers(ctx context.Context, peers []roster.Agent) []erro
 	g.SetLimit(peerConcurrency)
 	for i, p := range peers {
 		g.Go(func() error {
-			_, errs[i] = n.fetcher.Get(ctx, fetch.Request{URL: p.URL + ManifestFile, MaxBytes: n.cfg.Limits.ManifestBytes})
+			_, errs[i] = n.fetcher.Get(ctx, fetch.Request{URL: p.URL + ManifestFile, MaxBytes: n.cfg.Limits.ManifestBytes, Within: p.URL})
 			return nil
 		})
 	}

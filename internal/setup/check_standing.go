@@ -129,7 +129,7 @@ func (n *doctorRun) fetchFounders(ctx context.Context, targets []roster.Agent) [
 	g.SetLimit(peerConcurrency)
 	for i, t := range targets {
 		g.Go(func() error {
-			resp, err := n.fetcher.Get(ctx, fetch.Request{URL: t.URL + node.FoundersFile, MaxBytes: signal.MaxFoundersBytes})
+			resp, err := n.fetcher.Get(ctx, fetch.Request{URL: t.URL + node.FoundersFile, MaxBytes: signal.MaxFoundersBytes, Within: t.URL})
 			if err != nil {
 				out[i].err = err
 				return nil

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -337,5 +338,44 @@ func TestDoctorAcceptsTheShippedWorkflows(t *testing.T) {
 	}
 	if note := keepaliveNote(root); !strings.Contains(note, "has a keepalive") {
 		t.Errorf("keepaliveNote = %q, want the shipped heartbeat's keepalive seen", note)
+	}
+}
+
+// TestDoctorReadsPeersOnlyUnderTheirBase: a peer whose MANIFEST.md and
+// FOUNDERS.md redirect to another path of its host is not followed there:
+// doctor reads a peer by the rule the heartbeat follows, under its base.
+func TestDoctorReadsPeersOnlyUnderTheirBase(t *testing.T) {
+	n := newTestNode(t)
+	var mu sync.Mutex
+	outside := 0
+	founders := mustRead(t, filepath.Join(n.dir, "FOUNDERS.md"))
+	eve := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if rest, ok := strings.CutPrefix(r.URL.Path, "/eve/"); ok {
+			http.Redirect(w, r, "/outside/"+rest, http.StatusFound)
+			return
+		}
+		mu.Lock()
+		outside++
+		mu.Unlock()
+		if strings.HasSuffix(r.URL.Path, "/FOUNDERS.md") {
+			fmt.Fprint(w, founders)
+			return
+		}
+		fmt.Fprint(w, "# MANIFEST\n\nagent: eve\n")
+	}))
+	t.Cleanup(eve.Close)
+	agents := mustRead(t, filepath.Join(n.dir, "AGENTS.md"))
+	mustWrite(t, filepath.Join(n.dir, "AGENTS.md"), agents+"eve | "+eve.URL+"/eve/ | 2026-03-02\n")
+
+	fs := Doctor(context.Background(), DoctorOptions{Dir: n.dir, Now: doctorNow,
+		LastCommit: func(context.Context, string) (time.Time, error) { return doctorNow, nil },
+		Fetcher:    newLoopbackFetcher()})
+	mu.Lock()
+	defer mu.Unlock()
+	if outside != 0 {
+		t.Errorf("doctor asked %d times for a path outside the peer's base, want never", outside)
+	}
+	if f := find(fs, "peers", StatusWarn); f == nil || !strings.Contains(dump(fs), "eve") {
+		t.Errorf("want the redirecting peer reported:\n%s", dump(fs))
 	}
 }
