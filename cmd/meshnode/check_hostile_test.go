@@ -232,6 +232,35 @@ func TestCheckRefusesHostilePullRequests(t *testing.T) {
 		{name: "a symlinked FOUNDERS.md",
 			pr:   func(t *testing.T, pr string) { symlink(t, "/etc/passwd", filepath.Join(pr, "FOUNDERS.md")) },
 			args: []string{"--", "FOUNDERS.md"}, want: "FOUNDERS.md:1: FOUNDERS.md is a symbolic link"},
+		// Trust-changing edits are never passed, however well formed: the
+		// required status must not be green for them.
+		{name: "a founder added to FOUNDERS.md",
+			pr: func(t *testing.T, pr string) {
+				writeCheckNodeFile(t, pr, "FOUNDERS.md", adaFounder+"eve | https://eve.example.org/mesh/\n")
+			},
+			args: []string{"--", "FOUNDERS.md"}, want: "FOUNDERS.md:1: changes the mesh's founders, who decide every agent's standing: the gate never passes a change to it; a person must review it"},
+		{name: "allow_private_addresses turned on in mesh.yaml",
+			pr: func(t *testing.T, pr string) {
+				writeCheckNodeFile(t, pr, "mesh.yaml", "agent: ada\nurl: "+hostileURL+"\nallow_private_addresses: true\n")
+			},
+			args: []string{"--", "mesh.yaml"}, want: "mesh.yaml:1: changes this node's settings (allow_private_addresses, gossip, limits): the gate never passes"},
+		{name: "an agent added to AGENTS.md",
+			pr: func(t *testing.T, pr string) {
+				writeCheckNodeFile(t, pr, "AGENTS.md", "# name | trace_url | joined\nbob | https://eve.example.org/mesh/ | 2026-03-01\n")
+			},
+			args: []string{"--", "AGENTS.md"}, want: "AGENTS.md:1: changes the agents this node polls and the URL each name is bound to: the gate never passes"},
+		{name: "FOUNDERS.md deleted",
+			pr: func(t *testing.T, pr string) {
+				if err := os.Remove(filepath.Join(pr, "FOUNDERS.md")); err != nil {
+					t.Fatal(err)
+				}
+			},
+			args: []string{"--", "FOUNDERS.md"}, want: "FOUNDERS.md:1: changes the mesh's founders"},
+		{name: "an AGENTS.md larger than peers read",
+			pr: func(t *testing.T, pr string) {
+				writeCheckNodeFile(t, pr, "AGENTS.md", "# name | trace_url | joined\n"+strings.Repeat("# padding\n", 30<<10))
+			},
+			args: []string{"--", "AGENTS.md"}, want: "AGENTS.md:1: 307228 bytes: peers read at most 262144 (limits.agents_bytes, 256 KiB)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

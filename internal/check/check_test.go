@@ -1,6 +1,7 @@
 package check
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -218,4 +219,25 @@ func TestCheckReportsEveryProblemOnceAtItsFile(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestCheckCapsAgentsAtWhatPeersRead: an AGENTS.md over limits.agents_bytes
+// (256 KiB), which peers cut off, is refused; one at the cap passes.
+func TestCheckCapsAgentsAtWhatPeersRead(t *testing.T) {
+	for _, tt := range []struct {
+		size int64
+		want bool // a problem
+	}{{maxAgentsBytes, false}, {maxAgentsBytes + 1, true}, {node.MaxTopFileBytes, true}} {
+		dir := cleanNode(t)
+		head := "# name | trace_url | joined\n"
+		write(t, dir, node.AgentsFile, head+strings.Repeat("#", int(tt.size)-len(head)-1)+"\n")
+		got := lines(Check(options(dir, node.AgentsFile)))
+		want := fmt.Sprintf("AGENTS.md:1: %d bytes: peers read at most 262144 (limits.agents_bytes, 256 KiB) of an AGENTS.md", tt.size)
+		if tt.want && (len(got) != 1 || got[0] != want) {
+			t.Errorf("%d bytes: got %q, want %q", tt.size, got, want)
+		}
+		if !tt.want && len(got) != 0 {
+			t.Errorf("%d bytes: got %q, want no problem", tt.size, got)
+		}
+	}
 }

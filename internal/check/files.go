@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/signal"
@@ -32,6 +33,9 @@ func (c *checker) file(f string) {
 		}
 		return
 	}
+	if why, ok := trustFiles[f]; ok && c.o.Base != c.o.Dir && c.changedFromBase(f) {
+		c.add(f, 1, "%s: the gate never passes a change to it; a person must review it and merge it by hand (an administrator's bypass of the required check, or a commit of their own)", why)
+	}
 	fi, err := node.Stat(c.o.Dir, f)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -49,14 +53,31 @@ func (c *checker) file(f string) {
 	}
 	if top, _, _ := cutTop(f); top == f {
 		// IDENTITY.md, AGENTS.md, mesh.yaml: people's to edit, within what
-		// the site copies.
-		if fi.Size() > node.MaxTopFileBytes {
+		// the site copies and peers read.
+		if f == node.AgentsFile && fi.Size() > maxAgentsBytes {
+			c.add(f, 1, "%d bytes: peers read at most %d (limits.agents_bytes, 256 KiB) of an AGENTS.md", fi.Size(), maxAgentsBytes)
+		} else if fi.Size() > node.MaxTopFileBytes {
 			c.add(f, 1, "%d bytes: meshnode build copies at most %d (4 MiB) of a top-level file", fi.Size(), node.MaxTopFileBytes)
 		}
 		return
 	}
 	c.published1(f, fi)
 }
+
+// trustFiles are the node's files that decide whom it trusts, each with
+// what a change to it does. A pull request that changes one is never
+// passed by the gate, whatever it contains: its author could otherwise
+// name itself a founder, bind a name to its own URL or open the node to
+// private addresses behind a green status (docs/security.md).
+var trustFiles = map[string]string{
+	node.FoundersFile: "changes the mesh's founders, who decide every agent's standing",
+	node.AgentsFile:   "changes the agents this node polls and the URL each name is bound to",
+	node.ConfigFile:   "changes this node's settings (allow_private_addresses, gossip, limits)",
+}
+
+// maxAgentsBytes is the most of an AGENTS.md peers read: the default
+// limits.agents_bytes. A larger one would be cut off for every peer.
+var maxAgentsBytes = config.Default().Limits.AgentsBytes
 
 // published1 checks a file under traces/ or validations/ that is not
 // published yet: where it is, its name and size, then its content.
