@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/roster"
@@ -23,9 +22,9 @@ const AgentsFile = node.AgentsFile
 // another URL, or it predates this rule) is forgotten with what it
 // published, so no impostor keeps a known name.
 func (n *job) peers() ([]peer, error) {
-	data, err := os.ReadFile(n.path(AgentsFile))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("read %s: %w", AgentsFile, err)
+	data, err := readAgents(n.opts.Dir)
+	if err != nil {
+		return nil, err
 	}
 	agents, problems := roster.Parse(data)
 	for _, p := range problems {
@@ -62,6 +61,23 @@ func (n *job) peers() ([]peer, error) {
 		out = append(out, peer{name: c.Agent, url: url})
 	}
 	return out, nil
+}
+
+// readAgents reads the node's own AGENTS.md, nil when there is none. It is
+// read as the site reads it: a symbolic link is refused, never followed
+// (its target could be any file of the machine), and at most
+// node.MaxTopFileBytes are read.
+func readAgents(dir string) ([]byte, error) {
+	data, err := node.ReadFile(dir, AgentsFile, node.MaxTopFileBytes)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case errors.Is(err, node.ErrSymlink):
+		return nil, fmt.Errorf("refusing to read %w: replace it with the file itself", err)
+	case err != nil:
+		return nil, fmt.Errorf("read %s: %w", AgentsFile, err)
+	}
+	return data, nil
 }
 
 // forgetPeer drops a learned peer whose name is bound elsewhere, and what

@@ -1,7 +1,10 @@
 package heartbeat
 
 import (
+	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
@@ -308,5 +312,48 @@ func TestGossipFloodIsCappedPerPeer(t *testing.T) {
 	}
 	if got := learned(); got != maxLearnedFrom {
 		t.Errorf("learned %d peers from one peer in all, want %d", got, maxLearnedFrom)
+	}
+}
+
+// TestOwnAgentsFileIsNeverFollowedThroughALink: an AGENTS.md that is a
+// symbolic link (to .git/config, say) or larger than the site copies
+// stops the heartbeat with an error naming it, before any peer is polled;
+// its target is never read as the node's list of agents.
+func TestOwnAgentsFileIsNeverFollowedThroughALink(t *testing.T) {
+	p := newFakePeer(t)
+	p.publish("/b/", []string{"traces/001-a.md"}, map[string]string{"traces/001-a.md": "# A\n\n## Work\n\nDone.\n"})
+	for _, tt := range []struct {
+		name string
+		set  func(t *testing.T, dir string)
+		want string
+	}{
+		{"a link", func(t *testing.T, dir string) {
+			target := filepath.Join(t.TempDir(), "elsewhere.md")
+			write(t, filepath.Dir(target), "elsewhere.md", "peer | "+p.URL+"/b/ | 2026-02-01\n")
+			os.Remove(filepath.Join(dir, AgentsFile))
+			if err := os.Symlink(target, filepath.Join(dir, AgentsFile)); err != nil {
+				t.Fatal(err)
+			}
+		}, "refusing to read AGENTS.md is a symbolic link"},
+		{"too large", func(t *testing.T, dir string) {
+			write(t, dir, AgentsFile, "peer | "+p.URL+"/b/ | 2026-02-01\n"+strings.Repeat("#\n", node.MaxTopFileBytes/2))
+		}, "read AGENTS.md: AGENTS.md is too large"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := newNode(t, nil, "")
+			tt.set(t, dir)
+			cfg, err := config.Load(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Run(context.Background(), Options{Dir: dir, Config: cfg, Now: func() time.Time { return testNow },
+				Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v, want one containing %q", err, tt.want)
+			}
+			if got := p.hitsOf("/b/MANIFEST.md"); got != 0 {
+				t.Errorf("the peer listed by the refused file was polled %d times", got)
+			}
+		})
 	}
 }
