@@ -51,6 +51,13 @@ func (n *job) peers() ([]peer, error) {
 		if c.LearnedFrom == "" || url == self {
 			continue
 		}
+		if canon, err := roster.NormalizeURL(url); err != nil || canon != url {
+			// Learned before URLs had one form: a second name for a URL
+			// (docs/security.md), read again under its canonical form if
+			// it is gossiped again.
+			n.forgetPeer(url, c.Agent, fmt.Errorf("%s is not in canonical form %q", url, canon))
+			continue
+		}
 		if _, ok := n.names.Name(url); ok {
 			continue // listed in AGENTS.md too, under the name given there
 		}
@@ -80,7 +87,8 @@ func readAgents(dir string) ([]byte, error) {
 	return data, nil
 }
 
-// forgetPeer drops a learned peer whose name is bound elsewhere, and what
+// forgetPeer drops a learned peer whose name is bound elsewhere, or whose
+// URL is a second spelling of one, and what
 // the ledger holds of it; the hashes of its files are no longer seen, so
 // the agent the name belongs to is not refused the same bytes.
 func (n *job) forgetPeer(url, name string, why error) {
@@ -89,6 +97,6 @@ func (n *job) forgetPeer(url, name string, why error) {
 	for _, h := range hashes {
 		delete(n.state.SeenHashes, h)
 	}
-	n.log.Warn("learned peer forgotten: its name is bound to another URL", "peer", name, "url", url,
+	n.log.Warn("learned peer forgotten", "peer", name, "url", url,
 		"records", len(hashes), "reason", why.Error())
 }

@@ -357,3 +357,46 @@ func TestOwnAgentsFileIsNeverFollowedThroughALink(t *testing.T) {
 		})
 	}
 }
+
+// TestLearnedSecondSpellingOfAURLIsForgotten: cursors learned before URLs
+// had one canonical form (an escaped letter, a host's trailing dot) are a
+// second name for a known URL: they are forgotten with their records and
+// never polled, and the name's own URL is read.
+func TestLearnedSecondSpellingOfAURLIsForgotten(t *testing.T) {
+	body := "# A\n\n## Work\n\nMine.\n"
+	good := newFakePeer(t)
+	good.publish("/good1/", []string{"traces/001-a.md"}, map[string]string{"traces/001-a.md": body})
+	dir := newNode(t, [][2]string{{"good1", good.URL + "/good1/"}}, "gossip:\n  enabled: false\n")
+	port := strings.TrimPrefix(good.URL, "http://127.0.0.1")
+	aliases := []string{good.URL + "/%67ood1/", "http://localhost." + port + "/good1/"}
+	st := state.New()
+	l := ledger.New()
+	for i, a := range aliases {
+		c := st.Cursor(a)
+		c.Agent, c.LearnedFrom, c.LastSeenSeq = fmt.Sprint("alias", i), "http://127.0.0.1:1/g/", 1
+		h := manifest.HashBytes([]byte(a))
+		l.AddTrace(&ledger.Trace{Agent: c.Agent, AgentURL: a, Seq: 1, Hash: h, Verified: true})
+	}
+	if _, err := st.Save(filepath.Join(dir, node.CursorsFile), time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Save(filepath.Join(dir, node.LedgerFile)); err != nil {
+		t.Fatal(err)
+	}
+
+	beat(t, dir, testNow)
+	if got := good.hitsOf("/%67ood1/MANIFEST.md") + good.hitsOf("/good1/MANIFEST.md"); got != 1 {
+		t.Errorf("good1's manifest was asked %d times, want once (under its own URL only)", got)
+	}
+	cursors := loadState(t, dir).Cursors
+	for _, a := range aliases {
+		if c := cursors[a]; c != nil {
+			t.Errorf("the cursor of %s is kept: %+v", a, c)
+		}
+	}
+	for _, tr := range loadLedger(t, dir).Traces {
+		if tr.AgentURL != good.URL+"/good1/" {
+			t.Errorf("ledger keeps %s's record %s", tr.AgentURL, tr.Hash)
+		}
+	}
+}

@@ -66,6 +66,7 @@ func (b *Binding) BindGossip(name, url string) error {
 }
 
 func (b *Binding) bind(name, url string, gossip bool) error {
+	url = canonical(url)
 	// Our own name comes from mesh.yaml, whose rule is wider than
 	// ValidName; gossip's names must pass ValidName.
 	if Fold(name) == "" || gossip && !ValidName(name) {
@@ -97,10 +98,20 @@ func (b *Binding) URL(name string) (string, bool) {
 	return u, ok
 }
 
-// Name returns the name url is bound to.
+// Name returns the name url, in any spelling NormalizeURL gives one form,
+// is bound to.
 func (b *Binding) Name(url string) (string, bool) {
-	n, ok := b.names[url]
+	n, ok := b.names[canonical(url)]
 	return n, ok
+}
+
+// canonical is url in NormalizeURL's form, so two spellings of one URL
+// are one binding; a URL it refuses is kept as it is.
+func canonical(url string) string {
+	if c, err := NormalizeURL(url); err == nil {
+		return c
+	}
+	return url
 }
 
 // Len returns how many names are bound.

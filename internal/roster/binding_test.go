@@ -34,6 +34,11 @@ func TestBindingKeepsANameOnItsURL(t *testing.T) {
 		{"a non-ascii look-alike is no name at all", "gооd1", other, true, ReasonBadName},
 		{"an empty name", "", other, true, ReasonBadName},
 		{"a new name on a new url", "newcomer", other, true, ""},
+		// A second spelling of a known URL is that URL.
+		{"a known url with an escaped letter", "alias", "https://good.example/%74/", true, ReasonURLTaken},
+		{"a known url with its default port", "alias", "https://good.example:443/t/", true, ReasonURLTaken},
+		{"a known url with a trailing dot", "alias", "https://good.example./t/", true, ReasonURLTaken},
+		{"a known name at a second spelling of its url", "good1", "HTTPS://GOOD.example:443/%74", true, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -52,7 +57,7 @@ func TestBindingKeepsANameOnItsURL(t *testing.T) {
 				if err != nil {
 					t.Fatalf("refused: %v", err)
 				}
-				if u, _ := b.URL(tt.bind); u != tt.url {
+				if u, _ := b.URL(tt.bind); u != canonical(tt.url) {
 					t.Errorf("URL(%s) = %s", tt.bind, u)
 				}
 				return

@@ -1,6 +1,7 @@
 package roster
 
 import (
+	"net/url"
 	"os"
 	"path/filepath"
 	"testing"
@@ -43,6 +44,30 @@ func FuzzParse(f *testing.F) {
 			if a.Name != b.Name || a.URL != b.URL || a.Joined != b.Joined {
 				t.Fatalf("agent %d: %+v became %+v", i, a, b)
 			}
+		}
+	})
+}
+
+// FuzzNormalizeURL checks that NormalizeURL never panics, that its form is
+// a fixed point (normalising it again gives it back), and that the form
+// is a URL the fetcher reads the same way: same scheme, host and path.
+func FuzzNormalizeURL(f *testing.F) {
+	for _, s := range []string{"https://a.example/t/", "http://localhost.:8080/%67ood1", "https://a.example:443/a%2fb/",
+		"http://[::1]:80/x", "https://a.example/%7e/%C3%A9/", "https://a.example/a/../b/", "HTTPS://A.Example:/x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		u, err := NormalizeURL(s)
+		if err != nil {
+			return
+		}
+		again, err := NormalizeURL(u)
+		if err != nil || again != u {
+			t.Fatalf("%q normalises to %q, then to %q (%v)", s, u, again, err)
+		}
+		p, err := url.Parse(u)
+		if err != nil || p.String() != u {
+			t.Fatalf("%q normalises to %q, which parses as %q (%v)", s, u, p, err)
 		}
 	})
 }

@@ -124,6 +124,23 @@ func TestNormalizeURL(t *testing.T) {
 		{"no host", "https:///x", ""},
 		{"too long", "https://a.example/" + strings.Repeat("a", MaxURLBytes), ""},
 		{"control character", "https://a.example/\x00", ""},
+		// One URL, one form: gossip must not add a second name for it.
+		{"drops https's default port", "https://a.example:443/x/", "https://a.example/x/"},
+		{"drops http's default port", "http://a.example:80/x/", "http://a.example/x/"},
+		{"keeps another scheme's default port", "https://a.example:80/x/", "https://a.example:80/x/"},
+		{"drops an empty port", "https://a.example:/x", "https://a.example/x/"},
+		{"drops a host's trailing dot", "http://localhost.:8080/good1/", "http://localhost:8080/good1/"},
+		{"decodes an escaped unreserved character", "https://a.example/%67ood1/", "https://a.example/good1/"},
+		{"decodes escaped tilde and dash", "https://a.example/%7Eu%2d1/", "https://a.example/~u-1/"},
+		{"upper-cases other escapes", "https://a.example/a%2fb%c3%a9/", "https://a.example/a%2Fb%C3%A9/"},
+		{"escapes raw non-ASCII", "https://a.example/é/", "https://a.example/%C3%A9/"},
+		{"keeps IPv6 brackets", "http://[::1]:80/x", "http://[::1]/x/"},
+		{"only a dot as host", "https://./x/", ""},
+		{"non-ASCII host", "https://b\u00fccher.example/", ""},
+		{"IDN host in its ASCII form", "https://xn--bcher-kva.example/", "https://xn--bcher-kva.example/"},
+		{"dot segment", "https://a.example/a/../good1/", ""},
+		{"escaped dot segment", "https://a.example/%2e%2e/good1/", ""},
+		{"single dot segment", "https://a.example/./good1/", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -16,8 +16,13 @@ const (
 )
 
 // NormalizeURL checks a trace URL and returns its canonical form: http or
-// https, a host, no user info, query or fragment, a lowercase scheme and
-// host, and a path ending in "/" (files are addressed as base URL + path).
+// https, a host, no user info, query, fragment or dot segment, a lowercase
+// scheme and host, and a path ending in "/" (files are addressed as base
+// URL + path). Two spellings of one URL give one canonical form, so
+// gossip cannot add a second name for a known URL: the default port
+// (:443 for https, :80 for http) and a host's trailing dot are dropped,
+// and in the path an escaped unreserved character (%67 for "g", RFC 3986
+// §2.3) is decoded while every other escape is written in upper case.
 func NormalizeURL(s string) (string, error) {
 	v := strings.TrimSpace(s)
 	if len(v) > MaxURLBytes {
@@ -30,15 +35,80 @@ func NormalizeURL(s string) (string, error) {
 	if err := checkURL(u, v); err != nil {
 		return "", fmt.Errorf("url %q: %w", clip(v), err)
 	}
-	u.Scheme = strings.ToLower(u.Scheme)
-	u.Host = strings.ToLower(u.Host)
-	if !strings.HasSuffix(u.Path, "/") {
-		u.Path += "/"
-		if u.RawPath != "" {
-			u.RawPath += "/"
+	scheme := strings.ToLower(u.Scheme)
+	host, err := canonicalHost(scheme, u)
+	if err != nil {
+		return "", fmt.Errorf("url %q: %w", clip(v), err)
+	}
+	p := canonicalEscapes(u.EscapedPath())
+	for _, seg := range strings.Split(p, "/") {
+		if seg == "." || seg == ".." {
+			return "", fmt.Errorf("url %q: dot segment %q not allowed", clip(v), seg)
 		}
 	}
-	return u.String(), nil
+	if !strings.HasSuffix(p, "/") {
+		p += "/"
+	}
+	return scheme + "://" + host + p, nil
+}
+
+// canonicalHost returns u's host in lower case, without a trailing dot and
+// without the scheme's default port.
+func canonicalHost(scheme string, u *url.URL) (string, error) {
+	name := strings.TrimRight(strings.ToLower(u.Hostname()), ".")
+	if name == "" {
+		return "", errors.New("no host")
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == ':') {
+			return "", errors.New("host must be ASCII letters, digits, '-', '.', '_' (an IDN in its xn-- form) or an IP address")
+		}
+	}
+	if strings.Contains(name, ":") {
+		name = "[" + name + "]" // IPv6
+	}
+	switch port := u.Port(); {
+	case port == "", scheme == "https" && port == "443", scheme == "http" && port == "80":
+		return name, nil
+	default:
+		return name + ":" + port, nil
+	}
+}
+
+// canonicalEscapes decodes the escapes of unreserved characters in an
+// escaped path and writes the others' hex digits in upper case.
+func canonicalEscapes(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		if p[i] != '%' || i+2 >= len(p) || !isHex(p[i+1]) || !isHex(p[i+2]) {
+			b.WriteByte(p[i])
+			continue
+		}
+		c := unhex(p[i+1])<<4 | unhex(p[i+2])
+		if unreserved(c) {
+			b.WriteByte(c)
+		} else {
+			b.WriteString(strings.ToUpper(p[i : i+3]))
+		}
+		i += 2
+	}
+	return b.String()
+}
+
+func unreserved(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+func unhex(c byte) byte {
+	switch {
+	case c >= 'a':
+		return c - 'a' + 10
+	case c >= 'A':
+		return c - 'A' + 10
+	}
+	return c - '0'
 }
 
 func checkURL(u *url.URL, raw string) error {
