@@ -12,6 +12,10 @@
 //	large    200 files of 1 MiB each (limits.trace_bytes), every one distinct
 //	many     6,000 small traces behind a manifest that never changes
 //	gossip   an AGENTS.md listing 3,000 agents
+//	crowd    40 files of 1 MiB each, every one distinct: run with -peers 8,
+//	         peers that each fit their own budget but not the heartbeat's
+//	sybil    1,000 rows without a file column: run with -peers 100, what
+//	         gossip lets one peer add (100 peers)
 package main
 
 import (
@@ -37,7 +41,7 @@ const manifestBytes = 4 << 20
 
 func main() {
 	node := flag.String("node", "", "node directory to create (mesh.yaml and AGENTS.md)")
-	kind := flag.String("kind", "legacy", "legacy, liar, large, many or gossip")
+	kind := flag.String("kind", "legacy", "legacy, liar, large, many, gossip, crowd or sybil")
 	peers := flag.Int("peers", 1, "hostile peers of that kind")
 	flag.Parse()
 	if *node == "" {
@@ -68,11 +72,15 @@ func handler(kind, name string) (http.Handler, error) {
 	var m []byte
 	switch kind {
 	case "legacy":
-		m = legacy(name)
+		m = legacy(name, manifestBytes)
+	case "sybil":
+		m = legacy(name, 110<<10) // 1,000 rows
+	case "crowd":
+		m = large(name, 40, files)
 	case "liar":
 		m = liar(name, files)
 	case "large":
-		m = large(name, files)
+		m = large(name, 200, files)
 	case "many":
 		m = many(name, files)
 	case "gossip":
@@ -98,13 +106,14 @@ func handler(kind, name string) (http.Handler, error) {
 	}), nil
 }
 
-// legacy fills a manifest with rows without a file column.
-func legacy(name string) []byte {
+// legacy fills a manifest of at most max bytes with rows without a file
+// column.
+func legacy(name string, max int) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Manifest — %s\n\n| Trace | Date | Type | Category | Hash | Status |\n|---|---|---|---|---|---|\n", name)
 	for seq := 1; ; seq++ {
 		row := fmt.Sprintf("| %03d | 2026-01-30 | knowledge | rock | %s | pending |\n", seq, manifest.HashBytes([]byte(name+fmt.Sprint(seq))))
-		if b.Len()+len(row) > manifestBytes {
+		if b.Len()+len(row) > max {
 			return []byte(b.String())
 		}
 		b.WriteString(row)
@@ -121,8 +130,9 @@ func liar(name string, files map[string][]byte) []byte {
 	return m.Format()
 }
 
-func large(name string, files map[string][]byte) []byte {
-	const n, size = 200, 1 << 20
+// large serves n distinct files of 1 MiB (limits.trace_bytes).
+func large(name string, n int, files map[string][]byte) []byte {
+	const size = 1 << 20
 	m := manifest.Manifest{Agent: name, Sequence: n}
 	for seq := 1; seq <= n; seq++ {
 		file := fmt.Sprintf("traces/%03d.md", seq)

@@ -184,3 +184,97 @@ func TestLegacyRowsStopAtTheLedgersShareOfOnePeer(t *testing.T) {
 		t.Errorf("cursor %d backlog %v, want %d and none", c.LastSeenSeq, c.Backlog, rows)
 	}
 }
+
+// largePeer publishes n distinct files of size bytes under base, behind a
+// manifest that never changes. Bodies are made on each request, so the
+// test holds only their hashes.
+func largePeer(t *testing.T, name, base string, n, size int) *fakePeer {
+	t.Helper()
+	p := newFakePeer(t)
+	body := func(seq int) []byte {
+		b := []byte(fmt.Sprintf("# %s %d\n\n## Work\n\n", name, seq))
+		line := []byte(fmt.Sprintf("Line of %s's file %d.\n", name, seq))
+		for len(b)+len(line) <= size {
+			b = append(b, line...)
+		}
+		return b
+	}
+	m := manifest.Manifest{Agent: name, Sequence: n}
+	for seq := 1; seq <= n; seq++ {
+		file := fmt.Sprintf("traces/%03d.md", seq)
+		m.Entries = append(m.Entries, manifest.Entry{Seq: seq, Hash: manifest.HashBytes(body(seq)), File: file, Type: "knowledge", Status: "pending"})
+		p.handle(base+file, func(w http.ResponseWriter, r *http.Request) { w.Write(body(seq)) })
+	}
+	p.handle(base+"MANIFEST.md", staticManifest(m.Format()))
+	return p
+}
+
+// TestPeersShareOneHeartbeatsBudget: several peers, each within its own
+// budget, together hold at most maxHeldBytes of files and add at most
+// maxUnverifiedPerHeartbeat rows without a file per heartbeat; the rest is
+// carried to the next heartbeats, which read every peer in full though no
+// manifest changes.
+func TestPeersShareOneHeartbeatsBudget(t *testing.T) {
+	const (
+		large, files, size = 4, 24, 1 << 20 // 96 MiB in all, 24 MiB a peer
+		legacy, rows       = 5, 1000        // 5,000 rows, 500 a peer a heartbeat
+	)
+	var list [][2]string
+	var peers []*fakePeer
+	for i := range large {
+		name := fmt.Sprint("large", i)
+		p := largePeer(t, name, "/l/", files, size)
+		peers = append(peers, p)
+		list = append(list, [2]string{name, p.URL + "/l/"})
+	}
+	for i := range legacy {
+		p := newFakePeer(t)
+		p.handle("/o/MANIFEST.md", staticManifest(legacyManifest(fmt.Sprint("legacy", i), 1, rows)))
+		peers = append(peers, p)
+		list = append(list, [2]string{fmt.Sprint("legacy", i), p.URL + "/o/"})
+	}
+	dir := newNode(t, list, "gossip:\n  enabled: false\n")
+	count := func() (files, unverified int) {
+		for _, tr := range loadLedger(t, dir).Traces {
+			if tr.File == "" {
+				unverified++
+			} else {
+				files++
+			}
+		}
+		return
+	}
+	prevFiles, prevRows := 0, 0
+	beats := 0
+	for ; beats < 8; beats++ {
+		beat(t, dir, testNow.Add(time.Duration(beats)*cursorStep))
+		f, u := count()
+		if held := int64(f-prevFiles) * size; held > maxHeldBytes {
+			t.Errorf("heartbeat %d held %d files of 1 MiB (%d bytes), over maxHeldBytes %d", beats+1, f-prevFiles, held, maxHeldBytes)
+		}
+		if u-prevRows > maxUnverifiedPerHeartbeat {
+			t.Errorf("heartbeat %d recorded %d rows without a file, over %d", beats+1, u-prevRows, maxUnverifiedPerHeartbeat)
+		}
+		if f == prevFiles && u == prevRows && (f < large*files || u < legacy*rows) {
+			t.Fatalf("heartbeat %d read nothing though %d files and %d rows are left: stalled", beats+1, large*files-f, legacy*rows-u)
+		}
+		t.Logf("beat %d: files %d rows %d", beats+1, f, u)
+		prevFiles, prevRows = f, u
+		if f == large*files && u == legacy*rows {
+			break
+		}
+	}
+	if prevFiles != large*files || prevRows != legacy*rows {
+		t.Fatalf("after %d heartbeats the ledger holds %d of %d files and %d of %d rows", beats+1, prevFiles, large*files, prevRows, legacy*rows)
+	}
+	// 96 MiB at under 64 MiB a heartbeat, 5,000 rows at 2,000: three
+	// heartbeats at least, and the budget is used, not wasted.
+	if beats+1 < 3 || beats+1 > 4 {
+		t.Errorf("read in %d heartbeats, want 3 or 4", beats+1)
+	}
+	for url, c := range loadState(t, dir).Cursors {
+		if c.Backlog || len(c.Retry) != 0 {
+			t.Errorf("%s: backlog %v, retry %v after reading everything", url, c.Backlog, c.Retry)
+		}
+	}
+}

@@ -92,6 +92,8 @@ type poller struct {
 	// parsing holds the bytes of the manifests being parsed and planned,
 	// at most maxParseBytes.
 	parsing *semaphore.Weighted
+	// node is what all polls of this heartbeat have spent together.
+	node nodeBudget
 }
 
 type limits struct {
@@ -174,9 +176,9 @@ func (pl *poller) process(ctx context.Context, r *pollResult, m *manifest.Manife
 	}
 	r.dups += pn.dups
 	var retry []int
-	var b budget
+	b := budget{node: &pl.node}
 	warned := 0
-	pl.fetchInOrder(ctx, r.peer, pn.todo, func(i int, got entryResult) bool {
+	pl.fetchInOrder(ctx, r.peer, pn.todo, func(i int, got *entryResult) bool {
 		r.requests += got.requests
 		e := pn.todo[i]
 		if ctx.Err() != nil && got.retry || !b.take(e, got) {
@@ -240,22 +242,29 @@ type entryResult struct {
 	file     *fetched
 	requests int
 	warn     string // what went wrong, logged by the poll if it takes the entry
+	// reserved is what the fetch reserved of the heartbeat's maxHeldBytes,
+	// given back unless the poll takes the file.
+	reserved int64
+	full     bool // the heartbeat's maxHeldBytes left no room: not fetched
 }
 
 // fetchAhead is how many rounds of fileWorkers fetches may run ahead of
 // the entry being used: enough to keep the host's cap full, few enough that
-// at most 2 × 16 bodies (32 MiB at limits.trace_bytes) are held beyond the
-// poll's budget.
+// at most 2 × 16 bodies are held beyond the poll's budget, and all of them
+// within the heartbeat's maxHeldBytes.
 const fetchAhead = 2
 
 // fetchInOrder fetches a peer's planned entries concurrently, at most
 // fileWorkers at once (the host's cap in the fetcher decides how many are
 // really in flight: more over HTTP/2 than over HTTP/1.1), and hands each
 // result to use in entry order, so what the poll records does not depend
-// on timing. Fetches run at most fetchAhead entries ahead of use, which
-// bounds the bodies held beyond the poll's budget; when use returns false
-// the fetches under way are canceled and no more are started.
-func (pl *poller) fetchInOrder(ctx context.Context, p peer, entries []manifest.Entry, use func(int, entryResult) bool) {
+// on timing. Fetches run at most fetchAhead entries ahead of use, and each
+// first reserves its body's bytes of the heartbeat's maxHeldBytes: ahead
+// of use only when they fit at once, for the entry use waits on by
+// waiting for room (a result with full set when the files taken leave
+// none). What use does not keep is given back. When use returns false the
+// fetches under way are canceled and no more are started.
+func (pl *poller) fetchInOrder(ctx context.Context, p peer, entries []manifest.Entry, use func(int, *entryResult) bool) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -263,36 +272,62 @@ func (pl *poller) fetchInOrder(ctx context.Context, p peer, entries []manifest.E
 	workers := max(pl.fileWorkers, 1)
 	slots := make(chan struct{}, workers)
 	results := make([]chan entryResult, len(entries))
-	start := func(i int) {
-		results[i] = make(chan entryResult, 1)
+	reserve := min(max(pl.limits.trace, 1), heldReserveCap)
+	// start starts entry i's fetch, or reports false when it is ahead of
+	// use (not head) and its bytes do not fit yet.
+	start := func(i int, head bool) bool {
 		e := entries[i]
 		switch {
 		case e.File == "":
+			results[i] = make(chan entryResult, 1)
 			results[i] <- entryResult{}
-			return
+			return true
 		case ctx.Err() != nil:
+			results[i] = make(chan entryResult, 1)
 			results[i] <- entryResult{retry: true}
-			return
+			return true
 		case pl.seen(e.Hash):
+			results[i] = make(chan entryResult, 1)
 			results[i] <- entryResult{dup: true}
-			return
+			return true
 		}
+		if !pl.node.reserve(reserve, head) {
+			if !head {
+				return false
+			}
+			results[i] = make(chan entryResult, 1)
+			results[i] <- entryResult{full: true}
+			return true
+		}
+		results[i] = make(chan entryResult, 1)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			slots <- struct{}{}
 			defer func() { <-slots }()
-			results[i] <- pl.fetchEntry(ctx, p, e)
+			got := pl.fetchEntry(ctx, p, e)
+			got.reserved = reserve
+			results[i] <- got
 		}()
+		return true
 	}
 	next := 0
 	for i := range entries {
 		for ; next < len(entries) && next < i+fetchAhead*workers; next++ {
-			start(next)
+			if !start(next, next == i) {
+				break
+			}
 		}
 		got := <-results[i]
 		results[i] = nil
-		if !use(i, got) {
+		more := use(i, &got)
+		pl.node.release(got.reserved)
+		if !more {
+			cancel()
+			for j := i + 1; j < next; j++ {
+				r := <-results[j]
+				pl.node.release(r.reserved)
+			}
 			return
 		}
 	}
