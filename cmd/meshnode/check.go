@@ -40,6 +40,10 @@ of the node in DIR when no FILE is given):
     (mesh-state/ledger/), and is not this node's own trace;
   - this node has standing (FOUNDERS.md names it, or its SIGNAL reached 50),
     so its validations count;
+  - FOUNDERS.md, AGENTS.md and mesh.yaml decide whom the node trusts and
+    polls: a change to them (against a separate --base) is a problem for a
+    person to review and merge by hand, never a green check; AGENTS.md is
+    at most 256 KiB, what peers read;
 
 Every problem of every file is reported, once.
 
