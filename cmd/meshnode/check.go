@@ -78,7 +78,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	var nf nodeFlags
 	var base, statusSHA string
 	fs := newFlagSet("check")
-	nf.add(fs)
+	nf.addDir(fs)
 	fs.StringVar(&base, "base", "", "the node as it is, whose mesh.yaml, MANIFEST.md and ledger judge the files (default DIR)")
 	fs.StringVar(&statusSHA, "status-sha", "", "also report the result as the commit status \""+pullrequest.CheckContext+"\" on this commit (needs GITHUB_TOKEN)")
 	// A changed file named -h or --dir=x must be checked, never obeyed:

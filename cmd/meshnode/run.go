@@ -172,8 +172,14 @@ type nodeFlags struct {
 }
 
 func (nf *nodeFlags) add(fs *pflag.FlagSet) {
-	fs.StringVar(&nf.dir, "dir", ".", "the node's directory")
+	nf.addDir(fs)
 	fs.StringVar(&nf.now, "now", "", "run as if the time were this RFC3339 instant")
+}
+
+// addDir adds --dir alone, for a command whose result does not depend on
+// the time: it takes no --now, rather than one it would ignore.
+func (nf *nodeFlags) addDir(fs *pflag.FlagSet) {
+	fs.StringVar(&nf.dir, "dir", ".", "the node's directory")
 }
 
 // existingDir refuses a --dir that is not a directory: a mistyped one

@@ -95,6 +95,11 @@ func runScoreCommand(ctx context.Context, e *env, args []string) error {
 	if o.explain != "" {
 		return runExplain(ctx, e, o)
 	}
+	if o.now != "" {
+		// The list and the drafts carry the queue's times, never the
+		// clock's: --now would change nothing, so it is refused.
+		return usagef("--now applies to --explain only", "score: --now without --explain")
+	}
 	return runScore(ctx, e, o)
 }
 
