@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/meshnode/meshnode/internal/actions"
 	"github.com/meshnode/meshnode/internal/check"
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/pullrequest"
@@ -178,7 +179,7 @@ func printCheckProblems(e *env, dir string, problems []check.Problem, annotate b
 		file := filepath.ToSlash(filepath.Join(dir, filepath.FromSlash(p.File)))
 		fmt.Fprintf(e.stdout, "%s:%d: %s\n", printable(file), p.Line, p.Message)
 		if annotate {
-			fmt.Fprintf(e.stdout, "::error file=%s,line=%d::%s\n", annotationProperty(file), p.Line, annotationData(p.Message))
+			fmt.Fprintln(e.stdout, actions.Annotation{Level: actions.Error, File: file, Line: p.Line, Message: p.Message})
 		}
 	}
 }
@@ -193,15 +194,4 @@ func printable(name string) string {
 		}
 	}
 	return name
-}
-
-// annotationData and annotationProperty follow GitHub's workflow command encoding,
-// so a message with a newline or a file with a comma cannot end the
-// annotation early or inject another command.
-func annotationData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
-}
-
-func annotationProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
 }

@@ -101,22 +101,3 @@ func TestCheckCommandNeedsConfig(t *testing.T) {
 		t.Errorf("err = %v, want a usage error pointing at meshnode init", err)
 	}
 }
-
-func TestAnnotationEscapingKeepsOneCommandPerProblem(t *testing.T) {
-	tests := []struct{ name, in, data, prop string }{
-		{"plain", "trace_hash is unknown", "trace_hash is unknown", "trace_hash is unknown"},
-		{"newline cannot start a new command", "a\n::error::b", "a%0A::error::b", "a%0A%3A%3Aerror%3A%3Ab"},
-		{"percent", "100%", "100%25", "100%25"},
-		{"comma and colon in a file name", "a,b:c", "a,b:c", "a%2Cb%3Ac"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := annotationData(tt.in); got != tt.data {
-				t.Errorf("annotationData = %q, want %q", got, tt.data)
-			}
-			if got := annotationProperty(tt.in); got != tt.prop {
-				t.Errorf("annotationProperty = %q, want %q", got, tt.prop)
-			}
-		})
-	}
-}

@@ -13,11 +13,13 @@ func TestAnnotationEscapesPeerText(t *testing.T) {
 		a    Annotation
 		want string
 	}{
-		{"plain", Annotation{Warning, "peer unreachable", "ghost"}, "::warning title=peer unreachable::ghost"},
-		{"no title", Annotation{Error, "", "boom"}, "::error::boom"},
-		{"newline cannot start a new command", Annotation{Error, "x", "a\n::error::forged"}, "::error title=x::a%0A::error::forged"},
-		{"percent round-trips", Annotation{Notice, "100%", "50% done\r"}, "::notice title=100%25::50%25 done%0D"},
-		{"colon and comma end a property", Annotation{Error, "hash mismatch: a, b", "m"}, "::error title=hash mismatch%3A a%2C b::m"},
+		{"plain", Annotation{Level: Warning, Title: "peer unreachable", Message: "ghost"}, "::warning title=peer unreachable::ghost"},
+		{"no title", Annotation{Level: Error, Message: "boom"}, "::error::boom"},
+		{"newline cannot start a new command", Annotation{Level: Error, Title: "x", Message: "a\n::error::forged"}, "::error title=x::a%0A::error::forged"},
+		{"percent round-trips", Annotation{Level: Notice, Title: "100%", Message: "50% done\r"}, "::notice title=100%25::50%25 done%0D"},
+		{"colon and comma end a property", Annotation{Level: Error, Title: "hash mismatch: a, b", Message: "m"}, "::error title=hash mismatch%3A a%2C b::m"},
+		{"at a file's line", Annotation{Level: Error, File: "traces/a.md", Line: 3, Message: "m"}, "::error file=traces/a.md,line=3::m"},
+		{"a file name cannot add a property", Annotation{Level: Error, File: "a,b:c\n::x", Line: 1, Message: "a\n::error::b"}, "::error file=a%2Cb%3Ac%0A%3A%3Ax,line=1::a%0A::error::b"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

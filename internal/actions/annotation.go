@@ -1,6 +1,9 @@
 package actions
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // Annotation levels, as GitHub names the workflow commands.
 const (
@@ -10,10 +13,13 @@ const (
 )
 
 // Annotation is a message GitHub shows on the run's page, printed to stdout
-// as a workflow command: ::warning title=T::message.
+// as a workflow command: ::warning title=T::message, or, at a file's line,
+// ::error file=F,line=L::message.
 type Annotation struct {
 	Level   string // Error, Warning or Notice
 	Title   string
+	File    string // the file it is about, relative to the repository; "" for none
+	Line    int    // with File: the line, from 1; 0 for none
 	Message string
 }
 
@@ -23,9 +29,19 @@ func (a Annotation) String() string {
 	var b strings.Builder
 	b.WriteString("::")
 	b.WriteString(a.Level)
+	var props []string
+	if a.File != "" {
+		props = append(props, "file="+escapeProperty(a.File))
+		if a.Line > 0 {
+			props = append(props, "line="+strconv.Itoa(a.Line))
+		}
+	}
 	if a.Title != "" {
-		b.WriteString(" title=")
-		b.WriteString(escapeProperty(a.Title))
+		props = append(props, "title="+escapeProperty(a.Title))
+	}
+	if len(props) > 0 {
+		b.WriteString(" ")
+		b.WriteString(strings.Join(props, ","))
 	}
 	b.WriteString("::")
 	b.WriteString(escapeData(a.Message))
