@@ -24,7 +24,7 @@ func (w *Watcher) command(line string) <-chan time.Time {
 	case "":
 		return nil
 	case VerbHelp:
-		w.say(EventStatus, "%s", Help)
+		w.say(EventHelp, "%s", Help)
 		return nil
 	case VerbStatus:
 		w.status()

@@ -22,6 +22,7 @@ const (
 	EventRecovered = "recovered" // the same, recovered
 	EventPoll      = "poll"      // a person changed polling: on, off, interval
 	EventInbox     = "inbox"     // the inbox a person asked for, in Items
+	EventHelp      = "help"      // the list of commands a person asked for, in Message
 	EventSettled   = "settled"   // a person settled an item (Items holds it)
 	EventReloaded  = "reloaded"  // mesh.yaml was read again (SIGHUP)
 	EventError     = "error"     // a tick, a command or a reload failed; Message says why
@@ -96,9 +97,15 @@ func Text(w io.Writer) func(Event) {
 		switch e.Kind {
 		case EventOff:
 		case EventStatus:
-			fmt.Fprintf(w, "[%s]\n", e.Status.Line())
+			line := e.Message
+			if e.Status != nil {
+				line = e.Status.Line()
+			}
+			fmt.Fprintf(w, "[%s]\n", line)
 		case EventInbox:
 			writeItems(w, e)
+		case EventHelp:
+			fmt.Fprintln(w, e.Message)
 		default:
 			fmt.Fprintf(w, "%s %s\n", e.Time.Local().Format("15:04:05"), e.Message)
 		}

@@ -42,3 +42,40 @@ func TestJSONLinesWritesOneObjectPerEvent(t *testing.T) {
 		t.Fatalf("first line %s: %+v, %v", lines[0], e, err)
 	}
 }
+
+// TestHelpReachesBothSinks runs /help on a real Watcher and writes every
+// event it emitted to both sinks: the text sink prints the command list
+// (an event without a Status once crashed it), the JSON sink one object
+// of kind help per line.
+func TestHelpReachesBothSinks(t *testing.T) {
+	h := newHarness(t, "")
+	ev := h.send("/help", EventHelp)
+	help := ev[len(ev)-1]
+	if help.Status != nil || help.Message != Help {
+		t.Fatalf("help event = %+v, want the command list and no status", help)
+	}
+	var text, js bytes.Buffer
+	toText, toJSON := Text(&text), JSONLines(&js)
+	for _, e := range ev {
+		toText(e)
+		toJSON(e)
+	}
+	if !strings.Contains(text.String(), "/poll done|fail|skip ID [reason]") {
+		t.Errorf("text sink lacks the command list:\n%s", text.String())
+	}
+	var got Event
+	lines := strings.Split(strings.TrimSpace(js.String()), "\n")
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil || got.Kind != EventHelp || got.Message != Help {
+		t.Errorf("last JSON line %s: %+v, %v; want the help event", lines[len(lines)-1], got, err)
+	}
+}
+
+// TestTextPrintsAStatusEventWithoutStatus: the text sink falls back on the
+// message rather than dereferencing a nil Status.
+func TestTextPrintsAStatusEventWithoutStatus(t *testing.T) {
+	var b bytes.Buffer
+	Text(&b)(Event{Kind: EventStatus, Message: "polling off"})
+	if b.String() != "[polling off]\n" {
+		t.Fatalf("text = %q, want [polling off]", b.String())
+	}
+}
