@@ -15,6 +15,13 @@ var ErrConflict = errors.New("queue item changed since it was claimed")
 // ErrNotFound is returned for an ID the queue does not hold.
 var ErrNotFound = errors.New("no such queue item")
 
+// ErrNoResult is returned by a Publish of an item that is not done with a
+// stored Result.
+var ErrNoResult = errors.New("no stored result to publish")
+
+// ErrPublished is returned by a Publish of a Result already published.
+var ErrPublished = errors.New("result already published")
+
 // Store is where a node's validation queue lives. File (mesh-state/
 // queue.json) is the embedded store; a shared database can implement the
 // same operations so that several processes score one node's queue.
@@ -70,6 +77,9 @@ const (
 	Decide
 	// Suggest stores a scorer's proposal for the person who will score.
 	Suggest
+	// Publish records that the node published the Result of an item done
+	// with one (Result.PublishedAt), so that it is never published twice.
+	Publish
 )
 
 // Update is one change to one item.
@@ -98,6 +108,9 @@ type Result struct {
 	Notes    string              `json:"notes,omitempty"`
 	Scorer   string              `json:"scorer"` // the scorer's name: heuristic, command
 	ScoredAt time.Time           `json:"scored_at"`
+	// PublishedAt is when the node published it as a validation; zero
+	// until then.
+	PublishedAt time.Time `json:"published_at,omitzero"`
 }
 
 // Suggestion is a scorer's proposal: scores, their reasons (dimension →
@@ -122,7 +135,7 @@ func (u Update) check() error {
 		if u.Suggestion == nil {
 			return fmt.Errorf("%s: suggest without a suggestion", u.ID)
 		}
-	case Renew, Release:
+	case Renew, Release, Publish:
 	default:
 		return fmt.Errorf("%s: unknown update kind %d", u.ID, u.Kind)
 	}
@@ -156,6 +169,18 @@ func (u Update) Apply(items map[string]*Item) error {
 	case Release:
 		it.Status, it.Reason = StatusQueued, ""
 		it.Owner, it.LeaseExpires = "", time.Time{}
+		it.UpdatedAt = u.At
+		it.Version++
+	case Publish:
+		if it.Status != StatusDone || it.Result == nil {
+			return fmt.Errorf("%s (%s, result stored: %t): %w", u.ID, it.Status, it.Result != nil, ErrNoResult)
+		}
+		if !it.Result.PublishedAt.IsZero() {
+			return fmt.Errorf("%s (published %s): %w", u.ID, it.Result.PublishedAt.Format(time.RFC3339), ErrPublished)
+		}
+		r := *it.Result
+		r.PublishedAt = u.At.UTC().Round(0)
+		it.Result = &r
 		it.UpdatedAt = u.At
 		it.Version++
 	case Suggest:

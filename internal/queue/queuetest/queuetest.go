@@ -36,6 +36,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Statuses", testStatuses},
 		{"NothingSettledWithoutUpdate", testNothingSettled},
 		{"ResultStoredWithDone", testResult},
+		{"ResultPublishedOnce", testPublish},
 		{"ListInbox", testList},
 	}
 	for _, tc := range tests {
@@ -456,6 +457,36 @@ func testResult(t *testing.T, s queue.Store) {
 	}
 	if it := all[its[1].ID]; it.Result != nil || it.Status != queue.StatusInProgress {
 		t.Errorf("refused update changed the item: %q %+v", it.Status, it.Result)
+	}
+}
+
+// testPublish: only an item done with a result can be marked published,
+// once; the mark is kept with the result.
+func testPublish(t *testing.T, s queue.Store) {
+	enqueue(t, s, items(3)...)
+	its := claim(t, s, queue.Claim{Owner: "w", Now: T0})
+	done := finish(its[0], queue.StatusDone, T0)
+	done.Result = &queue.Result{Scores: validation.Scores{4, 3, 5, 2, 4, 3}, Scorer: "heuristic", ScoredAt: T0}
+	update(t, s, done, finish(its[1], queue.StatusDone, T0))
+	at := T0.Add(time.Minute)
+	res := update(t, s,
+		queue.Update{Kind: queue.Publish, ID: its[0].ID, At: at},
+		queue.Update{Kind: queue.Publish, ID: its[0].ID, At: at.Add(time.Minute)},
+		queue.Update{Kind: queue.Publish, ID: its[1].ID, At: at},
+		queue.Update{Kind: queue.Publish, ID: its[2].ID, At: at},
+		queue.Update{Kind: queue.Publish, ID: "nosuchitem00", At: at})
+	wants := []error{nil, queue.ErrPublished, queue.ErrNoResult, queue.ErrNoResult, queue.ErrNotFound}
+	for i, want := range wants {
+		if (want == nil && res[i] != nil) || (want != nil && !errors.Is(res[i], want)) {
+			t.Errorf("publish #%d: %v, want %v", i, res[i], want)
+		}
+	}
+	all := byID(t, s)
+	if r := all[its[0].ID].Result; r == nil || !r.PublishedAt.Equal(at) || r.Scores != done.Result.Scores {
+		t.Errorf("published result %+v, want published at %s with its scores", r, at)
+	}
+	if it := all[its[2].ID]; it.Status != queue.StatusInProgress || it.Result != nil {
+		t.Errorf("a refused publish changed %s: %s %+v", it.ID, it.Status, it.Result)
 	}
 }
 
