@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/meshnode/meshnode/internal/config"
+	"github.com/meshnode/meshnode/internal/queue/pgqueue"
 	"github.com/meshnode/meshnode/internal/watch"
 )
 
@@ -115,6 +116,17 @@ func runWatch(ctx context.Context, e *env, o watchOptions) error {
 		}
 		defer ln.Close()
 		opts.Started = fmt.Sprintf("metrics on http://%s/metrics", ln.Addr())
+	}
+	if dsn, ok := pgqueue.NodeDSNFromEnv(); ok {
+		s, err := pgqueue.Open(dsn)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		if err := s.Init(); err != nil {
+			return err
+		}
+		opts.Queue = s.WithNow(now)
 	}
 	w, err := watch.New(opts)
 	if err != nil {

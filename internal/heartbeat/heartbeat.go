@@ -39,6 +39,9 @@ type Options struct {
 	Client   *fetch.Client                      // nil: built from Config
 	Progress func(done, total int, peer string) // nil: no progress display
 	Version  string                             // for the User-Agent
+	// Queue is where the validation queue lives; nil: the PostgreSQL
+	// store MESHNODE_QUEUE_DSN names when it is set, else mesh-state/.
+	Queue queue.Store
 	// NoWait makes Run give up at once, with an error wrapping
 	// node.ErrLocked, when another process holds the node's lock: a
 	// watching node skips a tick rather than queue it (docs/watch.md).
@@ -94,6 +97,9 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 		return nil, err
 	}
 	if err := n.validate(ctx); err != nil {
+		return nil, err
+	}
+	if err := n.publishResults(); err != nil {
 		return nil, err
 	}
 	if err := n.publish(); err != nil {
@@ -167,10 +173,9 @@ func (n *job) load() error {
 		return err
 	}
 	n.state, n.ledger = n.snap.Cursors, n.snap.Ledger
-	if err := n.snap.Queue.Init(); err != nil {
+	if n.queue, err = n.openQueue(); err != nil {
 		return err
 	}
-	n.queue = n.snap.Queue
 	n.own = n.snap.OwnHashes()
 	return nil
 }

@@ -119,12 +119,7 @@ func (n *job) scoreItem(ctx context.Context, scorer score.Scorer, item *queue.It
 	if err != nil {
 		return finish(queue.StatusFailed, "scorer: "+err.Error())
 	}
-	v := &validation.Validation{
-		Validator: n.cfg.Agent, ValidatorURL: n.cfg.URL, TraceURL: item.TraceURL, TraceHash: item.Hash,
-		ValidatedAt: n.now, Scores: res.Scores, HasScores: true, Notes: res.Notes,
-	}
-	v.Total = res.Scores.Total()
-	v.Result = validation.ResultFor(v.Total)
+	v := newValidation(n.cfg, *item, res.Scores, res.Notes, n.now)
 	err = n.snap.WriteFile(rel, v.Format())
 	if errors.Is(err, fs.ErrExist) {
 		// A person wrote it since the snapshot was taken: theirs stands.

@@ -36,6 +36,10 @@ type Options struct {
 	// Started is said in the started event, after the polling state (the
 	// metrics address, for one).
 	Started string
+	// Queue is the node's queue when it is not mesh-state/queue.json (the
+	// PostgreSQL store of docs/queue.md): the inbox the watcher reads and
+	// the store its heartbeats use. nil: the file.
+	Queue queue.Store
 }
 
 // Watcher is a long-running node. Run drives it; everything else it does
@@ -44,7 +48,7 @@ type Options struct {
 type Watcher struct {
 	opts     Options
 	cfg      *config.Config
-	queue    *queue.File
+	queue    queue.Store
 	enabled  bool
 	interval time.Duration
 	file     config.Watch // watch.* as mesh.yaml said when last read
@@ -87,8 +91,12 @@ func New(opts Options) (*Watcher, error) {
 	if opts.Interval > 0 {
 		w.interval = opts.Interval
 	}
-	w.queue = queue.Open(filepath.Join(opts.Dir, filepath.FromSlash(node.QueueFile)))
-	w.queue.Now = opts.Now
+	w.queue = opts.Queue
+	if w.queue == nil {
+		q := queue.Open(filepath.Join(opts.Dir, filepath.FromSlash(node.QueueFile)))
+		q.Now = opts.Now
+		w.queue = q
+	}
 	w.client = heartbeat.NewClient(w.cfg, opts.Version, opts.Now)
 	w.metrics = newMetrics(w)
 	items, err := w.queue.List()
@@ -216,7 +224,7 @@ func (w *Watcher) startTick(ctx context.Context) chan tickResult {
 	w.running = true
 	done := make(chan tickResult, 1)
 	opts := heartbeat.Options{Dir: w.opts.Dir, Config: w.cfg, Now: w.opts.Now, Logger: w.opts.Logger,
-		Client: w.currentClient(), Version: w.opts.Version, NoWait: true}
+		Client: w.currentClient(), Version: w.opts.Version, NoWait: true, Queue: w.opts.Queue}
 	go func() {
 		start := time.Now()
 		sum, err := heartbeat.Run(ctx, opts)

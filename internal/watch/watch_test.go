@@ -41,6 +41,12 @@ type harness struct {
 
 func newHarness(t *testing.T, extra string, peers ...*fakePeer) *harness {
 	t.Helper()
+	return newHarnessWith(t, extra, nil, peers...)
+}
+
+// newHarnessWith is newHarness with set changing the Watcher's options.
+func newHarnessWith(t *testing.T, extra string, set func(*Options), peers ...*fakePeer) *harness {
+	t.Helper()
 	dir := t.TempDir()
 	var agents strings.Builder
 	agents.WriteString("# name | trace_url | joined\n")
@@ -56,8 +62,12 @@ func newHarness(t *testing.T, extra string, peers ...*fakePeer) *harness {
 	}
 	h := &harness{t: t, dir: dir, ticks: make(chan time.Time), lines: make(chan string), hup: make(chan struct{}),
 		events: make(chan Event, 1000), done: make(chan error, 1), now: testStart}
-	h.w, err = New(Options{Dir: dir, Config: cfg, Now: h.clock, After: func(time.Duration) <-chan time.Time { return h.ticks },
-		Events: func(e Event) { h.events <- e }})
+	opts := Options{Dir: dir, Config: cfg, Now: h.clock, After: func(time.Duration) <-chan time.Time { return h.ticks },
+		Events: func(e Event) { h.events <- e }}
+	if set != nil {
+		set(&opts)
+	}
+	h.w, err = New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -75,6 +75,23 @@ func Open(dsn string) (*Store, error) {
 	return &Store{pool: pool, Now: time.Now}, nil
 }
 
+// WithNow returns the store on the same connections with another clock:
+// a node stamps what it enqueues with its heartbeat's time.
+func (s *Store) WithNow(now func() time.Time) *Store {
+	c := *s
+	c.Now = now
+	return &c
+}
+
+// NodeDSNFromEnv returns the connection string of the queue a node keeps
+// in PostgreSQL: EnvDSN only, never DATABASE_URL, which a machine may set
+// for something else; ok is false when it is unset and the node keeps its
+// queue in mesh-state/ (docs/queue.md).
+func NodeDSNFromEnv() (dsn string, ok bool) {
+	dsn = os.Getenv(EnvDSN)
+	return dsn, dsn != ""
+}
+
 // Close closes the store's connections.
 func (s *Store) Close() { s.pool.Close() }
 

@@ -1,0 +1,154 @@
+package heartbeat
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sync"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/config"
+	"github.com/meshnode/meshnode/internal/node"
+	"github.com/meshnode/meshnode/internal/queue"
+	"github.com/meshnode/meshnode/internal/queue/pgqueue"
+	"github.com/meshnode/meshnode/internal/validation"
+)
+
+// openQueue returns the store of the node's validation queue: Options.Queue
+// when the caller gave one; else the PostgreSQL store that
+// MESHNODE_QUEUE_DSN names, when it is set (never mesh.yaml, which is
+// public: docs/queue.md); else mesh-state/queue.json. Enqueues are stamped
+// with the heartbeat's time.
+func (n *job) openQueue() (queue.Store, error) {
+	now := func() time.Time { return n.now }
+	if n.opts.Queue != nil {
+		return n.opts.Queue, nil
+	}
+	if dsn, ok := pgqueue.NodeDSNFromEnv(); ok {
+		s, err := sharedStore(dsn)
+		if err != nil {
+			return nil, err
+		}
+		return s.WithNow(now), nil
+	}
+	q := n.snap.Queue
+	if err := q.Init(); err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+// pgStores are the PostgreSQL stores this process opened, by connection
+// string: one pool each for the life of the process, however many
+// heartbeats it runs.
+var pgStores = struct {
+	sync.Mutex
+	m map[string]*pgqueue.Store
+}{m: map[string]*pgqueue.Store{}}
+
+func sharedStore(dsn string) (*pgqueue.Store, error) {
+	pgStores.Lock()
+	defer pgStores.Unlock()
+	if s := pgStores.m[dsn]; s != nil {
+		return s, nil
+	}
+	s, err := pgqueue.Open(dsn)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Init(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	pgStores.m[dsn] = s
+	return s, nil
+}
+
+// publishResults publishes the judgements workers stored in the queue
+// (docs/queue.md): each item done with a Result not yet published becomes
+// the validation file the heartbeat's own scorer would have written, with
+// the same standing rule, counted in validations_published; then the item
+// is marked published (queue.Publish), so no result is published twice.
+// A validation file already there (the node's scorer, a person, or a run
+// that stopped before its mark) is kept and the item only marked.
+func (n *job) publishResults() error {
+	items, err := n.queue.List()
+	if err != nil {
+		return fmt.Errorf("read queue: %w", err)
+	}
+	var todo []queue.Item
+	for _, it := range items {
+		if it.Status == queue.StatusDone && it.Result != nil && it.Result.PublishedAt.IsZero() && !n.own[it.Hash] {
+			todo = append(todo, it)
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	ok, err := n.standing()
+	if err != nil {
+		return err
+	}
+	if !ok {
+		n.log.Info("stored results wait for standing", "count", len(todo))
+		return nil
+	}
+	var marks []queue.Update
+	for _, it := range todo {
+		if err := n.publishResult(it); err != nil {
+			return err
+		}
+		marks = append(marks, queue.Update{Kind: queue.Publish, ID: it.ID, At: n.now})
+	}
+	results, err := n.queue.Update(marks...)
+	if err != nil {
+		return fmt.Errorf("mark results published: %w", err)
+	}
+	for i, err := range results {
+		if err != nil {
+			n.log.Warn("result not marked published", "id", marks[i].ID, "err", err.Error())
+		}
+	}
+	return nil
+}
+
+// publishResult writes the validation of one stored result unless its
+// file exists or the result cannot be a validation.
+func (n *job) publishResult(it queue.Item) error {
+	rel := path.Join(node.ValidationsDir, validation.FileName(it.Hash))
+	if _, ok := n.snap.File(rel); ok {
+		return nil
+	}
+	v := newValidation(n.cfg, it, it.Result.Scores, it.Result.Notes, n.now)
+	if problems := v.Check(); len(problems) > 0 {
+		// A worker stored what no validation may say (a score outside
+		// 0–5): nothing is published and the item is marked, so it is
+		// not tried at every heartbeat; a person sees it in the inbox.
+		n.log.Warn("stored result not published", "id", it.ID, "problems", fmt.Sprint(problems))
+		return nil
+	}
+	err := n.snap.WriteFile(rel, v.Format())
+	if errors.Is(err, fs.ErrExist) {
+		return nil // a person wrote it since the snapshot was taken
+	}
+	if err != nil {
+		return fmt.Errorf("publish validation: %w", err)
+	}
+	n.sum.ValidationsPublished++
+	n.log.Info("validated", "peer", it.From, "url", it.TraceURL, "sha256", it.Hash, "status", v.Result, "total", v.Total,
+		"scorer", it.Result.Scorer)
+	return nil
+}
+
+// newValidation is the validation of item's trace with these scores, by
+// this node, at now: what the heartbeat's scorer writes.
+func newValidation(cfg *config.Config, item queue.Item, scores validation.Scores, notes string, now time.Time) *validation.Validation {
+	v := &validation.Validation{
+		Validator: cfg.Agent, ValidatorURL: cfg.URL, TraceURL: item.TraceURL, TraceHash: item.Hash,
+		ValidatedAt: now, Scores: scores, HasScores: true, Notes: notes,
+	}
+	v.Total = scores.Total()
+	v.Result = validation.ResultFor(v.Total)
+	return v
+}

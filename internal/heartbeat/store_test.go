@@ -1,0 +1,143 @@
+package heartbeat
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/fetch"
+	"github.com/meshnode/meshnode/internal/node"
+	"github.com/meshnode/meshnode/internal/queue"
+	"github.com/meshnode/meshnode/internal/queue/pgqueue"
+	"github.com/meshnode/meshnode/internal/queue/pgtest"
+	"github.com/meshnode/meshnode/internal/queue/worker"
+	"github.com/meshnode/meshnode/internal/score"
+	"github.com/meshnode/meshnode/internal/signal"
+)
+
+// TestNodeOnPostgreSQLPublishesWorkersResults runs, against a real
+// PostgreSQL server, a node whose queue MESHNODE_QUEUE_DSN names beside a
+// twin node on the file queue. The heartbeat enqueues into the database
+// (nothing in mesh-state/queue), a worker with no node directory scores
+// every item there, and the next heartbeat with standing publishes the
+// stored results: byte for byte the validation files the twin's own scorer
+// wrote, the same summary count, and never a second time.
+func TestNodeOnPostgreSQLPublishesWorkersResults(t *testing.T) {
+	srv := pgtest.Start(t)
+	dsn := srv.NewDatabase(t)
+	good := goodPeer(t)
+	defer good.Close()
+	peers := [][2]string{{"good", good.URL + "/"}}
+	twin, node := newNode(t, peers, ""), newNode(t, peers, "")
+
+	beat(t, twin, testNow)
+	t.Setenv(pgqueue.EnvDSN, dsn)
+	if sum := beat(t, node, testNow); sum.Queued != 2 || sum.ValidationsPublished != 0 {
+		t.Fatalf("first heartbeat on PostgreSQL: %d queued, %d published; want 2, 0 (no standing yet)", sum.Queued, sum.ValidationsPublished)
+	}
+	if _, err := os.Stat(filepath.Join(node, "mesh-state", "queue")); !os.IsNotExist(err) {
+		t.Fatalf("the node on PostgreSQL wrote a file queue (%v)", err)
+	}
+	store, err := pgqueue.Open(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	h, err := score.New(score.KindHeuristic, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &worker.Worker{Store: store, Owner: "w1", Scorer: h, Client: fetch.New(fetch.Options{AllowPrivate: true}),
+		Now: func() time.Time { return testNow.Add(10 * time.Minute) }}
+	if st, err := w.Run(context.Background()); err != nil || st.Done != 2 {
+		t.Fatalf("worker: %+v, %v; want 2 done", st, err)
+	}
+
+	later := testNow.Add(30 * time.Minute)
+	for _, dir := range []string{twin, node} {
+		write(t, dir, signal.FoundersFile, "tester | http://127.0.0.1:1/tester/\n")
+	}
+	t.Setenv(pgqueue.EnvDSN, "")
+	own := beat(t, twin, later)
+	t.Setenv(pgqueue.EnvDSN, dsn)
+	stored := beat(t, node, later)
+	if own.ValidationsPublished != 2 || stored.ValidationsPublished != own.ValidationsPublished {
+		t.Fatalf("validations_published: %d from stored results, %d by the node's own scorer; want 2 and 2",
+			stored.ValidationsPublished, own.ValidationsPublished)
+	}
+	want := validationFiles(t, twin)
+	got := validationFiles(t, node)
+	if len(got) != 2 || len(got) != len(want) {
+		t.Fatalf("%d validation files from stored results, %d by the scorer", len(got), len(want))
+	}
+	for name, data := range want {
+		if !bytes.Equal(got[name], data) {
+			t.Errorf("%s from the stored result:\n%s\nby the node's own scorer:\n%s", name, got[name], data)
+		}
+	}
+
+	if sum := beat(t, node, later.Add(time.Hour)); sum.ValidationsPublished != 0 {
+		t.Errorf("the next heartbeat published %d validations again", sum.ValidationsPublished)
+	}
+	items, err := store.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range items {
+		if it.Status != queue.StatusDone || it.Result == nil || !it.Result.PublishedAt.Equal(later) {
+			t.Errorf("%s: %s, result %+v; want done, published at %s", it.ID, it.Status, it.Result, later)
+		}
+	}
+	if again := validationFiles(t, node); len(again) != 2 {
+		t.Errorf("%d validation files after a third heartbeat, want 2", len(again))
+	}
+}
+
+// TestStoredResultsWaitForStanding: without standing a node publishes no
+// stored result, as its own scorer scores nothing.
+func TestStoredResultsWaitForStanding(t *testing.T) {
+	good := goodPeer(t)
+	defer good.Close()
+	dir := newNode(t, [][2]string{{"good", good.URL + "/"}}, "")
+	beat(t, dir, testNow)
+	q := queue.Open(filepath.Join(dir, filepath.FromSlash(node.QueueFile)))
+	q.Now = func() time.Time { return testNow } // settled items are kept a week from then
+	got, err := q.Claim(queue.Claim{Owner: "w", Now: testNow, Max: 1})
+	if err != nil || len(got) != 1 {
+		t.Fatalf("claim: %v, %v", got, err)
+	}
+	res := &queue.Result{Scores: [6]int{4, 4, 4, 4, 4, 4}, Scorer: "command", ScoredAt: testNow}
+	if r, err := q.Update(queue.Update{Kind: queue.Finish, ID: got[0].ID, Owner: "w", Version: got[0].Version,
+		Status: queue.StatusDone, At: testNow, Result: res}); err != nil || r[0] != nil {
+		t.Fatalf("finish: %v %v", r, err)
+	}
+	if sum := beat(t, dir, testNow.Add(time.Hour)); sum.ValidationsPublished != 0 {
+		t.Fatalf("published %d stored results without standing", sum.ValidationsPublished)
+	}
+	write(t, dir, signal.FoundersFile, "tester | http://127.0.0.1:1/tester/\n")
+	// With standing the node's scorer scores the other item, and the
+	// stored result is published: two files, each counted once.
+	if sum := beat(t, dir, testNow.Add(2*time.Hour)); sum.ValidationsPublished != 2 {
+		t.Fatalf("published %d with standing, want 2 (one scored, one stored)", sum.ValidationsPublished)
+	}
+}
+
+func validationFiles(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(dir, node.ValidationsDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]byte{}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(dir, node.ValidationsDir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[e.Name()] = data
+	}
+	return out
+}
