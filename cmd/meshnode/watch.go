@@ -23,6 +23,7 @@ func init() {
 		name:    "watch",
 		summary: "run the node for good: a heartbeat every interval, alerts, slash commands",
 		usage: `Usage: meshnode watch [--dir DIR] [--interval 10m] [--metrics-addr HOST:PORT] [--json] [--log-format text|json]
+       meshnode watch --worker [worker flags] [-- COMMAND ARGS...]
 
 Runs the node until stopped: every interval (watch.interval in mesh.yaml,
 10m, or --interval) a tick runs one heartbeat on a fetch client kept across
@@ -48,6 +49,11 @@ when most peers fail at once. --metrics-addr serves the counters at
 SIGHUP reads mesh.yaml again. SIGINT or SIGTERM lets the running heartbeat
 stop as a signaled heartbeat does, with its state saved, and exits 0.
 
+With MESHNODE_QUEUE_DSN set, the node's queue is in PostgreSQL: ticks
+enqueue there and publish the results workers stored (docs/queue.md).
+--worker, first, runs a worker on that queue instead of a node: the same
+loop and flags as 'meshnode worker' (run 'meshnode worker -h').
+
 Examples:
   meshnode watch --dir ~/node
   meshnode watch --interval 5m --metrics-addr 127.0.0.1:9464
@@ -57,6 +63,21 @@ Flags:
 `,
 		run: runWatchCmd,
 	})
+}
+
+// workerMode reports whether args ask for `watch --worker`, and returns
+// them without --worker: the worker's own flags. --worker counts only
+// before a "--", which starts the scoring command.
+func workerMode(args []string) ([]string, bool) {
+	for i, a := range args {
+		switch a {
+		case "--":
+			return args, false
+		case "--worker", "-worker", "--worker=true", "-worker=true":
+			return append(append([]string{}, args[:i]...), args[i+1:]...), true
+		}
+	}
+	return args, false
 }
 
 // watchStdin is where slash commands come from; tests replace it.
@@ -71,9 +92,13 @@ type watchOptions struct {
 }
 
 func runWatchCmd(ctx context.Context, e *env, args []string) error {
+	if rest, ok := workerMode(args); ok {
+		return runWorker(ctx, e, rest)
+	}
 	var o watchOptions
 	fs := newFlagSet("watch")
 	o.add(fs)
+	fs.Bool("worker", false, "score the node's PostgreSQL queue as 'meshnode worker' does; its flags follow")
 	fs.DurationVar(&o.interval, "interval", 0, "time between two ticks (default watch.interval of mesh.yaml, 10m)")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve /metrics in the Prometheus text format on HOST:PORT")
 	fs.BoolVar(&o.json, "json", false, "write events as JSON lines even on a terminal")

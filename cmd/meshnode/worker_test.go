@@ -13,9 +13,16 @@ import (
 	"github.com/meshnode/meshnode/internal/queue/pgtest"
 )
 
+// TestWorkerScoresThePostgreSQLQueue runs the worker loop under both its
+// names, `worker` and `watch --worker` (one implementation).
 func TestWorkerScoresThePostgreSQLQueue(t *testing.T) {
 	srv := pgtest.Start(t)
-	dsn := srv.NewDatabase(t)
+	for _, cmd := range [][]string{{"worker"}, {"watch", "--worker"}} {
+		t.Run(strings.Join(cmd, " "), func(t *testing.T) { testWorkerScores(t, srv.NewDatabase(t), cmd) })
+	}
+}
+
+func testWorkerScores(t *testing.T, dsn string, cmd []string) {
 	bodies := map[string][]byte{}
 	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if b, ok := bodies[r.URL.Path]; ok {
@@ -47,7 +54,7 @@ func TestWorkerScoresThePostgreSQLQueue(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv(pgqueue.EnvDSN, dsn)
-	out, err := runCmd(t, "worker", "--owner", "cli", "--until-empty", "--poll", "50ms", "--allow-private-addresses")
+	out, err := runCmd(t, append(cmd, "--owner", "cli", "--until-empty", "--poll", "50ms", "--allow-private-addresses")...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,9 +81,15 @@ func TestWorkerScoresThePostgreSQLQueue(t *testing.T) {
 func TestWorkerWantsTheDSNFromTheEnvironment(t *testing.T) {
 	t.Setenv(pgqueue.EnvDSN, "")
 	t.Setenv("DATABASE_URL", "")
-	_, err := runCmd(t, "worker", "--until-empty")
-	if err == nil || !strings.Contains(err.Error(), "set MESHNODE_QUEUE_DSN") {
-		t.Fatalf("err = %v", err)
+	for _, cmd := range [][]string{{"worker"}, {"watch", "--worker"}} {
+		_, err := runCmd(t, append(cmd, "--until-empty")...)
+		if err == nil || !strings.Contains(err.Error(), "set MESHNODE_QUEUE_DSN") {
+			t.Fatalf("%v: err = %v", cmd, err)
+		}
+	}
+	_, err := runCmd(t, "watch", "--worker", "--interval", "5m")
+	if err == nil || !strings.Contains(err.Error(), "interval") {
+		t.Fatalf("watch --worker took a flag of the node's watch: %v", err)
 	}
 	_, err = runCmd(t, "worker", "--scorer", "llm")
 	if err == nil || !strings.Contains(err.Error(), "heuristic or command") {
