@@ -77,6 +77,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 		return nil, err
 	}
 	defer unlock()
+	before := n.client.Stats()
 	ctx, cancel := context.WithTimeout(ctx, n.cfg.Heartbeat.Deadline)
 	defer cancel()
 
@@ -87,7 +88,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	results := n.pollAll(ctx, peers)
+	results := n.timedPoll(ctx, peers)
 	if err := n.apply(results); err != nil {
 		return nil, err
 	}
@@ -108,6 +109,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	if err := n.save(); err != nil {
 		return nil, err
 	}
+	n.countPolling(before)
 	n.sum.sortLists()
 	n.sum.Interrupted = errors.Is(parent.Err(), context.Canceled)
 	return &n.sum, nil

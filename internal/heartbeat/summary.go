@@ -43,6 +43,20 @@ type Summary struct {
 	// Interrupted: a signal stopped the run early. What it did is saved;
 	// peers it did not poll and traces it did not score wait for the next.
 	Interrupted bool `json:"interrupted,omitempty"`
+
+	// The polling strategy's counters for this run, as `meshnode watch`
+	// serves them on /metrics (docs/contracts.md): HTTP requests (retries
+	// and robots.txt included), failed fetches by fetch.Kind, rate-limit
+	// answers, the time polling every peer took, the longest host
+	// cooldown still running at the end, and the queue: items waiting
+	// (queued or in progress) and items by status.
+	RequestsTotal      int64            `json:"requests_total"`
+	RequestsFailed     map[string]int64 `json:"requests_failed"`
+	RateLimitHits      int64            `json:"rate_limit_hits"`
+	PollLatencySeconds float64          `json:"poll_latency_seconds"`
+	BackoffSeconds     float64          `json:"backoff_seconds"`
+	InboxSize          int              `json:"inbox_size"`
+	QueueDepth         map[string]int   `json:"queue_depth"`
 }
 
 // Held is one of our files that publication left out, and why.
