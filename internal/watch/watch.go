@@ -54,7 +54,7 @@ type Watcher struct {
 	file     config.Watch // watch.* as mesh.yaml said when last read
 	next     time.Time
 	running  bool
-	known    map[string]bool // IDs of the inbox items already told of
+	known    map[string]bool // IDs of the inbox items already told of, pruned to what the queue holds
 	health   health
 	metrics  *metrics
 	rebuild  bool // build a new fetch client before the next tick (a reload)
@@ -271,7 +271,8 @@ func (w *Watcher) loadCursors() (*state.State, error) {
 	return state.Load(filepath.Join(w.opts.Dir, filepath.FromSlash(node.CursorsFile)))
 }
 
-// alert tells of the inbox items not seen before, in one line.
+// alert tells of the inbox items not seen before, in one line, and
+// forgets the items the queue no longer holds.
 func (w *Watcher) alert() {
 	items, err := w.queue.List()
 	if err != nil {
@@ -280,10 +281,19 @@ func (w *Watcher) alert() {
 	}
 	w.metrics.setQueue(items)
 	var fresh []Item
+	held := make(map[string]bool, len(items))
 	for _, it := range items {
+		held[it.ID] = true
 		if !w.known[it.ID] {
 			w.known[it.ID] = true
 			fresh = append(fresh, itemOf(it))
+		}
+	}
+	// Items the queue dropped (settled, past queue.SettledRetention) are
+	// forgotten, so known never outgrows the queue.
+	for id := range w.known {
+		if !held[id] {
+			delete(w.known, id)
 		}
 	}
 	if len(fresh) > 0 {
