@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -17,24 +18,40 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/state"
 	"github.com/meshnode/meshnode/internal/watch"
 )
 
 // countingPeer is a node made with the CLI, served on loopback, that counts
-// the requests it gets.
+// the requests it gets. While stall is set it holds every request for its
+// MANIFEST.md until the client gives up, saying so on stalled.
 type countingPeer struct {
 	*httptest.Server
 	dir      string
 	requests atomic.Int64
+	traces   atomic.Int64 // requests for a file under traces/
+	stall    atomic.Bool
+	stalled  chan struct{}
 }
 
 func newCountingPeer(t *testing.T, name string) *countingPeer {
 	t.Helper()
-	p := &countingPeer{dir: filepath.Join(t.TempDir(), name)}
+	p := &countingPeer{dir: filepath.Join(t.TempDir(), name), stalled: make(chan struct{}, 1)}
 	files := http.FileServer(http.Dir(p.dir))
 	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.requests.Add(1)
+		if p.stall.Load() && r.URL.Path == "/MANIFEST.md" {
+			select {
+			case p.stalled <- struct{}{}:
+			default:
+			}
+			<-r.Context().Done()
+			return
+		}
+		if strings.HasPrefix(r.URL.Path, "/traces/") {
+			p.traces.Add(1)
+		}
 		files.ServeHTTP(w, r)
 	}))
 	t.Cleanup(p.Close)
@@ -232,4 +249,150 @@ func TestWatchRefusesABadInterval(t *testing.T) {
 	if code != exitUsage || !strings.Contains(stderr, "--interval 1ms is not between 1s and 24h") {
 		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 	}
+}
+
+// waitFor waits until cond holds, failing the test after a minute (a hang
+// guard, not a measure).
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// midTick starts watch on dir and returns once its first tick has bob's
+// trace fetched and a request to the stalled peer cy in flight.
+func midTick(t *testing.T, dir string, bob, cy *countingPeer) *watchProcess {
+	t.Helper()
+	cy.stall.Store(true)
+	p := startWatch(t, "--dir", dir, "--interval", "1h")
+	p.next("", watch.EventStarted)
+	before := bob.traces.Load()
+	p.send("/poll on")
+	select {
+	case <-cy.stalled:
+	case <-time.After(time.Minute): // a hang guard
+		t.Fatal("no request reached the stalled peer")
+	}
+	waitFor(t, "bob's trace to be fetched", func() bool { return bob.traces.Load() > before })
+	// Let the client read bob's answer to its end: bob's poll is then done,
+	// cy's still in flight.
+	time.Sleep(200 * time.Millisecond)
+	return p
+}
+
+// TestWatchSIGTERMDuringASlowRequest sends SIGTERM while a peer holds a
+// request: watch gives the request up, saves what the tick did (bob's
+// cursor and trace) and exits 0 within a second.
+func TestWatchSIGTERMDuringASlowRequest(t *testing.T) {
+	bob, cy := newCountingPeer(t, "bob"), newCountingPeer(t, "cy")
+	dir := newNode(t, map[string]string{"bob": bob.URL, "cy": cy.URL})
+	p := midTick(t, dir, bob, cy)
+	start := time.Now()
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	err := p.cmd.Wait()
+	took := time.Since(start)
+	if code := p.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Fatalf("exit %d (%v) after SIGTERM, want 0; stderr:\n%s", code, err, p.stderr.String())
+	}
+	t.Logf("exited %v after SIGTERM", took.Round(time.Millisecond))
+	if took >= time.Second {
+		t.Errorf("exited %v after SIGTERM, want under a second", took)
+	}
+	var stopped bool
+	for e := range p.events {
+		stopped = stopped || e.Kind == watch.EventStopped
+	}
+	if !stopped {
+		t.Error("no stopped event")
+	}
+	cursors, err := state.Load(filepath.Join(dir, "mesh-state", "polling-cursors.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := cursors.Cursor(bob.URL + "/"); c.LastSeenSeq != 1 {
+		t.Fatalf("bob's cursor after SIGTERM = %+v, want seq 1 saved", c)
+	}
+	if got := inboxOf(t, dir); len(got) != 1 || got[0].From != "bob" {
+		t.Fatalf("inbox after SIGTERM = %+v, want bob's trace", got)
+	}
+}
+
+// TestWatchKilledAndRestartedEndsAsAnUninterruptedRun kills watch with
+// SIGKILL in the middle of a tick, restarts it, and compares its inbox and
+// cursors, timestamps aside, with a twin node's that ran one tick
+// uninterrupted.
+func TestWatchKilledAndRestartedEndsAsAnUninterruptedRun(t *testing.T) {
+	bob, cy := newCountingPeer(t, "bob"), newCountingPeer(t, "cy")
+	peers := map[string]string{"bob": bob.URL, "cy": cy.URL}
+	plain, killed := newNode(t, peers), newNode(t, peers)
+	oneTick(t, plain)
+
+	p := midTick(t, killed, bob, cy)
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	p.cmd.Wait()
+	if c := cursorsOf(t, killed); len(c) != 0 {
+		t.Fatalf("cursors saved before the kill: %+v; the kill must come mid-tick", c)
+	}
+	cy.stall.Store(false)
+	oneTick(t, killed)
+
+	want, got := inboxOf(t, plain), inboxOf(t, killed)
+	if len(want) != 2 || !reflect.DeepEqual(got, want) {
+		t.Errorf("inbox after kill and restart:\n%+v\nuninterrupted:\n%+v", got, want)
+	}
+	wantC, gotC := cursorsOf(t, plain), cursorsOf(t, killed)
+	if len(wantC) != 2 || !reflect.DeepEqual(gotC, wantC) {
+		t.Errorf("cursors after kill and restart:\n%+v\nuninterrupted:\n%+v", gotC, wantC)
+	}
+}
+
+// oneTick runs watch on dir for one tick and stops it with SIGTERM.
+func oneTick(t *testing.T, dir string) {
+	t.Helper()
+	p := startWatch(t, "--dir", dir, "--interval", "1h")
+	p.next("", watch.EventStarted)
+	p.send("/poll on")
+	if e, _ := p.next("", watch.EventTick); e.Tick.PeersFailed != 0 {
+		t.Fatalf("tick: %s", e.Message)
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	if err := p.cmd.Wait(); err != nil {
+		t.Fatalf("watch: %v; stderr:\n%s", err, p.stderr.String())
+	}
+}
+
+// inboxOf is dir's queue without its times.
+func inboxOf(t *testing.T, dir string) []queue.Item {
+	t.Helper()
+	items, err := queue.Open(filepath.Join(dir, "mesh-state", "queue.json")).List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range items {
+		items[i].QueuedAt, items[i].UpdatedAt, items[i].Submitted = time.Time{}, time.Time{}, time.Time{}
+	}
+	return items
+}
+
+// cursorsOf is dir's cursors without their times.
+func cursorsOf(t *testing.T, dir string) map[string]state.Cursor {
+	t.Helper()
+	s, err := state.Load(filepath.Join(dir, "mesh-state", "polling-cursors.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]state.Cursor{}
+	for u, c := range s.Cursors {
+		c := *c
+		c.LastPolled, c.LastSuccess, c.FirstFailure, c.ManifestChanged, c.LastNews, c.NextPoll = time.Time{}, time.Time{}, time.Time{}, time.Time{}, time.Time{}, time.Time{}
+		out[u] = c
+	}
+	return out
 }
