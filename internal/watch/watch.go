@@ -240,7 +240,7 @@ func (w *Watcher) finish(r tickResult) {
 	switch {
 	case errors.Is(r.err, node.ErrLocked):
 		w.metrics.ticks.WithLabelValues("busy").Inc()
-		w.say(EventBusy, "tick skipped: another heartbeat or command holds the node (%s)", node.LockFile)
+		w.say(EventBusy, "tick skipped: another heartbeat holds the node (%s)", node.LockFile)
 		return
 	case r.err != nil:
 		w.metrics.ticks.WithLabelValues("error").Inc()
