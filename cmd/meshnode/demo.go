@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/meshnode/meshnode/internal/demo"
 	"github.com/meshnode/meshnode/internal/site"
@@ -48,6 +49,9 @@ func runDemoCmd(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("run 'meshnode demo -h' for its flags", "demo: unexpected argument %q", fs.Arg(0))
 	}
+	if err := refuseFileDir(*dir); err != nil {
+		return err
+	}
 	if *dir == "" {
 		d, err := os.MkdirTemp("", "meshnode-demo-")
 		if err != nil {
@@ -65,7 +69,7 @@ func runDemoCmd(ctx context.Context, e *env, args []string) error {
 	}
 	_, err := demo.Run(ctx, opts)
 	if errors.Is(err, demo.ErrDirNotEmpty) {
-		return usagef("give --dir a new or empty directory, or leave it out for a temporary one", "demo: %v", err)
+		return usagef(demoDirHint, "demo: %v", err)
 	}
 	if err != nil || !*serve {
 		return err
@@ -78,6 +82,24 @@ func runDemoCmd(ctx context.Context, e *env, args []string) error {
 	return site.Serve(ctx, so, "127.0.0.1:0", func(url string) {
 		fmt.Fprintf(e.stdout, "\nServing the demo node's site on %s (Ctrl-C stops)\n", url)
 	})
+}
+
+const demoDirHint = "give --dir a new or empty directory, or leave it out for a temporary one"
+
+// refuseFileDir refuses a --dir that is a file, or lies under one: the
+// demo could only fail there, later, with a bare "not a directory".
+func refuseFileDir(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	fi, err := os.Stat(dir)
+	switch {
+	case err == nil && !fi.IsDir():
+		return usagef(demoDirHint, "demo: --dir %s is a file, not a directory", dir)
+	case errors.Is(err, syscall.ENOTDIR):
+		return usagef(demoDirHint, "demo: --dir %s is under a file, not a directory", dir)
+	}
+	return nil
 }
 
 // buildSite builds the demo node's static site.

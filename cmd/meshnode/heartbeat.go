@@ -10,6 +10,7 @@ import (
 	"github.com/meshnode/meshnode/internal/atomicfile"
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/heartbeat"
+	"github.com/spf13/pflag"
 )
 
 func init() {
@@ -23,10 +24,10 @@ those learned by gossip, fetches only what is new since each cursor, verifies
 every sha256, queues and scores others' pending traces, publishes validations
 and disputes, and regenerates MANIFEST.md.
 
-It exits 0 when it ran, whatever the peers did; 2 for a mesh.yaml to fix, 1
-for other local failures (corrupt state, unwritable files). Ctrl-C or
-SIGTERM stops it early with what it did saved, an "interrupted:" line in the
-summary, and exit 130 or 143.
+It exits 0 when it ran, whatever the peers did; 2 for a mistake to fix (a
+mesh.yaml that does not load, a stray argument), 1 for other local failures
+(corrupt state, unwritable files). Ctrl-C or SIGTERM stops it early with what
+it did saved, an "interrupted:" line in the summary, and exit 130 or 143.
 
 On a terminal stderr shows a progress line, and of the logs only warnings;
 --log-format gives the full log there too (one line per peer poll).
@@ -48,7 +49,7 @@ func runHeartbeatCmd(ctx context.Context, e *env, args []string) error {
 	nf.add(fs)
 	summaryFile := fs.String("summary", "", "also write the summary as JSON to this file")
 	logFormat := fs.String("log-format", "text", "log format on stderr: text or json (one line per peer poll)")
-	if err := parseFlags(e, fs, args); err != nil {
+	if err := parseFlagsNoArgs(e, fs, args); err != nil {
 		return err
 	}
 	now, err := nf.clock(e)
@@ -88,6 +89,18 @@ func runHeartbeatCmd(ctx context.Context, e *env, args []string) error {
 		if err := atomicfile.WriteFile(*summaryFile, append(data, '\n'), 0o644); err != nil {
 			return fmt.Errorf("write summary: %w", err)
 		}
+	}
+	return nil
+}
+
+// parseFlagsNoArgs parses args as parseFlags does, and refuses a stray
+// argument as every command that takes none does: a mistake, exit 2.
+func parseFlagsNoArgs(e *env, fs *pflag.FlagSet, args []string) error {
+	if err := parseFlags(e, fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef(fmt.Sprintf("run 'meshnode %s -h' for its flags", fs.Name()), "%s: unexpected argument %q", fs.Name(), fs.Arg(0))
 	}
 	return nil
 }

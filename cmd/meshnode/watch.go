@@ -103,7 +103,7 @@ func runWatchCmd(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve /metrics in the Prometheus text format on HOST:PORT")
 	fs.BoolVar(&o.json, "json", false, "write events as JSON lines even on a terminal")
 	fs.StringVar(&o.logFormat, "log-format", "text", "the heartbeats' log on stderr: text or json")
-	if err := parseFlags(e, fs, args); err != nil {
+	if err := parseFlagsNoArgs(e, fs, args); err != nil {
 		return err
 	}
 	if fs.Changed("interval") && (o.interval < watch.MinInterval || o.interval > watch.MaxInterval) {
