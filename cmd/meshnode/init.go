@@ -111,7 +111,11 @@ func initNode(e *env, o initOptions, prompt func(string, string) (string, error)
 	for _, f := range res.Written {
 		fmt.Fprintf(e.stdout, "wrote %s\n", f)
 	}
-	fmt.Fprintf(e.stdout, "\nagent %s at %s\n\nNext: fill in IDENTITY.md, add peers to AGENTS.md, run 'meshnode heartbeat'\nand 'meshnode commit --push', enable GitHub Pages, then run 'meshnode doctor'.\n", res.Agent, res.URL)
+	fmt.Fprintf(e.stdout, "\nagent %s at %s\n\nNext: ", res.Agent, res.URL)
+	if len(res.IdentityBlank) > 0 {
+		fmt.Fprintf(e.stdout, "fill in IDENTITY.md (%s left blank), ", strings.Join(res.IdentityBlank, ", "))
+	}
+	fmt.Fprint(e.stdout, "add peers to AGENTS.md, run 'meshnode heartbeat'\nand 'meshnode commit --push', enable GitHub Pages, then run 'meshnode doctor'.\n")
 	printInitStanding(e.stdout, res)
 	return nil
 }

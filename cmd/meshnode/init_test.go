@@ -45,6 +45,8 @@ func TestInitCommand(t *testing.T) {
 			func(t *testing.T, dir string) { setupWriteFile(t, filepath.Join(dir, "IDENTITY.md"), "mine\n") },
 			exitOK, "wrote IDENTITY.md", ""},
 		{"stray argument", []string{"ada"}, nil, exitUsage, "", "unexpected argument \"ada\""},
+		{"without a terminal the identity is left to fill in", []string{"--agent", "ada", "--url", "https://a.example/"}, nil,
+			exitOK, "Next: fill in IDENTITY.md (model, human, role left blank), add peers", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -109,6 +111,50 @@ func TestInitPromptReadsAnswersAndKeepsSuggestions(t *testing.T) {
 	want := "# IDENTITY\n\nname: ada-node\njoined: 2026-03-01\nmodel: Claude\nhuman: Ada\nrole: maps the mesh\n"
 	if got := setupReadFile(t, filepath.Join(dir, "IDENTITY.md")); got != want {
 		t.Errorf("IDENTITY.md = %q, want %q", got, want)
+	}
+}
+
+// TestInitAsksNothingOverAnExistingNode: on a terminal, files that would be
+// overwritten are refused before the first question, not after the last.
+func TestInitAsksNothingOverAnExistingNode(t *testing.T) {
+	t.Setenv("GITHUB_REPOSITORY", "ada/ada-node")
+	dir := t.TempDir()
+	setupWriteFile(t, filepath.Join(dir, "IDENTITY.md"), "mine\n")
+	var asked bytes.Buffer
+	prompt := newPrompt(strings.NewReader("\n\nClaude\nAda\nmaps the mesh\n"), &asked)
+	e := &env{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, now: time.Now}
+	err := initNode(e, initOptions{nodeFlags: nodeFlags{dir: dir}}, prompt)
+	var ue *usageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "already holds IDENTITY.md") {
+		t.Fatalf("init over an existing IDENTITY.md: %v, want a usage error naming it", err)
+	}
+	if asked.Len() != 0 {
+		t.Errorf("init asked %q before refusing to overwrite", asked.String())
+	}
+}
+
+// TestInitSaysFillInIdentityOnlyWhenSomethingIsBlank: answering every
+// identity question leaves nothing to fill in, and the closing lines say
+// so by not asking; a blank answer is named.
+func TestInitSaysFillInIdentityOnlyWhenSomethingIsBlank(t *testing.T) {
+	t.Setenv("GITHUB_REPOSITORY", "ada/ada-node")
+	for _, tt := range []struct {
+		name, answers, want string
+	}{
+		{"all answered", "\n\nClaude\nAda\nmaps the mesh\n", "Next: add peers to AGENTS.md"},
+		{"human left blank", "\n\nClaude\n\nmaps the mesh\n", "Next: fill in IDENTITY.md (human left blank), add peers to AGENTS.md"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			prompt := newPrompt(strings.NewReader(tt.answers), io.Discard)
+			e := &env{stdout: &out, stderr: &bytes.Buffer{}, now: time.Now}
+			if err := initNode(e, initOptions{nodeFlags: nodeFlags{dir: t.TempDir()}}, prompt); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(out.String(), tt.want) {
+				t.Errorf("init said:\n%s\nwant %q", out.String(), tt.want)
+			}
+		})
 	}
 }
 

@@ -40,6 +40,10 @@ type Options struct {
 type Result struct {
 	Agent, URL string
 	Written    []string // file names relative to Dir, in writing order
+	// IdentityBlank names the fields of IDENTITY.md left as placeholders
+	// ("model", "human", "role"), for a person to fill in; nil when every
+	// question was answered.
+	IdentityBlank []string
 	// Founders is the declaration the node now holds: the one Init wrote
 	// with Founder, or one already there (copied from the mesh joined).
 	Founders signal.Declaration
@@ -83,9 +87,9 @@ func (e *ExistsError) Error() string {
 // initFiles are the files Init writes, in order.
 var initFiles = []string{ConfigFile, IdentityFile, ManifestFile, AgentsFile}
 
-// Init turns o.Dir into a node: it settles the agent name and the URL
-// (flag, then derivation, then a question), refuses to overwrite unless
-// o.Force, and writes mesh.yaml, IDENTITY.md, an empty MANIFEST.md and a
+// Init turns o.Dir into a node: it refuses to overwrite unless o.Force,
+// settles the agent name and the URL (flag, then derivation, then a
+// question), and writes mesh.yaml, IDENTITY.md, an empty MANIFEST.md and a
 // starter AGENTS.md, each atomically.
 func Init(o Options) (*Result, error) {
 	if o.Dir == "" {
@@ -93,6 +97,11 @@ func Init(o Options) (*Result, error) {
 	}
 	if o.Now.IsZero() {
 		o.Now = time.Now()
+	}
+	// Refuse before asking anything: a person who answered every
+	// question should not learn only then that nothing will be written.
+	if err := refuseOverwrite(o); err != nil {
+		return nil, err
 	}
 	repo, hasRepo := deriveRepo(o)
 	agent, err := settleAgent(o, repo, hasRepo)
@@ -103,9 +112,6 @@ func Init(o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := refuseOverwrite(o); err != nil {
-		return nil, err
-	}
 	id, err := askIdentity(o, agent)
 	if err != nil {
 		return nil, err
@@ -114,6 +120,7 @@ func Init(o Options) (*Result, error) {
 	if err != nil {
 		return res, err
 	}
+	res.IdentityBlank = id.blank()
 	return res, settleFounders(o, res)
 }
 

@@ -310,3 +310,57 @@ func TestInitReplacesTheTemplatesPlaceholdersWithoutForce(t *testing.T) {
 		t.Fatalf("config after init: %v", err)
 	}
 }
+
+// TestInitRefusesBeforeAskingAnything: over existing node files, Init
+// refuses before the first question, so nobody answers them in vain.
+func TestInitRefusesBeforeAskingAnything(t *testing.T) {
+	dir := t.TempDir()
+	mustWrite(t, filepath.Join(dir, "MANIFEST.md"), "# MANIFEST\n")
+	var asked []string
+	prompt := func(q, def string) (string, error) {
+		asked = append(asked, q)
+		return "x", nil
+	}
+	_, err := Init(Options{Dir: dir, Now: initNow, Prompt: prompt, Getenv: envWith("ada/node"), GitRemote: noRemote})
+	var ee *ExistsError
+	if !errors.As(err, &ee) || !reflect.DeepEqual(ee.Files, []string{"MANIFEST.md"}) {
+		t.Fatalf("Init = %v, want an ExistsError naming MANIFEST.md", err)
+	}
+	if len(asked) > 0 {
+		t.Errorf("Init asked %q before refusing", asked)
+	}
+}
+
+func TestInitNamesTheIdentityFieldsLeftBlank(t *testing.T) {
+	tests := []struct {
+		name    string
+		answers map[string]string // by question prefix; nil: no terminal
+		want    []string
+	}{
+		{"no terminal", nil, []string{"model", "human", "role"}},
+		{"every question answered", map[string]string{"Model": "Claude", "Human": "Ada", "Role": "maps"}, nil},
+		{"role left blank", map[string]string{"Model": "Claude", "Human": "Ada", "Role": "  "}, []string{"role"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := Options{Dir: t.TempDir(), Agent: "ada", URL: "https://ada.example/", Now: initNow, Getenv: noEnv, GitRemote: noRemote}
+			if tt.answers != nil {
+				o.Prompt = func(q, def string) (string, error) {
+					for k, v := range tt.answers {
+						if strings.HasPrefix(q, k) {
+							return v, nil
+						}
+					}
+					return "", nil
+				}
+			}
+			res, err := Init(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(res.IdentityBlank, tt.want) {
+				t.Errorf("IdentityBlank = %q, want %q", res.IdentityBlank, tt.want)
+			}
+		})
+	}
+}

@@ -26,6 +26,17 @@ type identity struct {
 	Joined                   time.Time
 }
 
+// blank names the free fields nobody filled in, in IDENTITY.md's order.
+func (id identity) blank() []string {
+	var b []string
+	for _, f := range []struct{ name, value string }{{"model", id.Model}, {"human", id.Human}, {"role", id.Role}} {
+		if strings.TrimSpace(f.value) == "" {
+			b = append(b, f.name)
+		}
+	}
+	return b
+}
+
 // Placeholders left in IDENTITY.md when nobody answered; doctor warns while
 // they are there.
 const (
