@@ -142,7 +142,7 @@ func commitError(err error, o commitOptions) error {
 		return usagef(`git config --global user.name "Your Name" && git config --global user.email you@example.org`, "commit: %v", err)
 	case errors.Is(err, gitpush.ErrRebaseConflict):
 		return usagef(fmt.Sprintf("the commit stays local: run 'git pull --rebase %s %s', resolve, then 'meshnode commit --push'", o.remote, o.branch),
-			"commit: %v: another push changed the same files", err)
+			"commit: %v", err)
 	case errors.Is(err, gitpush.ErrPushRejected):
 		return fmt.Errorf("commit: %w (the commit stays local; the next 'meshnode commit --push' pushes it)", err)
 	}

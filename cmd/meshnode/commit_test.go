@@ -172,3 +172,38 @@ func TestCommitCommandMakesAKeepaliveCommitAfterALongQuiet(t *testing.T) {
 		t.Errorf("remote head = %q", got)
 	}
 }
+
+// TestCommitCommandOnARebaseConflictSaysSoOnceAndKeepsTheTree: a conflict
+// with another push is exit 2, said once, with the hint to resolve first;
+// the tree is left as it was, a person's other edit included, and running
+// commit --push again meets the same conflict (docs/github.md, Commit and
+// push).
+func TestCommitCommandOnARebaseConflictSaysSoOnceAndKeepsTheTree(t *testing.T) {
+	dir, bare := commitRepo(t)
+	writeT(t, dir, "README.md", "readme\n")
+	gitT(t, dir, "add", "README.md")
+	gitT(t, dir, "commit", "--quiet", "-m", "readme")
+	gitT(t, dir, "push", "--quiet", "origin", "main")
+	other := filepath.Join(t.TempDir(), "other")
+	gitT(t, filepath.Dir(other), "clone", "--quiet", bare, other)
+	writeT(t, other, "MANIFEST.md", "# MANIFEST\n\ntheirs\n")
+	gitT(t, other, "commit", "--quiet", "-am", "theirs")
+	gitT(t, other, "push", "--quiet", "origin", "main")
+	writeT(t, dir, "MANIFEST.md", "# MANIFEST\n\nours\n")
+	writeT(t, dir, "README.md", "my notes\n")
+
+	want := "meshnode: commit: rebase onto origin main: conflict in MANIFEST.md: another push changed the same lines\n" +
+		"hint: the commit stays local: run 'git pull --rebase origin main', resolve, then 'meshnode commit --push'\n"
+	for run := 1; run <= 2; run++ {
+		code, _, stderr := runSetupCLI(t, "commit", "--dir", dir, "--push")
+		if code != exitUsage || stderr != want {
+			t.Fatalf("run %d: exit %d, stderr:\n%s\nwant exit %d, stderr:\n%s", run, code, stderr, exitUsage, want)
+		}
+		if st := gitT(t, dir, "status", "--porcelain"); st != " M README.md\n" {
+			t.Errorf("run %d: git status = %q, want the person's README.md edit only", run, st)
+		}
+	}
+	if got := gitT(t, bare, "show", "main:MANIFEST.md"); !strings.Contains(got, "theirs") {
+		t.Errorf("origin's MANIFEST.md = %q, want theirs", got)
+	}
+}

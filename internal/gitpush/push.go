@@ -46,7 +46,7 @@ var (
 	ErrPushRejected = errors.New("push rejected: the remote branch kept moving")
 	// ErrRebaseConflict: another push changed the same lines; the rebase
 	// was aborted and the local commit is left unpushed.
-	ErrRebaseConflict = errors.New("rebase conflict")
+	ErrRebaseConflict = errors.New("another push changed the same lines")
 	// ErrNoIdentity: git does not know who commits (user.name and
 	// user.email are not set).
 	ErrNoIdentity = errors.New("git does not know who you are")

@@ -171,8 +171,9 @@ func TestCommitAndPushAbortsARebaseConflictAndLeavesTheTreeClean(t *testing.T) {
 	if !errors.Is(err, ErrRebaseConflict) {
 		t.Fatalf("err = %v, want ErrRebaseConflict", err)
 	}
-	if !strings.Contains(err.Error(), "MANIFEST.md") {
-		t.Errorf("error %q does not name the conflicting file", err)
+	// Said once: where, which file, why.
+	if want := "rebase onto origin main: conflict in MANIFEST.md: another push changed the same lines"; err.Error() != want {
+		t.Errorf("error = %q, want %q", err, want)
 	}
 	if !res.Committed || res.Pushed {
 		t.Errorf("result = %+v, want committed locally, not pushed", res)
