@@ -11,6 +11,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/actions"
 	"github.com/meshnode/meshnode/internal/gitpush"
+	"github.com/meshnode/meshnode/internal/node"
 )
 
 func init() {
@@ -21,8 +22,8 @@ func init() {
                        [--remote NAME] [--branch NAME] [--retries N]
                        [--keepalive-after DURATION] [--now TIME]
 
-Stages the node's files (mesh.yaml MANIFEST.md AGENTS.md IDENTITY.md traces/
-validations/ disputes/ mesh-state/, lock files excepted) and nothing else,
+Stages the node's files and nothing else (lock files excepted):
+  ` + strings.Join(node.Paths, " ") + `
 and commits them when they changed, with a message that says what changed
 (read from the heartbeat's --summary). Other local changes (an edited
 README) are left alone and named in one line. Commits carry your git

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/meshnode/meshnode/internal/node"
 )
 
 // commitRepo makes a bare "origin" with one commit and a clone of it, with
@@ -205,5 +207,24 @@ func TestCommitCommandOnARebaseConflictSaysSoOnceAndKeepsTheTree(t *testing.T) {
 	}
 	if got := gitT(t, bare, "show", "main:MANIFEST.md"); !strings.Contains(got, "theirs") {
 		t.Errorf("origin's MANIFEST.md = %q, want theirs", got)
+	}
+}
+
+// TestCommitHelpAndDocsNameEveryStagedPath: what 'commit -h', docs/cli/commit.md
+// and docs/github.md say commit stages is node.Paths, what it does stage.
+func TestCommitHelpAndDocsNameEveryStagedPath(t *testing.T) {
+	want := strings.Join(node.Paths, " ")
+	code, stdout, _ := runSetupCLI(t, "commit", "-h")
+	if code != exitOK || !strings.Contains(stdout, "\n  "+want+"\n") {
+		t.Errorf("commit -h (exit %d) does not list %q:\n%s", code, want, stdout)
+	}
+	for _, doc := range []string{"docs/cli/commit.md", "docs/github.md"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if text := strings.Join(strings.Fields(string(data)), " "); !strings.Contains(text, "`"+want+"`") {
+			t.Errorf("%s does not list the staged paths as `%s`", doc, want)
+		}
 	}
 }
