@@ -4,6 +4,7 @@
 package meshnode_test
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -110,4 +111,80 @@ func repoFiles(t *testing.T, exts ...string) map[string]string {
 		t.Fatal("found no files: run the test from the repository root")
 	}
 	return files
+}
+
+// usesLine matches a step's "uses:" in a workflow, with what follows it.
+var usesLine = regexp.MustCompile(`^\s*(?:-\s+)?uses:\s*(.*)$`)
+
+// pinnedUse is an action pinned to a full commit SHA, the version it is
+// named in a comment: "actions/checkout@<40 hex> # v4.3.1".
+var pinnedUse = regexp.MustCompile(`^[\w.-]+/[\w.-]+(?:/[\w./-]+)?@[0-9a-f]{40}\s+#\s*v\d+(?:\.\d+)*\s*$`)
+
+// TestWorkflowActionsArePinnedToCommits: a tag can be moved to other code,
+// a commit cannot. Every action a workflow uses is pinned to a full
+// commit SHA with its version in a comment, which dependabot keeps current
+// (.github/dependabot.yml). A local action (./path) is the repository's own.
+func TestWorkflowActionsArePinnedToCommits(t *testing.T) {
+	paths, err := filepath.Glob(".github/workflows/*.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	uses := 0
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, problem := range unpinnedUses(string(data)) {
+			t.Errorf("%s:%s", path, problem)
+		}
+		uses += strings.Count(string(data), "uses:")
+	}
+	if uses == 0 {
+		t.Fatalf("no 'uses:' in %v: the workflows moved or the test no longer reads them", paths)
+	}
+}
+
+// unpinnedUses returns "LINE: problem" for every uses: in a workflow's text
+// that is not pinned to a commit with a version comment.
+func unpinnedUses(workflow string) []string {
+	var problems []string
+	for i, line := range strings.Split(workflow, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "#") {
+			continue
+		}
+		m := usesLine.FindStringSubmatch(line)
+		if m == nil || strings.HasPrefix(m[1], "./") {
+			continue
+		}
+		if !pinnedUse.MatchString(m[1]) {
+			problems = append(problems, fmt.Sprintf("%d: uses %q: pin it to a full commit SHA with the version in a comment (owner/repo@SHA # vX.Y.Z)", i+1, strings.TrimSpace(m[1])))
+		}
+	}
+	return problems
+}
+
+// TestUnpinnedUsesFindsEveryKindOfLoosePin: a tag, a short or upper-case
+// SHA, a SHA without its version and a docker image tag are each refused.
+func TestUnpinnedUsesFindsEveryKindOfLoosePin(t *testing.T) {
+	sha := strings.Repeat("ab12", 10)
+	workflow := strings.Join([]string{
+		"steps:",
+		"  - uses: actions/checkout@" + sha + " # v4.3.1", // 2: pinned
+		"  - uses: actions/setup-go@v5",                   // 3: a tag
+		"  - uses: actions/checkout@" + sha,               // 4: no version comment
+		"  - uses: actions/checkout@" + sha[:7] + " # v4", // 5: short SHA
+		"  - uses: ./.github/actions/local",               // 6: the repository's own
+		"    # uses: actions/cache@v4",                    // 7: a comment
+		"  - name: deploy",
+		"    uses: actions/deploy-pages@" + strings.ToUpper(sha) + " # v4.0.5", // 9: not a git SHA spelling
+		"  - uses: docker://alpine:3",                                          // 10: a moving image tag
+	}, "\n")
+	var lines []string
+	for _, p := range unpinnedUses(workflow) {
+		lines = append(lines, p[:strings.Index(p, ":")])
+	}
+	if got, want := strings.Join(lines, ","), "3,4,5,9,10"; got != want {
+		t.Errorf("unpinned lines = %s, want %s", got, want)
+	}
 }
