@@ -100,8 +100,60 @@ func capabilityRocks(t testing.TB, n *testNode, count int) {
 // bob and cyd run init and copy FOUNDERS.md from ada's URL; each lists the
 // others in AGENTS.md and publishes five capability rocks. Within a few
 // heartbeats ada validates their traces, their SIGNAL reaches 50, and
-// every node publishes validations.
+// every node publishes validations. A scorer that passes every trace keeps
+// this test about standing alone.
 func TestFreshMeshReachesStandingEverywhere(t *testing.T) {
+	m := bootstrapMesh(t, alwaysPass, func(t *testing.T, n *testNode) { capabilityRocks(t, n, 5) })
+	reachStanding(t, m)
+}
+
+// realisticTraces are what each node of TestFreshMeshReachesStandingWithTheHeuristic
+// publishes: measured work the heuristic passes, five capability rocks
+// each for bob and cyd (SIGNAL 50 once ada validates them), and the thin
+// notes real nodes also publish, which it fails.
+var realisticTraces = map[string][]string{
+	"ada": adasTraces,
+	"bob": {"001-bob-intro.md", "002-manifest-diff-tool.md", "003-robots-cache.md", "004-sha-verify-batch.md", "005-backoff-table.md", "006-site-build-time.md"},
+	"cyd": {"001-scoring-rubric.md", "002-thin.md", "003-scorer-latency.md", "004-fingerprint-dupes.md", "005-pages-deploy-skip.md", "006-clock-skew.md", "007-validation-lag.md"},
+}
+
+// failingTraces are those of realisticTraces the heuristic fails.
+var failingTraces = []string{"ada/003-tiny.md", "bob/001-bob-intro.md", "cyd/002-thin.md"}
+
+// TestFreshMeshReachesStandingWithTheHeuristic is the same bootstrap with
+// the scorer a fork gets, mesh.yaml as init writes it (the default
+// heuristic), and traces written as a person would: a fresh mesh reaches
+// standing everywhere with the heuristic's own verdicts, the thin notes
+// failed and counting for nothing.
+func TestFreshMeshReachesStandingWithTheHeuristic(t *testing.T) {
+	m := bootstrapMesh(t, "", func(t *testing.T, n *testNode) { n.addTraces(t, n.name, realisticTraces[n.name]...) })
+	reports := reachStanding(t, m)
+
+	failing := map[string]bool{}
+	for _, f := range failingTraces {
+		failing[f] = true
+	}
+	for _, tr := range reports[0].Traces {
+		file := tr.Agent + "/" + tr.URL[strings.LastIndex(tr.URL, "/")+1:]
+		if tr.Seen == 0 {
+			t.Errorf("%s was judged by nobody with standing", file)
+			continue
+		}
+		if passed := tr.Passing > 0; passed == failing[file] {
+			t.Errorf("%s: %d of %d validators with standing passed it; the heuristic should have %s it", file, tr.Passing, tr.Seen,
+				map[bool]string{true: "failed", false: "passed"}[failing[file]])
+		}
+	}
+	if got, want := len(reports[0].Traces), len(realisticTraces["ada"])+len(realisticTraces["bob"])+len(realisticTraces["cyd"]); got != want {
+		t.Errorf("ada's report holds %d traces, want %d", got, want)
+	}
+}
+
+// bootstrapMesh sets up ada, bob and cyd as the README says (ada founds the
+// mesh, the others copy its FOUNDERS.md, all list each other), appends
+// scorer to each mesh.yaml, and has each publish its traces.
+func bootstrapMesh(t *testing.T, scorer string, publish func(*testing.T, *testNode)) *testMesh {
+	t.Helper()
 	m := newMesh(t, "ada", "bob", "cyd")
 	for _, n := range m.nodes {
 		if _, err := setup.Init(setup.Options{Dir: n.dir, Agent: n.name, URL: n.url, Founder: n.name == "ada", Now: start}); err != nil {
@@ -121,10 +173,17 @@ func TestFreshMeshReachesStandingEverywhere(t *testing.T) {
 		if !strings.Contains(cfg, "allow_private_addresses: true") {
 			t.Fatalf("init did not allow private addresses for a loopback URL:\n%s", cfg)
 		}
-		writeFile(t, n.dir, "mesh.yaml", cfg+alwaysPass)
-		capabilityRocks(t, n, 5)
+		writeFile(t, n.dir, "mesh.yaml", cfg+scorer)
+		publish(t, n)
 	}
+	return m
+}
 
+// reachStanding runs rounds of heartbeats until every node has published
+// a validation, checks that each did so by round 2 and that every node
+// computes standing for all three, and returns the nodes' reports.
+func reachStanding(t *testing.T, m *testMesh) []signal.Report {
+	t.Helper()
 	validating := map[string]int{} // node → round it first published a validation
 	for round := 1; round <= 4 && len(validating) < len(m.nodes); round++ {
 		for _, n := range m.nodes {
@@ -155,6 +214,8 @@ func TestFreshMeshReachesStandingEverywhere(t *testing.T) {
 			t.Errorf("%s first validated in round %d, want by round 2", name, r)
 		}
 	}
+	// Let the last validations of round 2 reach every node.
+	m.round()
 
 	// Every node computes the same standing from the same public files.
 	var reports []signal.Report
@@ -176,6 +237,7 @@ func TestFreshMeshReachesStandingEverywhere(t *testing.T) {
 			t.Errorf("%s's own report gives it no standing: %+v", n.name, self)
 		}
 	}
+	return reports
 }
 
 // TestSameFilesSameSignalWhateverMeshYAML: nodes holding the same public
