@@ -97,14 +97,14 @@ func TestRunning(t *testing.T) {
 	}
 }
 
-// FuzzAnnotationRoundTrips checks that any title and message come back
-// unchanged from the line the way the runner reads it: properties end at
-// the first "::", and the message is the rest.
+// FuzzAnnotationRoundTrips checks that any file, title and message come
+// back unchanged from the line the way the runner reads it: properties end
+// at the first "::" and are split at ",", and the message is the rest.
 func FuzzAnnotationRoundTrips(f *testing.F) {
-	f.Add("hash mismatch: a", "https://x.example/t.md claims sha256:1, serves sha256:2\n::error::x")
-	f.Add("100%25", "%0A")
-	f.Fuzz(func(t *testing.T, title, msg string) {
-		line := Annotation{Level: Error, Title: title, Message: msg}.String()
+	f.Add("traces/a,b.md", "hash mismatch: a", "https://x.example/t.md claims sha256:1, serves sha256:2\n::error::x")
+	f.Add("", "100%25", "%0A")
+	f.Fuzz(func(t *testing.T, file, title, msg string) {
+		line := Annotation{Level: Error, File: file, Line: 7, Title: title, Message: msg}.String()
 		if strings.ContainsAny(line, "\r\n") {
 			t.Fatalf("annotation spans lines: %q", line)
 		}
@@ -116,12 +116,18 @@ func FuzzAnnotationRoundTrips(f *testing.F) {
 		if !ok {
 			t.Fatalf("no separator: %q", line)
 		}
-		gotTitle := strings.TrimPrefix(props, " title=")
-		if title == "" {
-			gotTitle = props
+		got := map[string]string{}
+		if props != "" {
+			for _, p := range strings.Split(strings.TrimPrefix(props, " "), ",") {
+				k, v, _ := strings.Cut(p, "=")
+				got[k] = unescape(v)
+			}
 		}
-		if unescape(gotTitle) != title || unescape(gotMsg) != msg {
-			t.Fatalf("round trip: title %q msg %q from %q", unescape(gotTitle), unescape(gotMsg), line)
+		if got["title"] != title || got["file"] != file || unescape(gotMsg) != msg {
+			t.Fatalf("round trip: file %q title %q msg %q from %q", got["file"], got["title"], unescape(gotMsg), line)
+		}
+		if file != "" && got["line"] != "7" {
+			t.Fatalf("line %q, want 7, from %q", got["line"], line)
 		}
 	})
 }
