@@ -7,10 +7,11 @@ import (
 	"io"
 	"log/slog"
 
+	"github.com/spf13/pflag"
+
 	"github.com/meshnode/meshnode/internal/atomicfile"
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/heartbeat"
-	"github.com/spf13/pflag"
 )
 
 func init() {

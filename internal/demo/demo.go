@@ -30,6 +30,7 @@ import (
 	"github.com/meshnode/meshnode/internal/atomicfile"
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/heartbeat"
+	"github.com/meshnode/meshnode/internal/heartbeat/report"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/signal"
 	"github.com/meshnode/meshnode/internal/statefile"
@@ -59,7 +60,7 @@ var ErrDirNotEmpty = errors.New("is not empty")
 
 // Result is what a demo run produced, for tests.
 type Result struct {
-	Rounds []*heartbeat.Summary
+	Rounds []*report.Summary
 	Dir    string
 }
 

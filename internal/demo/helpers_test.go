@@ -13,7 +13,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/demo"
-	"github.com/meshnode/meshnode/internal/heartbeat"
+	"github.com/meshnode/meshnode/internal/heartbeat/report"
 	"github.com/meshnode/meshnode/internal/site"
 	"github.com/meshnode/meshnode/internal/state"
 	"github.com/meshnode/meshnode/internal/validation"
@@ -94,7 +94,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func (r *run) round(t *testing.T, n int) *heartbeat.Summary {
+func (r *run) round(t *testing.T, n int) *report.Summary {
 	t.Helper()
 	if len(r.res.Rounds) != 2 {
 		t.Fatalf("demo ran %d heartbeats, want 2", len(r.res.Rounds))

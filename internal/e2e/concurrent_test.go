@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/meshnode/meshnode/internal/heartbeat"
+	"github.com/meshnode/meshnode/internal/heartbeat/report"
 )
 
 func TestTwoHeartbeatsAtOncePublishEachValidationOnce(t *testing.T) {
@@ -20,7 +20,7 @@ func TestTwoHeartbeatsAtOncePublishEachValidationOnce(t *testing.T) {
 	bob := m.node("bob")
 
 	const runs = 2
-	sums := make([]*heartbeat.Summary, runs)
+	sums := make([]*report.Summary, runs)
 	errs := make([]error, runs)
 	ready := make(chan struct{})
 	var wg sync.WaitGroup

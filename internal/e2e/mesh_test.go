@@ -18,6 +18,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/heartbeat"
+	"github.com/meshnode/meshnode/internal/heartbeat/report"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/signal"
@@ -132,7 +133,7 @@ func (n *testNode) addTraces(t testing.TB, from string, files ...string) {
 }
 
 // beat runs one heartbeat of the named node at the mesh's clock.
-func (m *testMesh) beat(name string) *heartbeat.Summary {
+func (m *testMesh) beat(name string) *report.Summary {
 	m.t.Helper()
 	return beatAt(m.t, m.node(name).dir, m.now)
 }
@@ -200,7 +201,7 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // beatAt runs one heartbeat of the node in dir at now, logging nowhere,
 // and fails the test on a local error.
-func beatAt(t testing.TB, dir string, now time.Time) *heartbeat.Summary {
+func beatAt(t testing.TB, dir string, now time.Time) *report.Summary {
 	t.Helper()
 	sum, err := runHeartbeat(dir, now)
 	if err != nil {
@@ -209,7 +210,7 @@ func beatAt(t testing.TB, dir string, now time.Time) *heartbeat.Summary {
 	return sum
 }
 
-func runHeartbeat(dir string, now time.Time) (*heartbeat.Summary, error) {
+func runHeartbeat(dir string, now time.Time) (*report.Summary, error) {
 	cfg, err := config.Load(dir)
 	if err != nil {
 		return nil, err

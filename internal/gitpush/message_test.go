@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/meshnode/meshnode/internal/heartbeat/report"
 )
 
 func TestMessageSaysWhatChanged(t *testing.T) {
@@ -14,13 +16,13 @@ func TestMessageSaysWhatChanged(t *testing.T) {
 	}{
 		{"no summary", nil, "heartbeat: update node files"},
 		{"only the presence timestamp", &Summary{Changed: true, PeersPolled: 12}, "heartbeat: refresh presence"},
-		{"issue example", &Summary{NewTraces: 3, PeersWithNew: 2, ValidationsPublished: 1, HashMismatches: make([]Mismatch, 1)},
+		{"issue example", &Summary{NewTraces: 3, PeersWithNew: 2, ValidationsPublished: 1, HashMismatches: make([]report.Mismatch, 1)},
 			"heartbeat: 3 new traces from 2 peers, 1 validation published, 1 hash mismatch"},
 		{"singular", &Summary{NewTraces: 1, PeersWithNew: 1}, "heartbeat: 1 new trace from 1 peer"},
 		{"traces without a peer count", &Summary{NewTraces: 4}, "heartbeat: 4 new traces"},
 		{"every part in order", &Summary{
 			NewTraces: 2, PeersWithNew: 1, NewValidations: 5, Queued: 2, ValidationsPublished: 2,
-			TracesPublished: 1, DisputesPublished: 1, HashMismatches: make([]Mismatch, 2), PeersLearned: 3,
+			TracesPublished: 1, DisputesPublished: 1, HashMismatches: make([]report.Mismatch, 2), PeersLearned: 3,
 			Unreachable: []string{"a"},
 		}, "heartbeat: 2 new traces from 1 peer, 5 new peer validations, 2 traces queued, 2 validations published, " +
 			"1 trace published, 1 dispute published, 2 hash mismatches, 3 peers learned, 1 peer unreachable"},

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/meshnode/meshnode/internal/heartbeat/report"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -40,7 +42,7 @@ func TestAnnotationsFlagMismatchesAndUnreachablePeers(t *testing.T) {
 		lines = append(lines, a.String())
 	}
 	golden(t, "annotations.txt", strings.Join(lines, "\n")+"\n")
-	if got := Annotations(&Summary{Failures: []Failure{{Peer: "x"}}}); len(got) != 0 {
+	if got := Annotations(&Summary{Failures: []report.Failure{{Peer: "x"}}}); len(got) != 0 {
 		t.Errorf("a failed poll alone made annotations: %v", got)
 	}
 }

@@ -5,19 +5,13 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/meshnode/meshnode/internal/heartbeat"
+	"github.com/meshnode/meshnode/internal/heartbeat/report"
 )
 
 // Summary is the heartbeat summary the commit step reads: the JSON that
 // `meshnode heartbeat --summary FILE` writes (docs/contracts.md). It is the
 // heartbeat's own type, so the two can never drift apart.
-type Summary = heartbeat.Summary
-
-// Mismatch is a peer's file whose bytes did not match its MANIFEST hash.
-type Mismatch = heartbeat.Mismatch
-
-// Failure is a failed poll of one peer.
-type Failure = heartbeat.Failure
+type Summary = report.Summary
 
 // ParseSummary decodes a heartbeat summary.
 func ParseSummary(data []byte) (*Summary, error) {

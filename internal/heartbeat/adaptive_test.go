@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/heartbeat/report"
 	"github.com/meshnode/meshnode/internal/presence"
 )
 
@@ -33,7 +34,7 @@ func TestSpikeBringsAQuietPeerBackAndIsFlagged(t *testing.T) {
 	mesh := newSimMesh(t, 2)
 	dir := newNode(t, mesh.roster(), "gossip:\n  enabled: false\n")
 	url := fmt.Sprintf("%s/p0/", mesh.URL)
-	var sum *Summary
+	var sum *report.Summary
 	now := testNow
 	for b := range 48 * 2 {
 		now = testNow.Add(time.Duration(b) * presence.Heartbeat)
@@ -48,7 +49,7 @@ func TestSpikeBringsAQuietPeerBackAndIsFlagged(t *testing.T) {
 	mesh.publish(0, 4)
 	// The spike is seen at the peer's next poll, which is its last interval
 	// away at most, and flagged then.
-	var spiked *Summary
+	var spiked *report.Summary
 	for now = now.Add(presence.Heartbeat); !now.After(c.NextPoll); now = now.Add(presence.Heartbeat) {
 		mesh.setNow(now)
 		if s := beat(t, dir, now); len(s.Spikes) > 0 {

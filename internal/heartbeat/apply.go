@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/meshnode/meshnode/internal/heartbeat/report"
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/queue"
@@ -63,7 +64,7 @@ func (n *job) count(r *pollResult) {
 		s.PeersRateLimited++
 	case outcomeFailed, outcomeGone:
 		s.PeersFailed++
-		s.Failures = append(s.Failures, Failure{Peer: r.peer.name, URL: r.peer.url, Error: r.err.Error()})
+		s.Failures = append(s.Failures, report.Failure{Peer: r.peer.name, URL: r.peer.url, Error: r.err.Error()})
 	}
 	s.PeersPolled++
 	if r.cursor.Status == state.StatusUnreachable || r.cursor.Status == state.StatusGone {
@@ -73,14 +74,14 @@ func (n *job) count(r *pollResult) {
 		s.PeersWithNew++
 	}
 	if r.activity.Spike {
-		s.Spikes = append(s.Spikes, Spike{Peer: r.peer.name, URL: r.peer.url, NewToday: r.activity.Today, DailyAvg7d: r.activity.DailyAvg})
+		s.Spikes = append(s.Spikes, report.Spike{Peer: r.peer.name, URL: r.peer.url, NewToday: r.activity.Today, DailyAvg7d: r.activity.DailyAvg})
 	}
 	s.Verified += len(r.files)
 	s.Rejected += len(r.mismatches) + len(r.rejected)
 	s.Duplicates += r.dups
 	s.Gaps += r.gapCount
 	for _, m := range r.mismatches {
-		s.HashMismatches = append(s.HashMismatches, Mismatch{
+		s.HashMismatches = append(s.HashMismatches, report.Mismatch{
 			Peer: r.peer.name, URL: m.url, Seq: m.entry.Seq, Claimed: m.entry.Hash, Served: m.served,
 		})
 	}

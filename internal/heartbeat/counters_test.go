@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/meshnode/meshnode/internal/config"
+	"github.com/meshnode/meshnode/internal/heartbeat/report"
 	"github.com/meshnode/meshnode/internal/queue"
 )
 
@@ -71,7 +72,7 @@ func TestSummaryCountsPolling(t *testing.T) {
 	}
 	now := testNow
 	client := NewClient(cfg, "test", func() time.Time { return now })
-	run := func() *Summary {
+	run := func() *report.Summary {
 		t.Helper()
 		sum, err := Run(context.Background(), Options{Dir: dir, Config: cfg, Now: func() time.Time { return now }, Client: client,
 			Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})

@@ -16,6 +16,7 @@ import (
 	"github.com/meshnode/meshnode/internal/atomicfile"
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/fetch"
+	"github.com/meshnode/meshnode/internal/heartbeat/report"
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/presence"
@@ -60,7 +61,7 @@ type job struct {
 	ledger   *ledger.Ledger
 	queue    queue.Store
 	mu       sync.Mutex // guards sum while items are scored concurrently
-	sum      Summary
+	sum      report.Summary
 	fetched  map[string]fetched // this run's verified files by hash
 	refresh  bool               // our MANIFEST's updated time was refreshed
 	own      map[string]bool    // hashes of our own traces: never validated by us
@@ -70,7 +71,7 @@ type job struct {
 
 // Run runs one heartbeat of the node in opts.Dir. It returns an error only
 // for local failures; whatever peers do is in the Summary.
-func Run(ctx context.Context, opts Options) (*Summary, error) {
+func Run(ctx context.Context, opts Options) (*report.Summary, error) {
 	parent := ctx
 	n, unlock, err := open(ctx, opts)
 	if err != nil {
@@ -110,7 +111,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 		return nil, err
 	}
 	n.countPolling(before)
-	n.sum.sortLists()
+	n.sum.SortLists()
 	n.sum.Interrupted = errors.Is(parent.Err(), context.Canceled)
 	return &n.sum, nil
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/meshnode/meshnode/internal/config"
+	"github.com/meshnode/meshnode/internal/heartbeat/report"
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/state"
@@ -49,7 +50,7 @@ func write(t testing.TB, dir, name, content string) {
 
 // beat runs one heartbeat at the given time and fails the test on a local
 // error.
-func beat(t testing.TB, dir string, now time.Time) *Summary {
+func beat(t testing.TB, dir string, now time.Time) *report.Summary {
 	t.Helper()
 	cfg, err := config.Load(dir)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"path"
 
 	"github.com/meshnode/meshnode/internal/dispute"
+	"github.com/meshnode/meshnode/internal/heartbeat/report"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/presence"
 	"github.com/meshnode/meshnode/internal/publish"
@@ -101,7 +102,7 @@ func (n *job) publish() error {
 	}
 	for _, h := range res.Held {
 		n.log.Warn("not published", "file", h.File, "reason", h.Reason)
-		n.sum.Held = append(n.sum.Held, Held{File: h.File, Reason: h.Reason})
+		n.sum.Held = append(n.sum.Held, report.Held{File: h.File, Reason: h.Reason})
 	}
 	for _, e := range res.NewFiles {
 		if isValidationFile(e) || path.Dir(e.File) == node.DisputesDir {

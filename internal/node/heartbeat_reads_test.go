@@ -16,6 +16,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/heartbeat"
+	"github.com/meshnode/meshnode/internal/heartbeat/report"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/publish"
@@ -159,7 +160,7 @@ func newNode(t *testing.T, peer string) string {
 	return dir
 }
 
-func beat(t *testing.T, dir string) *heartbeat.Summary {
+func beat(t *testing.T, dir string) *report.Summary {
 	t.Helper()
 	cfg, err := config.Load(dir)
 	if err != nil {

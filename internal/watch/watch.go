@@ -14,6 +14,7 @@ import (
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/fetch"
 	"github.com/meshnode/meshnode/internal/heartbeat"
+	"github.com/meshnode/meshnode/internal/heartbeat/report"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/state"
@@ -128,7 +129,7 @@ func (w *Watcher) say(kind, format string, args ...any) {
 
 // tickResult is what a tick's heartbeat returned.
 type tickResult struct {
-	sum *heartbeat.Summary
+	sum *report.Summary
 	err error
 	dur time.Duration
 }

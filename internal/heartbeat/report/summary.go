@@ -1,4 +1,8 @@
-package heartbeat
+// Package report holds what one heartbeat did, the Summary: the JSON that
+// `meshnode heartbeat --summary FILE` writes and the commit step reads
+// (docs/contracts.md), and its text form. It imports nothing of ours, so a
+// reader of a summary (gitpush) need not import the heartbeat job.
+package report
 
 import (
 	"fmt"
@@ -90,7 +94,9 @@ type Failure struct {
 	Error string `json:"error"`
 }
 
-func (s *Summary) sortLists() {
+// SortLists puts every list in a fixed order and makes empty ones empty
+// arrays, so the same heartbeat always writes the same JSON.
+func (s *Summary) SortLists() {
 	sort.Slice(s.HashMismatches, func(i, j int) bool {
 		a, b := s.HashMismatches[i], s.HashMismatches[j]
 		if a.Peer != b.Peer {

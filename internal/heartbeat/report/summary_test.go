@@ -1,0 +1,53 @@
+package report
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestSortListsGivesTheSameJSONWhateverTheOrder(t *testing.T) {
+	a := &Summary{
+		HashMismatches: []Mismatch{{Peer: "b", Seq: 2}, {Peer: "a", Seq: 9}, {Peer: "a", Seq: 1}},
+		Failures:       []Failure{{Peer: "z"}, {Peer: "m"}},
+		Unreachable:    []string{"y", "x"},
+	}
+	b := &Summary{
+		HashMismatches: []Mismatch{{Peer: "a", Seq: 1}, {Peer: "b", Seq: 2}, {Peer: "a", Seq: 9}},
+		Failures:       []Failure{{Peer: "m"}, {Peer: "z"}},
+		Unreachable:    []string{"x", "y"},
+	}
+	a.SortLists()
+	b.SortLists()
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if string(ja) != string(jb) {
+		t.Fatalf("same summary, two orders:\n%s\n%s", ja, jb)
+	}
+	empty := &Summary{}
+	empty.SortLists()
+	j, _ := json.Marshal(empty)
+	for _, key := range []string{`"hash_mismatches":[]`, `"failures":[]`, `"unreachable":[]`, `"spikes":[]`} {
+		if !strings.Contains(string(j), key) {
+			t.Errorf("an empty summary lacks %s: %s", key, j)
+		}
+	}
+}
+
+func TestWriteTextKeepsEachProblemOnOneLine(t *testing.T) {
+	s := &Summary{
+		Failures: []Failure{{Peer: "ada", Error: "dial tcp: refused\nfailed: forged line"}},
+		Held:     []Held{{File: "traces/x.html", Reason: strings.Repeat("r", 500)}},
+	}
+	var b strings.Builder
+	s.WriteText(&b)
+	out := b.String()
+	if strings.Count(out, "\nfailed:") != 1 || !strings.Contains(out, "\nfailed: ada: dial tcp: refused failed: forged line\n") {
+		t.Errorf("a peer's error with a newline spans lines:\n%s", out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if len(line) > 260 {
+			t.Errorf("a line of %d bytes: a reason is not cut", len(line))
+		}
+	}
+}
