@@ -3,12 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,7 +15,6 @@ import (
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/presence"
-	"github.com/meshnode/meshnode/internal/roster"
 	"github.com/meshnode/meshnode/internal/state"
 )
 
@@ -94,10 +89,11 @@ func runPeers(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	// A broken or missing mesh.yaml is said, not shown as "no peers".
-	if _, err := config.Load(o.dir); err != nil {
+	cfg, err := config.Load(o.dir)
+	if err != nil {
 		return err
 	}
-	rows, err := listPeers(o.dir, clock())
+	rows, err := listPeers(o.dir, cfg.URL, clock())
 	if err != nil {
 		return err
 	}
@@ -109,34 +105,23 @@ func runPeers(ctx context.Context, e *env, args []string) error {
 	return printPeers(e.stdout, rows, clock())
 }
 
-// listPeers joins AGENTS.md, the cursors and the ledger into one row per
-// known agent, sorted by name then URL.
-func listPeers(dir string, now time.Time) ([]peerRow, error) {
-	agents, err := readRoster(dir)
+// listPeers joins the agents the node knows (node.Snapshot.Known), their
+// cursors and the ledger into one row per agent, sorted by name then URL.
+func listPeers(dir, self string, now time.Time) ([]peerRow, error) {
+	snap, err := node.Open(dir, node.Options{})
 	if err != nil {
 		return nil, err
 	}
-	st, err := state.Load(filepath.Join(dir, filepath.FromSlash(node.CursorsFile)))
-	if err != nil {
-		return nil, err
-	}
-	led, err := ledger.Load(filepath.Join(dir, filepath.FromSlash(node.LedgerFile)))
-	if err != nil {
-		return nil, err
+	if snap.AgentsErr != nil {
+		return nil, snap.AgentsErr
 	}
 	rows := []peerRow{}
-	listed := map[string]bool{}
-	for _, a := range agents {
-		if listed[a.URL] {
-			continue
+	for _, k := range snap.Known(self) {
+		source := "gossip"
+		if k.Listed {
+			source = "agents.md"
 		}
-		listed[a.URL] = true
-		rows = append(rows, peerRowFor(a.Name, a.URL, "agents.md", st.Cursors[a.URL], led, now))
-	}
-	for _, url := range st.SortedURLs() {
-		if c := st.Cursors[url]; !listed[url] && c.LearnedFrom != "" {
-			rows = append(rows, peerRowFor(c.Agent, url, "gossip", c, led, now))
-		}
+		rows = append(rows, peerRowFor(k.Name, k.URL, source, snap.Cursors.Cursors[k.URL], snap.Ledger, now))
 	}
 	sort.SliceStable(rows, func(i, j int) bool {
 		if rows[i].Agent != rows[j].Agent {
@@ -145,19 +130,6 @@ func listPeers(dir string, now time.Time) ([]peerRow, error) {
 		return rows[i].URL < rows[j].URL
 	})
 	return rows, nil
-}
-
-// readRoster reads AGENTS.md; a node without one simply has no listed peers.
-func readRoster(dir string) ([]roster.Agent, error) {
-	data, err := os.ReadFile(filepath.Join(dir, node.AgentsFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read AGENTS.md: %w", err)
-	}
-	agents, _ := roster.Parse(data)
-	return agents, nil
 }
 
 func peerRowFor(name, url, source string, c *state.Cursor, led *ledger.Ledger, now time.Time) peerRow {

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/meshnode/meshnode/internal/heartbeat"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/queue"
@@ -47,14 +46,14 @@ func TestNeverValidatesOwnTraces(t *testing.T) {
 	}{
 		{name: "our own URL listed in AGENTS.md under another name", setup: func(t *testing.T, m *testMesh) {
 			bob := m.node("bob")
-			writeFile(t, bob.dir, heartbeat.AgentsFile, "# name | trace_url | joined\nbobby | "+bob.url+" | 2026-02-01\n")
+			writeFile(t, bob.dir, node.AgentsFile, "# name | trace_url | joined\nbobby | "+bob.url+" | 2026-02-01\n")
 		}},
 		{name: "a peer republishing our trace's exact bytes as its own", setup: func(t *testing.T, m *testMesh) {
 			publishByHand(t, m.node("mimic"), "mimic", map[string]string{"traces/copy.md": bobsTrace}, nil)
 		}},
 		{name: "a peer listed under our own name", setup: func(t *testing.T, m *testMesh) {
 			mimic, bob := m.node("mimic"), m.node("bob")
-			writeFile(t, bob.dir, heartbeat.AgentsFile, "# name | trace_url | joined\nBob | "+mimic.url+" | 2026-02-01\n")
+			writeFile(t, bob.dir, node.AgentsFile, "# name | trace_url | joined\nBob | "+mimic.url+" | 2026-02-01\n")
 			publishByHand(t, mimic, "Bob", map[string]string{"traces/rubric.md": readTestdata(t, "traces/cyd/001-scoring-rubric.md")}, nil)
 		}},
 	}

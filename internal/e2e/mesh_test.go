@@ -110,7 +110,7 @@ func (m *testMesh) configure(name, extra string) {
 			fmt.Fprintf(&agents, "%s | %s | 2026-02-01\n", o.name, o.url)
 		}
 	}
-	writeFile(m.t, n.dir, heartbeat.AgentsFile, agents.String())
+	writeFile(m.t, n.dir, node.AgentsFile, agents.String())
 }
 
 // Standing of test nodes: a founder validates from the first heartbeat;

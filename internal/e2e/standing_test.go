@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/meshnode/meshnode/internal/heartbeat"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/setup"
@@ -168,7 +167,7 @@ func bootstrapMesh(t *testing.T, scorer string, publish func(*testing.T, *testNo
 				fmt.Fprintf(&agents, "%s | %s | 2026-03-01\n", o.name, o.url)
 			}
 		}
-		writeFile(t, n.dir, heartbeat.AgentsFile, agents.String())
+		writeFile(t, n.dir, node.AgentsFile, agents.String())
 		cfg := string(readFileT(t, filepath.Join(n.dir, "mesh.yaml")))
 		if !strings.Contains(cfg, "allow_private_addresses: true") {
 			t.Fatalf("init did not allow private addresses for a loopback URL:\n%s", cfg)

@@ -330,13 +330,13 @@ func TestOwnAgentsFileIsNeverFollowedThroughALink(t *testing.T) {
 		{"a link", func(t *testing.T, dir string) {
 			target := filepath.Join(t.TempDir(), "elsewhere.md")
 			write(t, filepath.Dir(target), "elsewhere.md", "peer | "+p.URL+"/b/ | 2026-02-01\n")
-			os.Remove(filepath.Join(dir, AgentsFile))
-			if err := os.Symlink(target, filepath.Join(dir, AgentsFile)); err != nil {
+			os.Remove(filepath.Join(dir, node.AgentsFile))
+			if err := os.Symlink(target, filepath.Join(dir, node.AgentsFile)); err != nil {
 				t.Fatal(err)
 			}
 		}, "refusing to read AGENTS.md is a symbolic link"},
 		{"too large", func(t *testing.T, dir string) {
-			write(t, dir, AgentsFile, "peer | "+p.URL+"/b/ | 2026-02-01\n"+strings.Repeat("#\n", node.MaxTopFileBytes/2))
+			write(t, dir, node.AgentsFile, "peer | "+p.URL+"/b/ | 2026-02-01\n"+strings.Repeat("#\n", node.MaxTopFileBytes/2))
 		}, "read AGENTS.md: AGENTS.md is too large"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

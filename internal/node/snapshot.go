@@ -15,6 +15,7 @@ import (
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/queue"
+	"github.com/meshnode/meshnode/internal/roster"
 	"github.com/meshnode/meshnode/internal/state"
 	"github.com/meshnode/meshnode/internal/trace"
 )
@@ -41,6 +42,12 @@ type Snapshot struct {
 	// that is not a regular one, or is too large, is FoundersErr.
 	Founders    []byte
 	FoundersErr error
+	// Agents are the agents our AGENTS.md lists, with the lines it
+	// skipped; AgentsErr says why it could not be read (a symbolic link,
+	// a file over MaxTopFileBytes), and then it lists none.
+	Agents         []roster.Agent
+	AgentsProblems []roster.Problem
+	AgentsErr      error
 	// Ledger and Cursors are the node's state (internal/ledger,
 	// internal/state); Queue is its validation queue.
 	Ledger  *ledger.Ledger
@@ -111,7 +118,10 @@ func Open(dir string, o Options) (*Snapshot, error) {
 	if err := s.readPublished(); err != nil {
 		return nil, err
 	}
-	var err error
+	noteRead(AgentsFile)
+	agents, err := readAgents(dir)
+	s.AgentsErr = err
+	s.Agents, s.AgentsProblems = roster.Parse(agents)
 	noteRead(LedgerFile)
 	if s.Ledger, err = ledger.Load(s.path(LedgerFile)); err != nil {
 		return nil, err

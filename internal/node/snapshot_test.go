@@ -2,6 +2,7 @@ package node
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -142,5 +143,46 @@ func TestTraceIsParsedOnce(t *testing.T) {
 	}
 	if _, err := s.Trace("traces/none.md"); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("Trace of a missing file = %v", err)
+	}
+}
+
+func TestKnownListsAgentsThenLearnedPeersOnceEachWithoutUs(t *testing.T) {
+	dir := writeNode(t, map[string]string{
+		AgentsFile: "# name | trace_url | joined\n" +
+			"bob | https://bob.example/ | 2026-01-01\n" +
+			"us | https://us.example/ | 2026-01-01\n" +
+			"ada | https://ada.example/ | 2026-01-01\n" +
+			"bobby | https://bob.example/ | 2026-01-02\n",
+	})
+	s, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	learned := s.Cursors.Cursor("https://cyd.example/")
+	learned.Agent, learned.LearnedFrom = "cyd", "https://ada.example/"
+	again := s.Cursors.Cursor("https://ada.example/")
+	again.Agent, again.LearnedFrom = "impostor", "https://cyd.example/"
+	s.Cursors.Cursor("https://polled.example/") // polled once, neither listed nor learned
+	var got []string
+	for _, k := range s.Known("https://us.example") {
+		got = append(got, fmt.Sprintf("%s %s %v", k.Name, k.URL, k.Listed))
+	}
+	want := []string{"bob https://bob.example/ true", "ada https://ada.example/ true", "cyd https://cyd.example/ false"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Known =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestAgentsFileThatIsALinkIsAnErrorOfItsOwn(t *testing.T) {
+	dir := writeNode(t, map[string]string{"elsewhere.md": "ada | https://ada.example/ | 2026-01-01\n"})
+	if err := os.Symlink(filepath.Join(dir, "elsewhere.md"), filepath.Join(dir, AgentsFile)); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatalf("Open = %v; a linked AGENTS.md should not stop what does not need it", err)
+	}
+	if !errors.Is(s.AgentsErr, ErrSymlink) || len(s.Agents) != 0 {
+		t.Errorf("AgentsErr = %v with %d agents, want ErrSymlink and none", s.AgentsErr, len(s.Agents))
 	}
 }
