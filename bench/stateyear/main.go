@@ -22,6 +22,7 @@ import (
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/state"
+	"github.com/meshnode/meshnode/internal/trace"
 )
 
 func main() {
@@ -58,7 +59,7 @@ func run(dir string, agents, days, every int) error {
 			st.MarkSeenFrom(url, hash, now)
 			led.AddTrace(&ledger.Trace{Agent: c.Agent, AgentURL: url, Seq: d, Hash: hash, File: fmt.Sprintf("traces/%d.md", d),
 				URL: fmt.Sprintf("%straces/%d.md", url, d), Type: "knowledge", Title: fmt.Sprintf("Trace %d of %s", d, c.Agent),
-				Status: "pending", Submitted: now, FirstSeen: now, Fingerprint: fmt.Sprintf("%016x", d*agents+a), Verified: true})
+				Status: "pending", Submitted: now, FirstSeen: now, Fingerprint: trace.Fingerprint(d*agents + a + 1), Verified: true})
 			items = append(items, queue.Item{ID: hash[7:19], Hash: hash, From: c.Agent, FromURL: url,
 				TraceURL: fmt.Sprintf("%straces/%d.md", url, d), Type: "knowledge", Seq: d, Submitted: now, QueuedAt: now})
 		}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/meshnode/meshnode/internal/ledger"
@@ -53,13 +52,7 @@ func ledgerKnown(path string) ([]score.Known, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []score.Known
-	for _, t := range l.SortedTraces() {
-		if fp, err := strconv.ParseUint(t.Fingerprint, 16, 64); err == nil {
-			out = append(out, score.Known{Hash: t.Hash, Agent: t.Agent, Fingerprint: fp})
-		}
-	}
-	return out, nil
+	return score.KnownOf(l), nil
 }
 
 func printExplanation(w io.Writer, file string, in score.Input, res *score.Result, known int) {

@@ -117,7 +117,7 @@ func (n *job) recordFile(p peer, f fetched) (queue.Item, bool) {
 		for _, c := range f.trace.Cites {
 			t.Cites = append(t.Cites, fmt.Sprintf("%s/%d", c.Agent, c.Seq))
 		}
-		t.Fingerprint = fmt.Sprintf("%016x", score.Fingerprint(f.trace.Body))
+		t.Fingerprint = score.Fingerprint(f.trace.Body)
 	}
 	n.ledger.AddTrace(t)
 	if t.Status != manifest.StatusPending || n.own[t.Hash] || p.url == n.cfg.URL || strings.EqualFold(p.name, n.cfg.Agent) {

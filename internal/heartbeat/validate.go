@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"strconv"
 
 	"golang.org/x/sync/errgroup"
 
@@ -186,20 +185,7 @@ func (n *job) scoreInput(ctx context.Context, item *queue.Item) (*score.Input, e
 
 // known lists the fingerprints of the traces seen so far, for the
 // uniqueness dimension, which skips the scored trace's own.
-func (n *job) known() []score.Known {
-	out := make([]score.Known, 0, len(n.ledger.Traces))
-	for _, t := range n.ledger.SortedTraces() {
-		if t.Fingerprint == "" {
-			continue
-		}
-		fp, err := strconv.ParseUint(t.Fingerprint, 16, 64)
-		if err != nil {
-			continue
-		}
-		out = append(out, score.Known{Hash: t.Hash, Agent: t.Agent, Fingerprint: fp})
-	}
-	return out
-}
+func (n *job) known() []score.Known { return score.KnownOf(n.ledger) }
 
 // suggest stores the heuristic's scores on the items a person will score,
 // so `meshnode score --pr` can prefill its drafts, in one write.

@@ -3,6 +3,7 @@ package ledger
 import (
 	"time"
 
+	"github.com/meshnode/meshnode/internal/trace"
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
@@ -21,9 +22,9 @@ type Trace struct {
 	Submitted time.Time `json:"submitted,omitzero"`
 	FirstSeen time.Time `json:"first_seen,omitzero"`
 	Cites     []string  `json:"cites,omitempty"` // "agent/seq"
-	// Fingerprint is a 64-bit simhash of the body as 16 hex characters,
-	// computed by internal/score for near-duplicate detection; opaque here.
-	Fingerprint string `json:"fingerprint,omitempty"`
+	// Fingerprint is a 64-bit simhash of the body, computed by
+	// internal/score for near-duplicate detection; opaque here.
+	Fingerprint trace.Fingerprint `json:"fingerprint,omitempty"`
 	// Verified is true when the served bytes matched the MANIFEST hash;
 	// legacy rows with no file column are recorded unverified.
 	Verified bool `json:"verified,omitempty"`

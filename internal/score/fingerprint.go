@@ -5,6 +5,9 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/trace"
 )
 
 // shingleWords is the number of consecutive words hashed together: three
@@ -21,7 +24,7 @@ const shingleWords = 3
 // change. The hash is computed in place, without joining the words, and
 // the bits are counted rather than branched on: the heartbeat
 // fingerprints every trace it fetches, and this was half of a catch-up.
-func Fingerprint(body []byte) uint64 {
+func Fingerprint(body []byte) trace.Fingerprint {
 	words := wordsOf(strings.ToLower(string(body)))
 	if len(words) == 0 {
 		return 0
@@ -38,7 +41,7 @@ func Fingerprint(body []byte) uint64 {
 			fp |= 1 << b
 		}
 	}
-	return fp
+	return trace.Fingerprint(fp)
 }
 
 // wordsOf splits s into its runs of letters and digits, as
@@ -135,4 +138,16 @@ func shingleHash(words []string) uint64 {
 
 // Distance is the Hamming distance between two fingerprints: 0 for the
 // same text, around 32 for unrelated texts.
-func Distance(a, b uint64) int { return bits.OnesCount64(a ^ b) }
+func Distance(a, b trace.Fingerprint) int { return bits.OnesCount64(uint64(a ^ b)) }
+
+// KnownOf lists the fingerprints the ledger holds, in its order, for the
+// uniqueness dimension: the traces this node has seen.
+func KnownOf(l *ledger.Ledger) []Known {
+	out := make([]Known, 0, len(l.Traces))
+	for _, t := range l.SortedTraces() {
+		if t.Fingerprint != 0 {
+			out = append(out, Known{Hash: t.Hash, Agent: t.Agent, Fingerprint: t.Fingerprint})
+		}
+	}
+	return out
+}

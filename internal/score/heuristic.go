@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/trace"
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
@@ -154,7 +155,7 @@ func (j *judge) countCites() int {
 }
 
 // nearestKnown finds the known trace closest to fp, ties broken by hash.
-func nearestKnown(in Input, fp uint64) (Known, int) {
+func nearestKnown(in Input, fp trace.Fingerprint) (Known, int) {
 	best, bestDist := Known{}, 65
 	for _, k := range in.Known {
 		if k.Hash == in.Hash || k.Fingerprint == 0 {

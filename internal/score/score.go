@@ -43,7 +43,7 @@ type Input struct {
 type Known struct {
 	Hash        string
 	Agent       string
-	Fingerprint uint64 // Fingerprint of its body
+	Fingerprint trace.Fingerprint // Fingerprint of its body
 }
 
 // Result is a scorer's judgement.

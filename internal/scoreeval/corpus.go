@@ -24,7 +24,7 @@ type Trace struct {
 	Entry       manifest.Entry
 	Raw         []byte
 	Parsed      *trace.Trace // nil when it does not parse
-	Fingerprint uint64
+	Fingerprint trace.Fingerprint
 }
 
 // Corpus is the snapshot's traces, by agent in MANIFEST order.
