@@ -226,7 +226,8 @@ func (n *job) pollAll(ctx context.Context, peers []peer) []*pollResult {
 	done := 0
 	var g errgroup.Group
 	g.SetLimit(n.cfg.Heartbeat.Concurrency)
-	for i, p := range peers {
+	for _, i := range byHostInTurn(peers) {
+		p := peers[i]
 		c := *n.state.Cursor(p.url)
 		g.Go(func() error {
 			results[i] = pl.poll(ctx, p, c)

@@ -2,6 +2,8 @@ package heartbeat
 
 import (
 	"fmt"
+	"net/url"
+	"strings"
 
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/roster"
@@ -75,4 +77,42 @@ func (n *job) forgetPeer(url, name string, why error) {
 	}
 	n.log.Warn("learned peer forgotten", "peer", name, "url", url,
 		"records", len(hashes), "reason", why.Error())
+}
+
+// byHostInTurn returns the order to start polling peers in: one peer of
+// each host in turn, hosts in the order they first appear, each host's
+// peers in their own order. AGENTS.md and the learned peers come grouped
+// by host, and polled in that order the heartbeat's slots all queue on the
+// first hosts' per-host caps while other hosts sit idle (a 1,000-peer
+// mesh on 50 hosts took 63 s to fetch instead of 10 s). Results and logs
+// keep the peers' own order.
+func byHostInTurn(peers []peer) []int {
+	var hosts []string
+	byHost := map[string][]int{}
+	for i, p := range peers {
+		h := hostOf(p.url)
+		if _, ok := byHost[h]; !ok {
+			hosts = append(hosts, h)
+		}
+		byHost[h] = append(byHost[h], i)
+	}
+	out := make([]int, 0, len(peers))
+	for round := 0; len(out) < len(peers); round++ {
+		for _, h := range hosts {
+			if round < len(byHost[h]) {
+				out = append(out, byHost[h][round])
+			}
+		}
+	}
+	return out
+}
+
+// hostOf is the host (with port) of a peer's URL; the URL itself when it
+// does not parse, so such a peer is a host of its own.
+func hostOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return raw
+	}
+	return strings.ToLower(u.Host)
 }

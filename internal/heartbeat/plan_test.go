@@ -170,3 +170,19 @@ func TestPlanCutLeavesTheRestForTheNextPoll(t *testing.T) {
 		})
 	}
 }
+
+func TestPeersArePolledOneHostAtATurn(t *testing.T) {
+	peers := []peer{
+		{url: "https://a.example/1/"}, {url: "https://a.example/2/"}, {url: "https://a.example/3/"},
+		{url: "https://B.example/1/"}, {url: "https://b.example/2/"},
+		{url: "https://c.example/1/"}, {url: "::not a url"},
+	}
+	got := byHostInTurn(peers)
+	want := []int{0, 3, 5, 6, 1, 4, 2}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("byHostInTurn = %v, want %v", got, want)
+	}
+	if got := byHostInTurn(nil); len(got) != 0 {
+		t.Fatalf("byHostInTurn(nil) = %v", got)
+	}
+}
