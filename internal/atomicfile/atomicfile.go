@@ -16,7 +16,26 @@ import (
 // directory: write, fsync, rename over path, fsync the directory. The
 // temporary file is removed on any error. Missing parent directories are
 // created.
-func WriteFile(path string, data []byte, perm os.FileMode) (err error) {
+func WriteFile(path string, data []byte, perm os.FileMode) error {
+	if err := write(path, data, perm, true); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+// WriteFileUnsynced is WriteFile without its fsyncs: every reader sees
+// the old bytes or the new ones, never a mix, and a process that dies at
+// any point leaves no torn file, but the new bytes are durable against a
+// power loss only once SyncFS has flushed the file system. A caller that
+// writes many files calls SyncFS once after them, before it records that
+// they are written.
+func WriteFileUnsynced(path string, data []byte, perm os.FileMode) error {
+	return write(path, data, perm, false)
+}
+
+// write writes data to a temporary file beside path, fsyncs it when sync
+// is set, and renames it over path.
+func write(path string, data []byte, perm os.FileMode, sync bool) (err error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
@@ -37,8 +56,10 @@ func WriteFile(path string, data []byte, perm os.FileMode) (err error) {
 	if err = tmp.Chmod(perm); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", path, err)
+	if sync {
+		if err = tmp.Sync(); err != nil {
+			return fmt.Errorf("sync %s: %w", path, err)
+		}
 	}
 	if err = tmp.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -46,7 +67,7 @@ func WriteFile(path string, data []byte, perm os.FileMode) (err error) {
 	if err = os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("rename %s: %w", path, err)
 	}
-	return syncDir(dir)
+	return nil
 }
 
 // WriteFileIfChanged is WriteFile that leaves path untouched (bytes and

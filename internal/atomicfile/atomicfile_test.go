@@ -87,3 +87,26 @@ func TestRemoveTempsDeletesOnlyLeftoverTemps(t *testing.T) {
 		t.Fatalf("missing dir: %v", err)
 	}
 }
+
+func TestWriteFileUnsyncedReplacesWholeAndLeavesNoTemporary(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "sub", "v.md")
+	for _, data := range []string{"first", "second, longer"} {
+		if err := WriteFileUnsynced(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := os.ReadFile(p); string(got) != data {
+			t.Fatalf("file holds %q, want %q", got, data)
+		}
+	}
+	if err := SyncFS(filepath.Dir(p)); err != nil {
+		t.Fatalf("SyncFS: %v", err)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(p))
+	if len(entries) != 1 {
+		t.Fatalf("directory holds %d entries, want the file alone", len(entries))
+	}
+	if fi, _ := os.Stat(p); fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v, want 0644", fi.Mode().Perm())
+	}
+}
