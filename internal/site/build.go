@@ -163,7 +163,7 @@ func siteOutputs(n *Node) []output {
 		output{Path: ".nojekyll", Render: constant(nil)},
 		output{Path: "style.css", Render: constant(styleCSS)},
 		output{Path: "robots.txt", Render: constant(robots(n.URL))},
-		output{Path: "404.html", Render: func() ([]byte, error) { return notFound(n) }},
+		output{Path: "404.html", Render: func() ([]byte, error) { return notFound(n, idx) }},
 		output{Path: "favicon.svg", Render: constant(favicon)},
 		output{Path: "feed.atom", Render: func() ([]byte, error) { return tracesFeed(n, idx) }},
 		output{Path: "validations.atom", Render: func() ([]byte, error) { return validationsFeed(n) }},

@@ -106,14 +106,14 @@ func traceKey(n *Node, t *Trace, v *view) string {
 	return keyOf(parts...)
 }
 
-// tracesKey covers everything traces/index.html shows: the node's name and
-// each trace's row, in order. It lists 10,000 traces, so rendering it on
-// every unchanged rebuild cost a tenth of the rebuild. A field the page
-// starts to show must be added here.
+// tracesKey covers everything a page of the traces list shows: the node's
+// name, where the page sits among the others and each of its rows, in
+// order. A field the page starts to show must be added here.
 func tracesKey(n *Node, v *view) string {
-	parts := make([]any, 0, 2+7*len(n.Traces))
-	parts = append(parts, v.Published(footerFiles...), n.Agent)
-	for _, t := range n.Traces {
+	p := v.Pager
+	parts := make([]any, 0, 8+7*len(p.Traces))
+	parts = append(parts, v.Published(footerFiles...), n.Agent, p.Path, p.Number, p.Count, p.First, p.Total, p.Newer, p.Older)
+	for _, t := range p.Traces {
 		parts = append(parts, t.Seq, t.File, t.Title, t.Type, t.Status, len(t.Received), t.Submitted.UnixNano())
 	}
 	return keyOf(parts...)

@@ -148,6 +148,7 @@ type graph struct {
 type graphNode struct {
 	X, Y, R, LX, LY float64
 	Label, Title    string
+	Agent           string // the full name, which the label links to the page of
 	Anchor          string
 	Self            bool
 }
@@ -237,7 +238,7 @@ func graphNodeR(activity int) float64 { return 6 + math.Min(8, math.Sqrt(float64
 func (g *graph) node(a string, x, y, lx, ly float64, anchor string, self bool, activity int) graphNode {
 	return graphNode{
 		X: round1(x), Y: round1(y), R: round1(graphNodeR(activity)),
-		LX: round1(lx), LY: round1(ly), Label: shorten(a, 14), Anchor: anchor, Self: self,
+		LX: round1(lx), LY: round1(ly), Label: shorten(a, 14), Agent: a, Anchor: anchor, Self: self,
 		Title: fmt.Sprintf("%s: %d validations given or received", a, activity),
 	}
 }

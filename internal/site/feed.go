@@ -185,19 +185,27 @@ func robots(base string) []byte {
 	return []byte(s)
 }
 
-// notFound renders 404.html. GitHub Pages serves it at any depth, so it
-// carries its own CSS and links home by absolute URL when one is known.
-func notFound(n *Node) ([]byte, error) {
-	home := "index.html"
+// notFound renders 404.html with the site's navigation. GitHub Pages and
+// `meshnode serve` answer with it at any depth, so it carries its own CSS
+// and its links start from the node's absolute URL, or from the server's
+// root when the node has none (as under `meshnode serve`).
+func notFound(n *Node, idx *index) ([]byte, error) {
+	root := "/"
 	if n.URL != "" {
-		home = n.URL
+		root = n.URL
+	}
+	v := &view{Root: root, Nav: "none", Node: n, idx: idx}
+	c, err := v.Chrome()
+	if err != nil {
+		return nil, err
 	}
 	var buf bytes.Buffer
-	err := notFoundPage.ExecuteTemplate(&buf, "notfound", struct {
-		Node *Node
-		CSS  template.CSS
-		Home string
-	}{n, template.CSS(styleCSS), home})
+	err = notFoundPage.ExecuteTemplate(&buf, "notfound", struct {
+		Node   *Node
+		CSS    template.CSS
+		Home   string
+		Chrome *chrome
+	}{n, template.CSS(styleCSS), root + "index.html", c})
 	if err != nil {
 		return nil, fmt.Errorf("render 404 page: %w", err)
 	}

@@ -65,6 +65,7 @@ type Vote struct {
 	HasScores    bool
 	ValidatedAt  time.Time
 	File         string // our own published file, "validations/val-x.md"; else empty
+	SourceURL    string // where the validation was read, for a peer's; else empty
 }
 
 // Peer is one known agent and how polling it goes.

@@ -53,7 +53,10 @@ func loadPeers(dir string, n *Node, l *ledger.Ledger, st *state.State, now time.
 }
 
 // presenceInput is what the cursor knows of a peer's heartbeat; a peer
-// never polled has no cursor and is offline.
+// never polled has no cursor and is offline. A peer polled and never
+// reached is shown unreachable at once: it has no heartbeat to be judged
+// by (docs/protocol.md §10), and "offline" would suggest it once had one;
+// the 30 days of §9.2 only decide how often it is retried.
 func presenceInput(c *state.Cursor) presence.Input {
 	if c == nil {
 		return presence.Input{}
@@ -62,7 +65,8 @@ func presenceInput(c *state.Cursor) presence.Input {
 		Updated:         c.ManifestUpdated,
 		ManifestChanged: c.ManifestChanged,
 		LastSuccess:     c.LastSuccess,
-		Unreachable:     c.Status == state.StatusUnreachable || c.Status == state.StatusGone,
+		Unreachable: c.Status == state.StatusUnreachable || c.Status == state.StatusGone ||
+			(c.LastSuccess.IsZero() && c.FailureCount > 0),
 	}
 }
 

@@ -36,6 +36,7 @@ var funcs = template.FuncMap{
 	"inc":          func(i int) int { return i + 1 },
 	"sub":          func(a, b int) int { return a - b },
 	"day":          formatDay,
+	"dated":        formatDated,
 	"at":           func(p *view, v any) rooted { return rooted{P: p, V: v} },
 	"labelled":     func(p *view, label string, v any) rooted { return rooted{P: p, V: v, Label: label} },
 	"excerpt":      func(t *Trace) string { return excerpt(t.Body) },
@@ -96,6 +97,7 @@ type view struct {
 	Prev, Next       *Trace // the same agent's neighbours of Trace
 	Agent            *Agent
 	Body             template.HTML
+	Pager            *pager // a page of the traces list
 	Timeline         timeline
 	Graph            graph
 	idx              *index
@@ -120,6 +122,7 @@ type meshTrace struct {
 // refLink is one citation, resolved to a page when the cited trace is known.
 type refLink struct {
 	Label, Title, Href string
+	External           bool // Href is a peer's URL: the link gets rel="nofollow ugc noopener"
 }
 
 // footerFiles are the top-level published files every page's footer
@@ -206,7 +209,7 @@ func (v *view) Refs(cites []string) []refLink {
 		if t, ok := v.idx.own[c]; ok {
 			l.Title, l.Href = t.Title, v.Root+pagePath(t.File)
 		} else if r, ok := v.idx.refs[c]; ok {
-			l.Title, l.Href = r.Title, r.URL
+			l.Title, l.Href, l.External = r.Title, r.URL, r.URL != ""
 		}
 		out = append(out, l)
 	}
@@ -233,6 +236,15 @@ func formatDay(t time.Time) string {
 		return "never"
 	}
 	return t.UTC().Format(time.DateOnly)
+}
+
+// formatDated is the day of an event whose date may not be known (a
+// validation that gave none): "unknown", where formatDay says "never".
+func formatDated(t time.Time) string {
+	if t.IsZero() {
+		return "unknown"
+	}
+	return formatDay(t)
 }
 
 func formatSignal(f float64) string {
