@@ -68,3 +68,33 @@ func TestRenderMarkdownSupportsTheExtensionsTracesUse(t *testing.T) {
 		})
 	}
 }
+
+// TestMentionsLinkLikeCitations checks which "agent/seq" words of a trace
+// body become links: the same words trace.FindCitations takes for
+// citations, sentence punctuation after them included.
+func TestMentionsLinkLikeCitations(t *testing.T) {
+	n := &Node{Agent: "fern", Traces: []*Trace{{Seq: 1, File: "traces/001-a.md", Title: "A"}},
+		Others: []*Ref{{Agent: "ada", Seq: 2, Title: "Two", URL: "https://ada.example.org/traces/002.md"}}}
+	idx := prepare(n)
+	ada := `<a href="https://ada.example.org/traces/002.md" title="Two" rel="nofollow ugc noopener">ada/2</a>`
+	for _, c := range []struct{ src, want string }{
+		{"Builds on ada/2.", "Builds on " + ada + "."},
+		{"Builds on ada/2, and fern/1; done", "Builds on " + ada + `, and <a href="../traces/001-a.html" title="A">fern/1</a>; done`},
+		{"(ada/2)", "(" + ada + ")"},
+		{"ada/2-3", ada + "-3"},
+		{"ada/2.5 is a version", "ada/2.5 is a version"},
+		{"ada/2/x is a path", "ada/2/x is a path"},
+		{"ada/2a", "ada/2a"},
+		{"x.ada/2 and ada/3", "x.ada/2 and ada/3"},
+		{"`ada/2` in code", "<code>ada/2</code> in code"},
+	} {
+		b, err := renderTrace([]byte(c.src), "", idx, "../")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.TrimSuffix(strings.TrimPrefix(string(b), "<p>"), "</p>\n")
+		if got != c.want {
+			t.Errorf("%q:\n got %s\nwant %s", c.src, got, c.want)
+		}
+	}
+}

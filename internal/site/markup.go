@@ -150,8 +150,11 @@ func findMentions(s []byte, idx *index, root string) []mention {
 		if start > 0 && strings.IndexByte("/:\\=&?#%~+", s[start-1]) >= 0 {
 			continue
 		}
-		cs := trace.FindCitations(s[start:end])
-		if len(cs) != 1 || (end < len(s) && (isAgentByte(s[end]) || s[end] == '/')) {
+		// The two bytes after the digits decide, as for a citation, whether
+		// the word ends there: "ada/2." at the end of a sentence does,
+		// "ada/2.5" and "ada/2/x" do not.
+		cs := trace.FindCitations(s[start:min(len(s), end+2)])
+		if len(cs) != 1 {
 			continue
 		}
 		key := citeKey(cs[0].Agent, cs[0].Seq)
