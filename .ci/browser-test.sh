@@ -3,9 +3,17 @@
 #
 #   bash .ci/browser-test.sh [NODE_DIR]
 #
-# Without NODE_DIR (as .ci/run calls it) it makes a demo node with
-# `meshnode demo`. Builds NODE_DIR's site with `meshnode build`, serves it with
-# `meshnode serve` on 127.0.0.1, and then, exiting non-zero on any finding:
+# Without NODE_DIR (as .ci/run calls it) it checks two nodes:
+#  - demo: a node made with `meshnode demo` (a small mesh on loopback);
+#  - corpus: a node caught up with the real mesh snapshot in
+#    ../shared/corpus/mycel-basecamp (bench/meshsim serves it on loopback,
+#    one `meshnode heartbeat` fetches and scores all of it), which also
+#    publishes .ci/browser/fixture-trace.md, a trace of our own with an
+#    aligned table, code, a task list and agent/seq mentions. Where the
+#    snapshot is absent this part is skipped, and says so.
+# With NODE_DIR it checks that node alone. For each node it builds the site
+# with `meshnode serve` on 127.0.0.1 and then, exiting non-zero on any
+# finding:
 #  1. opens every page in headless Chromium and checks that every internal
 #     href and src of the rendered DOM resolves (HTTP 200);
 #  2. runs html-validate (recommended rules) over every HTML page: 0 errors;
@@ -14,11 +22,11 @@
 #     dark, runs axe-core (WCAG 2.2 A and AA) in it, checks that nothing is
 #     cut off and no text renders under 11 px, and saves full-page
 #     screenshots, the CI artifacts, as
-#     .ci/artifacts/screenshots/TEMPLATE-{desktop,phone}-{light,dark}.png
+#     .ci/artifacts/screenshots/NODE/TEMPLATE-{desktop,phone}-{light,dark}.png
 #     (.ci/browser/check.mjs).
 # Tools: Debian's chromium, nodejs, npm and python3 (apt-get, when absent);
 # axe-core, html-validate and puppeteer-core at the versions pinned in
-# .ci/browser/package-lock.json (npm ci).
+# .ci/browser/package-lock.json (npm ci). It takes about three minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 node=${1:-}
@@ -40,27 +48,9 @@ fi
 (cd .ci/browser && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null)
 
 work=$(mktemp -d)
+pids=()
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"' EXIT
 go build -o "$work/meshnode" ./cmd/meshnode
-now=()
-if [ -z "$node" ]; then
-  node="$work/demo"
-  "$work/meshnode" demo --dir "$node" >/dev/null
-  # The demo mesh lives on its own clock; show its presence as of then.
-  now=(--now "$(sed -n 's/^updated: //p' "$node/MANIFEST.md")")
-fi
-"$work/meshnode" serve --dir "$node" --out "$work/site" --addr "127.0.0.1:$port" "${now[@]}" > "$work/serve.log" 2>&1 &
-server=$!
-trap 'kill "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
-base="http://127.0.0.1:$port/"
-for _ in $(seq 1 100); do
-  grep -q serving "$work/serve.log" && break
-  sleep 0.1
-done
-if ! grep -q serving "$work/serve.log"; then
-  echo "browser test: meshnode serve did not start:" >&2
-  cat "$work/serve.log" >&2
-  exit 1
-fi
 
 chrome() {
   chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
@@ -70,9 +60,51 @@ chrome() {
 export -f chrome
 export work
 
-# Crawl: every HTML page reachable from the home page, as Chromium renders
-# it; every internal link and resource must answer 200.
-python3 - "$base" <<'PY'
+# check NAME NODE_DIR [serve flags...]: the three checks above on one node.
+check() {
+  local name=$1 node=$2
+  shift 2
+  local site="$work/site-$name" log="$work/serve-$name.log"
+  "$work/meshnode" serve --dir "$node" --out "$site" --addr "127.0.0.1:$port" "$@" >"$log" 2>&1 &
+  local server=$!
+  pids+=("$server")
+  local base="http://127.0.0.1:$port/"
+  for _ in $(seq 1 300); do
+    grep -q serving "$log" && break
+    sleep 0.1
+  done
+  if ! grep -q serving "$log"; then
+    echo "browser test: meshnode serve did not start:" >&2
+    cat "$log" >&2
+    exit 1
+  fi
+  echo "== $name node: $(find "$site" -name '*.html' | wc -l) pages"
+  crawl "$base"
+
+  # Every page through html-validate.
+  find "$site" -name '*.html' -print0 | xargs -0 .ci/browser/node_modules/.bin/html-validate --config .ci/browser/htmlvalidate.json
+  echo "html-validate: $(find "$site" -name '*.html' | wc -l) pages, 0 errors"
+
+  # One page of each template: the trace page is the last by file name
+  # (in a demo node, the newest trace), the agent pages ours and the peer
+  # whose page is largest (the one with the most to show).
+  local trace self peer
+  trace=$(cd "$site" && find traces -maxdepth 1 -name '*.html' ! -name index.html | sort | tail -n 1)
+  self=$(sed -n 's/^agent: *//p' "$node/mesh.yaml" 2>/dev/null | head -n 1)
+  peer=$(cd "$site" && ls -S agents/*.html | grep -v -e '/index.html$' -e "/${self:-none}.html\$" | head -n 1)
+  local pages=(home=index.html agents=agents/index.html peer=$peer traces=traces/index.html trace=$trace
+    peers=peers.html validations=validations.html signal=signal.html notfound=no/such/page.html)
+  [ -n "$self" ] && [ -f "$site/agents/$self.html" ] && pages+=(self=agents/$self.html)
+  mkdir -p "$shots/$name"
+  node .ci/browser/check.mjs "$base" "$shots/$name" "${pages[@]}"
+  kill "$server" 2>/dev/null || true
+  wait "$server" 2>/dev/null || true
+}
+
+# crawl BASE: every HTML page reachable from the home page, as Chromium
+# renders it; every internal link and resource must answer 200.
+crawl() {
+python3 - "$1" <<'PY'
 import subprocess, sys, urllib.request, urllib.parse
 from html.parser import HTMLParser
 
@@ -122,21 +154,36 @@ for b in broken:
     print("  " + b)
 sys.exit(1 if broken else 0)
 PY
+}
 
-# Every page through html-validate.
-find "$work/site" -name '*.html' -print0 | xargs -0 .ci/browser/node_modules/.bin/html-validate --config .ci/browser/htmlvalidate.json
-echo "html-validate: $(find "$work/site" -name '*.html' | wc -l) pages, 0 errors"
-
-# One page of each template: the trace page is the last by file name (in a
-# demo node, the newest trace), the agent pages ours and the peer whose
-# page is largest (the one with the most to show).
-trace=$(cd "$work/site" && find traces -name '*.html' ! -name index.html | sort | tail -n 1)
-self=$(sed -n 's/^agent: *//p' "$node/mesh.yaml" 2>/dev/null | head -n 1)
-peer=$(cd "$work/site" && ls -S agents/*.html | grep -v -e '/index.html$' -e "/${self:-none}.html\$" | head -n 1)
-pages=(home=index.html agents=agents/index.html peer=$peer traces=traces/index.html trace=$trace
-  peers=peers.html validations=validations.html signal=signal.html notfound=no/such/page.html)
-[ -n "$self" ] && [ -f "$work/site/agents/$self.html" ] && pages+=(self=agents/$self.html)
 rm -rf "$shots"
 mkdir -p "$shots"
-node .ci/browser/check.mjs "$base" "$shots" "${pages[@]}"
-ls "$shots"
+if [ -n "$node" ]; then
+  check node "$node"
+  exit 0
+fi
+
+"$work/meshnode" demo --dir "$work/demo" >/dev/null
+# The demo mesh lives on its own clock; show its presence as of then.
+check demo "$work/demo" --now "$(sed -n 's/^updated: //p' "$work/demo/MANIFEST.md")"
+
+corpus=../shared/corpus/mycel-basecamp
+if [ ! -d "$corpus" ]; then
+  echo "browser test: no mesh snapshot at $corpus: the corpus node is not checked (demo node only)"
+  exit 0
+fi
+go build -o "$work/meshsim" ./bench/meshsim
+"$work/meshsim" -node "$work/corpus" -corpus "$corpus" -latency 0 >"$work/meshsim.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 1 300); do
+  grep -q ready "$work/meshsim.log" && break
+  sleep 0.1
+done
+grep -q ready "$work/meshsim.log" || { echo "browser test: meshsim did not start:" >&2; cat "$work/meshsim.log" >&2; exit 1; }
+mkdir -p "$work/corpus/traces"
+cp .ci/browser/fixture-trace.md "$work/corpus/traces/2026-03-15-browser-test.md"
+# One heartbeat catches up with the whole snapshot and publishes the
+# fixture trace; the site is then judged a day after it.
+"$work/meshnode" heartbeat --dir "$work/corpus" --now 2026-03-15T12:00:00Z >"$work/heartbeat.log" 2>&1 ||
+  { echo "browser test: heartbeat of the corpus node failed:" >&2; tail -20 "$work/heartbeat.log" >&2; exit 1; }
+check corpus "$work/corpus" --now 2026-03-15T12:00:00Z

@@ -7,8 +7,9 @@
 // browser) at 1366x900 and 390x844, light and dark, and for each:
 //   - runs axe-core with the WCAG 2.0, 2.1 and 2.2 A and AA rules;
 //   - checks that nothing is wider than the viewport (no page-level
-//     sideways scroll, so nothing is cut off) and that no visible text,
-//     SVG text included, renders under 11 px;
+//     sideways scroll, so nothing is cut off), that no SVG text runs past
+//     its picture's edge, and that no visible text, SVG text included,
+//     renders under 11 px;
 //   - saves a full-page screenshot as SHOTS_DIR/NAME-WIDTH-SCHEME.png.
 // Exits 1 when any check finds anything.
 import { createRequire } from "node:module";
@@ -37,6 +38,14 @@ function layoutProblems(minFontPx) {
         out.push(`  sticks out: <${el.tagName.toLowerCase()} class="${el.className?.baseVal ?? el.className}"> right edge ${Math.round(r.right)}px`);
         if (out.length > 6) break;
       }
+    }
+  }
+  // SVG text that runs past its picture's edge is clipped, not scrolled.
+  for (const el of document.querySelectorAll("svg text")) {
+    const r = el.getBoundingClientRect();
+    const s = el.ownerSVGElement.getBoundingClientRect();
+    if (r.width > 0 && (r.left < s.left - 1 || r.right > s.right + 1 || r.top < s.top - 1 || r.bottom > s.bottom + 1)) {
+      out.push(`cut off: svg text "${el.textContent.trim().slice(0, 40)}" spans x ${Math.round(r.left)}–${Math.round(r.right)} in a picture of x ${Math.round(s.left)}–${Math.round(s.right)}`);
     }
   }
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);

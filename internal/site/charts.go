@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"time"
+	"unicode/utf8"
 )
 
 // Chart sizes, in SVG user units; the SVG scales to the page width.
@@ -228,9 +229,29 @@ func (g *graph) placeNodes(agents []string, self string, activity map[string]int
 		if anchor == "middle" {
 			ly += 8 * math.Copysign(1, math.Sin(angle))
 		}
+		if w := labelWidth(shorten(a, graphLabelLen)); (anchor == "start" && lx+w > float64(g.Size)-graphMargin) || (anchor == "end" && lx-w < graphMargin) {
+			// Beside the node the name would run off the picture: centre
+			// it under the node instead, inside the edges of the picture.
+			anchor = "middle"
+			lx = math.Min(math.Max(x, w/2+graphMargin), float64(g.Size)-w/2-graphMargin)
+			ly = y + graphNodeR(activity[a]) + 14
+		}
 		g.Nodes = append(g.Nodes, g.node(a, x, y, lx, ly, anchor, false, activity[a]))
 	}
 	return pos
+}
+
+// graphLabelLen is the longest label, in bytes, before it is shortened.
+const graphLabelLen = 14
+
+// graphMargin is the room kept between a label and the picture's edge.
+const graphMargin = 4
+
+// labelWidth is a generous estimate of a label's width in the graph's
+// units at its 16 px font: 9.5 per character, wider than the average
+// character of a sans-serif font, so that a label estimated to fit does.
+func labelWidth(label string) float64 {
+	return 9.5 * float64(utf8.RuneCountInString(label))
 }
 
 func graphNodeR(activity int) float64 { return 6 + math.Min(8, math.Sqrt(float64(activity))) }
@@ -238,7 +259,7 @@ func graphNodeR(activity int) float64 { return 6 + math.Min(8, math.Sqrt(float64
 func (g *graph) node(a string, x, y, lx, ly float64, anchor string, self bool, activity int) graphNode {
 	return graphNode{
 		X: round1(x), Y: round1(y), R: round1(graphNodeR(activity)),
-		LX: round1(lx), LY: round1(ly), Label: shorten(a, 14), Agent: a, Anchor: anchor, Self: self,
+		LX: round1(lx), LY: round1(ly), Label: shorten(a, graphLabelLen), Agent: a, Anchor: anchor, Self: self,
 		Title: fmt.Sprintf("%s: %d validations given or received", a, activity),
 	}
 }

@@ -48,3 +48,25 @@ func TestTimelineShowsSmallDaysBesideABigOne(t *testing.T) {
 		t.Errorf("grid values %v", got)
 	}
 }
+
+// TestGraphLabelsStayInsideThePicture lays out the corpus's 13 agents,
+// long names beside the ring's left and right ends among them, and checks
+// that every label, at its estimated width, lies inside the viewBox.
+func TestGraphLabelsStayInsideThePicture(t *testing.T) {
+	names := []string{"abernath-mesh", "bottymcbotface", "clove", "czero", "jarvis-maximum", "learner",
+		"newagent2", "noobagent", "rex", "swarmclaw", "testagent3", "uno"}
+	var votes []*Vote
+	for _, n := range names {
+		votes = append(votes, &Vote{Validator: "bench", Agent: n})
+	}
+	for ring := 2; ring <= len(names); ring++ {
+		g := buildGraph("x", "bench", votes[:ring])
+		for _, n := range g.Nodes {
+			w := labelWidth(n.Label)
+			left := map[string]float64{"start": n.LX, "middle": n.LX - w/2, "end": n.LX - w}[n.Anchor]
+			if left < 0 || left+w > float64(g.Size) || n.LY < 0 || n.LY > float64(g.Size) {
+				t.Errorf("ring of %d: label %q spans x %.0f–%.0f at y %.0f, outside 0–%d", ring, n.Label, left, left+w, n.LY, g.Size)
+			}
+		}
+	}
+}
