@@ -53,6 +53,7 @@ func renderTrace(src []byte, title string, idx *index, root string) ([]byte, err
 	pc.Set(indexKey, idx)
 	pc.Set(rootKey, root)
 	var buf bytes.Buffer
+	buf.Grow(2*len(src) + 1024)
 	if err := markdown.Convert(src, &buf, parser.WithContext(pc)); err != nil {
 		return nil, fmt.Errorf("render markdown: %w", err)
 	}
