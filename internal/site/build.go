@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"sync/atomic"
 	"time"
@@ -53,6 +54,7 @@ type Stats struct {
 // Build reads the node at o.Dir and writes its site to o.Out.
 func Build(ctx context.Context, o Options) (Stats, error) {
 	o = o.withDefaults()
+	defer relaxGC()()
 	n, err := Load(o.Dir, o.Now)
 	if err != nil {
 		return Stats{}, err
@@ -63,6 +65,24 @@ func Build(ctx context.Context, o Options) (Stats, error) {
 	}
 	o.Logger.Info("site built", "out", o.Out, "files", st.Files, "written", st.Written, "removed", st.Removed)
 	return st, nil
+}
+
+// buildGCPercent is the garbage collector's target while a site is built.
+// A cold build of 10,000 traces allocates about 1.9 GB against a live
+// heap near 100 MB, so at Go's default of 100 the collector ran every
+// 100 MB or so and took an eighth of the build's CPU; at 400 it runs a
+// quarter as often, for a peak of about 430 MB instead of 210 MB.
+const buildGCPercent = 400
+
+// relaxGC raises the collector's target to buildGCPercent, unless GOGC
+// already asks for more (or for none), and returns what puts it back.
+func relaxGC() (restore func()) {
+	old := debug.SetGCPercent(buildGCPercent)
+	if old < 0 || old > buildGCPercent {
+		debug.SetGCPercent(old)
+		return func() {}
+	}
+	return func() { debug.SetGCPercent(old) }
 }
 
 func (o Options) withDefaults() Options {

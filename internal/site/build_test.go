@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -183,4 +184,25 @@ func get(t *testing.T, url string) []byte {
 		t.Fatalf("GET %s: %s", url, resp.Status)
 	}
 	return []byte(b.String())
+}
+
+// TestBuildRestoresGCPercent checks that Build relaxes the collector only
+// while it runs, and leaves a GOGC above its own, or off, alone.
+func TestBuildRestoresGCPercent(t *testing.T) {
+	current := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
+	old := current()
+	defer debug.SetGCPercent(old)
+	for _, c := range []struct{ before, during int }{{100, buildGCPercent}, {50, buildGCPercent}, {1000, 1000}, {-1, -1}} {
+		debug.SetGCPercent(c.before)
+		restore := relaxGC()
+		during := current()
+		restore()
+		if during != c.during {
+			t.Errorf("GOGC %d: %d while building, want %d", c.before, during, c.during)
+		}
+		buildFixture(t)
+		if after := current(); after != c.before {
+			t.Errorf("GOGC %d: %d after a build", c.before, after)
+		}
+	}
 }
