@@ -3,6 +3,7 @@ package site
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestSafeURL(t *testing.T) {
@@ -96,5 +97,28 @@ func TestMentionsLinkLikeCitations(t *testing.T) {
 		if got != c.want {
 			t.Errorf("%q:\n got %s\nwant %s", c.src, got, c.want)
 		}
+	}
+}
+
+// TestHugeCodeBlockIsShownPlain checks that a code block over
+// maxHighlighted is escaped and shown without chroma, fast, while a small
+// one is highlighted.
+func TestHugeCodeBlockIsShownPlain(t *testing.T) {
+	small := "```go\nfunc f() {}\n```\n"
+	huge := "```go\n" + strings.Repeat("x := \"<b>\" // a comment\n", maxHighlighted/20) + "```\n"
+	b, err := renderMarkdown([]byte(small))
+	if err != nil || !strings.Contains(string(b), `<span class="kd">func</span>`) {
+		t.Fatalf("small block not highlighted (%v):\n%s", err, b)
+	}
+	start := time.Now()
+	b, err = renderMarkdown([]byte(huge))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(b), `<pre tabindex="0"><code>x := &quot;&lt;b&gt;&quot;`) || strings.Contains(string(b), `<span class=`) {
+		t.Errorf("huge block not shown plain and escaped:\n%.200s", b)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("rendering a %d-byte block took %v", len(huge), d)
 	}
 }

@@ -186,6 +186,11 @@ var (
 	codeStyleDark  = styles.Get("modus-vivendi")
 	codeFormatter  = chromahtml.New(chromahtml.WithClasses(true), chromahtml.WithPreWrapper(focusablePre{}))
 	maxLanguageLen = 40
+	// maxHighlighted is the largest code block highlighted, in bytes.
+	// chroma's lexers run regexp2 at about 3 µs a byte, with a 250 ms
+	// timeout per match: a stranger's megabyte of code would hold a build
+	// for seconds, so a block over this is shown plain.
+	maxHighlighted = 16 << 10
 )
 
 // focusablePre is chroma's <pre> with tabindex="0": a long line scrolls
@@ -252,7 +257,7 @@ func renderCode(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.Wa
 
 // highlight formats code in the named language, if chroma knows it.
 func highlight(language, code string) ([]byte, bool) {
-	if language == "" || len(language) > maxLanguageLen {
+	if language == "" || len(language) > maxLanguageLen || len(code) > maxHighlighted {
 		return nil, false
 	}
 	lexer := lexers.Get(language)
