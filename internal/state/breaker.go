@@ -103,14 +103,27 @@ func (c *Cursor) Interval() time.Duration {
 	return 0
 }
 
-// Due reports whether the peer should be polled at now: Next has come,
-// give or take DueSlack. The breaker's part answers from LastPolled and the
-// failure count and status (not the stored Backoff string, which a person
-// may have edited). A peer never polled, or polled "in the future" by a
-// clock that went back, is due.
+// Due reports whether the peer should be polled at now. The breaker's
+// part answers from LastPolled and the failure count and status (not the
+// stored Backoff string, which a person may have edited), give or take
+// DueSlack; a failing peer follows it alone. A healthy peer is then due
+// when its quiet schedule, derived from its last news, polls it at now
+// (docs/decisions.md, "Adaptive polling"), or, for a cursor with no
+// schedule (an older node's file), when its NextPoll has come. A
+// peer never polled, or polled "in the future" by a clock that went back,
+// is due.
 func (c *Cursor) Due(now time.Time) bool {
 	if c.LastPolled.IsZero() || c.LastPolled.After(now) {
 		return true
 	}
-	return !now.Before(c.Next().Add(-DueSlack))
+	if now.Before(c.LastPolled.Add(c.Interval() - DueSlack)) {
+		return false
+	}
+	if c.FailureCount > 0 {
+		return true
+	}
+	if c.Schedule == nil && !c.NextPoll.IsZero() {
+		return !now.Before(earlier(c.NextPoll, c.LastPolled.Add(maxQuietPoll)).Add(-DueSlack))
+	}
+	return c.quietDue(now)
 }

@@ -43,13 +43,26 @@ type Cursor struct {
 	// NewsPerDay counts new seqs by UTC day (YYYY-MM-DD) over the spike
 	// window, for the 7-day rate a spike is measured against.
 	NewsPerDay map[string]int `json:"news_per_day,omitempty"`
-	// NextPoll is when a quiet peer is polled next; zero while it is
-	// polled every heartbeat. Next combines it with the circuit breaker.
+	// Schedule is the adaptive schedule the last successful poll applied;
+	// with LastNews and the peer's URL it gives the quiet peer's due times
+	// (Due, NextPollAt), so a poll that finds nothing new changes nothing
+	// stored. Absent while every peer is polled every heartbeat.
+	Schedule *Schedule `json:"schedule,omitempty"`
+	// NextPoll is when a quiet peer is polled next as of LastPolled,
+	// derived by the poll (RecordActivity); zero while it is polled every
+	// heartbeat. Like the poll times, it alone does not rewrite the
+	// peer's file, so the stored one is as old as the stored last_polled.
+	// Due and Next derive the due time from Schedule instead; only a
+	// cursor without one (an older node's file) is scheduled by it.
 	NextPoll time.Time `json:"next_poll,omitzero"`
 
 	// LearnedFrom is the URL of the peer whose AGENTS.md listed this one,
 	// or "" for a peer of our own AGENTS.md.
 	LearnedFrom string `json:"learned_from,omitempty"`
+
+	// url is the peer's trace URL, the key the State keeps the cursor
+	// under; its hash spreads quiet peers over the heartbeats.
+	url string
 }
 
 // normalized returns a copy fit for writing: times in UTC, gaps merged and
@@ -58,6 +71,10 @@ func (c *Cursor) normalized() *Cursor {
 	n := *c
 	for _, t := range []*time.Time{&n.LastPolled, &n.LastSuccess, &n.FirstFailure, &n.ManifestUpdated, &n.ManifestChanged, &n.LastNews, &n.NextPoll} {
 		*t = utc(*t)
+	}
+	if c.Schedule != nil {
+		plan := *c.Schedule
+		n.Schedule = &plan
 	}
 	n.Gaps = c.Gaps.Normalize()
 	n.Retry, n.Gaps = capRetry(c.Retry, n.Gaps)

@@ -70,6 +70,7 @@ func (s *State) decodeSplit(name string, data []byte) error {
 		if f.URL == "" || f.Cursor == nil {
 			return fmt.Errorf("no url or cursor")
 		}
+		f.Cursor.url = f.URL
 		s.Cursors[f.URL] = f.Cursor
 		for h, t := range f.SeenHashes {
 			s.SeenHashes[h] = t
@@ -86,6 +87,7 @@ func (s *State) Files(timesBefore time.Time) (map[string][]byte, error) {
 	peers := make(map[string]*peerFile, len(s.Cursors))
 	for url, c := range s.Cursors {
 		if c != nil {
+			c.url = url
 			peers[url] = &peerFile{URL: url, Cursor: s.cursorToWrite(url, c, timesBefore)}
 		}
 	}
@@ -119,8 +121,11 @@ func (s *State) Files(timesBefore time.Time) (map[string][]byte, error) {
 	return files, nil
 }
 
-// cursorToWrite is c normalized, with the poll times it was loaded with
-// when only those changed and they are not due to be written.
+// cursorToWrite is c normalized, with the poll times (last_polled,
+// last_success, and next_poll, which a poll derives from them) it was
+// loaded with when only those changed and they are not due to be written:
+// a quiet peer's due time is derived from what changes only with news
+// (Cursor.Due), so a poll that found nothing new leaves its file as it was.
 func (s *State) cursorToWrite(url string, c *Cursor, timesBefore time.Time) *Cursor {
 	n := c.normalized()
 	old, ok := s.loaded[url]
@@ -128,7 +133,7 @@ func (s *State) cursorToWrite(url string, c *Cursor, timesBefore time.Time) *Cur
 		return n
 	}
 	kept := *n
-	kept.LastPolled, kept.LastSuccess = old.LastPolled, old.LastSuccess
+	kept.LastPolled, kept.LastSuccess, kept.NextPoll = old.LastPolled, old.LastSuccess, old.NextPoll
 	if same(&kept, &old) {
 		return &kept
 	}

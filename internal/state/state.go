@@ -50,6 +50,7 @@ func (s *State) Cursor(url string) *Cursor {
 		c = &Cursor{}
 		s.Cursors[url] = c
 	}
+	c.url = url
 	return c
 }
 
@@ -104,6 +105,7 @@ func decode(data []byte, now time.Time) (*State, error) {
 	s := New()
 	for url, c := range f.Cursors {
 		if c != nil {
+			c.url = url
 			s.Cursors[url] = c
 		}
 	}
