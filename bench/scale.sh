@@ -5,6 +5,7 @@
 # the batched queue and the per-peer state), alternating, on loopback.
 #
 #   bash bench/scale.sh [BASELINE]      # ROUNDS=3 by default
+#   ROWS="quiet grow" bash bench/scale.sh BASELINE   # only some rows
 #
 # 1. corpus catch-up (856 traces, 12 peers; every pending trace scored by
 #    the heuristic, every validation written): wall and peak RSS, and the
@@ -13,7 +14,8 @@
 #    every trace fetched, verified and scored. Targets < 60 s, < 300 MB.
 #    The old binary is stopped after OLD_LIMIT seconds (default 180).
 # 3. 1,000 peers, nothing new: files a heartbeat changes in a git
-#    checkout of the node, over 4 heartbeats 30 minutes apart (--now).
+#    checkout of the node, and peers it polled (MANIFEST.md requests), over
+#    QUIET_BEATS (default 16) heartbeats 30 minutes apart (--now).
 # 4. 20 heartbeats each after one new trace of one of 1,000 peers: growth
 #    of the packed git repository per heartbeat. Target < 10 KB.
 # 5. a simulated year of 1,000 agents publishing daily (bench/stateyear,
@@ -22,6 +24,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 base=${1:-cd8d51e}
 rounds=${ROUNDS:-3}
+rows=" ${ROWS:-corpus big quiet grow year} "
+quiet_beats=${QUIET_BEATS:-16}
 old_limit=${OLD_LIMIT:-180}
 out=$(mktemp -d)
 sims=()
@@ -48,19 +52,22 @@ sim() {
   echo "meshsim did not start"; cat "$out/$name.sim"; exit 1
 }
 
-# nodecopy SRC DST WHICH: a fresh copy of a node for binary WHICH; the old
-# binary opens its standing gate in mesh.yaml (it predates FOUNDERS.md).
+# nodecopy SRC DST WHICH: a fresh copy of a node for binary WHICH; an old
+# binary that predates FOUNDERS.md opens its standing gate in mesh.yaml
+# (a later one refuses the key).
+open_gate=1
+if git show "$base:internal/config/keys.go" 2>/dev/null | grep -q '"standing": "removed'; then open_gate=0; fi
 nodecopy() {
   rm -rf "$2"; cp -r "$1" "$2"
-  if [ "$3" = old ]; then printf 'standing:\n  min_validated_traces: 0\n' >>"$2/mesh.yaml"; fi
+  if [ "$3" = old ] && [ "$open_gate" = 1 ]; then printf 'standing:\n  min_validated_traces: 0\n' >>"$2/mesh.yaml"; fi
 }
 
 # beat WHICH DIR [NOW]: one heartbeat; writes "wall-secs peak-kb cpu-secs"
-# (user + system) to $out/t.
+# (user + system) to $out/t and its summary to $out/stdout.
 beat() {
   local now=()
   [ -n "${3:-}" ] && now=(--now "$3")
-  /usr/bin/time -f '%e %M %U %S' -o "$out/time" "$out/$1" heartbeat --dir "$2" "${now[@]}" >/dev/null 2>"$out/log" ||
+  /usr/bin/time -f '%e %M %U %S' -o "$out/time" "$out/$1" heartbeat --dir "$2" "${now[@]}" >"$out/stdout" 2>"$out/log" ||
     { tail -5 "$out/log"; return 1; }
   awk '{ printf "%s %s %.2f\n", $1, $2, $3 + $4 }' "$out/time" >"$out/t"
 }
@@ -76,8 +83,12 @@ echo
 echo "| benchmark | binary | wall s (min / median / max) | CPU s, user + system | peak RSS MB | other |"
 echo "|---|---|---|---|---|---|"
 
+row() { [[ $rows == *" $1 "* ]]; }
+
 corpus=../shared/corpus/mycel-basecamp
-if [ -d "$corpus" ]; then
+if ! row corpus; then
+  :
+elif [ -d "$corpus" ]; then
   sim corpus -corpus "$corpus" -latency 0
   for w in new old; do : >"$out/corpus-$w.wall"; : >"$out/corpus-$w.rss"; : >"$out/corpus-$w.cpu"; done
   for r in $(seq "$rounds"); do
@@ -96,6 +107,7 @@ else
   echo "corpus not found at $corpus: skipping the catch-up benchmark" >&2
 fi
 
+if row big; then
 sim big -peers 1000 -hosts 50 -traces 20 -latency 50ms
 : >"$out/big.wall"; : >"$out/big.rss"; : >"$out/big.cpu"
 for r in $(seq "$rounds"); do
@@ -112,6 +124,7 @@ if /usr/bin/time -f '%e %M' -o "$out/t" timeout "$old_limit" "$out/old" heartbea
   echo "| 1,000 peers x 20 traces, 50 hosts, 50 ms | old | $secs (one run) | | $((kb / 1024)) | $(ls "$out/b-old/validations" | wc -l) validations |"
 else
   echo "| 1,000 peers x 20 traces, 50 hosts, 50 ms | old | > $old_limit (stopped; one run) | | | $(ls "$out/b-old/validations" 2>/dev/null | wc -l) validations written by then |"
+fi
 fi
 
 # gitnode WHICH SIM: a git checkout of a fresh node of SIM after a first
@@ -131,20 +144,24 @@ packed() {
   (cd "$1" && git count-objects -v | awk '/size-pack/ { print $2 }')
 }
 
+if row quiet; then
 for w in new old; do
   sim "quiet-$w" -peers 1000 -hosts 50 -traces 1 -latency 50ms
   gitnode "$w" "quiet-$w"
-  files=() walls=()
-  for k in 1 2 3 4; do
+  files=() walls=() polled=()
+  for k in $(seq "$quiet_beats"); do
     beat "$w" "$out/g-$w" "$(at $((30 * k)))"
     read -r secs kb <"$out/t"
     walls+=("$secs")
+    polled+=("$(awk '/^peers:/ { print $2 }' "$out/stdout")")
     files+=("$(cd "$out/g-$w" && git status --porcelain | wc -l)")
     commit "$out/g-$w"
   done
-  echo "| 1,000 peers, nothing new (heartbeats 30 min apart) | $w | $(printf '%s\n' "${walls[@]}" | stats) | | | files changed per heartbeat: ${files[*]} (a presence refresh at 90 min) |"
+  echo "| 1,000 peers, nothing new ($quiet_beats heartbeats 30 min apart) | $w | $(printf '%s\n' "${walls[@]}" | stats) | | | files changed per heartbeat: ${files[*]}; peers polled: ${polled[*]} |"
 done
+fi
 
+if row grow; then
 for w in new old; do
   sim "grow-$w" -peers 1000 -hosts 50 -traces 1 -latency 0
   gitnode "$w" "grow-$w"
@@ -153,16 +170,20 @@ for w in new old; do
   before=$(packed "$out/g-$w")
   full_before=$(packed "$out/g-$w-full" full)
   rm -rf "$out/g-$w-full"
+  files=()
   for k in $(seq 20); do
     curl -fsS "$publish" >/dev/null
     beat "$w" "$out/g-$w" "$(at $((30 * k)))"
+    files+=("$(cd "$out/g-$w" && git status --porcelain | wc -l)")
     commit "$out/g-$w"
   done
   after=$(packed "$out/g-$w")
   full_after=$(packed "$out/g-$w" full)
-  echo "| 20 heartbeats, one new trace each, 1,000 peers | $w | | | | git grows $(( (after - before) / 20 )) KB per heartbeat repacked incrementally ($before to $after KB), $(( (full_after - full_before) / 20 )) KB after a full gc ($full_before to $full_after KB) |"
+  echo "| 20 heartbeats, one new trace each, 1,000 peers | $w | | | | git grows $(( (after - before) / 20 )) KB per heartbeat repacked incrementally ($before to $after KB), $(( (full_after - full_before) / 20 )) KB after a full gc ($full_before to $full_after KB); files changed per heartbeat: ${files[*]} |"
 done
+fi
 
+row year || exit 0
 /usr/bin/time -f '%e %M' -o "$out/t" "$out/stateyear" -agents 1000 -days 365 -save-every 73 -dir "$out/year" >"$out/year.out"
 read -r secs kb <"$out/t"
 echo "| a simulated year, 1,000 agents publishing daily (bench/stateyear) | new | $secs (one run) | | $((kb / 1024)) | $(tail -1 "$out/year.out") |"
