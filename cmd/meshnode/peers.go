@@ -141,7 +141,7 @@ func peerRowFor(name, url, source string, c *state.Cursor, led *ledger.Ledger, n
 		Status: c.Status, FailureCount: c.FailureCount, Backoff: c.Backoff, LastError: c.LastError,
 		LastSeenSeq: c.LastSeenSeq, Gaps: append([]state.Range{}, c.Gaps...), GapCount: c.Gaps.Count(),
 		LastPolled: timeOrNil(c.LastPolled), LastSuccess: timeOrNil(c.LastSuccess), ManifestUpdated: timeOrNil(c.ManifestUpdated),
-		NextPoll: timeOrNil(c.Next()),
+		NextPoll: timeOrNil(c.NextAt(now)),
 		Traces:   len(led.TracesBy(url)), Validations: len(led.ValidationsBy(url)),
 	}
 	// A quiet peer polled less often is shown as of its last poll.

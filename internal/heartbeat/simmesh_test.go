@@ -172,7 +172,7 @@ func (w week) run(t testing.TB) weekResult {
 		beat(t, dir, now)
 		st := loadState(t, dir)
 		for i := range w.peers {
-			interval[i] = intervalOf(st.Cursors[fmt.Sprintf("%s/p%d/", mesh.URL, i)])
+			interval[i] = intervalOf(st.Cursors[fmt.Sprintf("%s/p%d/", mesh.URL, i)], now)
 		}
 	}
 	res.heartbeats = beats
@@ -203,10 +203,11 @@ func (w week) run(t testing.TB) weekResult {
 	return res
 }
 
-// intervalOf is the time from a cursor's last poll to its next one.
-func intervalOf(c *state.Cursor) time.Duration {
-	if c == nil || c.NextPoll.IsZero() {
+// intervalOf is a cursor's interval at now: a trace published before the
+// next heartbeat must be picked up within it.
+func intervalOf(c *state.Cursor, now time.Time) time.Duration {
+	if c == nil || c.IntervalAt(now) == 0 {
 		return presence.Heartbeat
 	}
-	return c.NextPoll.Sub(c.LastPolled)
+	return c.IntervalAt(now)
 }
