@@ -79,6 +79,14 @@ func (n *job) scoreQueue(ctx context.Context, scorer score.Scorer) error {
 		g.Go(func() error { return n.scoreItem(gctx, scorer, it, c, known) })
 	}
 	err = g.Wait()
+	// The validations go down with one flush before their items are
+	// recorded done: if it fails, or the power goes before it, the items
+	// stay in progress and the next heartbeat resumes them.
+	if err == nil {
+		if err := n.snap.Sync(); err != nil {
+			return fmt.Errorf("publish validations: %w", err)
+		}
+	}
 	if cerr := c.close(); err == nil {
 		err = cerr
 	}
@@ -119,7 +127,7 @@ func (n *job) scoreItem(ctx context.Context, scorer score.Scorer, item *queue.It
 		return finish(queue.StatusFailed, "scorer: "+err.Error())
 	}
 	v := newValidation(n.cfg, *item, res.Scores, res.Notes, n.now)
-	err = n.snap.WriteFile(rel, v.Format())
+	err = n.snap.WriteFileUnsynced(rel, v.Format())
 	if errors.Is(err, fs.ErrExist) {
 		// A person wrote it since the snapshot was taken: theirs stands.
 		data, _ := os.ReadFile(n.path(rel))

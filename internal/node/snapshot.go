@@ -54,11 +54,12 @@ type Snapshot struct {
 	Cursors *state.State
 	Queue   *queue.File
 
-	mu      sync.Mutex
-	files   []File // publishable files of PublishedDirs, by path
-	held    []Held
-	traces  map[string]*parsedTrace
-	writing map[string]bool // paths WriteFile is writing now
+	mu       sync.Mutex
+	files    []File // publishable files of PublishedDirs, by path
+	held     []Held
+	traces   map[string]*parsedTrace
+	writing  map[string]bool // paths WriteFile is writing now
+	unsynced bool            // WriteFileUnsynced wrote since the last Sync
 }
 
 // File is one of the node's publishable files (Publishable) in traces/,
@@ -327,11 +328,42 @@ func (s *Snapshot) Trace(rel string) (*trace.Trace, error) {
 }
 
 // WriteFile writes one of the node's publishable files (a validation, a
-// dispute) atomically and adds it to the snapshot. It never overwrites:
-// a file already there, in the snapshot or on disk, or being written by
-// another goroutine, is an error wrapping fs.ErrExist. Writes of
-// different files run concurrently, so their fsyncs overlap.
+// dispute) atomically and durably, and adds it to the snapshot. It never
+// overwrites: a file already there, in the snapshot or on disk, or being
+// written by another goroutine, is an error wrapping fs.ErrExist. Writes
+// of different files run concurrently, so their fsyncs overlap.
 func (s *Snapshot) WriteFile(rel string, data []byte) error {
+	return s.writeFile(rel, data, atomicfile.WriteFile)
+}
+
+// WriteFileUnsynced is WriteFile without the fsyncs: the file is whole
+// for every reader at once, and durable against a power loss once Sync
+// returns. A stage that writes many files (the heartbeat's validations)
+// calls Sync once before it records them as written.
+func (s *Snapshot) WriteFileUnsynced(rel string, data []byte) error {
+	if err := s.writeFile(rel, data, atomicfile.WriteFileUnsynced); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.unsynced = true
+	s.mu.Unlock()
+	return nil
+}
+
+// Sync makes every file WriteFileUnsynced wrote durable, with one flush of
+// the node's file system.
+func (s *Snapshot) Sync() error {
+	s.mu.Lock()
+	pending := s.unsynced
+	s.unsynced = false
+	s.mu.Unlock()
+	if !pending {
+		return nil
+	}
+	return atomicfile.SyncFS(s.Dir)
+}
+
+func (s *Snapshot) writeFile(rel string, data []byte, write func(string, []byte, os.FileMode) error) error {
 	if PublishedDir(rel) == "" {
 		return fmt.Errorf("write %s: not in a published directory", rel)
 	}
@@ -346,7 +378,7 @@ func (s *Snapshot) WriteFile(rel string, data []byte) error {
 	if _, err := os.Lstat(s.path(rel)); err == nil {
 		return fmt.Errorf("write %s: %w", rel, fs.ErrExist)
 	}
-	if err := atomicfile.WriteFile(s.path(rel), data, 0o644); err != nil {
+	if err := write(s.path(rel), data, 0o644); err != nil {
 		return err
 	}
 	s.mu.Lock()
