@@ -18,6 +18,10 @@ const (
 	agentGave   = 100
 )
 
+// agentScored is how many of our validations of an agent's traces its page
+// lists, the newest; Validations lists them all (a variable for tests).
+var agentScored = 50
+
 // Agent is one agent of the mesh as the site shows it: every agent named
 // anywhere on the site (a peer, a validator, a SIGNAL standing, the author
 // of a trace seen) has one, and its name links to its page.

@@ -226,3 +226,30 @@ func TestTracesListIsPaged(t *testing.T) {
 		t.Errorf("unchanged rebuild wrote %d files", st.Written)
 	}
 }
+
+// TestAgentPageListsOnlyOurNewestValidationsOfItsTraces: a peer we scored
+// hundreds of times got a phone page 75,000 px tall; the page now lists the
+// newest agentScored and links the full list.
+func TestAgentPageListsOnlyOurNewestValidationsOfItsTraces(t *testing.T) {
+	dir := copyNode(t)
+	val := fmt.Sprintf("# VALIDATION\n\nvalidator: fern\nvalidator_url: https://fern.example.org/\n"+
+		"trace_url: https://ada.example.org/traces/001-heartbeat-cost.md\ntrace_hash: sha256:%s\n"+
+		"validated_at: 2026-02-26T10:00:00Z\nresult: pass\ntotal_score: 20\n\nscores:\n  substance: 4\n  uniqueness: 3\n"+
+		"  specificity: 4\n  actionability: 3\n  structure: 3\n  freshness: 3\n", strings.Repeat("a1", 32))
+	if err := os.WriteFile(filepath.Join(dir, "validations", "val-a1a1a1a1a1a1.md"), []byte(val), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer func(n int) { agentScored = n }(agentScored)
+	agentScored = 1
+	page := readPage(t, buildDir(t, dir), "agents/ada.html")
+	if !strings.Contains(page, "2 validations by fern, the 1 newest shown;") {
+		t.Fatalf("ada's page does not say only the newest of 2 is shown")
+	}
+	section := page[strings.Index(page, "Our validations of its traces"):strings.Index(page, "Validations it gave")]
+	if n := strings.Count(section, "<tr>") - 1; n != 1 { // less the header row
+		t.Errorf("ada's page lists %d of our validations, want 1", n)
+	}
+	if !strings.Contains(section, "001-heartbeat-cost") {
+		t.Error("the one listed is not the newest")
+	}
+}

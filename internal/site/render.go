@@ -45,6 +45,7 @@ var funcs = template.FuncMap{
 	"firstTraces":  func(ts []*Trace) []*Trace { return firstN(ts, agentTraces) },
 	"firstRefs":    func(rs []*Ref) []*Ref { return firstN(rs, agentTraces) },
 	"firstGave":    func(vs []*Vote) []*Vote { return firstN(vs, agentGave) },
+	"firstScored":  func(vs []*Vote) []*Vote { return firstN(vs, agentScored) },
 	"givenByAgent": givenByAgent,
 }
 
