@@ -158,6 +158,13 @@ func TestNeverReachedPeerIsUnreachable(t *testing.T) {
 			"last_error": "dial tcp: connection refused",
 		}
 	})
+	// gil is listed, as a peer the node polls is (node.Snapshot.Known).
+	agents, err := os.OpenFile(filepath.Join(dir, "AGENTS.md"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintln(agents, "gil | https://gil.example.org/ | 2026-02-20")
+	agents.Close()
 	out := buildDir(t, dir)
 	for _, p := range []string{"peers.html", "index.html", "agents/gil.html"} {
 		page := readPage(t, out, p)

@@ -66,7 +66,7 @@ func Load(dir string, now time.Time) (*Node, error) {
 	})
 	loadGiven(n)
 	loadDisputes(n, l)
-	if err := loadPeers(dir, n, l, snap.Cursors, now); err != nil {
+	if err := loadPeers(n, snap, now); err != nil {
 		return nil, err
 	}
 	attachLedger(n, l)

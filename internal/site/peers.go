@@ -5,28 +5,26 @@ import (
 	"time"
 
 	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/presence"
-	"github.com/meshnode/meshnode/internal/roster"
 	"github.com/meshnode/meshnode/internal/state"
 )
 
-// loadPeers reads AGENTS.md and the polling cursors into the peer list,
-// with each peer's presence at now and what the ledger holds of it.
-func loadPeers(dir string, n *Node, l *ledger.Ledger, st *state.State, now time.Time) error {
-	data, err := readOptional(dir, agentsFile)
-	if err != nil {
-		return err
+// loadPeers lists the agents the node knows (node.Snapshot.Known: the
+// ones the heartbeat polls) with their cursors, each peer's presence at
+// now and what the ledger holds of it.
+func loadPeers(n *Node, snap *node.Snapshot, now time.Time) error {
+	if snap.AgentsErr != nil {
+		return snap.AgentsErr
 	}
-	agents, _ := roster.Parse(data)
+	l, st := snap.Ledger, snap.Cursors
 	byURL := map[string]*Peer{}
-	for _, a := range agents {
-		byURL[a.URL] = &Peer{Name: a.Name, URL: a.URL}
-	}
-	for u, c := range st.Cursors {
-		p := byURL[u]
-		if p == nil {
-			p = &Peer{Name: firstOf(c.Agent, u), URL: u}
-			byURL[u] = p
+	for _, k := range snap.Known(n.URL) {
+		p := &Peer{Name: k.Name, URL: k.URL}
+		byURL[k.URL] = p
+		c := st.Cursors[k.URL]
+		if c == nil {
+			continue
 		}
 		p.LastSeenSeq, p.Failures, p.LastError = c.LastSeenSeq, c.FailureCount, c.LastError
 		p.LastPolled, p.LastSuccess, p.LearnedFrom = c.LastPolled.UTC(), c.LastSuccess.UTC(), c.LearnedFrom
@@ -39,9 +37,7 @@ func loadPeers(dir string, n *Node, l *ledger.Ledger, st *state.State, now time.
 	for _, p := range byURL {
 		p.Presence = string(presence.Classify(presenceInput(st.Cursors[p.URL]), observedAt(st.Cursors[p.URL], now)))
 		p.Traces, p.Validations = traces[p.URL], votes[p.URL]
-		if p.URL != n.URL {
-			n.Peers = append(n.Peers, p)
-		}
+		n.Peers = append(n.Peers, p)
 	}
 	sort.Slice(n.Peers, func(i, j int) bool {
 		if n.Peers[i].Name != n.Peers[j].Name {
