@@ -1,0 +1,95 @@
+package node
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+
+	"github.com/meshnode/meshnode/internal/trace"
+)
+
+// Files returns the node's publishable files of one published directory
+// (TracesDir, ValidationsDir, DisputesDir), or of all three for "", in seq
+// order: directory by directory as PublishedDirs lists them, each by name.
+func (s *Snapshot) Files(dir string) []File {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []File
+	for _, f := range s.files {
+		if dir == "" || path.Dir(f.Path) == dir {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Held returns the entries of the published directories that are not
+// publishable, with why.
+func (s *Snapshot) Held() []Held { return append([]Held(nil), s.held...) }
+
+// File returns the publishable file at rel, if the node has it.
+func (s *Snapshot) File(rel string) (File, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i, ok := s.find(rel)
+	if !ok {
+		return File{}, false
+	}
+	return s.files[i], true
+}
+
+// find returns where rel is, or would go, in s.files; s.mu is held.
+func (s *Snapshot) find(rel string) (int, bool) {
+	key := fileOrder(rel)
+	i := sort.Search(len(s.files), func(i int) bool { return !lessOrder(fileOrder(s.files[i].Path), key) })
+	return i, i < len(s.files) && s.files[i].Path == rel
+}
+
+// fileOrder is a file's place in seq order: its directory's index in
+// PublishedDirs, then its name.
+func fileOrder(rel string) [2]string {
+	d := path.Dir(rel)
+	for i, p := range PublishedDirs {
+		if d == p {
+			return [2]string{string(rune('0' + i)), path.Base(rel)}
+		}
+	}
+	return [2]string{"9", rel}
+}
+
+func lessOrder(a, b [2]string) bool { return a[0] < b[0] || a[0] == b[0] && a[1] < b[1] }
+
+// OwnHashes returns the hashes of our own traces, published or not.
+func (s *Snapshot) OwnHashes() map[string]bool {
+	out := map[string]bool{}
+	for _, f := range s.Files(TracesDir) {
+		if f.Err == nil {
+			out[f.Hash] = true
+		}
+	}
+	return out
+}
+
+// Trace returns our trace file at rel parsed, parsing it once however
+// often it is asked for; nil with an error when it is not a trace.
+func (s *Snapshot) Trace(rel string) (*trace.Trace, error) {
+	f, ok := s.File(rel)
+	if !ok {
+		return nil, fmt.Errorf("%s: %w", rel, fs.ErrNotExist)
+	}
+	if f.Err != nil {
+		return nil, f.Err
+	}
+	s.mu.Lock()
+	p, ok := s.traces[rel]
+	s.mu.Unlock()
+	if !ok {
+		p = &parsedTrace{}
+		p.t, p.err = trace.Parse(f.Data)
+		s.mu.Lock()
+		s.traces[rel] = p
+		s.mu.Unlock()
+	}
+	return p.t, p.err
+}
