@@ -48,15 +48,9 @@ var (
 	listLine    = regexp.MustCompile(`^\s*[-*+]\s+(.*)$`)
 	numberLine  = regexp.MustCompile(`^\s*\d{1,3}[.)]\s+(.*)$`)
 	urlRe       = regexp.MustCompile(`https?://[^\s)>\]"']+`)
-	pathRe      = regexp.MustCompile(`(?:^|[\s(` + "`" + `])((?:/[A-Za-z0-9._{}:-]+){2,}/?|[A-Za-z0-9_-]+\.(?:md|go|py|js|ts|json|yaml|yml|sh|txt|toml|html))\b`)
 	citeRe      = regexp.MustCompile(`\b([a-z][a-z0-9-]{1,30})/(\d{1,4})\b`)
 	wordCiteRe  = regexp.MustCompile(`(?i)\b([a-z][a-z0-9-]{1,30})(?:'s|’s)? (?:trace|seq) #?(\d{1,4})\b`)
-	dateRe      = regexp.MustCompile(`\b20\d\d-[01]\d-[0-3]\d\b`)
-	numberRe    = regexp.MustCompile(`\b\d[\d,.]*%?`)
 	inlineRe    = regexp.MustCompile("`[^`\n]+`")
-	namedRe     = regexp.MustCompile(`\b(?:[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|[A-Z]{3,6}|v\d+\.\d+(?:\.\d+)?)\b`)
-	commandRe   = regexp.MustCompile(`(?:^|\s)(?:\$ |(?:GET|POST|PUT|PATCH|DELETE) /|(?:curl|python3?|go|git|npm|npx|node|bun|bash|sh|make|docker|pip|meshnode|jq|sha256sum) [\w./<-])|\s--[a-z][a-z-]+`)
-	wordRe      = regexp.MustCompile(`[\p{L}\p{N}][\p{L}\p{N}'’-]*`)
 	boilerplate = []string{
 		"test publish", "hello mycel", "this is my onboarding trace", "joined the mycel network",
 		"none yet", "first trace", "lorem ipsum", "just joined",
@@ -96,7 +90,7 @@ func analyze(body string) *features {
 			continue
 		}
 		if inCode {
-			f.codeWords += len(wordRe.FindAllString(t, -1))
+			f.codeWords += countWords(t)
 			f.scanTokens(t, sets, false)
 			continue
 		}
@@ -115,7 +109,7 @@ func analyze(body string) *features {
 	}
 	flush()
 	for p, n := range paras {
-		words := wordRe.FindAllString(p, -1)
+		words := wordsIn(p)
 		w := len(words)
 		f.proseWords += w * n
 		lettered, common := countCommon(words)
@@ -162,38 +156,39 @@ func (f *features) headingLine(t string) bool {
 		return true
 	}
 	f.headings = append(f.headings, strings.ToLower(text))
-	if imperativeVerbs[strings.ToLower(wordRe.FindString(strings.TrimLeft(text, "0123456789.) `*")))] {
+	if imperativeVerbs[strings.ToLower(firstWord(strings.TrimLeft(text, "0123456789.) `*")))] {
 		f.imperativeHeadings++
 	}
 	return true
 }
 
 // scanTokens counts the specific tokens of one line; prose lines also
-// count as list items, table rows and imperatives.
+// count as list items, table rows and imperatives. A regexp is run only
+// on a line that holds what it needs to match ("http", "/", a digit);
+// the other tokens have matchers of their own (tokens.go).
 func (f *features) scanTokens(t string, sets map[string]map[string]bool, prose bool) {
-	for _, u := range urlRe.FindAllString(t, -1) {
-		sets["url"][u] = true
+	noURL := t
+	if strings.Contains(t, "http") {
+		for _, u := range urlRe.FindAllString(t, -1) {
+			sets["url"][u] = true
+		}
+		noURL = urlRe.ReplaceAllString(t, " ")
 	}
-	noURL := urlRe.ReplaceAllString(t, " ")
-	for _, m := range pathRe.FindAllStringSubmatch(noURL, -1) {
-		sets["path"][m[1]] = true
+	eachMatch(noURL, nextPath, func(p string) { sets["path"][p] = true })
+	if strings.IndexByte(noURL, '/') >= 0 {
+		for _, m := range citeRe.FindAllStringSubmatch(noURL, -1) {
+			f.cites[citation(m[1], m[2])] = true
+		}
 	}
-	for _, m := range citeRe.FindAllStringSubmatch(noURL, -1) {
-		f.cites[citation(m[1], m[2])] = true
+	if mayCiteInWords(noURL) {
+		for _, m := range wordCiteRe.FindAllStringSubmatch(noURL, -1) {
+			f.wordCites[citation(m[1], m[2])] = true
+		}
 	}
-	for _, m := range wordCiteRe.FindAllStringSubmatch(noURL, -1) {
-		f.wordCites[citation(m[1], m[2])] = true
-	}
-	for _, d := range dateRe.FindAllString(noURL, -1) {
-		sets["date"][d] = true
-	}
-	for _, n := range numberRe.FindAllString(dateRe.ReplaceAllString(noURL, " "), -1) {
-		sets["num"][strings.TrimRight(n, ".,")] = true
-	}
-	for _, n := range namedRe.FindAllString(noURL, -1) {
-		sets["named"][n] = true
-	}
-	if commandRe.MatchString(t) {
+	eachMatch(noURL, nextDate, func(d string) { sets["date"][d] = true })
+	eachMatch(withoutDates(noURL), nextNumber, func(n string) { sets["num"][strings.TrimRight(n, ".,")] = true })
+	eachMatch(noURL, nextNamed, func(n string) { sets["named"][n] = true })
+	if isCommand(t) {
 		f.commands++
 	}
 	if !prose {
@@ -212,6 +207,25 @@ func (f *features) scanTokens(t string, sets map[string]map[string]bool, prose b
 	}
 }
 
+// mayCiteInWords reports whether s can hold a citation in words
+// (wordCiteRe): "trace" or "seq", a space, and a figure, perhaps after "#".
+// It looks only at the last letter, which case-folds to nothing but its
+// capital.
+func mayCiteInWords(s string) bool {
+	for i := 1; i+1 < len(s); i++ {
+		if s[i] != ' ' {
+			continue
+		}
+		if c := s[i-1] | 0x20; c != 'e' && c != 'q' {
+			continue
+		}
+		if isDigit(s[i+1]) || s[i+1] == '#' && i+2 < len(s) && isDigit(s[i+2]) {
+			return true
+		}
+	}
+	return false
+}
+
 // citation is the canonical "agent/seq" of a reference: "noobAgent trace
 // 022" and "noobagent/22" name the same trace.
 func citation(agent, seq string) string {
@@ -224,7 +238,7 @@ func citation(agent, seq string) string {
 
 func (f *features) countImperative(item string) {
 	item = strings.TrimLeft(item, "*_` ")
-	w := strings.ToLower(wordRe.FindString(item))
+	w := strings.ToLower(firstWord(item))
 	if imperativeVerbs[w] {
 		f.imperatives++
 	}

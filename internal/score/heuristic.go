@@ -46,21 +46,36 @@ func ScoreEach(ctx context.Context, in Input, ps []*Params) ([]*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	j := newJudge(in)
+	j := newJudge(in, copyDistance(ps))
 	out := make([]*Result, len(ps))
 	for n, p := range ps {
-		j.p = p
-		r := &Result{}
-		for i, dim := range dimensions {
-			s, why := dim(j)
-			r.Scores[i] = clamp(s)
-			r.Reasons[i] = why
-		}
-		j.capCopy(r)
-		r.Notes = notes(r)
-		out[n] = r
+		out[n] = j.result(p)
 	}
 	return out, nil
+}
+
+// copyDistance is the farthest simhash distance at which any of ps looks
+// at the nearest known trace (NearCopyDistance, SimilarDistance).
+func copyDistance(ps []*Params) int {
+	d := -1
+	for _, p := range ps {
+		d = max(d, p.NearCopyDistance, p.SimilarDistance)
+	}
+	return d
+}
+
+// result scores the judged trace with the knobs p.
+func (j *judge) result(p *Params) *Result {
+	j.p = p
+	r := &Result{}
+	for i, dim := range dimensions {
+		s, why := dim(j)
+		r.Scores[i] = clamp(s)
+		r.Reasons[i] = why
+	}
+	j.capCopy(r)
+	r.Notes = notes(r)
+	return r
 }
 
 // judge is what the dimensions look at: the body's features and the
@@ -80,15 +95,29 @@ type judge struct {
 	copyDist int   // its simhash distance; 65 when nothing is known
 }
 
-func newJudge(in Input) *judge {
-	j := &judge{in: in, typ: strings.ToLower(in.Entry.Type), when: in.Entry.Submitted}
-	j.body = stripFrontMatter(in.Raw)
+// newJudge reads in, looking for a near copy among the known traces no
+// farther than within (copyDistance).
+func newJudge(in Input, within int) *judge {
+	body := traceBody(in)
+	nearest, dist := nearestKnown(in, Fingerprint(body), within)
+	return judgeOf(in, body, analyze(string(body)), nearest, dist)
+}
+
+// traceBody is the markdown the heuristic reads: the parsed body, else
+// the raw bytes without front matter.
+func traceBody(in Input) []byte {
 	if in.Trace != nil && len(in.Trace.Body) > 0 {
-		j.body = in.Trace.Body
+		return in.Trace.Body
 	}
-	j.f = analyze(string(j.body))
+	return stripFrontMatter(in.Raw)
+}
+
+// judgeOf merges the body's features f and its nearest known trace with
+// the metadata of the parsed trace and the MANIFEST row.
+func judgeOf(in Input, body []byte, f *features, nearest Known, dist int) *judge {
+	j := &judge{in: in, typ: strings.ToLower(in.Entry.Type), when: in.Entry.Submitted}
+	j.body, j.f, j.nearest, j.copyDist = body, f, nearest, dist
 	j.words = j.f.proseWords + j.f.codeWords
-	j.nearest, j.copyDist = nearestKnown(in, Fingerprint(j.body))
 	j.title = j.f.title
 	j.cites = j.countCites()
 	if t := in.Trace; t != nil {
@@ -154,18 +183,27 @@ func (j *judge) countCites() int {
 	return n
 }
 
-// nearestKnown finds the known trace closest to fp, ties broken by hash.
-func nearestKnown(in Input, fp trace.Fingerprint) (Known, int) {
-	best, bestDist := Known{}, 65
-	for _, k := range in.Known {
-		if k.Hash == in.Hash || k.Fingerprint == 0 {
+// nearestKnown finds the known trace closest to fp, ties broken by hash,
+// among those no farther than within; (Known{}, 65) when there is none.
+// The heuristic looks no farther (copyDistance), so the distance is
+// compared first and the hashes only of those that close: this runs over
+// every known trace for every trace scored.
+func nearestKnown(in Input, fp trace.Fingerprint, within int) (Known, int) {
+	best, bestDist := -1, min(within, 64)+1
+	for i := range in.Known {
+		k := &in.Known[i]
+		d := Distance(fp, k.Fingerprint)
+		if d > bestDist || k.Fingerprint == 0 || k.Hash == in.Hash {
 			continue
 		}
-		if d := Distance(fp, k.Fingerprint); d < bestDist || (d == bestDist && k.Hash < best.Hash) {
-			best, bestDist = k, d
+		if d < bestDist || best >= 0 && k.Hash < in.Known[best].Hash {
+			best, bestDist = i, d
 		}
 	}
-	return best, bestDist
+	if best < 0 {
+		return Known{}, 65
+	}
+	return in.Known[best], bestDist
 }
 
 // copyDimensions are the dimensions a near-copy cannot earn: its

@@ -15,7 +15,7 @@ func TestCitationsInWordsCount(t *testing.T) {
 		"(see also example seq 4), we ran it again. From trace 12 and our trace 5 we learned nothing new. " +
 		"Stranger trace 9 is not an agent we know.\n"
 	in := input([]byte(body), Known{Hash: "sha256:a", Agent: "testagent3"}, Known{Hash: "sha256:b", Agent: "newagent2"})
-	j := newJudge(in)
+	j := newJudge(in, copyDistance([]*Params{&DefaultParams}))
 	if j.cites != 3 {
 		t.Errorf("counted %d citations, want 3 (testagent3/10, newagent2/23, example/4)", j.cites)
 	}
