@@ -113,7 +113,7 @@ var tokenSeeds = []string{
 	" --flag", "--flag", "x --f", "x --fo", "x ---", "\t--ab", "\f--ab \vgo x",
 	"2026-03-12", "x2026-03-12", "2026-03-129", "2026-13-12", "2026-03-42", "2020-01-01-2021-01-01",
 	"12", "1,234.5%", "a1", "_1", "1.2.3.", "50% of 7", "٣ and ²",
-	"word-ish don't l’été 123abc", "\xff\xfe abc \xc3", "seq 5", "ſeq 5", "Trace #12", "agent's trace 010", "ada/12", "a/12345",
+	"word-ish don't l’été 123abc", "\xff\xfe abc \xc3", "seq 5", "ſeq 5", "Trace #12", "agent's trace 010", "ada/12", "a/12345", "Ada/12", "x-/1", "ab/1_", "SEQ #3", "TRACE 7", "x's trace 1", "ada ſeq 2", "ada's SEQ #3", "bob’s Trace 010",
 	"https://x.example/a/b.md (x.md) 2026-01-02 v2.0 --yes",
 }
 
@@ -198,6 +198,28 @@ func FuzzNamedMatcher(f *testing.F) {
 func FuzzPathMatcher(f *testing.F) {
 	fuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, s string) { checkMatcher(t, s, nextPath, refPathRe, 1) })
+}
+
+func FuzzCiteMatcher(f *testing.F) {
+	fuzzSeeds(f)
+	f.Fuzz(func(t *testing.T, s string) {
+		var got, want [][]int
+		for from := 0; ; {
+			i, slash, e := nextCite(s, from)
+			if i < 0 {
+				break
+			}
+			if !(from <= i && i < slash && slash < e) {
+				t.Fatalf("%q: nextCite from %d returned %d, %d, %d", s, from, i, slash, e)
+			}
+			got = append(got, []int{i, e, i, slash, slash + 1, e})
+			from = e
+		}
+		want = refCiteRe.FindAllStringSubmatchIndex(s, -1)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: citations %v, the reference finds %v", s, got, want)
+		}
+	})
 }
 
 func FuzzCommandMatcher(f *testing.F) {

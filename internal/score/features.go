@@ -48,7 +48,6 @@ var (
 	listLine    = regexp.MustCompile(`^\s*[-*+]\s+(.*)$`)
 	numberLine  = regexp.MustCompile(`^\s*\d{1,3}[.)]\s+(.*)$`)
 	urlRe       = regexp.MustCompile(`https?://[^\s)>\]"']+`)
-	citeRe      = regexp.MustCompile(`\b([a-z][a-z0-9-]{1,30})/(\d{1,4})\b`)
 	wordCiteRe  = regexp.MustCompile(`(?i)\b([a-z][a-z0-9-]{1,30})(?:'s|’s)? (?:trace|seq) #?(\d{1,4})\b`)
 	inlineRe    = regexp.MustCompile("`[^`\n]+`")
 	boilerplate = []string{
@@ -164,7 +163,7 @@ func (f *features) headingLine(t string) bool {
 
 // scanTokens counts the specific tokens of one line; prose lines also
 // count as list items, table rows and imperatives. A regexp is run only
-// on a line that holds what it needs to match ("http", "/", a digit);
+// on a line that holds what it needs to match ("http", "trace 1");
 // the other tokens have matchers of their own (tokens.go).
 func (f *features) scanTokens(t string, sets map[string]map[string]bool, prose bool) {
 	noURL := t
@@ -175,10 +174,13 @@ func (f *features) scanTokens(t string, sets map[string]map[string]bool, prose b
 		noURL = urlRe.ReplaceAllString(t, " ")
 	}
 	eachMatch(noURL, nextPath, func(p string) { sets["path"][p] = true })
-	if strings.IndexByte(noURL, '/') >= 0 {
-		for _, m := range citeRe.FindAllStringSubmatch(noURL, -1) {
-			f.cites[citation(m[1], m[2])] = true
+	for from := 0; ; {
+		i, slash, e := nextCite(noURL, from)
+		if i < 0 {
+			break
 		}
+		f.cites[citation(noURL[i:slash], noURL[slash+1:e])] = true
+		from = e
 	}
 	if mayCiteInWords(noURL) {
 		for _, m := range wordCiteRe.FindAllStringSubmatch(noURL, -1) {
@@ -208,22 +210,40 @@ func (f *features) scanTokens(t string, sets map[string]map[string]bool, prose b
 }
 
 // mayCiteInWords reports whether s can hold a citation in words
-// (wordCiteRe): "trace" or "seq", a space, and a figure, perhaps after "#".
-// It looks only at the last letter, which case-folds to nothing but its
-// capital.
+// (wordCiteRe): "trace" or "seq" in any case, a space, and a figure,
+// perhaps after "#". Of their letters only "s" folds to more than its
+// capital, to "ſ".
 func mayCiteInWords(s string) bool {
-	for i := 1; i+1 < len(s); i++ {
-		if s[i] != ' ' {
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] != ' ' || !(isDigit(s[i+1]) || s[i+1] == '#' && i+2 < len(s) && isDigit(s[i+2])) {
 			continue
 		}
-		if c := s[i-1] | 0x20; c != 'e' && c != 'q' {
-			continue
-		}
-		if isDigit(s[i+1]) || s[i+1] == '#' && i+2 < len(s) && isDigit(s[i+2]) {
+		before := s[:i]
+		if hasLowerSuffix(before, "trace") {
 			return true
+		}
+		if hasLowerSuffix(before, "eq") {
+			if b := before[:len(before)-2]; hasLowerSuffix(b, "s") || strings.HasSuffix(b, "ſ") {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// hasLowerSuffix reports whether s ends with the lowercase ASCII letters
+// suffix, in any case.
+func hasLowerSuffix(s, suffix string) bool {
+	if len(s) < len(suffix) {
+		return false
+	}
+	s = s[len(s)-len(suffix):]
+	for i := 0; i < len(s); i++ {
+		if s[i]|0x20 != suffix[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // citation is the canonical "agent/seq" of a reference: "noobAgent trace

@@ -7,7 +7,7 @@ import (
 )
 
 // The token matchers below find what the heuristic counts in a line:
-// words, numbers, dates, named systems, paths and command lines. Each one
+// words, numbers, dates, named systems, paths, citations and command lines. Each one
 // finds exactly what the regular expression in its comment finds, with
 // Go's leftmost-first semantics (\b and \d are ASCII, \s is [\t\n\f\r ]),
 // but by hand: run as regular expressions they were two thirds of a
@@ -235,6 +235,27 @@ func versionAt(s string, i int) int {
 		return p
 	}
 	return -1
+}
+
+// nextCite finds the next citation "agent/seq" from s[from:]:
+// `\b([a-z][a-z0-9-]{1,30})/(\d{1,4})\b`. It returns where the agent
+// starts, where the "/" is, and where the seq ends.
+func nextCite(s string, from int) (int, int, int) {
+	for i := from; i < len(s); i++ {
+		if !isLower(s[i]) || wordAt(s, i-1) {
+			continue
+		}
+		slash := runOf(s, i+1, func(c byte) bool { return isLower(c) || isDigit(c) || c == '-' })
+		if n := slash - i - 1; n < 1 || n > 30 || slash >= len(s) || s[slash] != '/' {
+			continue
+		}
+		e := runOf(s, slash+1, isDigit)
+		if n := e - slash - 1; n < 1 || n > 4 || wordAt(s, e) {
+			continue
+		}
+		return i, slash, e
+	}
+	return -1, -1, -1
 }
 
 // pathExts are the file name extensions a path may end with, in the
