@@ -253,3 +253,28 @@ func FuzzAnalyzeMatchesReference(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkNearestKnown20000 looks up the nearest of 20,000 known traces,
+// with the bounded search and with the reference's full one.
+func BenchmarkNearestKnown20000(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	in := Input{Hash: "sha256:self"}
+	for range 20000 {
+		in.Known = append(in.Known, Known{Hash: "sha256:" + randomHex(rng), Fingerprint: trace.Fingerprint(rng.Uint64())})
+	}
+	fps := make([]trace.Fingerprint, 256)
+	for i := range fps {
+		fps[i] = trace.Fingerprint(rng.Uint64())
+	}
+	within := copyDistance([]*Params{&DefaultParams})
+	b.Run("bounded", func(b *testing.B) {
+		for i := range b.N {
+			nearestKnown(in, fps[i%len(fps)], within)
+		}
+	})
+	b.Run("reference", func(b *testing.B) {
+		for i := range b.N {
+			referenceNearest(in, fps[i%len(fps)])
+		}
+	})
+}
