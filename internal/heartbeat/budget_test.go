@@ -220,17 +220,14 @@ func TestPeersShareOneHeartbeatsBudget(t *testing.T) {
 		legacy, rows       = 5, 1000        // 5,000 rows, 500 a peer a heartbeat
 	)
 	var list [][2]string
-	var peers []*fakePeer
 	for i := range large {
 		name := fmt.Sprint("large", i)
 		p := largePeer(t, name, "/l/", files, size)
-		peers = append(peers, p)
 		list = append(list, [2]string{name, p.URL + "/l/"})
 	}
 	for i := range legacy {
 		p := newFakePeer(t)
 		p.handle("/o/MANIFEST.md", staticManifest(legacyManifest(fmt.Sprint("legacy", i), 1, rows)))
-		peers = append(peers, p)
 		list = append(list, [2]string{fmt.Sprint("legacy", i), p.URL + "/o/"})
 	}
 	dir := newNode(t, list, "gossip:\n  enabled: false\n")
