@@ -285,7 +285,7 @@ func midTick(t *testing.T, dir string, bob, cy *countingPeer) *watchProcess {
 
 // TestWatchSIGTERMDuringASlowRequest sends SIGTERM while a peer holds a
 // request: watch gives the request up, saves what the tick did (bob's
-// cursor and trace) and exits 0 within a second.
+// cursor and trace) and exits 0 (in milliseconds: docs/watch.md).
 func TestWatchSIGTERMDuringASlowRequest(t *testing.T) {
 	bob, cy := newCountingPeer(t, "bob"), newCountingPeer(t, "cy")
 	dir := newNode(t, map[string]string{"bob": bob.URL, "cy": cy.URL})
@@ -299,9 +299,13 @@ func TestWatchSIGTERMDuringASlowRequest(t *testing.T) {
 	if code := p.cmd.ProcessState.ExitCode(); code != 0 {
 		t.Fatalf("exit %d (%v) after SIGTERM, want 0; stderr:\n%s", code, err, p.stderr.String())
 	}
+	// The stalled request would hold until the request timeout (20 s):
+	// exiting well before it shows that watch gave the request up rather
+	// than wait for it. How fast it exits is measured, not asserted
+	// (milliseconds on an idle machine; a loaded one under -race is slower).
 	t.Logf("exited %v after SIGTERM", took.Round(time.Millisecond))
-	if took >= time.Second {
-		t.Errorf("exited %v after SIGTERM, want under a second", took)
+	if took >= 10*time.Second {
+		t.Errorf("exited %v after SIGTERM: it waited for the stalled request", took)
 	}
 	var stopped bool
 	for e := range p.events {
