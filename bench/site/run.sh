@@ -2,13 +2,14 @@
 # Benchmark: meshnode build against Hugo on the same 10,000 markdown traces.
 #
 #   bash bench/site/run.sh [--no-hugo] [N]      (default N=10000)
-#   bash bench/site/run.sh --against REV [--rounds R] [N]
+#   bash bench/site/run.sh --against REV [--rounds R] [--hugo] [N]
 #
-# With --against, Hugo is skipped and meshnode at git revision REV (say,
+# With --against, meshnode at git revision REV (say,
 # the commit before a change) and the working tree's meshnode are timed
 # alternately, R rounds (default 5) of a cold build and an unchanged
 # rebuild each, on the same generated node; it prints min/median/max of
-# each, in seconds of wall time, with user+system CPU seconds.
+# each, in seconds of wall time, with user+system CPU seconds. With --hugo,
+# Hugo's cold build and rebuild are timed in the same rounds, alternating.
 #
 # Installs Debian's hugo if absent (apt-get, --no-install-recommends;
 # --no-hugo skips Hugo altogether), generates N traces with
@@ -24,16 +25,44 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 hugo=yes
 against=""
+with_hugo=no
 rounds=5
 while [[ ${1:-} == --* ]]; do
   case $1 in
     --no-hugo) hugo=no; shift ;;
     --against) against=$2; hugo=no; shift 2 ;;
+    --hugo) with_hugo=yes; shift ;;
     --rounds) rounds=$2; shift 2 ;;
     *) echo "run.sh: unknown flag $1" >&2; exit 2 ;;
   esac
 done
 n=${1:-10000}
+
+# install_hugo installs Debian's hugo when it is absent.
+install_hugo() {
+  command -v hugo >/dev/null && return
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends hugo >/dev/null
+}
+
+# hugo_site WORK: Hugo gets the same files as content, with a minimal
+# theme-less layout that renders each page's markdown, so it does
+# comparable work.
+hugo_site() {
+  mkdir -p "$1/hugo/content" "$1/hugo/layouts/_default"
+  cp -r "$1/node/traces" "$1/hugo/content/traces"
+  cat > "$1/hugo/hugo.toml" <<'TOML'
+baseURL = "https://bench.example.org/"
+title = "bench"
+disableKinds = ["taxonomy", "term"]
+TOML
+  cat > "$1/hugo/layouts/_default/single.html" <<'HTML'
+<!doctype html><html><head><title>{{ .Title }}</title></head><body><h1>{{ .Title }}</h1>{{ .Content }}</body></html>
+HTML
+  cat > "$1/hugo/layouts/_default/list.html" <<'HTML'
+<!doctype html><html><head><title>{{ .Title }}</title></head><body><ul>{{ range .Pages }}<li><a href="{{ .RelPermalink }}">{{ .Title }}</a></li>{{ end }}</ul></body></html>
+HTML
+}
 
 if [[ -n $against ]]; then
   work=$(mktemp -d)
@@ -43,11 +72,26 @@ if [[ -n $against ]]; then
   (cd "$work/src" && go build -o "$work/before" ./cmd/meshnode)
   go build -o "$work/now" ./cmd/meshnode
   go run ./bench/site/gen "$work/node" "$n"
+  variants="before now"
+  if [[ $with_hugo == yes ]]; then
+    install_hugo
+    hugo_site "$work"
+    variants="before now hugo"
+  fi
+  # Every cold build writes into a directory of its own, and none is
+  # deleted until the end: ext4 makes creating a file slow while it holds
+  # recently deleted inodes (recently_deleted in ext4_create, up to 3 s of
+  # system time for 20,000 files), which a fresh runner does not have.
   for r in $(seq 1 "$rounds"); do
-    for bin in before now; do
-      rm -rf "$work/out-$bin"
-      /usr/bin/time -f "%e %U %S" -a -o "$work/$bin.cold" "$work/$bin" build --dir "$work/node" --out "$work/out-$bin" >/dev/null
-      /usr/bin/time -f "%e %U %S" -a -o "$work/$bin.same" "$work/$bin" build --dir "$work/node" --out "$work/out-$bin" > "$work/$bin.log"
+    for bin in $variants; do
+      out="$work/out-$bin-$r"
+      if [[ $bin == hugo ]]; then
+        /usr/bin/time -f "%e %U %S" -a -o "$work/$bin.cold" hugo --source "$work/hugo" --destination "$out" --quiet >/dev/null
+        /usr/bin/time -f "%e %U %S" -a -o "$work/$bin.same" hugo --source "$work/hugo" --destination "$out" --quiet >/dev/null
+        continue
+      fi
+      /usr/bin/time -f "%e %U %S" -a -o "$work/$bin.cold" "$work/$bin" build --dir "$work/node" --out "$out" >/dev/null
+      /usr/bin/time -f "%e %U %S" -a -o "$work/$bin.same" "$work/$bin" build --dir "$work/node" --out "$out" > "$work/$bin.log"
       grep -q ' 0 written' "$work/$bin.log" || { echo "$bin: unchanged rebuild wrote files: $(cat "$work/$bin.log")" >&2; exit 1; }
     done
     printf 'round %d done (load %s)\n' "$r" "$(cut -d' ' -f1-3 /proc/loadavg)" >&2
@@ -58,39 +102,27 @@ if [[ -n $against ]]; then
     awk '{print $2+$3}' "$1" | sort -n | awk '{c[NR]=$1} END {printf "%.1f / %.1f / %.1f)", c[1], c[int((NR+1)/2)], c[NR]}'
   }
   printf '\n%d traces, %s CPU(s), %d rounds alternating; seconds min / median / max\n\n' "$n" "$(nproc)" "$rounds"
-  printf '| build | %s | now |\n|---|---|---|\n' "$against"
-  printf '| cold | %s | %s |\n' "$(stats "$work/before.cold")" "$(stats "$work/now.cold")"
-  printf '| unchanged rebuild (0 files written) | %s | %s |\n' "$(stats "$work/before.same")" "$(stats "$work/now.same")"
+  header="| build | $against | now |" rule="|---|---|---|"
+  [[ $with_hugo == yes ]] && header="$header $(hugo version | cut -d' ' -f1-2) |" rule="$rule---|"
+  printf '%s\n%s\n' "$header" "$rule"
+  for kind in cold same; do
+    label="cold"
+    [[ $kind == same ]] && label="unchanged rebuild (meshnode writes 0 files)"
+    row="| $label | $(stats "$work/before.$kind") | $(stats "$work/now.$kind") |"
+    [[ $with_hugo == yes ]] && row="$row $(stats "$work/hugo.$kind") |"
+    printf '%s\n' "$row"
+  done
   exit 0
 fi
 
-if [[ $hugo == yes ]] && ! command -v hugo >/dev/null; then
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends hugo >/dev/null
-fi
+if [[ $hugo == yes ]]; then install_hugo; fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/meshnode" ./cmd/meshnode
 go run ./bench/site/gen "$work/node" "$n"
 
-# Hugo gets the same files as content, with a minimal theme-less layout
-# that renders each page's markdown, so it does comparable work.
-if [[ $hugo == yes ]]; then
-mkdir -p "$work/hugo/content" "$work/hugo/layouts/_default"
-cp -r "$work/node/traces" "$work/hugo/content/traces"
-cat > "$work/hugo/hugo.toml" <<'TOML'
-baseURL = "https://bench.example.org/"
-title = "bench"
-disableKinds = ["taxonomy", "term"]
-TOML
-cat > "$work/hugo/layouts/_default/single.html" <<'HTML'
-<!doctype html><html><head><title>{{ .Title }}</title></head><body><h1>{{ .Title }}</h1>{{ .Content }}</body></html>
-HTML
-cat > "$work/hugo/layouts/_default/list.html" <<'HTML'
-<!doctype html><html><head><title>{{ .Title }}</title></head><body><ul>{{ range .Pages }}<li><a href="{{ .RelPermalink }}">{{ .Title }}</a></li>{{ end }}</ul></body></html>
-HTML
-fi
+if [[ $hugo == yes ]]; then hugo_site "$work"; fi
 
 seconds() { # run a command, print its wall time in seconds and the load after it
   local start end
