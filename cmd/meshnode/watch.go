@@ -143,14 +143,11 @@ func runWatch(ctx context.Context, e *env, o watchOptions) error {
 		opts.Started = fmt.Sprintf("metrics on http://%s/metrics", ln.Addr())
 	}
 	if dsn, ok := pgqueue.NodeDSNFromEnv(); ok {
-		s, err := pgqueue.Open(dsn)
+		s, err := pgqueue.Connect(dsn)
 		if err != nil {
 			return err
 		}
 		defer s.Close()
-		if err := s.Init(); err != nil {
-			return err
-		}
 		opts.Queue = s.WithNow(now)
 	}
 	w, err := watch.New(opts)

@@ -76,14 +76,11 @@ func runWorker(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return usagef("export "+pgqueue.EnvDSN+"=postgres://USER@HOST/DB (docs/queue.md)", "worker: %v", err)
 	}
-	s, err := pgqueue.Open(dsn)
+	s, err := pgqueue.Connect(dsn)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	if err := s.Init(); err != nil {
-		return err
-	}
 	e.untilStopped = true
 	w := &worker.Worker{
 		Store: s, Owner: o.owner, Lease: o.lease, Scorer: scorer, MaxBytes: o.maxBytes,

@@ -53,12 +53,8 @@ func sharedStore(dsn string) (*pgqueue.Store, error) {
 	if s := pgStores.m[dsn]; s != nil {
 		return s, nil
 	}
-	s, err := pgqueue.Open(dsn)
+	s, err := pgqueue.Connect(dsn)
 	if err != nil {
-		return nil, err
-	}
-	if err := s.Init(); err != nil {
-		s.Close()
 		return nil, err
 	}
 	pgStores.m[dsn] = s

@@ -112,6 +112,20 @@ CREATE INDEX IF NOT EXISTS meshnode_queue_order ON meshnode_queue (queued_at, se
 CREATE INDEX IF NOT EXISTS meshnode_queue_owner ON meshnode_queue (owner) WHERE status = 'in_progress';
 `
 
+// Connect opens the store at dsn and makes sure its tables exist (Open,
+// then Init), closing it again when Init fails.
+func Connect(dsn string) (*Store, error) {
+	s, err := Open(dsn)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Init(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
 // Init creates the table and its indexes when they do not exist; several
 // processes may call it at once.
 func (s *Store) Init() error {
