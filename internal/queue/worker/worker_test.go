@@ -155,7 +155,7 @@ func newQueue(t testing.TB, srv *pgtest.Server, its []queue.Item) (*pgqueue.Stor
 
 // scoredOnce checks that every item is done with a result and that the
 // scorer ran once for each, except the hashes in twice.
-func scoredOnce(t *testing.T, s queue.Store, its []queue.Item, log string, twice map[string]bool) {
+func scoredOnce(t testing.TB, s queue.Store, its []queue.Item, log string, twice map[string]bool) {
 	t.Helper()
 	data, err := os.ReadFile(log)
 	if err != nil {
