@@ -95,6 +95,8 @@ func TestEveryCommandAnswersAMistakeWithExit2AndAHint(t *testing.T) {
 		{"inbox with a broken mesh.yaml", brokenConfig, []string{"inbox", "--dir", "DIR"}, exitUsage, "line 1"},
 		{"score before init", unsetFork, []string{"score", "--dir", "DIR"}, exitUsage, "meshnode init"},
 		{"score --pr without a token", aNode, []string{"score", "--dir", "DIR", "--pr"}, exitUsage, "GITHUB_TOKEN"},
+		{"score --now without --explain", aNode, []string{"score", "--dir", "DIR", "--now", "2026-03-01T12:00:00Z"}, exitUsage, "score: --now without --explain"},
+		{"check --now, which check does not take", aNode, []string{"check", "--dir", "DIR", "--now", "2026-03-01T12:00:00Z"}, exitUsage, "unknown flag: --now"},
 		{"check --status-sha without a token", aNode, []string{"check", "--dir", "DIR", "--status-sha", "abc"}, exitUsage, "check --status-sha: GITHUB_TOKEN is not set"},
 		{"check with a broken mesh.yaml", brokenConfig, []string{"check", "--dir", "DIR"}, exitUsage, "line 1"},
 		{"doctor before init finds problems", unsetFork, []string{"doctor", "--dir", "DIR"}, exitProblem, "problem"},
