@@ -17,10 +17,40 @@ import (
 // temporary file is removed on any error. Missing parent directories are
 // created.
 func WriteFile(path string, data []byte, perm os.FileMode) error {
-	if err := write(path, data, perm, true); err != nil {
+	if err := write(path, data, perm, true, replace); err != nil {
 		return err
 	}
 	return syncDir(filepath.Dir(path))
+}
+
+// CreateFile is WriteFile that never replaces a file: when path exists,
+// whoever wrote it and however recently, it fails with an error wrapping
+// fs.ErrExist and leaves the file as it was. The new file appears whole:
+// it is a hard link to the written temporary, which the kernel refuses to
+// make over an existing name, so two writers cannot both succeed.
+func CreateFile(path string, data []byte, perm os.FileMode) error {
+	if err := write(path, data, perm, true, create); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+// CreateFileUnsynced is CreateFile without its fsyncs, durable once
+// SyncFS returns (see WriteFileUnsynced).
+func CreateFileUnsynced(path string, data []byte, perm os.FileMode) error {
+	return write(path, data, perm, false, create)
+}
+
+// replace and create put a written temporary at its name: over what is
+// there, or only where nothing is.
+func replace(tmp, path string) error { return os.Rename(tmp, path) }
+
+func create(tmp, path string) error {
+	if err := os.Link(tmp, path); err != nil {
+		return err
+	}
+	os.Remove(tmp) // a temporary left here is removed by RemoveTemps
+	return nil
 }
 
 // WriteFileUnsynced is WriteFile without its fsyncs: every reader sees
@@ -30,12 +60,12 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 // writes many files calls SyncFS once after them, before it records that
 // they are written.
 func WriteFileUnsynced(path string, data []byte, perm os.FileMode) error {
-	return write(path, data, perm, false)
+	return write(path, data, perm, false, replace)
 }
 
 // write writes data to a temporary file beside path, fsyncs it when sync
-// is set, and renames it over path.
-func write(path string, data []byte, perm os.FileMode, sync bool) (err error) {
+// is set, and puts it at path with place.
+func write(path string, data []byte, perm os.FileMode, sync bool, place func(tmp, path string) error) (err error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
@@ -64,8 +94,8 @@ func write(path string, data []byte, perm os.FileMode, sync bool) (err error) {
 	if err = tmp.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("rename %s: %w", path, err)
+	if err = place(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }

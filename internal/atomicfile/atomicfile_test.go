@@ -1,6 +1,8 @@
 package atomicfile
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,5 +110,25 @@ func TestWriteFileUnsyncedReplacesWholeAndLeavesNoTemporary(t *testing.T) {
 	}
 	if fi, _ := os.Stat(p); fi.Mode().Perm() != 0o644 {
 		t.Errorf("mode %v, want 0644", fi.Mode().Perm())
+	}
+}
+
+func TestCreateFileNeverReplaces(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "v.md")
+	for _, create := range []func(string, []byte, os.FileMode) error{CreateFile, CreateFileUnsynced} {
+		os.Remove(p)
+		if err := create(p, []byte("first"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := create(p, []byte("second"), 0o644); !errors.Is(err, fs.ErrExist) {
+			t.Fatalf("a second create = %v, want fs.ErrExist", err)
+		}
+		if got, _ := os.ReadFile(p); string(got) != "first" {
+			t.Fatalf("file holds %q, want the first bytes", got)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+			t.Fatalf("directory holds %d entries, want the file alone (no temporary left)", len(entries))
+		}
 	}
 }

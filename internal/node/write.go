@@ -17,7 +17,7 @@ import (
 // written by another goroutine, is an error wrapping fs.ErrExist. Writes
 // of different files run concurrently, so their fsyncs overlap.
 func (s *Snapshot) WriteFile(rel string, data []byte) error {
-	return s.writeFile(rel, data, atomicfile.WriteFile)
+	return s.writeFile(rel, data, atomicfile.CreateFile)
 }
 
 // WriteFileUnsynced is WriteFile without the fsyncs: the file is whole
@@ -25,7 +25,7 @@ func (s *Snapshot) WriteFile(rel string, data []byte) error {
 // returns. A stage that writes many files (the heartbeat's validations)
 // calls Sync once before it records them as written.
 func (s *Snapshot) WriteFileUnsynced(rel string, data []byte) error {
-	if err := s.writeFile(rel, data, atomicfile.WriteFileUnsynced); err != nil {
+	if err := s.writeFile(rel, data, atomicfile.CreateFileUnsynced); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -58,10 +58,8 @@ func (s *Snapshot) writeFile(rel string, data []byte, write func(string, []byte,
 		return err
 	}
 	defer s.release(rel)
-	// A person may have written it since the snapshot was taken.
-	if _, err := os.Lstat(s.path(rel)); err == nil {
-		return fmt.Errorf("write %s: %w", rel, fs.ErrExist)
-	}
+	// A person may have written it since the snapshot was taken: create
+	// refuses to replace it, whenever it appeared.
 	if err := write(s.path(rel), data, 0o644); err != nil {
 		return err
 	}

@@ -53,22 +53,10 @@ func (e *ImmutableError) Error() string {
 	return b.String()
 }
 
-// Verify checks that every file the node's MANIFEST.md lists still holds
+// verifyRows checks that every file our MANIFEST.md lists still holds
 // the bytes it was published with, and returns those that do not, in
 // MANIFEST order. Rows without a file column (older layouts) cannot be
-// checked, nor can rows that do not parse. A node with no MANIFEST.md has
-// published nothing.
-func Verify(dir string) ([]Violation, error) {
-	s, err := node.Open(dir, node.Options{})
-	if err != nil {
-		return nil, err
-	}
-	if s.ManifestErr != nil {
-		return nil, s.ManifestErr
-	}
-	return verifyRows(s, s.Manifest)
-}
-
+// checked.
 func verifyRows(s *node.Snapshot, m *manifest.Manifest) ([]Violation, error) {
 	var bad []Violation
 	for _, e := range m.Entries {
