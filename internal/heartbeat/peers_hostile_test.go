@@ -400,3 +400,31 @@ func TestLearnedSecondSpellingOfAURLIsForgotten(t *testing.T) {
 		}
 	}
 }
+
+// TestAURLListedTwiceKeepsItsFirstNameAndSaysSo: AGENTS.md naming one URL
+// twice polls it once, under the first name, and warns of the second
+// (roster.Parse skips the line; node.Snapshot.Known lists each URL once).
+func TestAURLListedTwiceKeepsItsFirstNameAndSaysSo(t *testing.T) {
+	p := newFakePeer(t)
+	p.handle("/a/MANIFEST.md", staticManifest(legacyManifest("ada", 1, 1)))
+	dir := newNode(t, [][2]string{{"ada", p.URL + "/a/"}, {"impostor", p.URL + "/a/"}}, "")
+	cfg, err := config.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs strings.Builder
+	sum, err := Run(context.Background(), Options{Dir: dir, Config: cfg, Now: func() time.Time { return testNow },
+		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.PeersPolled != 1 {
+		t.Errorf("polled %d peers, want the URL once", sum.PeersPolled)
+	}
+	if !strings.Contains(logs.String(), `msg="AGENTS.md line skipped" line=3 reason="agent impostor: url already listed on line 2"`) {
+		t.Errorf("no warning of the second name:\n%s", logs.String())
+	}
+	if c := loadState(t, dir).Cursors[p.URL+"/a/"]; c == nil || c.Agent != "ada" {
+		t.Errorf("cursor %+v, want it under ada", c)
+	}
+}
