@@ -42,9 +42,15 @@ func TestSpikeBringsAQuietPeerBackAndIsFlagged(t *testing.T) {
 		sum = beat(t, dir, now)
 	}
 	c := loadState(t, dir).Cursors[url]
+	if interval := c.IntervalAt(now); interval <= presence.Heartbeat || sum.PeersQuiet == 0 {
+		t.Fatalf("after two quiet days: interval %v, %d peers quiet", interval, sum.PeersQuiet)
+	}
+	// The peer's offset in the quiet schedule comes from a hash of its URL,
+	// whose port is the test server's: its next poll may be the next
+	// heartbeat, which NextPollAt reports as zero.
 	nextPoll := c.NextPollAt(now)
-	if nextPoll.IsZero() || sum.PeersQuiet == 0 {
-		t.Fatalf("after two quiet days: next poll %v, %d peers quiet", nextPoll, sum.PeersQuiet)
+	if nextPoll.IsZero() {
+		nextPoll = now.Add(presence.Heartbeat)
 	}
 	mesh.setNow(now.Add(time.Minute))
 	mesh.publish(0, 4)
