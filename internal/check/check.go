@@ -11,8 +11,6 @@ import (
 	"github.com/meshnode/meshnode/internal/node"
 )
 
-// node.LedgerFile is where the heartbeat keeps what it verified of peers' files.
-
 // Options says which node to check, which files, and as whom.
 type Options struct {
 	// Dir holds the files to check: the pull request's tree, checked out
@@ -65,6 +63,7 @@ func Check(o Options) []Problem {
 // rows, and the problems found.
 type checker struct {
 	o        Options
+	base     *node.Snapshot // nil when the base does not open
 	ledger   *ledger.Ledger
 	rows     map[string]manifest.Entry // our MANIFEST's rows by file
 	own      map[string]bool           // hashes of files in our MANIFEST

@@ -10,6 +10,7 @@ import (
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/signal"
+	"github.com/meshnode/meshnode/internal/statefile"
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
@@ -184,6 +185,19 @@ func TestCheckReportsCorruptLedger(t *testing.T) {
 	got := Check(options(dir, "traces/2026-03-02-new.md"))
 	if len(got) != 1 || got[0].File != node.LedgerFile || got[0].Line != 1 {
 		t.Errorf("got %q, want one problem on %s", lines(got), node.LedgerFile)
+	}
+}
+
+// TestCheckFailsClosedOnABaseThatDoesNotOpen: a base whose state does not
+// decode (here a peer's cursors file) is one problem at that file, so no
+// pull request passes until the node's owner fixes it.
+func TestCheckFailsClosedOnABaseThatDoesNotOpen(t *testing.T) {
+	dir := cleanNode(t)
+	bad := statefile.Dir(node.CursorsFile) + "/" + statefile.PeerFileName("https://bob.example.org/mesh/")
+	write(t, dir, bad, "{not json")
+	got := Check(options(dir, "traces/2026-03-02-new.md"))
+	if len(got) != 1 || got[0].File != bad || !strings.Contains(got[0].Message, "the node does not open") {
+		t.Errorf("got %q, want one problem on %s", lines(got), bad)
 	}
 }
 

@@ -12,10 +12,10 @@ import (
 // the heartbeat applies (signal.ProgressOf over the same public files),
 // so a pull request is held to the same standing as the heartbeat.
 func (c *checker) standing() {
-	if len(c.vals) == 0 {
-		return
+	if len(c.vals) == 0 || c.base == nil {
+		return // nothing to judge, or the base did not open: a problem already
 	}
-	in, err := signal.Load(c.o.Base, c.o.Agent, c.o.URL)
+	in, err := signal.FromSnapshot(c.base, c.o.Agent, c.o.URL)
 	var fe *signal.FoundersError
 	switch {
 	case errors.As(err, &fe):
@@ -23,8 +23,10 @@ func (c *checker) standing() {
 			c.add(node.FoundersFile, p.Line, "%s", p.Reason)
 		}
 		return
+	case err != nil && err == c.base.ManifestErr:
+		return // already a problem of MANIFEST.md
 	case err != nil:
-		c.add(node.LedgerFile, 1, "cannot compute standing: %v", err)
+		c.add(node.FoundersFile, 1, "%v", err)
 		return
 	}
 	p := signal.ProgressOf(signal.Compute(in), c.o.URL)

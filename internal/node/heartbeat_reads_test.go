@@ -101,18 +101,25 @@ func TestOneHeartbeatReadsEachNodeFileOnce(t *testing.T) {
 func spoil(t *testing.T, dir string) {
 	t.Helper()
 	garbage := []byte("{not json, not markdown\x00")
-	files := []string{node.ManifestFile, node.FoundersFile, "traces/first.md"}
-	for _, d := range []string{node.LedgerFile, node.CursorsFile} {
-		entries, _ := os.ReadDir(filepath.Join(dir, filepath.FromSlash(statefile.Dir(d))))
-		for _, e := range entries {
-			files = append(files, statefile.Dir(d)+"/"+e.Name())
-		}
-	}
-	for _, f := range files {
+	for _, f := range spoiled(t, dir) {
 		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(f)), garbage, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+// spoiled lists the files spoil overwrites: MANIFEST.md, FOUNDERS.md, our
+// trace and validations, and every file of the ledger and the cursors.
+func spoiled(t *testing.T, dir string) []string {
+	t.Helper()
+	files := []string{node.ManifestFile, node.FoundersFile, "traces/first.md"}
+	for _, d := range []string{statefile.Dir(node.LedgerFile), statefile.Dir(node.CursorsFile), node.ValidationsDir} {
+		entries, _ := os.ReadDir(filepath.Join(dir, filepath.FromSlash(d)))
+		for _, e := range entries {
+			files = append(files, d+"/"+e.Name())
+		}
+	}
+	return files
 }
 
 var now = time.Date(2026, 3, 15, 12, 0, 0, 0, time.UTC)
