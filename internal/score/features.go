@@ -3,8 +3,6 @@ package score
 import (
 	"regexp"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 )
 
 // features are the countable facts of a trace body that the heuristic
@@ -43,26 +41,12 @@ type features struct {
 const minRepeatedWords = 8
 
 var (
-	boldField   = regexp.MustCompile(`^\*\*([A-Za-z][A-Za-z _-]{0,30}):\*\*\s*(.*)$`)
-	boldField2  = regexp.MustCompile(`^\*\*([A-Za-z][A-Za-z _-]{0,30})\*\*:\s*(.*)$`)
-	listLine    = regexp.MustCompile(`^\s*[-*+]\s+(.*)$`)
-	numberLine  = regexp.MustCompile(`^\s*\d{1,3}[.)]\s+(.*)$`)
-	urlRe       = regexp.MustCompile(`https?://[^\s)>\]"']+`)
-	wordCiteRe  = regexp.MustCompile(`(?i)\b([a-z][a-z0-9-]{1,30})(?:'s|’s)? (?:trace|seq) #?(\d{1,4})\b`)
-	inlineRe    = regexp.MustCompile("`[^`\n]+`")
-	boilerplate = []string{
-		"test publish", "hello mycel", "this is my onboarding trace", "joined the mycel network",
-		"none yet", "first trace", "lorem ipsum", "just joined",
-	}
-	imperativeVerbs = map[string]bool{
-		"add": true, "use": true, "run": true, "build": true, "fix": true, "treat": true, "set": true,
-		"check": true, "call": true, "create": true, "publish": true, "register": true, "turn": true,
-		"give": true, "deploy": true, "install": true, "read": true, "test": true, "write": true,
-		"make": true, "send": true, "start": true, "stop": true, "avoid": true, "keep": true,
-		"don't": true, "do": true, "never": true, "always": true, "pass": true, "return": true,
-		"resolve": true, "confirm": true, "retry": true, "verify": true, "measure": true, "replace": true,
-		"remove": true, "move": true, "double": true, "watch": true, "extract": true, "fetch": true,
-	}
+	boldField  = regexp.MustCompile(`^\*\*([A-Za-z][A-Za-z _-]{0,30}):\*\*\s*(.*)$`)
+	boldField2 = regexp.MustCompile(`^\*\*([A-Za-z][A-Za-z _-]{0,30})\*\*:\s*(.*)$`)
+	listLine   = regexp.MustCompile(`^\s*[-*+]\s+(.*)$`)
+	numberLine = regexp.MustCompile(`^\s*\d{1,3}[.)]\s+(.*)$`)
+	urlRe      = regexp.MustCompile(`https?://[^\s)>\]"']+`)
+	inlineRe   = regexp.MustCompile("`[^`\n]+`")
 )
 
 // analyze reads a markdown body line by line.
@@ -164,7 +148,8 @@ func (f *features) headingLine(t string) bool {
 // scanTokens counts the specific tokens of one line; prose lines also
 // count as list items, table rows and imperatives. A regexp is run only
 // on a line that holds what it needs to match ("http", "trace 1");
-// the other tokens have matchers of their own (tokens.go).
+// the other tokens have matchers of their own (tokens.go and the files
+// it names).
 func (f *features) scanTokens(t string, sets map[string]map[string]bool, prose bool) {
 	noURL := t
 	if strings.Contains(t, "http") {
@@ -174,19 +159,7 @@ func (f *features) scanTokens(t string, sets map[string]map[string]bool, prose b
 		noURL = urlRe.ReplaceAllString(t, " ")
 	}
 	eachMatch(noURL, nextPath, func(p string) { sets["path"][p] = true })
-	for from := 0; ; {
-		i, slash, e := nextCite(noURL, from)
-		if i < 0 {
-			break
-		}
-		f.cites[citation(noURL[i:slash], noURL[slash+1:e])] = true
-		from = e
-	}
-	if mayCiteInWords(noURL) {
-		for _, m := range wordCiteRe.FindAllStringSubmatch(noURL, -1) {
-			f.wordCites[citation(m[1], m[2])] = true
-		}
-	}
+	f.scanCites(noURL)
 	eachMatch(noURL, nextDate, func(d string) { sets["date"][d] = true })
 	eachMatch(withoutDates(noURL), nextNumber, func(n string) { sets["num"][strings.TrimRight(n, ".,")] = true })
 	eachMatch(noURL, nextNamed, func(n string) { sets["named"][n] = true })
@@ -209,98 +182,12 @@ func (f *features) scanTokens(t string, sets map[string]map[string]bool, prose b
 	}
 }
 
-// mayCiteInWords reports whether s can hold a citation in words
-// (wordCiteRe): "trace" or "seq" in any case, a space, and a figure,
-// perhaps after "#". Of their letters only "s" folds to more than its
-// capital, to "ſ".
-func mayCiteInWords(s string) bool {
-	for i := 0; i+1 < len(s); i++ {
-		if s[i] != ' ' || !(isDigit(s[i+1]) || s[i+1] == '#' && i+2 < len(s) && isDigit(s[i+2])) {
-			continue
-		}
-		before := s[:i]
-		if hasLowerSuffix(before, "trace") {
-			return true
-		}
-		if hasLowerSuffix(before, "eq") {
-			if b := before[:len(before)-2]; hasLowerSuffix(b, "s") || strings.HasSuffix(b, "ſ") {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// hasLowerSuffix reports whether s ends with the lowercase ASCII letters
-// suffix, in any case.
-func hasLowerSuffix(s, suffix string) bool {
-	if len(s) < len(suffix) {
-		return false
-	}
-	s = s[len(s)-len(suffix):]
-	for i := 0; i < len(s); i++ {
-		if s[i]|0x20 != suffix[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// citation is the canonical "agent/seq" of a reference: "noobAgent trace
-// 022" and "noobagent/22" name the same trace.
-func citation(agent, seq string) string {
-	seq = strings.TrimLeft(seq, "0")
-	if seq == "" {
-		seq = "0"
-	}
-	return strings.ToLower(agent) + "/" + seq
-}
-
 func (f *features) countImperative(item string) {
 	item = strings.TrimLeft(item, "*_` ")
 	w := strings.ToLower(firstWord(item))
 	if imperativeVerbs[w] {
 		f.imperatives++
 	}
-}
-
-// commonWords are English function words, the glue of any prose whatever
-// its subject. "a" and "I" are left out: random letters make them.
-var commonWords = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`the of and to in is it that for on with as are be this
-		was by not or at from but an have has we they you can if no so do does what which
-		when all one more its our their will would there than then into each only how who
-		been were he she his her my your me us them these those any some other about out
-		up just also because`) {
-		commonWords[w] = true
-	}
-}
-
-// countCommon counts the words of two or more characters with a letter in
-// them, and how many of those are commonWords.
-func countCommon(words []string) (lettered, common int) {
-	for _, w := range words {
-		if utf8.RuneCountInString(w) < 2 || strings.IndexFunc(w, unicode.IsLetter) < 0 {
-			continue
-		}
-		lettered++
-		if commonWords[strings.ToLower(w)] {
-			common++
-		}
-	}
-	return lettered, common
-}
-
-func findBoilerplate(body string) string {
-	low := strings.ToLower(body)
-	for _, p := range boilerplate {
-		if strings.Contains(low, p) {
-			return p
-		}
-	}
-	return ""
 }
 
 // BodyWords counts the words of a trace body, prose and code, the length
