@@ -4,29 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"sort"
 	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
-
-	"github.com/meshnode/meshnode/internal/manifest"
 )
 
 // DefaultOut is where Build writes when Options.Out is empty, relative to
 // the node's directory.
 const DefaultOut = "_site"
-
-// markerFile marks a directory as a site this package owns: only such a
-// directory (or an empty one) is written into, because Build deletes files
-// it did not generate.
-const markerFile = ".meshnode-site"
 
 // writers is how many files are rendered and written at once. Without
 // fsync, writing a file is CPU work in the kernel under the directory's
@@ -166,35 +157,6 @@ func writeAll(ctx context.Context, outs []output, put func(output) (bool, error)
 	return int(written.Load()), err
 }
 
-// siteOutputs lists every file of the site, sorted by path.
-func siteOutputs(n *Node) []output {
-	idx := prepare(n)
-	outs := pageOutputs(n, idx)
-	for _, f := range n.Files {
-		o := output{Path: f.Path, Render: constant(f.Data), Key: keyOf(manifest.HashBytes(f.Data))}
-		if n.Dir != "" {
-			o.Source = filepath.Join(n.Dir, filepath.FromSlash(f.Path))
-		}
-		outs = append(outs, o)
-	}
-	outs = append(outs,
-		// .nojekyll stops GitHub Pages from running Jekyll, which would
-		// turn traces/*.md into HTML instead of serving their bytes.
-		output{Path: ".nojekyll", Render: constant(nil)},
-		output{Path: "style.css", Render: constant(styleCSS)},
-		output{Path: "robots.txt", Render: constant(robots(n.URL))},
-		output{Path: "404.html", Render: func() ([]byte, error) { return notFound(n, idx) }},
-		output{Path: "favicon.svg", Render: constant(favicon)},
-		output{Path: "feed.atom", Render: func() ([]byte, error) { return tracesFeed(n, idx) }},
-		output{Path: "validations.atom", Render: func() ([]byte, error) { return validationsFeed(n) }},
-	)
-	if n.URL != "" {
-		outs = append(outs, output{Path: "sitemap.xml", Render: constant(sitemap(n.URL, sitemapEntries(n, outs)))})
-	}
-	sort.Slice(outs, func(i, j int) bool { return outs[i].Path < outs[j].Path })
-	return outs
-}
-
 // writeOutput renders o and writes it unless its bytes are already there.
 // An output whose key matches the cache and whose file exists is skipped
 // without rendering.
@@ -215,40 +177,6 @@ func writeOutput(out string, o output, cachedKey string) (bool, error) {
 	return writeRegenerable(p, data)
 }
 
-// sitemapEntries lists the HTML pages of outs, sorted, each with the
-// date its content last changed: a trace page when the trace was
-// submitted or last validated, any other page when the MANIFEST was
-// last updated.
-func sitemapEntries(n *Node, outs []output) []sitemapEntry {
-	traced := make(map[string]time.Time, len(n.Traces))
-	for _, t := range n.Traces {
-		last := t.Submitted
-		for _, v := range t.Received {
-			if v.ValidatedAt.After(last) {
-				last = v.ValidatedAt
-			}
-		}
-		traced[pagePath(t.File)] = last
-	}
-	var entries []sitemapEntry
-	for _, o := range outs {
-		if filepath.Ext(o.Path) != ".html" || o.Path == "404.html" {
-			continue
-		}
-		last, ok := traced[o.Path]
-		if !ok {
-			last = n.Updated
-		}
-		entries = append(entries, sitemapEntry{Path: o.Path, LastMod: last})
-	}
-	sort.Slice(entries, func(i, j int) bool { return entries[i].Path < entries[j].Path })
-	return entries
-}
-
-func constant(b []byte) func() ([]byte, error) {
-	return func() ([]byte, error) { return b, nil }
-}
-
 // Mistakes a person fixes, which the CLI tells apart from failures.
 var (
 	// ErrTemplate: the directory holds the template's placeholders, not a
@@ -258,72 +186,3 @@ var (
 	// build, which a build would overwrite.
 	ErrNotSite = errors.New("not a site meshnode built")
 )
-
-// claimOut makes sure out is empty, absent or a site of ours, so that
-// deleting stale files can never eat someone's work (say, --out .). It
-// reports whether out is fresh: absent, or empty but for stages an
-// interrupted build left behind.
-func claimOut(out string) (bool, error) {
-	if fi, err := os.Stat(out); err == nil && !fi.IsDir() {
-		return false, fmt.Errorf("refusing to build into %s: it is a file, %w", out, ErrNotSite)
-	}
-	entries, err := os.ReadDir(out)
-	if errors.Is(err, fs.ErrNotExist) {
-		return true, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("read %s: %w", out, err)
-	}
-	fresh := true
-	for _, e := range entries {
-		fresh = fresh && isStage(e.Name())
-	}
-	if fresh {
-		return true, nil
-	}
-	if _, err := os.Stat(filepath.Join(out, markerFile)); err != nil {
-		return false, fmt.Errorf("refusing to build into %s: it is not empty and holds no %s, so it is %w", out, markerFile, ErrNotSite)
-	}
-	return false, nil
-}
-
-// removeStale deletes files under out that are not in outs, then the
-// directories that became empty.
-func removeStale(out string, outs []output) (int, error) {
-	keep := make(map[string]bool, len(outs)+1)
-	keep[markerFile] = true
-	for _, o := range outs {
-		keep[filepath.FromSlash(o.Path)] = true
-	}
-	var stale, dirs []string
-	err := filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(out, p)
-		if d.IsDir() {
-			if rel != "." {
-				dirs = append(dirs, p)
-			}
-			return nil
-		}
-		if !keep[rel] {
-			stale = append(stale, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return 0, fmt.Errorf("scan %s: %w", out, err)
-	}
-	for _, p := range stale {
-		if err := os.Remove(p); err != nil {
-			return 0, fmt.Errorf("remove stale %s: %w", p, err)
-		}
-	}
-	// Deepest first, so a parent is tried after its children; a directory
-	// that still holds files refuses, which is what we want.
-	for i := len(dirs) - 1; i >= 0; i-- {
-		_ = os.Remove(dirs[i])
-	}
-	return len(stale), nil
-}

@@ -1,10 +1,8 @@
 package site
 
 import (
-	"bytes"
 	"encoding/xml"
 	"fmt"
-	"html/template"
 	"sort"
 	"time"
 )
@@ -143,71 +141,4 @@ func or(a, b string) string {
 		return a
 	}
 	return b
-}
-
-// sitemapEntry is one URL of the sitemap and when its content last
-// changed, as the data says (never the build's clock).
-type sitemapEntry struct {
-	Path    string
-	LastMod time.Time
-}
-
-// sitemap lists every page and published file by absolute URL, as the
-// sitemaps protocol requires; with no node URL there is no sitemap.
-func sitemap(base string, entries []sitemapEntry) []byte {
-	if base == "" {
-		return nil
-	}
-	var b bytes.Buffer
-	b.WriteString(xml.Header)
-	b.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">` + "\n")
-	for _, e := range entries {
-		b.WriteString("  <url><loc>")
-		_ = xml.EscapeText(&b, []byte(base+e.Path))
-		b.WriteString("</loc>")
-		if !e.LastMod.IsZero() {
-			b.WriteString("<lastmod>" + e.LastMod.UTC().Format(time.RFC3339) + "</lastmod>")
-		}
-		b.WriteString("</url>\n")
-	}
-	b.WriteString("</urlset>\n")
-	return b.Bytes()
-}
-
-// robots lets every crawler in: peers poll MANIFEST.md and traces/, and
-// the seed asks them to honour robots.txt, so closing anything here would
-// cut the node off the mesh.
-func robots(base string) []byte {
-	s := "# Peers of the mesh poll MANIFEST.md, traces/ and validations/: all welcome.\nUser-agent: *\nAllow: /\n"
-	if base != "" {
-		s += "Sitemap: " + base + "sitemap.xml\n"
-	}
-	return []byte(s)
-}
-
-// notFound renders 404.html with the site's navigation. GitHub Pages and
-// `meshnode serve` answer with it at any depth, so it carries its own CSS
-// and its links start from the node's absolute URL, or from the server's
-// root when the node has none (as under `meshnode serve`).
-func notFound(n *Node, idx *index) ([]byte, error) {
-	root := "/"
-	if n.URL != "" {
-		root = n.URL
-	}
-	v := &view{Root: root, Nav: "none", Node: n, idx: idx}
-	c, err := v.Chrome()
-	if err != nil {
-		return nil, err
-	}
-	var buf bytes.Buffer
-	err = notFoundPage.ExecuteTemplate(&buf, "notfound", struct {
-		Node   *Node
-		CSS    template.CSS
-		Home   string
-		Chrome *chrome
-	}{n, template.CSS(styleCSS), root + "index.html", c})
-	if err != nil {
-		return nil, fmt.Errorf("render 404 page: %w", err)
-	}
-	return buf.Bytes(), nil
 }

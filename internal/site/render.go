@@ -6,12 +6,8 @@ import (
 	"fmt"
 	"html/template"
 	"path"
-	"strconv"
 	"strings"
-	"sync"
-	"time"
 
-	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
@@ -21,8 +17,6 @@ var templateFS embed.FS
 // pages holds one parsed template per page kind, each the shared layout
 // and parts plus the page's own "content".
 var pages = mustParsePages("home", "trace", "traces", "peers", "validations", "signal", "agent", "agents")
-
-var notFoundPage = template.Must(template.New("").Funcs(funcs).ParseFS(templateFS, "templates/notfound.html"))
 
 var styleCSS = append(mustRead("templates/style.css"), codeCSS()...)
 
@@ -104,86 +98,11 @@ type view struct {
 	idx              *index
 }
 
-type homeView struct {
-	Latest                      []meshTrace
-	Top                         []Standing
-	TopSignal                   float64
-	Self                        *Agent
-	Validated, Received, Active int
-}
-
-// meshTrace is one trace of the mesh in a list: ours links to its page
-// and has an excerpt; a peer's links to its URL (we keep no copy of it).
-type meshTrace struct {
-	Title, Href, Agent, Excerpt string
-	Own                         bool
-	Submitted                   time.Time
-}
-
 // refLink is one citation, resolved to a page when the cited trace is known.
 type refLink struct {
 	Label, Title, Href string
 	External           bool // Href is a peer's URL: the link gets rel="nofollow ugc noopener"
 }
-
-// footerFiles are the top-level published files every page's footer
-// links to, when the node has them.
-var footerFiles = []string{node.ManifestFile, node.AgentsFile, node.IdentityFile}
-
-// Published keeps, of the given top-level files, those the site carries,
-// so that a node without IDENTITY.md links to none.
-func (v *view) Published(names ...string) []string {
-	var out []string
-	for _, name := range names {
-		if v.idx.published[name] {
-			out = append(out, name)
-		}
-	}
-	return out
-}
-
-// chrome is a page's header, footer and head links, which depend only on
-// the page's depth, its navigation item and the node: a site of 10,000
-// trace pages renders them once, not 10,000 times (they were a tenth of
-// a cold build).
-type chrome struct {
-	Links, Header, Footer template.HTML
-}
-
-// chromes renders each kind of page's chrome once per build.
-type chromes struct {
-	mu   sync.Mutex
-	made map[string]*chrome
-}
-
-// Chrome is the page's chrome, rendered on first use for its kind.
-func (v *view) Chrome() (*chrome, error) {
-	k := v.Root + "\x00" + v.Nav
-	v.idx.chromes.mu.Lock()
-	defer v.idx.chromes.mu.Unlock()
-	if c := v.idx.chromes.made[k]; c != nil {
-		return c, nil
-	}
-	var c chrome
-	for _, part := range []struct {
-		name string
-		into *template.HTML
-	}{{"chrome-links", &c.Links}, {"chrome-header", &c.Header}, {"chrome-footer", &c.Footer}} {
-		var buf bytes.Buffer
-		if err := pages["home"].ExecuteTemplate(&buf, part.name, v); err != nil {
-			return nil, fmt.Errorf("render %s: %w", part.name, err)
-		}
-		*part.into = template.HTML(buf.String()) // html/template output
-	}
-	if v.idx.chromes.made == nil {
-		v.idx.chromes.made = map[string]*chrome{}
-	}
-	v.idx.chromes.made[k] = &c
-	return &c, nil
-}
-
-// Footer is the published files the footer links to.
-func (v *view) Footer() []string { return v.Published(footerFiles...) }
 
 // agentRef is an agent's name and, when it has a page, the link to it.
 type agentRef struct {
@@ -230,43 +149,3 @@ func execute(name string, v *view) ([]byte, error) {
 
 // pageSizeHint is about the size of a page without its trace body.
 const pageSizeHint = 16 << 10
-
-func formatDate(t time.Time) string {
-	if t.IsZero() {
-		return "–"
-	}
-	return t.UTC().Format("2006-01-02 15:04 UTC")
-}
-
-func formatDay(t time.Time) string {
-	if t.IsZero() {
-		return "never"
-	}
-	return t.UTC().Format(time.DateOnly)
-}
-
-// formatDated is the day of an event whose date may not be known (a
-// validation that gave none): "unknown", where formatDay says "never".
-func formatDated(t time.Time) string {
-	if t.IsZero() {
-		return "unknown"
-	}
-	return formatDay(t)
-}
-
-func formatSignal(f float64) string {
-	return strings.TrimSuffix(strconv.FormatFloat(f, 'f', 1, 64), ".0")
-}
-
-// statusClass keeps a peer-supplied status usable as a CSS class name.
-func statusClass(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-			return r
-		case r >= 'A' && r <= 'Z':
-			return r + 'a' - 'A'
-		}
-		return -1
-	}, s)
-}

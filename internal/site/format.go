@@ -1,0 +1,75 @@
+package site
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+func formatDate(t time.Time) string {
+	if t.IsZero() {
+		return "–"
+	}
+	return t.UTC().Format("2006-01-02 15:04 UTC")
+}
+
+func formatDay(t time.Time) string {
+	if t.IsZero() {
+		return "never"
+	}
+	return t.UTC().Format(time.DateOnly)
+}
+
+// formatDated is the day of an event whose date may not be known (a
+// validation that gave none): "unknown", where formatDay says "never".
+func formatDated(t time.Time) string {
+	if t.IsZero() {
+		return "unknown"
+	}
+	return formatDay(t)
+}
+
+func formatSignal(f float64) string {
+	return strings.TrimSuffix(strconv.FormatFloat(f, 'f', 1, 64), ".0")
+}
+
+// statusClass keeps a peer-supplied status usable as a CSS class name.
+func statusClass(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			return r
+		case r >= 'A' && r <= 'Z':
+			return r + 'a' - 'A'
+		}
+		return -1
+	}, s)
+}
+
+// ago says how long before now t was, coarsely ("3 hours ago", "2 days
+// ago", "270 days ago"), so that a page changes at most hourly, not every
+// build. A time after now (a peer's clock ahead of ours) is "within the
+// hour".
+func ago(now, t time.Time) string {
+	if t.IsZero() {
+		return "never"
+	}
+	if now.IsZero() {
+		return "on " + t.UTC().Format(time.DateOnly)
+	}
+	d := now.Sub(t)
+	switch {
+	case d < time.Hour:
+		return "within the hour"
+	case d < 48*time.Hour:
+		return plural(int(d/time.Hour), "hour") + " ago"
+	}
+	return plural(int(d/(24*time.Hour)), "day") + " ago"
+}
+
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return strconv.Itoa(n) + " " + unit + "s"
+}

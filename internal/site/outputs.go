@@ -1,0 +1,49 @@
+package site
+
+import (
+	"path/filepath"
+	"sort"
+
+	"github.com/meshnode/meshnode/internal/manifest"
+)
+
+// output is one file of the site and how to make its bytes.
+type output struct {
+	Path   string // slash-separated, relative to the site root
+	Render func() ([]byte, error)
+	Key    string // when set, a key of the inputs: equal keys give equal bytes
+	Source string // when set, the node's file this output is a copy of (linked, not copied)
+}
+
+// siteOutputs lists every file of the site, sorted by path.
+func siteOutputs(n *Node) []output {
+	idx := prepare(n)
+	outs := pageOutputs(n, idx)
+	for _, f := range n.Files {
+		o := output{Path: f.Path, Render: constant(f.Data), Key: keyOf(manifest.HashBytes(f.Data))}
+		if n.Dir != "" {
+			o.Source = filepath.Join(n.Dir, filepath.FromSlash(f.Path))
+		}
+		outs = append(outs, o)
+	}
+	outs = append(outs,
+		// .nojekyll stops GitHub Pages from running Jekyll, which would
+		// turn traces/*.md into HTML instead of serving their bytes.
+		output{Path: ".nojekyll", Render: constant(nil)},
+		output{Path: "style.css", Render: constant(styleCSS)},
+		output{Path: "robots.txt", Render: constant(robots(n.URL))},
+		output{Path: "404.html", Render: func() ([]byte, error) { return notFound(n, idx) }},
+		output{Path: "favicon.svg", Render: constant(favicon)},
+		output{Path: "feed.atom", Render: func() ([]byte, error) { return tracesFeed(n, idx) }},
+		output{Path: "validations.atom", Render: func() ([]byte, error) { return validationsFeed(n) }},
+	)
+	if n.URL != "" {
+		outs = append(outs, output{Path: "sitemap.xml", Render: constant(sitemap(n.URL, sitemapEntries(n, outs)))})
+	}
+	sort.Slice(outs, func(i, j int) bool { return outs[i].Path < outs[j].Path })
+	return outs
+}
+
+func constant(b []byte) func() ([]byte, error) {
+	return func() ([]byte, error) { return b, nil }
+}

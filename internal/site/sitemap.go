@@ -1,0 +1,79 @@
+package site
+
+import (
+	"bytes"
+	"encoding/xml"
+	"path/filepath"
+	"sort"
+	"time"
+)
+
+// sitemapEntry is one URL of the sitemap and when its content last
+// changed, as the data says (never the build's clock).
+type sitemapEntry struct {
+	Path    string
+	LastMod time.Time
+}
+
+// sitemap lists every page and published file by absolute URL, as the
+// sitemaps protocol requires; with no node URL there is no sitemap.
+func sitemap(base string, entries []sitemapEntry) []byte {
+	if base == "" {
+		return nil
+	}
+	var b bytes.Buffer
+	b.WriteString(xml.Header)
+	b.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">` + "\n")
+	for _, e := range entries {
+		b.WriteString("  <url><loc>")
+		_ = xml.EscapeText(&b, []byte(base+e.Path))
+		b.WriteString("</loc>")
+		if !e.LastMod.IsZero() {
+			b.WriteString("<lastmod>" + e.LastMod.UTC().Format(time.RFC3339) + "</lastmod>")
+		}
+		b.WriteString("</url>\n")
+	}
+	b.WriteString("</urlset>\n")
+	return b.Bytes()
+}
+
+// sitemapEntries lists the HTML pages of outs, sorted, each with the
+// date its content last changed: a trace page when the trace was
+// submitted or last validated, any other page when the MANIFEST was
+// last updated.
+func sitemapEntries(n *Node, outs []output) []sitemapEntry {
+	traced := make(map[string]time.Time, len(n.Traces))
+	for _, t := range n.Traces {
+		last := t.Submitted
+		for _, v := range t.Received {
+			if v.ValidatedAt.After(last) {
+				last = v.ValidatedAt
+			}
+		}
+		traced[pagePath(t.File)] = last
+	}
+	var entries []sitemapEntry
+	for _, o := range outs {
+		if filepath.Ext(o.Path) != ".html" || o.Path == "404.html" {
+			continue
+		}
+		last, ok := traced[o.Path]
+		if !ok {
+			last = n.Updated
+		}
+		entries = append(entries, sitemapEntry{Path: o.Path, LastMod: last})
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Path < entries[j].Path })
+	return entries
+}
+
+// robots lets every crawler in: peers poll MANIFEST.md and traces/, and
+// the seed asks them to honour robots.txt, so closing anything here would
+// cut the node off the mesh.
+func robots(base string) []byte {
+	s := "# Peers of the mesh poll MANIFEST.md, traces/ and validations/: all welcome.\nUser-agent: *\nAllow: /\n"
+	if base != "" {
+		s += "Sitemap: " + base + "sitemap.xml\n"
+	}
+	return []byte(s)
+}
