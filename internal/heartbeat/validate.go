@@ -10,12 +10,9 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/meshnode/meshnode/internal/fetch"
-	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/score"
-	"github.com/meshnode/meshnode/internal/trace"
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
@@ -157,102 +154,6 @@ func doneReason(v *validation.Validation) string {
 	return fmt.Sprintf("%s %d/%d", v.Result, v.Total, validation.MaxTotal)
 }
 
-// scoreInput gathers what a scorer needs. Bytes fetched in this run are
-// used as they are; otherwise the trace is fetched again and its hash
-// verified again, since peers' content is not kept between runs.
-func (n *job) scoreInput(ctx context.Context, item *queue.Item) (*score.Input, error) {
-	f, ok := n.fetched[item.Hash]
-	if !ok {
-		u, err := fetch.ResolveWithin(item.FromURL, relativeTo(item.FromURL, item.TraceURL))
-		if err != nil {
-			return nil, fmt.Errorf("trace url: %w", err)
-		}
-		resp, err := n.client.Get(ctx, fetch.Request{URL: u, MaxBytes: n.cfg.Limits.TraceBytes, Within: item.FromURL})
-		if err != nil {
-			return nil, fmt.Errorf("fetch trace again: %w", err)
-		}
-		if got := manifest.HashBytes(resp.Body); got != item.Hash {
-			return nil, fmt.Errorf("trace changed since it was queued: hash %s, want %s", got, item.Hash)
-		}
-		t, err := trace.Parse(resp.Body)
-		if err != nil {
-			return nil, fmt.Errorf("parse trace: %w", err)
-		}
-		f = fetched{url: u, raw: resp.Body, trace: t, entry: manifest.Entry{
-			Seq: item.Seq, Hash: item.Hash, Type: item.Type, Submitted: item.Submitted, Status: manifest.StatusPending,
-		}}
-	}
-	if f.trace == nil {
-		return nil, fmt.Errorf("trace metadata unreadable")
-	}
-	return &score.Input{
-		Hash: item.Hash, URL: item.TraceURL, Agent: item.From, AgentURL: item.FromURL,
-		Entry: f.entry, Raw: f.raw, Trace: f.trace, Now: n.now,
-	}, nil
-}
-
-// known lists the fingerprints of the traces seen so far, for the
-// uniqueness dimension, which skips the scored trace's own.
-func (n *job) known() []score.Known { return score.KnownOf(n.ledger) }
-
-// suggest stores the heuristic's scores on the items a person will score,
-// so `meshnode score --pr` can prefill its drafts, in one write.
-func (n *job) suggest(ctx context.Context) error {
-	h, err := score.New("heuristic", nil, 0)
-	if err != nil {
-		return err
-	}
-	items, err := n.queue.Queued()
-	if err != nil {
-		return fmt.Errorf("read queue: %w", err)
-	}
-	known := n.known()
-	var updates []queue.Update
-	for _, it := range items {
-		if it.Suggested != nil {
-			continue
-		}
-		in, err := n.scoreInput(ctx, &it)
-		if err != nil {
-			n.log.Warn("no suggestion for queued trace", "peer", it.From, "sha256", it.Hash, "err", err.Error())
-			continue
-		}
-		in.Known = known
-		res, err := h.Score(ctx, *in)
-		if err != nil {
-			continue
-		}
-		reasons := map[string][]string{}
-		for i, d := range validation.Dimensions {
-			reasons[d] = res.Reasons[i]
-		}
-		updates = append(updates, queue.Update{Kind: queue.Suggest, ID: it.ID, At: n.now,
-			Suggestion: &queue.Suggestion{Scores: res.Scores, Reasons: reasons, Notes: res.Notes}})
-	}
-	if err := n.storeSuggestions(updates); err != nil {
-		return err
-	}
-	return n.wait("waiting for a person: run 'meshnode score --pr' or edit validations/ by hand")
-}
-
-// storeSuggestions writes the suggestions; an item a person settled
-// meanwhile keeps the person's decision.
-func (n *job) storeSuggestions(updates []queue.Update) error {
-	if len(updates) == 0 {
-		return nil
-	}
-	results, err := n.queue.Update(updates...)
-	if err != nil {
-		return fmt.Errorf("store suggestion: %w", err)
-	}
-	for i, err := range results {
-		if err != nil {
-			n.log.Warn("no suggestion stored", "id", updates[i].ID, "err", err.Error())
-		}
-	}
-	return nil
-}
-
 // wait counts the items still queued and says why they wait.
 func (n *job) wait(why string) error {
 	items, err := n.queue.List()
@@ -275,11 +176,3 @@ func (n *job) wait(why string) error {
 // owner found in progress belongs to a heartbeat that died, and the next
 // heartbeat resumes it.
 const claimOwner = "heartbeat"
-
-// relativeTo returns u relative to base when u lies under it, else u.
-func relativeTo(base, u string) string {
-	if len(u) > len(base) && u[:len(base)] == base {
-		return u[len(base):]
-	}
-	return u
-}

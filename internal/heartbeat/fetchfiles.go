@@ -1,0 +1,163 @@
+package heartbeat
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/meshnode/meshnode/internal/fetch"
+	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/trace"
+	"github.com/meshnode/meshnode/internal/validation"
+)
+
+// entryResult is what fetching one planned entry gave: exactly one of its
+// fields but requests is set, or none for an entry without a file.
+type entryResult struct {
+	dup      bool // already seen: not fetched
+	retry    bool // ask again at the next poll
+	rejected string
+	mismatch *mismatch
+	file     *fetched
+	requests int
+	warn     string // what went wrong, logged by the poll if it takes the entry
+	// reserved is what the fetch reserved of the heartbeat's maxHeldBytes,
+	// given back unless the poll takes the file.
+	reserved int64
+	full     bool // the heartbeat's maxHeldBytes left no room: not fetched
+}
+
+// fetchAhead is how many rounds of fileWorkers fetches may run ahead of
+// the entry being used: enough to keep the host's cap full, few enough that
+// at most 2 × 16 bodies are held beyond the poll's budget, and all of them
+// within the heartbeat's maxHeldBytes.
+const fetchAhead = 2
+
+// fetchInOrder fetches a peer's planned entries concurrently, at most
+// fileWorkers at once (the host's cap in the fetcher decides how many are
+// really in flight: more over HTTP/2 than over HTTP/1.1), and hands each
+// result to use in entry order, so what the poll records does not depend
+// on timing. Fetches run at most fetchAhead entries ahead of use, and each
+// first reserves its body's bytes of the heartbeat's maxHeldBytes: ahead
+// of use only when they fit at once, for the entry use waits on by
+// waiting for room (a result with full set when the files taken leave
+// none). What use does not keep is given back. When use returns false the
+// fetches under way are canceled and no more are started.
+func (pl *poller) fetchInOrder(ctx context.Context, p peer, entries []manifest.Entry, use func(int, *entryResult) bool) {
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	workers := max(pl.fileWorkers, 1)
+	slots := make(chan struct{}, workers)
+	results := make([]chan entryResult, len(entries))
+	reserve := min(max(pl.limits.trace, 1), heldReserveCap)
+	// start starts entry i's fetch, or reports false when it is ahead of
+	// use (not head) and its bytes do not fit yet.
+	start := func(i int, head bool) bool {
+		e := entries[i]
+		switch {
+		case e.File == "":
+			results[i] = make(chan entryResult, 1)
+			results[i] <- entryResult{}
+			return true
+		case ctx.Err() != nil:
+			results[i] = make(chan entryResult, 1)
+			results[i] <- entryResult{retry: true}
+			return true
+		case pl.seen(e.Hash):
+			results[i] = make(chan entryResult, 1)
+			results[i] <- entryResult{dup: true}
+			return true
+		}
+		if !pl.node.reserve(reserve, head) {
+			if !head {
+				return false
+			}
+			results[i] = make(chan entryResult, 1)
+			results[i] <- entryResult{full: true}
+			return true
+		}
+		results[i] = make(chan entryResult, 1)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			got := pl.fetchEntry(ctx, p, e)
+			got.reserved = reserve
+			results[i] <- got
+		}()
+		return true
+	}
+	next := 0
+	for i := range entries {
+		for ; next < len(entries) && next < i+fetchAhead*workers; next++ {
+			if !start(next, next == i) {
+				break
+			}
+		}
+		got := <-results[i]
+		results[i] = nil
+		more := use(i, &got)
+		pl.node.release(got.reserved)
+		if !more {
+			cancel()
+			for j := i + 1; j < next; j++ {
+				r := <-results[j]
+				pl.node.release(r.reserved)
+			}
+			return
+		}
+	}
+}
+
+// fetchEntry fetches one file and verifies it.
+func (pl *poller) fetchEntry(ctx context.Context, p peer, e manifest.Entry) entryResult {
+	if ctx.Err() != nil {
+		return entryResult{retry: true}
+	}
+	u, err := fetch.ResolveWithin(p.url, e.File)
+	if err != nil {
+		// A bad path does not get better by retrying.
+		why := fmt.Sprintf("seq %d: %v", e.Seq, err)
+		return entryResult{rejected: why, warn: "refused " + why}
+	}
+	resp, err := pl.client.Get(ctx, fetch.Request{URL: u, MaxBytes: pl.limits.trace, Within: p.url})
+	if fetch.IsKind(err, fetch.KindRedirect) {
+		// A redirect off the peer's base URL is refused like a bad path,
+		// and no more likely to change by asking again.
+		why := fmt.Sprintf("seq %d: %v", e.Seq, err)
+		return entryResult{rejected: why, warn: "refused " + why, requests: 1}
+	}
+	if err != nil {
+		return entryResult{retry: true, requests: 1, warn: fmt.Sprintf("seq %d: fetch %s: %v", e.Seq, u, err)}
+	}
+	served := manifest.HashBytes(resp.Body)
+	if served != e.Hash {
+		return entryResult{mismatch: &mismatch{entry: e, url: u, served: served}, requests: 1,
+			warn: fmt.Sprintf("seq %d: hash mismatch: manifest says %s, served bytes hash to %s", e.Seq, e.Hash, served)}
+	}
+	f := fetched{entry: e, url: u, raw: resp.Body}
+	var warn string
+	if isValidationFile(e) {
+		if v, err := validation.Parse(resp.Body); err == nil {
+			f.val = v
+		}
+	}
+	if f.val == nil {
+		if t, err := trace.Parse(resp.Body); err == nil {
+			f.trace = t
+		} else {
+			warn = fmt.Sprintf("seq %d: trace metadata unreadable: %v", e.Seq, err)
+		}
+	}
+	return entryResult{file: &f, requests: 1, warn: warn}
+}
+
+// isValidationFile reports whether an entry names a validation rather than
+// a trace: by its type, or by the seed's validations/ path.
+func isValidationFile(e manifest.Entry) bool {
+	return strings.EqualFold(e.Type, "validation") || strings.HasPrefix(e.File, "validations/")
+}

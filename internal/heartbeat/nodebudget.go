@@ -1,0 +1,120 @@
+package heartbeat
+
+import (
+	"sync"
+
+	"github.com/meshnode/meshnode/internal/manifest"
+)
+
+// What all peers together may cost in one heartbeat (docs/security.md,
+// "Every limit and why"): the per-peer budgets of budget.go times the peers a
+// node may poll (500, gossip adding up to 100 from one peer) would be
+// gigabytes of memory and ledger. The polls share these first come, first
+// served; a poll that finds one spent is cut like one that spent its own,
+// and its remainder is read in a later heartbeat.
+const (
+	// maxHeldBytes bounds the bytes of peers' files in memory at once:
+	// those kept until the heartbeat ends, and those being fetched, each
+	// counted at limits.trace_bytes (at most heldReserveCap) until its
+	// bytes are known. Eight peers each at maxBytesPerPoll took 703 MB of
+	// RSS without it.
+	maxHeldBytes = 64 << 20
+	// heldReserveCap bounds what one fetch reserves of maxHeldBytes before
+	// its body is read, so a large limits.trace_bytes still lets eight
+	// fetches run at once.
+	heldReserveCap = maxHeldBytes / 8
+	// maxEntriesPerHeartbeat bounds the ledger entries all polls add: at
+	// about 550 bytes an entry, 11 MB of ledger a heartbeat.
+	maxEntriesPerHeartbeat = 20_000
+	// maxUnverifiedPerHeartbeat bounds the rows without a file column all
+	// polls record: a hundred sybil peers at maxUnverifiedPerPoll would
+	// add 20 MB of ledger a heartbeat.
+	maxUnverifiedPerHeartbeat = 2_000
+	// maxDisputesPerHeartbeat bounds the hash mismatches, each a dispute
+	// file and MANIFEST.md row we publish, that all polls record.
+	maxDisputesPerHeartbeat = 50
+)
+
+// nodeBudget is what all polls of one heartbeat have spent. Its zero
+// value is ready to use; it is shared by the poll goroutines.
+type nodeBudget struct {
+	mu                            sync.Mutex
+	cond                          *sync.Cond // signalled when reserved bytes are released
+	held                          int64      // bytes of files taken
+	reserved                      int64      // bytes reserved by fetches not yet taken or dropped
+	entries, unverified, disputes int
+}
+
+// reserve reserves n bytes of maxHeldBytes for one fetch, or reports false
+// when they do not fit. With wait, it waits while other fetches' bytes
+// may still be released, and reports false only when the files taken
+// leave no room. A poll waits only while it holds no reservation, so no
+// two polls wait for each other.
+func (nb *nodeBudget) reserve(n int64, wait bool) bool {
+	nb.mu.Lock()
+	defer nb.mu.Unlock()
+	for nb.held+nb.reserved+n > maxHeldBytes {
+		if !wait || nb.reserved == 0 {
+			return false
+		}
+		if nb.cond == nil {
+			nb.cond = sync.NewCond(&nb.mu)
+		}
+		nb.cond.Wait()
+	}
+	nb.reserved += n
+	return true
+}
+
+// release gives back n reserved bytes, of a fetch whose bytes were not
+// kept.
+func (nb *nodeBudget) release(n int64) {
+	if n == 0 {
+		return
+	}
+	nb.mu.Lock()
+	defer nb.mu.Unlock()
+	nb.reserved -= n
+	if nb.cond != nil {
+		nb.cond.Broadcast()
+	}
+}
+
+// spent reports whether no further entry can be taken by any poll.
+func (nb *nodeBudget) spent() bool {
+	nb.mu.Lock()
+	defer nb.mu.Unlock()
+	return nb.entries >= maxEntriesPerHeartbeat
+}
+
+// take spends what entry e with result res costs of the heartbeat's
+// budget, or reports false, and spends nothing, when it does not fit. A
+// file's reservation becomes the bytes it holds.
+func (nb *nodeBudget) take(e manifest.Entry, res *entryResult) bool {
+	nb.mu.Lock()
+	defer nb.mu.Unlock()
+	if nb.entries >= maxEntriesPerHeartbeat {
+		return false
+	}
+	switch {
+	case e.File == "":
+		if nb.unverified >= maxUnverifiedPerHeartbeat {
+			return false
+		}
+		nb.unverified++
+	case res.mismatch != nil:
+		if nb.disputes >= maxDisputesPerHeartbeat {
+			return false
+		}
+		nb.disputes++
+	case res.file != nil:
+		nb.held += int64(len(res.file.raw))
+		nb.reserved -= res.reserved
+		res.reserved = 0
+		if nb.cond != nil {
+			nb.cond.Broadcast()
+		}
+	}
+	nb.entries++
+	return true
+}

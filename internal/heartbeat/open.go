@@ -1,0 +1,109 @@
+package heartbeat
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/atomicfile"
+	"github.com/meshnode/meshnode/internal/fetch"
+	"github.com/meshnode/meshnode/internal/node"
+	"github.com/meshnode/meshnode/internal/statefile"
+)
+
+// lockWait is how long a heartbeat waits for another one on the same node
+// to finish before giving up: two runs never poll at once, so cursors are
+// never written by two processes.
+const lockWait = 2 * time.Minute
+
+// open loads everything a heartbeat needs and takes the node's lock.
+func open(ctx context.Context, opts Options) (*job, func(), error) {
+	if opts.Config == nil {
+		return nil, nil, fmt.Errorf("heartbeat: no config")
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	wait := lockWait
+	if opts.NoWait {
+		wait = 0
+	}
+	unlock, err := lock(ctx, opts.Dir, wait)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := removeTemps(opts.Dir); err != nil {
+		unlock()
+		return nil, nil, err
+	}
+	n := &job{opts: opts, cfg: opts.Config, now: opts.Now().UTC().Truncate(time.Second), log: opts.Logger, fetched: map[string]fetched{}}
+	if err := n.load(); err != nil {
+		unlock()
+		return nil, nil, err
+	}
+	n.client = opts.Client
+	if n.client == nil {
+		n.client = fetch.New(clientOptions(n.cfg, opts.Version, opts.Now))
+	}
+	n.client.LoadHosts(hostsFromState(n.state))
+	return n, unlock, nil
+}
+
+// removeTemps deletes what writes of a killed heartbeat left half done, so
+// no temporary file is ever published or committed. It runs under the lock.
+func removeTemps(dir string) error {
+	subs := []string{".", node.StateDir, node.ValidationsDir, node.DisputesDir, node.TracesDir}
+	for _, f := range []string{node.CursorsFile, node.LedgerFile, node.QueueFile} {
+		subs = append(subs, statefile.Dir(f))
+	}
+	for _, sub := range subs {
+		if err := atomicfile.RemoveTemps(filepath.Join(dir, sub)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// load opens the node's snapshot: the one read of its files this
+// heartbeat makes (docs/design.md).
+func (n *job) load() error {
+	var err error
+	n.snap, err = node.Open(n.opts.Dir, node.Options{Now: func() time.Time { return n.now }})
+	if err != nil {
+		return err
+	}
+	n.state, n.ledger = n.snap.Cursors, n.snap.Ledger
+	if n.queue, err = n.openQueue(); err != nil {
+		return err
+	}
+	n.own = n.snap.OwnHashes()
+	return nil
+}
+
+func (n *job) path(rel string) string { return filepath.Join(n.opts.Dir, filepath.FromSlash(rel)) }
+
+// lock takes the node's heartbeat lock, waiting for a running heartbeat to
+// finish for at most wait.
+func lock(ctx context.Context, dir string, wait time.Duration) (func(), error) {
+	deadline := time.Now().Add(wait)
+	for {
+		unlock, err := node.Lock(dir)
+		if err == nil {
+			return unlock, nil
+		}
+		if err != node.ErrLocked || !time.Now().Before(deadline) {
+			return nil, fmt.Errorf("lock %s: %w", dir, err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
