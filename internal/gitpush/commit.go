@@ -1,0 +1,92 @@
+package gitpush
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// commit stages the paths and commits them if the index differs from HEAD.
+func commit(ctx context.Context, o Options, env []string) (bool, error) {
+	paths, err := presentPaths(ctx, o, env)
+	if err != nil || len(paths) == 0 {
+		return false, err
+	}
+	paths = append(paths, notData...)
+	if _, err := git(ctx, o.Dir, env, append([]string{"add", "--all", "--"}, paths...)...); err != nil {
+		return false, fmt.Errorf("stage: %w", err)
+	}
+	_, err = git(ctx, o.Dir, env, append([]string{"diff", "--cached", "--quiet", "--"}, paths...)...)
+	if err == nil {
+		return false, nil
+	}
+	if exitCode(err) != 1 {
+		return false, fmt.Errorf("compare with HEAD: %w", err)
+	}
+	args := append([]string{"commit", "--quiet", "--no-verify", "-m", o.Message, "--"}, paths...)
+	if _, err := git(ctx, o.Dir, env, args...); err != nil {
+		return false, commitError(err)
+	}
+	return true, nil
+}
+
+// commitError names the one failure of `git commit` a person meets most:
+// a machine where git was never told who they are.
+func commitError(err error) error {
+	var ge *gitError
+	if errors.As(err, &ge) {
+		for _, s := range []string{"tell me who you are", "empty ident name", "unable to auto-detect email"} {
+			if strings.Contains(ge.stderr, s) {
+				return fmt.Errorf("commit: %w", ErrNoIdentity)
+			}
+		}
+	}
+	return fmt.Errorf("commit: %w", err)
+}
+
+// presentPaths keeps the paths that exist on disk or in the index: git
+// refuses a pathspec that matches nothing, and a node need not have every
+// directory (no disputes yet, say).
+func presentPaths(ctx context.Context, o Options, env []string) ([]string, error) {
+	var out []string
+	for _, p := range o.Paths {
+		if _, err := os.Lstat(filepath.Join(o.Dir, p)); err == nil {
+			out = append(out, p)
+			continue
+		}
+		tracked, err := git(ctx, o.Dir, env, "ls-files", "--", p)
+		if err != nil {
+			return nil, fmt.Errorf("list %s: %w", p, err)
+		}
+		if strings.TrimSpace(tracked) != "" {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// keepalive makes an empty commit when HEAD is older than o.KeepaliveAfter.
+func keepalive(ctx context.Context, o Options, env []string) (bool, error) {
+	out, err := git(ctx, o.Dir, env, "log", "-1", "--format=%ct")
+	if err != nil {
+		return false, fmt.Errorf("read last commit time: %w", err)
+	}
+	secs, err := strconv.ParseInt(strings.TrimSpace(out), 10, 64)
+	if err != nil {
+		return false, fmt.Errorf("read last commit time %q: %w", strings.TrimSpace(out), err)
+	}
+	age := o.Now().Sub(time.Unix(secs, 0))
+	if age < o.KeepaliveAfter {
+		return false, nil
+	}
+	msg := KeepaliveMessage(age)
+	if _, err := git(ctx, o.Dir, env, "commit", "--quiet", "--no-verify", "--allow-empty", "-m", msg); err != nil {
+		return false, fmt.Errorf("keepalive %w", commitError(err))
+	}
+	return true, nil
+}
