@@ -13,7 +13,6 @@ package pgqueue
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -95,50 +94,6 @@ func NodeDSNFromEnv() (dsn string, ok bool) {
 // Close closes the store's connections.
 func (s *Store) Close() { s.pool.Close() }
 
-const schema = `
-CREATE TABLE IF NOT EXISTS meshnode_queue (
-	id            text PRIMARY KEY,
-	hash          text NOT NULL UNIQUE,
-	status        text NOT NULL,
-	owner         text NOT NULL DEFAULT '',
-	lease_expires timestamptz,
-	version       integer NOT NULL,
-	queued_at     timestamptz NOT NULL,
-	seq           integer NOT NULL,
-	updated_at    timestamptz NOT NULL,
-	item          jsonb NOT NULL
-);
-CREATE INDEX IF NOT EXISTS meshnode_queue_order ON meshnode_queue (queued_at, seq, id);
-CREATE INDEX IF NOT EXISTS meshnode_queue_owner ON meshnode_queue (owner) WHERE status = 'in_progress';
-`
-
-// Connect opens the store at dsn and makes sure its tables exist (Open,
-// then Init), closing it again when Init fails.
-func Connect(dsn string) (*Store, error) {
-	s, err := Open(dsn)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.Init(); err != nil {
-		s.Close()
-		return nil, err
-	}
-	return s, nil
-}
-
-// Init creates the table and its indexes when they do not exist; several
-// processes may call it at once.
-func (s *Store) Init() error {
-	return s.tx("init queue", func(ctx context.Context, tx pgx.Tx) error {
-		// CREATE ... IF NOT EXISTS races with itself; one lock orders them.
-		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext('meshnode_queue'))"); err != nil {
-			return err
-		}
-		_, err := tx.Exec(ctx, schema)
-		return err
-	})
-}
-
 // tx runs fn in one transaction, retried when PostgreSQL aborts it for a
 // deadlock or a serialization failure.
 func (s *Store) tx(what string, fn func(ctx context.Context, tx pgx.Tx) error) error {
@@ -156,61 +111,6 @@ func (s *Store) tx(what string, fn func(ctx context.Context, tx pgx.Tx) error) e
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
-}
-
-// scan reads the items rows holds, in order.
-func scan(rows pgx.Rows) ([]*queue.Item, error) {
-	var out []*queue.Item
-	for rows.Next() {
-		var data []byte
-		if err := rows.Scan(&data); err != nil {
-			return nil, err
-		}
-		var it queue.Item
-		if err := json.Unmarshal(data, &it); err != nil {
-			return nil, fmt.Errorf("decode queue item: %w", err)
-		}
-		out = append(out, &it)
-	}
-	return out, rows.Err()
-}
-
-func query(ctx context.Context, tx pgx.Tx, sql string, args ...any) ([]*queue.Item, error) {
-	rows, err := tx.Query(ctx, sql, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	return scan(rows)
-}
-
-// save writes items back, each row whole.
-func save(ctx context.Context, tx pgx.Tx, items []*queue.Item) error {
-	b := &pgx.Batch{}
-	for _, it := range items {
-		data, err := json.Marshal(it)
-		if err != nil {
-			return fmt.Errorf("encode queue item %s: %w", it.ID, err)
-		}
-		b.Queue(`UPDATE meshnode_queue SET status = $2, owner = $3, lease_expires = $4, version = $5, updated_at = $6, item = $7 WHERE id = $1`,
-			it.ID, it.Status, it.Owner, nullTime(it.LeaseExpires), it.Version, it.UpdatedAt, data)
-	}
-	return tx.SendBatch(ctx, b).Close()
-}
-
-func nullTime(t time.Time) *time.Time {
-	if t.IsZero() {
-		return nil
-	}
-	return &t
-}
-
-func items(ptrs []*queue.Item) []queue.Item {
-	out := make([]queue.Item, len(ptrs))
-	for i, p := range ptrs {
-		out[i] = *p
-	}
-	return out
 }
 
 const order = ` ORDER BY queued_at, seq, id`
