@@ -36,6 +36,12 @@ type Snapshot struct {
 	Manifest         *manifest.Manifest
 	ManifestProblems []manifest.Problem // rows the parser skipped
 	ManifestErr      error
+	// ManifestData is MANIFEST.md's bytes as read, nil when absent, for
+	// commands that copy it byte for byte (the site). ManifestLink says it
+	// is a symbolic link: the heartbeat reads through it and writes a file
+	// in its place, the site refuses to publish it.
+	ManifestData []byte
+	ManifestLink bool
 	// Founders is FOUNDERS.md as it is on disk, nil when absent; a file
 	// that is not a regular one, or is too large, is FoundersErr.
 	Founders    []byte
@@ -46,6 +52,7 @@ type Snapshot struct {
 	Agents         []roster.Agent
 	AgentsProblems []roster.Problem
 	AgentsErr      error
+	AgentsData     []byte // AGENTS.md's bytes as read, nil when absent
 	// Ledger and Cursors are the node's state (internal/ledger,
 	// internal/state); Queue is its validation queue.
 	Ledger  *ledger.Ledger
@@ -118,9 +125,9 @@ func Open(dir string, o Options) (*Snapshot, error) {
 		return nil, err
 	}
 	noteRead(AgentsFile)
-	agents, err := readAgents(dir)
-	s.AgentsErr = err
-	s.Agents, s.AgentsProblems = roster.Parse(agents)
+	s.AgentsData, s.AgentsErr = readAgents(dir)
+	s.Agents, s.AgentsProblems = roster.Parse(s.AgentsData)
+	var err error
 	noteRead(LedgerFile)
 	if s.Ledger, err = ledger.Load(s.path(LedgerFile)); err != nil {
 		return nil, err
@@ -142,17 +149,27 @@ func Open(dir string, o Options) (*Snapshot, error) {
 func (s *Snapshot) path(rel string) string { return filepath.Join(s.Dir, filepath.FromSlash(rel)) }
 
 // readManifest reads our MANIFEST.md. It is not read through ReadFile: a
-// symbolic link there is replaced by the file at the next write.
+// symbolic link there is replaced by the file at the next write, so it is
+// only noted (ManifestLink).
 func (s *Snapshot) readManifest() error {
 	s.Manifest = &manifest.Manifest{}
 	noteRead(ManifestFile)
-	data, err := os.ReadFile(s.path(ManifestFile))
+	fi, err := os.Lstat(s.path(ManifestFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("read %s: %w", ManifestFile, err)
 	}
+	s.ManifestLink = fi.Mode()&fs.ModeSymlink != 0
+	data, err := os.ReadFile(s.path(ManifestFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // a dangling link
+	}
+	if err != nil {
+		return fmt.Errorf("read %s: %w", ManifestFile, err)
+	}
+	s.ManifestData = data
 	m, problems, err := manifest.Parse(data)
 	if err != nil {
 		s.ManifestErr = fmt.Errorf("our own %s does not parse: %w", ManifestFile, err)
@@ -174,7 +191,7 @@ func ReadFounders(dir string) ([]byte, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
 	case errors.Is(err, ErrSymlink), errors.Is(err, ErrNotRegular):
-		return nil, fmt.Errorf("read %s: not a regular file (a symlink is refused: the file is published)", FoundersFile)
+		return nil, fmt.Errorf("refusing to read %s (%w): the file is published, so a symlink is never followed; replace it with the file itself", FoundersFile, err)
 	case errors.Is(err, ErrTooLarge):
 		return nil, fmt.Errorf("read %s: larger than %d bytes", FoundersFile, MaxFoundersBytes)
 	case err != nil:

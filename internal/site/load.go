@@ -37,17 +37,18 @@ func Load(dir string, now time.Time) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := loadManifest(dir, n, snap)
+	m, err := loadManifest(n, snap)
 	if err != nil {
 		return nil, err
 	}
 	if err := loadConfig(dir, n); err != nil {
 		return nil, err
 	}
-	if err := loadIdentity(dir, n); err != nil {
+	identity, err := loadIdentity(dir, n)
+	if err != nil {
 		return nil, err
 	}
-	if err := loadPublished(dir, n, snap); err != nil {
+	if err := loadPublished(n, snap, identity); err != nil {
 		return nil, err
 	}
 	loadTraces(n, m, snap)
@@ -77,9 +78,9 @@ func Load(dir string, now time.Time) (*Node, error) {
 	return n, nil
 }
 
-// readOptional reads one of the node's top-level files (MANIFEST.md,
-// IDENTITY.md, AGENTS.md, FOUNDERS.md), returning nil for a missing one. A symbolic
-// link is refused, never followed: the site would publish its target.
+// readOptional reads one of the node's top-level files the snapshot does
+// not hold (IDENTITY.md), returning nil for a missing one. A symbolic link
+// is refused, never followed: the site would publish its target.
 func readOptional(dir, name string) ([]byte, error) {
 	b, err := node.ReadFile(dir, name, node.MaxTopFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -94,15 +95,19 @@ func readOptional(dir, name string) ([]byte, error) {
 	return b, nil
 }
 
-func loadManifest(dir string, n *Node, snap *node.Snapshot) (*manifest.Manifest, error) {
-	data, err := readOptional(dir, manifestFile)
-	if err != nil || data == nil {
-		return &manifest.Manifest{}, err
-	}
-	if config.IsTemplate(data) {
+// loadManifest takes our MANIFEST.md from the snapshot: read and parsed
+// once, by node.Open.
+func loadManifest(n *Node, snap *node.Snapshot) (*manifest.Manifest, error) {
+	switch data := snap.ManifestData; {
+	case snap.ManifestLink:
+		return nil, fmt.Errorf("refusing to publish %s, which is %w: replace it with the file itself", manifestFile, node.ErrSymlink)
+	case data == nil:
+		return &manifest.Manifest{}, nil
+	case int64(len(data)) > node.MaxTopFileBytes:
+		return nil, fmt.Errorf("%s is %w: %d bytes, more than the %d allowed", manifestFile, node.ErrTooLarge, len(data), node.MaxTopFileBytes)
+	case config.IsTemplate(data):
 		return nil, fmt.Errorf("%s is %w", manifestFile, ErrTemplate)
-	}
-	if snap.ManifestErr != nil {
+	case snap.ManifestErr != nil:
 		return nil, snap.ManifestErr
 	}
 	m := snap.Manifest
@@ -110,10 +115,12 @@ func loadManifest(dir string, n *Node, snap *node.Snapshot) (*manifest.Manifest,
 	return m, nil
 }
 
-func loadIdentity(dir string, n *Node) error {
+// loadIdentity reads IDENTITY.md, the one top-level file the snapshot
+// does not hold, and returns its bytes for publishing.
+func loadIdentity(dir string, n *Node) ([]byte, error) {
 	data, err := readOptional(dir, identityFile)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	n.Identity = parseIdentity(data)
 	if n.Agent == "" {
@@ -123,18 +130,25 @@ func loadIdentity(dir string, n *Node) error {
 			}
 		}
 	}
-	return nil
+	return data, nil
 }
 
-// loadPublished collects every published file, to be copied byte for byte.
-func loadPublished(dir string, n *Node, snap *node.Snapshot) error {
-	for _, name := range []string{manifestFile, identityFile, agentsFile, node.FoundersFile} {
-		data, err := readOptional(dir, name)
-		if err != nil {
-			return err
-		}
-		if data != nil {
-			n.Files = append(n.Files, File{Path: name, Data: data})
+// loadPublished collects every published file, to be copied byte for
+// byte: the top-level files as the snapshot read them (and IDENTITY.md),
+// then our traces, validations and disputes.
+func loadPublished(n *Node, snap *node.Snapshot, identity []byte) error {
+	if snap.AgentsErr != nil {
+		return snap.AgentsErr
+	}
+	if snap.FoundersErr != nil {
+		return snap.FoundersErr
+	}
+	for _, f := range []File{
+		{Path: manifestFile, Data: snap.ManifestData}, {Path: identityFile, Data: identity},
+		{Path: agentsFile, Data: snap.AgentsData}, {Path: node.FoundersFile, Data: snap.Founders},
+	} {
+		if f.Data != nil {
+			n.Files = append(n.Files, f)
 		}
 	}
 	for _, h := range snap.Held() {

@@ -93,6 +93,12 @@ func holds(path string, data []byte) bool {
 // Because of the link, a site file must never be edited in place: that
 // would edit the node's own file. meshnode only ever replaces site files
 // by rename, which leaves the node's file untouched.
+//
+// A link publishes src as it is now, which is not what Load read if src
+// was edited since: src is linked only while its size is len(data), so
+// the site never serves bytes its pages and MANIFEST.md do not describe.
+// (An edit that keeps the size is not caught: a build runs after the
+// heartbeat's commit, with nothing else writing the node.)
 func linkRegenerable(src, path string, data []byte) (bool, error) {
 	if holds(path, data) {
 		return false, nil
@@ -100,7 +106,7 @@ func linkRegenerable(src, path string, data []byte) (bool, error) {
 	// Where nothing is at path yet (every file of a cold build), the link
 	// goes straight there: it appears whole, as a rename would make it,
 	// and a link plus a rename cost a cold build of 10,000 traces a second.
-	err := link(src, path)
+	err := linkAs(src, path, data)
 	if err == nil {
 		return true, nil
 	}
@@ -108,7 +114,7 @@ func linkRegenerable(src, path string, data []byte) (bool, error) {
 		return writeRegenerable(path, data)
 	}
 	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp-"+strconv.FormatUint(rand.Uint64(), 36))
-	if err := os.Link(src, tmp); err != nil {
+	if err := linkAs(src, tmp, data); err != nil {
 		return writeRegenerable(path, data)
 	}
 	if err := os.Rename(tmp, path); err != nil {
@@ -116,6 +122,22 @@ func linkRegenerable(src, path string, data []byte) (bool, error) {
 		return false, fmt.Errorf("rename %s: %w", path, err)
 	}
 	return true, nil
+}
+
+// errEdited: the node's file is no longer what Load read.
+var errEdited = errors.New("edited since the node was read")
+
+// linkAs links src at path when src still has data's size: a file edited
+// since Load read it is written from data instead (linkRegenerable).
+func linkAs(src, path string, data []byte) error {
+	fi, err := os.Stat(src)
+	if err != nil {
+		return err
+	}
+	if fi.Size() != int64(len(data)) {
+		return fmt.Errorf("%s: %w", src, errEdited)
+	}
+	return link(src, path)
 }
 
 // link makes a hard link to src at path, creating path's directory if

@@ -35,14 +35,15 @@ func newStage(out string) (*stage, error) {
 }
 
 // write renders o into the stage: a published file as a hard link to the
-// node's file (a copy where linking fails), a page as a new file.
+// node's file (a copy where linking fails or the file was edited since
+// Load, see linkAs), a page as a new file.
 func (s *stage) write(o output) (bool, error) {
 	data, err := o.Render()
 	if err != nil {
 		return false, err
 	}
 	p := filepath.Join(s.dir, filepath.FromSlash(o.Path))
-	if o.Source != "" && link(o.Source, p) == nil {
+	if o.Source != "" && linkAs(o.Source, p, data) == nil {
 		return true, nil
 	}
 	return true, create(p, data)
