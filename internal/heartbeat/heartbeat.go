@@ -84,8 +84,9 @@ func Run(ctx context.Context, opts Options) (*report.Summary, error) {
 	if err := n.apply(results); err != nil {
 		return nil, err
 	}
-	// Statuses and standing are computed from the files on disk, so the
-	// ledger goes down before anything reads them.
+	// The ledger goes down before scoring: a validation on disk always
+	// names a trace the saved ledger knows (check's rule), wherever a
+	// crash stops the run.
 	if err := n.saveLedger(); err != nil {
 		return nil, err
 	}

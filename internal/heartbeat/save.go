@@ -38,7 +38,6 @@ func (n *job) saveLedger() error {
 	return nil
 }
 
-// clientOptions turns the config into the fetcher's options.
 // NewClient builds the fetch client a heartbeat builds from cfg, for a
 // caller that keeps one across heartbeats (Options.Client): its
 // connections, robots.txt and cooldowns then outlive each run.
@@ -49,6 +48,7 @@ func NewClient(cfg *config.Config, version string, now func() time.Time) *fetch.
 	return fetch.New(clientOptions(cfg, version, now))
 }
 
+// clientOptions turns the config into the fetcher's options.
 func clientOptions(cfg *config.Config, version string, now func() time.Time) fetch.Options {
 	if version == "" {
 		version = "dev"
