@@ -19,8 +19,6 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"flag"
 	"fmt"
 	"log"
@@ -90,7 +88,7 @@ func handler(kind, name string) (http.Handler, error) {
 		return nil, fmt.Errorf("unknown kind %q", kind)
 	}
 	files[manifest.FileName] = m
-	etag := `"` + manifest.HashBytes(m)[7:23] + `"`
+	etag := `"` + manifest.HashBytes(m).Hex(16) + `"`
 	prefix := "/" + name + "/"
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, ok := files[strings.TrimPrefix(r.URL.Path, prefix)]
@@ -141,9 +139,8 @@ func large(name string, n int, files map[string][]byte) []byte {
 		for len(body)+len(line) <= size {
 			body = append(body, line...)
 		}
-		sum := sha256.Sum256(body)
 		files[file] = body
-		m.Entries = append(m.Entries, manifest.Entry{Seq: seq, Hash: "sha256:" + hex.EncodeToString(sum[:]), File: file, Type: "knowledge", Status: "pending"})
+		m.Entries = append(m.Entries, manifest.Entry{Seq: seq, Hash: manifest.HashBytes(body), File: file, Type: "knowledge", Status: "pending"})
 	}
 	return m.Format()
 }

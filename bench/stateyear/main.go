@@ -60,7 +60,7 @@ func run(dir string, agents, days, every int) error {
 			led.AddTrace(&ledger.Trace{Agent: c.Agent, AgentURL: url, Seq: d, Hash: hash, File: fmt.Sprintf("traces/%d.md", d),
 				URL: fmt.Sprintf("%straces/%d.md", url, d), Type: "knowledge", Title: fmt.Sprintf("Trace %d of %s", d, c.Agent),
 				Status: "pending", Submitted: now, FirstSeen: now, Fingerprint: trace.Fingerprint(d*agents + a + 1), Verified: true})
-			items = append(items, queue.Item{ID: hash[7:19], Hash: hash, From: c.Agent, FromURL: url,
+			items = append(items, queue.Item{ID: hash.Hex(12), Hash: hash, From: c.Agent, FromURL: url,
 				TraceURL: fmt.Sprintf("%straces/%d.md", url, d), Type: "knowledge", Seq: d, Submitted: now, QueuedAt: now})
 		}
 		// The queue keeps settled items a week (queue.SettledRetention):

@@ -68,9 +68,9 @@ func prTreeFS(t testing.TB, base string) string {
 	return pr
 }
 
-func canonicalValidation(hash, url string, extra ...string) string {
+func canonicalValidation(hash manifest.Hash, url string, extra ...string) string {
 	lines := []string{"# VALIDATION", "", "validator: ada", "validator_url: " + hostileURL, "trace_url: " + url,
-		"trace_hash: " + hash, "validated_at: 2026-03-01T11:00:00Z", "result: pass", "total_score: 20", "", "scores:",
+		"trace_hash: " + string(hash), "validated_at: 2026-03-01T11:00:00Z", "result: pass", "total_score: 20", "", "scores:",
 		"  substance: 4", "  uniqueness: 3", "  specificity: 4", "  actionability: 3", "  structure: 3", "  freshness: 3"}
 	return strings.Join(append(lines, extra...), "\n") + "\n"
 }
@@ -210,7 +210,7 @@ func TestCheckRefusesHostilePullRequests(t *testing.T) {
 				writeCheckNodeFile(t, pr, "validations/"+validation.FileName(forged), canonicalValidation(forged, bobTraceURLCmd))
 			},
 			args: []string{"--", forgedLedgerFile, "validations/" + validation.FileName(forged)},
-			want: "validations/" + validation.FileName(forged) + ":6: trace_hash " + forged + " is not in mesh-state/ledger.json"},
+			want: "validations/" + validation.FileName(forged) + ":6: trace_hash " + string(forged) + " is not in mesh-state/ledger.json"},
 		{name: "MANIFEST.md edited to forget a row, and the file deleted",
 			pr: func(t *testing.T, pr string) {
 				writeCheckNodeFile(t, pr, "MANIFEST.md", "# MANIFEST\n\nagent: ada\nurl: "+hostileURL+"\nsequence: 1\n")

@@ -61,14 +61,14 @@ func TestCheckCommandPassesCleanNode(t *testing.T) {
 
 func TestCheckCommandPrintsProblemsAndExits3(t *testing.T) {
 	unknown := manifest.HashBytes([]byte("never fetched\n"))
-	val := "validations/val-" + strings.TrimPrefix(unknown, "sha256:")[:12] + ".md"
+	val := "validations/val-" + unknown.Hex(12) + ".md"
 	tests := []struct {
 		name     string
 		actions  string
 		wantLine string // what stdout must hold, DIR standing for the node
 	}{
 		{"plain output", "", "DIR/traces/first.md:1: published file was edited"},
-		{"GitHub Actions annotation", "true", "::error file=DIR/" + val + ",line=6::trace_hash " + unknown + " is not in mesh-state/ledger.json"},
+		{"GitHub Actions annotation", "true", "::error file=DIR/" + val + ",line=6::trace_hash " + string(unknown) + " is not in mesh-state/ledger.json"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -76,7 +76,7 @@ func TestCheckCommandPrintsProblemsAndExits3(t *testing.T) {
 			dir := checkCmdNode(t)
 			writeCheckNodeFile(t, dir, "traces/first.md", "---\ntitle: First, edited\n---\n")
 			writeCheckNodeFile(t, dir, val, "# VALIDATION\n\nvalidator: ada\nvalidator_url: https://ada.example.org/mesh/\n"+
-				"trace_url: https://bob.example.org/t.md\ntrace_hash: "+unknown+"\nresult: pass\ntotal_score: 18\n\nscores:\n"+
+				"trace_url: https://bob.example.org/t.md\ntrace_hash: "+string(unknown)+"\nresult: pass\ntotal_score: 18\n\nscores:\n"+
 				"  substance: 3\n  uniqueness: 3\n  specificity: 3\n  actionability: 3\n  structure: 3\n  freshness: 3\n")
 			out, errOut, err := runPublishingCLI(t, "check", "--dir", dir, filepath.Join(dir, val), filepath.Join(dir, "README.md"))
 			var pf *problemsFound

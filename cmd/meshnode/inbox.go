@@ -11,6 +11,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/manifest"
+
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/queue"
@@ -66,7 +68,7 @@ type inboxRow struct {
 	Status         string             `json:"status"`
 	Reason         string             `json:"reason,omitempty"`
 	TraceURL       string             `json:"trace_url"`
-	Hash           string             `json:"hash"`
+	Hash           manifest.Hash      `json:"hash"`
 	Title          string             `json:"title,omitempty"`
 	Seq            int                `json:"seq,omitempty"`
 	QueuedAt       time.Time          `json:"queued_at"`

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/validation"
 )
@@ -21,9 +22,9 @@ func writeInboxNode(t *testing.T) (string, *queue.File) {
 	dir := minimalNode(t)
 	q := queue.Open(filepath.Join(dir, "mesh-state", "queue.json"))
 	_, err := q.Enqueue(
-		queue.Item{ID: "aaaaaaaaaaaa", Hash: "sha256:" + strings.Repeat("a", 64), From: "ann", FromURL: "https://ann.example/",
+		queue.Item{ID: "aaaaaaaaaaaa", Hash: manifest.Hash("sha256:" + strings.Repeat("a", 64)), From: "ann", FromURL: "https://ann.example/",
 			TraceURL: "https://ann.example/traces/one.md", Type: "knowledge", Seq: 1, QueuedAt: inboxNow.Add(-3 * time.Hour)},
-		queue.Item{ID: "bbbbbbbbbbbb", Hash: "sha256:" + strings.Repeat("b", 64), From: "bob", FromURL: "https://bob.example/",
+		queue.Item{ID: "bbbbbbbbbbbb", Hash: manifest.Hash("sha256:" + strings.Repeat("b", 64)), From: "bob", FromURL: "https://bob.example/",
 			TraceURL: "https://bob.example/traces/two.md", Type: "capability", Seq: 4, QueuedAt: inboxNow.Add(-20 * time.Minute)},
 	)
 	if err != nil {

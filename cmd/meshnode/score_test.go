@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/pullrequest"
 	"github.com/meshnode/meshnode/internal/pullrequest/fakegithub"
 	"github.com/meshnode/meshnode/internal/queue"
@@ -31,12 +32,12 @@ func waitingQueue() []queue.Item {
 	s := validation.Scores{4, 3, 4, 2, 4, 3}
 	queued := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	return []queue.Item{
-		{ID: "aaaaaaaaaaaa", Hash: "sha256:" + strings.Repeat("a", 64), From: "bob", TraceURL: "https://bob.example/traces/a.md",
+		{ID: "aaaaaaaaaaaa", Hash: manifest.Hash("sha256:" + strings.Repeat("a", 64)), From: "bob", TraceURL: "https://bob.example/traces/a.md",
 			Title: "Alpha", Status: queue.StatusQueued, QueuedAt: queued, Suggested: &s,
 			SuggestedReasons: map[string][]string{"substance": {"412 words"}}, SuggestedNotes: "Solid."},
-		{ID: "bbbbbbbbbbbb", Hash: "sha256:" + strings.Repeat("b", 64), From: "cy", TraceURL: "https://cy.example/traces/b.md",
+		{ID: "bbbbbbbbbbbb", Hash: manifest.Hash("sha256:" + strings.Repeat("b", 64)), From: "cy", TraceURL: "https://cy.example/traces/b.md",
 			Title: "Beta", Status: queue.StatusQueued, QueuedAt: queued},
-		{ID: "cccccccccccc", Hash: "sha256:" + strings.Repeat("c", 64), From: "cy", Title: "Done", Status: "done", Suggested: &s},
+		{ID: "cccccccccccc", Hash: manifest.Hash("sha256:" + strings.Repeat("c", 64)), From: "cy", Title: "Done", Status: "done", Suggested: &s},
 	}
 }
 

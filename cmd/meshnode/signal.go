@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/meshnode/meshnode/internal/config"
+	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/signal"
 )
 
@@ -53,7 +54,7 @@ type signalOptions struct {
 type signalJSON struct {
 	Agent      string               `json:"agent"`
 	ComputedAt string               `json:"computed_at"`
-	Founders   string               `json:"founders,omitempty"` // sha256 of FOUNDERS.md
+	Founders   manifest.Hash        `json:"founders,omitempty"` // sha256 of FOUNDERS.md
 	Rounds     int                  `json:"rounds"`
 	Agents     []signal.Agent       `json:"agents"`
 	Traces     []signal.TraceResult `json:"traces"`
@@ -130,7 +131,7 @@ func printSignal(w io.Writer, r signalJSON) error {
 	}
 	fmt.Fprintln(tw, "\nTRACE\tSEQ\tPASSING/SEEN\tSTATUS\tURL")
 	for _, t := range r.Traces {
-		fmt.Fprintf(tw, "%s\t%d\t%d/%d\t%s\t%s\n", t.Agent, t.Seq, t.Passing, t.Seen, t.Status, firstOf(t.URL, t.Hash))
+		fmt.Fprintf(tw, "%s\t%d\t%d/%d\t%s\t%s\n", t.Agent, t.Seq, t.Passing, t.Seen, t.Status, traceRef(t))
 	}
 	return tw.Flush()
 }
@@ -170,9 +171,10 @@ func formatPoints(p float64) string {
 	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", p), "0"), ".")
 }
 
-func firstOf(a, b string) string {
-	if a != "" {
-		return a
+// traceRef names a trace by its URL, or by its hash when SIGNAL knows no URL.
+func traceRef(t signal.TraceResult) string {
+	if t.URL != "" {
+		return t.URL
 	}
-	return b
+	return string(t.Hash)
 }

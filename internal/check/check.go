@@ -65,10 +65,10 @@ type checker struct {
 	o        Options
 	base     *node.Snapshot // nil when the base does not open
 	ledger   *ledger.Ledger
-	rows     map[string]manifest.Entry // our MANIFEST's rows by file
-	own      map[string]bool           // hashes of files in our MANIFEST
-	byHash   map[string][]string       // trace hash → every validation file naming it
-	vals     []string                  // checked validation files that parsed
+	rows     map[string]manifest.Entry  // our MANIFEST's rows by file
+	own      map[manifest.Hash]bool     // hashes of files in our MANIFEST
+	byHash   map[manifest.Hash][]string // trace hash → every validation file naming it
+	vals     []string                   // checked validation files that parsed
 	problems []Problem
 }
 

@@ -34,7 +34,7 @@ func TestCheckPassesCleanNode(t *testing.T) {
 }
 
 func TestCheckReportsEachBrokenFileAtItsLine(t *testing.T) {
-	valOf := func(h string) string { return "validations/" + validation.FileName(h) }
+	valOf := func(h manifest.Hash) string { return "validations/" + validation.FileName(h) }
 	bob := valOf(bobTrace)
 	unknown := manifest.HashBytes([]byte("never seen\n"))
 	tests := []struct {
@@ -59,17 +59,17 @@ func TestCheckReportsEachBrokenFileAtItsLine(t *testing.T) {
 		{name: "validator_url is another node", file: bob, text: validationFile(bobTrace, bobTraceURL, "validator_url: "+bobURL),
 			want: bob + ":4: validator_url is " + bobURL + ", but this node's url is " + ourURL},
 		{name: "trace hash unknown to the ledger", file: valOf(unknown), text: validationFile(unknown, bobTraceURL),
-			want: valOf(unknown) + ":6: trace_hash " + unknown + " is not in mesh-state/ledger.json: validate only traces the heartbeat fetched and verified"},
+			want: valOf(unknown) + ":6: trace_hash " + string(unknown) + " is not in mesh-state/ledger.json: validate only traces the heartbeat fetched and verified"},
 		{name: "trace hash never verified", file: valOf(unverified), text: validationFile(unverified, bobTraceURL),
-			want: valOf(unverified) + ":6: trace_hash " + unverified + " was never verified (its MANIFEST row names no file to fetch)"},
+			want: valOf(unverified) + ":6: trace_hash " + string(unverified) + " was never verified (its MANIFEST row names no file to fetch)"},
 		{name: "trace hash rejected as a mismatch", file: valOf(rejected), text: validationFile(rejected, bobURL+"traces/tampered.md"),
-			want: valOf(rejected) + ":6: trace_hash " + rejected + " was rejected: the bytes served did not match it; never validate a trace whose hash did not verify"},
+			want: valOf(rejected) + ":6: trace_hash " + string(rejected) + " was rejected: the bytes served did not match it; never validate a trace whose hash did not verify"},
 		{name: "self-validation", file: valOf(ownTrace), text: validationFile(ownTrace, ourURL+"traces/2026-03-01-polling-costs.md"),
 			want: valOf(ownTrace) + ":5: self-validation: " + ourURL + "traces/2026-03-01-polling-costs.md is this node's own trace; never validate your own trace"},
 		{name: "trace_url is not where the hash was fetched", file: bob, text: validationFile(bobTrace, bobURL+"traces/other.md"),
-			want: bob + ":5: trace_url " + bobURL + "traces/other.md is not where trace_hash " + bobTrace + " was fetched (" + bobTraceURL + ")"},
+			want: bob + ":5: trace_url " + bobURL + "traces/other.md is not where trace_hash " + string(bobTrace) + " was fetched (" + bobTraceURL + ")"},
 		{name: "file name does not match the trace hash", file: "validations/val-000000000000.md", text: validationFile(cydTrace, cydTraceURL),
-			want: "validations/val-000000000000.md:6: file name should be " + validation.FileName(cydTrace) + " for trace_hash " + cydTrace},
+			want: "validations/val-000000000000.md:6: file name should be " + validation.FileName(cydTrace) + " for trace_hash " + string(cydTrace)},
 		{name: "trace without a title", file: "traces/untitled.md", text: "just words, no heading\n",
 			want: "traces/untitled.md:1: ", prefixOnly: true},
 	}
@@ -98,7 +98,7 @@ func TestCheckReportsChangedPublishedFiles(t *testing.T) {
 		{
 			name:   "edited",
 			change: func(t *testing.T, dir string) { write(t, dir, f, ownTraceBytes+"typo fixed\n") },
-			want: f + ":1: published file was edited (published as " + ownTrace + ", now " + manifest.HashBytes([]byte(ownTraceBytes+"typo fixed\n")) +
+			want: f + ":1: published file was edited (published as " + string(ownTrace) + ", now " + string(manifest.HashBytes([]byte(ownTraceBytes+"typo fixed\n"))) +
 				"); published files are immutable: restore it (`git checkout BASE-BRANCH -- " + f + "`) and publish a correcting trace that cites it",
 		},
 		{
@@ -108,7 +108,7 @@ func TestCheckReportsChangedPublishedFiles(t *testing.T) {
 					t.Fatal(err)
 				}
 			},
-			want: f + ":1: published file was deleted (published as " + ownTrace +
+			want: f + ":1: published file was deleted (published as " + string(ownTrace) +
 				"); published files are immutable: restore it (`git checkout BASE-BRANCH -- " + f + "`) and publish a correcting trace that cites it",
 		},
 	}
@@ -171,8 +171,8 @@ func TestCheckReportsTwoValidationsOfOneTrace(t *testing.T) {
 	// Given only the new file, the old one is still seen.
 	got := lines(Check(options(dir, other)))
 	want := []string{
-		other + ":6: file name should be " + validation.FileName(bobTrace) + " for trace_hash " + bobTrace,
-		other + ":6: " + first + " also validates trace_hash " + bobTrace + ": one validation per trace, delete one",
+		other + ":6: file name should be " + validation.FileName(bobTrace) + " for trace_hash " + string(bobTrace),
+		other + ":6: " + first + " also validates trace_hash " + string(bobTrace) + ": one validation per trace, delete one",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -146,7 +146,7 @@ func (c *checker) published(f string, row manifest.Entry) {
 		c.add(f, 1, "published file %v; %s", err, fix)
 	case err != nil:
 		c.add(f, 1, "cannot read published file: %v", err)
-	case !strings.EqualFold(manifest.HashBytes(data), row.Hash):
+	case manifest.HashBytes(data) != row.Hash:
 		c.add(f, 1, "published file was edited (published as %s, now %s); %s", row.Hash, manifest.HashBytes(data), fix)
 	}
 }

@@ -38,10 +38,10 @@ var (
 
 // validationFile writes a canonical validation of hash at url, with the
 // given lines replaced ("key: value" → its line; "key:" alone deletes it).
-func validationFile(hash, url string, replace ...string) string {
+func validationFile(hash manifest.Hash, url string, replace ...string) string {
 	lines := []string{
 		"# VALIDATION", "",
-		"validator: ada", "validator_url: " + ourURL, "trace_url: " + url, "trace_hash: " + hash,
+		"validator: ada", "validator_url: " + ourURL, "trace_url: " + url, "trace_hash: " + string(hash),
 		"validated_at: 2026-03-01T11:00:00Z", "result: pass", "total_score: 20", "",
 		"scores:", "  substance: 4", "  uniqueness: 3", "  specificity: 4", "  actionability: 3", "  structure: 3", "  freshness: 3", "",
 		"notes: Clear and specific.",
@@ -76,16 +76,16 @@ func cleanNode(t testing.TB) string {
 	write(t, dir, "traces/2026-03-02-new.md", "---\ntitle: New finding\n---\n\n# New finding\n")
 	write(t, dir, "validations/"+validation.FileName(bobTrace), validationFile(bobTrace, bobTraceURL))
 	l := &ledger.Ledger{
-		Traces: map[string]*ledger.Trace{
+		Traces: map[manifest.Hash]*ledger.Trace{
 			bobTrace:   {Agent: "bob", AgentURL: bobURL, Hash: bobTrace, File: "traces/gaps.md", URL: bobTraceURL, Verified: true},
 			cydTrace:   {Agent: "cyd", AgentURL: "https://cyd.example/", Hash: cydTrace, URL: cydTraceURL, Verified: true},
 			unverified: {Agent: "bob", AgentURL: bobURL, Hash: unverified},
 			ownTrace:   {Agent: agent, AgentURL: ourURL, Hash: ownTrace, URL: ourURL + "traces/2026-03-01-polling-costs.md", Verified: true},
 		},
 		Validations: map[string]*ledger.Validation{
-			bobURL + " " + ownTrace:            {Validator: "bob", ValidatorURL: bobURL, TraceHash: ownTrace, Result: validation.ResultPass},
-			"https://cyd.example/ " + ownTrace: {Validator: "cyd", ValidatorURL: "https://cyd.example/", TraceHash: ownTrace, Result: validation.ResultPass},
-			ourURL + " " + ownTrace:            {Validator: agent, ValidatorURL: ourURL, TraceHash: ownTrace, Result: validation.ResultFail},
+			ledger.ValidationKey(bobURL, ownTrace):                 {Validator: "bob", ValidatorURL: bobURL, TraceHash: ownTrace, Result: validation.ResultPass},
+			ledger.ValidationKey("https://cyd.example/", ownTrace): {Validator: "cyd", ValidatorURL: "https://cyd.example/", TraceHash: ownTrace, Result: validation.ResultPass},
+			ledger.ValidationKey(ourURL, ownTrace):                 {Validator: agent, ValidatorURL: ourURL, TraceHash: ownTrace, Result: validation.ResultFail},
 		},
 		Rejected: map[string]*ledger.Rejection{
 			bobURL + "traces/tampered.md": {Agent: "bob", AgentURL: bobURL, ClaimedHash: rejected, ServedHash: bobTrace},

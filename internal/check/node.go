@@ -20,7 +20,7 @@ import (
 // own: the rules that need it then find nothing known, so the check fails
 // closed.
 func (c *checker) load() {
-	c.own = map[string]bool{}
+	c.own = map[manifest.Hash]bool{}
 	c.rows = map[string]manifest.Entry{}
 	c.ledger = &ledger.Ledger{}
 	snap, err := node.Open(c.o.Base, node.Options{})
@@ -69,7 +69,7 @@ func (c *checker) indexManifest() {
 // The base's come from its snapshot; the tree's are read here, unless the
 // tree is the base.
 func (c *checker) indexValidations() {
-	c.byHash = map[string][]string{}
+	c.byHash = map[manifest.Hash][]string{}
 	seen := map[string]bool{}
 	if c.o.Dir != c.o.Base {
 		entries, _ := os.ReadDir(filepath.Join(c.o.Dir, node.ValidationsDir))

@@ -21,7 +21,7 @@ func (c *checker) validation(f string, data []byte) {
 		return
 	}
 	c.validator(f, data, v)
-	if !validation.WellFormedHash(v.TraceHash) {
+	if !v.TraceHash.Valid() {
 		return // Diagnose said so: no trace to look up
 	}
 	c.vals = append(c.vals, f)
@@ -98,5 +98,5 @@ func orHash(v *validation.Validation) string {
 	if v.TraceURL != "" {
 		return v.TraceURL
 	}
-	return v.TraceHash
+	return string(v.TraceHash)
 }

@@ -118,12 +118,12 @@ func (r *run) normalizer(t *testing.T) *strings.Replacer {
 	portsOnly := strings.NewReplacer(ports...)
 	for _, e := range m.Entries {
 		if e.Type == "validation" || e.Type == "dispute" {
-			pairs = append(pairs, e.Hash, manifest.HashBytes([]byte(portsOnly.Replace(string(r.read(t, e.File))))))
+			pairs = append(pairs, string(e.Hash), string(manifest.HashBytes([]byte(portsOnly.Replace(string(r.read(t, e.File)))))))
 		}
 	}
 	for _, c := range r.cursors(t).Cursors {
 		if c.ManifestSHA256 != "" {
-			pairs = append(pairs, c.ManifestSHA256, "manifest-of-"+c.Agent)
+			pairs = append(pairs, string(c.ManifestSHA256), "manifest-of-"+c.Agent)
 		}
 	}
 	ledger, err := ledger.Load(filepath.Join(r.dir, "mesh-state", "ledger.json"))
@@ -131,7 +131,7 @@ func (r *run) normalizer(t *testing.T) *strings.Replacer {
 		t.Fatal(err)
 	}
 	for _, v := range ledger.Validations {
-		pairs = append(pairs, v.SourceHash, "bytes-of-"+portsOnly.Replace(v.SourceURL))
+		pairs = append(pairs, string(v.SourceHash), "bytes-of-"+portsOnly.Replace(v.SourceURL))
 	}
 	return strings.NewReplacer(pairs...)
 }

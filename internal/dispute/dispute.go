@@ -5,7 +5,7 @@
 // A dispute is evidence anyone can re-check by fetching file_url again; it
 // accuses no one of intent (a site generator rewriting line endings is the
 // usual cause). The package does no I/O, fetches nothing and imports
-// nothing else of this module.
+// nothing else of this module but manifest, for the Hash it names.
 //
 // A node publishes disputes at its own base URL as
 // disputes/dispute-<first 12 hex of the claimed hash>.md, one per claimed
@@ -30,20 +30,24 @@
 // hex>". Readers ignore keys they do not know.
 package dispute
 
-import "time"
+import (
+	"time"
+
+	"github.com/meshnode/meshnode/internal/manifest"
+)
 
 // Dispute is one observed mismatch between a claimed and a served hash.
 type Dispute struct {
-	Reporter    string    // the node that saw the mismatch
-	ReporterURL string    // its trace URL
-	Agent       string    // the peer whose MANIFEST.md made the claim
-	AgentURL    string    // the peer's trace URL
-	FileURL     string    // the URL whose bytes were fetched
-	Seq         int       // the MANIFEST row's seq
-	ClaimedHash string    // what the MANIFEST row says
-	ServedHash  string    // what the served bytes hash to
-	ObservedAt  time.Time // when the bytes were fetched
-	Notes       string    // one paragraph
+	Reporter    string        // the node that saw the mismatch
+	ReporterURL string        // its trace URL
+	Agent       string        // the peer whose MANIFEST.md made the claim
+	AgentURL    string        // the peer's trace URL
+	FileURL     string        // the URL whose bytes were fetched
+	Seq         int           // the MANIFEST row's seq
+	ClaimedHash manifest.Hash // what the MANIFEST row says
+	ServedHash  manifest.Hash // what the served bytes hash to
+	ObservedAt  time.Time     // when the bytes were fetched
+	Notes       string        // one paragraph
 }
 
 // Title is the first line of every dispute file.
@@ -56,19 +60,6 @@ const fileNameHexDigits = 12
 // FileName returns "dispute-" and the first 12 hex digits of the claimed
 // hash, ".md". Anything that is not a hex digit is dropped, so a malformed
 // hash can never make a path.
-func FileName(claimedHash string) string {
-	h := []byte(stripPrefix(claimedHash))
-	out := make([]byte, 0, fileNameHexDigits)
-	for _, c := range h {
-		if len(out) == fileNameHexDigits {
-			break
-		}
-		if c >= 'A' && c <= 'F' {
-			c += 'a' - 'A'
-		}
-		if c >= '0' && c <= '9' || c >= 'a' && c <= 'f' {
-			out = append(out, c)
-		}
-	}
-	return "dispute-" + string(out) + ".md"
+func FileName(claimedHash manifest.Hash) string {
+	return "dispute-" + claimedHash.Hex(fileNameHexDigits) + ".md"
 }

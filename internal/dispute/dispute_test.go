@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/meshnode/meshnode/internal/manifest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
@@ -119,7 +121,7 @@ func TestFileNameUsesTwelveHexDigitsOfTheClaim(t *testing.T) {
 		"sha256:../../etc/passwd": "dispute-ecad.md",
 	}
 	for in, want := range tests {
-		if got := FileName(in); got != want {
+		if got := FileName(manifest.Hash(in)); got != want {
 			t.Errorf("FileName(%q) = %q, want %q", in, got, want)
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/meshnode/meshnode/internal/manifest"
 )
 
 const hashPrefix = "sha256:"
@@ -30,7 +32,7 @@ func (d *Dispute) pairs() [][2]string {
 		{"reporter", d.Reporter}, {"reporter_url", d.ReporterURL},
 		{"agent", d.Agent}, {"agent_url", d.AgentURL}, {"file_url", d.FileURL},
 		{"seq", strconv.Itoa(d.Seq)},
-		{"claimed_hash", d.ClaimedHash}, {"served_hash", d.ServedHash},
+		{"claimed_hash", string(d.ClaimedHash)}, {"served_hash", string(d.ServedHash)},
 		{"observed_at", formatTime(d.ObservedAt)},
 	}
 }
@@ -64,14 +66,10 @@ func stripPrefix(h string) string {
 
 // normalizeHash returns a well-formed hash as "sha256:<64 lowercase hex>",
 // anything else as written (Check reports it).
-func normalizeHash(s string) string {
+func normalizeHash(s string) manifest.Hash {
 	bare := stripPrefix(s)
 	if _, err := hex.DecodeString(bare); err != nil || len(bare) != 64 {
-		return strings.TrimSpace(s)
+		return manifest.Hash(strings.TrimSpace(s))
 	}
-	return hashPrefix + strings.ToLower(bare)
-}
-
-func wellFormedHash(s string) bool {
-	return strings.HasPrefix(s, hashPrefix) && len(s) == len(hashPrefix)+64 && normalizeHash(s) == s
+	return manifest.Hash(hashPrefix + strings.ToLower(bare))
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/meshnode/meshnode/internal/manifest"
 )
 
 // maxLines bounds how much of a file is read; a dispute is a dozen lines.
@@ -88,9 +90,12 @@ func clip(s string) string {
 // or equal hashes, no file URL, no agent, a seq below 1.
 func (d *Dispute) Check() []string {
 	var problems []string
-	for _, h := range [][2]string{{"claimed_hash", d.ClaimedHash}, {"served_hash", d.ServedHash}} {
-		if !wellFormedHash(h[1]) {
-			problems = append(problems, fmt.Sprintf("%s %q is not sha256:<64 lowercase hex>", h[0], clip(h[1])))
+	for _, h := range []struct {
+		key  string
+		hash manifest.Hash
+	}{{"claimed_hash", d.ClaimedHash}, {"served_hash", d.ServedHash}} {
+		if !h.hash.Valid() {
+			problems = append(problems, fmt.Sprintf("%s %q is not sha256:<64 lowercase hex>", h.key, clip(string(h.hash))))
 		}
 	}
 	if d.ClaimedHash == d.ServedHash {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/meshnode/meshnode/internal/heartbeat/report"
+	"github.com/meshnode/meshnode/internal/manifest"
 )
 
 func TestTwoHeartbeatsAtOncePublishEachValidationOnce(t *testing.T) {
@@ -46,7 +47,7 @@ func TestTwoHeartbeatsAtOncePublishEachValidationOnce(t *testing.T) {
 		t.Errorf("the two heartbeats published %d validations between them; want 3", published)
 	}
 	vals := readValidations(t, bob.dir) // fails on two files for one hash
-	listed := map[string]int{}
+	listed := map[manifest.Hash]int{}
 	for _, e := range readManifest(t, bob.dir).Entries {
 		listed[e.Hash]++
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/meshnode/meshnode/internal/manifest"
 )
 
 // Environment of the heartbeat child process: the test binary re-executed
@@ -60,7 +62,7 @@ func crashScene(t *testing.T) (dir string, now time.Time) {
 	publishByHand(t, m.node("cyd"), "cyd", map[string]string{
 		"traces/001-scoring-rubric.md": rubric,
 		"traces/002-thin.md":           "# Note\n\ntampered\n",
-	}, map[string]string{"traces/002-thin.md": hashOf(readTestdata(t, "traces/cyd/002-thin.md"))})
+	}, map[string]manifest.Hash{"traces/002-thin.md": hashOf(readTestdata(t, "traces/cyd/002-thin.md"))})
 	return bob.dir, m.now.Add(heartbeatEvery)
 }
 

@@ -24,7 +24,7 @@ func FuzzHeartbeatValidatesOnlyVerifiedPeerTraces(f *testing.F) {
 		{Seq: 1, Hash: hashOf(trace), File: "traces/001-retry-ladder.md", Type: "knowledge", Status: "pending"},
 	}}
 	f.Add(good.Format())
-	f.Add([]byte(strings.Replace(string(good.Format()), hashOf(trace)[7:15], "00000000", 1)))
+	f.Add([]byte(strings.Replace(string(good.Format()), hashOf(trace).Hex(8), "00000000", 1)))
 	f.Add([]byte("# Manifest — ada\n\n| seq | hash | file |\n|---|---|---|\n| 1 | " + hashOf(trace) + " | ../traces/001-retry-ladder.md |\n"))
 	f.Add([]byte("sequence: 999999999\n"))
 	if dir, ok := corpustest.Find(); ok {

@@ -14,7 +14,7 @@ import (
 // publishByHand writes a peer's MANIFEST.md listing files (path → bytes
 // served) under the hashes given (path → hash; the bytes' own hash when
 // absent), as a node that is not meshnode would.
-func publishByHand(t testing.TB, n *testNode, agent string, files map[string]string, claimed map[string]string) {
+func publishByHand(t testing.TB, n *testNode, agent string, files map[string]string, claimed map[string]manifest.Hash) {
 	t.Helper()
 	m := &manifest.Manifest{Agent: agent, URL: n.url, Updated: start}
 	for _, f := range sortedKeys(files) {
@@ -93,7 +93,7 @@ func TestNeverValidatesAHashThatDidNotVerify(t *testing.T) {
 		m := newMesh(t, "ada", "bob")
 		m.configure("bob", founding)
 		publishByHand(t, m.node("ada"), "ada", map[string]string{"traces/001-retry-ladder.md": tampered},
-			map[string]string{"traces/001-retry-ladder.md": claimed})
+			map[string]manifest.Hash{"traces/001-retry-ladder.md": claimed})
 
 		sum := m.beat("bob")
 
@@ -131,4 +131,4 @@ func TestNeverValidatesAHashThatDidNotVerify(t *testing.T) {
 	})
 }
 
-func hashOf(s string) string { return manifest.HashBytes([]byte(s)) }
+func hashOf(s string) manifest.Hash { return manifest.HashBytes([]byte(s)) }

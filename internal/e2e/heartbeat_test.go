@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/publish"
 	"github.com/meshnode/meshnode/internal/signal"
@@ -28,7 +29,7 @@ func TestTraceFetchedIsValidatedAndPublishedInTheSameHeartbeat(t *testing.T) {
 		listed[e.File] = true
 	}
 	for hash := range vals {
-		f := path.Join(node.ValidationsDir, "val-"+hash[len("sha256:"):][:12]+".md")
+		f := path.Join(node.ValidationsDir, "val-"+hash.Hex(12)+".md")
 		if !listed[f] {
 			t.Errorf("%s was written but not listed in the MANIFEST of the same heartbeat", f)
 		}
@@ -104,13 +105,13 @@ func TestRegeneratingAManifestWithNothingNewChangesNothing(t *testing.T) {
 }
 
 // ownStatuses resolves the node's own traces the way its heartbeat does.
-func ownStatuses(t *testing.T, n *testNode) map[string]string {
+func ownStatuses(t *testing.T, n *testNode) map[manifest.Hash]string {
 	t.Helper()
 	in, err := signal.Load(n.dir, n.name, n.url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]string{}
+	out := map[manifest.Hash]string{}
 	for _, tr := range signal.Compute(in).Traces {
 		if strings.HasPrefix(tr.URL, n.url) {
 			out[tr.Hash] = tr.Status

@@ -131,13 +131,13 @@ func signalJSON(t *testing.T, n *testNode) string {
 }
 
 // readValidations parses every validation file of a node, by trace hash.
-func readValidations(t testing.TB, dir string) map[string]*validation.Validation {
+func readValidations(t testing.TB, dir string) map[manifest.Hash]*validation.Validation {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(dir, node.ValidationsDir, "*.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]*validation.Validation{}
+	out := map[manifest.Hash]*validation.Validation{}
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {

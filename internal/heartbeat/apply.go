@@ -179,7 +179,7 @@ func (n *job) recordUnfetchables(p peer, rows []manifest.Entry) {
 
 // queueID names a queue item and its validation file: the first 12 hex of
 // the trace hash, as in validations/val-<12 hex>.md.
-func queueID(hash string) string {
+func queueID(hash manifest.Hash) string {
 	name := validation.FileName(hash)
 	return strings.TrimSuffix(strings.TrimPrefix(name, "val-"), ".md")
 }

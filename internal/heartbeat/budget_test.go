@@ -18,7 +18,7 @@ import (
 // honoured by If-None-Match, as GitHub Pages does: a node that relies on a
 // changed manifest to go on reading gets 304 for ever.
 func staticManifest(body []byte) http.HandlerFunc {
-	etag := `"` + manifest.HashBytes(body)[7:23] + `"`
+	etag := `"` + manifest.HashBytes(body).Hex(16) + `"`
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("ETag", etag)
 		if r.Header.Get("If-None-Match") == etag {

@@ -6,12 +6,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/queue"
 )
 
 func queueItem(n int) queue.Item {
-	h := fmt.Sprintf("sha256:%012x%052x", n, n)
-	return queue.Item{ID: h[7:19], Hash: h, From: "ada", FromURL: "https://ada.example/", Seq: n,
+	h := manifest.Hash(fmt.Sprintf("sha256:%012x%052x", n, n))
+	return queue.Item{ID: h.Hex(12), Hash: h, From: "ada", FromURL: "https://ada.example/", Seq: n,
 		TraceURL: fmt.Sprintf("https://ada.example/traces/%d.md", n), QueuedAt: testNow.Add(time.Duration(n) * time.Second)}
 }
 

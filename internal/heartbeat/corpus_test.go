@@ -119,8 +119,8 @@ func TestHeartbeatOverTheRealMesh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := "| 104 | " + manifest.HashBytes(backfill) + " | traces/104-backfill.md | knowledge | submitted | 2026-03-02T15:00:00Z |\n" +
-		"| 255 | " + manifest.HashBytes([]byte("what the manifest promised")) + " | traces/255-tampered.md | knowledge | submitted | 2026-03-02T15:00:00Z |\n"
+	rows := "| 104 | " + string(manifest.HashBytes(backfill)) + " | traces/104-backfill.md | knowledge | submitted | 2026-03-02T15:00:00Z |\n" +
+		"| 255 | " + string(manifest.HashBytes([]byte("what the manifest promised"))) + " | traces/255-tampered.md | knowledge | submitted | 2026-03-02T15:00:00Z |\n"
 	man := strings.Replace(string(orig), "sequence: 254", "sequence: 255", 1) + rows
 	host.set(manPath, []byte(man))
 	host.set("/agents-hosted/noobagent/traces/104-backfill.md", backfill)

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/manifest"
+
 	"golang.org/x/sync/errgroup"
 	"golang.org/x/sync/semaphore"
 
@@ -53,11 +55,11 @@ type job struct {
 	queue    queue.Store
 	mu       sync.Mutex // guards sum while items are scored concurrently
 	sum      report.Summary
-	fetched  map[string]fetched // this run's verified files by hash
-	refresh  bool               // our MANIFEST's updated time was refreshed
-	own      map[string]bool    // hashes of our own traces: never validated by us
-	names    *roster.Binding    // agent names to URLs; built by peers
-	misnamed int                // validations of the peer being applied that named another validator
+	fetched  map[manifest.Hash]fetched // this run's verified files by hash
+	refresh  bool                      // our MANIFEST's updated time was refreshed
+	own      map[manifest.Hash]bool    // hashes of our own traces: never validated by us
+	names    *roster.Binding           // agent names to URLs; built by peers
+	misnamed int                       // validations of the peer being applied that named another validator
 }
 
 // Run runs one heartbeat of the node in opts.Dir. It returns an error only

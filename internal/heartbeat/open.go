@@ -10,6 +10,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/atomicfile"
 	"github.com/meshnode/meshnode/internal/fetch"
+	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/statefile"
 )
@@ -42,7 +43,7 @@ func open(ctx context.Context, opts Options) (*job, func(), error) {
 		unlock()
 		return nil, nil, err
 	}
-	n := &job{opts: opts, cfg: opts.Config, now: opts.Now().UTC().Truncate(time.Second), log: opts.Logger, fetched: map[string]fetched{}}
+	n := &job{opts: opts, cfg: opts.Config, now: opts.Now().UTC().Truncate(time.Second), log: opts.Logger, fetched: map[manifest.Hash]fetched{}}
 	if err := n.load(); err != nil {
 		unlock()
 		return nil, nil, err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/dispute"
 	"github.com/meshnode/meshnode/internal/heartbeat/report"
+	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/presence"
 	"github.com/meshnode/meshnode/internal/publish"
@@ -27,7 +28,7 @@ func (n *job) report() (signal.Report, error) {
 
 // ownStatuses resolves the status of each of our own traces from the
 // validations the node has seen (SIGNAL's resolution rule).
-func (n *job) ownStatuses() (map[string]string, error) {
+func (n *job) ownStatuses() (map[manifest.Hash]string, error) {
 	r, err := n.report()
 	if err != nil {
 		return nil, err

@@ -49,7 +49,7 @@ func planPoll(c cursorView, m *manifest.Manifest) plan {
 	entries := append([]manifest.Entry(nil), m.Entries...)
 	sort.SliceStable(entries, func(i, j int) bool { return entries[i].Seq < entries[j].Seq })
 	present := make(map[int]bool, len(entries))
-	seenHash := make(map[string]bool, len(entries))
+	seenHash := make(map[manifest.Hash]bool, len(entries))
 	for _, e := range entries {
 		if e.Seq > 0 {
 			present[e.Seq] = true

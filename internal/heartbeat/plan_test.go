@@ -16,7 +16,7 @@ func entries(seqs ...int) []manifest.Entry {
 	return out
 }
 
-func hashOf(seq int) string {
+func hashOf(seq int) manifest.Hash {
 	return manifest.HashBytes([]byte{byte(seq), byte(seq >> 8), byte(seq >> 16)})
 }
 

@@ -23,7 +23,7 @@ type peer struct {
 type poller struct {
 	client    *fetch.Client
 	now       time.Time
-	seen      func(hash string) bool // read-only view of seen_hashes
+	seen      func(hash manifest.Hash) bool // read-only view of seen_hashes
 	selfURL   string
 	limits    limits
 	logf      func(format string, args ...any)

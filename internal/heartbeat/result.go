@@ -40,7 +40,7 @@ type fetched struct {
 type mismatch struct {
 	entry  manifest.Entry
 	url    string
-	served string
+	served manifest.Hash
 }
 
 // pollResult is everything one poll learned. It is applied to the shared

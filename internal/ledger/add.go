@@ -1,6 +1,11 @@
 package ledger
 
-import "sort"
+import (
+	"slices"
+	"sort"
+
+	"github.com/meshnode/meshnode/internal/manifest"
+)
 
 // AddTrace records t by its hash. A trace already known keeps its first-seen
 // time and stays verified once verified; fields the new record leaves empty
@@ -8,7 +13,7 @@ import "sort"
 // validated, say) take the new ones.
 func (l *Ledger) AddTrace(t *Trace) {
 	if l.Traces == nil {
-		l.Traces = map[string]*Trace{}
+		l.Traces = map[manifest.Hash]*Trace{}
 	}
 	old := l.Traces[t.Hash]
 	nt := *t
@@ -101,7 +106,7 @@ func (l *Ledger) traces(keep func(*Trace) bool) []*Trace {
 
 // ValidationsOf returns the validations of the trace with this hash, by
 // validator URL.
-func (l *Ledger) ValidationsOf(traceHash string) []*Validation {
+func (l *Ledger) ValidationsOf(traceHash manifest.Hash) []*Validation {
 	return l.validations(func(v *Validation) bool { return v.TraceHash == traceHash })
 }
 
@@ -129,8 +134,8 @@ func (l *Ledger) validations(keep func(*Validation) bool) []*Validation {
 // so the caller can fetch them again under their rightful agent. The node
 // calls it when a name that URL held was bound elsewhere by a person
 // (docs/decisions.md, "Names").
-func (l *Ledger) Forget(agentURL string) []string {
-	var hashes []string
+func (l *Ledger) Forget(agentURL string) []manifest.Hash {
+	var hashes []manifest.Hash
 	for h, t := range l.Traces {
 		if t != nil && t.AgentURL == agentURL {
 			delete(l.Traces, h)
@@ -150,6 +155,6 @@ func (l *Ledger) Forget(agentURL string) []string {
 			delete(l.Rejected, k)
 		}
 	}
-	sort.Strings(hashes)
+	slices.Sort(hashes)
 	return hashes
 }

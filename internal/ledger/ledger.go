@@ -7,13 +7,15 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/meshnode/meshnode/internal/manifest"
+
 	"github.com/meshnode/meshnode/internal/statefile"
 )
 
 // Ledger is what mesh-state/ledger/ holds, all peers together.
 type Ledger struct {
 	// Traces are peers' files by hash ("sha256:<hex>").
-	Traces map[string]*Trace `json:"traces"`
+	Traces map[manifest.Hash]*Trace `json:"traces"`
 	// Validations are keyed by ValidationKey(validator URL, trace hash):
 	// one validator, one validation per trace (docs/protocol.md §7.3).
 	Validations map[string]*Validation `json:"validations"`
@@ -24,7 +26,7 @@ type Ledger struct {
 
 // New returns an empty ledger.
 func New() *Ledger {
-	return &Ledger{Traces: map[string]*Trace{}, Validations: map[string]*Validation{}, Rejected: map[string]*Rejection{}}
+	return &Ledger{Traces: map[manifest.Hash]*Trace{}, Validations: map[string]*Validation{}, Rejected: map[string]*Rejection{}}
 }
 
 // Load reads the ledger named by path (mesh-state/ledger.json): the

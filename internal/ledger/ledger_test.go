@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/statefile"
 	"github.com/meshnode/meshnode/internal/validation"
 )
@@ -268,7 +269,7 @@ func TestForgetRemovesOneAgentsRecordsOnly(t *testing.T) {
 	l.AddValidation(&Validation{Validator: "good1", ValidatorURL: "https://good/", TraceHash: "sha256:bb", SourceHash: "sha256:dd"})
 	l.AddRejection("https://evil/x.md", &Rejection{Agent: "good1", AgentURL: "https://evil/"})
 	got := l.Forget("https://evil/")
-	if want := []string{"sha256:bb", "sha256:cc"}; !reflect.DeepEqual(got, want) {
+	if want := []manifest.Hash{"sha256:bb", "sha256:cc"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("forgot %v, want %v", got, want)
 	}
 	if len(l.Traces) != 1 || l.Traces["sha256:aa"] == nil || len(l.Validations) != 1 || len(l.Rejected) != 0 {

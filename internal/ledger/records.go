@@ -3,25 +3,27 @@ package ledger
 import (
 	"time"
 
+	"github.com/meshnode/meshnode/internal/manifest"
+
 	"github.com/meshnode/meshnode/internal/trace"
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
 // Trace is the metadata of one file a peer published.
 type Trace struct {
-	Agent     string    `json:"agent"`
-	AgentURL  string    `json:"agent_url"`
-	Seq       int       `json:"seq"`
-	Hash      string    `json:"hash"`
-	File      string    `json:"file,omitempty"` // as the MANIFEST lists it; "" for legacy rows
-	URL       string    `json:"url,omitempty"`  // the file's full URL
-	Type      string    `json:"type,omitempty"`
-	Category  string    `json:"category,omitempty"`
-	Title     string    `json:"title,omitempty"`
-	Status    string    `json:"status,omitempty"` // the peer's own status column, normalized
-	Submitted time.Time `json:"submitted,omitzero"`
-	FirstSeen time.Time `json:"first_seen,omitzero"`
-	Cites     []string  `json:"cites,omitempty"` // "agent/seq"
+	Agent     string        `json:"agent"`
+	AgentURL  string        `json:"agent_url"`
+	Seq       int           `json:"seq"`
+	Hash      manifest.Hash `json:"hash"`
+	File      string        `json:"file,omitempty"` // as the MANIFEST lists it; "" for legacy rows
+	URL       string        `json:"url,omitempty"`  // the file's full URL
+	Type      string        `json:"type,omitempty"`
+	Category  string        `json:"category,omitempty"`
+	Title     string        `json:"title,omitempty"`
+	Status    string        `json:"status,omitempty"` // the peer's own status column, normalized
+	Submitted time.Time     `json:"submitted,omitzero"`
+	FirstSeen time.Time     `json:"first_seen,omitzero"`
+	Cites     []string      `json:"cites,omitempty"` // "agent/seq"
 	// Fingerprint is a 64-bit simhash of the body, computed by
 	// internal/score for near-duplicate detection; opaque here.
 	Fingerprint trace.Fingerprint `json:"fingerprint,omitempty"`
@@ -35,29 +37,29 @@ type Validation struct {
 	Validator    string            `json:"validator"`
 	ValidatorURL string            `json:"validator_url"`
 	TraceURL     string            `json:"trace_url,omitempty"`
-	TraceHash    string            `json:"trace_hash"`
+	TraceHash    manifest.Hash     `json:"trace_hash"`
 	Result       string            `json:"result,omitempty"` // "pass" or "fail"
 	Total        int               `json:"total"`
 	Scores       validation.Scores `json:"scores"`
 	HasScores    bool              `json:"has_scores,omitempty"` // false when only a verdict or a total was given
 	ValidatedAt  time.Time         `json:"validated_at,omitzero"`
 	SourceURL    string            `json:"source_url,omitempty"`  // the validation file's URL
-	SourceHash   string            `json:"source_hash,omitempty"` // the validation file's hash
+	SourceHash   manifest.Hash     `json:"source_hash,omitempty"` // the validation file's hash
 }
 
 // Rejection is a file whose served bytes did not match its MANIFEST hash.
 type Rejection struct {
-	Agent       string    `json:"agent"`
-	AgentURL    string    `json:"agent_url"`
-	Seq         int       `json:"seq"`
-	ClaimedHash string    `json:"claimed_hash"`
-	ServedHash  string    `json:"served_hash"`
-	At          time.Time `json:"at,omitzero"`
+	Agent       string        `json:"agent"`
+	AgentURL    string        `json:"agent_url"`
+	Seq         int           `json:"seq"`
+	ClaimedHash manifest.Hash `json:"claimed_hash"`
+	ServedHash  manifest.Hash `json:"served_hash"`
+	At          time.Time     `json:"at,omitzero"`
 }
 
 // ValidationKey is the key of a validation in Ledger.Validations.
-func ValidationKey(validatorURL, traceHash string) string {
-	return validatorURL + " " + traceHash
+func ValidationKey(validatorURL string, traceHash manifest.Hash) string {
+	return validatorURL + " " + string(traceHash)
 }
 
 func (t *Trace) normalized() *Trace {

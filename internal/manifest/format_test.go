@@ -61,9 +61,9 @@ func TestFormatWritesSeedLayoutNewestFirst(t *testing.T) {
 		Updated:  time.Date(2026, 2, 23, 17, 0, 0, 0, time.FixedZone("CET", 3600)),
 		Sequence: 42,
 		Entries: []Entry{
-			{Seq: 41, Hash: "sha256:" + strings.Repeat("d", 64), File: "traces/b.md", Type: "knowledge", Status: "validated",
+			{Seq: 41, Hash: Hash("sha256:" + strings.Repeat("d", 64)), File: "traces/b.md", Type: "knowledge", Status: "validated",
 				Submitted: time.Date(2026, 2, 23, 14, 0, 0, 0, time.UTC)},
-			{Seq: 42, Hash: "sha256:" + strings.Repeat("a", 64), File: "traces/a.md", Type: "capability", Status: "pending",
+			{Seq: 42, Hash: Hash("sha256:" + strings.Repeat("a", 64)), File: "traces/a.md", Type: "capability", Status: "pending",
 				Submitted: time.Date(2026, 2, 23, 15, 45, 0, 250_000_000, time.UTC)},
 		},
 	}

@@ -11,18 +11,56 @@ import (
 // "sha256:<hex>").
 const hashPrefix = "sha256:"
 
+// Hash is the identity of a file: "sha256:<64 lowercase hex>" of its exact
+// bytes, as MANIFEST.md writes it (docs/protocol.md §3). A Hash read from a
+// peer is only well-formed once NormalizeHash or Valid said so.
+type Hash string
+
 // HashBytes returns the identity of a file: "sha256:" and the lowercase hex
 // of the sha256 of its exact bytes.
-func HashBytes(b []byte) string {
+func HashBytes(b []byte) Hash {
 	sum := sha256.Sum256(b)
-	return hashPrefix + hex.EncodeToString(sum[:])
+	return Hash(hashPrefix + hex.EncodeToString(sum[:]))
+}
+
+// Valid reports whether h is exactly "sha256:<64 lowercase hex>", the form
+// of every hash the node writes.
+func (h Hash) Valid() bool {
+	bare, ok := strings.CutPrefix(string(h), hashPrefix)
+	if !ok || len(bare) != sha256.Size*2 || strings.ToLower(bare) != bare {
+		return false
+	}
+	_, err := hex.DecodeString(bare)
+	return err == nil
+}
+
+// Hex returns the first n hex digits of h after its "sha256:" prefix,
+// lowercased: enough to tell hashes apart in file names and messages.
+// Anything that is not a hex digit is dropped, so a malformed hash read from
+// a peer can never make a path.
+func (h Hash) Hex(n int) string {
+	v := strings.TrimSpace(string(h))
+	if len(v) >= len(hashPrefix) && strings.EqualFold(v[:len(hashPrefix)], hashPrefix) {
+		v = v[len(hashPrefix):]
+	}
+	out := make([]byte, 0, n)
+	for i := 0; i < len(v) && len(out) < n; i++ {
+		c := v[i]
+		if c >= 'A' && c <= 'F' {
+			c += 'a' - 'A'
+		}
+		if c >= '0' && c <= '9' || c >= 'a' && c <= 'f' {
+			out = append(out, c)
+		}
+	}
+	return string(out)
 }
 
 // NormalizeHash returns s as "sha256:<64 lowercase hex>". It accepts the
 // prefix in any case, with "-" instead of ":", or no prefix at all, and
 // surrounding backticks; anything else, a truncated hash included, is an
 // error.
-func NormalizeHash(s string) (string, error) {
+func NormalizeHash(s string) (Hash, error) {
 	v := strings.Trim(strings.TrimSpace(s), "`")
 	if len(v) > len(hashPrefix) && strings.EqualFold(v[:len("sha256")], "sha256") &&
 		(v[len("sha256")] == ':' || v[len("sha256")] == '-') {
@@ -34,7 +72,7 @@ func NormalizeHash(s string) (string, error) {
 	if _, err := hex.DecodeString(v); err != nil {
 		return "", fmt.Errorf("hash %q: not hex", clip(s))
 	}
-	return hashPrefix + strings.ToLower(v), nil
+	return Hash(hashPrefix + strings.ToLower(v)), nil
 }
 
 // clip shortens peer text quoted in an error so a hostile line cannot

@@ -23,7 +23,7 @@ type Manifest struct {
 // Entry is one row of the table.
 type Entry struct {
 	Seq       int
-	Hash      string    // "sha256:<64 lowercase hex>"
+	Hash      Hash      // "sha256:<64 lowercase hex>"
 	File      string    // path relative to the agent's base URL; empty in legacy layouts
 	Type      string    // free text, unknown types kept
 	Status    string    // pending, validated, failed, contested (or what the peer wrote)

@@ -66,7 +66,7 @@ func TestParseReadsEveryLayout(t *testing.T) {
 				t.Errorf("updated %v, want %v", m.Updated, tt.updated)
 			}
 			for _, e := range m.Entries {
-				if _, err := NormalizeHash(e.Hash); err != nil || e.Hash != strings.ToLower(e.Hash) {
+				if !e.Hash.Valid() {
 					t.Errorf("hash not normalised: %q", e.Hash)
 				}
 			}

@@ -6,6 +6,8 @@ import (
 	"path"
 	"sort"
 
+	"github.com/meshnode/meshnode/internal/manifest"
+
 	"github.com/meshnode/meshnode/internal/trace"
 )
 
@@ -61,8 +63,8 @@ func fileOrder(rel string) [2]string {
 func lessOrder(a, b [2]string) bool { return a[0] < b[0] || a[0] == b[0] && a[1] < b[1] }
 
 // OwnHashes returns the hashes of our own traces, published or not.
-func (s *Snapshot) OwnHashes() map[string]bool {
-	out := map[string]bool{}
+func (s *Snapshot) OwnHashes() map[manifest.Hash]bool {
+	out := map[manifest.Hash]bool{}
 	for _, f := range s.Files(TracesDir) {
 		if f.Err == nil {
 			out[f.Hash] = true

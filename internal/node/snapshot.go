@@ -70,10 +70,10 @@ type Snapshot struct {
 // File is one of the node's publishable files (Publishable) in traces/,
 // validations/ or disputes/.
 type File struct {
-	Path string // slash path relative to the node: "traces/x.md"
-	Data []byte // nil when Err is set
-	Hash string // sha256 of Data, as MANIFEST.md writes it
-	Err  error  // ErrTooLarge: not read, and never published
+	Path string        // slash path relative to the node: "traces/x.md"
+	Data []byte        // nil when Err is set
+	Hash manifest.Hash // sha256 of Data, as MANIFEST.md writes it
+	Err  error         // ErrTooLarge: not read, and never published
 }
 
 // Held is an entry of a published directory that is not a publishable

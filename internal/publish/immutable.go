@@ -22,8 +22,8 @@ type ImmutableError struct {
 type Violation struct {
 	File          string
 	Seq           int
-	PublishedHash string
-	CurrentHash   string // empty when the file was deleted
+	PublishedHash manifest.Hash
+	CurrentHash   manifest.Hash // empty when the file was deleted
 }
 
 // Deleted reports whether the file is gone rather than edited.
@@ -85,7 +85,7 @@ func verifyEntry(s *node.Snapshot, e manifest.Entry) (*Violation, error) {
 	if _, err := localPath(s.Dir, e.File); err != nil {
 		return nil, err
 	}
-	hash := ""
+	var hash manifest.Hash
 	if f, ok := s.File(path.Clean(e.File)); ok && f.Err == nil {
 		hash = f.Hash
 	} else {
@@ -98,7 +98,7 @@ func verifyEntry(s *node.Snapshot, e manifest.Entry) (*Violation, error) {
 		}
 		hash = manifest.HashBytes(data)
 	}
-	if !strings.EqualFold(hash, e.Hash) {
+	if hash != e.Hash {
 		return &Violation{File: e.File, Seq: e.Seq, PublishedHash: e.Hash, CurrentHash: hash}, nil
 	}
 	return nil, nil

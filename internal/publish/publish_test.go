@@ -37,7 +37,7 @@ func TestPublishWritesCanonicalManifest(t *testing.T) {
 			files: map[string]string{
 				"MANIFEST.md": "# MANIFEST\n\nagent: ada\nurl: https://ada.example.org/mesh/\nupdated: 2026-02-01T00:00:00Z\nsequence: 9\n\n## Traces\n\n" +
 					"| seq | hash | file | type | status | submitted |\n|-----|------|------|------|--------|-----------|\n" +
-					"| 3 | " + manifest.HashBytes([]byte(traceText("Old", "signal"))) + " | traces/old.md | signal | pending | 2026-02-01T00:00:00Z |\n",
+					"| 3 | " + string(manifest.HashBytes([]byte(traceText("Old", "signal")))) + " | traces/old.md | signal | pending | 2026-02-01T00:00:00Z |\n",
 				"traces/old.md": traceText("Old", "signal"),
 				"traces/new.md": traceText("New", "Knowledge Note"),
 			},
@@ -110,7 +110,7 @@ func TestPublishRerunWithNothingNewChangesNothing(t *testing.T) {
 		"traces/a.md":                     traceText("A", "knowledge"),
 		"validations/val-111111111111.md": validationText,
 	})
-	statuses := map[string]string{manifest.HashBytes([]byte(traceText("A", "knowledge"))): manifest.StatusValidated}
+	statuses := map[manifest.Hash]string{manifest.HashBytes([]byte(traceText("A", "knowledge"))): manifest.StatusValidated}
 	o := opts(dir, t0)
 	o.Statuses = statuses
 	mustPublish(t, o)
@@ -158,7 +158,7 @@ func TestPublishWritesStatuses(t *testing.T) {
 	})
 	mustPublish(t, opts(dir, t0))
 	o := opts(dir, t1)
-	o.Statuses = map[string]string{
+	o.Statuses = map[manifest.Hash]string{
 		manifest.HashBytes([]byte(a)): manifest.StatusValidated,
 		manifest.HashBytes([]byte(b)): "bogus",
 		// A status for a validation's hash never applies to it.
@@ -187,7 +187,7 @@ func TestPublishWritesStatuses(t *testing.T) {
 
 func TestPublishSequenceNeverDecreases(t *testing.T) {
 	row := func(seq, file, text string) string {
-		return "| " + seq + " | " + manifest.HashBytes([]byte(text)) + " | " + file + " | knowledge | pending | 2026-02-01T00:00:00Z |\n"
+		return "| " + seq + " | " + string(manifest.HashBytes([]byte(text))) + " | " + file + " | knowledge | pending | 2026-02-01T00:00:00Z |\n"
 	}
 	head := func(seq string) string {
 		return "# MANIFEST\n\nagent: ada\nurl: https://ada.example.org/mesh/\nupdated: 2026-02-01T00:00:00Z\nsequence: " + seq +

@@ -26,7 +26,7 @@ const (
 // carryRows copies the published rows into m with their seq, hash, file,
 // type and submitted time unchanged, and their status brought up to date.
 // It reports whether any status changed.
-func carryRows(m, old *manifest.Manifest, statuses map[string]string) bool {
+func carryRows(m, old *manifest.Manifest, statuses map[manifest.Hash]string) bool {
 	changed := false
 	for _, e := range old.Entries {
 		s := statusFor(e, statuses)
@@ -42,7 +42,7 @@ func carryRows(m, old *manifest.Manifest, statuses map[string]string) bool {
 // statusFor decides a row's status by where its file lives: a "validation"
 // trace in traces/ (real agents write them) is still a trace awaiting
 // validation. Only rows of older layouts, which name no file, go by type.
-func statusFor(e manifest.Entry, statuses map[string]string) string {
+func statusFor(e manifest.Entry, statuses map[manifest.Hash]string) string {
 	notTrace := kindOf(e.File) != node.TracesDir
 	if e.File == "" {
 		notTrace = e.Type == TypeValidation || e.Type == TypeDispute

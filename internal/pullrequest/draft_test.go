@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
@@ -17,7 +18,7 @@ func sampleSuggestion() Suggestion {
 	v := validation.Validation{
 		Validator: "ada", ValidatorURL: "https://ada.github.io/node/",
 		TraceURL:    "https://peer.example/traces/knowledge-x.md",
-		TraceHash:   "sha256:" + strings.Repeat("ab", 32),
+		TraceHash:   manifest.Hash("sha256:" + strings.Repeat("ab", 32)),
 		ValidatedAt: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC),
 		Scores:      validation.Scores{4, 3, 4, 2, 4, 3}, HasScores: true,
 		Notes: "Solid, specific; evidence thin.",

@@ -3,12 +3,14 @@ package queue
 import (
 	"fmt"
 	"time"
+
+	"github.com/meshnode/meshnode/internal/manifest"
 )
 
 // enqueue adds the items whose hash f does not hold yet and reports how
 // many it added and the IDs that clash with another trace's.
 func (f *file) enqueue(items []Item, now time.Time) (int, []error) {
-	byHash := make(map[string]bool, len(f.Items))
+	byHash := make(map[manifest.Hash]bool, len(f.Items))
 	for _, it := range f.Items {
 		byHash[it.Hash] = true
 	}

@@ -3,6 +3,8 @@ package queue
 import (
 	"time"
 
+	"github.com/meshnode/meshnode/internal/manifest"
+
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
@@ -23,13 +25,13 @@ const DefaultLease = 2 * time.Minute
 
 // Item is one trace waiting to be validated, with its claim.
 type Item struct {
-	ID       string `json:"id"`   // first 12 hex of the trace hash, as in val-<id>.md
-	Hash     string `json:"hash"` // "sha256:<hex>"
-	From     string `json:"from"` // the agent that published the trace
-	FromURL  string `json:"from_url"`
-	TraceURL string `json:"trace_url"`
-	Type     string `json:"type,omitempty"`
-	Title    string `json:"title,omitempty"`
+	ID       string        `json:"id"`   // first 12 hex of the trace hash, as in val-<id>.md
+	Hash     manifest.Hash `json:"hash"` // "sha256:<hex>"
+	From     string        `json:"from"` // the agent that published the trace
+	FromURL  string        `json:"from_url"`
+	TraceURL string        `json:"trace_url"`
+	Type     string        `json:"type,omitempty"`
+	Title    string        `json:"title,omitempty"`
 	// Seq and Submitted come from the peer's MANIFEST row, so the trace can
 	// be scored later without reading the manifest again.
 	Seq       int       `json:"seq,omitempty"`

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/statefile"
 	"github.com/meshnode/meshnode/internal/validation"
 )
@@ -60,8 +61,8 @@ func newQueue(t testing.TB) (*File, string) {
 }
 
 func item(n int) Item {
-	h := fmt.Sprintf("sha256:%012x%052x", n, n)
-	return Item{ID: h[7:19], Hash: h, From: "jolt37", FromURL: "https://jolt37.example/", TraceURL: fmt.Sprintf("https://jolt37.example/traces/%d.md", n),
+	h := manifest.Hash(fmt.Sprintf("sha256:%012x%052x", n, n))
+	return Item{ID: h.Hex(12), Hash: h, From: "jolt37", FromURL: "https://jolt37.example/", TraceURL: fmt.Sprintf("https://jolt37.example/traces/%d.md", n),
 		Type: "knowledge", Title: fmt.Sprintf("trace %d", n), Seq: n, QueuedAt: t0.Add(time.Duration(n) * time.Minute)}
 }
 

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/meshnode/meshnode/internal/manifest"
 )
 
 // Caps on what a scoring command may return: a verdict is a few hundred
@@ -33,17 +35,17 @@ type Command struct {
 
 // CommandRequest is the JSON a scoring command reads on stdin.
 type CommandRequest struct {
-	Hash      string `json:"hash"`
-	URL       string `json:"url"`
-	Agent     string `json:"agent"`
-	AgentURL  string `json:"agent_url"`
-	Seq       int    `json:"seq"`
-	Type      string `json:"type"`
-	Category  string `json:"category"`
-	Submitted string `json:"submitted"` // RFC 3339, "" when unknown
-	Title     string `json:"title"`
-	Date      string `json:"date"` // the trace's own date field
-	Body      string `json:"body"` // markdown without front matter
+	Hash      manifest.Hash `json:"hash"`
+	URL       string        `json:"url"`
+	Agent     string        `json:"agent"`
+	AgentURL  string        `json:"agent_url"`
+	Seq       int           `json:"seq"`
+	Type      string        `json:"type"`
+	Category  string        `json:"category"`
+	Submitted string        `json:"submitted"` // RFC 3339, "" when unknown
+	Title     string        `json:"title"`
+	Date      string        `json:"date"` // the trace's own date field
+	Body      string        `json:"body"` // markdown without front matter
 	// Words counts Body's words as the heuristic does (BodyWords): prose
 	// and code, not the title, headings or header fields. A thin note is
 	// under ThinWords of them.

@@ -36,7 +36,7 @@ func helperScorer(mode string) int {
 	case "good":
 		fmt.Print(good)
 	case "echo-title":
-		fmt.Printf(`{"scores":{"substance":1,"uniqueness":1,"specificity":1,"actionability":1,"structure":1,"freshness":1},"notes":%q}`, req.Title+"|"+req.Now+"|"+req.Hash)
+		fmt.Printf(`{"scores":{"substance":1,"uniqueness":1,"specificity":1,"actionability":1,"structure":1,"freshness":1},"notes":%q}`, req.Title+"|"+req.Now+"|"+string(req.Hash))
 	case "exit":
 		fmt.Print(good)
 		fmt.Fprintln(os.Stderr, "model quota exhausted")
@@ -85,7 +85,7 @@ func TestCommandScorerSendsTraceContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "|2026-03-12T00:00:00Z|" + in.Hash
+	want := "|2026-03-12T00:00:00Z|" + string(in.Hash)
 	if r.Notes != want {
 		t.Errorf("command saw %q, want %q", r.Notes, want)
 	}

@@ -70,7 +70,7 @@ func withMoreKnown(ins []Input, n int) []Input {
 	known := append([]Known(nil), ins[0].Known...)
 	rng := rand.New(rand.NewPCG(11, 0))
 	for len(known) < n {
-		known = append(known, Known{Hash: "sha256:" + randomHex(rng), Agent: "synthetic", Fingerprint: trace.Fingerprint(rng.Uint64() | 1)})
+		known = append(known, Known{Hash: manifest.Hash("sha256:" + randomHex(rng)), Agent: "synthetic", Fingerprint: trace.Fingerprint(rng.Uint64() | 1)})
 	}
 	out := append([]Input(nil), ins...)
 	for i := range out {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/trace"
 )
 
@@ -70,7 +71,7 @@ func TestNearestKnownMatchesReference(t *testing.T) {
 		fp := trace.Fingerprint(rng.Uint64())
 		in := Input{Hash: "sha256:self"}
 		for i := range rng.IntN(40) {
-			k := Known{Hash: fmt.Sprintf("sha256:%02d", rng.IntN(30)), Fingerprint: trace.Fingerprint(rng.Uint64())}
+			k := Known{Hash: manifest.Hash(fmt.Sprintf("sha256:%02d", rng.IntN(30))), Fingerprint: trace.Fingerprint(rng.Uint64())}
 			switch rng.IntN(5) {
 			case 0: // a near copy: a few bits flipped
 				k.Fingerprint = fp
@@ -260,7 +261,7 @@ func BenchmarkNearestKnown20000(b *testing.B) {
 	rng := rand.New(rand.NewPCG(3, 5))
 	in := Input{Hash: "sha256:self"}
 	for range 20000 {
-		in.Known = append(in.Known, Known{Hash: "sha256:" + randomHex(rng), Fingerprint: trace.Fingerprint(rng.Uint64())})
+		in.Known = append(in.Known, Known{Hash: manifest.Hash("sha256:" + randomHex(rng)), Fingerprint: trace.Fingerprint(rng.Uint64())})
 	}
 	fps := make([]trace.Fingerprint, 256)
 	for i := range fps {

@@ -23,7 +23,7 @@ type handScored struct {
 	Traces   []struct {
 		Agent     string         `json:"agent"`
 		File      string         `json:"file"`
-		SHA256    string         `json:"sha256"`
+		SHA256    manifest.Hash  `json:"sha256"`
 		Seq       int            `json:"seq"`
 		Type      string         `json:"type"`
 		Submitted time.Time      `json:"submitted"`

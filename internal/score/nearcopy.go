@@ -75,13 +75,5 @@ func (j *judge) copyOf() string {
 	if strings.EqualFold(j.nearest.Agent, j.in.Agent) {
 		who = "the same agent's"
 	}
-	return fmt.Sprintf("%s trace %s (distance %d)", who, short(j.nearest.Hash), j.copyDist)
-}
-
-func short(hash string) string {
-	h := strings.TrimPrefix(hash, "sha256:")
-	if len(h) > 12 {
-		h = h[:12]
-	}
-	return h
+	return fmt.Sprintf("%s trace %s (distance %d)", who, j.nearest.Hash.Hex(12), j.copyDist)
 }

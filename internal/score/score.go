@@ -28,7 +28,7 @@ var ErrNeedsPerson = errors.New("needs a person to score it")
 
 // Input is one verified trace and what a scorer needs to judge it.
 type Input struct {
-	Hash     string         // the trace's "sha256:<hex>"
+	Hash     manifest.Hash  // the trace's "sha256:<hex>"
 	URL      string         // its absolute URL
 	Agent    string         // its author
 	AgentURL string         // the author's trace URL
@@ -41,7 +41,7 @@ type Input struct {
 
 // Known is a trace seen before, reduced to what uniqueness needs.
 type Known struct {
-	Hash        string
+	Hash        manifest.Hash
 	Agent       string
 	Fingerprint trace.Fingerprint // Fingerprint of its body
 }

@@ -31,7 +31,7 @@ type Trace struct {
 type Corpus struct {
 	Dir    string
 	Traces []*Trace
-	byHash map[string]*Trace
+	byHash map[manifest.Hash]*Trace
 }
 
 // LoadCorpus reads every agent's MANIFEST.md and the files its rows list,
@@ -41,7 +41,7 @@ func LoadCorpus(dir string) (*Corpus, error) {
 	if err != nil {
 		return nil, fmt.Errorf("corpus: %w", err)
 	}
-	c := &Corpus{Dir: dir, byHash: map[string]*Trace{}}
+	c := &Corpus{Dir: dir, byHash: map[manifest.Hash]*Trace{}}
 	for _, a := range agents {
 		if a.IsDir() {
 			if err := c.loadAgent(a.Name()); err != nil {
@@ -95,7 +95,7 @@ func body(t *Trace) []byte {
 
 // ByHash returns the trace with that hash: the first published, when an
 // agent republished the same bytes (noobagent's files 065 and 066).
-func (c *Corpus) ByHash(hash string) (*Trace, bool) {
+func (c *Corpus) ByHash(hash manifest.Hash) (*Trace, bool) {
 	t, ok := c.byHash[hash]
 	return t, ok
 }

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/meshnode/meshnode/internal/manifest"
+
 	"github.com/meshnode/meshnode/internal/verdict"
 )
 
@@ -30,8 +32,8 @@ func FromJudgements(c *Corpus) ([]Label, error) {
 		return nil, err
 	}
 	js = append(js, cur...)
-	byHash := map[string][]judgement{}
-	var order []string
+	byHash := map[manifest.Hash][]judgement{}
+	var order []manifest.Hash
 	for _, j := range js {
 		h := j.target.Entry.Hash
 		if byHash[h] == nil {

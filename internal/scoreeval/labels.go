@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/meshnode/meshnode/internal/manifest"
 )
 
 // Label values.
@@ -17,13 +19,13 @@ const (
 
 // Label is one judged trace of the snapshot.
 type Label struct {
-	Agent  string `json:"agent"`
-	Seq    int    `json:"seq"`
-	File   string `json:"file"`
-	SHA256 string `json:"sha256"`
-	Label  string `json:"label"`
-	Reason string `json:"reason"`
-	Source string `json:"source"` // "verdict AGENT/SEQ (…)", "curated by AGENT", "hand"; several joined by "; "
+	Agent  string        `json:"agent"`
+	Seq    int           `json:"seq"`
+	File   string        `json:"file"`
+	SHA256 manifest.Hash `json:"sha256"`
+	Label  string        `json:"label"`
+	Reason string        `json:"reason"`
+	Source string        `json:"source"` // "verdict AGENT/SEQ (…)", "curated by AGENT", "hand"; several joined by "; "
 	// Exempt, when set, says why a positive is left out of recall: a thin
 	// pointer the node may rightly fail (docs/scoring.md names each).
 	Exempt string `json:"exempt,omitempty"`
@@ -48,7 +50,7 @@ func ParseLabels(data []byte) ([]Label, error) {
 	if err := dec.Decode(&ls); err != nil {
 		return nil, fmt.Errorf("labels: %w", err)
 	}
-	seen := map[string]bool{}
+	seen := map[manifest.Hash]bool{}
 	for i, l := range ls {
 		switch {
 		case l.Agent == "" || l.File == "" || l.Seq <= 0:
@@ -57,7 +59,7 @@ func ParseLabels(data []byte) ([]Label, error) {
 			return nil, fmt.Errorf("labels: %s: label %q is not pass or fail", l.Key(), l.Label)
 		case strings.TrimSpace(l.Reason) == "" || strings.TrimSpace(l.Source) == "":
 			return nil, fmt.Errorf("labels: %s: a reason and a source are required", l.Key())
-		case len(l.SHA256) != len("sha256:")+64 || !strings.HasPrefix(l.SHA256, "sha256:"):
+		case !l.SHA256.Valid():
 			return nil, fmt.Errorf("labels: %s: sha256 %q is not sha256:<64 hex>", l.Key(), l.SHA256)
 		case seen[l.SHA256]:
 			return nil, fmt.Errorf("labels: %s: hash listed twice", l.Key())

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/meshnode/meshnode/internal/corpustest"
+	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/score"
 )
 
@@ -46,7 +47,7 @@ func TestLabelsHoldEveryPublicJudgement(t *testing.T) {
 		writeLabels(t, judged, loadLabels(t))
 	}
 	ls := loadLabels(t)
-	byHash := map[string]Label{}
+	byHash := map[manifest.Hash]Label{}
 	pos, neg := 0, 0
 	for _, l := range ls {
 		byHash[l.SHA256] = l
@@ -81,7 +82,7 @@ func TestLabelsHoldEveryPublicJudgement(t *testing.T) {
 // exemptions a person wrote.
 func writeLabels(t *testing.T, judged, old []Label) {
 	t.Helper()
-	exempt := map[string]string{}
+	exempt := map[manifest.Hash]string{}
 	out := append([]Label(nil), judged...)
 	for _, l := range old {
 		if l.Source == "hand" {

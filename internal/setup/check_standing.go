@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"golang.org/x/sync/errgroup"
 
@@ -119,7 +118,7 @@ func (n *doctorRun) unpolledFounders(decl []byte, peers []roster.Agent) []Findin
 }
 
 type servedFounders struct {
-	hash string
+	hash manifest.Hash
 	err  error
 }
 
@@ -143,10 +142,6 @@ func (n *doctorRun) fetchFounders(ctx context.Context, targets []roster.Agent) [
 }
 
 // short is a hash cut to its first 12 hex digits, enough to tell two apart.
-func short(hash string) string {
-	h := strings.TrimPrefix(hash, "sha256:")
-	if len(h) > 12 {
-		h = h[:12]
-	}
-	return "sha256:" + h
+func short(hash manifest.Hash) string {
+	return "sha256:" + hash.Hex(12)
 }

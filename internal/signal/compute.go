@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/meshnode/meshnode/internal/manifest"
+
 	"github.com/meshnode/meshnode/internal/roster"
 )
 
@@ -92,18 +94,18 @@ func (m *mesh) admit(sig []float64, rounds []int, round int) bool {
 // by their trace URL where one is known (a name is only what a file
 // says), else by name.
 type mesh struct {
-	traces   []Trace                      // one per hash, sorted by hash
-	authors  []int                        // agent id of traces[i]'s author
-	points   []float64                    // what traces[i] earns its author once validated
-	ballots  [][]ballot                   // traces[i]'s votes, by validator key
-	ids      map[string]int               // agent key → agent id, an index of keyOf
-	keyOf    []string                     // agent id → agent key
-	byHash   map[string]Trace             // hash → trace
-	votes    map[string]map[string]string // hash → validator key → "pass" | "fail"; while building
-	names    map[string]string            // agent key → name as first written
-	urls     map[string]string            // agent key → trace URL
-	founders map[string]bool              // agent key → named in FOUNDERS.md
-	keys     map[string]string            // trace URL → agent key, memoized
+	traces   []Trace                             // one per hash, sorted by hash
+	authors  []int                               // agent id of traces[i]'s author
+	points   []float64                           // what traces[i] earns its author once validated
+	ballots  [][]ballot                          // traces[i]'s votes, by validator key
+	ids      map[string]int                      // agent key → agent id, an index of keyOf
+	keyOf    []string                            // agent id → agent key
+	byHash   map[manifest.Hash]Trace             // hash → trace
+	votes    map[manifest.Hash]map[string]string // hash → validator key → "pass" | "fail"; while building
+	names    map[string]string                   // agent key → name as first written
+	urls     map[string]string                   // agent key → trace URL
+	founders map[string]bool                     // agent key → named in FOUNDERS.md
+	keys     map[string]string                   // trace URL → agent key, memoized
 }
 
 // key is agentKey, memoized by URL: normalizing a URL parses it, and a
@@ -128,7 +130,7 @@ type ballot struct {
 
 func newMesh(in Input) *mesh {
 	m := &mesh{
-		byHash: map[string]Trace{}, votes: map[string]map[string]string{},
+		byHash: map[manifest.Hash]Trace{}, votes: map[manifest.Hash]map[string]string{},
 		names: map[string]string{}, urls: map[string]string{}, founders: map[string]bool{}, keys: map[string]string{},
 	}
 	// Names come first from the traces (the name the node polls the agent
@@ -256,8 +258,8 @@ func (m *mesh) learn(name, url string) {
 
 // resolve gives every trace its status, counting only the votes of
 // agents with standing.
-func (m *mesh) resolve(standing map[string]int) map[string]*TraceResult {
-	out := make(map[string]*TraceResult, len(m.traces))
+func (m *mesh) resolve(standing map[string]int) map[manifest.Hash]*TraceResult {
+	out := make(map[manifest.Hash]*TraceResult, len(m.traces))
 	results := make([]TraceResult, len(m.traces))
 	for i, t := range m.traces {
 		r := &results[i]

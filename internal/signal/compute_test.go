@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+
+	"github.com/meshnode/meshnode/internal/manifest"
 )
 
 func tr(agent string, seq int, typ, cat string) Trace {
@@ -11,9 +13,11 @@ func tr(agent string, seq int, typ, cat string) Trace {
 		URL: fmt.Sprintf("https://%s.example/traces/%03d.md", agent, seq)}
 }
 
-func hash(agent string, seq int) string { return fmt.Sprintf("sha256:%s-%d", agent, seq) }
+func hash(agent string, seq int) manifest.Hash {
+	return manifest.Hash(fmt.Sprintf("sha256:%s-%d", agent, seq))
+}
 
-func val(validator, traceHash, result string) Validation {
+func val(validator string, traceHash manifest.Hash, result string) Validation {
 	return Validation{Validator: validator, ValidatorURL: "https://" + validator + ".example/", TraceHash: traceHash, Result: result}
 }
 
@@ -40,8 +44,8 @@ func TestComputeHandComputedMeshes(t *testing.T) {
 		in         Input
 		signals    map[string]float64
 		tiers      map[string]string
-		statuses   map[string]string // hash → status
-		traceSig   map[string]float64
+		statuses   map[manifest.Hash]string // hash → status
+		traceSig   map[manifest.Hash]float64
 		authored   map[string]int
 		uncounted  map[string]int
 		validatedN map[string]int
@@ -50,7 +54,7 @@ func TestComputeHandComputedMeshes(t *testing.T) {
 			name:    "unvalidated trace is pending and earns nothing",
 			in:      Input{Traces: []Trace{tr("ann", 1, "capability", "rock")}},
 			signals: map[string]float64{"ann": 0}, tiers: map[string]string{"ann": TierProvisional},
-			statuses: map[string]string{hash("ann", 1): StatusPending}, traceSig: map[string]float64{hash("ann", 1): 0},
+			statuses: map[manifest.Hash]string{hash("ann", 1): StatusPending}, traceSig: map[manifest.Hash]float64{hash("ann", 1): 0},
 		},
 		{
 			name: "founders' passes validate: capability rock 10, each validation 1, founders start at 50",
@@ -61,8 +65,8 @@ func TestComputeHandComputedMeshes(t *testing.T) {
 			},
 			signals:    map[string]float64{"ann": 12, "bob": 52, "cy": 51},
 			tiers:      map[string]string{"ann": TierProvisional, "bob": TierEstablished},
-			statuses:   map[string]string{hash("ann", 1): StatusValidated, hash("ann", 2): StatusValidated},
-			traceSig:   map[string]float64{hash("ann", 1): 1},
+			statuses:   map[manifest.Hash]string{hash("ann", 1): StatusValidated, hash("ann", 2): StatusValidated},
+			traceSig:   map[manifest.Hash]float64{hash("ann", 1): 1},
 			authored:   map[string]int{"bob": 2, "cy": 1},
 			validatedN: map[string]int{"ann": 2},
 		},
@@ -74,7 +78,7 @@ func TestComputeHandComputedMeshes(t *testing.T) {
 			},
 			signals:   map[string]float64{"ann": 0, "bob": 0},
 			tiers:     map[string]string{"bob": TierProvisional},
-			statuses:  map[string]string{hash("ann", 1): StatusPending, hash("ann", 3): StatusPending},
+			statuses:  map[manifest.Hash]string{hash("ann", 1): StatusPending, hash("ann", 3): StatusPending},
 			authored:  map[string]int{"bob": 0},
 			uncounted: map[string]int{"bob": 3},
 		},
@@ -86,7 +90,7 @@ func TestComputeHandComputedMeshes(t *testing.T) {
 				Founders:    founders("bob", "cy"),
 			},
 			signals:  map[string]float64{"ann": 0, "bob": 51, "cy": 51},
-			statuses: map[string]string{hash("ann", 1): StatusFailed}, traceSig: map[string]float64{hash("ann", 1): 0},
+			statuses: map[manifest.Hash]string{hash("ann", 1): StatusFailed}, traceSig: map[manifest.Hash]float64{hash("ann", 1): 0},
 		},
 		{
 			name: "the majority of votes with standing decides; a vote without standing is not one of them",
@@ -96,8 +100,8 @@ func TestComputeHandComputedMeshes(t *testing.T) {
 				Founders:    founders("bob", "cy", "dee"),
 			},
 			signals:  map[string]float64{"ann": 6, "p1": 0},
-			statuses: map[string]string{hash("ann", 1): StatusValidated, hash("ann", 2): StatusContested},
-			traceSig: map[string]float64{hash("ann", 1): 2.0 / 3, hash("ann", 2): 0.5},
+			statuses: map[manifest.Hash]string{hash("ann", 1): StatusValidated, hash("ann", 2): StatusContested},
+			traceSig: map[manifest.Hash]float64{hash("ann", 1): 2.0 / 3, hash("ann", 2): 0.5},
 		},
 		{
 			name: "self-validation is ignored and duplicate votes count once",
@@ -108,7 +112,7 @@ func TestComputeHandComputedMeshes(t *testing.T) {
 				Founders: founders("bob", "ann"),
 			},
 			signals:  map[string]float64{"ann": 50.5, "bob": 51},
-			statuses: map[string]string{hash("ann", 1): StatusValidated}, authored: map[string]int{"bob": 1, "ann": 0},
+			statuses: map[manifest.Hash]string{hash("ann", 1): StatusValidated}, authored: map[string]int{"bob": 1, "ann": 0},
 		},
 		{
 			name: "verdict read from the total when the word is missing; unknown traces earn nothing",
@@ -118,7 +122,7 @@ func TestComputeHandComputedMeshes(t *testing.T) {
 				Founders:    founders("bob"),
 			},
 			signals:  map[string]float64{"ann": 6, "bob": 51},
-			statuses: map[string]string{hash("ann", 1): StatusValidated},
+			statuses: map[manifest.Hash]string{hash("ann", 1): StatusValidated},
 		},
 		{
 			name: "types and categories outside the table earn the category floor",
@@ -140,7 +144,7 @@ func TestComputeHandComputedMeshes(t *testing.T) {
 			},
 			signals:  map[string]float64{"ann": 0, "boss": 51},
 			tiers:    map[string]string{"boss": TierEstablished, "ann": TierProvisional},
-			statuses: map[string]string{hash("ann", 1): StatusFailed},
+			statuses: map[manifest.Hash]string{hash("ann", 1): StatusFailed},
 		},
 	}
 	for _, tt := range tests {
@@ -308,7 +312,7 @@ func TestComputeIsDeterministicAndSorted(t *testing.T) {
 
 // statusOf returns the resolved status of the trace with the given hash,
 // or "" when the report does not hold it.
-func statusOf(r Report, hash string) string {
+func statusOf(r Report, hash manifest.Hash) string {
 	for _, t := range r.Traces {
 		if t.Hash == hash {
 			return t.Status

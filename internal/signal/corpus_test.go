@@ -27,7 +27,7 @@ func corpusInput(t *testing.T) Input {
 	}
 	sort.Strings(manifests)
 	var in Input
-	bySeq := map[string]string{} // "agent/seq" → hash
+	bySeq := map[string]manifest.Hash{} // "agent/seq" → hash
 	for _, f := range manifests {
 		data, err := os.ReadFile(f)
 		if err != nil {

@@ -23,7 +23,7 @@ type Declaration struct {
 	// Hash is the sha256 of the file's bytes ("sha256:<hex>"): nodes
 	// holding the same declaration compute the same SIGNAL, so the hash
 	// names which mesh's SIGNAL a node computes. "" when there is no file.
-	Hash string
+	Hash manifest.Hash
 }
 
 // FoundersError is a FOUNDERS.md that does not parse: every problem, at

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/validation"
 )
@@ -83,7 +84,7 @@ func ownValidations(s *node.Snapshot, agent, url string) []Validation {
 
 // peerTraces lists the ledger's traces that are not ours, sorted by hash.
 func peerTraces(l *ledger.Ledger, own []Trace) []Trace {
-	mine := map[string]bool{}
+	mine := map[manifest.Hash]bool{}
 	for _, t := range own {
 		mine[t.Hash] = true
 	}

@@ -44,7 +44,7 @@ func h(c string) string { return "sha256:" + strings.Repeat(c, 64) }
 // FOUNDERS.md that names bob.
 func testNode(t *testing.T) string {
 	dir := t.TempDir()
-	ownHash := manifest.HashBytes([]byte(ownTrace))
+	ownHash := string(manifest.HashBytes([]byte(ownTrace)))
 	writeFiles(t, dir, map[string]string{
 		"traces/retry.md": ownTrace,
 		"FOUNDERS.md":     "# FOUNDERS\nbob | https://bob.example/\n",
@@ -89,8 +89,8 @@ func TestLoadMergesLedgerAndOwnFiles(t *testing.T) {
 		got  any
 		want any
 	}{
-		{"own trace validated by bob, own vote ignored", statusOf(r, ownHash), StatusValidated},
-		{"bob's trace still pending: our validation file counts only with standing", statusOf(r, h("b")), StatusPending},
+		{"own trace validated by bob, own vote ignored", statusOf(r, manifest.Hash(ownHash)), StatusValidated},
+		{"bob's trace still pending: our validation file counts only with standing", statusOf(r, manifest.Hash(h("b"))), StatusPending},
 		{"jolt earns capability rock from its own file's category", agentByName(r, "jolt").Signal, 10.0},
 		{"jolt's validation is uncounted", agentByName(r, "jolt").ValidationsUncounted, 1},
 		{"bob: founder 50 and 1 validation", agentByName(r, "bob").Signal, 51.0},

@@ -1,15 +1,19 @@
 package signal
 
+import "github.com/meshnode/meshnode/internal/manifest"
+
 // Trace is a published trace as SIGNAL sees it.
 type Trace struct {
-	Agent, AgentURL, Hash, URL, Type, Category string
-	Seq                                        int
+	Agent, AgentURL, URL, Type, Category string
+	Hash                                 manifest.Hash
+	Seq                                  int
 }
 
 // Validation is one validator's verdict on one trace hash.
 type Validation struct {
-	Validator, ValidatorURL, TraceHash, Result string
-	Total                                      int
+	Validator, ValidatorURL, Result string
+	TraceHash                       manifest.Hash
+	Total                           int
 }
 
 // Founder is an agent the mesh's founders declaration (FOUNDERS.md) names:
@@ -71,14 +75,14 @@ type Earning struct {
 
 // TraceResult is one trace's resolution.
 type TraceResult struct {
-	Hash    string  `json:"hash"`
-	Agent   string  `json:"agent"`
-	URL     string  `json:"url,omitempty"`
-	Seq     int     `json:"seq"`
-	Passing int     `json:"passing"` // passing votes by agents with standing
-	Seen    int     `json:"seen"`    // votes by agents with standing
-	Signal  float64 `json:"signal"`  // passing / seen (docs/protocol.md §8.1); 0 when none seen
-	Status  string  `json:"status"`
+	Hash    manifest.Hash `json:"hash"`
+	Agent   string        `json:"agent"`
+	URL     string        `json:"url,omitempty"`
+	Seq     int           `json:"seq"`
+	Passing int           `json:"passing"` // passing votes by agents with standing
+	Seen    int           `json:"seen"`    // votes by agents with standing
+	Signal  float64       `json:"signal"`  // passing / seen (docs/protocol.md §8.1); 0 when none seen
+	Status  string        `json:"status"`
 	// Uncounted is the number of votes by agents without standing, which
 	// count for nothing.
 	Uncounted int `json:"uncounted,omitempty"`

@@ -5,12 +5,14 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/meshnode/meshnode/internal/manifest"
 )
 
 // Own returns the resolved status of each trace published under url (the
 // node's own trace URL), by hash.
-func Own(r Report, url string) map[string]string {
-	out := map[string]string{}
+func Own(r Report, url string) map[manifest.Hash]string {
+	out := map[manifest.Hash]string{}
 	for _, t := range r.Traces {
 		if url != "" && strings.HasPrefix(t.URL, url) {
 			out[t.Hash] = t.Status

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/meshnode/meshnode/internal/manifest"
 )
 
 func TestOwnAndSelfFindTheAgentAtItsURL(t *testing.T) {
@@ -22,7 +24,7 @@ func TestOwnAndSelfFindTheAgentAtItsURL(t *testing.T) {
 	}
 	r := Compute(in)
 	own := Own(r, "https://ann.example/")
-	want := map[string]string{hash("ann", 1): StatusValidated, hash("ann", 2): StatusFailed, hash("ann", 3): StatusPending}
+	want := map[manifest.Hash]string{hash("ann", 1): StatusValidated, hash("ann", 2): StatusFailed, hash("ann", 3): StatusPending}
 	if !reflect.DeepEqual(own, want) {
 		t.Fatalf("Own = %v, want %v", own, want)
 	}
@@ -67,7 +69,7 @@ func TestFoundersDeclaration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(d.Founders, fs) || !strings.HasPrefix(d.Hash, "sha256:") {
+	if !reflect.DeepEqual(d.Founders, fs) || !strings.HasPrefix(string(d.Hash), "sha256:") {
 		t.Fatalf("round trip gave %+v", d)
 	}
 	t.Run("a line that is not a founder is an error at its line", func(t *testing.T) {

@@ -1,8 +1,11 @@
 package signal
 
 import (
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/meshnode/meshnode/internal/manifest"
 )
 
 // Reasons of breakdown lines that are not a validated trace.
@@ -15,7 +18,7 @@ const (
 // founder's starting points, what its validated traces earn, and 1 per
 // validation it authored with standing. statuses come from resolve under
 // the same standing.
-func (m *mesh) tally(statuses map[string]*TraceResult, standing map[string]int) map[string]*Agent {
+func (m *mesh) tally(statuses map[manifest.Hash]*TraceResult, standing map[string]int) map[string]*Agent {
 	lines := map[string]map[string]*Earning{}
 	add := func(k, reason string, points float64) {
 		if lines[k] == nil {
@@ -117,7 +120,7 @@ func sortedAgents(agents map[string]*Agent) []Agent {
 	return out
 }
 
-func sortedTraces(ts map[string]*TraceResult) []TraceResult {
+func sortedTraces(ts map[manifest.Hash]*TraceResult) []TraceResult {
 	out := make([]TraceResult, 0, len(ts))
 	for _, t := range ts {
 		out = append(out, *t)
@@ -135,11 +138,11 @@ func sortedTraces(ts map[string]*TraceResult) []TraceResult {
 	return out
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
+func sortedKeys[K ~string, V any](m map[K]V) []K {
+	out := make([]K, 0, len(m))
 	for k := range m {
 		out = append(out, k)
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/meshnode/meshnode/internal/atomicfile"
+	"github.com/meshnode/meshnode/internal/manifest"
 )
 
 // The build cache lives in the marker file of the output directory: for
@@ -65,7 +66,8 @@ func writeCache(out string, keys map[string]string) error {
 
 // keyOf hashes the values an output is made from. Bytes and strings are
 // hashed as they are, length first (formatting a trace body with %v cost
-// a tenth of a second per thousand traces); anything else by %v.
+// a tenth of a second per thousand traces), hashes as the strings they
+// are; anything else by %v.
 func keyOf(parts ...any) string {
 	h := sha256.New()
 	io.WriteString(h, templateKey)
@@ -75,13 +77,19 @@ func keyOf(parts ...any) string {
 			fmt.Fprintf(h, "\x00b%d:", len(v))
 			h.Write(v)
 		case string:
-			fmt.Fprintf(h, "\x00s%d:", len(v))
-			io.WriteString(h, v)
+			keyString(h, v)
+		case manifest.Hash:
+			keyString(h, string(v))
 		default:
 			fmt.Fprintf(h, "\x00%v", p)
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+func keyString(w io.Writer, s string) {
+	fmt.Fprintf(w, "\x00s%d:", len(s))
+	io.WriteString(w, s)
 }
 
 // traceKey covers everything a trace page shows: the trace (its body,

@@ -83,7 +83,7 @@ func tracesFeed(n *Node, idx *index) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("trace %s: %w", t.File, err)
 		}
-		e := atomEntry{Title: t.Title, ID: idOf(n.URL, page, t.Hash), Updated: t.Submitted.UTC().Format(time.RFC3339),
+		e := atomEntry{Title: t.Title, ID: idOf(n.URL, page, string(t.Hash)), Updated: t.Submitted.UTC().Format(time.RFC3339),
 			Link:    atomLink{Href: absolute(n.URL, page), Rel: "alternate", Type: "text/html"},
 			Summary: excerpt(t.Body),
 			Content: &atomContent{Type: "html", Body: string(body)}}
@@ -104,7 +104,7 @@ func validationsFeed(n *Node) ([]byte, error) {
 		target := or(v.TraceTitle, v.TraceURL)
 		f.Entries = append(f.Entries, atomEntry{
 			Title:   fmt.Sprintf("Validation of %s: %s %d/30", target, v.Result, v.Total),
-			ID:      idOf(n.URL, link, v.TraceHash),
+			ID:      idOf(n.URL, link, string(v.TraceHash)),
 			Updated: v.ValidatedAt.UTC().Format(time.RFC3339),
 			Link:    atomLink{Href: absolute(n.URL, link), Rel: "alternate"},
 			Summary: fmt.Sprintf("%s scored %s by %s (%s): %s, %d of 30.", n.Agent, target, or(v.Agent, "an unknown agent"), v.TraceHash, v.Result, v.Total),
@@ -123,11 +123,11 @@ func newestTraces(ts []*Trace) []*Trace {
 
 // idOf is an entry's permanent id: its absolute URL when the node's URL is
 // known, else a URN of the file's hash.
-func idOf(base, rel, hash string) string {
+func idOf(base, rel, urn string) string {
 	if base != "" {
 		return base + rel
 	}
-	return "urn:" + hash
+	return "urn:" + urn
 }
 
 // absolute joins the node's URL and a site path; with no URL it stays

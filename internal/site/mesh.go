@@ -7,6 +7,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/dispute"
 	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/trace"
 )
 
@@ -15,7 +16,7 @@ import (
 // validation seen (for the charts), with the validated trace's agent and
 // title wherever the ledger or our own traces know them.
 func attachLedger(n *Node, l *ledger.Ledger) {
-	own := make(map[string]*Trace, len(n.Traces))
+	own := make(map[manifest.Hash]*Trace, len(n.Traces))
 	for _, t := range n.Traces {
 		own[t.Hash] = t
 	}
@@ -58,7 +59,7 @@ func refOf(lt *ledger.Trace) *Ref {
 
 // describeTarget names the trace a vote is about, from our traces or the
 // ledger's.
-func describeTarget(v *Vote, agent string, own map[string]*Trace, l *ledger.Ledger) {
+func describeTarget(v *Vote, agent string, own map[manifest.Hash]*Trace, l *ledger.Ledger) {
 	if t := own[v.TraceHash]; t != nil {
 		v.Agent, v.TraceTitle = agent, t.Title
 		return
@@ -77,7 +78,7 @@ func isSelf(n *Node, agent, url string) bool {
 // rejections we did not publish a dispute for (publishing one is
 // optional: docs/protocol.md §6.5 only asks to reject and log).
 func loadDisputes(n *Node, l *ledger.Ledger) {
-	published := map[string]bool{}
+	published := map[manifest.Hash]bool{}
 	for _, f := range n.Files {
 		if path.Dir(f.Path) != disputesDir || path.Ext(f.Path) != ".md" {
 			continue

@@ -1,6 +1,10 @@
 package site
 
-import "time"
+import (
+	"time"
+
+	"github.com/meshnode/meshnode/internal/manifest"
+)
 
 // Node is everything the site shows, read from the node's directory by
 // Load. The renderer works from a Node alone, so tests can build one by
@@ -34,8 +38,8 @@ type Field struct {
 // Trace is one of our own traces with what the mesh said about it.
 type Trace struct {
 	Seq       int
-	Hash      string // from MANIFEST: the only hash that counts
-	File      string // path relative to the node, "traces/x.md"
+	Hash      manifest.Hash // from MANIFEST: the only hash that counts
+	File      string        // path relative to the node, "traces/x.md"
 	Title     string
 	Type      string
 	Category  string
@@ -57,7 +61,7 @@ type Vote struct {
 	ValidatorURL string
 	Agent        string // the validated trace's agent, when known
 	TraceURL     string
-	TraceHash    string
+	TraceHash    manifest.Hash
 	TraceTitle   string // when known
 	Result       string
 	Total        int
@@ -118,8 +122,8 @@ type Dispute struct {
 	File        string // our published dispute file, "disputes/dispute-x.md"; else empty
 	Agent       string
 	FileURL     string
-	ClaimedHash string
-	ServedHash  string
+	ClaimedHash manifest.Hash
+	ServedHash  manifest.Hash
 	ObservedAt  time.Time
 }
 

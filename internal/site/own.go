@@ -3,6 +3,7 @@ package site
 import (
 	"path"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 
@@ -124,7 +125,7 @@ func loadGiven(n *Node) {
 	sortVotes(n.Given)
 }
 
-func voteOf(validator, validatorURL, traceURL, hash, result string, total int, scores validation.Scores, hasScores bool) *Vote {
+func voteOf(validator, validatorURL, traceURL string, hash manifest.Hash, result string, total int, scores validation.Scores, hasScores bool) *Vote {
 	return &Vote{Validator: validator, ValidatorURL: validatorURL, TraceURL: traceURL, TraceHash: hash,
 		Result: result, Total: total, Scores: scores, HasScores: hasScores}
 }
@@ -139,11 +140,11 @@ func sortVotes(vs []*Vote) {
 	})
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
+func sortedKeys[K ~string, V any](m map[K]V) []K {
+	keys := make([]K, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
-	sort.Strings(keys)
+	slices.Sort(keys)
 	return keys
 }

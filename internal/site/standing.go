@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/meshnode/meshnode/internal/config"
+	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/signal"
 )
@@ -39,7 +40,7 @@ func applySignal(n *Node, rep signal.Report) {
 	if self, ok := signal.Self(rep, n.URL); ok {
 		n.Signal, n.Tier = self.Signal, self.Tier
 	}
-	results := make(map[string]signal.TraceResult, len(rep.Traces))
+	results := make(map[manifest.Hash]signal.TraceResult, len(rep.Traces))
 	for _, r := range rep.Traces {
 		results[r.Hash] = r
 	}

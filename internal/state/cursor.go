@@ -1,6 +1,10 @@
 package state
 
-import "time"
+import (
+	"time"
+
+	"github.com/meshnode/meshnode/internal/manifest"
+)
 
 // Cursor is what the node remembers of one peer: how far it has read, when
 // it polled, how the peer has been failing, and what a conditional request
@@ -31,11 +35,11 @@ type Cursor struct {
 	// than one heartbeat's worth is read in full without publishing again.
 	Backlog bool `json:"backlog,omitempty"`
 
-	ETag            string    `json:"etag,omitempty"`
-	LastModified    string    `json:"last_modified,omitempty"`
-	ManifestSHA256  string    `json:"manifest_sha256,omitempty"`
-	ManifestUpdated time.Time `json:"manifest_updated,omitzero"` // the peer's own `updated:`
-	ManifestChanged time.Time `json:"manifest_changed,omitzero"` // when we saw its bytes change
+	ETag            string        `json:"etag,omitempty"`
+	LastModified    string        `json:"last_modified,omitempty"`
+	ManifestSHA256  manifest.Hash `json:"manifest_sha256,omitempty"`
+	ManifestUpdated time.Time     `json:"manifest_updated,omitzero"` // the peer's own `updated:`
+	ManifestChanged time.Time     `json:"manifest_changed,omitzero"` // when we saw its bytes change
 
 	// LastNews is when a poll last found a new seq, or first found the
 	// peer; the quiet schedule counts from it (docs/decisions.md).

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/manifest"
+
 	"github.com/meshnode/meshnode/internal/statefile"
 )
 
@@ -22,9 +24,9 @@ const PollTimesEvery = 24 * time.Hour
 
 // peerFile is one peer's file: its cursor and the hashes seen from it.
 type peerFile struct {
-	URL        string               `json:"url"`
-	Cursor     *Cursor              `json:"cursor"`
-	SeenHashes map[string]time.Time `json:"seen_hashes,omitempty"`
+	URL        string                      `json:"url"`
+	Cursor     *Cursor                     `json:"cursor"`
+	SeenHashes map[manifest.Hash]time.Time `json:"seen_hashes,omitempty"`
 }
 
 // hostsFile is hosts.json: the hosts' politeness.
@@ -35,7 +37,7 @@ type hostsFile struct {
 // seenFile is seen.json: hashes seen from no known peer, such as those an
 // older node's single file listed; they leave by the 90-day eviction.
 type seenFile struct {
-	SeenHashes map[string]time.Time `json:"seen_hashes"`
+	SeenHashes map[manifest.Hash]time.Time `json:"seen_hashes"`
 }
 
 // decodeSplit adds one file of the split directory to s.
@@ -91,11 +93,11 @@ func (s *State) Files(timesBefore time.Time) (map[string][]byte, error) {
 			peers[url] = &peerFile{URL: url, Cursor: s.cursorToWrite(url, c, timesBefore)}
 		}
 	}
-	unowned := map[string]time.Time{}
+	unowned := map[manifest.Hash]time.Time{}
 	for h, t := range s.SeenHashes {
 		if p := peers[s.seenFrom[h]]; p != nil {
 			if p.SeenHashes == nil {
-				p.SeenHashes = map[string]time.Time{}
+				p.SeenHashes = map[manifest.Hash]time.Time{}
 			}
 			p.SeenHashes[h] = t.UTC()
 		} else {

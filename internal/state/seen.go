@@ -1,6 +1,10 @@
 package state
 
-import "time"
+import (
+	"time"
+
+	"github.com/meshnode/meshnode/internal/manifest"
+)
 
 // SeenRetention is how long a processed hash is remembered. Seed 000
 // ("seen_hashes Eviction"): a 90-day rolling window, because anything older
@@ -8,7 +12,7 @@ import "time"
 const SeenRetention = 90 * 24 * time.Hour
 
 // Seen reports whether the file with this hash was already processed.
-func (s *State) Seen(hash string) bool {
+func (s *State) Seen(hash manifest.Hash) bool {
 	_, ok := s.SeenHashes[hash]
 	return ok
 }
@@ -16,12 +20,12 @@ func (s *State) Seen(hash string) bool {
 // MarkSeenFrom records hash as processed at now, from the peer at url,
 // whose state file keeps it. A hash already seen keeps its first-seen time
 // and its peer, so re-listing a file does not extend its retention.
-func (s *State) MarkSeenFrom(url, hash string, now time.Time) {
+func (s *State) MarkSeenFrom(url string, hash manifest.Hash, now time.Time) {
 	if _, ok := s.SeenHashes[hash]; ok {
 		return
 	}
 	if s.seenFrom == nil {
-		s.seenFrom = map[string]string{}
+		s.seenFrom = map[manifest.Hash]string{}
 	}
 	s.seenFrom[hash] = url
 	s.MarkSeen(hash, now)
@@ -29,9 +33,9 @@ func (s *State) MarkSeenFrom(url, hash string, now time.Time) {
 
 // MarkSeen records hash as processed at now, from no peer in particular.
 // A hash already seen keeps its first-seen time.
-func (s *State) MarkSeen(hash string, now time.Time) {
+func (s *State) MarkSeen(hash manifest.Hash, now time.Time) {
 	if s.SeenHashes == nil {
-		s.SeenHashes = map[string]time.Time{}
+		s.SeenHashes = map[manifest.Hash]time.Time{}
 	}
 	if _, ok := s.SeenHashes[hash]; !ok {
 		s.SeenHashes[hash] = utc(now)

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/manifest"
+
 	"github.com/meshnode/meshnode/internal/statefile"
 )
 
@@ -17,12 +19,12 @@ type State struct {
 	Cursors map[string]*Cursor `json:"cursors"`
 	// SeenHashes maps each processed file hash to when it was first seen,
 	// the first-seen times docs/protocol.md §6.4 asks for.
-	SeenHashes map[string]time.Time `json:"seen_hashes"`
+	SeenHashes map[manifest.Hash]time.Time `json:"seen_hashes"`
 	// Hosts keeps what each host (host[:port]) asked of us across runs.
 	Hosts map[string]*Host `json:"hosts,omitempty"`
 
-	seenFrom map[string]string // hash → URL of the peer it was seen from
-	loaded   map[string]Cursor // the cursors as Load read them, normalized
+	seenFrom map[manifest.Hash]string // hash → URL of the peer it was seen from
+	loaded   map[string]Cursor        // the cursors as Load read them, normalized
 }
 
 // Host is the politeness a host asked for that outlives one heartbeat. Its
@@ -36,7 +38,7 @@ type Host struct {
 
 // New returns an empty state.
 func New() *State {
-	return &State{Cursors: map[string]*Cursor{}, SeenHashes: map[string]time.Time{}, seenFrom: map[string]string{}}
+	return &State{Cursors: map[string]*Cursor{}, SeenHashes: map[manifest.Hash]time.Time{}, seenFrom: map[manifest.Hash]string{}}
 }
 
 // Cursor returns the cursor of the peer at url, creating an empty one when
@@ -120,14 +122,14 @@ func decode(data []byte, now time.Time) (*State, error) {
 
 // decodeSeen reads seen_hashes as a map of first-seen times, or as seed
 // 000's first sketch, a plain list, giving each hash the time now.
-func decodeSeen(raw json.RawMessage, now time.Time) (map[string]time.Time, error) {
-	out := map[string]time.Time{}
+func decodeSeen(raw json.RawMessage, now time.Time) (map[manifest.Hash]time.Time, error) {
+	out := map[manifest.Hash]time.Time{}
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return out, nil
 	}
 	if raw[0] == '[' {
-		var list []string
+		var list []manifest.Hash
 		if err := json.Unmarshal(raw, &list); err != nil {
 			return nil, fmt.Errorf("seen_hashes: %w", err)
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/statefile"
 )
 
@@ -33,7 +34,7 @@ func TestLoadReadsSeedShapes(t *testing.T) {
 		name      string
 		file      string
 		wantSeq   map[string]int
-		wantSeen  map[string]time.Time
+		wantSeen  map[manifest.Hash]time.Time
 		wantFails int
 	}{
 		{
@@ -43,13 +44,13 @@ func TestLoadReadsSeedShapes(t *testing.T) {
 				"https://jolt37.hive37.ai/traces/":     42,
 				"https://abernath37.hive37.ai/traces/": 107,
 			},
-			wantSeen: map[string]time.Time{"sha256:abc123...": loadTime, "sha256:def456...": loadTime},
+			wantSeen: map[manifest.Hash]time.Time{"sha256:abc123...": loadTime, "sha256:def456...": loadTime},
 		},
 		{
 			name:      "seen_hashes as a map keeps first-seen times and breaker fields",
 			file:      "seed000-breaker.json",
 			wantSeq:   map[string]int{"https://slow-agent.example.com/traces/": 12},
-			wantSeen:  map[string]time.Time{"sha256:abc123": time.Date(2026, 2, 23, 16, 0, 0, 0, time.UTC), "sha256:def456": time.Date(2026, 1, 15, 10, 0, 0, 0, time.UTC)},
+			wantSeen:  map[manifest.Hash]time.Time{"sha256:abc123": time.Date(2026, 2, 23, 16, 0, 0, 0, time.UTC), "sha256:def456": time.Date(2026, 1, 15, 10, 0, 0, 0, time.UTC)},
 			wantFails: 4,
 		},
 	}

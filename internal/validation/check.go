@@ -32,8 +32,8 @@ func (v *Validation) check(consistent bool) []string {
 	case consistent && v.Result != ResultFor(v.Total):
 		problems = append(problems, fmt.Sprintf("result %s does not match total_score %d (pass at %d)", v.Result, v.Total, PassThreshold))
 	}
-	if !WellFormedHash(v.TraceHash) {
-		problems = append(problems, fmt.Sprintf("trace_hash %q is not sha256:<64 lowercase hex>", clip(v.TraceHash)))
+	if !v.TraceHash.Valid() {
+		problems = append(problems, fmt.Sprintf("trace_hash %q is not sha256:<64 lowercase hex>", clip(string(v.TraceHash))))
 	}
 	if v.Validator == "" {
 		problems = append(problems, "validator is missing")

@@ -15,7 +15,7 @@ func (v *Validation) Format() []byte {
 	writeKey(&b, "validator", v.Validator)
 	writeKey(&b, "validator_url", v.ValidatorURL)
 	writeKey(&b, "trace_url", v.TraceURL)
-	writeKey(&b, "trace_hash", v.TraceHash)
+	writeKey(&b, "trace_hash", string(v.TraceHash))
 	writeKey(&b, "validated_at", formatTime(v.ValidatedAt))
 	writeKey(&b, "result", v.Result)
 	fmt.Fprintf(&b, "total_score: %d\n", v.Total)

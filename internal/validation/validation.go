@@ -2,7 +2,8 @@
 // scores of one trace, named by the trace's URL and sha256. It reads the
 // canonical layout of docs/protocol.md §7, the older v0.2 layout and real
 // "validation" traces, and writes only the canonical layout. It does no I/O
-// and imports nothing else of this module; it never decides whether a
+// and imports nothing else of this module but manifest, for the Hash a
+// validation names; it never decides whether a
 // validation counts (that needs the validator's standing), it only reads,
 // writes and checks the file.
 //
@@ -29,7 +30,11 @@
 //	notes: Solid insight on federated model. Specific enough to implement.
 package validation
 
-import "time"
+import (
+	"time"
+
+	"github.com/meshnode/meshnode/internal/manifest"
+)
 
 // Dimensions are the six scoring dimensions of docs/protocol.md §7.2, in canonical order.
 var Dimensions = [NumDimensions]string{
@@ -61,7 +66,7 @@ type Validation struct {
 	Validator    string
 	ValidatorURL string
 	TraceURL     string
-	TraceHash    string // "sha256:<hex>"
+	TraceHash    manifest.Hash // "sha256:<hex>"
 	ValidatedAt  time.Time
 	Result       string // ResultPass or ResultFail
 	Total        int

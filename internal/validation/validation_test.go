@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/meshnode/meshnode/internal/manifest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
@@ -124,7 +126,7 @@ func TestCheck(t *testing.T) {
 		{"result contradicts total", func(v *Validation) { v.Result = ResultFail }, "does not match"},
 		{"unknown result", func(v *Validation) { v.Result = "maybe" }, "neither pass nor fail"},
 		{"short hash", func(v *Validation) { v.TraceHash = "sha256:abc" }, "trace_hash"},
-		{"upper-case hash", func(v *Validation) { v.TraceHash = strings.ToUpper(testHash) }, "trace_hash"},
+		{"upper-case hash", func(v *Validation) { v.TraceHash = manifest.Hash(strings.ToUpper(testHash)) }, "trace_hash"},
 		{"no validator", func(v *Validation) { v.Validator = "" }, "validator is missing"},
 		{"no trace url", func(v *Validation) { v.TraceURL = "" }, "trace_url is missing"},
 	}
@@ -156,7 +158,7 @@ func TestFileName(t *testing.T) {
 		"":                        "val-.md",
 	}
 	for in, want := range tests {
-		if got := FileName(in); got != want {
+		if got := FileName(manifest.Hash(in)); got != want {
 			t.Errorf("FileName(%q) = %q, want %q", in, got, want)
 		}
 	}

@@ -1,7 +1,8 @@
 // Package report holds what one heartbeat did, the Summary: the JSON that
 // `meshnode heartbeat --summary FILE` writes and the commit step reads
-// (docs/contracts.md), and its text form. It imports nothing of ours, so a
-// reader of a summary (gitpush) need not import the heartbeat job.
+// (docs/contracts.md), and its text form. It imports nothing of ours but the
+// format package manifest, for hashes, so a reader of a summary (gitpush)
+// need not import the heartbeat job.
 package report
 
 import (
@@ -9,6 +10,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/meshnode/meshnode/internal/manifest"
 )
 
 // Summary is what one heartbeat did. Its JSON form is the contract the
@@ -71,11 +74,11 @@ type Held struct {
 
 // Mismatch is a file whose bytes did not match the hash its MANIFEST lists.
 type Mismatch struct {
-	Peer    string `json:"peer"`
-	URL     string `json:"url"`
-	Seq     int    `json:"seq"`
-	Claimed string `json:"claimed"`
-	Served  string `json:"served"`
+	Peer    string        `json:"peer"`
+	URL     string        `json:"url"`
+	Seq     int           `json:"seq"`
+	Claimed manifest.Hash `json:"claimed"`
+	Served  manifest.Hash `json:"served"`
 }
 
 // Spike is a peer that published at least polling.spike_factor times its

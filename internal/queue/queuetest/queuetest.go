@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/queue"
 )
 
@@ -49,7 +50,7 @@ var T0 = time.Now().UTC().Truncate(time.Second)
 func Item(n int) queue.Item {
 	hex := fmt.Sprintf("%012x%052x", n, n)
 	return queue.Item{
-		ID: hex[:12], Hash: "sha256:" + hex, From: "ada", FromURL: "https://ada.example/traces/",
+		ID: hex[:12], Hash: manifest.Hash("sha256:" + hex), From: "ada", FromURL: "https://ada.example/traces/",
 		TraceURL: fmt.Sprintf("https://ada.example/traces/t%d.md", n), Type: "finding", Title: fmt.Sprintf("trace %d", n),
 		Seq: n, QueuedAt: T0.Add(time.Duration(n) * time.Second),
 	}

@@ -59,7 +59,7 @@ func scoreCommand(log string) int {
 	}
 	fmt.Fprintln(f, req.Hash)
 	f.Close()
-	if hang := strings.Fields(os.Getenv(hangEnv)); len(hang) == 2 && hang[0] == req.Hash {
+	if hang := strings.Fields(os.Getenv(hangEnv)); len(hang) == 2 && manifest.Hash(hang[0]) == req.Hash {
 		if marker, err := os.OpenFile(hang[1], os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644); err == nil {
 			fmt.Fprintln(marker, os.Getpid())
 			marker.Close()
@@ -129,7 +129,7 @@ func mesh(t testing.TB, n int) []queue.Item {
 		bodies[path] = body
 		hash := manifest.HashBytes(body)
 		its = append(its, queue.Item{
-			ID: strings.TrimPrefix(hash, "sha256:")[:12], Hash: hash, From: "ada", FromURL: srv.URL + "/traces/",
+			ID: hash.Hex(12), Hash: hash, From: "ada", FromURL: srv.URL + "/traces/",
 			TraceURL: srv.URL + path, Type: "finding", Seq: i, QueuedAt: time.Now().UTC().Add(time.Duration(i) * time.Millisecond),
 		})
 	}
@@ -155,15 +155,15 @@ func newQueue(t testing.TB, srv *pgtest.Server, its []queue.Item) (*pgqueue.Stor
 
 // scoredOnce checks that every item is done with a result and that the
 // scorer ran once for each, except the hashes in twice.
-func scoredOnce(t testing.TB, s queue.Store, its []queue.Item, log string, twice map[string]bool) {
+func scoredOnce(t testing.TB, s queue.Store, its []queue.Item, log string, twice map[manifest.Hash]bool) {
 	t.Helper()
 	data, err := os.ReadFile(log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs := map[string]int{}
+	runs := map[manifest.Hash]int{}
 	for _, h := range strings.Fields(string(data)) {
-		runs[h]++
+		runs[manifest.Hash(h)]++
 	}
 	all, err := s.List()
 	if err != nil {
@@ -236,7 +236,7 @@ func TestKilledWorkerProcessIsTakenOver(t *testing.T) {
 		owner := fmt.Sprintf("p%d", i)
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), pgqueue.EnvDSN+"="+dsn, scorerEnv+"="+log,
-			hangEnv+"="+hung.Hash+" "+marker, workerEnv+"="+owner+" 2s")
+			hangEnv+"="+string(hung.Hash)+" "+marker, workerEnv+"="+owner+" 2s")
 		stderr[owner] = &bytes.Buffer{}
 		cmd.Stderr = stderr[owner]
 		if err := cmd.Start(); err != nil {
@@ -281,7 +281,7 @@ func TestKilledWorkerProcessIsTakenOver(t *testing.T) {
 			t.Fatalf("worker %s: %v\n%s", owner, err, stderr[owner])
 		}
 	}
-	scoredOnce(t, s, its, log, map[string]bool{hung.Hash: true})
+	scoredOnce(t, s, its, log, map[manifest.Hash]bool{hung.Hash: true})
 	all, _ := s.List()
 	for _, it := range all {
 		if it.ID == hung.ID && strings.Contains(it.Reason, holder) {
