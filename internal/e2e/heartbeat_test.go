@@ -105,13 +105,13 @@ func TestRegeneratingAManifestWithNothingNewChangesNothing(t *testing.T) {
 }
 
 // ownStatuses resolves the node's own traces the way its heartbeat does.
-func ownStatuses(t *testing.T, n *testNode) map[manifest.Hash]string {
+func ownStatuses(t *testing.T, n *testNode) map[manifest.Hash]manifest.Status {
 	t.Helper()
 	in, err := signal.Load(n.dir, n.name, n.url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[manifest.Hash]string{}
+	out := map[manifest.Hash]manifest.Status{}
 	for _, tr := range signal.Compute(in).Traces {
 		if strings.HasPrefix(tr.URL, n.url) {
 			out[tr.Hash] = tr.Status

@@ -159,7 +159,7 @@ func readValidations(t testing.TB, dir string) map[manifest.Hash]*validation.Val
 }
 
 // statusFor is the status a trace with one validation resolves to.
-func statusFor(result string) string {
+func statusFor(result string) manifest.Status {
 	if result == validation.ResultPass {
 		return manifest.StatusValidated
 	}

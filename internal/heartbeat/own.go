@@ -28,7 +28,7 @@ func (n *job) report() (signal.Report, error) {
 
 // ownStatuses resolves the status of each of our own traces from the
 // validations the node has seen (SIGNAL's resolution rule).
-func (n *job) ownStatuses() (map[manifest.Hash]string, error) {
+func (n *job) ownStatuses() (map[manifest.Hash]manifest.Status, error) {
 	r, err := n.report()
 	if err != nil {
 		return nil, err

@@ -31,11 +31,13 @@ func mergeTrace(nt, old *Trace) {
 	for _, f := range []struct{ dst, src *string }{
 		{&nt.Agent, &old.Agent}, {&nt.AgentURL, &old.AgentURL}, {&nt.File, &old.File}, {&nt.URL, &old.URL},
 		{&nt.Type, &old.Type}, {&nt.Category, &old.Category}, {&nt.Title, &old.Title},
-		{&nt.Status, &old.Status},
 	} {
 		if *f.dst == "" {
 			*f.dst = *f.src
 		}
+	}
+	if nt.Status == "" {
+		nt.Status = old.Status
 	}
 	if nt.Fingerprint == 0 {
 		nt.Fingerprint = old.Fingerprint

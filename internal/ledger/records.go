@@ -11,19 +11,19 @@ import (
 
 // Trace is the metadata of one file a peer published.
 type Trace struct {
-	Agent     string        `json:"agent"`
-	AgentURL  string        `json:"agent_url"`
-	Seq       int           `json:"seq"`
-	Hash      manifest.Hash `json:"hash"`
-	File      string        `json:"file,omitempty"` // as the MANIFEST lists it; "" for legacy rows
-	URL       string        `json:"url,omitempty"`  // the file's full URL
-	Type      string        `json:"type,omitempty"`
-	Category  string        `json:"category,omitempty"`
-	Title     string        `json:"title,omitempty"`
-	Status    string        `json:"status,omitempty"` // the peer's own status column, normalized
-	Submitted time.Time     `json:"submitted,omitzero"`
-	FirstSeen time.Time     `json:"first_seen,omitzero"`
-	Cites     []string      `json:"cites,omitempty"` // "agent/seq"
+	Agent     string          `json:"agent"`
+	AgentURL  string          `json:"agent_url"`
+	Seq       int             `json:"seq"`
+	Hash      manifest.Hash   `json:"hash"`
+	File      string          `json:"file,omitempty"` // as the MANIFEST lists it; "" for legacy rows
+	URL       string          `json:"url,omitempty"`  // the file's full URL
+	Type      string          `json:"type,omitempty"`
+	Category  string          `json:"category,omitempty"`
+	Title     string          `json:"title,omitempty"`
+	Status    manifest.Status `json:"status,omitempty"` // the peer's own status column, normalized
+	Submitted time.Time       `json:"submitted,omitzero"`
+	FirstSeen time.Time       `json:"first_seen,omitzero"`
+	Cites     []string        `json:"cites,omitempty"` // "agent/seq"
 	// Fingerprint is a 64-bit simhash of the body, computed by
 	// internal/score for near-duplicate detection; opaque here.
 	Fingerprint trace.Fingerprint `json:"fingerprint,omitempty"`

@@ -26,7 +26,7 @@ func (m *Manifest) Format() []byte {
 	b.WriteString(tableHeader)
 	for _, e := range m.newestFirst() {
 		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s |\n",
-			e.Seq, cell(string(e.Hash)), cell(e.File), cell(e.Type), cell(e.Status), FormatTime(e.Submitted))
+			e.Seq, cell(string(e.Hash)), cell(e.File), cell(e.Type), cell(string(e.Status)), FormatTime(e.Submitted))
 	}
 	return b.Bytes()
 }

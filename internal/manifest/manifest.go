@@ -26,7 +26,7 @@ type Entry struct {
 	Hash      Hash      // "sha256:<64 lowercase hex>"
 	File      string    // path relative to the agent's base URL; empty in legacy layouts
 	Type      string    // free text, unknown types kept
-	Status    string    // pending, validated, failed, contested (or what the peer wrote)
+	Status    Status    // pending, validated, failed, contested (or what the peer wrote)
 	Submitted time.Time // zero when absent or unparseable
 	Title     string    // legacy layouts only
 	Category  string    // legacy layouts only
@@ -38,12 +38,17 @@ type Problem struct {
 	Reason string
 }
 
+// Status is the status column of a MANIFEST.md row. A trace's is one of
+// the four below, resolved from validations (docs/protocol.md §3, §8.2);
+// a row read from a peer holds what the peer wrote until NormalizeStatus.
+type Status string
+
 // Statuses of a published trace (docs/protocol.md §3).
 const (
-	StatusPending   = "pending"
-	StatusValidated = "validated"
-	StatusFailed    = "failed"
-	StatusContested = "contested"
+	StatusPending   Status = "pending"
+	StatusValidated Status = "validated"
+	StatusFailed    Status = "failed"
+	StatusContested Status = "contested"
 )
 
 // MaxSeq returns the highest seq among the entries, or 0 when there are
@@ -63,8 +68,8 @@ func (m *Manifest) MaxSeq() int {
 // validated, failed and contested are kept (case-insensitively); anything
 // else, "submitted" and the empty string included, is pending, because a
 // trace nobody has judged yet is waiting for validations.
-func NormalizeStatus(s string) string {
-	switch v := toLowerTrim(s); v {
+func NormalizeStatus(s Status) Status {
+	switch v := Status(toLowerTrim(string(s))); v {
 	case StatusValidated, StatusFailed, StatusContested:
 		return v
 	default:

@@ -92,7 +92,7 @@ func (p *parser) row(n int, cells []string) (Entry, bool) {
 		Seq: seq, Hash: hash,
 		File:     linkTarget(plain(c.get(cells, colFile))),
 		Type:     plain(c.get(cells, colType)),
-		Status:   plain(c.get(cells, colStatus)),
+		Status:   Status(plain(c.get(cells, colStatus))),
 		Title:    rowTitle(c, cells),
 		Category: plain(c.get(cells, colCategory)),
 	}

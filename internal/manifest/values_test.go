@@ -6,7 +6,7 @@ import (
 )
 
 func TestNormalizeStatus(t *testing.T) {
-	tests := map[string]string{
+	tests := map[Status]Status{
 		"":          StatusPending,
 		"submitted": StatusPending,
 		"pending":   StatusPending,
@@ -16,7 +16,7 @@ func TestNormalizeStatus(t *testing.T) {
 		"CONTESTED": StatusContested,
 	}
 	for in, want := range tests {
-		t.Run(in, func(t *testing.T) {
+		t.Run(string(in), func(t *testing.T) {
 			if got := NormalizeStatus(in); got != want {
 				t.Errorf("NormalizeStatus(%q) = %q, want %q", in, got, want)
 			}

@@ -22,7 +22,7 @@ type Options struct {
 	// Statuses maps the hash of each of our own traces to validated,
 	// failed or contested, from SIGNAL resolution. A trace missing from
 	// the map is pending.
-	Statuses map[manifest.Hash]string
+	Statuses map[manifest.Hash]manifest.Status
 	// RefreshUpdated sets "updated" to Now even when nothing changed, so
 	// peers keep seeing the node as active (docs/protocol.md §10 presence).
 	RefreshUpdated bool

@@ -110,7 +110,7 @@ func TestPublishRerunWithNothingNewChangesNothing(t *testing.T) {
 		"traces/a.md":                     traceText("A", "knowledge"),
 		"validations/val-111111111111.md": validationText,
 	})
-	statuses := map[manifest.Hash]string{manifest.HashBytes([]byte(traceText("A", "knowledge"))): manifest.StatusValidated}
+	statuses := map[manifest.Hash]manifest.Status{manifest.HashBytes([]byte(traceText("A", "knowledge"))): manifest.StatusValidated}
 	o := opts(dir, t0)
 	o.Statuses = statuses
 	mustPublish(t, o)
@@ -158,7 +158,7 @@ func TestPublishWritesStatuses(t *testing.T) {
 	})
 	mustPublish(t, opts(dir, t0))
 	o := opts(dir, t1)
-	o.Statuses = map[manifest.Hash]string{
+	o.Statuses = map[manifest.Hash]manifest.Status{
 		manifest.HashBytes([]byte(a)): manifest.StatusValidated,
 		manifest.HashBytes([]byte(b)): "bogus",
 		// A status for a validation's hash never applies to it.
@@ -166,7 +166,10 @@ func TestPublishWritesStatuses(t *testing.T) {
 	}
 	res := mustPublish(t, o)
 	m, got := published(t, dir)
-	tests := []struct{ file, want string }{
+	tests := []struct {
+		file string
+		want manifest.Status
+	}{
 		{"traces/a.md", manifest.StatusValidated},
 		{"traces/b.md", manifest.StatusPending},
 		{"traces/c.md", manifest.StatusPending},

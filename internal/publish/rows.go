@@ -15,9 +15,9 @@ import (
 // is never validated itself, so its row says "published", and peers that
 // normalise unknown statuses still skip it by its type.
 const (
-	TypeValidation  = "validation"
-	TypeDispute     = "dispute"
-	StatusPublished = "published"
+	TypeValidation                  = "validation"
+	TypeDispute                     = "dispute"
+	StatusPublished manifest.Status = "published"
 	// DefaultType is the type of a trace whose metadata names none: the
 	// most common type on the real mesh (415 of 856 corpus rows).
 	DefaultType = "knowledge"
@@ -26,7 +26,7 @@ const (
 // carryRows copies the published rows into m with their seq, hash, file,
 // type and submitted time unchanged, and their status brought up to date.
 // It reports whether any status changed.
-func carryRows(m, old *manifest.Manifest, statuses map[manifest.Hash]string) bool {
+func carryRows(m, old *manifest.Manifest, statuses map[manifest.Hash]manifest.Status) bool {
 	changed := false
 	for _, e := range old.Entries {
 		s := statusFor(e, statuses)
@@ -42,7 +42,7 @@ func carryRows(m, old *manifest.Manifest, statuses map[manifest.Hash]string) boo
 // statusFor decides a row's status by where its file lives: a "validation"
 // trace in traces/ (real agents write them) is still a trace awaiting
 // validation. Only rows of older layouts, which name no file, go by type.
-func statusFor(e manifest.Entry, statuses map[manifest.Hash]string) string {
+func statusFor(e manifest.Entry, statuses map[manifest.Hash]manifest.Status) manifest.Status {
 	notTrace := kindOf(e.File) != node.TracesDir
 	if e.File == "" {
 		notTrace = e.Type == TypeValidation || e.Type == TypeDispute

@@ -69,7 +69,7 @@ func (m *mesh) signals(rounds []int) []float64 {
 			}
 			sig[b.voter] += ValidationPoints
 		}
-		if status(passing, seen) == StatusValidated {
+		if status(passing, seen) == manifest.StatusValidated {
 			sig[m.authors[i]] += m.points[i]
 		}
 	}
@@ -286,16 +286,16 @@ func (m *mesh) resolve(standing map[string]int) map[manifest.Hash]*TraceResult {
 // status applies the resolution rule to the votes that count, all of
 // them by agents with standing (Established or higher): the majority
 // decides, and a tie is contested.
-func status(passing, seen int) string {
+func status(passing, seen int) manifest.Status {
 	switch {
 	case seen == 0:
-		return StatusPending
+		return manifest.StatusPending
 	case 2*passing > seen:
-		return StatusValidated
+		return manifest.StatusValidated
 	case 2*passing < seen:
-		return StatusFailed
+		return manifest.StatusFailed
 	default:
-		return StatusContested
+		return manifest.StatusContested
 	}
 }
 

@@ -44,7 +44,7 @@ func TestComputeHandComputedMeshes(t *testing.T) {
 		in         Input
 		signals    map[string]float64
 		tiers      map[string]string
-		statuses   map[manifest.Hash]string // hash → status
+		statuses   map[manifest.Hash]manifest.Status // hash → status
 		traceSig   map[manifest.Hash]float64
 		authored   map[string]int
 		uncounted  map[string]int
@@ -54,7 +54,7 @@ func TestComputeHandComputedMeshes(t *testing.T) {
 			name:    "unvalidated trace is pending and earns nothing",
 			in:      Input{Traces: []Trace{tr("ann", 1, "capability", "rock")}},
 			signals: map[string]float64{"ann": 0}, tiers: map[string]string{"ann": TierProvisional},
-			statuses: map[manifest.Hash]string{hash("ann", 1): StatusPending}, traceSig: map[manifest.Hash]float64{hash("ann", 1): 0},
+			statuses: map[manifest.Hash]manifest.Status{hash("ann", 1): manifest.StatusPending}, traceSig: map[manifest.Hash]float64{hash("ann", 1): 0},
 		},
 		{
 			name: "founders' passes validate: capability rock 10, each validation 1, founders start at 50",
@@ -65,7 +65,7 @@ func TestComputeHandComputedMeshes(t *testing.T) {
 			},
 			signals:    map[string]float64{"ann": 12, "bob": 52, "cy": 51},
 			tiers:      map[string]string{"ann": TierProvisional, "bob": TierEstablished},
-			statuses:   map[manifest.Hash]string{hash("ann", 1): StatusValidated, hash("ann", 2): StatusValidated},
+			statuses:   map[manifest.Hash]manifest.Status{hash("ann", 1): manifest.StatusValidated, hash("ann", 2): manifest.StatusValidated},
 			traceSig:   map[manifest.Hash]float64{hash("ann", 1): 1},
 			authored:   map[string]int{"bob": 2, "cy": 1},
 			validatedN: map[string]int{"ann": 2},
@@ -78,7 +78,7 @@ func TestComputeHandComputedMeshes(t *testing.T) {
 			},
 			signals:   map[string]float64{"ann": 0, "bob": 0},
 			tiers:     map[string]string{"bob": TierProvisional},
-			statuses:  map[manifest.Hash]string{hash("ann", 1): StatusPending, hash("ann", 3): StatusPending},
+			statuses:  map[manifest.Hash]manifest.Status{hash("ann", 1): manifest.StatusPending, hash("ann", 3): manifest.StatusPending},
 			authored:  map[string]int{"bob": 0},
 			uncounted: map[string]int{"bob": 3},
 		},
@@ -90,7 +90,7 @@ func TestComputeHandComputedMeshes(t *testing.T) {
 				Founders:    founders("bob", "cy"),
 			},
 			signals:  map[string]float64{"ann": 0, "bob": 51, "cy": 51},
-			statuses: map[manifest.Hash]string{hash("ann", 1): StatusFailed}, traceSig: map[manifest.Hash]float64{hash("ann", 1): 0},
+			statuses: map[manifest.Hash]manifest.Status{hash("ann", 1): manifest.StatusFailed}, traceSig: map[manifest.Hash]float64{hash("ann", 1): 0},
 		},
 		{
 			name: "the majority of votes with standing decides; a vote without standing is not one of them",
@@ -100,7 +100,7 @@ func TestComputeHandComputedMeshes(t *testing.T) {
 				Founders:    founders("bob", "cy", "dee"),
 			},
 			signals:  map[string]float64{"ann": 6, "p1": 0},
-			statuses: map[manifest.Hash]string{hash("ann", 1): StatusValidated, hash("ann", 2): StatusContested},
+			statuses: map[manifest.Hash]manifest.Status{hash("ann", 1): manifest.StatusValidated, hash("ann", 2): manifest.StatusContested},
 			traceSig: map[manifest.Hash]float64{hash("ann", 1): 2.0 / 3, hash("ann", 2): 0.5},
 		},
 		{
@@ -112,7 +112,7 @@ func TestComputeHandComputedMeshes(t *testing.T) {
 				Founders: founders("bob", "ann"),
 			},
 			signals:  map[string]float64{"ann": 50.5, "bob": 51},
-			statuses: map[manifest.Hash]string{hash("ann", 1): StatusValidated}, authored: map[string]int{"bob": 1, "ann": 0},
+			statuses: map[manifest.Hash]manifest.Status{hash("ann", 1): manifest.StatusValidated}, authored: map[string]int{"bob": 1, "ann": 0},
 		},
 		{
 			name: "verdict read from the total when the word is missing; unknown traces earn nothing",
@@ -122,7 +122,7 @@ func TestComputeHandComputedMeshes(t *testing.T) {
 				Founders:    founders("bob"),
 			},
 			signals:  map[string]float64{"ann": 6, "bob": 51},
-			statuses: map[manifest.Hash]string{hash("ann", 1): StatusValidated},
+			statuses: map[manifest.Hash]manifest.Status{hash("ann", 1): manifest.StatusValidated},
 		},
 		{
 			name: "types and categories outside the table earn the category floor",
@@ -144,7 +144,7 @@ func TestComputeHandComputedMeshes(t *testing.T) {
 			},
 			signals:  map[string]float64{"ann": 0, "boss": 51},
 			tiers:    map[string]string{"boss": TierEstablished, "ann": TierProvisional},
-			statuses: map[manifest.Hash]string{hash("ann", 1): StatusFailed},
+			statuses: map[manifest.Hash]manifest.Status{hash("ann", 1): manifest.StatusFailed},
 		},
 	}
 	for _, tt := range tests {
@@ -210,7 +210,7 @@ func TestVolumeWithoutStandingEarnsNothing(t *testing.T) {
 		t.Errorf("peer: %+v, want nothing validated by votes that do not count", p)
 	}
 	for _, x := range r.Traces {
-		if x.Status != StatusPending || x.Seen != 0 || x.Uncounted != 1 {
+		if x.Status != manifest.StatusPending || x.Seen != 0 || x.Uncounted != 1 {
 			t.Fatalf("%s: %+v, want pending with one uncounted vote", x.Hash, x)
 		}
 	}
@@ -277,7 +277,7 @@ func TestStandingOnceAdmittedIsKeptWithinTheClosure(t *testing.T) {
 	if !cy.Standing || cy.Signal != 20+9 || cy.Tier != TierEstablished {
 		t.Errorf("cy: %+v, want standing kept at SIGNAL 29, Established", cy)
 	}
-	if got := statusOf(r, hash("cy", 1)); got != StatusContested {
+	if got := statusOf(r, hash("cy", 1)); got != manifest.StatusContested {
 		t.Errorf("cy's first trace: %q, want contested", got)
 	}
 	if again := Compute(in); !reflect.DeepEqual(again, r) {
@@ -312,7 +312,7 @@ func TestComputeIsDeterministicAndSorted(t *testing.T) {
 
 // statusOf returns the resolved status of the trace with the given hash,
 // or "" when the report does not hold it.
-func statusOf(r Report, hash manifest.Hash) string {
+func statusOf(r Report, hash manifest.Hash) manifest.Status {
 	for _, t := range r.Traces {
 		if t.Hash == hash {
 			return t.Status

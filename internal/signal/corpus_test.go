@@ -93,7 +93,7 @@ func TestCorpusSignalIsReproducible(t *testing.T) {
 	if len(first.Traces) < 800 {
 		t.Errorf("only %d traces resolved from the corpus", len(first.Traces))
 	}
-	counts := map[string]int{}
+	counts := map[manifest.Status]int{}
 	for _, tr := range first.Traces {
 		counts[tr.Status]++
 	}

@@ -89,8 +89,8 @@ func TestLoadMergesLedgerAndOwnFiles(t *testing.T) {
 		got  any
 		want any
 	}{
-		{"own trace validated by bob, own vote ignored", statusOf(r, manifest.Hash(ownHash)), StatusValidated},
-		{"bob's trace still pending: our validation file counts only with standing", statusOf(r, manifest.Hash(h("b"))), StatusPending},
+		{"own trace validated by bob, own vote ignored", statusOf(r, manifest.Hash(ownHash)), manifest.StatusValidated},
+		{"bob's trace still pending: our validation file counts only with standing", statusOf(r, manifest.Hash(h("b"))), manifest.StatusPending},
 		{"jolt earns capability rock from its own file's category", agentByName(r, "jolt").Signal, 10.0},
 		{"jolt's validation is uncounted", agentByName(r, "jolt").ValidationsUncounted, 1},
 		{"bob: founder 50 and 1 validation", agentByName(r, "bob").Signal, 51.0},

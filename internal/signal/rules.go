@@ -2,14 +2,6 @@ package signal
 
 import "strings"
 
-// Statuses of a trace (docs/protocol.md §8.2).
-const (
-	StatusPending   = "pending"
-	StatusValidated = "validated"
-	StatusFailed    = "failed"
-	StatusContested = "contested"
-)
-
 // Tiers of SIGNAL spec v0.2.
 const (
 	TierProvisional = "Provisional"

@@ -75,14 +75,14 @@ type Earning struct {
 
 // TraceResult is one trace's resolution.
 type TraceResult struct {
-	Hash    manifest.Hash `json:"hash"`
-	Agent   string        `json:"agent"`
-	URL     string        `json:"url,omitempty"`
-	Seq     int           `json:"seq"`
-	Passing int           `json:"passing"` // passing votes by agents with standing
-	Seen    int           `json:"seen"`    // votes by agents with standing
-	Signal  float64       `json:"signal"`  // passing / seen (docs/protocol.md §8.1); 0 when none seen
-	Status  string        `json:"status"`
+	Hash    manifest.Hash   `json:"hash"`
+	Agent   string          `json:"agent"`
+	URL     string          `json:"url,omitempty"`
+	Seq     int             `json:"seq"`
+	Passing int             `json:"passing"` // passing votes by agents with standing
+	Seen    int             `json:"seen"`    // votes by agents with standing
+	Signal  float64         `json:"signal"`  // passing / seen (docs/protocol.md §8.1); 0 when none seen
+	Status  manifest.Status `json:"status"`
 	// Uncounted is the number of votes by agents without standing, which
 	// count for nothing.
 	Uncounted int `json:"uncounted,omitempty"`

@@ -11,8 +11,8 @@ import (
 
 // Own returns the resolved status of each trace published under url (the
 // node's own trace URL), by hash.
-func Own(r Report, url string) map[manifest.Hash]string {
-	out := map[manifest.Hash]string{}
+func Own(r Report, url string) map[manifest.Hash]manifest.Status {
+	out := map[manifest.Hash]manifest.Status{}
 	for _, t := range r.Traces {
 		if url != "" && strings.HasPrefix(t.URL, url) {
 			out[t.Hash] = t.Status

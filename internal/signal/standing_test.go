@@ -24,7 +24,7 @@ func TestOwnAndSelfFindTheAgentAtItsURL(t *testing.T) {
 	}
 	r := Compute(in)
 	own := Own(r, "https://ann.example/")
-	want := map[manifest.Hash]string{hash("ann", 1): StatusValidated, hash("ann", 2): StatusFailed, hash("ann", 3): StatusPending}
+	want := map[manifest.Hash]manifest.Status{hash("ann", 1): manifest.StatusValidated, hash("ann", 2): manifest.StatusFailed, hash("ann", 3): manifest.StatusPending}
 	if !reflect.DeepEqual(own, want) {
 		t.Fatalf("Own = %v, want %v", own, want)
 	}

@@ -38,7 +38,7 @@ func (m *mesh) tally(statuses map[manifest.Hash]*TraceResult, standing map[strin
 	validated := map[string]int{}
 	counted, uncounted := map[string]int{}, map[string]int{}
 	for i, t := range m.traces {
-		if r := statuses[t.Hash]; r != nil && r.Status == StatusValidated {
+		if r := statuses[t.Hash]; r != nil && r.Status == manifest.StatusValidated {
 			k := m.keyOf[m.authors[i]]
 			reason, p := earningFor(t.Type, t.Category)
 			add(k, reason, p)

@@ -66,8 +66,8 @@ func writeCache(out string, keys map[string]string) error {
 
 // keyOf hashes the values an output is made from. Bytes and strings are
 // hashed as they are, length first (formatting a trace body with %v cost
-// a tenth of a second per thousand traces), hashes as the strings they
-// are; anything else by %v.
+// a tenth of a second per thousand traces), hashes and statuses as the
+// strings they are; anything else by %v.
 func keyOf(parts ...any) string {
 	h := sha256.New()
 	io.WriteString(h, templateKey)
@@ -79,6 +79,8 @@ func keyOf(parts ...any) string {
 		case string:
 			keyString(h, v)
 		case manifest.Hash:
+			keyString(h, string(v))
+		case manifest.Status:
 			keyString(h, string(v))
 		default:
 			fmt.Fprintf(h, "\x00%v", p)

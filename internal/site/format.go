@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/meshnode/meshnode/internal/manifest"
 )
 
 func formatDate(t time.Time) string {
@@ -33,8 +35,16 @@ func formatSignal(f float64) string {
 	return strings.TrimSuffix(strconv.FormatFloat(f, 'f', 1, 64), ".0")
 }
 
-// statusClass keeps a peer-supplied status usable as a CSS class name.
-func statusClass(s string) string {
+// statusClass keeps a peer-supplied status, or a validation's result,
+// usable as a CSS class name.
+func statusClass(v any) string {
+	var s string
+	switch v := v.(type) {
+	case manifest.Status:
+		s = string(v)
+	case string:
+		s = v
+	}
 	return strings.Map(func(r rune) rune {
 		switch {
 		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':

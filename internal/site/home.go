@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"time"
+
+	"github.com/meshnode/meshnode/internal/manifest"
 )
 
 type homeView struct {
@@ -42,7 +44,7 @@ func homeOf(n *Node, idx *index) homeView {
 	}
 	for _, t := range n.Traces {
 		h.Received += len(t.Received)
-		if t.Status == "validated" {
+		if t.Status == manifest.StatusValidated {
 			h.Validated++
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/meshnode/meshnode/internal/manifest"
 )
 
 func loadFixture(t *testing.T, dir string) *Node {
@@ -35,9 +37,10 @@ func traceByFile(t *testing.T, n *Node, file string) *Trace {
 func TestTracesShowTheLedgersValidationsAndSignalsResolution(t *testing.T) {
 	n := loadFixture(t, "testdata/node")
 	tests := []struct {
-		name, file, status string
-		validators         []string
-		passing, seen      int
+		name, file    string
+		status        manifest.Status
+		validators    []string
+		passing, seen int
 	}{
 		{"a founder's pass validates; bob's, without standing, does not count", "traces/001-hello-mesh.md", "validated", []string{"ada", "bob"}, 1, 1},
 		{"bob's fail, without standing, does not split the founder's pass", "traces/002-citation-graph.md", "validated", []string{"ada", "bob"}, 1, 1},

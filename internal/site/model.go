@@ -43,9 +43,9 @@ type Trace struct {
 	Title     string
 	Type      string
 	Category  string
-	Status    string // resolved by SIGNAL; MANIFEST's column when SIGNAL does not hold it
-	Passing   int    // passing validations counted by SIGNAL
-	Seen      int    // validators counted by SIGNAL (docs/protocol.md §8.1: trace_signal = passing / seen)
+	Status    manifest.Status // resolved by SIGNAL; MANIFEST's column when SIGNAL does not hold it
+	Passing   int             // passing validations counted by SIGNAL
+	Seen      int             // validators counted by SIGNAL (docs/protocol.md §8.1: trace_signal = passing / seen)
 	Submitted time.Time
 	Tags      []string
 	Meta      []Field  // metadata found in the file, shown as metadata
