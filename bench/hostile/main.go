@@ -123,7 +123,7 @@ func liar(name string, files map[string][]byte) []byte {
 	for seq := 1; seq <= 5000; seq++ {
 		file := fmt.Sprintf("traces/%04d.md", seq)
 		files[file] = []byte(fmt.Sprintf("# Served %d\n", seq))
-		m.Entries = append(m.Entries, manifest.Entry{Seq: seq, Hash: manifest.HashBytes([]byte(fmt.Sprint("claimed", seq))), File: file, Type: "knowledge", Status: "pending"})
+		m.Entries = append(m.Entries, manifest.Entry{Seq: manifest.Seq(seq), Hash: manifest.HashBytes([]byte(fmt.Sprint("claimed", seq))), File: file, Type: "knowledge", Status: "pending"})
 	}
 	return m.Format()
 }
@@ -131,7 +131,7 @@ func liar(name string, files map[string][]byte) []byte {
 // large serves n distinct files of 1 MiB (limits.trace_bytes).
 func large(name string, n int, files map[string][]byte) []byte {
 	const size = 1 << 20
-	m := manifest.Manifest{Agent: name, Sequence: n}
+	m := manifest.Manifest{Agent: name, Sequence: manifest.Seq(n)}
 	for seq := 1; seq <= n; seq++ {
 		file := fmt.Sprintf("traces/%03d.md", seq)
 		body := []byte(fmt.Sprintf("# Large %d\n\n## Work\n\n", seq))
@@ -140,7 +140,7 @@ func large(name string, n int, files map[string][]byte) []byte {
 			body = append(body, line...)
 		}
 		files[file] = body
-		m.Entries = append(m.Entries, manifest.Entry{Seq: seq, Hash: manifest.HashBytes(body), File: file, Type: "knowledge", Status: "pending"})
+		m.Entries = append(m.Entries, manifest.Entry{Seq: manifest.Seq(seq), Hash: manifest.HashBytes(body), File: file, Type: "knowledge", Status: "pending"})
 	}
 	return m.Format()
 }
@@ -150,7 +150,7 @@ func many(name string, files map[string][]byte) []byte {
 	for seq := 1; seq <= 6000; seq++ {
 		file := fmt.Sprintf("traces/%04d.md", seq)
 		files[file] = []byte(fmt.Sprintf("# Trace %d of %s\n\n## Work\n\nDone %d.\n", seq, name, seq))
-		m.Entries = append(m.Entries, manifest.Entry{Seq: seq, Hash: manifest.HashBytes(files[file]), File: file, Type: "knowledge", Status: "pending"})
+		m.Entries = append(m.Entries, manifest.Entry{Seq: manifest.Seq(seq), Hash: manifest.HashBytes(files[file]), File: file, Type: "knowledge", Status: "pending"})
 	}
 	return m.Format()
 }

@@ -90,9 +90,9 @@ func (s *synthetic) manifest(j, n int) []byte {
 	if m, ok := s.cache[key]; ok {
 		return m
 	}
-	m := manifest.Manifest{Agent: fmt.Sprintf("agent-%d", j), Sequence: n}
+	m := manifest.Manifest{Agent: fmt.Sprintf("agent-%d", j), Sequence: manifest.Seq(n)}
 	for seq := 1; seq <= n; seq++ {
-		m.Entries = append(m.Entries, manifest.Entry{Seq: seq, Hash: manifest.HashBytes(traceOf(j, seq)),
+		m.Entries = append(m.Entries, manifest.Entry{Seq: manifest.Seq(seq), Hash: manifest.HashBytes(traceOf(j, seq)),
 			File: fmt.Sprintf("traces/%d.md", seq), Type: "knowledge", Status: "pending",
 			Submitted: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(seq) * time.Hour)})
 	}

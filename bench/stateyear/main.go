@@ -55,13 +55,14 @@ func run(dir string, agents, days, every int) error {
 			url := fmt.Sprintf("https://agent-%d.example/traces/", a)
 			hash := manifest.HashBytes(fmt.Appendf(nil, "trace %d of agent %d", d, a))
 			c := st.Cursor(url)
-			c.Agent, c.LastSeenSeq, c.LastPolled, c.LastSuccess = fmt.Sprintf("agent-%d", a), d, now, now
+			seq := manifest.Seq(d) // one trace a day
+			c.Agent, c.LastSeenSeq, c.LastPolled, c.LastSuccess = fmt.Sprintf("agent-%d", a), seq, now, now
 			st.MarkSeenFrom(url, hash, now)
-			led.AddTrace(&ledger.Trace{Agent: c.Agent, AgentURL: url, Seq: d, Hash: hash, File: fmt.Sprintf("traces/%d.md", d),
+			led.AddTrace(&ledger.Trace{Agent: c.Agent, AgentURL: url, Seq: seq, Hash: hash, File: fmt.Sprintf("traces/%d.md", d),
 				URL: fmt.Sprintf("%straces/%d.md", url, d), Type: "knowledge", Title: fmt.Sprintf("Trace %d of %s", d, c.Agent),
 				Status: "pending", Submitted: now, FirstSeen: now, Fingerprint: trace.Fingerprint(d*agents + a + 1), Verified: true})
 			items = append(items, queue.Item{ID: hash.Hex(12), Hash: hash, From: c.Agent, FromURL: url,
-				TraceURL: fmt.Sprintf("%straces/%d.md", url, d), Type: "knowledge", Seq: d, Submitted: now, QueuedAt: now})
+				TraceURL: fmt.Sprintf("%straces/%d.md", url, d), Type: "knowledge", Seq: seq, Submitted: now, QueuedAt: now})
 		}
 		// The queue keeps settled items a week (queue.SettledRetention):
 		// its last two weeks show its size at any time of the year.

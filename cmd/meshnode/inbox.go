@@ -70,7 +70,7 @@ type inboxRow struct {
 	TraceURL       string             `json:"trace_url"`
 	Hash           manifest.Hash      `json:"hash"`
 	Title          string             `json:"title,omitempty"`
-	Seq            int                `json:"seq,omitempty"`
+	Seq            manifest.Seq       `json:"seq,omitempty"`
 	QueuedAt       time.Time          `json:"queued_at"`
 	UpdatedAt      time.Time          `json:"updated_at"`
 	AgeSeconds     int64              `json:"age_seconds"`

@@ -8,6 +8,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/presence"
 	"github.com/meshnode/meshnode/internal/state"
@@ -57,7 +58,7 @@ type peerRow struct {
 	FailureCount    int           `json:"failure_count"`
 	Backoff         string        `json:"backoff,omitempty"`
 	LastError       string        `json:"last_error,omitempty"`
-	LastSeenSeq     int           `json:"last_seen_seq"`
+	LastSeenSeq     manifest.Seq  `json:"last_seen_seq"`
 	Gaps            []state.Range `json:"gaps"`
 	GapCount        int           `json:"gap_count"`
 	LastPolled      *time.Time    `json:"last_polled"`

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -60,7 +59,7 @@ func gapsText(gaps []state.Range) string {
 			break
 		}
 		if g.From == g.To {
-			parts = append(parts, strconv.Itoa(g.From))
+			parts = append(parts, fmt.Sprint(g.From))
 		} else {
 			parts = append(parts, fmt.Sprintf("%d-%d", g.From, g.To))
 		}

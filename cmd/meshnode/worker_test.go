@@ -38,7 +38,7 @@ func testWorkerScores(t *testing.T, dsn string, cmd []string) {
 		bodies[path] = []byte(fmt.Sprintf("# Finding %d\n\n## Evidence\n\nMeasured 40 ms on run %d.\n", i, i))
 		hash := manifest.HashBytes(bodies[path])
 		its = append(its, queue.Item{ID: hash.Hex(12), Hash: hash, From: "ada",
-			FromURL: web.URL + "/traces/", TraceURL: web.URL + path, Seq: i})
+			FromURL: web.URL + "/traces/", TraceURL: web.URL + path, Seq: manifest.Seq(i)})
 	}
 	// The last one's bytes changed since it was queued: it fails, named.
 	bodies["/traces/t5.md"] = []byte("# Changed\n")

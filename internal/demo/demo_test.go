@@ -231,7 +231,7 @@ func TestDemoManifestListsItsFiles(t *testing.T) {
 		t.Errorf("MANIFEST.md is %q at %q updated %s, want demo-node at its URL updated %s", m.Agent, m.URL, m.Updated, round2)
 	}
 	listed := map[string]manifest.Entry{}
-	seqs := map[int]bool{}
+	seqs := map[manifest.Seq]bool{}
 	for _, e := range m.Entries {
 		listed[e.File] = e
 		seqs[e.Seq] = true
@@ -239,7 +239,7 @@ func TestDemoManifestListsItsFiles(t *testing.T) {
 			t.Errorf("%s: listed as %s, its bytes hash to %s", e.File, e.Hash, got)
 		}
 	}
-	if m.Sequence != len(m.Entries) || m.MaxSeq() != len(m.Entries) || len(seqs) != len(m.Entries) {
+	if n := manifest.Seq(len(m.Entries)); m.Sequence != n || m.MaxSeq() != n || len(seqs) != len(m.Entries) {
 		t.Errorf("sequence %d, max seq %d, %d distinct seqs for %d rows; want 1..N without gaps", m.Sequence, m.MaxSeq(), len(seqs), len(m.Entries))
 	}
 	files, err := filepath.Glob(filepath.Join(r.dir, "validations", "*.md"))

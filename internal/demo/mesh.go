@@ -22,7 +22,7 @@ var content embed.FS
 
 // published is one file an agent publishes, with the round it appears in.
 type published struct {
-	seq    int
+	seq    manifest.Seq
 	file   string // path under the agent's base URL
 	typ    string
 	body   []byte
@@ -161,7 +161,7 @@ func (m *mesh) manifest(a *agent) []byte {
 		}
 		man.Entries = append(man.Entries, manifest.Entry{
 			Seq: f.seq, Hash: manifest.HashBytes(f.body), File: f.file, Type: f.typ,
-			Status: manifest.StatusPending, Submitted: time.Date(2026, 2, 1+f.seq, 10, 0, 0, 0, time.UTC),
+			Status: manifest.StatusPending, Submitted: time.Date(2026, 2, 1+int(f.seq), 10, 0, 0, 0, time.UTC),
 		})
 		if f.seq > man.Sequence {
 			man.Sequence = f.seq

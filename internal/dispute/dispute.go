@@ -43,7 +43,7 @@ type Dispute struct {
 	Agent       string        // the peer whose MANIFEST.md made the claim
 	AgentURL    string        // the peer's trace URL
 	FileURL     string        // the URL whose bytes were fetched
-	Seq         int           // the MANIFEST row's seq
+	Seq         manifest.Seq  // the MANIFEST row's seq
 	ClaimedHash manifest.Hash // what the MANIFEST row says
 	ServedHash  manifest.Hash // what the served bytes hash to
 	ObservedAt  time.Time     // when the bytes were fetched

@@ -31,7 +31,7 @@ func (d *Dispute) pairs() [][2]string {
 	return [][2]string{
 		{"reporter", d.Reporter}, {"reporter_url", d.ReporterURL},
 		{"agent", d.Agent}, {"agent_url", d.AgentURL}, {"file_url", d.FileURL},
-		{"seq", strconv.Itoa(d.Seq)},
+		{"seq", strconv.Itoa(int(d.Seq))},
 		{"claimed_hash", string(d.ClaimedHash)}, {"served_hash", string(d.ServedHash)},
 		{"observed_at", formatTime(d.ObservedAt)},
 	}

@@ -41,7 +41,7 @@ func Parse(data []byte) (*Dispute, error) {
 		if err != nil {
 			return nil, fmt.Errorf("dispute: seq %q is not an integer", clip(s))
 		}
-		d.Seq = n
+		d.Seq = manifest.Seq(n)
 	}
 	if s := keys["observed_at"]; s != "" {
 		t, err := time.Parse(time.RFC3339Nano, s)

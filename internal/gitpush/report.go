@@ -72,7 +72,7 @@ func countRows(s *Summary) [][]string {
 func mismatchRows(s *Summary) [][]string {
 	rows := make([][]string, 0, len(s.HashMismatches))
 	for _, m := range s.HashMismatches {
-		rows = append(rows, []string{m.Peer, strconv.Itoa(m.Seq), m.URL, string(m.Claimed), string(m.Served)})
+		rows = append(rows, []string{m.Peer, strconv.Itoa(int(m.Seq)), m.URL, string(m.Claimed), string(m.Served)})
 	}
 	return rows
 }

@@ -34,12 +34,12 @@ func staticManifest(body []byte) http.HandlerFunc {
 func bigPeer(t *testing.T, base string, n int) *fakePeer {
 	t.Helper()
 	p := newFakePeer(t)
-	m := manifest.Manifest{Agent: "big", Sequence: n}
+	m := manifest.Manifest{Agent: "big", Sequence: manifest.Seq(n)}
 	for seq := 1; seq <= n; seq++ {
 		name := fmt.Sprintf("traces/%05d.md", seq)
 		body := []byte(fmt.Sprintf("# Trace %d\n\n## Work\n\nDone %d.\n", seq, seq))
 		p.serve(base+name, body)
-		m.Entries = append(m.Entries, manifest.Entry{Seq: seq, Hash: manifest.HashBytes(body), File: name, Type: "knowledge", Status: "validated"})
+		m.Entries = append(m.Entries, manifest.Entry{Seq: manifest.Seq(seq), Hash: manifest.HashBytes(body), File: name, Type: "knowledge", Status: "validated"})
 	}
 	p.handle(base+"MANIFEST.md", staticManifest(m.Format()))
 	return p
@@ -118,7 +118,7 @@ func TestLegacyRowsAreRecordedWithinTheBudget(t *testing.T) {
 			t.Errorf("heartbeat %d: ledger is %d bytes, want under 20 MB", beatN, size)
 		}
 		for url, c := range loadState(t, dir).Cursors {
-			if c.LastSeenSeq != maxUnverifiedPerPoll*beatN || !c.Backlog {
+			if c.LastSeenSeq != manifest.Seq(maxUnverifiedPerPoll*beatN) || !c.Backlog {
 				t.Errorf("heartbeat %d: %s cursor %d backlog %v", beatN, url, c.LastSeenSeq, c.Backlog)
 			}
 		}
@@ -135,7 +135,7 @@ func TestMismatchesAreDisputedWithinTheBudget(t *testing.T) {
 	m := manifest.Manifest{Agent: "liar", Sequence: rows}
 	for seq := 1; seq <= rows; seq++ {
 		name := fmt.Sprintf("traces/%04d.md", seq)
-		m.Entries = append(m.Entries, manifest.Entry{Seq: seq, Hash: manifest.HashBytes([]byte(fmt.Sprint("claimed", seq))), File: name, Type: "knowledge", Status: "pending"})
+		m.Entries = append(m.Entries, manifest.Entry{Seq: manifest.Seq(seq), Hash: manifest.HashBytes([]byte(fmt.Sprint("claimed", seq))), File: name, Type: "knowledge", Status: "pending"})
 		p.serve("/liar/"+name, []byte(fmt.Sprint("served", seq)))
 	}
 	p.handle("/liar/MANIFEST.md", staticManifest(m.Format()))
@@ -199,10 +199,10 @@ func largePeer(t *testing.T, name, base string, n, size int) *fakePeer {
 		}
 		return b
 	}
-	m := manifest.Manifest{Agent: name, Sequence: n}
+	m := manifest.Manifest{Agent: name, Sequence: manifest.Seq(n)}
 	for seq := 1; seq <= n; seq++ {
 		file := fmt.Sprintf("traces/%03d.md", seq)
-		m.Entries = append(m.Entries, manifest.Entry{Seq: seq, Hash: manifest.HashBytes(body(seq)), File: file, Type: "knowledge", Status: "pending"})
+		m.Entries = append(m.Entries, manifest.Entry{Seq: manifest.Seq(seq), Hash: manifest.HashBytes(body(seq)), File: file, Type: "knowledge", Status: "pending"})
 		p.handle(base+file, func(w http.ResponseWriter, r *http.Request) { w.Write(body(seq)) })
 	}
 	p.handle(base+"MANIFEST.md", staticManifest(m.Format()))

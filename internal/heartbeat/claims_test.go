@@ -12,7 +12,7 @@ import (
 
 func queueItem(n int) queue.Item {
 	h := manifest.Hash(fmt.Sprintf("sha256:%012x%052x", n, n))
-	return queue.Item{ID: h.Hex(12), Hash: h, From: "ada", FromURL: "https://ada.example/", Seq: n,
+	return queue.Item{ID: h.Hex(12), Hash: h, From: "ada", FromURL: "https://ada.example/", Seq: manifest.Seq(n),
 		TraceURL: fmt.Sprintf("https://ada.example/traces/%d.md", n), QueuedAt: testNow.Add(time.Duration(n) * time.Second)}
 }
 

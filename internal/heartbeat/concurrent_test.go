@@ -22,7 +22,7 @@ func TestPeerFilesAreFetchedConcurrently(t *testing.T) {
 	for seq := 1; seq <= traces; seq++ {
 		name := fmt.Sprintf("traces/%03d.md", seq)
 		files[name] = fmt.Sprintf("# Trace %d\n\n## Work\n\nDone %d.\n", seq, seq)
-		m.Entries = append(m.Entries, manifest.Entry{Seq: seq, Hash: manifest.HashBytes([]byte(files[name])), File: name, Type: "knowledge", Status: "validated"})
+		m.Entries = append(m.Entries, manifest.Entry{Seq: manifest.Seq(seq), Hash: manifest.HashBytes([]byte(files[name])), File: name, Type: "knowledge", Status: "validated"})
 	}
 	body := m.Format()
 	var mu sync.Mutex

@@ -20,7 +20,7 @@ func goodPeer(t *testing.T) *httptest.Server {
 	seq := 0
 	for _, name := range []string{"traces/001-a.md", "traces/002-b.md"} {
 		seq++
-		m.Entries = append(m.Entries, manifest.Entry{Seq: seq, Hash: manifest.HashBytes([]byte(files[name])), File: name, Type: "knowledge", Status: "pending"})
+		m.Entries = append(m.Entries, manifest.Entry{Seq: manifest.Seq(seq), Hash: manifest.HashBytes([]byte(files[name])), File: name, Type: "knowledge", Status: "pending"})
 	}
 	body := m.Format()
 	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -27,11 +27,11 @@ func traceFile(n int) string { return fmt.Sprintf("# Trace %d\n\n## Work\n\nDone
 // manifestOf lists seq → file rows, each file's hash that of traceFile(i)
 // for the row's index i, and serves the files under base.
 func manifestOf(p *fakePeer, base string, sequence int, seqs ...int) []byte {
-	m := manifest.Manifest{Agent: "odd", Sequence: sequence}
+	m := manifest.Manifest{Agent: "odd", Sequence: manifest.Seq(sequence)}
 	for i, seq := range seqs {
 		name := fmt.Sprintf("traces/%d-%d.md", seq, i)
 		p.serve(base+name, []byte(traceFile(i)))
-		m.Entries = append(m.Entries, manifest.Entry{Seq: seq, Hash: manifest.HashBytes([]byte(traceFile(i))), File: name, Type: "knowledge", Status: "validated"})
+		m.Entries = append(m.Entries, manifest.Entry{Seq: manifest.Seq(seq), Hash: manifest.HashBytes([]byte(traceFile(i))), File: name, Type: "knowledge", Status: "validated"})
 	}
 	return m.Format()
 }
@@ -174,7 +174,7 @@ func TestProblemsOfOnePeerDoNotFloodTheLog(t *testing.T) {
 	p := newFakePeer(t)
 	m := manifest.Manifest{Agent: "noisy", Sequence: 300}
 	for seq := 1; seq <= 300; seq++ {
-		m.Entries = append(m.Entries, manifest.Entry{Seq: seq, Hash: manifest.HashBytes([]byte(fmt.Sprint(seq))), File: fmt.Sprintf("../../etc/%d", seq), Type: "knowledge", Status: "pending"})
+		m.Entries = append(m.Entries, manifest.Entry{Seq: manifest.Seq(seq), Hash: manifest.HashBytes([]byte(fmt.Sprint(seq))), File: fmt.Sprintf("../../etc/%d", seq), Type: "knowledge", Status: "pending"})
 	}
 	p.serve("/n/MANIFEST.md", m.Format())
 	dir := newNode(t, [][2]string{{"noisy", p.URL + "/n/"}}, "gossip:\n  enabled: false\n")

@@ -71,9 +71,9 @@ func (p *fakePeer) hitsOf(path string) int {
 // publish serves a manifest under base listing files (name → content) in
 // the given order as seqs 1, 2, …, and the files themselves.
 func (p *fakePeer) publish(base string, names []string, files map[string]string) {
-	m := manifest.Manifest{Agent: "peer", Sequence: len(names)}
+	m := manifest.Manifest{Agent: "peer", Sequence: manifest.Seq(len(names))}
 	for i, name := range names {
-		m.Entries = append(m.Entries, manifest.Entry{Seq: i + 1, Hash: manifest.HashBytes([]byte(files[name])), File: name, Type: "knowledge", Status: "pending"})
+		m.Entries = append(m.Entries, manifest.Entry{Seq: manifest.Seq(i + 1), Hash: manifest.HashBytes([]byte(files[name])), File: name, Type: "knowledge", Status: "pending"})
 		p.serve(base+name, []byte(files[name]))
 	}
 	p.serve(base+"MANIFEST.md", m.Format())

@@ -1,6 +1,7 @@
 package heartbeat
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/meshnode/meshnode/internal/manifest"
@@ -12,20 +13,20 @@ type plan struct {
 	// todo holds the wanted entries, seq ascending: fetched and verified,
 	// or, without a file column, recorded unverified.
 	todo      []manifest.Entry
-	lastSeen  int           // the cursor after this poll
-	gaps      []state.Range // seqs at or below lastSeen still missing
-	retry     []int         // seqs at or below lastSeen left for the next poll by cut
-	backwards bool          // the peer's sequence went below our cursor
-	truncated bool          // cut left wanted entries for the next poll
-	dups      int           // rows repeating the hash of an earlier row
-	floor     int           // the lowest cursor cut may leave: the old one, or 0 going backwards
+	lastSeen  manifest.Seq   // the cursor after this poll
+	gaps      []state.Range  // seqs at or below lastSeen still missing
+	retry     []manifest.Seq // seqs at or below lastSeen left for the next poll by cut
+	backwards bool           // the peer's sequence went below our cursor
+	truncated bool           // cut left wanted entries for the next poll
+	dups      int            // rows repeating the hash of an earlier row
+	floor     manifest.Seq   // the lowest cursor cut may leave: the old one, or 0 going backwards
 }
 
 // cursorView is the part of a cursor that planning reads.
 type cursorView struct {
-	lastSeen int
+	lastSeen manifest.Seq
 	gaps     []state.Range
-	retry    []int
+	retry    []manifest.Seq
 }
 
 // planPoll decides which entries of m are new for the cursor c.
@@ -42,13 +43,13 @@ func planPoll(c cursorView, m *manifest.Manifest) plan {
 		top = s
 	}
 	p := plan{backwards: top < c.lastSeen}
-	retry := make(map[int]bool, len(c.retry))
+	retry := make(map[manifest.Seq]bool, len(c.retry))
 	for _, s := range c.retry {
 		retry[s] = true
 	}
 	entries := append([]manifest.Entry(nil), m.Entries...)
 	sort.SliceStable(entries, func(i, j int) bool { return entries[i].Seq < entries[j].Seq })
-	present := make(map[int]bool, len(entries))
+	present := make(map[manifest.Seq]bool, len(entries))
 	seenHash := make(map[manifest.Hash]bool, len(entries))
 	for _, e := range entries {
 		if e.Seq > 0 {
@@ -111,12 +112,12 @@ func (p *plan) cut(i int) {
 // missing returns the seqs of the old gaps and of [from, to] that are not
 // present, as sorted, merged ranges. It works on ranges, never seq by seq,
 // so a hostile "sequence: 999999999" costs nothing.
-func missing(old []state.Range, from, to int, present map[int]bool) []state.Range {
-	sorted := make([]int, 0, len(present))
+func missing(old []state.Range, from, to manifest.Seq, present map[manifest.Seq]bool) []state.Range {
+	sorted := make([]manifest.Seq, 0, len(present))
 	for s := range present {
 		sorted = append(sorted, s)
 	}
-	sort.Ints(sorted)
+	slices.Sort(sorted)
 	var out state.Ranges
 	for _, r := range old {
 		if r.To >= from {

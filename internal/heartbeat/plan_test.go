@@ -8,7 +8,7 @@ import (
 	"github.com/meshnode/meshnode/internal/state"
 )
 
-func entries(seqs ...int) []manifest.Entry {
+func entries(seqs ...manifest.Seq) []manifest.Entry {
 	out := make([]manifest.Entry, len(seqs))
 	for i, s := range seqs {
 		out[i] = manifest.Entry{Seq: s, Hash: hashOf(s), File: "traces/t.md"}
@@ -16,12 +16,12 @@ func entries(seqs ...int) []manifest.Entry {
 	return out
 }
 
-func hashOf(seq int) manifest.Hash {
+func hashOf(seq manifest.Seq) manifest.Hash {
 	return manifest.HashBytes([]byte{byte(seq), byte(seq >> 8), byte(seq >> 16)})
 }
 
-func seqsOf(es []manifest.Entry) []int {
-	var out []int
+func seqsOf(es []manifest.Entry) []manifest.Seq {
+	var out []manifest.Seq
 	for _, e := range es {
 		out = append(out, e.Seq)
 	}
@@ -32,49 +32,49 @@ func TestPlanPoll(t *testing.T) {
 	tests := []struct {
 		name      string
 		cursor    cursorView
-		sequence  int
-		rows      []int
-		wantFetch []int
-		wantLast  int
+		sequence  manifest.Seq
+		rows      []manifest.Seq
+		wantFetch []manifest.Seq
+		wantLast  manifest.Seq
 		wantGaps  []state.Range
 		backwards bool
 	}{
 		{
-			name: "first poll takes everything oldest first", sequence: 3, rows: []int{3, 1, 2},
-			wantFetch: []int{1, 2, 3}, wantLast: 3,
+			name: "first poll takes everything oldest first", sequence: 3, rows: []manifest.Seq{3, 1, 2},
+			wantFetch: []manifest.Seq{1, 2, 3}, wantLast: 3,
 		},
 		{
-			name: "nothing above the cursor", cursor: cursorView{lastSeen: 3}, sequence: 3, rows: []int{1, 2, 3},
+			name: "nothing above the cursor", cursor: cursorView{lastSeen: 3}, sequence: 3, rows: []manifest.Seq{1, 2, 3},
 			wantLast: 3,
 		},
 		{
-			name: "only entries above the cursor", cursor: cursorView{lastSeen: 2}, sequence: 4, rows: []int{1, 2, 3, 4},
-			wantFetch: []int{3, 4}, wantLast: 4,
+			name: "only entries above the cursor", cursor: cursorView{lastSeen: 2}, sequence: 4, rows: []manifest.Seq{1, 2, 3, 4},
+			wantFetch: []manifest.Seq{3, 4}, wantLast: 4,
 		},
 		{
-			name: "a gap is recorded, not skipped", cursor: cursorView{lastSeen: 40}, sequence: 50, rows: []int{41, 42, 43, 44, 45, 49, 50},
-			wantFetch: []int{41, 42, 43, 44, 45, 49, 50}, wantLast: 50, wantGaps: []state.Range{{From: 46, To: 48}},
+			name: "a gap is recorded, not skipped", cursor: cursorView{lastSeen: 40}, sequence: 50, rows: []manifest.Seq{41, 42, 43, 44, 45, 49, 50},
+			wantFetch: []manifest.Seq{41, 42, 43, 44, 45, 49, 50}, wantLast: 50, wantGaps: []state.Range{{From: 46, To: 48}},
 		},
 		{
 			name: "a backfilled gap entry is fetched", cursor: cursorView{lastSeen: 50, gaps: []state.Range{{From: 46, To: 48}}},
-			sequence: 50, rows: []int{45, 47, 50},
-			wantFetch: []int{47}, wantLast: 50, wantGaps: []state.Range{{From: 46, To: 46}, {From: 48, To: 48}},
+			sequence: 50, rows: []manifest.Seq{45, 47, 50},
+			wantFetch: []manifest.Seq{47}, wantLast: 50, wantGaps: []state.Range{{From: 46, To: 46}, {From: 48, To: 48}},
 		},
 		{
-			name: "declared sequence above the last row is a gap", sequence: 254, rows: []int{1, 2, 250},
-			wantFetch: []int{1, 2, 250}, wantLast: 254, wantGaps: []state.Range{{From: 3, To: 249}, {From: 251, To: 254}},
+			name: "declared sequence above the last row is a gap", sequence: 254, rows: []manifest.Seq{1, 2, 250},
+			wantFetch: []manifest.Seq{1, 2, 250}, wantLast: 254, wantGaps: []state.Range{{From: 3, To: 249}, {From: 251, To: 254}},
 		},
 		{
-			name: "a retried entry is fetched again", cursor: cursorView{lastSeen: 5, retry: []int{2}}, sequence: 5, rows: []int{1, 2, 3, 4, 5},
-			wantFetch: []int{2}, wantLast: 5,
+			name: "a retried entry is fetched again", cursor: cursorView{lastSeen: 5, retry: []manifest.Seq{2}}, sequence: 5, rows: []manifest.Seq{1, 2, 3, 4, 5},
+			wantFetch: []manifest.Seq{2}, wantLast: 5,
 		},
 		{
-			name: "sequence going backwards rescans and follows the peer down", cursor: cursorView{lastSeen: 10}, sequence: 3, rows: []int{1, 2, 3},
-			wantFetch: []int{1, 2, 3}, wantLast: 3, backwards: true,
+			name: "sequence going backwards rescans and follows the peer down", cursor: cursorView{lastSeen: 10}, sequence: 3, rows: []manifest.Seq{1, 2, 3},
+			wantFetch: []manifest.Seq{1, 2, 3}, wantLast: 3, backwards: true,
 		},
 		{
-			name: "a hostile huge sequence is one range", sequence: 999999999, rows: []int{1},
-			wantFetch: []int{1}, wantLast: 999999999, wantGaps: []state.Range{{From: 2, To: 999999999}},
+			name: "a hostile huge sequence is one range", sequence: 999999999, rows: []manifest.Seq{1},
+			wantFetch: []manifest.Seq{1}, wantLast: 999999999, wantGaps: []state.Range{{From: 2, To: 999999999}},
 		},
 	}
 	for _, tt := range tests {
@@ -103,7 +103,7 @@ func TestPlanPollKeepsRowsWithoutFileInOrder(t *testing.T) {
 		{Seq: 1, Hash: hashOf(1), Title: "legacy row"},
 	}}
 	p := planPoll(cursorView{}, m)
-	if got := seqsOf(p.todo); !reflect.DeepEqual(got, []int{1, 2}) || p.todo[0].File != "" {
+	if got := seqsOf(p.todo); !reflect.DeepEqual(got, []manifest.Seq{1, 2}) || p.todo[0].File != "" {
 		t.Fatalf("todo = %v, want the legacy row then the file", got)
 	}
 }
@@ -116,38 +116,38 @@ func TestPlanCutLeavesTheRestForTheNextPoll(t *testing.T) {
 	tests := []struct {
 		name      string
 		cursor    cursorView
-		sequence  int
-		rows      []int
+		sequence  manifest.Seq
+		rows      []manifest.Seq
 		cutAt     int
-		wantTodo  []int
-		wantLast  int
-		wantRetry []int
+		wantTodo  []manifest.Seq
+		wantLast  manifest.Seq
+		wantRetry []manifest.Seq
 		wantGaps  []state.Range
 	}{
 		{
-			name: "a first poll cut in the middle", sequence: 10, rows: []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10},
-			cutAt: 4, wantTodo: []int{1, 2, 3, 4}, wantLast: 4,
+			name: "a first poll cut in the middle", sequence: 10, rows: []manifest.Seq{1, 2, 3, 4, 5, 6, 7, 8, 9, 10},
+			cutAt: 4, wantTodo: []manifest.Seq{1, 2, 3, 4}, wantLast: 4,
 		},
 		{
-			name: "a cut keeps only the gaps below the new cursor", sequence: 20, rows: []int{1, 2, 5, 6, 15, 20},
-			cutAt: 4, wantTodo: []int{1, 2, 5, 6}, wantLast: 14, wantGaps: []state.Range{{From: 3, To: 4}, {From: 7, To: 14}},
+			name: "a cut keeps only the gaps below the new cursor", sequence: 20, rows: []manifest.Seq{1, 2, 5, 6, 15, 20},
+			cutAt: 4, wantTodo: []manifest.Seq{1, 2, 5, 6}, wantLast: 14, wantGaps: []state.Range{{From: 3, To: 4}, {From: 7, To: 14}},
 		},
 		{
-			name: "gap and retry entries left below the cursor go on the retry list", cursor: cursorView{lastSeen: 10, gaps: []state.Range{{From: 3, To: 4}}, retry: []int{7}},
-			sequence: 12, rows: []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12},
-			cutAt: 1, wantTodo: []int{3}, wantLast: 10, wantRetry: []int{4, 7},
+			name: "gap and retry entries left below the cursor go on the retry list", cursor: cursorView{lastSeen: 10, gaps: []state.Range{{From: 3, To: 4}}, retry: []manifest.Seq{7}},
+			sequence: 12, rows: []manifest.Seq{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12},
+			cutAt: 1, wantTodo: []manifest.Seq{3}, wantLast: 10, wantRetry: []manifest.Seq{4, 7},
 		},
 		{
-			name: "a cut going backwards follows the peer down", cursor: cursorView{lastSeen: 100}, sequence: 5, rows: []int{1, 2, 3, 4, 5},
-			cutAt: 2, wantTodo: []int{1, 2}, wantLast: 2,
+			name: "a cut going backwards follows the peer down", cursor: cursorView{lastSeen: 100}, sequence: 5, rows: []manifest.Seq{1, 2, 3, 4, 5},
+			cutAt: 2, wantTodo: []manifest.Seq{1, 2}, wantLast: 2,
 		},
 		{
-			name: "a cut at a duplicated seq leaves the seq whole", sequence: 3, rows: []int{1, 2, 2, 3},
-			cutAt: 2, wantTodo: []int{1, 2}, wantLast: 1,
+			name: "a cut at a duplicated seq leaves the seq whole", sequence: 3, rows: []manifest.Seq{1, 2, 2, 3},
+			cutAt: 2, wantTodo: []manifest.Seq{1, 2}, wantLast: 1,
 		},
 		{
-			name: "a cut past the end changes nothing", sequence: 2, rows: []int{1, 2},
-			cutAt: 5, wantTodo: []int{1, 2}, wantLast: 2,
+			name: "a cut past the end changes nothing", sequence: 2, rows: []manifest.Seq{1, 2},
+			cutAt: 5, wantTodo: []manifest.Seq{1, 2}, wantLast: 2,
 		},
 	}
 	for _, tt := range tests {

@@ -117,7 +117,7 @@ func (pl *poller) process(ctx context.Context, r *pollResult, m *manifest.Manife
 		pl.logf("peer %s: sequence went backwards from %d to %d: rescanning, deduplicating by hash", r.peer.name, c.LastSeenSeq, pn.lastSeen)
 	}
 	r.dups += pn.dups
-	var retry []int
+	var retry []manifest.Seq
 	b := budget{node: &pl.node}
 	warned := 0
 	pl.fetchInOrder(ctx, r.peer, pn.todo, func(i int, got *entryResult) bool {
@@ -163,7 +163,7 @@ func (pl *poller) process(ctx context.Context, r *pollResult, m *manifest.Manife
 	c.Gaps = pn.gaps
 	c.Retry = append(retry, pn.retry...)
 	c.Backlog = pn.truncated
-	r.gapCount = countRanges(pn.gaps)
+	r.gapCount = state.Ranges(pn.gaps).Count()
 	if len(pn.gaps) > 0 {
 		pl.logf("peer %s: %d seqs missing below %d (gaps kept for a later backfill)", r.peer.name, r.gapCount, pn.lastSeen)
 	}
@@ -172,12 +172,4 @@ func (pl *poller) process(ctx context.Context, r *pollResult, m *manifest.Manife
 		outcome = outcomeNew
 	}
 	pl.succeed(r, outcome)
-}
-
-func countRanges(rs []state.Range) int {
-	n := 0
-	for _, r := range rs {
-		n += r.To - r.From + 1
-	}
-	return n
 }

@@ -51,7 +51,7 @@ func newSimMesh(t testing.TB, peers int) *simMesh {
 
 // add publishes one trace at now.
 func (p *simPeer) add(content string, now time.Time) {
-	seq := len(p.m.Entries) + 1
+	seq := manifest.Seq(len(p.m.Entries) + 1)
 	name := fmt.Sprintf("traces/%04d.md", seq)
 	p.files[name] = []byte(content)
 	p.m.Sequence = seq

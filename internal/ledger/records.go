@@ -13,7 +13,7 @@ import (
 type Trace struct {
 	Agent     string          `json:"agent"`
 	AgentURL  string          `json:"agent_url"`
-	Seq       int             `json:"seq"`
+	Seq       manifest.Seq    `json:"seq"`
 	Hash      manifest.Hash   `json:"hash"`
 	File      string          `json:"file,omitempty"` // as the MANIFEST lists it; "" for legacy rows
 	URL       string          `json:"url,omitempty"`  // the file's full URL
@@ -51,7 +51,7 @@ type Validation struct {
 type Rejection struct {
 	Agent       string        `json:"agent"`
 	AgentURL    string        `json:"agent_url"`
-	Seq         int           `json:"seq"`
+	Seq         manifest.Seq  `json:"seq"`
 	ClaimedHash manifest.Hash `json:"claimed_hash"`
 	ServedHash  manifest.Hash `json:"served_hash"`
 	At          time.Time     `json:"at,omitzero"`

@@ -48,8 +48,9 @@ func TestCorpusManifestsParseAndHashesMatch(t *testing.T) {
 func TestCorpusQuirks(t *testing.T) {
 	dir := corpustest.Dir(t)
 	tests := []struct {
-		path           string
-		sequence, rows int
+		path     string
+		sequence Seq
+		rows     int
 	}{
 		{"agents-hosted/noobagent/MANIFEST.md", 254, 204},
 		{"agents-hosted/newagent2/MANIFEST.md", 246, 246},
@@ -65,11 +66,11 @@ func TestCorpusQuirks(t *testing.T) {
 		})
 	}
 	m := parseFile(t, filepath.Join(dir, "agents-hosted/noobagent/MANIFEST.md"))
-	seen := map[int]bool{}
+	seen := map[Seq]bool{}
 	for _, e := range m.Entries {
 		seen[e.Seq] = true
 	}
-	for seq := 104; seq <= 151; seq++ {
+	for seq := Seq(104); seq <= 151; seq++ {
 		if seen[seq] {
 			t.Errorf("noobagent seq %d present, want the gap 104–151", seq)
 		}

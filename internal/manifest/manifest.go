@@ -16,13 +16,13 @@ type Manifest struct {
 	Agent    string    // "agent:" line, or the name in "# Manifest — name"
 	URL      string    // "url:" line; empty when absent
 	Updated  time.Time // "updated:" or "**Last Updated:**"; zero when absent
-	Sequence int       // declared "sequence:"; 0 when absent
+	Sequence Seq       // declared "sequence:"; 0 when absent
 	Entries  []Entry   // rows in the order written
 }
 
 // Entry is one row of the table.
 type Entry struct {
-	Seq       int
+	Seq       Seq
 	Hash      Hash      // "sha256:<64 lowercase hex>"
 	File      string    // path relative to the agent's base URL; empty in legacy layouts
 	Type      string    // free text, unknown types kept
@@ -31,6 +31,11 @@ type Entry struct {
 	Title     string    // legacy layouts only
 	Category  string    // legacy layouts only
 }
+
+// Seq is a trace's number in its author's MANIFEST.md: 1 for the first
+// trace, growing with every one published, never reused (docs/protocol.md
+// §3). A manifest's declared sequence is the highest Seq ever published.
+type Seq int
 
 // Problem is a row or field that was skipped, with why.
 type Problem struct {
@@ -54,8 +59,8 @@ const (
 // MaxSeq returns the highest seq among the entries, or 0 when there are
 // none. It can be lower than Sequence: peers leave gaps (noobagent declares
 // 254 with 204 rows).
-func (m *Manifest) MaxSeq() int {
-	max := 0
+func (m *Manifest) MaxSeq() Seq {
+	var max Seq
 	for _, e := range m.Entries {
 		if e.Seq > max {
 			max = e.Seq

@@ -187,7 +187,7 @@ func (p *parser) sequence(n int, value string) {
 		p.problem(n, "sequence %q is not a number from 0 to %d", clip(value), maxSeqValue)
 		return
 	}
-	p.m.Sequence = v
+	p.m.Sequence = Seq(v)
 }
 
 // keyValue reads "key: value" and "**Key:** value" lines; the key comes back

@@ -19,12 +19,13 @@ func readTestdata(t *testing.T, name string) []byte {
 
 func TestParseReadsEveryLayout(t *testing.T) {
 	tests := []struct {
-		file           string
-		agent          string
-		sequence, rows int
-		maxSeq         int
-		first          Entry // Hash is checked only for its shape
-		updated        time.Time
+		file     string
+		agent    string
+		sequence Seq
+		rows     int
+		maxSeq   Seq
+		first    Entry // Hash is checked only for its shape
+		updated  time.Time
 	}{
 		{"canonical.md", "jolt37", 42, 2, 42,
 			Entry{Seq: 42, File: "traces/capability-dci-hn-scout.md", Type: "capability", Status: "pending", Submitted: time.Date(2026, 2, 23, 15, 45, 0, 0, time.UTC)},
@@ -105,7 +106,7 @@ func TestParseSkipsBadRowsWithProblems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := []int{m.Entries[0].Seq, m.Entries[1].Seq}; len(m.Entries) != 2 || got[0] != 1 || got[1] != 5 {
+	if got := []Seq{m.Entries[0].Seq, m.Entries[1].Seq}; len(m.Entries) != 2 || got[0] != 1 || got[1] != 5 {
 		t.Fatalf("kept rows %+v, want seqs 1 and 5", m.Entries)
 	}
 	if !m.Entries[1].Submitted.IsZero() {

@@ -106,7 +106,7 @@ func (p *parser) row(n int, cells []string) (Entry, bool) {
 
 // rowSeq reads the seq column, or in the legacy "Trace" layout the first
 // number in the trace cell ("001", "Trace 001: …").
-func rowSeq(c *columns, cells []string) (int, bool) {
+func rowSeq(c *columns, cells []string) (Seq, bool) {
 	s := plain(c.get(cells, colSeq))
 	if c.index[colSeq] < 0 {
 		s = firstNumber(c.get(cells, colTrace))
@@ -115,7 +115,7 @@ func rowSeq(c *columns, cells []string) (int, bool) {
 	if err != nil || v < 1 || v > maxSeqValue {
 		return 0, false
 	}
-	return v, true
+	return Seq(v), true
 }
 
 func rowTitle(c *columns, cells []string) string {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/meshnode/meshnode/internal/corpustest"
+	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 )
 
@@ -85,7 +86,7 @@ func TestPublishRealTracesFromScratch(t *testing.T) {
 				t.Fatalf("published %d and held %d of %d files", len(res.NewFiles), len(res.Held), len(files)+len(unpublishable))
 			}
 			for i, e := range res.NewFiles {
-				if e.Seq != i+1 || e.Type == "" {
+				if e.Seq != manifest.Seq(i+1) || e.Type == "" {
 					t.Errorf("row %d: seq %d type %q", i, e.Seq, e.Type)
 				}
 			}

@@ -21,7 +21,7 @@ type ImmutableError struct {
 // Violation is one published file that no longer holds its published bytes.
 type Violation struct {
 	File          string
-	Seq           int
+	Seq           manifest.Seq
 	PublishedHash manifest.Hash
 	CurrentHash   manifest.Hash // empty when the file was deleted
 }

@@ -100,7 +100,7 @@ func Plan(s *node.Snapshot, o Options) (*Result, error) {
 	if err := addNewFiles(m, res, s, o, old, next); err != nil {
 		return nil, err
 	}
-	m.Sequence = max(next-1, maxSeq(m))
+	m.Sequence = max(next-1, m.MaxSeq())
 	if len(res.NewFiles) > 0 || statusChanged || o.RefreshUpdated || m.Updated.IsZero() ||
 		m.Agent != old.Agent || m.URL != old.URL {
 		m.Updated = stamp(o.Now)
@@ -125,16 +125,8 @@ func manifestProblems(problems []manifest.Problem) error {
 // nextSeq is one above the highest seq ever given: the declared sequence
 // counts too, since seqs that a MANIFEST lost (noobagent's gaps) were still
 // given once and must never be given again.
-func nextSeq(m *manifest.Manifest) int {
-	return max(m.Sequence, maxSeq(m)) + 1
-}
-
-func maxSeq(m *manifest.Manifest) int {
-	top := 0
-	for _, e := range m.Entries {
-		top = max(top, e.Seq)
-	}
-	return top
+func nextSeq(m *manifest.Manifest) manifest.Seq {
+	return max(m.Sequence, m.MaxSeq()) + 1
 }
 
 // stamp is the form every time in MANIFEST.md takes: UTC, whole seconds, so

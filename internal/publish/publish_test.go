@@ -80,7 +80,7 @@ func TestPublishAssignsSeqsByPathNeverByTime(t *testing.T) {
 		t.Fatalf("published %d files, want %d", len(res.NewFiles), len(want))
 	}
 	for i, e := range res.NewFiles {
-		if e.File != want[i] || e.Seq != i+1 {
+		if e.File != want[i] || e.Seq != manifest.Seq(i+1) {
 			t.Errorf("NewFiles[%d] = seq %d %s, want seq %d %s", i, e.Seq, e.File, i+1, want[i])
 		}
 	}
@@ -200,8 +200,8 @@ func TestPublishSequenceNeverDecreases(t *testing.T) {
 	tests := []struct {
 		name         string
 		manifest     string
-		wantNewSeq   int
-		wantSequence int
+		wantNewSeq   manifest.Seq
+		wantSequence manifest.Seq
 	}{
 		{"declared sequence above the rows (noobagent)", head("254") + row("204", "traces/old.md", old), 255, 255},
 		{"declared sequence below the rows", head("2") + row("7", "traces/old.md", old), 8, 8},

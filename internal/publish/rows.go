@@ -60,7 +60,7 @@ func statusFor(e manifest.Entry, statuses map[manifest.Hash]manifest.Status) man
 
 // addNewFiles publishes every own file the MANIFEST does not list yet,
 // from seq next on, in ownFiles order.
-func addNewFiles(m *manifest.Manifest, res *Result, s *node.Snapshot, o Options, old *manifest.Manifest, next int) error {
+func addNewFiles(m *manifest.Manifest, res *Result, s *node.Snapshot, o Options, old *manifest.Manifest, next manifest.Seq) error {
 	listed := map[string]bool{}
 	for _, e := range old.Entries {
 		listed[e.File] = true

@@ -34,8 +34,8 @@ type Item struct {
 	Title    string        `json:"title,omitempty"`
 	// Seq and Submitted come from the peer's MANIFEST row, so the trace can
 	// be scored later without reading the manifest again.
-	Seq       int       `json:"seq,omitempty"`
-	Submitted time.Time `json:"submitted,omitzero"`
+	Seq       manifest.Seq `json:"seq,omitempty"`
+	Submitted time.Time    `json:"submitted,omitzero"`
 
 	Status    string    `json:"status"`
 	Reason    string    `json:"reason,omitempty"`

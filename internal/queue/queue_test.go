@@ -63,7 +63,7 @@ func newQueue(t testing.TB) (*File, string) {
 func item(n int) Item {
 	h := manifest.Hash(fmt.Sprintf("sha256:%012x%052x", n, n))
 	return Item{ID: h.Hex(12), Hash: h, From: "jolt37", FromURL: "https://jolt37.example/", TraceURL: fmt.Sprintf("https://jolt37.example/traces/%d.md", n),
-		Type: "knowledge", Title: fmt.Sprintf("trace %d", n), Seq: n, QueuedAt: t0.Add(time.Duration(n) * time.Minute)}
+		Type: "knowledge", Title: fmt.Sprintf("trace %d", n), Seq: manifest.Seq(n), QueuedAt: t0.Add(time.Duration(n) * time.Minute)}
 }
 
 // mustValid fails unless the file on disk decodes: after every call it is
@@ -168,7 +168,7 @@ func TestClaimTakesOldestClaimableAndHonoursFilter(t *testing.T) {
 		setup  func(q *File)
 		now    time.Time
 		filter func(Item) bool
-		want   int // seq claimed; 0 for none
+		want   manifest.Seq // seq claimed; 0 for none
 	}{
 		{"oldest queued first", func(q *File) {}, t0, nil, 1},
 		{"filter skips rejected items", func(q *File) {}, t0, func(it Item) bool { return it.Seq != 1 }, 2},
@@ -188,7 +188,7 @@ func TestClaimTakesOldestClaimableAndHonoursFilter(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := 0
+			var got manifest.Seq
 			if it != nil {
 				got = it.Seq
 			}
@@ -435,7 +435,7 @@ func TestSettledItemsLeaveAfterTheRetention(t *testing.T) {
 		t.Fatal(err)
 	}
 	items, _ := q.List()
-	var seqs []int
+	var seqs []manifest.Seq
 	for _, it := range items {
 		seqs = append(seqs, it.Seq)
 	}

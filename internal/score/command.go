@@ -39,7 +39,7 @@ type CommandRequest struct {
 	URL       string        `json:"url"`
 	Agent     string        `json:"agent"`
 	AgentURL  string        `json:"agent_url"`
-	Seq       int           `json:"seq"`
+	Seq       manifest.Seq  `json:"seq"`
 	Type      string        `json:"type"`
 	Category  string        `json:"category"`
 	Submitted string        `json:"submitted"` // RFC 3339, "" when unknown

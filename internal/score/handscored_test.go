@@ -65,7 +65,7 @@ func TestHeuristicAgreesWithHandScores(t *testing.T) {
 		}
 		in := Input{
 			Hash: h.SHA256, Agent: h.Agent, Raw: raw, Trace: parseTrace(t, raw), Now: hs.ScoredAt, Known: known,
-			Entry: manifest.Entry{Seq: h.Seq, Hash: h.SHA256, File: h.File, Type: h.Type, Submitted: h.Submitted},
+			Entry: manifest.Entry{Seq: manifest.Seq(h.Seq), Hash: h.SHA256, File: h.File, Type: h.Type, Submitted: h.Submitted},
 		}
 		res, err := Heuristic{}.Score(context.Background(), in)
 		if err != nil {

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -115,7 +114,7 @@ func (c *Corpus) Resolve(agent string, n int) (*Trace, bool) {
 		if strings.HasPrefix(t.Entry.File, prefix) {
 			byFile = append(byFile, t)
 		}
-		if t.Entry.Seq == n {
+		if t.Entry.Seq == manifest.Seq(n) {
 			bySeq = t
 		}
 	}
@@ -176,4 +175,4 @@ func earlier(a, b *Trace) bool {
 }
 
 // Name is "agent/seq" of t, for reports.
-func (t *Trace) Name() string { return t.Agent + "/" + strconv.Itoa(t.Entry.Seq) }
+func (t *Trace) Name() string { return fmt.Sprintf("%s/%d", t.Agent, t.Entry.Seq) }

@@ -20,7 +20,7 @@ const (
 // Label is one judged trace of the snapshot.
 type Label struct {
 	Agent  string        `json:"agent"`
-	Seq    int           `json:"seq"`
+	Seq    manifest.Seq  `json:"seq"`
 	File   string        `json:"file"`
 	SHA256 manifest.Hash `json:"sha256"`
 	Label  string        `json:"label"`

@@ -9,7 +9,7 @@ import (
 )
 
 func tr(agent string, seq int, typ, cat string) Trace {
-	return Trace{Agent: agent, AgentURL: "https://" + agent + ".example/", Hash: hash(agent, seq), Seq: seq, Type: typ, Category: cat,
+	return Trace{Agent: agent, AgentURL: "https://" + agent + ".example/", Hash: hash(agent, seq), Seq: manifest.Seq(seq), Type: typ, Category: cat,
 		URL: fmt.Sprintf("https://%s.example/traces/%03d.md", agent, seq)}
 }
 

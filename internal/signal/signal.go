@@ -6,7 +6,7 @@ import "github.com/meshnode/meshnode/internal/manifest"
 type Trace struct {
 	Agent, AgentURL, URL, Type, Category string
 	Hash                                 manifest.Hash
-	Seq                                  int
+	Seq                                  manifest.Seq
 }
 
 // Validation is one validator's verdict on one trace hash.
@@ -78,7 +78,7 @@ type TraceResult struct {
 	Hash    manifest.Hash   `json:"hash"`
 	Agent   string          `json:"agent"`
 	URL     string          `json:"url,omitempty"`
-	Seq     int             `json:"seq"`
+	Seq     manifest.Seq    `json:"seq"`
 	Passing int             `json:"passing"` // passing votes by agents with standing
 	Seen    int             `json:"seen"`    // votes by agents with standing
 	Signal  float64         `json:"signal"`  // passing / seen (docs/protocol.md §8.1); 0 when none seen

@@ -18,14 +18,14 @@ import (
 func writeSyntheticNode(tb testing.TB, dir string, n int) {
 	tb.Helper()
 	os.MkdirAll(filepath.Join(dir, "traces"), 0o755)
-	m := &manifest.Manifest{Agent: "bench", URL: "https://bench.example.org/", Updated: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), Sequence: n}
+	m := &manifest.Manifest{Agent: "bench", URL: "https://bench.example.org/", Updated: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), Sequence: manifest.Seq(n)}
 	for i := 1; i <= n; i++ {
 		name := fmt.Sprintf("traces/%05d-trace.md", i)
 		body := syntheticTrace(i)
 		if err := os.WriteFile(filepath.Join(dir, name), body, 0o644); err != nil {
 			tb.Fatal(err)
 		}
-		m.Entries = append(m.Entries, manifest.Entry{Seq: i, Hash: manifest.HashBytes(body), File: name, Type: "knowledge",
+		m.Entries = append(m.Entries, manifest.Entry{Seq: manifest.Seq(i), Hash: manifest.HashBytes(body), File: name, Type: "knowledge",
 			Status: "pending", Submitted: m.Updated.Add(-time.Duration(n-i) * time.Hour)})
 	}
 	os.WriteFile(filepath.Join(dir, "MANIFEST.md"), m.Format(), 0o644)

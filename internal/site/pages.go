@@ -5,6 +5,8 @@ import (
 	"html/template"
 	"sort"
 	"strings"
+
+	"github.com/meshnode/meshnode/internal/manifest"
 )
 
 // index finds traces by "agent/seq".
@@ -18,7 +20,7 @@ type index struct {
 
 // citeKey is the canonical "agent/seq" form: "czero/096" and "CZero/96"
 // name the same trace.
-func citeKey(agent string, seq int) string {
+func citeKey(agent string, seq manifest.Seq) string {
 	return strings.ToLower(agent) + "/" + fmt.Sprint(seq)
 }
 

@@ -11,15 +11,15 @@ import (
 // needs. Seed 000 gives last_seen_seq, last_polled, failure_count and
 // backoff; the rest extends it.
 type Cursor struct {
-	Agent        string    `json:"agent,omitempty"`
-	LastSeenSeq  int       `json:"last_seen_seq"`
-	LastPolled   time.Time `json:"last_polled,omitzero"`
-	LastSuccess  time.Time `json:"last_success,omitzero"`
-	FailureCount int       `json:"failure_count,omitempty"`
-	Backoff      string    `json:"backoff,omitempty"` // "", BackoffHourly, BackoffDaily, BackoffWeekly
-	FirstFailure time.Time `json:"first_failure,omitzero"`
-	Status       string    `json:"status,omitempty"` // "", StatusUnreachable, StatusGone
-	LastError    string    `json:"last_error,omitempty"`
+	Agent        string       `json:"agent,omitempty"`
+	LastSeenSeq  manifest.Seq `json:"last_seen_seq"`
+	LastPolled   time.Time    `json:"last_polled,omitzero"`
+	LastSuccess  time.Time    `json:"last_success,omitzero"`
+	FailureCount int          `json:"failure_count,omitempty"`
+	Backoff      string       `json:"backoff,omitempty"` // "", BackoffHourly, BackoffDaily, BackoffWeekly
+	FirstFailure time.Time    `json:"first_failure,omitzero"`
+	Status       string       `json:"status,omitempty"` // "", StatusUnreachable, StatusGone
+	LastError    string       `json:"last_error,omitempty"`
 
 	// Gaps are seqs at or below LastSeenSeq the peer has not listed yet.
 	// They are asked for again at every poll: docs/protocol.md §6 expects a peer to
@@ -28,7 +28,7 @@ type Cursor struct {
 	Gaps Ranges `json:"gaps,omitempty"`
 	// Retry lists seqs that were listed but could not be fetched (a
 	// transient failure); they are fetched again at the next poll.
-	Retry []int `json:"retry,omitempty"`
+	Retry []manifest.Seq `json:"retry,omitempty"`
 	// Backlog is set when the last poll stopped at a budget or the
 	// deadline with wanted entries left above LastSeenSeq: the next poll
 	// reads the manifest even when it did not change, so a peer with more

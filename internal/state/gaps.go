@@ -1,6 +1,11 @@
 package state
 
-import "sort"
+import (
+	"slices"
+	"sort"
+
+	"github.com/meshnode/meshnode/internal/manifest"
+)
 
 // MaxGapRanges caps the gap ranges kept per peer and MaxRetry the seqs on
 // its retry list. A hostile manifest (sequence: 999999999, rows scattered
@@ -15,24 +20,25 @@ const (
 
 // Range is an inclusive span of seqs, From ≤ To.
 type Range struct {
-	From int `json:"from"`
-	To   int `json:"to"`
+	From manifest.Seq `json:"from"`
+	To   manifest.Seq `json:"to"`
 }
 
 // Len returns the number of seqs in r.
-func (r Range) Len() int { return r.To - r.From + 1 }
+func (r Range) Len() int { return int(r.To-r.From) + 1 }
 
 // Ranges is a set of seqs stored as sorted, disjoint, non-adjacent ranges.
 type Ranges []Range
 
 // Without returns the parts of r that hold none of the sorted seqs.
-func (r Range) Without(sorted []int) Ranges {
+func (r Range) Without(sorted []manifest.Seq) Ranges {
 	if r.From > r.To {
 		return nil
 	}
 	var out Ranges
 	cur := r.From
-	for _, s := range sorted[sort.SearchInts(sorted, r.From):] {
+	from, _ := slices.BinarySearch(sorted, r.From)
+	for _, s := range sorted[from:] {
 		if s > r.To {
 			break
 		}
@@ -48,7 +54,7 @@ func (r Range) Without(sorted []int) Ranges {
 }
 
 // Contains reports whether seq is in one of the ranges.
-func (rs Ranges) Contains(seq int) bool {
+func (rs Ranges) Contains(seq manifest.Seq) bool {
 	i := sort.Search(len(rs), func(i int) bool { return rs[i].To >= seq })
 	return i < len(rs) && rs[i].From <= seq
 }
@@ -105,18 +111,13 @@ func capRanges(rs Ranges) Ranges {
 
 // capRetry returns retry sorted and unique with at most MaxRetry seqs; the
 // highest seqs over the cap move into gaps, where they are still asked for.
-func capRetry(retry []int, gaps Ranges) ([]int, Ranges) {
+func capRetry(retry []manifest.Seq, gaps Ranges) ([]manifest.Seq, Ranges) {
 	if len(retry) == 0 {
 		return nil, gaps
 	}
-	s := append([]int(nil), retry...)
-	sort.Ints(s)
-	uniq := s[:1]
-	for _, v := range s[1:] {
-		if v != uniq[len(uniq)-1] {
-			uniq = append(uniq, v)
-		}
-	}
+	uniq := slices.Clone(retry)
+	slices.Sort(uniq)
+	uniq = slices.Compact(uniq)
 	if len(uniq) <= MaxRetry {
 		return uniq, gaps
 	}

@@ -3,6 +3,8 @@ package state
 import (
 	"testing"
 	"time"
+
+	"github.com/meshnode/meshnode/internal/manifest"
 )
 
 var sched = Schedule{Heartbeat: 30 * time.Minute, QuietAfter: 2 * time.Hour, MaxInterval: 6 * time.Hour, SpikeFactor: 3}
@@ -140,7 +142,7 @@ func TestNewsCountsKeepOnlyTheSpikeWindow(t *testing.T) {
 func TestEntriesLeftToFetchKeepAQuietPeerAtEveryHeartbeat(t *testing.T) {
 	c := &Cursor{}
 	poll(c, 0, 0)
-	c.Retry = []int{7}
+	c.Retry = []manifest.Seq{7}
 	if a := poll(c, 24*time.Hour, 0); a.Interval != sched.Heartbeat || !c.NextPoll.IsZero() {
 		t.Errorf("quiet peer with a retry: interval %v, next %v; want the next heartbeat", a.Interval, c.NextPoll)
 	}

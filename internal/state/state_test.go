@@ -33,14 +33,14 @@ func TestLoadReadsSeedShapes(t *testing.T) {
 	tests := []struct {
 		name      string
 		file      string
-		wantSeq   map[string]int
+		wantSeq   map[string]manifest.Seq
 		wantSeen  map[manifest.Hash]time.Time
 		wantFails int
 	}{
 		{
 			name: "seen_hashes as a list counts them first seen at load time",
 			file: "seed000-list.json",
-			wantSeq: map[string]int{
+			wantSeq: map[string]manifest.Seq{
 				"https://jolt37.hive37.ai/traces/":     42,
 				"https://abernath37.hive37.ai/traces/": 107,
 			},
@@ -49,7 +49,7 @@ func TestLoadReadsSeedShapes(t *testing.T) {
 		{
 			name:      "seen_hashes as a map keeps first-seen times and breaker fields",
 			file:      "seed000-breaker.json",
-			wantSeq:   map[string]int{"https://slow-agent.example.com/traces/": 12},
+			wantSeq:   map[string]manifest.Seq{"https://slow-agent.example.com/traces/": 12},
 			wantSeen:  map[manifest.Hash]time.Time{"sha256:abc123": time.Date(2026, 2, 23, 16, 0, 0, 0, time.UTC), "sha256:def456": time.Date(2026, 1, 15, 10, 0, 0, 0, time.UTC)},
 			wantFails: 4,
 		},
@@ -268,7 +268,7 @@ func sampleState() *State {
 	c.Agent, c.LastSeenSeq = "jolt37", 50
 	c.LastPolled = time.Date(2026, 2, 23, 17, 0, 0, 0, local)
 	c.Gaps = Ranges{{From: 49, To: 49}, {From: 46, To: 48}}
-	c.Retry = []int{44, 41, 44}
+	c.Retry = []manifest.Seq{44, 41, 44}
 	s.Cursor("https://learned.example/").LearnedFrom = "https://jolt37.hive37.ai/traces/"
 	s.MarkSeenFrom("https://jolt37.hive37.ai/traces/", "sha256:bbb", time.Date(2026, 2, 23, 16, 0, 0, 0, time.UTC))
 	s.MarkSeen("sha256:aaa", time.Date(2026, 2, 22, 16, 0, 0, 0, time.UTC))

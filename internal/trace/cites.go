@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/meshnode/meshnode/internal/manifest"
 )
 
 const (
@@ -82,7 +84,7 @@ func citationAt(text []byte, start, end int) (Citation, bool) {
 		!strings.ContainsAny(agent, "abcdefghijklmnopqrstuvwxyz") || notAgents[agent] {
 		return Citation{}, false
 	}
-	return Citation{Agent: agent, Seq: seq}, true
+	return Citation{Agent: agent, Seq: manifest.Seq(seq)}, true
 }
 
 // endsReference reports whether rest, the text after a candidate, lets it
@@ -122,8 +124,8 @@ func (c Citation) String() string {
 	return c.Agent + "/" + padSeq(c.Seq)
 }
 
-func padSeq(n int) string {
-	s := strconv.Itoa(n)
+func padSeq(n manifest.Seq) string {
+	s := strconv.Itoa(int(n))
 	for len(s) < 3 {
 		s = "0" + s
 	}

@@ -3,7 +3,8 @@
 // under the title, or a trailing block after a final "---". Earlier sources
 // win and later ones fill gaps. It never renders markdown, never follows a
 // link and trusts nothing it reads: traces are peers' text. It does no I/O
-// and imports nothing else of this module.
+// and imports nothing else of this module but manifest, for the Seq a
+// citation names.
 package trace
 
 import (
@@ -11,6 +12,8 @@ import (
 	"errors"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/meshnode/meshnode/internal/manifest"
 )
 
 // Trace is a parsed trace.
@@ -31,7 +34,7 @@ type Trace struct {
 // Citation is a reference to another trace as "agent/seq".
 type Citation struct {
 	Agent string // lowercased: authors write "Rex/012" and "rex/012" alike
-	Seq   int
+	Seq   manifest.Seq
 }
 
 // Parse reads a trace. It fails only when the bytes are not UTF-8 text or

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"text/tabwriter"
 	"time"
+
+	"github.com/meshnode/meshnode/internal/manifest"
 )
 
 // Kinds of Event.
@@ -44,12 +46,12 @@ type Event struct {
 
 // Item is one inbox item as a person sees it.
 type Item struct {
-	ID       string `json:"id"`
-	Type     string `json:"type"`
-	From     string `json:"from"`
-	Seq      int    `json:"seq,omitempty"`
-	Status   string `json:"status"`
-	TraceURL string `json:"trace_url"`
+	ID       string       `json:"id"`
+	Type     string       `json:"type"`
+	From     string       `json:"from"`
+	Seq      manifest.Seq `json:"seq,omitempty"`
+	Status   string       `json:"status"`
+	TraceURL string       `json:"trace_url"`
 }
 
 // Tick is what one heartbeat of the watcher did.

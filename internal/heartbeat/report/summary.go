@@ -76,7 +76,7 @@ type Held struct {
 type Mismatch struct {
 	Peer    string        `json:"peer"`
 	URL     string        `json:"url"`
-	Seq     int           `json:"seq"`
+	Seq     manifest.Seq  `json:"seq"`
 	Claimed manifest.Hash `json:"claimed"`
 	Served  manifest.Hash `json:"served"`
 }

@@ -52,6 +52,6 @@ func Item(n int) queue.Item {
 	return queue.Item{
 		ID: hex[:12], Hash: manifest.Hash("sha256:" + hex), From: "ada", FromURL: "https://ada.example/traces/",
 		TraceURL: fmt.Sprintf("https://ada.example/traces/t%d.md", n), Type: "finding", Title: fmt.Sprintf("trace %d", n),
-		Seq: n, QueuedAt: T0.Add(time.Duration(n) * time.Second),
+		Seq: manifest.Seq(n), QueuedAt: T0.Add(time.Duration(n) * time.Second),
 	}
 }
