@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 
 	"github.com/meshnode/meshnode/internal/roster"
@@ -94,13 +95,13 @@ func (m *mesh) admit(sig []float64, rounds []int, round int) bool {
 // by their trace URL where one is known (a name is only what a file
 // says), else by name.
 type mesh struct {
-	traces   []Trace                             // one per hash, sorted by hash
+	traces   []ledger.Trace                      // one per hash, sorted by hash
 	authors  []int                               // agent id of traces[i]'s author
 	points   []float64                           // what traces[i] earns its author once validated
 	ballots  [][]ballot                          // traces[i]'s votes, by validator key
 	ids      map[string]int                      // agent key → agent id, an index of keyOf
 	keyOf    []string                            // agent id → agent key
-	byHash   map[manifest.Hash]Trace             // hash → trace
+	byHash   map[manifest.Hash]ledger.Trace      // hash → trace
 	votes    map[manifest.Hash]map[string]string // hash → validator key → "pass" | "fail"; while building
 	names    map[string]string                   // agent key → name as first written
 	urls     map[string]string                   // agent key → trace URL
@@ -130,7 +131,7 @@ type ballot struct {
 
 func newMesh(in Input) *mesh {
 	m := &mesh{
-		byHash: map[manifest.Hash]Trace{}, votes: map[manifest.Hash]map[string]string{},
+		byHash: map[manifest.Hash]ledger.Trace{}, votes: map[manifest.Hash]map[string]string{},
 		names: map[string]string{}, urls: map[string]string{}, founders: map[string]bool{}, keys: map[string]string{},
 	}
 	// Names come first from the traces (the name the node polls the agent
@@ -176,8 +177,8 @@ func (m *mesh) index() {
 	m.votes = nil
 }
 
-func (m *mesh) addTraces(traces []Trace) {
-	ts := append([]Trace(nil), traces...)
+func (m *mesh) addTraces(traces []ledger.Trace) {
+	ts := append([]ledger.Trace(nil), traces...)
 	sort.Slice(ts, func(i, j int) bool {
 		a, b := ts[i], ts[j]
 		if a.Hash != b.Hash {
@@ -205,9 +206,9 @@ func (m *mesh) addTraces(traces []Trace) {
 // published two verdicts on the same bytes (it should not), fail counts,
 // the conservative reading. Validations of traces not seen, of one's own
 // traces, or with no verdict earn nothing and count nowhere.
-func (m *mesh) addVotes(vals []Validation) {
+func (m *mesh) addVotes(vals []ledger.Validation) {
 	type keyed struct {
-		v   Validation
+		v   ledger.Validation
 		key string
 	}
 	vs := make([]keyed, len(vals))
@@ -239,7 +240,7 @@ func (m *mesh) addVotes(vals []Validation) {
 
 // isSelf reports a validation of the validator's own trace: the same
 // trace URL (the same agent key), or the same name.
-func (m *mesh) isSelf(v Validation, vk string, t Trace) bool {
+func (m *mesh) isSelf(v ledger.Validation, vk string, t ledger.Trace) bool {
 	if v.ValidatorURL != "" && t.AgentURL != "" && vk == m.key(t.Agent, t.AgentURL) {
 		return true
 	}

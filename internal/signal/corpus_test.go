@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/meshnode/meshnode/internal/corpustest"
+	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 )
 
@@ -42,7 +43,7 @@ func corpusInput(t *testing.T) Input {
 			if e.Hash == "" {
 				continue
 			}
-			in.Traces = append(in.Traces, Trace{Agent: agent, Hash: e.Hash, Seq: e.Seq, Type: e.Type, Category: e.Category,
+			in.Traces = append(in.Traces, ledger.Trace{Agent: agent, Hash: e.Hash, Seq: e.Seq, Type: e.Type, Category: e.Category,
 				URL: "https://mycelnet.ai/basecamp/agents-hosted/" + agent + "/" + e.File})
 			bySeq[fmt.Sprintf("%s/%d", agent, e.Seq)] = e.Hash
 		}
@@ -59,7 +60,7 @@ func corpusInput(t *testing.T) Input {
 		for _, author := range sortedKeys(rec[validator]) {
 			for _, ref := range rec[validator][author].Traces {
 				if h := bySeq[normalizeRef(ref)]; h != "" {
-					in.Validations = append(in.Validations, Validation{Validator: validator, TraceHash: h, Result: "pass"})
+					in.Validations = append(in.Validations, ledger.Validation{Validator: validator, TraceHash: h, Result: "pass"})
 				}
 			}
 		}

@@ -47,13 +47,13 @@ func FromSnapshot(s *node.Snapshot, agent, url string) (Input, error) {
 
 // ownTraces lists our MANIFEST rows under traces/, with type and
 // category filled from the files where the rows leave them out.
-func ownTraces(s *node.Snapshot, agent, url string) []Trace {
-	var out []Trace
+func ownTraces(s *node.Snapshot, agent, url string) []ledger.Trace {
+	var out []ledger.Trace
 	for _, e := range s.Manifest.Entries {
 		if e.Hash == "" || path.Dir(e.File) != node.TracesDir {
 			continue
 		}
-		t := Trace{Agent: agent, AgentURL: url, Hash: e.Hash, URL: url + e.File, Seq: e.Seq, Type: e.Type, Category: e.Category}
+		t := ledger.Trace{Agent: agent, AgentURL: url, Hash: e.Hash, URL: url + e.File, Seq: e.Seq, Type: e.Type, Category: e.Category}
 		if p, err := s.Trace(e.File); err == nil {
 			t.Category = firstNonEmpty(t.Category, p.Category)
 			t.Type = firstNonEmpty(t.Type, p.Type)
@@ -67,8 +67,8 @@ func ownTraces(s *node.Snapshot, agent, url string) []Trace {
 // about to: those with a publishable name (node.Publishable) that parse.
 // Any other file in validations/ is held back by publish with its reason
 // and counts for nothing here; it must not stop the heartbeat.
-func ownValidations(s *node.Snapshot, agent, url string) []Validation {
-	var out []Validation
+func ownValidations(s *node.Snapshot, agent, url string) []ledger.Validation {
+	var out []ledger.Validation
 	for _, f := range s.Files(node.ValidationsDir) {
 		if f.Err != nil {
 			continue
@@ -77,38 +77,38 @@ func ownValidations(s *node.Snapshot, agent, url string) []Validation {
 		if err != nil {
 			continue
 		}
-		out = append(out, Validation{Validator: agent, ValidatorURL: url, TraceHash: v.TraceHash, Result: v.Result, Total: v.Total})
+		out = append(out, ledger.Validation{Validator: agent, ValidatorURL: url, TraceHash: v.TraceHash, Result: v.Result, Total: v.Total})
 	}
 	return out
 }
 
 // peerTraces lists the ledger's traces that are not ours, sorted by hash.
-func peerTraces(l *ledger.Ledger, own []Trace) []Trace {
+func peerTraces(l *ledger.Ledger, own []ledger.Trace) []ledger.Trace {
 	mine := map[manifest.Hash]bool{}
 	for _, t := range own {
 		mine[t.Hash] = true
 	}
-	var out []Trace
+	var out []ledger.Trace
 	for _, h := range sortedKeys(l.Traces) {
 		t := l.Traces[h]
 		if t == nil || mine[t.Hash] {
 			continue
 		}
-		out = append(out, Trace{Agent: t.Agent, AgentURL: t.AgentURL, Hash: t.Hash, URL: t.URL, Type: t.Type, Category: t.Category, Seq: t.Seq})
+		out = append(out, *t)
 	}
 	return out
 }
 
 // peerValidations lists the ledger's validations by others; ours are read
 // from our own files, which are the newer truth.
-func peerValidations(l *ledger.Ledger, agent, url string) []Validation {
-	var out []Validation
+func peerValidations(l *ledger.Ledger, agent, url string) []ledger.Validation {
+	var out []ledger.Validation
 	for _, k := range sortedKeys(l.Validations) {
 		v := l.Validations[k]
 		if v == nil || strings.EqualFold(v.Validator, agent) || (url != "" && v.ValidatorURL == url) {
 			continue
 		}
-		out = append(out, Validation{Validator: v.Validator, ValidatorURL: v.ValidatorURL, TraceHash: v.TraceHash, Result: v.Result, Total: v.Total})
+		out = append(out, *v)
 	}
 	return out
 }

@@ -1,6 +1,10 @@
 package signal
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/meshnode/meshnode/internal/ledger"
+)
 
 // Tiers of SIGNAL spec v0.2.
 const (
@@ -77,7 +81,7 @@ func TierOf(signal float64) string {
 
 // verdict reads a validation's result: "pass" or "fail", from the verdict
 // word, else from the total; "" when neither says.
-func verdict(v Validation) string {
+func verdict(v ledger.Validation) string {
 	switch strings.ToLower(strings.TrimSpace(v.Result)) {
 	case "pass", "passed":
 		return "pass"

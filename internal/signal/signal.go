@@ -1,20 +1,9 @@
 package signal
 
-import "github.com/meshnode/meshnode/internal/manifest"
-
-// Trace is a published trace as SIGNAL sees it.
-type Trace struct {
-	Agent, AgentURL, URL, Type, Category string
-	Hash                                 manifest.Hash
-	Seq                                  manifest.Seq
-}
-
-// Validation is one validator's verdict on one trace hash.
-type Validation struct {
-	Validator, ValidatorURL, Result string
-	TraceHash                       manifest.Hash
-	Total                           int
-}
+import (
+	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/manifest"
+)
 
 // Founder is an agent the mesh's founders declaration (FOUNDERS.md) names:
 // it has standing from the start. URL is its trace URL, which is what
@@ -23,10 +12,14 @@ type Founder struct {
 	Name, URL string
 }
 
-// Input is everything SIGNAL is computed from: public files only.
+// Input is everything SIGNAL is computed from: public files only. Traces
+// and validations are the records the ledger keeps of peers' (and
+// FromSnapshot makes of ours); SIGNAL reads of a trace its author, hash,
+// seq, type and category, and of a validation its validator, trace hash,
+// result and total.
 type Input struct {
-	Traces      []Trace
-	Validations []Validation
+	Traces      []ledger.Trace
+	Validations []ledger.Validation
 	Founders    []Founder
 }
 
