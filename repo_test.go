@@ -19,7 +19,7 @@ var citation = regexp.MustCompile(`docs/protocol\.md §(\d+(?:\.\d+)?)`)
 
 // outsideDoc matches references to specification files that live outside the
 // repository: a fork has none of them, so code must cite docs/protocol.md.
-var outsideDoc = regexp.MustCompile(`\bseed 00\d\b|\bseeds/|\bPROTOCOL\.md\b`)
+var outsideDoc = regexp.MustCompile(`(?i:\bseed 00\d\b)|\bseeds/|\bPROTOCOL\.md\b`)
 
 // TestSourcesCiteOnlyDocumentsInTheRepository keeps every comment's
 // citation readable in a fork: it names docs/protocol.md, never the seed

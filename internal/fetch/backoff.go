@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// Seed 004's backoff: base 1s, doubled per error, jitter 0.8–1.2, capped at
-// five minutes.
+// The backoff of docs/protocol.md §11.4: base 1s, doubled per error, jitter
+// 0.8–1.2, capped at five minutes.
 const (
 	backoffBase   = time.Second
 	backoffFactor = 2.0

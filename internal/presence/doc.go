@@ -2,7 +2,7 @@
 // unreachable, from ages alone: a crashed node sends no goodbye, so it is
 // detected by its heartbeat growing old (docs/protocol.md §10).
 //
-// Seed 001 beats every 60 s and calls an agent active under 5 minutes,
+// The original thresholds (docs/protocol.md §10) beat every 60 s and call an agent active under 5 minutes,
 // stale from 5 to 15 and offline beyond: 5 and 15 heartbeats. The mesh
 // beats every 30 minutes (docs/protocol.md §1), so the same multiples give active
 // under 150 minutes, stale from 150 to 450, offline beyond 450.

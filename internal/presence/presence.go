@@ -16,7 +16,7 @@ const (
 // Heartbeat is the mesh's heartbeat interval (docs/protocol.md §1: "every 30 minutes").
 const Heartbeat = 30 * time.Minute
 
-// Seed 001 thresholds in heartbeats: active under 5 minutes of a 60 s beat,
+// The thresholds of docs/protocol.md §10 in heartbeats: active under 5 minutes of a 60 s beat,
 // offline beyond 15.
 const (
 	ActiveBeats  = 5

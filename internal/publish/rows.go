@@ -10,8 +10,8 @@ import (
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
-// Types and status of the rows that are not our own traces. Seed 000 gives
-// statuses only for traces awaiting validation; a validation or a dispute
+// Types and status of the rows that are not our own traces. The protocol
+// gives statuses only to traces awaiting validation (docs/protocol.md §3.1); a validation or a dispute
 // is never validated itself, so its row says "published", and peers that
 // normalise unknown statuses still skip it by its type.
 const (

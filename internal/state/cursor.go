@@ -8,8 +8,9 @@ import (
 
 // Cursor is what the node remembers of one peer: how far it has read, when
 // it polled, how the peer has been failing, and what a conditional request
-// needs. Seed 000 gives last_seen_seq, last_polled, failure_count and
-// backoff; the rest extends it.
+// needs. The protocol's cursor is the highest seq processed
+// (docs/protocol.md §6.2), kept as last_seen_seq beside last_polled,
+// failure_count and backoff; the rest extends it.
 type Cursor struct {
 	Agent        string       `json:"agent,omitempty"`
 	LastSeenSeq  manifest.Seq `json:"last_seen_seq"`

@@ -6,8 +6,8 @@ import (
 	"github.com/meshnode/meshnode/internal/manifest"
 )
 
-// SeenRetention is how long a processed hash is remembered. Seed 000
-// ("seen_hashes Eviction"): a 90-day rolling window, because anything older
+// SeenRetention is how long a processed hash is remembered
+// (docs/protocol.md §6.4): a 90-day rolling window, because anything older
 // has been processed by every active agent.
 const SeenRetention = 90 * 24 * time.Hour
 
@@ -43,8 +43,7 @@ func (s *State) MarkSeen(hash manifest.Hash, now time.Time) {
 }
 
 // EvictSeen drops the hashes first seen more than SeenRetention before now
-// and returns how many it dropped. Seed 000 runs it at each heartbeat's
-// start.
+// and returns how many it dropped. The heartbeat runs it at its start.
 func (s *State) EvictSeen(now time.Time) int {
 	cutoff := now.Add(-SeenRetention)
 	n := 0

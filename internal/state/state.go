@@ -61,8 +61,8 @@ func (s *State) Cursor(url string) *Cursor {
 // cursor and the hashes seen from it, hosts.json and seen.json, and the
 // single file older nodes kept at path, if it is still there (see
 // SplitDir). Nothing on disk gives an empty state; a file that cannot be
-// read or decoded gives a *statefile.CorruptError and is left untouched. Seed 000's
-// older shape, where seen_hashes is a list, is read too: those hashes
+// read or decoded gives a *statefile.CorruptError and is left untouched. An older
+// node's shape, where seen_hashes is a list, is read too: those hashes
 // count as first seen now.
 func Load(path string) (*State, error) {
 	return load(path, time.Now)
