@@ -33,9 +33,9 @@ func runExplain(ctx context.Context, e *env, o scoreOptions) error {
 	if err != nil {
 		return fmt.Errorf("score --explain: %w", err)
 	}
-	in := score.Input{Hash: manifest.HashBytes(raw), Raw: raw, Now: clock(), Known: known}
+	in := score.Input{Record: ledger.Trace{Hash: manifest.HashBytes(raw)}, Raw: raw, Now: clock(), Known: known}
 	if t, err := trace.Parse(raw); err == nil {
-		in.Trace, in.Agent, in.Entry.Type = t, t.Agent, t.Type
+		in.Trace, in.Record.Agent, in.Record.Type = t, t.Agent, t.Type
 	}
 	res, err := score.Heuristic{}.Score(ctx, in)
 	if err != nil {
@@ -61,7 +61,7 @@ func printExplanation(w io.Writer, file string, in score.Input, res *score.Resul
 		title = in.Trace.Title
 	}
 	fmt.Fprintf(w, "%s: %s\n%s, scored by the heuristic as of %s, against %d known traces\n\n",
-		file, title, in.Hash, in.Now.UTC().Format("2006-01-02T15:04:05Z"), known)
+		file, title, in.Record.Hash, in.Now.UTC().Format("2006-01-02T15:04:05Z"), known)
 	for i, d := range validation.Dimensions {
 		fmt.Fprintf(w, "%-14s %d/%d\n", d, res.Scores[i], validation.MaxScore)
 		for _, r := range res.Reasons[i] {

@@ -32,17 +32,12 @@ func (n *job) scoreInput(ctx context.Context, item *queue.Item) (*score.Input, e
 		if err != nil {
 			return nil, fmt.Errorf("parse trace: %w", err)
 		}
-		f = fetched{url: u, raw: resp.Body, trace: t, entry: manifest.Entry{
-			Seq: item.Seq, Hash: item.Hash, Type: item.Type, Submitted: item.Submitted, Status: manifest.StatusPending,
-		}}
+		f = fetched{url: u, raw: resp.Body, trace: t}
 	}
 	if f.trace == nil {
 		return nil, fmt.Errorf("trace metadata unreadable")
 	}
-	return &score.Input{
-		Hash: item.Hash, URL: item.TraceURL, Agent: item.From, AgentURL: item.FromURL,
-		Entry: f.entry, Raw: f.raw, Trace: f.trace, Now: n.now,
-	}, nil
+	return &score.Input{Record: item.Record(), Raw: f.raw, Trace: f.trace, Now: n.now}, nil
 }
 
 // known lists the fingerprints of the traces seen so far, for the

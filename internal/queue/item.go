@@ -3,12 +3,13 @@ package queue
 import (
 	"time"
 
+	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
-// Statuses of an item. Seed 003 has queued → in_progress → acked | done |
+// Statuses of an item. docs/protocol.md §12.4 has queued → in_progress → acked | done |
 // failed; a validation has no "acked" step, and "skipped" records work
 // deliberately not done (our own trace, an unverifiable hash).
 const (
@@ -79,5 +80,15 @@ func (it *Item) normalize() {
 		if !t.IsZero() {
 			*t = t.UTC().Round(0)
 		}
+	}
+}
+
+// Record returns the trace the item queues as the ledger keeps a trace:
+// its author and the author's trace URL, its seq, hash and URL, and its
+// type, title and submitted time from its MANIFEST row.
+func (it *Item) Record() ledger.Trace {
+	return ledger.Trace{
+		Agent: it.From, AgentURL: it.FromURL, Seq: it.Seq, Hash: it.Hash, URL: it.TraceURL,
+		Type: it.Type, Title: it.Title, Submitted: it.Submitted,
 	}
 }

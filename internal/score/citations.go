@@ -111,7 +111,7 @@ func (j *judge) countCites() int {
 		return n
 	}
 	// One pass over the known traces, looking up only the names used.
-	known := map[string]bool{strings.ToLower(j.in.Agent): true}
+	known := map[string]bool{strings.ToLower(j.in.Record.Agent): true}
 	if j.in.Trace != nil {
 		known[strings.ToLower(j.in.Trace.Agent)] = true
 	}

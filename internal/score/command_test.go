@@ -85,7 +85,7 @@ func TestCommandScorerSendsTraceContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "|2026-03-12T00:00:00Z|" + string(in.Hash)
+	want := "|2026-03-12T00:00:00Z|" + string(in.Record.Hash)
 	if r.Notes != want {
 		t.Errorf("command saw %q, want %q", r.Notes, want)
 	}

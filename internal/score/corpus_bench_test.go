@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/meshnode/meshnode/internal/corpustest"
+	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/trace"
 )
@@ -45,8 +46,7 @@ func corpusInputs(tb testing.TB) []Input {
 		}
 		agent := filepath.Base(filepath.Dir(filepath.Dir(f)))
 		in := Input{
-			Hash: manifest.HashBytes(raw), Agent: agent, Raw: raw, Now: corpusNow,
-			Entry: manifest.Entry{Hash: manifest.HashBytes(raw), File: filepath.Base(f)},
+			Record: ledger.Trace{Hash: manifest.HashBytes(raw), Agent: agent, File: filepath.Base(f)}, Raw: raw, Now: corpusNow,
 		}
 		body := stripFrontMatter(raw)
 		if t, err := trace.Parse(raw); err == nil {
@@ -56,7 +56,7 @@ func corpusInputs(tb testing.TB) []Input {
 			}
 		}
 		ins = append(ins, in)
-		known = append(known, Known{Hash: in.Hash, Agent: agent, Fingerprint: Fingerprint(body)})
+		known = append(known, Known{Hash: in.Record.Hash, Agent: agent, Fingerprint: Fingerprint(body)})
 	}
 	for i := range ins {
 		ins[i].Known = known

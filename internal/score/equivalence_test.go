@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/trace"
 )
@@ -34,7 +35,7 @@ func TestHeuristicMatchesReferenceOnCorpus(t *testing.T) {
 	for _, in := range ins {
 		body := traceBody(in)
 		if got, want := analyze(string(body)), referenceAnalyze(string(body)); !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: features differ from the reference:\n got %+v\nwant %+v", in.Entry.File, *got, *want)
+			t.Errorf("%s: features differ from the reference:\n got %+v\nwant %+v", in.Record.File, *got, *want)
 			continue
 		}
 		nearest, dist := referenceNearest(in, Fingerprint(body))
@@ -52,7 +53,7 @@ func TestHeuristicMatchesReferenceOnCorpus(t *testing.T) {
 			ref := judgeOf(in, body, referenceAnalyze(string(body)), nearest, dist)
 			for i, p := range ps {
 				if want := ref.result(p); !reflect.DeepEqual(got[i], want) {
-					t.Errorf("%s/%s, knobs %d of %d:\n got %v %q\nwant %v %q", in.Agent, in.Entry.File, i, len(ps),
+					t.Errorf("%s/%s, knobs %d of %d:\n got %v %q\nwant %v %q", in.Record.Agent, in.Record.File, i, len(ps),
 						got[i].Scores, got[i].Reasons, want.Scores, want.Reasons)
 				}
 			}
@@ -69,7 +70,7 @@ func TestNearestKnownMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	for round := range 2000 {
 		fp := trace.Fingerprint(rng.Uint64())
-		in := Input{Hash: "sha256:self"}
+		in := Input{Record: ledger.Trace{Hash: "sha256:self"}}
 		for i := range rng.IntN(40) {
 			k := Known{Hash: manifest.Hash(fmt.Sprintf("sha256:%02d", rng.IntN(30))), Fingerprint: trace.Fingerprint(rng.Uint64())}
 			switch rng.IntN(5) {
@@ -82,7 +83,7 @@ func TestNearestKnownMatchesReference(t *testing.T) {
 				k.Fingerprint = 0
 			case 2:
 				if i%3 == 0 {
-					k.Hash = in.Hash
+					k.Hash = in.Record.Hash
 				}
 			}
 			in.Known = append(in.Known, k)
@@ -259,7 +260,7 @@ func FuzzAnalyzeMatchesReference(f *testing.F) {
 // with the bounded search and with the reference's full one.
 func BenchmarkNearestKnown20000(b *testing.B) {
 	rng := rand.New(rand.NewPCG(3, 5))
-	in := Input{Hash: "sha256:self"}
+	in := Input{Record: ledger.Trace{Hash: "sha256:self"}}
 	for range 20000 {
 		in.Known = append(in.Known, Known{Hash: manifest.Hash("sha256:" + randomHex(rng)), Fingerprint: trace.Fingerprint(rng.Uint64())})
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/meshnode/meshnode/internal/corpustest"
+	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/validation"
 )
@@ -64,8 +65,8 @@ func TestHeuristicAgreesWithHandScores(t *testing.T) {
 			t.Fatalf("%s/%s: corpus bytes hash %s, hand-scored %s", h.Agent, h.File, got, h.SHA256)
 		}
 		in := Input{
-			Hash: h.SHA256, Agent: h.Agent, Raw: raw, Trace: parseTrace(t, raw), Now: hs.ScoredAt, Known: known,
-			Entry: manifest.Entry{Seq: manifest.Seq(h.Seq), Hash: h.SHA256, File: h.File, Type: h.Type, Submitted: h.Submitted},
+			Record: ledger.Trace{Agent: h.Agent, Seq: manifest.Seq(h.Seq), Hash: h.SHA256, File: h.File, Type: h.Type, Submitted: h.Submitted},
+			Raw:    raw, Trace: parseTrace(t, raw), Now: hs.ScoredAt, Known: known,
 		}
 		res, err := Heuristic{}.Score(context.Background(), in)
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/meshnode/meshnode/internal/corpustest"
+	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/validation"
 )
@@ -29,8 +30,8 @@ func readTestdata(t testing.TB, name string) []byte {
 
 func input(raw []byte, known ...Known) Input {
 	return Input{
-		Hash: manifest.HashBytes(raw), Agent: "example", Raw: raw, Now: testNow, Known: known,
-		Entry: manifest.Entry{Seq: 1, Type: "knowledge", Submitted: time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)},
+		Record: ledger.Trace{Hash: manifest.HashBytes(raw), Agent: "example", Seq: 1, Type: "knowledge", Submitted: time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)},
+		Raw:    raw, Now: testNow, Known: known,
 	}
 }
 
@@ -136,7 +137,7 @@ func TestHeuristicFreshnessFollowsAge(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := input(raw)
-			in.Entry.Submitted = tt.submitted
+			in.Record.Submitted = tt.submitted
 			if got := score(t, in).Scores[5]; got != tt.want {
 				t.Errorf("freshness %d, want %d", got, tt.want)
 			}

@@ -43,7 +43,7 @@ func traceBody(in Input) []byte {
 // judgeOf merges the body's features f and its nearest known trace with
 // the metadata of the parsed trace and the MANIFEST row.
 func judgeOf(in Input, body []byte, f *features, nearest Known, dist int) *judge {
-	j := &judge{in: in, typ: strings.ToLower(in.Entry.Type), when: in.Entry.Submitted}
+	j := &judge{in: in, typ: strings.ToLower(in.Record.Type), when: in.Record.Submitted}
 	j.body, j.f, j.nearest, j.copyDist = body, f, nearest, dist
 	j.words = j.f.proseWords + j.f.codeWords
 	j.title = j.f.title

@@ -27,7 +27,7 @@ func nearestKnown(in Input, fp trace.Fingerprint, within int) (Known, int) {
 	for i := range in.Known {
 		k := &in.Known[i]
 		d := Distance(fp, k.Fingerprint)
-		if d > bestDist || k.Fingerprint == 0 || k.Hash == in.Hash {
+		if d > bestDist || k.Fingerprint == 0 || k.Hash == in.Record.Hash {
 			continue
 		}
 		if d < bestDist || best >= 0 && k.Hash < in.Known[best].Hash {
@@ -72,7 +72,7 @@ func (j *judge) nearCopies(s int, why []string) (int, []string) {
 // copyOf names the nearest known trace, for reasons.
 func (j *judge) copyOf() string {
 	who := "another agent's"
-	if strings.EqualFold(j.nearest.Agent, j.in.Agent) {
+	if strings.EqualFold(j.nearest.Agent, j.in.Record.Agent) {
 		who = "the same agent's"
 	}
 	return fmt.Sprintf("%s trace %s (distance %d)", who, j.nearest.Hash.Hex(12), j.copyDist)

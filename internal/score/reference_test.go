@@ -176,7 +176,7 @@ func referenceCountImperative(f *features, item string) {
 func referenceNearest(in Input, fp trace.Fingerprint) (Known, int) {
 	best, bestDist := Known{}, 65
 	for _, k := range in.Known {
-		if k.Hash == in.Hash || k.Fingerprint == 0 {
+		if k.Hash == in.Record.Hash || k.Fingerprint == 0 {
 			continue
 		}
 		if d := Distance(fp, k.Fingerprint); d < bestDist || (d == bestDist && k.Hash < best.Hash) {

@@ -21,14 +21,14 @@ const maxNotes = 500
 // NewCommandRequest builds what a scoring command reads for in.
 func NewCommandRequest(in Input) CommandRequest {
 	r := CommandRequest{
-		Hash: in.Hash, URL: in.URL, Agent: in.Agent, AgentURL: in.AgentURL,
-		Seq: in.Entry.Seq, Type: in.Entry.Type, Raw: string(in.Raw),
+		Hash: in.Record.Hash, URL: in.Record.URL, Agent: in.Record.Agent, AgentURL: in.Record.AgentURL,
+		Seq: in.Record.Seq, Type: in.Record.Type, Raw: string(in.Raw),
 		Now: in.Now.UTC().Format(time.RFC3339), Body: string(stripFrontMatter(in.Raw)),
 		Fields: map[string]string{}, Cites: []string{}, BuildsOn: []string{}, Sections: []string{},
 		Dimensions: validation.Dimensions[:],
 	}
-	if !in.Entry.Submitted.IsZero() {
-		r.Submitted = in.Entry.Submitted.UTC().Format(time.RFC3339)
+	if !in.Record.Submitted.IsZero() {
+		r.Submitted = in.Record.Submitted.UTC().Format(time.RFC3339)
 	}
 	if t := in.Trace; t != nil {
 		r.Title, r.Date, r.Category = t.Title, t.Date, t.Category

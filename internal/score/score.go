@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/trace"
 	"github.com/meshnode/meshnode/internal/validation"
@@ -28,15 +29,14 @@ var ErrNeedsPerson = errors.New("needs a person to score it")
 
 // Input is one verified trace and what a scorer needs to judge it.
 type Input struct {
-	Hash     manifest.Hash  // the trace's "sha256:<hex>"
-	URL      string         // its absolute URL
-	Agent    string         // its author
-	AgentURL string         // the author's trace URL
-	Entry    manifest.Entry // its MANIFEST row (seq, type, status, submitted)
-	Raw      []byte         // the exact verified bytes
-	Trace    *trace.Trace   // parsed metadata; nil when unreadable
-	Now      time.Time
-	Known    []Known // traces already seen, for uniqueness
+	// Record is the trace as the ledger keeps it: its author and the
+	// author's trace URL, its seq, hash and URL, type and submitted time
+	// from its MANIFEST row.
+	Record ledger.Trace
+	Raw    []byte       // the exact verified bytes
+	Trace  *trace.Trace // parsed metadata; nil when unreadable
+	Now    time.Time
+	Known  []Known // traces already seen, for uniqueness
 }
 
 // Known is a trace seen before, reduced to what uniqueness needs.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/score"
 	"github.com/meshnode/meshnode/internal/trace"
@@ -24,6 +25,17 @@ type Trace struct {
 	Raw         []byte
 	Parsed      *trace.Trace // nil when it does not parse
 	Fingerprint trace.Fingerprint
+}
+
+// Record returns t as the ledger of a node that polled the agent would
+// keep it, at the URL the corpus was published at.
+func (t *Trace) Record() ledger.Trace {
+	e := t.Entry
+	return ledger.Trace{
+		Agent: t.Agent, Seq: e.Seq, Hash: e.Hash, File: e.File,
+		URL:  "https://mycelnet.ai/basecamp/agents-hosted/" + t.Agent + "/" + e.File,
+		Type: e.Type, Category: e.Category, Title: e.Title, Status: e.Status, Submitted: e.Submitted,
+	}
 }
 
 // Corpus is the snapshot's traces, by agent in MANIFEST order.
@@ -152,10 +164,7 @@ func (c *Corpus) ResolveURL(u string) (*Trace, bool) {
 // before it are known, as they would be to a node that polled the mesh
 // as it grew.
 func (c *Corpus) Input(t *Trace, now time.Time) score.Input {
-	in := score.Input{
-		Hash: t.Entry.Hash, Agent: t.Agent, Entry: t.Entry, Raw: t.Raw, Trace: t.Parsed, Now: now,
-		URL: "https://mycelnet.ai/basecamp/agents-hosted/" + t.Agent + "/" + t.Entry.File,
-	}
+	in := score.Input{Record: t.Record(), Raw: t.Raw, Trace: t.Parsed, Now: now}
 	for _, k := range c.Traces {
 		if k != t && earlier(k, t) {
 			in.Known = append(in.Known, score.Known{Hash: k.Entry.Hash, Agent: k.Agent, Fingerprint: k.Fingerprint})

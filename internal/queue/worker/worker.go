@@ -170,10 +170,7 @@ func (w *Worker) work(ctx context.Context, it queue.Item) (*queue.Result, error)
 		return nil, fmt.Errorf("parse trace: %w", err)
 	}
 	now := w.now()
-	r, err := w.Scorer.Score(ctx, score.Input{
-		Hash: it.Hash, URL: it.TraceURL, Agent: it.From, AgentURL: it.FromURL, Raw: resp.Body, Trace: t, Now: now,
-		Entry: manifest.Entry{Seq: it.Seq, Hash: it.Hash, Type: it.Type, Submitted: it.Submitted, Status: manifest.StatusPending},
-	})
+	r, err := w.Scorer.Score(ctx, score.Input{Record: it.Record(), Raw: resp.Body, Trace: t, Now: now})
 	if err != nil {
 		return nil, fmt.Errorf("scorer: %w", err)
 	}
