@@ -135,11 +135,9 @@ func (n *job) recordFile(p peer, f fetched) (queue.Item, bool) {
 func (n *job) recordValidation(p peer, f fetched) bool {
 	v := f.val
 	claimed := v.Validator == "" || roster.Fold(v.Validator) == roster.Fold(p.name)
-	n.ledger.AddValidation(&ledger.Validation{
-		Validator: p.name, ValidatorURL: p.url, TraceURL: v.TraceURL, TraceHash: v.TraceHash,
-		Result: v.Result, Total: v.Total, Scores: v.Scores, HasScores: v.HasScores,
-		ValidatedAt: v.ValidatedAt, SourceURL: f.url, SourceHash: f.entry.Hash,
-	})
+	lv := ledger.ValidationOf(v)
+	lv.Validator, lv.ValidatorURL, lv.SourceURL, lv.SourceHash = p.name, p.url, f.url, f.entry.Hash
+	n.ledger.AddValidation(&lv)
 	return claimed
 }
 

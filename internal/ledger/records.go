@@ -47,6 +47,18 @@ type Validation struct {
 	SourceHash   manifest.Hash     `json:"source_hash,omitempty"` // the validation file's hash
 }
 
+// ValidationOf is the record of a parsed validation file, as its file
+// says: the validator it names, the trace it scores, its verdict, scores
+// and time. Who it counts for, and where it was read, are the caller's to
+// set (Validator, ValidatorURL, SourceURL, SourceHash): a file's own claim
+// of its validator is only a claim.
+func ValidationOf(v *validation.Validation) Validation {
+	return Validation{
+		Validator: v.Validator, ValidatorURL: v.ValidatorURL, TraceURL: v.TraceURL, TraceHash: v.TraceHash,
+		Result: v.Result, Total: v.Total, Scores: v.Scores, HasScores: v.HasScores, ValidatedAt: v.ValidatedAt,
+	}
+}
+
 // Rejection is a file whose served bytes did not match its MANIFEST hash.
 type Rejection struct {
 	Agent       string        `json:"agent"`

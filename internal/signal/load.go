@@ -77,7 +77,9 @@ func ownValidations(s *node.Snapshot, agent, url string) []ledger.Validation {
 		if err != nil {
 			continue
 		}
-		out = append(out, ledger.Validation{Validator: agent, ValidatorURL: url, TraceHash: v.TraceHash, Result: v.Result, Total: v.Total})
+		lv := ledger.ValidationOf(v)
+		lv.Validator, lv.ValidatorURL = agent, url
+		out = append(out, lv)
 	}
 	return out
 }

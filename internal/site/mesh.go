@@ -34,8 +34,8 @@ func attachLedger(n *Node, l *ledger.Ledger) {
 		if lv == nil || isSelf(n, lv.Validator, lv.ValidatorURL) {
 			continue // our own files are the truth for what we gave
 		}
-		vote := voteOf(lv.Validator, lv.ValidatorURL, lv.TraceURL, lv.TraceHash, lv.Result, lv.Total, lv.Scores, lv.HasScores)
-		vote.ValidatedAt, vote.SourceURL = lv.ValidatedAt.UTC(), lv.SourceURL
+		vote := voteOf(*lv)
+		vote.SourceURL = lv.SourceURL
 		describeTarget(vote, n.Agent, own, l)
 		if t := own[lv.TraceHash]; t != nil {
 			t.Received = append(t.Received, vote)

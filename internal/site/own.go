@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/trace"
@@ -118,16 +119,17 @@ func loadGiven(n *Node) {
 		if err != nil {
 			continue
 		}
-		vote := voteOf(v.Validator, v.ValidatorURL, v.TraceURL, v.TraceHash, v.Result, v.Total, v.Scores, v.HasScores)
-		vote.ValidatedAt, vote.File = v.ValidatedAt.UTC(), f.Path
+		vote := voteOf(ledger.ValidationOf(v))
+		vote.File = f.Path
 		n.Given = append(n.Given, vote)
 	}
 	sortVotes(n.Given)
 }
 
-func voteOf(validator, validatorURL, traceURL string, hash manifest.Hash, result string, total int, scores validation.Scores, hasScores bool) *Vote {
-	return &Vote{Validator: validator, ValidatorURL: validatorURL, TraceURL: traceURL, TraceHash: hash,
-		Result: result, Total: total, Scores: scores, HasScores: hasScores}
+// voteOf is the page's view of a validation record.
+func voteOf(v ledger.Validation) *Vote {
+	return &Vote{Validator: v.Validator, ValidatorURL: v.ValidatorURL, TraceURL: v.TraceURL, TraceHash: v.TraceHash,
+		Result: v.Result, Total: v.Total, Scores: v.Scores, HasScores: v.HasScores, ValidatedAt: v.ValidatedAt.UTC()}
 }
 
 // sortVotes orders votes newest first.
