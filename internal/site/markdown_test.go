@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/meshnode/meshnode/internal/manifest"
 )
 
 func TestSafeURL(t *testing.T) {
@@ -74,7 +76,7 @@ func TestRenderMarkdownSupportsTheExtensionsTracesUse(t *testing.T) {
 // body become links: the same words trace.FindCitations takes for
 // citations, sentence punctuation after them included.
 func TestMentionsLinkLikeCitations(t *testing.T) {
-	n := &Node{Agent: "fern", Traces: []*Trace{{Seq: 1, File: "traces/001-a.md", Title: "A"}},
+	n := &Node{Agent: "fern", Traces: []*Trace{{Entry: manifest.Entry{Seq: 1, File: "traces/001-a.md", Title: "A"}}},
 		Others: []*Ref{{Agent: "ada", Seq: 2, Title: "Two", URL: "https://ada.example.org/traces/002.md"}}}
 	idx := prepare(n)
 	ada := `<a href="https://ada.example.org/traces/002.md" title="Two" rel="nofollow ugc noopener">ada/2</a>`

@@ -37,22 +37,20 @@ type Field struct {
 
 // Trace is one of our own traces with what the mesh said about it.
 type Trace struct {
-	Seq       manifest.Seq
-	Hash      manifest.Hash // from MANIFEST: the only hash that counts
-	File      string        // path relative to the node, "traces/x.md"
-	Title     string
-	Type      string
-	Category  string
-	Status    manifest.Status // resolved by SIGNAL; MANIFEST's column when SIGNAL does not hold it
-	Passing   int             // passing validations counted by SIGNAL
-	Seen      int             // validators counted by SIGNAL (docs/protocol.md §8.1: trace_signal = passing / seen)
-	Submitted time.Time
-	Tags      []string
-	Meta      []Field  // metadata found in the file, shown as metadata
-	Cites     []string // "agent/seq" this trace cites
-	CitedBy   []string // "agent/seq" of traces that cite this one
-	Body      []byte   // markdown without front matter or trailing block
-	Received  []*Vote  // validations of this trace, oldest first
+	// Entry is the trace's MANIFEST row: its seq, its hash (the only one
+	// that counts), its file relative to the node ("traces/x.md") and its
+	// submitted time. Title, type and category are the file's, the row's
+	// where the file has none; Status is SIGNAL's resolution, the row's
+	// where SIGNAL does not hold the trace.
+	manifest.Entry
+	Passing  int // passing validations counted by SIGNAL
+	Seen     int // validators counted by SIGNAL (docs/protocol.md §8.1: trace_signal = passing / seen)
+	Tags     []string
+	Meta     []Field  // metadata found in the file, shown as metadata
+	Cites    []string // "agent/seq" this trace cites
+	CitedBy  []string // "agent/seq" of traces that cite this one
+	Body     []byte   // markdown without front matter or trailing block
+	Received []*Vote  // validations of this trace, oldest first
 }
 
 // Vote is one validation: a validator's scores of one trace.

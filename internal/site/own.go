@@ -61,9 +61,8 @@ func loadTraces(n *Node, m *manifest.Manifest, snap *node.Snapshot) {
 // the MANIFEST does not list is "unpublished", hashed as it is.
 func listedTrace(f File, p *trace.Trace, err error, rows map[string]manifest.Entry) *Trace {
 	t := ownTrace(f.Data, p, err)
-	t.File = f.Path
 	row, listed := rows[f.Path]
-	t.Seq, t.Hash, t.Submitted = row.Seq, row.Hash, row.Submitted.UTC()
+	t.File, t.Seq, t.Hash, t.Submitted = f.Path, row.Seq, row.Hash, row.Submitted.UTC()
 	t.Status = manifest.NormalizeStatus(row.Status)
 	if !listed {
 		t.Hash, t.Status = manifest.HashBytes(f.Data), "unpublished"
@@ -81,7 +80,7 @@ func ownTrace(data []byte, p *trace.Trace, err error) *Trace {
 	if err != nil {
 		return &Trace{Body: data}
 	}
-	t := &Trace{Title: p.Title, Type: p.Type, Category: p.Category, Tags: p.Tags, Body: p.Body}
+	t := &Trace{Entry: manifest.Entry{Title: p.Title, Type: p.Type, Category: p.Category}, Tags: p.Tags, Body: p.Body}
 	t.Cites = citesOf(p.Cites, trace.FindCitations(p.Body))
 	for _, k := range sortedKeys(p.Fields) {
 		if !shownApart[k] && p.Fields[k] != "" {
