@@ -38,6 +38,7 @@ func (n *job) apply(results []*pollResult) error {
 				Agent: r.peer.name, AgentURL: r.peer.url, Seq: m.entry.Seq,
 				ClaimedHash: m.entry.Hash, ServedHash: m.served, At: n.now,
 			})
+			n.disputes = append(n.disputes, n.disputeOf(r.peer, m))
 		}
 		n.learn(r)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/dispute"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/statefile"
@@ -159,6 +160,14 @@ func TestMismatchesAreDisputedWithinTheBudget(t *testing.T) {
 	}
 	if got := strings.Count(string(own), "disputes/"); got != 2*maxDisputesPerPoll {
 		t.Errorf("our MANIFEST lists %d disputes, want %d", got, 2*maxDisputesPerPoll)
+	}
+	files, _ := os.ReadDir(filepath.Join(dir, node.DisputesDir))
+	data, err := os.ReadFile(filepath.Join(dir, node.DisputesDir, files[0].Name()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err := dispute.Parse(data); err != nil || d.Agent != "liar" || d.AgentURL != p.URL+"/liar/" {
+		t.Errorf("dispute names %+v (%v), want liar at the URL it was polled at", d, err)
 	}
 	if fetched := p.hitsOf("/liar/traces/0100.md"); fetched != 0 {
 		t.Errorf("row 100 was fetched %d times in two heartbeats; the budget should stop near row 20", fetched)

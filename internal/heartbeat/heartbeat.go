@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/dispute"
 	"github.com/meshnode/meshnode/internal/manifest"
 
 	"golang.org/x/sync/errgroup"
@@ -60,6 +61,7 @@ type job struct {
 	own      map[manifest.Hash]bool    // hashes of our own traces: never validated by us
 	names    *roster.Binding           // agent names to URLs; built by peers
 	misnamed int                       // validations of the peer being applied that named another validator
+	disputes []*dispute.Dispute        // this run's hash mismatches, to publish (apply → publishDisputes)
 }
 
 // Run runs one heartbeat of the node in opts.Dir. It returns an error only

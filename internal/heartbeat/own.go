@@ -50,18 +50,23 @@ func (n *job) standing() (bool, error) {
 	return p.HasStanding(), nil
 }
 
+// disputeOf is the dispute this node publishes of a hash mismatch of p's
+// (docs/protocol.md §7.4), naming p by the URL it was polled at.
+func (n *job) disputeOf(p peer, m mismatch) *dispute.Dispute {
+	return &dispute.Dispute{
+		Reporter: n.cfg.Agent, ReporterURL: n.cfg.URL, Agent: p.name, AgentURL: p.url,
+		FileURL: m.url, Seq: m.entry.Seq, ClaimedHash: m.entry.Hash, ServedHash: m.served, ObservedAt: n.now,
+		Notes: "The bytes served at file_url do not hash to the sha256 the agent's MANIFEST.md lists for this seq.",
+	}
+}
+
 // publishDisputes writes a MANIFEST-DISPUTE file for every hash mismatch
-// seen in this run, once per claimed hash.
+// seen in this run (apply collects them), once per claimed hash.
 func (n *job) publishDisputes() error {
-	for _, m := range n.sum.HashMismatches {
-		rel := path.Join(node.DisputesDir, dispute.FileName(m.Claimed))
+	for _, d := range n.disputes {
+		rel := path.Join(node.DisputesDir, dispute.FileName(d.ClaimedHash))
 		if _, ok := n.snap.File(rel); ok {
 			continue
-		}
-		d := &dispute.Dispute{
-			Reporter: n.cfg.Agent, ReporterURL: n.cfg.URL, Agent: m.Peer, AgentURL: n.peerURL(m.Peer),
-			FileURL: m.URL, Seq: m.Seq, ClaimedHash: m.Claimed, ServedHash: m.Served, ObservedAt: n.now,
-			Notes: "The bytes served at file_url do not hash to the sha256 the agent's MANIFEST.md lists for this seq.",
 		}
 		err := n.snap.WriteFile(rel, d.Format())
 		if errors.Is(err, fs.ErrExist) {
@@ -73,11 +78,6 @@ func (n *job) publishDisputes() error {
 		n.sum.DisputesPublished++
 	}
 	return nil
-}
-
-func (n *job) peerURL(name string) string {
-	u, _ := n.names.URL(name)
-	return u
 }
 
 // publish writes disputes, resolves our traces' statuses and regenerates
