@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/queue/pgqueue"
 
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/node"
@@ -26,7 +27,8 @@ func init() {
 		usage: `Usage: meshnode inbox [--dir DIR] [--now T] [--json]
        meshnode inbox done|fail|skip ID [--reason TEXT] [--dir DIR] [--now T]
 
-Without an action, lists the validation queue (mesh-state/queue/),
+Without an action, lists the validation queue (mesh-state/queue/, or the
+PostgreSQL queue MESHNODE_QUEUE_DSN names, as the heartbeat uses it),
 oldest first: id, type, from, status, trace URL, age and reason. --json
 prints a list of objects; the schema is in docs/cli/inbox.md.
 
@@ -99,8 +101,11 @@ func runInbox(ctx context.Context, e *env, args []string) error {
 	if _, err := config.Load(o.dir); err != nil {
 		return err
 	}
-	q := queue.Open(filepath.Join(o.dir, filepath.FromSlash(node.QueueFile)))
-	q.Now = clock
+	q, closeQueue, err := nodeQueue(o.dir, clock)
+	if err != nil {
+		return err
+	}
+	defer closeQueue()
 	switch fs.NArg() {
 	case 0:
 		if o.reason != "" {
@@ -111,6 +116,21 @@ func runInbox(ctx context.Context, e *env, args []string) error {
 		return settleInbox(e.stdout, q, fs.Arg(0), fs.Arg(1), o.reason, clock())
 	}
 	return usagef("run 'meshnode inbox -h' for its usage", "inbox: want no arguments or an action and an ID, got %d arguments", fs.NArg())
+}
+
+// nodeQueue opens the node's queue as the heartbeat does: in PostgreSQL
+// when MESHNODE_QUEUE_DSN is set (docs/queue.md), else mesh-state/queue/.
+func nodeQueue(dir string, clock func() time.Time) (queue.Store, func(), error) {
+	if dsn, ok := pgqueue.NodeDSNFromEnv(); ok {
+		s, err := pgqueue.Connect(dsn)
+		if err != nil {
+			return nil, nil, err
+		}
+		return s.WithNow(clock), s.Close, nil
+	}
+	q := queue.Open(filepath.Join(dir, filepath.FromSlash(node.QueueFile)))
+	q.Now = clock
+	return q, func() {}, nil
 }
 
 func settleInbox(w io.Writer, q queue.Store, action, id, reason string, now time.Time) error {

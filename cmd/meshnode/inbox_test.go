@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +12,8 @@ import (
 
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/queue"
+	"github.com/meshnode/meshnode/internal/queue/pgqueue"
+	"github.com/meshnode/meshnode/internal/queue/pgtest"
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
@@ -21,6 +25,14 @@ func writeInboxNode(t *testing.T) (string, *queue.File) {
 	t.Helper()
 	dir := minimalNode(t)
 	q := queue.Open(filepath.Join(dir, "mesh-state", "queue.json"))
+	fillInbox(t, q)
+	return dir, q
+}
+
+// fillInbox queues two traces in q, claims the older and suggests scores
+// for the newer.
+func fillInbox(t *testing.T, q queue.Store) {
+	t.Helper()
 	_, err := q.Enqueue(
 		queue.Item{ID: "aaaaaaaaaaaa", Hash: manifest.Hash("sha256:" + strings.Repeat("a", 64)), From: "ann", FromURL: "https://ann.example/",
 			TraceURL: "https://ann.example/traces/one.md", Type: "knowledge", Seq: 1, QueuedAt: inboxNow.Add(-3 * time.Hour)},
@@ -38,7 +50,36 @@ func writeInboxNode(t *testing.T) (string, *queue.File) {
 	if err != nil || res[0] != nil {
 		t.Fatal(err, res)
 	}
-	return dir, q
+}
+
+// TestInboxUsesTheNodesPostgreSQLQueue: with MESHNODE_QUEUE_DSN set, the
+// heartbeat keeps the node's queue in PostgreSQL, and so inbox lists and
+// settles it there, never in mesh-state/.
+func TestInboxUsesTheNodesPostgreSQLQueue(t *testing.T) {
+	dsn := pgtest.Start(t).NewDatabase(t)
+	s, err := pgqueue.Connect(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	fillInbox(t, s)
+	t.Setenv(pgqueue.EnvDSN, dsn)
+	dir := minimalNode(t)
+	now := "--now=" + inboxNow.Format(time.RFC3339)
+	got, err := runCmd(t, "inbox", "--dir", dir, now)
+	if err != nil || !strings.Contains(got, "aaaaaaaaaaaa  knowledge   ann   in_progress  3h ago") || !strings.Contains(got, "bbbbbbbbbbbb  capability  bob   queued       20m ago") {
+		t.Fatalf("inbox on the shared queue: %v\n%s", err, got)
+	}
+	if _, err := runCmd(t, "inbox", "--dir", dir, now, "skip", "bbbbbbbbbbbb", "--reason", "duplicate"); err != nil {
+		t.Fatal(err)
+	}
+	items, err := s.List()
+	if err != nil || len(items) != 2 || items[1].Status != queue.StatusSkipped || items[1].Reason != "duplicate" {
+		t.Fatalf("shared queue after skip: %+v, %v", items, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "mesh-state", "queue")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("inbox touched the file queue: %v", err)
+	}
 }
 
 func TestInboxListsQueueOldestFirst(t *testing.T) {
