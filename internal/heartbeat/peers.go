@@ -25,6 +25,7 @@ func (n *job) peers() ([]peer, error) {
 	for _, p := range n.snap.AgentsProblems {
 		n.log.Warn("AGENTS.md line skipped", "line", p.Line, "reason", p.Reason)
 	}
+	n.adoptRespelled()
 	self, _ := roster.NormalizeURL(n.cfg.URL)
 	n.names = roster.NewBinding()
 	if err := n.names.Bind(n.cfg.Agent, self); err != nil {
@@ -37,6 +38,28 @@ func (n *job) peers() ([]peer, error) {
 		}
 	}
 	return out, nil
+}
+
+// adoptRespelled moves the cursor an agent of AGENTS.md kept under an
+// earlier spelling of its URL (before URLs had one canonical form: a
+// default port, a host's trailing dot, an escaped letter) to the URL
+// AGENTS.md now gives, so the agent keeps its place instead of being
+// polled from scratch beside a cursor nothing reads. A learned peer's
+// second spelling is forgotten instead (bind).
+func (n *job) adoptRespelled() {
+	listed := map[string]bool{}
+	for _, a := range n.snap.Agents {
+		listed[a.URL] = true
+	}
+	for _, u := range n.state.SortedURLs() {
+		canon, err := roster.NormalizeURL(u)
+		if err != nil || canon == u || !listed[canon] || n.state.Cursors[u].LearnedFrom != "" {
+			continue
+		}
+		if n.state.Rename(u, canon) {
+			n.log.Info("cursor moved to the agent's URL as AGENTS.md spells it", "from", u, "to", canon)
+		}
+	}
 }
 
 // bind gives a known agent its name, or says why it may not poll under

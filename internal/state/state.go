@@ -56,6 +56,25 @@ func (s *State) Cursor(url string) *Cursor {
 	return c
 }
 
+// Rename moves the cursor of the peer at from, and the hashes seen from
+// it, to the URL to. It moves nothing, and reports false, when from has
+// no cursor or to already has one.
+func (s *State) Rename(from, to string) bool {
+	c, ok := s.Cursors[from]
+	if _, taken := s.Cursors[to]; !ok || taken || from == to {
+		return false
+	}
+	delete(s.Cursors, from)
+	c.url = to
+	s.Cursors[to] = c
+	for h, u := range s.seenFrom {
+		if u == from {
+			s.seenFrom[h] = to
+		}
+	}
+	return true
+}
+
 // Load reads the state named by path (mesh-state/polling-cursors.json):
 // the directory mesh-state/polling-cursors/, one file per peer with its
 // cursor and the hashes seen from it, hosts.json and seen.json, and the

@@ -350,3 +350,25 @@ func FuzzLoad(f *testing.F) {
 		}
 	})
 }
+
+func TestRenameMovesACursorAndItsSeenHashesOnlyToAFreeURL(t *testing.T) {
+	s := New()
+	s.Cursor("https://a.example/%61/").LastSeenSeq = 7
+	s.MarkSeenFrom("https://a.example/%61/", "sha256:x", time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC))
+	s.Cursor("https://b.example/")
+	if s.Rename("https://a.example/%61/", "https://b.example/") {
+		t.Error("renamed onto a URL that has a cursor")
+	}
+	if !s.Rename("https://a.example/%61/", "https://a.example/a/") {
+		t.Fatal("rename to a free URL refused")
+	}
+	if c := s.Cursors["https://a.example/a/"]; c == nil || c.LastSeenSeq != 7 || s.Cursors["https://a.example/%61/"] != nil {
+		t.Errorf("cursors after rename: %v", s.SortedURLs())
+	}
+	if s.seenFrom["sha256:x"] != "https://a.example/a/" {
+		t.Errorf("hash still seen from %q", s.seenFrom["sha256:x"])
+	}
+	if s.Rename("https://nobody.example/", "https://c.example/") {
+		t.Error("renamed a cursor that does not exist")
+	}
+}

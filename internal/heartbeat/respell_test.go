@@ -1,0 +1,51 @@
+package heartbeat
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
+)
+
+// TestListedAgentKeepsItsCursorUnderAnEarlierSpelling: a cursor kept under
+// an earlier spelling of an agent's URL (here an escaped letter, "%61da"
+// for "ada") is moved to the URL AGENTS.md gives, with how far it read and
+// the hashes seen from it, so the agent's files are not fetched again and
+// no second cursor lingers.
+func TestListedAgentKeepsItsCursorUnderAnEarlierSpelling(t *testing.T) {
+	p := newFakePeer(t)
+	m := manifest.Manifest{Agent: "ada", Sequence: 3}
+	for seq := 1; seq <= 3; seq++ {
+		name := fmt.Sprintf("traces/%d.md", seq)
+		body := []byte(fmt.Sprintf("# Trace %d\n\nMeasured %d ms.\n", seq, 10*seq))
+		m.Entries = append(m.Entries, manifest.Entry{Seq: manifest.Seq(seq), Hash: manifest.HashBytes(body), File: name, Type: "knowledge", Status: "validated"})
+		p.serve("/ada/"+name, body)
+	}
+	p.handle("/ada/MANIFEST.md", staticManifest(m.Format()))
+	canon, old := p.URL+"/ada/", p.URL+"/%61da/"
+	dir := newNode(t, [][2]string{{"ada", canon}}, "gossip:\n  enabled: false\n")
+	beat(t, dir, testNow)
+
+	st := loadState(t, dir)
+	if !st.Rename(canon, old) {
+		t.Fatal("no cursor to respell")
+	}
+	if _, err := st.Save(filepath.Join(dir, filepath.FromSlash(node.CursorsFile)), time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	beat(t, dir, testNow.Add(cursorStep))
+
+	st = loadState(t, dir)
+	if c, ok := st.Cursors[canon]; !ok || c.LastSeenSeq != 3 {
+		t.Errorf("cursor under %s: %+v, want the one read up to seq 3", canon, c)
+	}
+	if _, ok := st.Cursors[old]; ok {
+		t.Errorf("a cursor still lingers under %s", old)
+	}
+	if hits := p.hitsOf("/ada/traces/1.md"); hits != 1 {
+		t.Errorf("traces/1.md fetched %d times, want once", hits)
+	}
+}
