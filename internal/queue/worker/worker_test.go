@@ -187,9 +187,15 @@ func scoredOnce(t testing.TB, s queue.Store, its []queue.Item, log string, twice
 }
 
 func TestFourWorkersScoreEveryTraceOnce(t *testing.T) {
+	// 1,000 traces took 283 s under the race detector, half of go test's
+	// default timeout of the whole package; 200 still give each of the
+	// four workers about fifty to contend for.
 	n := 1000
-	if testing.Short() {
+	switch {
+	case testing.Short():
 		n = 100
+	case raceEnabled:
+		n = 200
 	}
 	srv := pgtest.Start(t)
 	its := mesh(t, n)
