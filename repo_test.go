@@ -6,11 +6,16 @@ package meshnode_test
 import (
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/meshnode/meshnode/internal/node"
 )
 
 // citation matches a reference to a section of docs/protocol.md, such as
@@ -186,5 +191,36 @@ func TestUnpinnedUsesFindsEveryKindOfLoosePin(t *testing.T) {
 	}
 	if got, want := strings.Join(lines, ","), "3,4,5,9,10"; got != want {
 		t.Errorf("unpinned lines = %s, want %s", got, want)
+	}
+}
+
+// projectPaths are the top-level entries of the repository that are the
+// program's, beside the node's own (node.Paths).
+var projectPaths = []string{
+	".ci", ".gitattributes", ".github", ".gitignore", "README.md", "bench", "cmd", "docs",
+	"go.mod", "go.sum", "internal", "node_names_test.go", "repo_test.go", "security_test.go",
+}
+
+// TestRepositoryTracksNoStrayFiles fails when git tracks a top-level entry
+// that is neither the program's nor the node's: a tool's output written
+// into the checkout (once, 10,000 benchmark traces in a directory named
+// -h) would otherwise ship to every fork.
+func TestRepositoryTracksNoStrayFiles(t *testing.T) {
+	out, err := exec.Command("git", "ls-files", "-z").Output()
+	if err != nil {
+		t.Skipf("not a git checkout, or no git: %v", err)
+	}
+	known := map[string]bool{}
+	for _, p := range append(slices.Clone(projectPaths), node.Paths...) {
+		known[p] = true
+	}
+	stray := map[string]bool{}
+	for _, f := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+		if top, _, _ := strings.Cut(f, "/"); f != "" && !known[top] {
+			stray[top] = true
+		}
+	}
+	for _, top := range slices.Sorted(maps.Keys(stray)) {
+		t.Errorf("git tracks %q, which is neither the program's nor the node's: remove it, or add it to projectPaths", top)
 	}
 }

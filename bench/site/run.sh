@@ -37,6 +37,10 @@ while [[ ${1:-} == --* ]]; do
   esac
 done
 n=${1:-10000}
+if [[ ! $n =~ ^[1-9][0-9]*$ ]]; then
+  sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2
+  exit 2
+fi
 
 # install_hugo installs Debian's hugo when it is absent.
 install_hugo() {

@@ -25,15 +25,21 @@ func main() {
 	}
 }
 
+const usage = "usage: go run ./bench/site/gen DIR [N]"
+
 func run(args []string) error {
-	if len(args) < 1 {
-		return fmt.Errorf("usage: gen DIR [N]")
+	if len(args) < 1 || len(args) > 2 {
+		return fmt.Errorf("%s", usage)
+	}
+	if strings.HasPrefix(args[0], "-") {
+		// "gen -h" once wrote 10,000 traces into a directory named -h.
+		return fmt.Errorf("%s (DIR %q looks like a flag; gen takes none)", usage, args[0])
 	}
 	dir, n := args[0], 10000
 	if len(args) > 1 {
 		v, err := strconv.Atoi(args[1])
-		if err != nil {
-			return fmt.Errorf("count %q: %w", args[1], err)
+		if err != nil || v < 1 {
+			return fmt.Errorf("count %q: want a positive number", args[1])
 		}
 		n = v
 	}
