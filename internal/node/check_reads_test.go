@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/meshnode/meshnode/internal/check"
@@ -39,15 +38,7 @@ func TestCheckReadsTheBaseOnceThroughItsSnapshot(t *testing.T) {
 
 	real := snapshotOf(t, base)
 	spoil(t, base)
-	var mu sync.Mutex
-	reads := map[string]int{}
-	restore := node.SetHooks(func(rel string) {
-		mu.Lock()
-		defer mu.Unlock()
-		reads[rel]++
-		real.putBack(t, rel)
-	}, func(s *node.Snapshot) { spoil(t, s.Dir) })
-	defer restore()
+	reads := countReads(t, func(rel string) { real.putBack(t, rel) }, func(s *node.Snapshot) { spoil(t, s.Dir) })
 	problems := check.Check(check.Options{Dir: pr, Base: base, Files: []string{copied}, Agent: "tester", URL: "http://127.0.0.1:1/tester/"})
 
 	var duplicate bool

@@ -63,14 +63,7 @@ A note on what this node does, long enough to be a trace of its own.
 func TestOneHeartbeatReadsEachNodeFileOnce(t *testing.T) {
 	peer := servePeer(t)
 	dir := newNode(t, peer)
-	var mu sync.Mutex
-	reads := map[string]int{}
-	restore := node.SetHooks(func(rel string) {
-		mu.Lock()
-		reads[rel]++
-		mu.Unlock()
-	}, func(s *node.Snapshot) { spoil(t, s.Dir) })
-	defer restore()
+	reads := countReads(t, nil, func(s *node.Snapshot) { spoil(t, s.Dir) })
 
 	sum := beat(t, dir)
 	if sum.Verified != 1 || sum.ValidationsPublished != 1 {
@@ -94,6 +87,23 @@ func TestOneHeartbeatReadsEachNodeFileOnce(t *testing.T) {
 	if err != nil || len(m.Entries) != 2 {
 		t.Fatalf("MANIFEST.md after the heartbeat: %v, %d rows; want our trace and the new validation", err, len(m.Entries))
 	}
+}
+
+// countReads counts the node files every snapshot reads, by slash path,
+// until the test ends; before (when not nil) is told each file just
+// before it is read, and opened each snapshot once it is open.
+func countReads(t *testing.T, before func(rel string), opened func(*node.Snapshot)) map[string]int {
+	var mu sync.Mutex
+	reads := map[string]int{}
+	t.Cleanup(node.SetHooks(func(rel string) {
+		mu.Lock()
+		defer mu.Unlock()
+		reads[rel]++
+		if before != nil {
+			before(rel)
+		}
+	}, opened))
+	return reads
 }
 
 // spoil overwrites what node.Open read with bytes that do not parse, keeping

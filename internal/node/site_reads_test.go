@@ -5,7 +5,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/meshnode/meshnode/internal/node"
@@ -26,17 +25,10 @@ func TestSiteBuildReadsEachNodeFileOnce(t *testing.T) {
 			want[rel] = data
 		}
 	}
-	var mu sync.Mutex
-	reads := map[string]int{}
-	restore := node.SetHooks(func(rel string) {
-		mu.Lock()
-		reads[rel]++
-		mu.Unlock()
-	}, func(s *node.Snapshot) {
+	reads := countReads(t, nil, func(s *node.Snapshot) {
 		spoil(t, s.Dir)
 		writeFile(t, s.Dir, node.AgentsFile, []byte("{garbage"))
 	})
-	defer restore()
 	out := filepath.Join(t.TempDir(), "site")
 	if _, err := site.Build(context.Background(), site.Options{Dir: dir, Out: out, Now: now}); err != nil {
 		t.Fatalf("site built from spoiled files: %v", err)
