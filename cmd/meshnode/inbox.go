@@ -6,16 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/meshnode/meshnode/internal/manifest"
-	"github.com/meshnode/meshnode/internal/queue/pgqueue"
 
 	"github.com/meshnode/meshnode/internal/config"
-	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/validation"
 )
@@ -116,21 +113,6 @@ func runInbox(ctx context.Context, e *env, args []string) error {
 		return settleInbox(e.stdout, q, fs.Arg(0), fs.Arg(1), o.reason, clock())
 	}
 	return usagef("run 'meshnode inbox -h' for its usage", "inbox: want no arguments or an action and an ID, got %d arguments", fs.NArg())
-}
-
-// nodeQueue opens the node's queue as the heartbeat does: in PostgreSQL
-// when MESHNODE_QUEUE_DSN is set (docs/queue.md), else mesh-state/queue/.
-func nodeQueue(dir string, clock func() time.Time) (queue.Store, func(), error) {
-	if dsn, ok := pgqueue.NodeDSNFromEnv(); ok {
-		s, err := pgqueue.Connect(dsn)
-		if err != nil {
-			return nil, nil, err
-		}
-		return s.WithNow(clock), s.Close, nil
-	}
-	q := queue.Open(filepath.Join(dir, filepath.FromSlash(node.QueueFile)))
-	q.Now = clock
-	return q, func() {}, nil
 }
 
 func settleInbox(w io.Writer, q queue.Store, action, id, reason string, now time.Time) error {

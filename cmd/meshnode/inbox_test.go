@@ -184,3 +184,21 @@ func TestInboxOnEmptyQueue(t *testing.T) {
 		t.Fatalf("out %q err %v", out, err)
 	}
 }
+
+// TestScoreListsTheNodesPostgreSQLQueue: `meshnode score` lists what waits
+// for a person from the queue the heartbeat suggests scores in, which is
+// PostgreSQL when MESHNODE_QUEUE_DSN is set.
+func TestScoreListsTheNodesPostgreSQLQueue(t *testing.T) {
+	dsn := pgtest.Start(t).NewDatabase(t)
+	s, err := pgqueue.Connect(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	fillInbox(t, s)
+	t.Setenv(pgqueue.EnvDSN, dsn)
+	got, err := runCmd(t, "score", "--dir", scoreNode(t, "manual"))
+	if err != nil || !strings.Contains(got, "https://bob.example/traces/two.md") {
+		t.Fatalf("score on the shared queue: %v\n%s", err, got)
+	}
+}

@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/meshnode/meshnode/internal/config"
-	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/pullrequest"
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/setup"
@@ -63,11 +62,18 @@ type scoreOptions struct {
 	getenv         func(string) string
 	// remote returns dir's origin remote; nil: no remote.
 	remote func(dir string) (string, error)
-	// list reads the validation queue; tests replace it.
-	list func(path string) ([]queue.Item, error)
+	// list reads the node's validation queue (nodeQueue); tests replace it.
+	list func(dir string) ([]queue.Item, error)
 }
 
-func listQueue(path string) ([]queue.Item, error) { return queue.Open(path).List() }
+func listQueue(dir string) ([]queue.Item, error) {
+	q, closeQueue, err := nodeQueue(dir, time.Now)
+	if err != nil {
+		return nil, err
+	}
+	defer closeQueue()
+	return q.List()
+}
 
 func runScoreCommand(ctx context.Context, e *env, args []string) error {
 	o := scoreOptions{getenv: os.Getenv, remote: setup.OriginRemote, list: listQueue}
@@ -104,7 +110,7 @@ func runScore(ctx context.Context, e *env, o scoreOptions) error {
 		fmt.Fprintf(e.stdout, "scorer is %s, not manual: no pull request\n", cfg.Scorer)
 		return nil
 	}
-	items, err := o.list(filepath.Join(o.dir, filepath.FromSlash(node.QueueFile)))
+	items, err := o.list(o.dir)
 	if err != nil {
 		return fmt.Errorf("score: read queue: %w", err)
 	}

@@ -142,13 +142,15 @@ func runWatch(ctx context.Context, e *env, o watchOptions) error {
 		defer ln.Close()
 		opts.Started = fmt.Sprintf("metrics on http://%s/metrics", ln.Addr())
 	}
-	if dsn, ok := pgqueue.NodeDSNFromEnv(); ok {
-		s, err := pgqueue.Connect(dsn)
+	if _, shared := pgqueue.NodeDSNFromEnv(); shared {
+		// The watcher's heartbeats open the file queue themselves, with
+		// their own clock; a shared queue is opened once, here.
+		q, closeQueue, err := nodeQueue(o.dir, now)
 		if err != nil {
 			return err
 		}
-		defer s.Close()
-		opts.Queue = s.WithNow(now)
+		defer closeQueue()
+		opts.Queue = q
 	}
 	w, err := watch.New(opts)
 	if err != nil {
