@@ -18,7 +18,7 @@ import (
 // openQueue returns the store of the node's validation queue: Options.Queue
 // when the caller gave one; else the PostgreSQL store that
 // MESHNODE_QUEUE_DSN names, when it is set (never mesh.yaml, which is
-// public: docs/queue.md); else mesh-state/queue.json. Enqueues are stamped
+// public: docs/queue.md); else mesh-state/queue/. Enqueues are stamped
 // with the heartbeat's time.
 func (n *job) openQueue() (queue.Store, error) {
 	now := func() time.Time { return n.now }

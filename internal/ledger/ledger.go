@@ -31,7 +31,7 @@ func New() *Ledger {
 
 // Load reads the ledger named by path (mesh-state/ledger.json): the
 // directory mesh-state/ledger/, one file per peer, and the single file
-// older nodes kept at path if it is still there (state.SplitDir). Nothing
+// older nodes kept at path if it is still there (statefile.Dir). Nothing
 // on disk gives an empty ledger; a file that cannot be read or decoded
 // gives a *statefile.CorruptError and is left untouched.
 func Load(path string) (*Ledger, error) {

@@ -15,7 +15,7 @@
 // operation takes a batch, so a heartbeat claims what it will score in one
 // call and finishes what it scored in a few: the cost per item is
 // constant whatever the queue's size. File, the embedded default, keeps
-// mesh-state/queue.json: each call is one read-modify-write under an flock
+// mesh-state/queue/: each call is one read-modify-write under an flock
 // on queue.json.lock, written atomically, so several processes can share
 // the queue and a crash at any point leaves the old file or the new one.
 // pgqueue keeps the queue in PostgreSQL for workers on several machines;

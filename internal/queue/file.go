@@ -18,7 +18,7 @@ type file struct {
 
 // read loads the queue named by path: the directory path without ".json",
 // one file per peer, and the single file older nodes kept at path, if it
-// is still there (state.SplitDir).
+// is still there (statefile.Dir).
 func read(path string) (*file, error) {
 	legacy, files, err := statefile.Read(path)
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 )
 
 // File is the queue stored in files: named by mesh-state/queue.json, kept
-// in mesh-state/queue/, one file per peer (state.SplitDir). It holds no
+// in mesh-state/queue/, one file per peer (statefile.Dir). It holds no
 // items between calls: every call reads and writes the files under one
 // lock, once for its whole batch; settled items older than
 // SettledRetention are dropped at each write.

@@ -7,7 +7,7 @@
 // What the pages say comes from the packages that own each concept:
 // traces, validations and disputes are read by internal/trace,
 // internal/validation and internal/dispute; peers' traces and validations
-// by internal/ledger (mesh-state/ledger.json); presence by internal/presence;
+// by internal/ledger (mesh-state/ledger/); presence by internal/presence;
 // SIGNAL, tiers and each trace's status by internal/signal; the node's name
 // and URL by internal/config (mesh.yaml), falling back to MANIFEST.md's
 // when the node has no mesh.yaml.

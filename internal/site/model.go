@@ -39,9 +39,9 @@ type Field struct {
 type Trace struct {
 	// Entry is the trace's MANIFEST row: its seq, its hash (the only one
 	// that counts), its file relative to the node ("traces/x.md") and its
-	// submitted time. Title, type and category are the file's, the row's
-	// where the file has none; Status is SIGNAL's resolution, the row's
-	// where SIGNAL does not hold the trace.
+	// submitted time. Title, type and category are the file's; the type
+	// falls back to the row's and the title to the file name. Status is
+	// SIGNAL's resolution, the row's where SIGNAL does not hold the trace.
 	manifest.Entry
 	Passing  int // passing validations counted by SIGNAL
 	Seen     int // validators counted by SIGNAL (docs/protocol.md §8.1: trace_signal = passing / seen)

@@ -22,10 +22,9 @@ var shownApart = map[string]bool{"title": true, "type": true, "category": true, 
 
 // loadTraces builds our traces from traces/*.md, with seq, hash, status
 // and time from MANIFEST rows (the only hash that counts). Files are
-// parsed on every core: with 10,000 traces, parsing is most of a rebuild.
-// It returns what internal/trace made of each file, by path (nil for a
-// file that is not a trace), for SIGNAL, which would otherwise read and
-// parse every file again.
+// parsed on every core, through the snapshot (Snapshot.Trace), which
+// keeps each parse for SIGNAL: with 10,000 traces, parsing is most of a
+// rebuild.
 func loadTraces(n *Node, m *manifest.Manifest, snap *node.Snapshot) {
 	rows := map[string]manifest.Entry{}
 	for _, e := range m.Entries {

@@ -79,7 +79,7 @@ func (s *State) Rename(from, to string) bool {
 // the directory mesh-state/polling-cursors/, one file per peer with its
 // cursor and the hashes seen from it, hosts.json and seen.json, and the
 // single file older nodes kept at path, if it is still there (see
-// SplitDir). Nothing on disk gives an empty state; a file that cannot be
+// statefile.Dir). Nothing on disk gives an empty state; a file that cannot be
 // read or decoded gives a *statefile.CorruptError and is left untouched. An older
 // node's shape, where seen_hashes is a list, is read too: those hashes
 // count as first seen now.

@@ -34,7 +34,7 @@ type Options struct {
 	// Started is said in the started event, after the polling state (the
 	// metrics address, for one).
 	Started string
-	// Queue is the node's queue when it is not mesh-state/queue.json (the
+	// Queue is the node's queue when it is not mesh-state/queue/ (the
 	// PostgreSQL store of docs/queue.md): the inbox the watcher reads and
 	// the store its heartbeats use. nil: the file.
 	Queue queue.Store
