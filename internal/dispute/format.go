@@ -2,16 +2,11 @@ package dispute
 
 import (
 	"bytes"
-	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/meshnode/meshnode/internal/manifest"
 )
-
-const hashPrefix = "sha256:"
 
 // Format writes d in the layout documented on the package. The same
 // Dispute always gives the same bytes.
@@ -54,22 +49,4 @@ func formatTime(t time.Time) string {
 		return ""
 	}
 	return t.UTC().Format(time.RFC3339Nano)
-}
-
-func stripPrefix(h string) string {
-	v := strings.TrimSpace(h)
-	if len(v) >= len(hashPrefix) && strings.EqualFold(v[:len(hashPrefix)], hashPrefix) {
-		return v[len(hashPrefix):]
-	}
-	return v
-}
-
-// normalizeHash returns a well-formed hash as "sha256:<64 lowercase hex>",
-// anything else as written (Check reports it).
-func normalizeHash(s string) manifest.Hash {
-	bare := stripPrefix(s)
-	if _, err := hex.DecodeString(bare); err != nil || len(bare) != 64 {
-		return manifest.Hash(strings.TrimSpace(s))
-	}
-	return manifest.Hash(hashPrefix + strings.ToLower(bare))
 }

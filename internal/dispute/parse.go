@@ -33,7 +33,7 @@ func Parse(data []byte) (*Dispute, error) {
 	d := &Dispute{
 		Reporter: keys["reporter"], ReporterURL: keys["reporter_url"],
 		Agent: keys["agent"], AgentURL: keys["agent_url"], FileURL: keys["file_url"],
-		ClaimedHash: normalizeHash(keys["claimed_hash"]), ServedHash: normalizeHash(keys["served_hash"]),
+		ClaimedHash: manifest.HashAsWritten(keys["claimed_hash"]), ServedHash: manifest.HashAsWritten(keys["served_hash"]),
 		Notes: keys["notes"],
 	}
 	if s := keys["seq"]; s != "" {

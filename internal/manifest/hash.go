@@ -75,6 +75,22 @@ func NormalizeHash(s string) (Hash, error) {
 	return Hash(hashPrefix + strings.ToLower(v)), nil
 }
 
+// HashAsWritten returns s as "sha256:<64 lowercase hex>" when it is a
+// sha256 in any case, with or without its "sha256:" prefix or surrounding
+// backticks, and otherwise s as written, trimmed: for a parser that keeps
+// a malformed value for its checker to report (validations, disputes).
+func HashAsWritten(s string) Hash {
+	v := strings.Trim(strings.TrimSpace(s), "`")
+	bare := v
+	if len(v) > len(hashPrefix) && strings.EqualFold(v[:len(hashPrefix)], hashPrefix) {
+		bare = v[len(hashPrefix):]
+	}
+	if _, err := hex.DecodeString(bare); err != nil || len(bare) != sha256.Size*2 {
+		return Hash(v)
+	}
+	return Hash(hashPrefix + strings.ToLower(bare))
+}
+
 // clip shortens peer text quoted in an error so a hostile line cannot
 // flood a log.
 func clip(s string) string {

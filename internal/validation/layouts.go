@@ -2,6 +2,8 @@ package validation
 
 import (
 	"strings"
+
+	"github.com/meshnode/meshnode/internal/manifest"
 )
 
 func (d *doc) isCanonical() bool {
@@ -29,7 +31,7 @@ func (d *doc) canonical() (*Validation, []string) {
 	v := &Validation{
 		Layout:    LayoutCanonical,
 		Validator: d.plain["validator"], ValidatorURL: d.plain["validator_url"],
-		TraceURL: d.plain["trace_url"], TraceHash: normalizeHash(d.plain["trace_hash"]),
+		TraceURL: d.plain["trace_url"], TraceHash: manifest.HashAsWritten(d.plain["trace_hash"]),
 		ValidatedAt: parseTime(d.plain["validated_at"]),
 		Result:      strings.ToLower(d.plain["result"]),
 		Notes:       oneLine(d.plain["notes"]),
@@ -42,7 +44,7 @@ func (d *doc) v02() (*Validation, []string) {
 	v := &Validation{
 		Layout:    LayoutV02,
 		Validator: d.bold["validator"], ValidatorURL: firstOf(d.bold, "validator url", "validator_url"),
-		TraceHash:   normalizeHash(d.bold["hash"]),
+		TraceHash:   manifest.HashAsWritten(d.bold["hash"]),
 		ValidatedAt: parseTime(firstOf(d.bold, "validated at", "date")),
 		Result:      verdict(d.bold["verdict"]),
 		Notes:       oneLine(firstNonEmpty(d.bold["notes"], d.sectionText("notes"))),
