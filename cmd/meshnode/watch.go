@@ -27,8 +27,8 @@ func init() {
 
 Runs the node until stopped: every interval (watch.interval in mesh.yaml,
 10m, or --interval) a tick runs one heartbeat on a fetch client kept across
-ticks. A tick that finds the node busy (another heartbeat, run or watch
-holds mesh-state/heartbeat.lock) is skipped, not queued. Polling is off until
+ticks. A tick that finds the node busy (another heartbeat or watch holds
+mesh-state/heartbeat.lock) is skipped, not queued. Polling is off until
 watch.enabled is true in mesh.yaml or a person types /poll on.
 
 On a terminal it prints a status line and an alert when new traces reach the
