@@ -167,6 +167,20 @@ func TestCheckRefusesHostilePullRequests(t *testing.T) {
 				writeCheckNodeFile(t, pr, "traces/sub/x.html", "<script>alert(1)</script>")
 			},
 			args: []string{"--", "traces/sub/x.html"}, want: "traces/sub/x.html:1: files in a subdirectory of traces/ are never published"},
+		{name: "a hidden file in a directory at a validation's name",
+			pr: func(t *testing.T, pr string) {
+				writeCheckNodeFile(t, pr, "validations/val-"+strings.Repeat("a", 12)+".md/.gitkeep", "")
+			},
+			args: []string{"--", "validations/val-" + strings.Repeat("a", 12) + ".md/.gitkeep"},
+			want: "validations/val-" + strings.Repeat("a", 12) + ".md/.gitkeep:1: files in a subdirectory of validations/ are never published"},
+		{name: "a directory (a submodule's checkout) at a validation's name",
+			pr: func(t *testing.T, pr string) {
+				if err := os.MkdirAll(filepath.Join(pr, "validations", "val-"+strings.Repeat("b", 12)+".md"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			},
+			args: []string{"--", "validations/val-" + strings.Repeat("b", 12) + ".md"},
+			want: "validations/val-" + strings.Repeat("b", 12) + ".md:1: a directory (or a submodule) where the node publishes files"},
 		{name: "a 255-byte name",
 			pr: func(t *testing.T, pr string) {
 				writeCheckNodeFile(t, pr, "traces/"+strings.Repeat("a", 252)+".md", "# Long\n")

@@ -84,13 +84,17 @@ var maxAgentsBytes = config.Default().Limits.AgentsBytes
 func (c *checker) published1(f string, fi fs.FileInfo) {
 	dir, name := node.PublishedDir(f), path.Base(f)
 	switch {
+	case dir == "":
+		// Hidden or not: a directory at a file's name (validations/val-x.md/
+		// holding a .gitkeep) would stop the heartbeat from ever writing
+		// that validation.
+		top, _, _ := cutTop(f)
+		c.add(f, 1, "files in a subdirectory of %s/ are never published, and the subdirectory takes a file's name; move it to %s/ or out of the node's files", top, top)
+		return
 	case node.Hidden(name):
 		return // never published: editor files, .gitkeep
 	case fi.IsDir():
-		return // its files are listed one by one
-	case dir == "":
-		top, _, _ := cutTop(f)
-		c.add(f, 1, "files in a subdirectory of %s/ are never published; move it to %s/ or out of the node's files", top, top)
+		c.add(f, 1, "a directory (or a submodule) where the node publishes files: it takes a file's name; remove it")
 		return
 	case !fi.Mode().IsRegular():
 		c.add(f, 1, "not a regular file; the node publishes only regular files")

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 
 	"golang.org/x/sync/errgroup"
@@ -126,8 +125,13 @@ func (n *job) scoreItem(ctx context.Context, scorer score.Scorer, item *queue.It
 	v := newValidation(n.cfg, *item, res.Scores, res.Notes, n.now)
 	err = n.snap.WriteFileUnsynced(rel, v.Format())
 	if errors.Is(err, fs.ErrExist) {
-		// A person wrote it since the snapshot was taken: theirs stands.
-		data, _ := os.ReadFile(n.path(rel))
+		// A person wrote it since the snapshot was taken: theirs stands,
+		// if it is a file. A directory or a link at its name publishes
+		// nothing, so the trace is not called validated.
+		data, err := node.ReadFile(n.opts.Dir, rel, node.MaxFileBytes)
+		if err != nil {
+			return finish(queue.StatusFailed, fmt.Sprintf("%s is taken and cannot be published (%v): remove it", rel, err))
+		}
 		return finish(queue.StatusDone, existingReason(rel, data))
 	}
 	if err != nil {
