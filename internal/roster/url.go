@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 )
 
@@ -20,9 +21,11 @@ const (
 // scheme and host, and a path ending in "/" (files are addressed as base
 // URL + path). Two spellings of one URL give one canonical form, so
 // gossip cannot add a second name for a known URL: the default port
-// (:443 for https, :80 for http) and a host's trailing dot are dropped,
-// and in the path an escaped unreserved character (%67 for "g", RFC 3986
-// §2.3) is decoded while every other escape is written in upper case.
+// (:443 for https, :80 for http), a port's leading zeros and a host's
+// trailing dot are dropped, an empty path segment ("//", which many
+// servers merge) is refused, and in the path an escaped unreserved
+// character (%67 for "g", RFC 3986 §2.3) is decoded while every other
+// escape is written in upper case.
 func NormalizeURL(s string) (string, error) {
 	v := strings.TrimSpace(s)
 	if len(v) > MaxURLBytes {
@@ -41,9 +44,14 @@ func NormalizeURL(s string) (string, error) {
 		return "", fmt.Errorf("url %q: %w", clip(v), err)
 	}
 	p := canonicalEscapes(u.EscapedPath())
-	for _, seg := range strings.Split(p, "/") {
+	segs := strings.Split(p, "/")
+	for i, seg := range segs {
 		if seg == "." || seg == ".." {
 			return "", fmt.Errorf("url %q: dot segment %q not allowed", clip(v), seg)
+		}
+		if seg == "" && i > 0 && i < len(segs)-1 {
+			// Many servers merge "//" into "/": a second spelling.
+			return "", fmt.Errorf("url %q: empty path segment (//) not allowed", clip(v))
 		}
 	}
 	if !strings.HasSuffix(p, "/") {
@@ -67,11 +75,19 @@ func canonicalHost(scheme string, u *url.URL) (string, error) {
 	if strings.Contains(name, ":") {
 		name = "[" + name + "]" // IPv6
 	}
-	switch port := u.Port(); {
-	case port == "", scheme == "https" && port == "443", scheme == "http" && port == "80":
+	if u.Port() == "" {
+		return name, nil
+	}
+	// The port as a number: ":0443" dials 443, so it is one spelling of it.
+	n, err := strconv.Atoi(u.Port())
+	if err != nil || n < 1 || n > 65535 {
+		return "", fmt.Errorf("port %q is not a number from 1 to 65535", u.Port())
+	}
+	switch {
+	case scheme == "https" && n == 443, scheme == "http" && n == 80:
 		return name, nil
 	default:
-		return name + ":" + port, nil
+		return name + ":" + strconv.Itoa(n), nil
 	}
 }
 
