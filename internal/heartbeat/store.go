@@ -110,10 +110,18 @@ func (n *job) publishResults() error {
 }
 
 // publishResult writes the validation of one stored result unless its
-// file exists or the result cannot be a validation.
+// file exists or the result cannot be a validation. A shared queue is
+// written by workers and whoever else may write its database, so a result
+// is published only for a trace this node fetched and verified itself,
+// at the URL it was fetched from: the rule check holds a person's
+// validation to.
 func (n *job) publishResult(it queue.Item) error {
 	rel := path.Join(node.ValidationsDir, validation.FileName(it.Hash))
 	if _, ok := n.snap.File(rel); ok {
+		return nil
+	}
+	if t := n.ledger.Traces[it.Hash]; t == nil || !t.Verified || t.URL != it.TraceURL || it.ID != queueID(it.Hash) {
+		n.log.Warn("stored result not published: not a trace this node verified", "id", it.ID, "url", it.TraceURL, "sha256", it.Hash)
 		return nil
 	}
 	v := newValidation(n.cfg, it, it.Result.Scores, it.Result.Notes, n.now)

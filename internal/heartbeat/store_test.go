@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/meshnode/meshnode/internal/fetch"
+	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/queue/pgqueue"
@@ -16,6 +17,7 @@ import (
 	"github.com/meshnode/meshnode/internal/queue/worker"
 	"github.com/meshnode/meshnode/internal/score"
 	"github.com/meshnode/meshnode/internal/signal"
+	"github.com/meshnode/meshnode/internal/validation"
 )
 
 // TestNodeOnPostgreSQLPublishesWorkersResults runs, against a real
@@ -122,6 +124,36 @@ func TestStoredResultsWaitForStanding(t *testing.T) {
 	// stored result is published: two files, each counted once.
 	if sum := beat(t, dir, testNow.Add(2*time.Hour)); sum.ValidationsPublished != 2 {
 		t.Fatalf("published %d with standing, want 2 (one scored, one stored)", sum.ValidationsPublished)
+	}
+}
+
+// TestStoredResultOfAnUnverifiedTraceIsNotPublished: a result stored in
+// the queue for a trace the node never fetched (whoever can write a shared
+// queue's database could store one) is never published as a validation.
+func TestStoredResultOfAnUnverifiedTraceIsNotPublished(t *testing.T) {
+	good := goodPeer(t)
+	defer good.Close()
+	dir := newNode(t, [][2]string{{"good", good.URL + "/"}}, "")
+	write(t, dir, signal.FoundersFile, "tester | http://127.0.0.1:1/tester/\n")
+	q := queue.Open(filepath.Join(dir, filepath.FromSlash(node.QueueFile)))
+	q.Now = func() time.Time { return testNow }
+	forged := manifest.HashBytes([]byte("a trace nobody served"))
+	if _, err := q.Enqueue(queue.Item{ID: forged.Hex(12), Hash: forged, From: "good", FromURL: good.URL + "/",
+		TraceURL: good.URL + "/traces/forged.md", QueuedAt: testNow}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := q.Claim(queue.Claim{Owner: "w", Now: testNow, Max: 1, Filter: func(it queue.Item) bool { return it.Hash == forged }})
+	if err != nil || len(got) != 1 {
+		t.Fatalf("claim: %v, %v", got, err)
+	}
+	res := &queue.Result{Scores: [6]int{5, 5, 5, 5, 5, 5}, Scorer: "command", ScoredAt: testNow}
+	if r, err := q.Update(queue.Update{Kind: queue.Finish, ID: got[0].ID, Owner: "w", Version: got[0].Version,
+		Status: queue.StatusDone, At: testNow, Result: res}); err != nil || r[0] != nil {
+		t.Fatalf("finish: %v %v", r, err)
+	}
+	beat(t, dir, testNow.Add(time.Hour))
+	if _, ok := validationFiles(t, dir)[validation.FileName(forged)]; ok {
+		t.Errorf("a validation of %s, a trace the node never fetched, was published", forged)
 	}
 }
 
