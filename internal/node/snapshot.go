@@ -3,6 +3,7 @@ package node
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -162,12 +163,12 @@ func (s *Snapshot) readManifest() error {
 		return fmt.Errorf("read %s: %w", ManifestFile, err)
 	}
 	s.ManifestLink = fi.Mode()&fs.ModeSymlink != 0
-	data, err := os.ReadFile(s.path(ManifestFile))
+	data, err := readOwnManifest(s.path(ManifestFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil // a dangling link
 	}
 	if err != nil {
-		return fmt.Errorf("read %s: %w", ManifestFile, err)
+		return err
 	}
 	s.ManifestData = data
 	m, problems, err := manifest.Parse(data)
@@ -177,6 +178,37 @@ func (s *Snapshot) readManifest() error {
 	}
 	s.Manifest, s.ManifestProblems = m, problems
 	return nil
+}
+
+// MaxOwnManifestBytes bounds our own MANIFEST.md: manifest.MaxRows rows
+// of about 150 bytes fill 15 MB.
+const MaxOwnManifestBytes = 64 << 20
+
+// readOwnManifest reads the file at p, through a link, when it is a
+// regular file of at most MaxOwnManifestBytes: a link to a pipe or a
+// device must not hang or exhaust the node.
+func readOwnManifest(p string) ([]byte, error) {
+	// Stat before opening: opening a pipe waits for a writer.
+	fi, err := os.Stat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("read %s: %w", ManifestFile, ErrNotRegular)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxOwnManifestBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", ManifestFile, err)
+	}
+	if len(data) > MaxOwnManifestBytes {
+		return nil, tooLarge(ManifestFile, int64(len(data)), MaxOwnManifestBytes)
+	}
+	return data, nil
 }
 
 // MaxFoundersBytes bounds FOUNDERS.md; a mesh has a handful of founders.

@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func writeNode(t *testing.T, files map[string]string) string {
@@ -184,5 +186,26 @@ func TestAgentsFileThatIsALinkIsAnErrorOfItsOwn(t *testing.T) {
 	}
 	if !errors.Is(s.AgentsErr, ErrSymlink) || len(s.Agents) != 0 {
 		t.Errorf("AgentsErr = %v with %d agents, want ErrSymlink and none", s.AgentsErr, len(s.Agents))
+	}
+}
+
+func TestOpenRefusesOurManifestLinkedToAPipe(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "pipe")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	if err := os.Symlink(fifo, filepath.Join(dir, ManifestFile)); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := Open(dir, Options{}); done <- err }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrNotRegular) {
+			t.Errorf("Open = %v, want ErrNotRegular", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Open hung on a MANIFEST.md linked to a pipe")
 	}
 }
