@@ -40,12 +40,12 @@ func (n *job) peers() ([]peer, error) {
 	return out, nil
 }
 
-// adoptRespelled moves the cursor an agent of AGENTS.md kept under an
-// earlier spelling of its URL (before URLs had one canonical form: a
-// default port, a host's trailing dot, an escaped letter) to the URL
-// AGENTS.md now gives, so the agent keeps its place instead of being
-// polled from scratch beside a cursor nothing reads. A learned peer's
-// second spelling is forgotten instead (bind).
+// adoptRespelled moves the cursor and the ledger's records that an agent
+// of AGENTS.md has under an earlier spelling of its URL (before URLs had
+// one canonical form: a default port, a host's trailing dot, an escaped
+// letter) to the URL AGENTS.md now gives, so the agent keeps its place
+// instead of being polled from scratch beside a cursor nothing reads. A
+// learned peer's second spelling is forgotten instead (bind).
 func (n *job) adoptRespelled() {
 	listed := map[string]bool{}
 	for _, a := range n.snap.Agents {
@@ -57,6 +57,7 @@ func (n *job) adoptRespelled() {
 			continue
 		}
 		if n.state.Rename(u, canon) {
+			n.ledger.Rename(u, canon)
 			n.log.Info("cursor moved to the agent's URL as AGENTS.md spells it", "from", u, "to", canon)
 		}
 	}

@@ -3,6 +3,7 @@ package heartbeat
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,8 +14,9 @@ import (
 // TestListedAgentKeepsItsCursorUnderAnEarlierSpelling: a cursor kept under
 // an earlier spelling of an agent's URL (here an escaped letter, "%61da"
 // for "ada") is moved to the URL AGENTS.md gives, with how far it read and
-// the hashes seen from it, so the agent's files are not fetched again and
-// no second cursor lingers.
+// the hashes seen from it, and the ledger's records of the agent with it,
+// so the agent's files are not fetched again and nothing lingers under
+// the old spelling.
 func TestListedAgentKeepsItsCursorUnderAnEarlierSpelling(t *testing.T) {
 	p := newFakePeer(t)
 	m := manifest.Manifest{Agent: "ada", Sequence: 3}
@@ -36,6 +38,11 @@ func TestListedAgentKeepsItsCursorUnderAnEarlierSpelling(t *testing.T) {
 	if _, err := st.Save(filepath.Join(dir, filepath.FromSlash(node.CursorsFile)), time.Time{}); err != nil {
 		t.Fatal(err)
 	}
+	l := loadLedger(t, dir)
+	l.Rename(canon, old)
+	if _, err := l.Save(filepath.Join(dir, filepath.FromSlash(node.LedgerFile))); err != nil {
+		t.Fatal(err)
+	}
 	beat(t, dir, testNow.Add(cursorStep))
 
 	st = loadState(t, dir)
@@ -44,6 +51,11 @@ func TestListedAgentKeepsItsCursorUnderAnEarlierSpelling(t *testing.T) {
 	}
 	if _, ok := st.Cursors[old]; ok {
 		t.Errorf("a cursor still lingers under %s", old)
+	}
+	for _, tr := range loadLedger(t, dir).Traces {
+		if tr.AgentURL != canon || !strings.HasPrefix(tr.URL, canon) {
+			t.Errorf("ledger keeps %s at %s under %s", tr.Hash, tr.URL, tr.AgentURL)
+		}
 	}
 	if hits := p.hitsOf("/ada/traces/1.md"); hits != 1 {
 		t.Errorf("traces/1.md fetched %d times, want once", hits)

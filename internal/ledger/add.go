@@ -3,6 +3,7 @@ package ledger
 import (
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/meshnode/meshnode/internal/manifest"
 )
@@ -159,4 +160,35 @@ func (l *Ledger) Forget(agentURL string) []manifest.Hash {
 	}
 	slices.Sort(hashes)
 	return hashes
+}
+
+// Rename moves what the ledger holds of the agent at from (its traces,
+// the validations it published and its rejections) to the URL to, the
+// same agent spelled another way; file URLs under from move under to.
+func (l *Ledger) Rename(from, to string) {
+	under := func(u string) string {
+		if rest, ok := strings.CutPrefix(u, from); ok {
+			return to + rest
+		}
+		return u
+	}
+	for _, t := range l.Traces {
+		if t != nil && t.AgentURL == from {
+			t.AgentURL, t.URL = to, under(t.URL)
+		}
+	}
+	for k, v := range l.Validations {
+		if v != nil && v.ValidatorURL == from {
+			delete(l.Validations, k)
+			v.ValidatorURL, v.SourceURL = to, under(v.SourceURL)
+			l.Validations[ValidationKey(to, v.TraceHash)] = v
+		}
+	}
+	for k, r := range l.Rejected {
+		if r != nil && r.AgentURL == from {
+			delete(l.Rejected, k)
+			r.AgentURL = to
+			l.Rejected[under(k)] = r
+		}
+	}
 }

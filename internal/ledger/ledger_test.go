@@ -276,3 +276,25 @@ func TestForgetRemovesOneAgentsRecordsOnly(t *testing.T) {
 		t.Errorf("left %d traces, %d validations, %d rejections", len(l.Traces), len(l.Validations), len(l.Rejected))
 	}
 }
+
+func TestRenameMovesAnAgentsRecordsToItsOtherSpelling(t *testing.T) {
+	const from, to = "https://a.example:0443/x/", "https://a.example/x/"
+	l := New()
+	l.AddTrace(&Trace{Agent: "a", AgentURL: from, Hash: "sha256:t", URL: from + "traces/t.md", Verified: true})
+	l.AddValidation(&Validation{Validator: "a", ValidatorURL: from, TraceHash: "sha256:o", SourceURL: from + "validations/v.md"})
+	l.AddRejection(from+"traces/bad.md", &Rejection{Agent: "a", AgentURL: from, ClaimedHash: "sha256:c"})
+	l.AddTrace(&Trace{Agent: "b", AgentURL: "https://b.example/", Hash: "sha256:b", URL: "https://b.example/traces/b.md"})
+	l.Rename(from, to)
+	if tr := l.Traces["sha256:t"]; tr.AgentURL != to || tr.URL != to+"traces/t.md" {
+		t.Errorf("trace: %+v", tr)
+	}
+	if v := l.Validations[ValidationKey(to, "sha256:o")]; v == nil || v.ValidatorURL != to || v.SourceURL != to+"validations/v.md" || len(l.Validations) != 1 {
+		t.Errorf("validations: %v", l.Validations)
+	}
+	if r := l.Rejected[to+"traces/bad.md"]; r == nil || r.AgentURL != to || len(l.Rejected) != 1 {
+		t.Errorf("rejections: %v", l.Rejected)
+	}
+	if b := l.Traces["sha256:b"]; b.AgentURL != "https://b.example/" {
+		t.Errorf("another agent's trace moved: %+v", b)
+	}
+}
