@@ -8,47 +8,10 @@ import (
 
 	"github.com/meshnode/meshnode/internal/dispute"
 	"github.com/meshnode/meshnode/internal/heartbeat/report"
-	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/presence"
 	"github.com/meshnode/meshnode/internal/publish"
-	"github.com/meshnode/meshnode/internal/signal"
 )
-
-// report computes SIGNAL from the node's snapshot, with what this run
-// added to it: the same public files give every node the same report,
-// whatever its mesh.yaml says.
-func (n *job) report() (signal.Report, error) {
-	in, err := signal.FromSnapshot(n.snap, n.cfg.Agent, n.cfg.URL)
-	if err != nil {
-		return signal.Report{}, fmt.Errorf("compute SIGNAL: %w", err)
-	}
-	return signal.Compute(in), nil
-}
-
-// ownStatuses resolves the status of each of our own traces from the
-// validations the node has seen (SIGNAL's resolution rule).
-func (n *job) ownStatuses() (map[manifest.Hash]manifest.Status, error) {
-	r, err := n.report()
-	if err != nil {
-		return nil, err
-	}
-	return signal.Own(r, n.cfg.URL), nil
-}
-
-// standing says whether the node may validate: whether its validations
-// count, by the rule every node applies to the same public files
-// (docs/decisions.md, Standing). The summary says where the node stands
-// and, without standing, what to do next.
-func (n *job) standing() (bool, error) {
-	r, err := n.report()
-	if err != nil {
-		return false, err
-	}
-	p := signal.ProgressOf(r, n.cfg.URL)
-	n.sum.Standing, n.sum.StandingNext = p.Reason(), p.Next()
-	return p.HasStanding(), nil
-}
 
 // disputeOf is the dispute this node publishes of a hash mismatch of p's
 // (docs/protocol.md §7.4), naming p by the URL it was polled at.

@@ -1,0 +1,55 @@
+package heartbeat
+
+import (
+	"sync"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/queue"
+	"github.com/meshnode/meshnode/internal/queue/pgqueue"
+)
+
+// openQueue returns the store of the node's validation queue: Options.Queue
+// when the caller gave one; else the PostgreSQL store that
+// MESHNODE_QUEUE_DSN names, when it is set (never mesh.yaml, which is
+// public: docs/queue.md); else mesh-state/queue/. Enqueues are stamped
+// with the heartbeat's time.
+func (n *job) openQueue() (queue.Store, error) {
+	now := func() time.Time { return n.now }
+	if n.opts.Queue != nil {
+		return n.opts.Queue, nil
+	}
+	if dsn, ok := pgqueue.NodeDSNFromEnv(); ok {
+		s, err := sharedStore(dsn)
+		if err != nil {
+			return nil, err
+		}
+		return s.WithNow(now), nil
+	}
+	q := n.snap.Queue
+	if err := q.Init(); err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+// pgStores are the PostgreSQL stores this process opened, by connection
+// string: one pool each for the life of the process, however many
+// heartbeats it runs.
+var pgStores = struct {
+	sync.Mutex
+	m map[string]*pgqueue.Store
+}{m: map[string]*pgqueue.Store{}}
+
+func sharedStore(dsn string) (*pgqueue.Store, error) {
+	pgStores.Lock()
+	defer pgStores.Unlock()
+	if s := pgStores.m[dsn]; s != nil {
+		return s, nil
+	}
+	s, err := pgqueue.Connect(dsn)
+	if err != nil {
+		return nil, err
+	}
+	pgStores.m[dsn] = s
+	return s, nil
+}
