@@ -21,18 +21,16 @@ func suggestions(cfg *config.Config, items []queue.Item) (out []pullrequest.Sugg
 			without++
 			continue
 		}
-		total := it.Suggested.Total()
+		v := validation.Validation{
+			Validator: cfg.Agent, ValidatorURL: cfg.URL,
+			TraceURL: it.TraceURL, TraceHash: it.Hash,
+			// The queue time, not now: the draft must be the same bytes
+			// on every run, or a person's edit could not be told apart.
+			ValidatedAt: it.QueuedAt.UTC(), Notes: it.SuggestedNotes,
+		}
+		v.SetScores(*it.Suggested)
 		out = append(out, pullrequest.Suggestion{
-			Validation: validation.Validation{
-				Validator: cfg.Agent, ValidatorURL: cfg.URL,
-				TraceURL: it.TraceURL, TraceHash: it.Hash,
-				// The queue time, not now: the draft must be the same bytes
-				// on every run, or a person's edit could not be told apart.
-				ValidatedAt: it.QueuedAt.UTC(),
-				Result:      validation.ResultFor(total), Total: total,
-				Scores: *it.Suggested, HasScores: true, Notes: it.SuggestedNotes,
-			},
-			Reasons: it.SuggestedReasons, Title: oneLineTitle(it), Agent: it.From,
+			Validation: v, Reasons: it.SuggestedReasons, Title: oneLineTitle(it), Agent: it.From,
 		})
 	}
 	return out, without

@@ -95,11 +95,10 @@ func (m *mesh) nodeValidation(cyd *agent, nodeURL string, nodeTrace []byte) {
 	hash := manifest.HashBytes(nodeTrace)
 	v := &validation.Validation{
 		Validator: "cyd", ValidatorURL: "", TraceURL: nodeURL + "traces/001-hello-mesh.md", TraceHash: hash,
-		ValidatedAt: time.Date(2026, 2, 10, 9, 0, 0, 0, time.UTC), Scores: validation.Scores{4, 4, 3, 3, 4, 4}, HasScores: true,
-		Notes: "A clear introduction with a runnable command.",
+		ValidatedAt: time.Date(2026, 2, 10, 9, 0, 0, 0, time.UTC),
+		Notes:       "A clear introduction with a runnable command.",
 	}
-	v.Total = v.Scores.Total()
-	v.Result = validation.ResultFor(v.Total)
+	v.SetScores(validation.Scores{4, 4, 3, 3, 4, 4})
 	cyd.files = append(cyd.files, published{
 		seq: 3, file: "validations/" + validation.FileName(hash), typ: "validation", round: 1, body: v.Format(),
 	})

@@ -102,9 +102,8 @@ func (n *job) publishResult(it queue.Item) error {
 func newValidation(cfg *config.Config, item queue.Item, scores validation.Scores, notes string, now time.Time) *validation.Validation {
 	v := &validation.Validation{
 		Validator: cfg.Agent, ValidatorURL: cfg.URL, TraceURL: item.TraceURL, TraceHash: item.Hash,
-		ValidatedAt: now, Scores: scores, HasScores: true, Notes: notes,
+		ValidatedAt: now, Notes: notes,
 	}
-	v.Total = scores.Total()
-	v.Result = validation.ResultFor(v.Total)
+	v.SetScores(scores)
 	return v
 }

@@ -26,6 +26,14 @@ func ResultFor(total int) string {
 	return ResultFail
 }
 
+// SetScores gives v the six scores and the total and result they make:
+// the one place a validation's verdict follows from its scores.
+func (v *Validation) SetScores(s Scores) {
+	v.Scores, v.HasScores = s, true
+	v.Total = s.Total()
+	v.Result = ResultFor(v.Total)
+}
+
 // dimensionIndex returns the index of a dimension name, case-insensitively.
 func dimensionIndex(name string) (int, bool) {
 	n := strings.ToLower(strings.TrimSpace(name))
