@@ -87,8 +87,6 @@ func (n *job) load() error {
 	return nil
 }
 
-func (n *job) path(rel string) string { return filepath.Join(n.opts.Dir, filepath.FromSlash(rel)) }
-
 // lock takes the node's heartbeat lock, waiting for a running heartbeat to
 // finish for at most wait.
 func lock(ctx context.Context, dir string, wait time.Duration) (func(), error) {
