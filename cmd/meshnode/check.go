@@ -23,7 +23,15 @@ func init() {
 		usage: `Usage: meshnode check [--dir DIR] [--base DIR] [--] [FILE...]
 
 Checks the changed files of a pull request against the node (every file
-of the node in DIR when no FILE is given):
+of the node in DIR when no FILE is given). No problem means the change is
+the node's data and every file of it passed:
+
+  - a changed path that is not the node's data (code, .github/, go.mod,
+    .gitattributes or .gitignore in any directory, docs, anything else)
+    is never passed: a person must review it and merge it by hand
+    (docs/github.md); it is reported once per kind of path;
+  - every file of the node is a regular file, not executable, not a
+    directory or a submodule;
 
   - a file the heartbeat writes (MANIFEST.md, mesh-state/, disputes/) is
     not a pull request's to change, and no published file (listed in

@@ -78,7 +78,7 @@ func TestCheckCommandPrintsProblemsAndExits3(t *testing.T) {
 			writeCheckNodeFile(t, dir, val, "# VALIDATION\n\nvalidator: ada\nvalidator_url: https://ada.example.org/mesh/\n"+
 				"trace_url: https://bob.example.org/t.md\ntrace_hash: "+string(unknown)+"\nresult: pass\ntotal_score: 18\n\nscores:\n"+
 				"  substance: 3\n  uniqueness: 3\n  specificity: 3\n  actionability: 3\n  structure: 3\n  freshness: 3\n")
-			out, errOut, err := runPublishingCLI(t, "check", "--dir", dir, filepath.Join(dir, val), filepath.Join(dir, "README.md"))
+			out, errOut, err := runPublishingCLI(t, "check", "--dir", dir, filepath.Join(dir, val))
 			var pf *problemsFound
 			if !errors.As(err, &pf) || exitCode(err, &bytes.Buffer{}) != exitProblem {
 				t.Fatalf("err = %v, want problemsFound (exit 3); stderr %q", err, errOut)

@@ -92,6 +92,50 @@ func TestCheckWorkflowStepFailsAHostilePullRequest(t *testing.T) {
 		{"a symlinked IDENTITY.md", func(t *testing.T, pr string) {
 			symlink(t, ".git/config", filepath.Join(pr, "IDENTITY.md"))
 		}, exitProblem, "failure", "IDENTITY.md:1: IDENTITY.md is a symbolic link"},
+		// Nothing but node data is ever green: each of these is a pull
+		// request a person must review (docs/github.md).
+		{"the heartbeat workflow, which holds contents: write", func(t *testing.T, pr string) {
+			writeCheckNodeFile(t, pr, ".github/workflows/heartbeat.yml", "on: push\njobs: {}\n")
+		}, exitProblem, "failure", ".github/workflows/heartbeat.yml:1: not node data: it changes a GitHub workflow"},
+		{"the gate's own workflow", func(t *testing.T, pr string) {
+			writeCheckNodeFile(t, pr, ".github/workflows/check.yml", "on: pull_request\njobs: {}\n")
+		}, exitProblem, "failure", ".github/workflows/check.yml:1: not node data: it changes a GitHub workflow"},
+		{"the founders compiled into the program", func(t *testing.T, pr string) {
+			writeCheckNodeFile(t, pr, "internal/signal/founders.go", "package signal\n\nvar extra = \"eve\"\n")
+		}, exitProblem, "failure", "internal/signal/founders.go:1: not node data: it changes the program's code"},
+		{"a replace line in go.mod", func(t *testing.T, pr string) {
+			writeCheckNodeFile(t, pr, "go.mod", "module x\n\nreplace gopkg.in/yaml.v3 => github.com/eve/yaml v0.0.1\n")
+		}, exitProblem, "failure", "go.mod:1: not node data: it changes the program's dependencies"},
+		{".gitattributes that rewrites the published traces", func(t *testing.T, pr string) {
+			writeCheckNodeFile(t, pr, ".gitattributes", "traces/** eol=crlf\n")
+		}, exitProblem, "failure", ".gitattributes:1: not node data: it changes how git stores, filters or ignores files"},
+		{".gitattributes hidden inside traces/", func(t *testing.T, pr string) {
+			writeCheckNodeFile(t, pr, "traces/.gitattributes", "* eol=crlf\n")
+		}, exitProblem, "failure", "traces/.gitattributes:1: not node data"},
+		{"a renamed page of the docs", func(t *testing.T, pr string) {
+			git(t, pr, "mv", "docs/a.md", "docs/b.md")
+		}, exitProblem, "failure", "docs/a.md:1: not node data: it is not a file of the node's data (documentation, scripts, anything else the gate does not check) (with 1 other path(s) of the kind: docs/b.md)"},
+		{"a deleted README", func(t *testing.T, pr string) {
+			git(t, pr, "rm", "-q", "README.md")
+		}, exitProblem, "failure", "README.md:1: not node data"},
+		{"a published trace made executable", func(t *testing.T, pr string) {
+			if err := os.Chmod(filepath.Join(pr, filepath.FromSlash(hostilePublished)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, exitProblem, "failure", hostilePublished + ":1: an executable file"},
+		{"a symbolic link outside the node's files", func(t *testing.T, pr string) {
+			symlink(t, "/etc/passwd", filepath.Join(pr, "docs", "passwd"))
+		}, exitProblem, "failure", "docs/passwd:1: not node data"},
+		{"a submodule", func(t *testing.T, pr string) {
+			git(t, pr, "update-index", "--add", "--cacheinfo", "160000,"+git(t, pr, "rev-parse", "HEAD")+",vendor/evil")
+			mkdir(t, filepath.Join(pr, "vendor", "evil"))
+			writeCheckNodeFile(t, pr, ".gitmodules", "[submodule \"evil\"]\n\tpath = vendor/evil\n\turl = https://example.org/evil.git\n")
+		}, exitProblem, "failure", ".gitmodules:1: not node data: it changes how git stores"},
+		{"a submodule at IDENTITY.md", func(t *testing.T, pr string) {
+			git(t, pr, "rm", "-q", "IDENTITY.md")
+			git(t, pr, "update-index", "--add", "--cacheinfo", "160000,"+git(t, pr, "rev-parse", "HEAD")+",IDENTITY.md")
+			mkdir(t, filepath.Join(pr, "IDENTITY.md"))
+		}, exitProblem, "failure", "IDENTITY.md:1: a directory (or a submodule)"},
 		{"an honest trace", func(t *testing.T, pr string) {
 			writeCheckNodeFile(t, pr, "traces/2026-03-02-second.md", "---\ntitle: Second\n---\n\n# Second\n")
 		}, 0, "success", ""},
@@ -103,6 +147,8 @@ func TestCheckWorkflowStepFailsAHostilePullRequest(t *testing.T) {
 			if err := os.CopyFS(base, os.DirFS(hostileBase(t, adaFounder))); err != nil {
 				t.Fatal(err)
 			}
+			writeCheckNodeFile(t, base, "README.md", "# ada's node\n")
+			writeCheckNodeFile(t, base, "docs/a.md", "a\n")
 			git(t, base, "init", "-q", "-b", "main")
 			git(t, base, "add", "-A")
 			git(t, base, "commit", "-q", "-m", "base")
@@ -139,5 +185,12 @@ func TestCheckWorkflowStepFailsAHostilePullRequest(t *testing.T) {
 				t.Errorf("statuses on the head: %+v, want one %q %s", st, pullrequest.CheckContext, tt.status)
 			}
 		})
+	}
+}
+
+func mkdir(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -27,6 +27,12 @@ type Options struct {
 	Files []string
 	Agent string // our agent name (mesh.yaml agent)
 	URL   string // our trace URL (mesh.yaml url)
+	// Heartbeat says the change is the heartbeat's own commit, checked
+	// before it moves the branch (meshnode commit --check-status): the
+	// files only the heartbeat writes may change, and Base is Dir, the
+	// node as the commit leaves it. Every other rule holds as for a pull
+	// request.
+	Heartbeat bool
 }
 
 // Problem is one thing wrong, at a file and line (1 when the whole file is
@@ -41,8 +47,8 @@ type Problem struct {
 func (p Problem) String() string { return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Message) }
 
 // Check applies every rule and returns the problems sorted by file, line
-// and message, each once. An empty result means the pull request may be
-// merged.
+// and message, each once. An empty result means the pull request changes
+// only the node's data, every file of which passed.
 func Check(o Options) []Problem {
 	if o.Base == "" {
 		o.Base = o.Dir
@@ -52,6 +58,7 @@ func Check(o Options) []Problem {
 	for _, f := range c.selected() {
 		c.file(f)
 	}
+	c.reportReview()
 	c.standing()
 	slices.SortFunc(c.problems, func(a, b Problem) int {
 		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Message, b.Message))
@@ -69,6 +76,7 @@ type checker struct {
 	own      map[manifest.Hash]bool     // hashes of files in our MANIFEST
 	byHash   map[manifest.Hash][]string // trace hash → every validation file naming it
 	vals     []string                   // checked validation files that parsed
+	review   map[int][]string           // reviewKinds index → changed paths
 	problems []Problem
 }
 

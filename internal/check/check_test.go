@@ -22,7 +22,7 @@ func TestCheckPassesCleanNode(t *testing.T) {
 	}{
 		{"every file", nil},
 		{"changed files", []string{"traces/2026-03-02-new.md", "validations/" + validation.FileName(bobTrace)}},
-		{"files the rules do not cover are ignored", []string{"README.md", "traces/deleted-draft.md", "traces/sub/x.md", "mesh.yaml"}},
+		{"deleted and absent node files", []string{"traces/deleted-draft.md", "traces/sub/x.md", "mesh.yaml", "traces/.gitkeep"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

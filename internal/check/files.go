@@ -18,9 +18,11 @@ import (
 // heartbeat's files are not a pull request's to change, a published file
 // never changes, nothing the node publishes is a symbolic link, and a file
 // in traces/ or validations/ has a publishable name and size and parses.
-// Paths outside the node's files (code, docs) are not its business.
+// Any other path (code, workflows, git's own files, docs) is not data the
+// gate checks: it needs a person (needsReview).
 func (c *checker) file(f string) {
-	if !node.Node(f) {
+	if gitControl(f) || !node.Node(f) {
+		c.needsReview(f)
 		return
 	}
 	if row, ok := c.rows[f]; ok {
@@ -28,12 +30,12 @@ func (c *checker) file(f string) {
 		return
 	}
 	if heartbeatOnly(f) {
-		if c.changedFromBase(f) {
+		if !c.o.Heartbeat && c.changedFromBase(f) {
 			c.add(f, 1, "written only by the heartbeat: a pull request must not add, edit or delete it (restore it from the base branch)")
 		}
 		return
 	}
-	if why, ok := trustFiles[f]; ok && c.o.Base != c.o.Dir && c.changedFromBase(f) {
+	if why, ok := trustFiles[f]; ok && (c.o.Base != c.o.Dir || c.o.Heartbeat) && c.changedFromBase(f) {
 		c.add(f, 1, "%s: the gate never passes a change to it; a person must review it and merge it by hand (an administrator's bypass of the required check, or a commit of their own)", why)
 	}
 	fi, err := node.Stat(c.o.Dir, f)
@@ -45,6 +47,9 @@ func (c *checker) file(f string) {
 		return
 	case err != nil:
 		c.add(f, 1, "cannot read: %v", err)
+		return
+	}
+	if top, _, _ := cutTop(f); top == f && !c.plain(f, fi) {
 		return
 	}
 	if f == node.FoundersFile {
@@ -91,13 +96,13 @@ func (c *checker) published1(f string, fi fs.FileInfo) {
 		top, _, _ := cutTop(f)
 		c.add(f, 1, "files in a subdirectory of %s/ are never published, and the subdirectory takes a file's name; move it to %s/ or out of the node's files", top, top)
 		return
+	case name == node.Placeholder:
+		return // never published: it keeps an empty directory in git
 	case node.Hidden(name):
-		return // never published: editor files, .gitkeep
-	case fi.IsDir():
-		c.add(f, 1, "a directory (or a submodule) where the node publishes files: it takes a file's name; remove it")
+		// Never published, so never checked: not data the gate can pass.
+		c.needsReview(f)
 		return
-	case !fi.Mode().IsRegular():
-		c.add(f, 1, "not a regular file; the node publishes only regular files")
+	case !c.plain(f, fi):
 		return
 	}
 	if err := node.CheckName(name); err != nil {
@@ -152,7 +157,28 @@ func (c *checker) published(f string, row manifest.Entry) {
 		c.add(f, 1, "cannot read published file: %v", err)
 	case manifest.HashBytes(data) != row.Hash:
 		c.add(f, 1, "published file was edited (published as %s, now %s); %s", row.Hash, manifest.HashBytes(data), fix)
+	default:
+		if fi, err := node.Stat(c.o.Dir, f); err == nil {
+			c.plain(f, fi)
+		}
 	}
+}
+
+// plain reports whether a node file is a plain file, and a problem when it
+// is not: git keeps a mode with each file, and the node's data is never a
+// directory (a submodule's checkout is one), a device or executable.
+func (c *checker) plain(f string, fi fs.FileInfo) bool {
+	switch {
+	case fi.IsDir():
+		c.add(f, 1, "a directory (or a submodule) where the node publishes files: it takes a file's name; remove it")
+	case !fi.Mode().IsRegular():
+		c.add(f, 1, "not a regular file; the node's data is only regular files")
+	case fi.Mode().Perm()&0o111 != 0:
+		c.add(f, 1, "an executable file: the node's data is never executable; clear the bit (git update-index --chmod=-x -- %s)", f)
+	default:
+		return true
+	}
+	return false
 }
 
 // changedFromBase reports whether f differs between the pull request's
