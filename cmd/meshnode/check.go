@@ -135,6 +135,16 @@ func reportCheckStatus(ctx context.Context, dir, sha string, problems int, geten
 	if err != nil {
 		return err
 	}
+	if err := pullrequest.ReportStatus(ctx, client, owner, repo, sha, checkStatus(problems, owner, repo, getenv)); err != nil {
+		return fmt.Errorf("check: %w", err)
+	}
+	return nil
+}
+
+// checkStatus is the gate's commit status for a count of problems, linked
+// to the workflow run when there is one: the one place it is worded, for
+// a pull request's head and for the heartbeat's own commit alike.
+func checkStatus(problems int, owner, repo string, getenv func(string) string) pullrequest.Status {
 	st := pullrequest.Status{State: "success", Description: "no problems found"}
 	if problems > 0 {
 		st = pullrequest.Status{State: "failure", Description: fmt.Sprintf("%d problem(s) found: see the run's annotations", problems)}
@@ -142,10 +152,7 @@ func reportCheckStatus(ctx context.Context, dir, sha string, problems int, geten
 	if server, run := getenv("GITHUB_SERVER_URL"), getenv("GITHUB_RUN_ID"); server != "" && run != "" {
 		st.TargetURL = fmt.Sprintf("%s/%s/%s/actions/runs/%s", strings.TrimSuffix(server, "/"), owner, repo, run)
 	}
-	if err := pullrequest.ReportStatus(ctx, client, owner, repo, sha, st); err != nil {
-		return fmt.Errorf("check: %w", err)
-	}
-	return nil
+	return st
 }
 
 // loadCheckConfig reads mesh.yaml; a mistake in it is the user's to fix.

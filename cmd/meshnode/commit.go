@@ -11,6 +11,7 @@ import (
 	"github.com/meshnode/meshnode/internal/actions"
 	"github.com/meshnode/meshnode/internal/gitpush"
 	"github.com/meshnode/meshnode/internal/node"
+	"github.com/meshnode/meshnode/internal/pullrequest"
 )
 
 func init() {
@@ -19,7 +20,8 @@ func init() {
 		summary: "commit the node's data after a heartbeat, and push it",
 		usage: `Usage: meshnode commit [--dir DIR] [--summary FILE] [--push]
                        [--remote NAME] [--branch NAME] [--retries N]
-                       [--keepalive-after DURATION] [--now TIME]
+                       [--keepalive-after DURATION] [--check-status]
+                       [--now TIME]
 
 Stages the node's files and nothing else (lock files excepted):
   ` + strings.Join(node.Paths, " ") + `
@@ -40,6 +42,14 @@ With --keepalive-after, when nothing changed and the last commit is at least
 that old, it makes an empty "heartbeat: keepalive" commit: GitHub disables a
 scheduled workflow after 60 days without repository activity.
 
+With --check-status (for a branch whose rules require the status
+"meshnode check"), before each push it pushes the commit to the branch
+` + HeartbeatStage + ` (replacing what it held) so GitHub knows it, checks the
+change from the remote branch to the commit as the pull-request gate does
+(meshnode check; the heartbeat's own files may change), and sets the
+status "meshnode check" on the commit: success, or failure and no push. It
+needs GITHUB_TOKEN (statuses: write) and GITHUB_REPOSITORY.
+
 Inside GitHub Actions (GITHUB_ACTIONS=true) it also appends a table of the
 heartbeat to the job summary ($GITHUB_STEP_SUMMARY), prints an error
 annotation for every hash mismatch and a warning for every unreachable peer,
@@ -48,6 +58,7 @@ and sets the step outputs changed, pushed and sha ($GITHUB_OUTPUT).
 Examples:
   meshnode heartbeat --summary /tmp/hb.json
   meshnode commit --summary /tmp/hb.json --push --keepalive-after 720h
+  meshnode commit --summary /tmp/hb.json --push --check-status   # protected main
   meshnode commit --dir mynode     # commit locally, push yourself
 
 Flags:
@@ -60,6 +71,7 @@ type commitOptions struct {
 	nodeFlags
 	summary string
 	push    bool
+	gated   bool // --check-status
 	remote  string
 	branch  string
 	retries int
@@ -77,6 +89,7 @@ func runCommitCommand(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&o.branch, "branch", "main", "the branch to push to")
 	fs.IntVar(&o.retries, "retries", gitpush.DefaultRetries, "push attempts when another push got there first")
 	fs.DurationVar(&o.keep, "keepalive-after", 0, "make an empty commit when nothing changed for this long (0: never)")
+	fs.BoolVar(&o.gated, "check-status", false, "before each push, check the change as the pull-request gate does and set the status \""+pullrequest.CheckContext+"\" on the commit (needs --push and GITHUB_TOKEN)")
 	if err := parseFlags(e, fs, args); err != nil {
 		return err
 	}
@@ -88,6 +101,9 @@ func runCommitCommand(ctx context.Context, e *env, args []string) error {
 	}
 	if o.keep < 0 {
 		return usagef("give a duration like 720h, or 0 to turn it off", "commit: --keepalive-after %s is negative", o.keep)
+	}
+	if o.gated && !o.push {
+		return usagef("add --push: the status is set on the commit about to be pushed", "commit: --check-status needs --push")
 	}
 	return runCommit(ctx, e, o)
 }
@@ -116,6 +132,12 @@ func runCommit(ctx context.Context, e *env, o commitOptions) error {
 		Dir: o.dir, Message: gitpush.Message(s), Push: o.push,
 		Remote: o.remote, Branch: o.branch, Retries: o.retries,
 		KeepaliveAfter: o.keep, Now: clock,
+	}
+	if o.gated {
+		if gopts.Gate, err = commitGate(e, o); err != nil {
+			return err
+		}
+		gopts.Stage = HeartbeatStage
 	}
 	if inActions {
 		gopts.AuthorName, gopts.AuthorEmail = gitpush.BotName, gitpush.BotEmail

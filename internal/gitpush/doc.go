@@ -8,7 +8,12 @@
 // run pushed first. A rebase conflict is aborted so the working tree is
 // left clean.
 //
+// Before each push a caller's Gate may check the change and refuse it; the
+// commit is first pushed to a Stage branch of the caller's so the remote
+// knows it (a protected branch takes only a commit that already has its
+// required status).
+//
 // It runs git through os/exec and nothing else: it never talks to the
-// GitHub API, never force-pushes and never touches files outside the paths
-// it is given.
+// GitHub API, never force-pushes a branch other than its Stage and never
+// touches files outside the paths it is given.
 package gitpush

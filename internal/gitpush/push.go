@@ -71,6 +71,16 @@ type Options struct {
 	// without repository activity).
 	KeepaliveAfter time.Duration
 	Now            func() time.Time // default time.Now
+	// Gate, when set, is called before each push to Branch with the
+	// branch's commit as last fetched ("" when the remote lacks it) and
+	// HEAD, the commit about to be pushed; an error stops the push and is
+	// returned as is. The heartbeat checks its own change there and sets
+	// the required status on HEAD (meshnode commit --check-status).
+	Gate func(ctx context.Context, base, head string) error
+	// Stage, with Gate, is a branch HEAD is pushed to before Gate is
+	// called, replacing what it held, so that the remote knows the commit
+	// before it is given a status.
+	Stage string
 }
 
 // Result says what CommitAndPush did.

@@ -36,9 +36,13 @@ func push(ctx context.Context, o Options, env []string) (attempts int, stashed [
 	}
 }
 
-// pushOnce pushes HEAD to the branch. It reports rejected when the remote
+// pushOnce passes the gate, when there is one, and pushes HEAD to the
+// branch. It reports rejected when the remote
 // refused a non-fast-forward update, and an error for anything else.
 func pushOnce(ctx context.Context, o Options, env []string) (rejected bool, err error) {
+	if err := gate(ctx, o, env); err != nil {
+		return false, err
+	}
 	out, err := git(ctx, o.Dir, env, "push", "--porcelain", o.Remote, "HEAD:refs/heads/"+o.Branch)
 	if err == nil {
 		return false, nil

@@ -1,6 +1,6 @@
 // Package fakegithub is an in-memory stand-in for the part of the GitHub
-// REST API that package pullrequest uses (git data, pulls, commit statuses
-// and workflow dispatches), served by
+// REST API that package pullrequest uses (git data, pulls, commit statuses,
+// workflow dispatches and branch protection), served by
 // httptest on 127.0.0.1, for tests. It must not be used outside tests.
 package fakegithub
 
@@ -29,6 +29,9 @@ type Server struct {
 	statuses   map[string][]Status // commit SHA → statuses, oldest first
 	dispatches []Dispatch
 	calls      []string // "METHOD path", in order
+	repoDir    string   // a git repository whose commits take statuses
+	onStatus   func(sha string, st Status)
+	rules      *Rules // the branch rules it plays, nil: none
 }
 
 type fakeCommit struct{ tree, parent, message string }
@@ -74,6 +77,8 @@ func (f *Server) routes() http.Handler {
 	m.HandleFunc("POST "+pre+"/statuses/{sha}", f.createStatus)
 	m.HandleFunc("GET "+pre+"/commits/{ref}/status", f.combinedStatus)
 	m.HandleFunc("POST "+pre+"/actions/workflows/{file}/dispatches", f.dispatch)
+	m.HandleFunc("GET "+pre+"/rules/branches/{branch...}", f.branchRules)
+	m.HandleFunc("GET "+pre+"/branches/{branch}/protection", f.classicProtection)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
 		defer f.mu.Unlock()

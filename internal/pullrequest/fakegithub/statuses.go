@@ -2,6 +2,7 @@ package fakegithub
 
 import (
 	"net/http"
+	"os/exec"
 	"sort"
 )
 
@@ -24,7 +25,7 @@ func (f *Server) createStatus(w http.ResponseWriter, r *http.Request) {
 	var st Status
 	decode(r, &st)
 	sha := r.PathValue("sha")
-	if _, ok := f.comms[sha]; !ok {
+	if _, ok := f.comms[sha]; !ok && !f.inRepository(sha) {
 		http.Error(w, `{"message":"No commit found for SHA"}`, http.StatusUnprocessableEntity)
 		return
 	}
@@ -35,6 +36,9 @@ func (f *Server) createStatus(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.statuses[sha] = append(f.statuses[sha], st)
+	if f.onStatus != nil {
+		f.onStatus(sha, st)
+	}
 	writeJSON(w, st)
 }
 
@@ -89,4 +93,40 @@ func (f *Server) KnowCommit(sha string) {
 	if _, ok := f.comms[sha]; !ok {
 		f.comms[sha] = fakeCommit{message: "made elsewhere"}
 	}
+}
+
+// KnowRepository makes the fake take statuses on the commits of the git
+// repository at dir (a bare remote standing for the same repository), as
+// GitHub does on every commit pushed to it and on no other.
+func (f *Server) KnowRepository(dir string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.repoDir = dir
+}
+
+func (f *Server) inRepository(sha string) bool {
+	if f.repoDir == "" || !isHex40(sha) {
+		return false
+	}
+	return exec.Command("git", "-C", f.repoDir, "cat-file", "-e", sha+"^{commit}").Run() == nil
+}
+
+func isHex40(s string) bool {
+	if len(s) != 40 {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// OnStatus calls fn with each status as it is set: a test's stand-in for
+// GitHub's rules, which read a commit's statuses when a push arrives.
+func (f *Server) OnStatus(fn func(sha string, st Status)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.onStatus = fn
 }
