@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/meshnode/meshnode/internal/roster"
 	"github.com/meshnode/meshnode/internal/setup"
@@ -21,9 +22,12 @@ is not ok: mesh.yaml is valid; IDENTITY.md is filled in; MANIFEST.md parses;
 the Pages URL serves the same MANIFEST.md byte for byte, and the files it
 lists with the hashes it lists; the peers in AGENTS.md answer; the workflows
 .github/workflows/heartbeat.yml (scheduled) and check.yml are valid; the
-state files in mesh-state/ read; and the last commit is recent enough that
+state files in mesh-state/ read; the last commit is recent enough that
 GitHub has not disabled the scheduled heartbeat (60 days without activity
-in a public repository; doctor warns after 45).
+in a public repository; doctor warns after 45); and, with GITHUB_TOKEN,
+whether main's protection (its rulesets; its classic protection where the
+token may read it, which a workflow's token never may) makes the gate bind
+pull requests and still lets the heartbeat push, or that it cannot tell.
 
 Exits 3 when a check fails; warnings alone exit 0.
 
@@ -66,6 +70,7 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	findings := setup.Doctor(ctx, setup.DoctorOptions{Dir: o.dir, Now: clock(), PagesURL: o.pagesURL})
+	findings = append(findings, checkProtection(ctx, o.dir, os.Getenv))
 	if err := ctx.Err(); err != nil {
 		return err
 	}

@@ -52,6 +52,7 @@ func TestDoctorJSONCountsFailures(t *testing.T) {
 }
 
 func TestDoctorExitsThreeWhenACheckFails(t *testing.T) {
+	t.Setenv("GITHUB_TOKEN", "") // doctor reads main's protection only with a token
 	code, stdout, stderr := runSetupCLI(t, "doctor", "--dir", t.TempDir())
 	if code != exitProblem || !strings.Contains(stdout, "FAIL config: ") || !strings.Contains(stderr, "problem(s) found") {
 		t.Errorf("exit %d, stdout %q, stderr %q; want exit 3 and a failed config", code, stdout, stderr)

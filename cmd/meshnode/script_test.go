@@ -28,6 +28,7 @@ func TestScripts(t *testing.T) {
 			// No peer, no Pages and no git config of the machine running
 			// the tests may leak in.
 			e.Setenv("GITHUB_REPOSITORY", "")
+			e.Setenv("GITHUB_TOKEN", "")
 			e.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 			e.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
 			return nil
