@@ -24,7 +24,9 @@ lists with the hashes it lists; the peers in AGENTS.md answer; the workflows
 .github/workflows/heartbeat.yml (scheduled) and check.yml are valid; the
 state files in mesh-state/ read; the last commit is recent enough that
 GitHub has not disabled the scheduled heartbeat (60 days without activity
-in a public repository; doctor warns after 45); and, with GITHUB_TOKEN,
+in a public repository; doctor warns after 45); no git attribute
+(.gitattributes, in any directory) rewrites the node's files on checkout,
+which would change their hashes in a fresh clone; and, with GITHUB_TOKEN,
 whether main's protection (its rulesets; its classic protection where the
 token may read it, which a workflow's token never may) makes the gate bind
 pull requests and still lets the heartbeat push, or that it cannot tell.
@@ -70,7 +72,7 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	findings := setup.Doctor(ctx, setup.DoctorOptions{Dir: o.dir, Now: clock(), PagesURL: o.pagesURL})
-	findings = append(findings, checkProtection(ctx, o.dir, os.Getenv))
+	findings = append(findings, setup.CheckAttributes(ctx, o.dir), checkProtection(ctx, o.dir, os.Getenv))
 	if err := ctx.Err(); err != nil {
 		return err
 	}

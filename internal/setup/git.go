@@ -35,8 +35,7 @@ func LastCommit(ctx context.Context, dir string) (time.Time, error) {
 }
 
 func git(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	out, err := cmd.Output()
+	out, err := execGit(ctx, dir, args...).Output()
 	if err != nil {
 		msg := err.Error()
 		if ee, ok := err.(*exec.ExitError); ok && len(ee.Stderr) > 0 {
@@ -45,4 +44,9 @@ func git(ctx context.Context, dir string, args ...string) (string, error) {
 		return "", fmt.Errorf("git %s in %s: %s", strings.Join(args, " "), dir, msg)
 	}
 	return string(out), nil
+}
+
+// execGit is git with args, run in dir.
+func execGit(ctx context.Context, dir string, args ...string) *exec.Cmd {
+	return exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
 }
