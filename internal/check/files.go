@@ -49,6 +49,12 @@ func (c *checker) file(f string) {
 		c.add(f, 1, "cannot read: %v", err)
 		return
 	}
+	if f == node.TracesDir || f == node.ValidationsDir {
+		if !fi.IsDir() {
+			c.add(f, 1, "the node keeps its files in the directory %s/; restore it", f)
+		}
+		return
+	}
 	if top, _, _ := cutTop(f); top == f && !c.plain(f, fi) {
 		return
 	}
