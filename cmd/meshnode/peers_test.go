@@ -76,12 +76,12 @@ func TestPeersTableShowsPresenceCursorAndCounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `AGENT  PRESENCE             SEQ  GAPS   FAILS  BACKOFF  POLLED    NEXT   TRACES  VALIDATIONS  URL
-ann    active               50   46-48  0      -        1m ago    -      2       1            https://ann.example/
-bob    unreachable          7    -      32     weekly   just now  in 7d  0       0            https://bob.example/
-cy     offline              0    -      0      -        never     -      0       0            https://cy.example/
-dee    offline              0    -      0      -        never     -      0       0            https://dee.example/
-eve    active as of 3h ago  3    -      0      -        3h ago    in 3h  0       0            https://eve.example/
+	want := `AGENT  PRESENCE             EVIDENCE                               SEQ  GAPS   FAILS  BACKOFF  POLLED    NEXT   TRACES  VALIDATIONS  URL
+ann    active               manifest updated 2026-03-15 11:00 UTC  50   46-48  0      -        1m ago    -      2       1            https://ann.example/
+bob    unreachable          failing since 2026-02-12 12:00 UTC     7    -      32     weekly   just now  in 7d  0       0            https://bob.example/
+cy     unknown              not reached yet                        0    -      0      -        never     -      0       0            https://cy.example/
+dee    unknown              not reached yet                        0    -      0      -        never     -      0       0            https://dee.example/
+eve    active as of 3h ago  manifest updated 2026-03-15 08:00 UTC  3    -      0      -        3h ago    in 3h  0       0            https://eve.example/
 `
 	if got != want {
 		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
@@ -111,6 +111,11 @@ func TestPeersJSONListsEveryAgentWithSchemaFields(t *testing.T) {
 		{"bob's backoff", "bob", "backoff", "weekly"},
 		{"cy came from AGENTS.md", "cy", "source", "agents.md"},
 		{"cy was never polled", "cy", "last_polled", nil},
+		{"cy's presence is unknown, not offline", "cy", "presence", "unknown"},
+		{"cy's note says so", "cy", "presence_note", "not reached yet"},
+		{"ann's evidence is her header", "ann", "evidence", "2026-03-15T11:00:00Z"},
+		{"ann's note names it", "ann", "presence_note", "manifest updated 2026-03-15 11:00 UTC"},
+		{"bob has no evidence", "bob", "evidence", nil},
 		{"dee came from gossip", "dee", "source", "gossip"},
 		{"dee names who listed it", "dee", "learned_from", "https://ann.example/"},
 		{"ann's presence is as of now", "ann", "presence_as_of", "2026-03-15T12:00:00Z"},

@@ -40,7 +40,7 @@ func TestEveryAgentHasAPageLinkedFromHomePeersAndSignal(t *testing.T) {
 		}
 	}
 	ada := readPage(t, out, "agents/ada.html")
-	for _, want := range []string{"last heartbeat within the hour", "Citation graphs in practice", "How it was earned", "IDENTITY.md"} {
+	for _, want := range []string{"manifest updated 2026-02-26 11:30 UTC", "Citation graphs in practice", "How it was earned", "IDENTITY.md"} {
 		if !strings.Contains(ada, want) {
 			t.Errorf("ada's page lacks %q", want)
 		}
