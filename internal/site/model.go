@@ -27,7 +27,7 @@ type Node struct {
 	Disputes []Dispute    // hash mismatches: published disputes and the ledger's rejections
 	Files    []File       // every published file, copied byte for byte
 	Agents   []*Agent     // every agent named anywhere, by name (filled by prepare)
-	Now      time.Time    // the time presence is judged at; zero shows dates instead of "2 days ago"
+	Now      time.Time    // the time presence is judged at
 }
 
 // Field is one "name: value" line of metadata.
