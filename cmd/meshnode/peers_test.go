@@ -165,3 +165,37 @@ func minimalNode(t *testing.T) string {
 	writeT(t, dir, "mesh.yaml", "agent: ada\nurl: https://ada.example/\n")
 	return dir
 }
+
+// TestPeerThatAnsweredASecondAgoIsNotShownOfflineAsOfJustNow guards issue
+// 21.7: a quiet peer polled a second ago, whose agent last published 17
+// days ago, read "offline as of just now", as if its host were down. The
+// listing now says what the presence rests on and when we polled.
+func TestPeerThatAnsweredASecondAgoIsNotShownOfflineAsOfJustNow(t *testing.T) {
+	dir := minimalNode(t)
+	if err := os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("fay | https://fay.example/ | 2026-02-01\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st := state.New()
+	fay := st.Cursor("https://fay.example/")
+	fay.Agent, fay.LastSeenSeq = "fay", 9
+	fay.LastPolled = peersNow.Add(-time.Second)
+	fay.RecordSuccess(fay.LastPolled)
+	fay.ManifestUpdated = peersNow.Add(-40 * 24 * time.Hour)
+	fay.NewestEntry = peersNow.Add(-17 * 24 * time.Hour)
+	fay.LastNews, fay.NextPoll = peersNow.Add(-17*24*time.Hour), peersNow.Add(6*time.Hour)
+	if _, err := st.Save(filepath.Join(dir, "mesh-state", "polling-cursors.json"), time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := runCmd(t, "peers", "--dir", dir, "--now", peersNow.Format(time.RFC3339))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(got, "as of just now") {
+		t.Errorf("table says %q:\n%s", "as of just now", got)
+	}
+	for _, want := range []string{"offline", "last published 2026-02-26 12:00 UTC", "just now"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("table lacks %q:\n%s", want, got)
+		}
+	}
+}
