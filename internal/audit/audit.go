@@ -28,7 +28,7 @@ type Options struct {
 	// AllowPrivate lets reads reach loopback and private addresses (a LAN
 	// mesh, tests), as mesh.yaml's allow_private_addresses does.
 	AllowPrivate bool
-	Now          time.Time
+	Now          time.Time    // zero: time.Now
 	Version      string       // for the User-Agent
 	Logger       *slog.Logger // nil: discard
 }
@@ -98,6 +98,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	cfg.Scorer = config.ScorerManual
 	cfg.Gossip.Enabled = false
 	cfg.AllowPrivateAddresses = opts.AllowPrivate
+	if opts.Now.IsZero() {
+		opts.Now = time.Now().UTC()
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}

@@ -92,9 +92,9 @@ func (p *public) readEntry(ctx context.Context, src source, e manifest.Entry, ma
 
 // lay writes the public files into dir as a node of their own: the
 // scratch node whose heartbeat reads the agents the audited node names.
-// The rows of files that are problems are left out of its MANIFEST, or
-// the heartbeat would refuse to run on a node whose published file is
-// gone; SIGNAL is computed from the MANIFEST as published.
+// The rows of files not laid out are left out of its MANIFEST, or the
+// heartbeat would refuse to run on a node whose published file is gone;
+// SIGNAL is computed from the MANIFEST as published.
 func (p *public) lay(dir string) error {
 	if err := os.WriteFile(filepath.Join(dir, node.ManifestFile), p.withoutProblems(), 0o644); err != nil {
 		return err
@@ -111,30 +111,35 @@ func (p *public) lay(dir string) error {
 	return nil
 }
 
-// withoutProblems is the raw MANIFEST without the rows of problem files.
+// withoutProblems is the raw MANIFEST without the rows of files not laid
+// out: problems, and files outside traces/, validations/ and disputes/.
 func (p *public) withoutProblems() []byte {
-	if len(p.problems) == 0 {
+	missing := map[string]bool{}
+	for _, e := range p.manifest.Entries {
+		if _, ok := p.files[e.File]; e.File != "" && !ok {
+			missing[e.File] = true
+		}
+	}
+	if len(missing) == 0 {
 		return p.manifestRaw
 	}
-	lines := strings.SplitAfter(string(p.manifestRaw), "\n")
 	var b strings.Builder
-	for _, l := range lines {
-		if !p.problemRow(l) {
+	for _, l := range strings.SplitAfter(string(p.manifestRaw), "\n") {
+		if !namesAny(l, missing) {
 			b.WriteString(l)
 		}
 	}
 	return []byte(b.String())
 }
 
-func (p *public) problemRow(line string) bool {
+// namesAny reports whether line is a table row with a cell in files.
+func namesAny(line string, files map[string]bool) bool {
 	if !strings.HasPrefix(strings.TrimSpace(line), "|") {
 		return false
 	}
 	for _, cell := range strings.Split(line, "|") {
-		for _, f := range p.problems {
-			if strings.TrimSpace(cell) == f.File {
-				return true
-			}
+		if files[strings.TrimSpace(cell)] {
+			return true
 		}
 	}
 	return false
