@@ -165,3 +165,14 @@ func TestUnreadablePeerIsNamed(t *testing.T) {
 		t.Fatalf("peers = %+v, want cy named with its error", rep.Peers)
 	}
 }
+
+func TestRowOutsideTheNodesFoldersDoesNotStopTheAudit(t *testing.T) {
+	m := newMesh(t)
+	m.edits["/ann/MANIFEST.md"] = func(s string) string {
+		return s + "| 4 | sha256:" + strings.Repeat("ab", 32) + " | notes/004-aside.md | knowledge | pending | 2026-03-12T10:00:00Z |\n"
+	}
+	rep := audit(t, m.URL+"/ann/")
+	if rep.Agree != 2 || rep.Lag != 1 || rep.Problems() != 0 {
+		t.Fatalf("agree %d, lag %d, problems %d; want 2, 1, 0", rep.Agree, rep.Lag, rep.Problems())
+	}
+}
