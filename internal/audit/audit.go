@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/meshnode/meshnode/internal/config"
+	"github.com/meshnode/meshnode/internal/fetch"
 	"github.com/meshnode/meshnode/internal/heartbeat"
 	"github.com/meshnode/meshnode/internal/heartbeat/report"
 	"github.com/meshnode/meshnode/internal/manifest"
@@ -94,26 +95,16 @@ func (r *Report) Problems() int { return r.Disagree + len(r.Files) }
 
 // Run audits the node opts.Source names.
 func Run(ctx context.Context, opts Options) (*Report, error) {
-	cfg := config.Default()
-	cfg.Scorer = config.ScorerManual
-	cfg.Gossip.Enabled = false
-	cfg.AllowPrivateAddresses = opts.AllowPrivate
 	if opts.Now.IsZero() {
 		opts.Now = time.Now().UTC()
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	now := func() time.Time { return opts.Now }
-	client := heartbeat.NewClient(cfg, opts.Version, now)
-	var src source = dirSource{dir: opts.Source}
-	if IsURL(opts.Source) {
-		base := opts.Source
-		if !strings.HasSuffix(base, "/") {
-			base += "/"
-		}
-		src = urlSource{base: base, client: client}
-	}
+	cfg := config.Default()
+	cfg.Scorer, cfg.Gossip.Enabled, cfg.AllowPrivateAddresses = config.ScorerManual, false, opts.AllowPrivate
+	client := heartbeat.NewClient(cfg, opts.Version, func() time.Time { return opts.Now })
+	src := newSource(opts.Source, client)
 	pub, err := readPublic(ctx, src, cfg.Limits)
 	if err != nil {
 		return nil, err
@@ -121,37 +112,59 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if u, ok := src.(urlSource); ok {
 		pub.url = u.base
 	}
-	pub.seenAt = seenAt(pub.manifest, opts.Now)
 	if pub.agent == "" || pub.url == "" {
 		return nil, fmt.Errorf("%s: MANIFEST.md names no agent or no url: audit the node by its URL", src)
 	}
-	scratch, err := os.MkdirTemp("", "meshnode-verify-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(scratch)
+	pub.seenAt = seenAt(pub.manifest, opts.Now)
 	cfg.Agent, cfg.URL = pub.agent, pub.url
-	if err := pub.lay(scratch); err != nil {
-		return nil, err
-	}
-	sum, err := heartbeat.Run(ctx, heartbeat.Options{Dir: scratch, Config: cfg, Now: now, Logger: opts.Logger, Client: client, Version: opts.Version})
-	if err != nil {
-		return nil, fmt.Errorf("read the agents %s names: %w", pub.agent, err)
-	}
-	// The heartbeat rewrote the scratch MANIFEST with its own statuses:
-	// put back the audited node's own, which SIGNAL reads its rows from.
-	if err := os.WriteFile(filepath.Join(scratch, node.ManifestFile), pub.manifestRaw, 0o644); err != nil {
-		return nil, err
-	}
-	in, err := signal.Load(scratch, pub.agent, pub.url)
+	in, failures, err := recompute(ctx, pub, heartbeat.Options{Config: cfg, Now: func() time.Time { return opts.Now },
+		Logger: opts.Logger, Client: client, Version: opts.Version})
 	if err != nil {
 		return nil, err
 	}
 	rep := compare(pub, in)
 	rep.Source = src.String()
 	rep.Files = pub.problems
-	rep.Peers = peerReads(pub.peers, pub.url, sum.Failures)
+	rep.Peers = peerReads(pub.peers, pub.url, failures)
 	return rep, nil
+}
+
+// newSource reads from the URL s names, through client, or from the
+// directory s.
+func newSource(s string, client *fetch.Client) source {
+	if !IsURL(s) {
+		return dirSource{dir: s}
+	}
+	if !strings.HasSuffix(s, "/") {
+		s += "/"
+	}
+	return urlSource{base: s, client: client}
+}
+
+// recompute lays pub out as a scratch node, runs its heartbeat with hb to
+// read the agents it names, and gathers SIGNAL's input from what that
+// recorded and pub's own files. It returns the polls that failed.
+func recompute(ctx context.Context, pub *public, hb heartbeat.Options) (signal.Input, []report.Failure, error) {
+	scratch, err := os.MkdirTemp("", "meshnode-verify-")
+	if err != nil {
+		return signal.Input{}, nil, err
+	}
+	defer os.RemoveAll(scratch)
+	if err := pub.lay(scratch); err != nil {
+		return signal.Input{}, nil, err
+	}
+	hb.Dir = scratch
+	sum, err := heartbeat.Run(ctx, hb)
+	if err != nil {
+		return signal.Input{}, nil, fmt.Errorf("read the agents %s names: %w", pub.agent, err)
+	}
+	// The heartbeat rewrote the scratch MANIFEST with its own statuses:
+	// put back the audited node's own, which SIGNAL reads its rows from.
+	if err := os.WriteFile(filepath.Join(scratch, node.ManifestFile), pub.manifestRaw, 0o644); err != nil {
+		return signal.Input{}, nil, err
+	}
+	in, err := signal.Load(scratch, pub.agent, pub.url)
+	return in, sum.Failures, err
 }
 
 // compare recomputes SIGNAL from in and judges every trace row of the

@@ -176,3 +176,30 @@ func TestRowOutsideTheNodesFoldersDoesNotStopTheAudit(t *testing.T) {
 		t.Fatalf("agree %d, lag %d, problems %d; want 2, 1, 0", rep.Agree, rep.Lag, rep.Problems())
 	}
 }
+
+func TestDirectoryRowThatLeavesTheDirectoryIsNotRead(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "node")
+	secret := "# secret\n"
+	if err := os.WriteFile(filepath.Join(parent, "secret.md"), []byte(secret), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "traces"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(parent, "secret.md"), filepath.Join(dir, "traces", "link.md")); err != nil {
+		t.Fatal(err)
+	}
+	hash := string(manifest.HashBytes([]byte(secret)))
+	man := "# MANIFEST\n\nagent: ann\nurl: https://ann.example/\nupdated: 2026-03-12T00:00:00Z\nsequence: 2\n\n" +
+		"| seq | hash | file | type | status | submitted |\n|---|---|---|---|---|---|\n" +
+		"| 1 | " + hash + " | traces/../../secret.md | knowledge | pending | 2026-03-12T00:00:00Z |\n" +
+		"| 2 | " + hash + " | traces/link.md | knowledge | pending | 2026-03-12T00:00:00Z |\n"
+	if err := os.WriteFile(filepath.Join(dir, "MANIFEST.md"), []byte(man), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep := audit(t, dir)
+	if len(rep.Files) != 1 || rep.Files[0].Seq != 2 {
+		t.Fatalf("files = %+v, want seq 2's symlink refused (seq 1 names no folder of the node)", rep.Files)
+	}
+}
