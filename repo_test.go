@@ -197,7 +197,7 @@ func TestUnpinnedUsesFindsEveryKindOfLoosePin(t *testing.T) {
 // projectPaths are the top-level entries of the repository that are the
 // program's, beside the node's own (node.Paths).
 var projectPaths = []string{
-	".ci", ".gitattributes", ".github", ".gitignore", "README.md", "bench", "cmd", "docs",
+	".ci", ".gitattributes", ".github", ".gitignore", "README.md", "bench", "cmd", "conformance", "docs",
 	"go.mod", "go.sum", "internal", "node_names_test.go", "repo_test.go", "security_test.go",
 }
 

@@ -102,6 +102,7 @@ func TestEveryCommandAnswersAMistakeWithExit2AndAHint(t *testing.T) {
 		{"doctor before init finds problems", unsetFork, []string{"doctor", "--dir", "DIR"}, exitProblem, "problem"},
 		{"commit outside a repository", aNode, []string{"commit", "--dir", "DIR"}, exitUsage, "not a git repository"},
 		{"worker without a queue database", aNode, []string{"worker"}, exitUsage, "worker: no queue database: set MESHNODE_QUEUE_DSN"},
+		{"verify where no node is", func(t *testing.T) string { return t.TempDir() }, []string{"verify", "DIR"}, exitUsage, "no MANIFEST.md there"},
 		{"bad --now", aNode, []string{"peers", "--dir", "DIR", "--now", "yesterday"}, exitUsage, "not an RFC3339 time"},
 	}
 	// Coverage counts only the rows written by hand above: the unknown-flag

@@ -22,11 +22,12 @@ func init() {
 
 Lists every agent this node knows: those in AGENTS.md and those learned from
 peers' AGENTS.md (gossip). For each: its URL, presence (active, stale,
-offline, unreachable: see internal/presence), consecutive failures and
-backoff, cursor (last seq seen) and gaps still asked for, when it was last
-polled and when it is polled next (a quiet peer less often: its presence is
-then as of its last poll, and says so), and how many of its traces and
-validations the ledger holds.
+offline, unreachable, unknown: see internal/presence) and the evidence it
+rests on ("last published 2026-03-14 04:50 UTC", "not reached yet"),
+consecutive failures and backoff, cursor (last seq seen) and gaps still
+asked for, when it was last polled and when it is polled next (a quiet peer
+less often: its presence is then as of its last poll), and how many of its
+traces and validations the ledger holds.
 
 Reads mesh.yaml, AGENTS.md and mesh-state/ only; it polls nothing. --json prints a list
 of objects, one per agent; the schema is in docs/cli/peers.md.
@@ -53,7 +54,9 @@ type peerRow struct {
 	Source          string        `json:"source"` // "agents.md" or "gossip"
 	LearnedFrom     string        `json:"learned_from,omitempty"`
 	Presence        string        `json:"presence"`
+	PresenceNote    string        `json:"presence_note"`
 	PresenceAsOf    time.Time     `json:"presence_as_of"`
+	Evidence        *time.Time    `json:"evidence"`
 	Status          string        `json:"status,omitempty"`
 	FailureCount    int           `json:"failure_count"`
 	Backoff         string        `json:"backoff,omitempty"`
@@ -64,6 +67,7 @@ type peerRow struct {
 	LastPolled      *time.Time    `json:"last_polled"`
 	LastSuccess     *time.Time    `json:"last_success"`
 	ManifestUpdated *time.Time    `json:"manifest_updated"`
+	NewestEntry     *time.Time    `json:"newest_entry"`
 	NextPoll        *time.Time    `json:"next_poll"`
 	Traces          int           `json:"traces"`
 	Validations     int           `json:"validations"`
@@ -140,12 +144,9 @@ func peerRowFor(name, url, source string, c *state.Cursor, led *ledger.Ledger, n
 		NextPoll: timeOrNil(c.NextAt(now)),
 		Traces:   len(led.TracesBy(url)), Validations: len(led.ValidationsBy(url)),
 	}
-	// A quiet peer polled less often is shown as of its last poll.
-	r.PresenceAsOf = c.ObservedAt(now).UTC()
-	r.Presence = string(presence.Classify(presence.Input{
-		Updated: c.ManifestUpdated, ManifestChanged: c.ManifestChanged, LastSuccess: c.LastSuccess,
-		Unreachable: c.Status == state.StatusUnreachable || c.Status == state.StatusGone,
-	}, r.PresenceAsOf))
+	j := presence.Of(c, now)
+	r.Presence, r.PresenceNote, r.PresenceAsOf = string(j.Presence), j.Words(), j.AsOf.UTC()
+	r.Evidence, r.NewestEntry = timeOrNil(j.Evidence), timeOrNil(c.NewestEntry)
 	return r
 }
 

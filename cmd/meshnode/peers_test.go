@@ -76,12 +76,12 @@ func TestPeersTableShowsPresenceCursorAndCounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `AGENT  PRESENCE             SEQ  GAPS   FAILS  BACKOFF  POLLED    NEXT   TRACES  VALIDATIONS  URL
-ann    active               50   46-48  0      -        1m ago    -      2       1            https://ann.example/
-bob    unreachable          7    -      32     weekly   just now  in 7d  0       0            https://bob.example/
-cy     offline              0    -      0      -        never     -      0       0            https://cy.example/
-dee    offline              0    -      0      -        never     -      0       0            https://dee.example/
-eve    active as of 3h ago  3    -      0      -        3h ago    in 3h  0       0            https://eve.example/
+	want := `AGENT  PRESENCE             EVIDENCE                               SEQ  GAPS   FAILS  BACKOFF  POLLED    NEXT   TRACES  VALIDATIONS  URL
+ann    active               manifest updated 2026-03-15 11:00 UTC  50   46-48  0      -        1m ago    -      2       1            https://ann.example/
+bob    unreachable          failing since 2026-02-12 12:00 UTC     7    -      32     weekly   just now  in 7d  0       0            https://bob.example/
+cy     unknown              not reached yet                        0    -      0      -        never     -      0       0            https://cy.example/
+dee    unknown              not reached yet                        0    -      0      -        never     -      0       0            https://dee.example/
+eve    active as of 3h ago  manifest updated 2026-03-15 08:00 UTC  3    -      0      -        3h ago    in 3h  0       0            https://eve.example/
 `
 	if got != want {
 		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
@@ -111,6 +111,11 @@ func TestPeersJSONListsEveryAgentWithSchemaFields(t *testing.T) {
 		{"bob's backoff", "bob", "backoff", "weekly"},
 		{"cy came from AGENTS.md", "cy", "source", "agents.md"},
 		{"cy was never polled", "cy", "last_polled", nil},
+		{"cy's presence is unknown, not offline", "cy", "presence", "unknown"},
+		{"cy's note says so", "cy", "presence_note", "not reached yet"},
+		{"ann's evidence is her header", "ann", "evidence", "2026-03-15T11:00:00Z"},
+		{"ann's note names it", "ann", "presence_note", "manifest updated 2026-03-15 11:00 UTC"},
+		{"bob has no evidence", "bob", "evidence", nil},
 		{"dee came from gossip", "dee", "source", "gossip"},
 		{"dee names who listed it", "dee", "learned_from", "https://ann.example/"},
 		{"ann's presence is as of now", "ann", "presence_as_of", "2026-03-15T12:00:00Z"},
@@ -159,4 +164,38 @@ func minimalNode(t *testing.T) string {
 	dir := t.TempDir()
 	writeT(t, dir, "mesh.yaml", "agent: ada\nurl: https://ada.example/\n")
 	return dir
+}
+
+// TestPeerThatAnsweredASecondAgoIsNotShownOfflineAsOfJustNow guards issue
+// 21.7: a quiet peer polled a second ago, whose agent last published 17
+// days ago, read "offline as of just now", as if its host were down. The
+// listing now says what the presence rests on and when we polled.
+func TestPeerThatAnsweredASecondAgoIsNotShownOfflineAsOfJustNow(t *testing.T) {
+	dir := minimalNode(t)
+	if err := os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("fay | https://fay.example/ | 2026-02-01\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st := state.New()
+	fay := st.Cursor("https://fay.example/")
+	fay.Agent, fay.LastSeenSeq = "fay", 9
+	fay.LastPolled = peersNow.Add(-time.Second)
+	fay.RecordSuccess(fay.LastPolled)
+	fay.ManifestUpdated = peersNow.Add(-40 * 24 * time.Hour)
+	fay.NewestEntry = peersNow.Add(-17 * 24 * time.Hour)
+	fay.LastNews, fay.NextPoll = peersNow.Add(-17*24*time.Hour), peersNow.Add(6*time.Hour)
+	if _, err := st.Save(filepath.Join(dir, "mesh-state", "polling-cursors.json"), time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := runCmd(t, "peers", "--dir", dir, "--now", peersNow.Format(time.RFC3339))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(got, "as of just now") {
+		t.Errorf("table says %q:\n%s", "as of just now", got)
+	}
+	for _, want := range []string{"offline", "last published 2026-02-26 12:00 UTC", "just now"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("table lacks %q:\n%s", want, got)
+		}
+	}
 }

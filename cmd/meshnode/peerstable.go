@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/presence"
 	"github.com/meshnode/meshnode/internal/state"
 )
 
@@ -16,17 +17,19 @@ func printPeers(w io.Writer, rows []peerRow, now time.Time) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "AGENT\tPRESENCE\tSEQ\tGAPS\tFAILS\tBACKOFF\tPOLLED\tNEXT\tTRACES\tVALIDATIONS\tURL")
+	fmt.Fprintln(tw, "AGENT\tPRESENCE\tEVIDENCE\tSEQ\tGAPS\tFAILS\tBACKOFF\tPOLLED\tNEXT\tTRACES\tVALIDATIONS\tURL")
 	for _, r := range rows {
 		backoff := r.Backoff
 		if backoff == "" {
 			backoff = "-"
 		}
 		pres := r.Presence
-		if !r.PresenceAsOf.Equal(now) {
+		if now.Sub(r.PresenceAsOf) >= presence.Heartbeat {
+			// A quiet peer is judged at its last poll; "as of just now"
+			// would say nothing and read as a verdict on the host.
 			pres += " as of " + ageText(&r.PresenceAsOf, now)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%s\t%s\t%s\t%d\t%d\t%s\n", r.Agent, pres, r.LastSeenSeq,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%d\t%s\t%s\t%s\t%d\t%d\t%s\n", r.Agent, pres, r.PresenceNote, r.LastSeenSeq,
 			gapsText(r.Gaps), r.FailureCount, backoff, ageText(r.LastPolled, now), nextText(r.NextPoll, now), r.Traces, r.Validations, r.URL)
 	}
 	return tw.Flush()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/fetch"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/presence"
 	"github.com/meshnode/meshnode/internal/state"
 )
 
@@ -95,11 +96,9 @@ func (pl *poller) poll(ctx context.Context, p peer, c state.Cursor) *pollResult 
 		}
 		pl.logf("peer %s: MANIFEST.md line %d skipped: %s", p.name, pr.Line, pr.Reason)
 	}
-	if c.ManifestSHA256 != sum {
-		r.cursor.ManifestChanged = pl.now
-	}
 	r.cursor.ManifestSHA256 = sum
 	r.cursor.ManifestUpdated = m.Updated
+	r.cursor.NewestEntry = newestEntry(m, pl.now)
 	pl.process(ctx, r, m)
 	if pl.wantPeers {
 		pl.gossip(ctx, r)
@@ -172,4 +171,14 @@ func (pl *poller) process(ctx context.Context, r *pollResult, m *manifest.Manife
 		outcome = outcomeNew
 	}
 	pl.succeed(r, outcome)
+}
+
+// newestEntry is the newest plausible `submitted` time of m's rows, the
+// evidence of publication presence is judged by.
+func newestEntry(m *manifest.Manifest, now time.Time) time.Time {
+	times := make([]time.Time, 0, len(m.Entries))
+	for _, e := range m.Entries {
+		times = append(times, e.Submitted)
+	}
+	return presence.Newest(times, now)
 }

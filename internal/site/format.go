@@ -55,31 +55,3 @@ func statusClass(v any) string {
 		return -1
 	}, s)
 }
-
-// ago says how long before now t was, coarsely ("3 hours ago", "2 days
-// ago", "270 days ago"), so that a page changes at most hourly, not every
-// build. A time after now (a peer's clock ahead of ours) is "within the
-// hour".
-func ago(now, t time.Time) string {
-	if t.IsZero() {
-		return "never"
-	}
-	if now.IsZero() {
-		return "on " + t.UTC().Format(time.DateOnly)
-	}
-	d := now.Sub(t)
-	switch {
-	case d < time.Hour:
-		return "within the hour"
-	case d < 48*time.Hour:
-		return plural(int(d/time.Hour), "hour") + " ago"
-	}
-	return plural(int(d/(24*time.Hour)), "day") + " ago"
-}
-
-func plural(n int, unit string) string {
-	if n == 1 {
-		return "1 " + unit
-	}
-	return strconv.Itoa(n) + " " + unit + "s"
-}

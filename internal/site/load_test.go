@@ -107,10 +107,10 @@ func TestPeersCarryPresenceAndWhatTheLedgerHolds(t *testing.T) {
 		presence      string
 		traces, votes int
 	}{
-		"ada": {"active", 2, 3}, // manifest updated 30 minutes ago
-		"bob": {"stale", 1, 2},  // 5 hours ago: past 150 minutes, within 450
-		"cyd": {"offline", 0, 1},
-		"eve": {"active", 1, 0}, // no updated:, but its MANIFEST changed an hour ago
+		"ada": {"active", 2, 3},  // manifest updated 30 minutes ago
+		"bob": {"stale", 1, 2},   // 5 hours ago: past 150 minutes, within a week
+		"cyd": {"offline", 0, 1}, // 16 days ago
+		"eve": {"active", 1, 0},  // no updated:, but its newest entry is an hour old
 	}
 	for _, p := range n.Peers {
 		t.Run(p.Name, func(t *testing.T) {

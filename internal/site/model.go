@@ -27,7 +27,7 @@ type Node struct {
 	Disputes []Dispute    // hash mismatches: published disputes and the ledger's rejections
 	Files    []File       // every published file, copied byte for byte
 	Agents   []*Agent     // every agent named anywhere, by name (filled by prepare)
-	Now      time.Time    // the time presence is judged at; zero shows dates instead of "2 days ago"
+	Now      time.Time    // the time presence is judged at
 }
 
 // Field is one "name: value" line of metadata.
@@ -72,18 +72,20 @@ type Vote struct {
 
 // Peer is one known agent and how polling it goes.
 type Peer struct {
-	Name        string
-	URL         string
-	Presence    string // active, stale, offline, unreachable
-	LastSeenSeq manifest.Seq
-	Failures    int
-	LastPolled  time.Time
-	LastSuccess time.Time
-	Heartbeat   time.Time // the peer's own MANIFEST "updated:", else when we saw it change
-	LastError   string
-	Traces      int // traces of this peer seen
-	Validations int // validations by this peer seen
-	LearnedFrom string
+	Name     string
+	URL      string
+	Presence string // active, stale, offline, unreachable, unknown (presence.Of)
+	// PresenceWords says what the presence rests on: "last published
+	// 2026-03-14 04:50 UTC", "not reached yet" (presence.Judgement.Words).
+	PresenceWords string
+	LastSeenSeq   manifest.Seq
+	Failures      int
+	LastPolled    time.Time
+	LastSuccess   time.Time
+	LastError     string
+	Traces        int // traces of this peer seen
+	Validations   int // validations by this peer seen
+	LearnedFrom   string
 }
 
 // Standing is one agent's SIGNAL as this node computes it.

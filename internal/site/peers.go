@@ -7,7 +7,6 @@ import (
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/presence"
-	"github.com/meshnode/meshnode/internal/state"
 )
 
 // loadPeers lists the agents the node knows (node.Snapshot.Known: the
@@ -28,14 +27,11 @@ func loadPeers(n *Node, snap *node.Snapshot, now time.Time) error {
 		}
 		p.LastSeenSeq, p.Failures, p.LastError = c.LastSeenSeq, c.FailureCount, c.LastError
 		p.LastPolled, p.LastSuccess, p.LearnedFrom = c.LastPolled.UTC(), c.LastSuccess.UTC(), c.LearnedFrom
-		p.Heartbeat = c.ManifestUpdated.UTC()
-		if c.ManifestUpdated.IsZero() {
-			p.Heartbeat = c.ManifestChanged.UTC()
-		}
 	}
 	traces, votes := ledgerCounts(l)
 	for _, p := range byURL {
-		p.Presence = string(presence.Classify(presenceInput(st.Cursors[p.URL]), observedAt(st.Cursors[p.URL], now)))
+		j := presence.Of(st.Cursors[p.URL], now)
+		p.Presence, p.PresenceWords = string(j.Presence), j.Words()
 		p.Traces, p.Validations = traces[p.URL], votes[p.URL]
 		n.Peers = append(n.Peers, p)
 	}
@@ -46,33 +42,6 @@ func loadPeers(n *Node, snap *node.Snapshot, now time.Time) error {
 		return n.Peers[i].URL < n.Peers[j].URL
 	})
 	return nil
-}
-
-// presenceInput is what the cursor knows of a peer's heartbeat; a peer
-// never polled has no cursor and is offline. A peer polled and never
-// reached is shown unreachable at once: it has no heartbeat to be judged
-// by (docs/protocol.md §10), and "offline" would suggest it once had one;
-// the 30 days of §9.2 only decide how often it is retried.
-func presenceInput(c *state.Cursor) presence.Input {
-	if c == nil {
-		return presence.Input{}
-	}
-	return presence.Input{
-		Updated:         c.ManifestUpdated,
-		ManifestChanged: c.ManifestChanged,
-		LastSuccess:     c.LastSuccess,
-		Unreachable: c.Status == state.StatusUnreachable || c.Status == state.StatusGone ||
-			(c.LastSuccess.IsZero() && c.FailureCount > 0),
-	}
-}
-
-// observedAt is the time a peer's presence is judged at: now, or the last
-// successful poll of a quiet peer polled less often (state.ObservedAt).
-func observedAt(c *state.Cursor, now time.Time) time.Time {
-	if c == nil {
-		return now
-	}
-	return c.ObservedAt(now)
 }
 
 // ledgerCounts counts the traces and validations seen per agent URL, in

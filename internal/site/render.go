@@ -35,7 +35,6 @@ var funcs = template.FuncMap{
 	"labelled":     func(p *view, label string, v any) rooted { return rooted{P: p, V: v, Label: label} },
 	"excerpt":      func(t *Trace) string { return excerpt(t.Body) },
 	"pct":          func(part, whole float64) float64 { return round1(100 * part / max(whole, 1)) },
-	"ago":          ago,
 	"firstTraces":  func(ts []*Trace) []*Trace { return firstN(ts, agentTraces) },
 	"firstRefs":    func(rs []*Ref) []*Ref { return firstN(rs, agentTraces) },
 	"firstGave":    func(vs []*Vote) []*Vote { return firstN(vs, agentGave) },

@@ -40,7 +40,10 @@ type Cursor struct {
 	LastModified    string        `json:"last_modified,omitempty"`
 	ManifestSHA256  manifest.Hash `json:"manifest_sha256,omitempty"`
 	ManifestUpdated time.Time     `json:"manifest_updated,omitzero"` // the peer's own `updated:`
-	ManifestChanged time.Time     `json:"manifest_changed,omitzero"` // when we saw its bytes change
+	// NewestEntry is the newest `submitted` time among the rows of the
+	// MANIFEST last read (presence.Newest): with ManifestUpdated, the
+	// public evidence presence is judged by (docs/decisions.md).
+	NewestEntry time.Time `json:"newest_entry,omitzero"`
 
 	// LastNews is when a poll last found a new seq, or first found the
 	// peer; the quiet schedule counts from it (docs/decisions.md).
@@ -74,7 +77,7 @@ type Cursor struct {
 // capped, retries sorted, unique and capped.
 func (c *Cursor) normalized() *Cursor {
 	n := *c
-	for _, t := range []*time.Time{&n.LastPolled, &n.LastSuccess, &n.FirstFailure, &n.ManifestUpdated, &n.ManifestChanged, &n.LastNews, &n.NextPoll} {
+	for _, t := range []*time.Time{&n.LastPolled, &n.LastSuccess, &n.FirstFailure, &n.ManifestUpdated, &n.NewestEntry, &n.LastNews, &n.NextPoll} {
 		*t = utc(*t)
 	}
 	if c.Schedule != nil {

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/manifest"
+)
+
+var updateConformance = flag.Bool("update", false, "rewrite the expected outputs of the conformance vectors")
+
+// conformanceDir holds the conformance vectors (conformance/README.md).
+const conformanceDir = "../../conformance"
+
+// conformanceNow is the fixed time every vector is judged at.
+var conformanceNow = time.Date(2026, 3, 15, 0, 0, 0, 0, time.UTC)
+
+// The placeholders of conformance/README.md: the base URL the public files
+// are served at, and the sha256 of FOUNDERS.md once the base is put in.
+const (
+	meshPlaceholder     = "{{mesh}}"
+	foundersPlaceholder = "sha256:{{founders}}"
+)
+
+// TestConformanceVectors runs every case of conformance/ as another
+// implementation would (conformance/README.md) and compares `signal
+// --json` and `peers --json` with the expected files byte for byte.
+func TestConformanceVectors(t *testing.T) {
+	entries, err := os.ReadDir(conformanceDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := 0
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		cases++
+		t.Run(e.Name(), func(t *testing.T) { runConformanceCase(t, filepath.Join(conformanceDir, e.Name())) })
+	}
+	if cases == 0 {
+		t.Fatal("no conformance cases")
+	}
+}
+
+func runConformanceCase(t *testing.T, dir string) {
+	if _, err := os.Stat(filepath.Join(dir, "README.md")); err != nil {
+		t.Fatalf("case without a README: %v", err)
+	}
+	later := filepath.Join(dir, "later")
+	_, err := os.Stat(later)
+	staged := err == nil
+	var second atomic.Bool
+	// Files are served whole, without Last-Modified: a vector must not
+	// depend on the mtimes of a checkout.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rel := filepath.FromSlash(strings.TrimPrefix(path.Clean(r.URL.Path), "/"))
+		data, err := os.ReadFile(filepath.Join(later, rel))
+		if !second.Load() || err != nil {
+			data, err = os.ReadFile(filepath.Join(dir, "public", rel))
+		}
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write(data)
+	}))
+	t.Cleanup(srv.Close)
+
+	node := filepath.Join(t.TempDir(), "observer")
+	cliT(t, "init", "--dir", node, "--agent", "observer", "--url", srv.URL+"/observer/")
+	founders := ""
+	for _, name := range []string{"AGENTS.md", "FOUNDERS.md"} {
+		data, err := os.ReadFile(filepath.Join(dir, "node", name))
+		if os.IsNotExist(err) && name == "FOUNDERS.md" {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = bytes.ReplaceAll(data, []byte(meshPlaceholder), []byte(srv.URL))
+		if name == "FOUNDERS.md" {
+			founders = string(manifest.HashBytes(data))
+		}
+		if err := os.WriteFile(filepath.Join(node, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := conformanceNow.Format(time.RFC3339)
+	if staged {
+		cliT(t, "heartbeat", "--dir", node, "--now", conformanceNow.Add(-time.Hour).Format(time.RFC3339))
+		second.Store(true)
+	}
+	cliT(t, "heartbeat", "--dir", node, "--now", now)
+	for _, cmd := range []string{"signal", "peers"} {
+		got := cliT(t, cmd, "--dir", node, "--now", now, "--json")
+		got = strings.ReplaceAll(got, srv.URL, meshPlaceholder)
+		if founders != "" {
+			got = strings.ReplaceAll(got, founders, foundersPlaceholder)
+		}
+		compareConformance(t, filepath.Join(dir, "expected", cmd+".json"), got)
+	}
+}
+
+func compareConformance(t *testing.T, path, got string) {
+	t.Helper()
+	if *updateConformance {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -run TestConformanceVectors -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs; run go test -run TestConformanceVectors -update and review the diff\ngot:\n%s", path, got)
+	}
+}

@@ -1,0 +1,205 @@
+package audit
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/manifest"
+)
+
+var auditNow = time.Date(2026, 3, 15, 0, 0, 0, 0, time.UTC)
+
+// mesh serves testdata/mesh on 127.0.0.1: ann, the audited node, and bob,
+// a founder who validated ann's seq 1 before ann's MANIFEST was written
+// and ann's seq 3 after it. edits replace a served file's text.
+type mesh struct {
+	*httptest.Server
+	edits map[string]func(string) string
+}
+
+func newMesh(t *testing.T) *mesh {
+	t.Helper()
+	m := &mesh{edits: map[string]func(string) string{}}
+	m.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		data, err := os.ReadFile(filepath.Join("testdata", "mesh", filepath.FromSlash(path.Clean(r.URL.Path))))
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		body := strings.ReplaceAll(string(data), "{{mesh}}", m.URL)
+		if edit := m.edits[r.URL.Path]; edit != nil {
+			body = edit(body)
+		}
+		w.Write([]byte(body))
+	}))
+	t.Cleanup(m.Close)
+	return m
+}
+
+func audit(t *testing.T, source string) *Report {
+	t.Helper()
+	rep, err := Run(context.Background(), Options{Source: source, AllowPrivate: true, Now: auditNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func verdicts(r *Report) map[manifest.Seq]string {
+	out := map[manifest.Seq]string{}
+	for _, row := range r.Rows {
+		out[row.Seq] = row.Verdict + " " + string(row.Published) + "/" + string(row.Computed)
+	}
+	return out
+}
+
+func TestNodeThatOnlyLagsIsReportedAsLag(t *testing.T) {
+	m := newMesh(t)
+	rep := audit(t, m.URL+"/ann/")
+	want := map[manifest.Seq]string{
+		1: "agree validated/validated",
+		2: "agree pending/pending",
+		3: "lag pending/validated", // bob validated it after ann last wrote
+	}
+	for seq, w := range want {
+		if got := verdicts(rep)[seq]; got != w {
+			t.Errorf("seq %d: %s, want %s", seq, got, w)
+		}
+	}
+	if rep.Problems() != 0 || rep.Lag != 1 || rep.Agree != 2 {
+		t.Errorf("problems %d, lag %d, agree %d; want 0, 1, 2", rep.Problems(), rep.Lag, rep.Agree)
+	}
+	if late := rep.Rows[2].Late; len(late) != 1 || late[0] != "bob" {
+		t.Errorf("seq 3 late validators = %v, want [bob]", late)
+	}
+	if rep.Signal == nil || rep.Signal.Signal != 54 || !rep.Signal.Standing {
+		t.Errorf("ann's SIGNAL = %+v, want 54 with standing (founder 50 + 2 knowledge pebbles)", rep.Signal)
+	}
+	if len(rep.Peers) != 1 || rep.Peers[0].Agent != "bob" || rep.Peers[0].Error != "" {
+		t.Errorf("peers = %+v, want bob, read", rep.Peers)
+	}
+}
+
+func TestManifestThatLiesAboutAStatusIsCaught(t *testing.T) {
+	m := newMesh(t)
+	// Seq 2 was validated by nobody; ann claims it validated.
+	m.edits["/ann/MANIFEST.md"] = func(s string) string {
+		return strings.Replace(s, "traces/002-two.md | knowledge | pending", "traces/002-two.md | knowledge | validated", 1)
+	}
+	rep := audit(t, m.URL+"/ann/")
+	if got := verdicts(rep)[2]; got != "disagree validated/pending" {
+		t.Fatalf("seq 2: %s, want disagree validated/pending", got)
+	}
+	if rep.Disagree != 1 || rep.Problems() != 1 {
+		t.Errorf("disagree %d, problems %d; want 1 and 1", rep.Disagree, rep.Problems())
+	}
+}
+
+func TestStatusWithheldAfterTheValidationWasSeenIsADisagreement(t *testing.T) {
+	m := newMesh(t)
+	// bob's validation of seq 1 predates ann's MANIFEST: pending is no lag.
+	m.edits["/ann/MANIFEST.md"] = func(s string) string {
+		return strings.Replace(s, "traces/001-one.md | knowledge | validated", "traces/001-one.md | knowledge | pending", 1)
+	}
+	if got := verdicts(audit(t, m.URL+"/ann/"))[1]; got != "disagree pending/validated" {
+		t.Fatalf("seq 1: %s, want disagree pending/validated", got)
+	}
+}
+
+func TestFileThatDoesNotMatchItsHashIsAProblem(t *testing.T) {
+	m := newMesh(t)
+	m.edits["/ann/traces/002-two.md"] = func(s string) string { return s + "edited after publication\n" }
+	rep := audit(t, m.URL+"/ann/")
+	if len(rep.Files) != 1 || rep.Files[0].Seq != 2 || !strings.Contains(rep.Files[0].Problem, "served bytes hash to") {
+		t.Fatalf("files = %+v, want seq 2's hash mismatch", rep.Files)
+	}
+}
+
+func TestAuditReadsANodeFromADirectory(t *testing.T) {
+	m := newMesh(t)
+	dir := t.TempDir()
+	src := filepath.Join("testdata", "mesh", "ann")
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		text := strings.ReplaceAll(string(data), "{{mesh}}", m.URL)
+		text = strings.Replace(text, "url: https://ann.example/mesh/", "url: "+m.URL+"/ann/", 1)
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, rel)), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, rel), []byte(text), 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := audit(t, dir)
+	if rep.URL != m.URL+"/ann/" || rep.Agree != 2 || rep.Lag != 1 || rep.Problems() != 0 {
+		t.Fatalf("url %s, agree %d, lag %d, problems %d; want the URL source's answers", rep.URL, rep.Agree, rep.Lag, rep.Problems())
+	}
+}
+
+func TestUnreadablePeerIsNamed(t *testing.T) {
+	m := newMesh(t)
+	m.edits["/ann/AGENTS.md"] = func(s string) string { return s + "cy | " + m.URL + "/cy/ | 2026-03-01\n" }
+	rep := audit(t, m.URL+"/ann/")
+	var cy *PeerRead
+	for i := range rep.Peers {
+		if rep.Peers[i].Agent == "cy" {
+			cy = &rep.Peers[i]
+		}
+	}
+	if cy == nil || cy.Error == "" {
+		t.Fatalf("peers = %+v, want cy named with its error", rep.Peers)
+	}
+}
+
+func TestRowOutsideTheNodesFoldersDoesNotStopTheAudit(t *testing.T) {
+	m := newMesh(t)
+	m.edits["/ann/MANIFEST.md"] = func(s string) string {
+		return s + "| 4 | sha256:" + strings.Repeat("ab", 32) + " | notes/004-aside.md | knowledge | pending | 2026-03-12T10:00:00Z |\n"
+	}
+	rep := audit(t, m.URL+"/ann/")
+	if rep.Agree != 2 || rep.Lag != 1 || rep.Problems() != 0 {
+		t.Fatalf("agree %d, lag %d, problems %d; want 2, 1, 0", rep.Agree, rep.Lag, rep.Problems())
+	}
+}
+
+func TestDirectoryRowThatLeavesTheDirectoryIsNotRead(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "node")
+	secret := "# secret\n"
+	if err := os.WriteFile(filepath.Join(parent, "secret.md"), []byte(secret), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "traces"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(parent, "secret.md"), filepath.Join(dir, "traces", "link.md")); err != nil {
+		t.Fatal(err)
+	}
+	hash := string(manifest.HashBytes([]byte(secret)))
+	man := "# MANIFEST\n\nagent: ann\nurl: https://ann.example/\nupdated: 2026-03-12T00:00:00Z\nsequence: 2\n\n" +
+		"| seq | hash | file | type | status | submitted |\n|---|---|---|---|---|---|\n" +
+		"| 1 | " + hash + " | traces/../../secret.md | knowledge | pending | 2026-03-12T00:00:00Z |\n" +
+		"| 2 | " + hash + " | traces/link.md | knowledge | pending | 2026-03-12T00:00:00Z |\n"
+	if err := os.WriteFile(filepath.Join(dir, "MANIFEST.md"), []byte(man), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep := audit(t, dir)
+	if len(rep.Files) != 1 || rep.Files[0].Seq != 2 {
+		t.Fatalf("files = %+v, want seq 2's symlink refused (seq 1 names no folder of the node)", rep.Files)
+	}
+}
