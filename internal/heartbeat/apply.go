@@ -7,6 +7,7 @@ import (
 	"github.com/meshnode/meshnode/internal/heartbeat/report"
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/roster"
 	"github.com/meshnode/meshnode/internal/score"
@@ -96,8 +97,13 @@ func (n *job) recordFile(p peer, f fetched) (queue.Item, bool) {
 		// The same bytes from a second agent: the first keeps them.
 		return queue.Item{}, false
 	}
+	if f.kind == node.KindDispute {
+		// A peer's dispute is its evidence about a third agent: neither a
+		// trace to score nor a vote (docs/decisions.md, "What a row is").
+		return queue.Item{}, false
+	}
 	n.fetched[f.entry.Hash] = f
-	if f.val != nil {
+	if f.kind == node.KindValidation {
 		n.sum.NewValidations++
 		if !n.recordValidation(p, f) {
 			n.misnamed++
@@ -157,7 +163,9 @@ func (n *job) recordUnfetchables(p peer, rows []manifest.Entry) {
 	}
 	skipped := 0
 	for _, e := range rows {
-		if e.Hash == "" || n.ledger.Traces[e.Hash] != nil {
+		if e.Hash == "" || n.ledger.Traces[e.Hash] != nil || node.KindOf(e) != node.KindTrace {
+			// A validation or dispute row without a file says nothing that
+			// could be counted: it names no trace and cannot be read.
 			continue
 		}
 		if have >= maxUnverifiedPerPeer {

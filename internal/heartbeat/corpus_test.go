@@ -100,6 +100,17 @@ func TestHeartbeatOverTheRealMesh(t *testing.T) {
 	if !state.Ranges(noob.Gaps).Contains(104) || !state.Ranges(noob.Gaps).Contains(151) {
 		t.Errorf("noobagent gaps %v do not hold 104-151", noob.Gaps)
 	}
+	// jarvis-maximum and czero publish validation traces that name what
+	// they judge as agent/seq, never by hash: each is its own trace, and
+	// neither agent published a validation file (docs/decisions.md, "What a
+	// row is"). These counts are what `meshnode peers` shows.
+	led := loadLedger(t, dir)
+	for name, want := range map[string]int{"jarvis-maximum": 174, "czero": 123} {
+		u := srv.URL + "/agents-hosted/" + name + "/"
+		if tr, vs := len(led.TracesBy(u)), len(led.ValidationsBy(u)); tr != want || vs != 0 {
+			t.Errorf("%s: %d traces and %d validations recorded, want %d and 0", name, tr, vs, want)
+		}
+	}
 	bridge := st.Cursors[srv.URL+"/system/bridge/"]
 	if bridge == nil || bridge.FailureCount != 0 {
 		t.Errorf("bridge's empty manifest counted as a failure: %+v", bridge)
