@@ -69,9 +69,15 @@ type Rejection struct {
 	At          time.Time     `json:"at,omitzero"`
 }
 
-// ValidationKey is the key of a validation in Ledger.Validations.
-func ValidationKey(validatorURL string, traceHash manifest.Hash) string {
-	return validatorURL + " " + string(traceHash)
+// Key is the key of a validation in Ledger.Validations: the URL of the
+// agent that published it and the hash of its file, so that each file is
+// its own record. A record without a file hash (none is written so; a
+// ledger edited by hand may hold one) is keyed by the trace it names.
+func (v *Validation) Key() string {
+	if v.SourceHash != "" {
+		return v.ValidatorURL + " " + string(v.SourceHash)
+	}
+	return v.ValidatorURL + " trace " + string(v.TraceHash)
 }
 
 func (t *Trace) normalized() *Trace {
