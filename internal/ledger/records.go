@@ -92,3 +92,9 @@ func utc(t time.Time) time.Time {
 	}
 	return t.UTC().Round(0)
 }
+
+// Counted is validation.Counted of the record: the result the validation
+// counts as, or why it counts for nothing.
+func (v *Validation) Counted() (string, error) {
+	return (&validation.Validation{TraceHash: v.TraceHash, Result: v.Result, Total: v.Total, Scores: v.Scores, HasScores: v.HasScores}).Counted()
+}

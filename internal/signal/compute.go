@@ -6,8 +6,8 @@ import (
 
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
-
 	"github.com/meshnode/meshnode/internal/roster"
+	"github.com/meshnode/meshnode/internal/validation"
 )
 
 // Compute resolves every trace and computes every agent's SIGNAL and
@@ -202,38 +202,51 @@ func (m *mesh) addTraces(traces []ledger.Trace) {
 	}
 }
 
-// addVotes keeps one vote per validator per trace: when a validator
-// published two verdicts on the same bytes (it should not), fail counts,
-// the conservative reading. Validations of traces not seen, of one's own
-// traces, or with no verdict earn nothing and count nowhere.
+// addVotes keeps one vote per validator per trace (docs/decisions.md,
+// "Validations that count"): of a validator's files on one trace, the one
+// it says it wrote last, and of two written at the same time, a fail, the
+// conservative reading. A validation that does not count
+// (validation.Counted), of a trace not seen, of one's own trace or by
+// nobody is passed over.
 func (m *mesh) addVotes(vals []ledger.Validation) {
-	type keyed struct {
-		v   ledger.Validation
-		key string
+	type vote struct {
+		v      ledger.Validation
+		key    string
+		result string
 	}
-	vs := make([]keyed, len(vals))
-	for i, v := range vals {
-		vs[i] = keyed{v, m.key(v.Validator, v.ValidatorURL)}
+	var vs []vote
+	for _, v := range vals {
+		r, err := v.Counted()
+		if err != nil || (v.Validator == "" && v.ValidatorURL == "") {
+			continue
+		}
+		vs = append(vs, vote{v, m.key(v.Validator, v.ValidatorURL), r})
 	}
 	sort.Slice(vs, func(i, j int) bool {
-		if vs[i].key != vs[j].key {
-			return vs[i].key < vs[j].key
+		a, b := vs[i], vs[j]
+		if a.key != b.key {
+			return a.key < b.key
 		}
-		return vs[i].v.Validator < vs[j].v.Validator
+		if !a.v.ValidatedAt.Equal(b.v.ValidatedAt) {
+			return a.v.ValidatedAt.Before(b.v.ValidatedAt)
+		}
+		if a.result != b.result {
+			return a.result == validation.ResultPass
+		}
+		return a.v.Validator < b.v.Validator
 	})
+	// In this order a validator's later file on a trace comes later, and
+	// of two at one time the fail: the last one written wins.
 	for _, kv := range vs {
 		v, vk := kv.v, kv.key
 		t, ok := m.byHash[v.TraceHash]
-		r := verdict(v)
-		if !ok || r == "" || (v.Validator == "" && v.ValidatorURL == "") || m.isSelf(v, vk, t) {
+		if !ok || m.isSelf(v, vk, t) {
 			continue
 		}
 		if m.votes[t.Hash] == nil {
 			m.votes[t.Hash] = map[string]string{}
 		}
-		if prev, seen := m.votes[t.Hash][vk]; !seen || prev == "pass" {
-			m.votes[t.Hash][vk] = r
-		}
+		m.votes[t.Hash][vk] = kv.result
 		m.learn(v.Validator, v.ValidatorURL)
 	}
 }
