@@ -126,6 +126,7 @@ func (n *job) recordFile(p peer, f fetched) (queue.Item, bool) {
 		}
 		t.Fingerprint = score.Fingerprint(f.trace.Body)
 	}
+	t.Verdicts = ledger.VerdictsOf(f.raw, p.name)
 	n.ledger.AddTrace(t)
 	if t.Status != manifest.StatusPending || n.own[t.Hash] || p.url == n.cfg.URL || strings.EqualFold(p.name, n.cfg.Agent) {
 		return queue.Item{}, false

@@ -3,6 +3,7 @@ package heartbeat
 import (
 	"testing"
 
+	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 )
 
@@ -58,6 +59,15 @@ func TestEachRowIsReadAsWhatItPublishes(t *testing.T) {
 	for _, tr := range l.TracesBy(url) {
 		if tr.File == "disputes/dispute-000000000000.md" || tr.File == "validations/val-111111111111.md" {
 			t.Errorf("%s recorded as a trace", tr.File)
+		}
+	}
+	for _, tr := range l.TracesBy(url) {
+		if tr.Type != "validation" {
+			continue
+		}
+		want := ledger.Verdict{Agent: "rex", Seq: int(tr.Seq) + 8, Result: "valid"}
+		if len(tr.Verdicts) != 1 || tr.Verdicts[0] != want {
+			t.Errorf("%s: verdicts %+v, want %+v", tr.File, tr.Verdicts, want)
 		}
 	}
 	if got := len(l.ValidationsBy(url)); got != 1 {

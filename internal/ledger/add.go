@@ -49,6 +49,9 @@ func mergeTrace(nt, old *Trace) {
 	if nt.Cites == nil {
 		nt.Cites = old.Cites
 	}
+	if nt.Verdicts == nil {
+		nt.Verdicts = old.Verdicts
+	}
 }
 
 // AddValidation records v as the validation file it was read from: one

@@ -53,10 +53,14 @@ func ownTraces(s *node.Snapshot, agent, url string) []ledger.Trace {
 		if e.Hash == "" || node.KindOf(e) != node.KindTrace {
 			continue
 		}
-		t := ledger.Trace{Agent: agent, AgentURL: url, Hash: e.Hash, URL: url + e.File, Seq: e.Seq, Type: e.Type, Category: e.Category}
+		t := ledger.Trace{Agent: agent, AgentURL: url, Hash: e.Hash, URL: url + e.File, File: e.File, Seq: e.Seq, Type: e.Type,
+			Category: e.Category, Submitted: e.Submitted}
 		if p, err := s.Trace(e.File); err == nil {
 			t.Category = firstNonEmpty(t.Category, p.Category)
 			t.Type = firstNonEmpty(t.Type, p.Type)
+		}
+		if f, ok := s.File(e.File); ok && f.Err == nil {
+			t.Verdicts = ledger.VerdictsOf(f.Data, agent)
 		}
 		out = append(out, t)
 	}
