@@ -73,6 +73,17 @@ func FuzzJudgements(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text []byte, author string) {
 		got := Judgements(text, author)
 		found := Find(text)
+		d := newDoc(splitLines(string(text)))
+		var all []Verdict
+		for i := range d.lines {
+			if v, ok := d.verdictAt(i); ok && !d.lines[i].code {
+				all = append(all, v)
+			}
+			d.enter(i)
+		}
+		if !mayJudge(text) && len(all) > 0 {
+			t.Fatalf("mayJudge says no verdict, but the lines hold %+v", all)
+		}
 		type target struct {
 			agent string
 			seq   int
