@@ -12,6 +12,7 @@ import (
 	"github.com/meshnode/meshnode/internal/corpustest"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/roster"
+	"github.com/meshnode/meshnode/internal/signal"
 	"github.com/meshnode/meshnode/internal/state"
 )
 
@@ -110,6 +111,21 @@ func TestHeartbeatOverTheRealMesh(t *testing.T) {
 		if tr, vs := len(led.TracesBy(u)), len(led.ValidationsBy(u)); tr != want || vs != 0 {
 			t.Errorf("%s: %d traces and %d validations recorded, want %d and 0", name, tr, vs, want)
 		}
+	}
+	// The agents' own verdict traces draw the trust graph among them.
+	in, err := signal.Load(dir, "tester", "http://127.0.0.1:1/tester/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	edges, votes := 0, 0
+	for _, e := range signal.Compute(in).Trust {
+		if e.Verdicts > 0 && e.Validator != "tester" && e.Agent != "tester" {
+			edges++
+			votes += e.Verdicts
+		}
+	}
+	if edges != 13 || votes != 38 {
+		t.Errorf("trust graph: %d verdict votes in %d edges between the agents, want 38 in 13", votes, edges)
 	}
 	bridge := st.Cursors[srv.URL+"/system/bridge/"]
 	if bridge == nil || bridge.FailureCount != 0 {
