@@ -114,7 +114,7 @@ func (n *job) recordFile(p peer, f fetched) (queue.Item, bool) {
 	t := &ledger.Trace{
 		Agent: p.name, AgentURL: p.url, Seq: f.entry.Seq, Hash: f.entry.Hash, File: f.entry.File,
 		URL: f.url, Type: f.entry.Type, Status: manifest.NormalizeStatus(f.entry.Status),
-		Submitted: f.entry.Submitted, FirstSeen: n.now, Verified: true,
+		Submitted: f.entry.Submitted, FirstSeen: n.firstSeenOf(f.entry.Hash), Verified: true,
 	}
 	if f.trace != nil {
 		t.Title, t.Category = f.trace.Title, f.trace.Category
@@ -176,7 +176,7 @@ func (n *job) recordUnfetchables(p peer, rows []manifest.Entry) {
 		have++
 		n.ledger.AddTrace(&ledger.Trace{
 			Agent: p.name, AgentURL: p.url, Seq: e.Seq, Hash: e.Hash, Type: e.Type, Category: e.Category,
-			Title: e.Title, Status: manifest.NormalizeStatus(e.Status), Submitted: e.Submitted, FirstSeen: n.now,
+			Title: e.Title, Status: manifest.NormalizeStatus(e.Status), Submitted: e.Submitted, FirstSeen: n.firstSeenOf(e.Hash),
 		})
 	}
 	if skipped > 0 {

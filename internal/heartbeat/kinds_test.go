@@ -1,10 +1,12 @@
 package heartbeat
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
 )
 
 // publishRows serves a manifest under base with one row per file, in
@@ -75,5 +77,52 @@ func TestEachRowIsReadAsWhatItPublishes(t *testing.T) {
 	}
 	if sum.Queued != 4 || sum.NewTraces != 4 || sum.NewValidations != 1 {
 		t.Errorf("queued %d, new traces %d, new validations %d; want 4, 4 and 1", sum.Queued, sum.NewTraces, sum.NewValidations)
+	}
+}
+
+// TestRecordsOfTheOlderReadingAreReadAgain: a node upgraded from one that
+// took a peer's validation traces for validations and its dispute for a
+// trace reads the peer again, once, and then holds what every node holds,
+// first-seen times kept.
+func TestRecordsOfTheOlderReadingAreReadAgain(t *testing.T) {
+	p := newFakePeer(t)
+	rows := [][4]string{
+		{"traces/001-work.md", "# Work\n\n## Work\n\nDone.\n", "knowledge", "pending"},
+		{"disputes/dispute-000000000000.md", peersDispute, "dispute", "published"},
+		{"traces/002-trace.md", validationTrace("11"), "validation", "submitted"},
+		{"traces/003-trace.md", validationTrace("12"), "validation", "submitted"},
+	}
+	p.publishRows("/beta/", rows)
+	dir := newNode(t, [][2]string{{"beta", p.URL + "/beta/"}}, "")
+	beat(t, dir, testNow)
+	url := p.URL + "/beta/"
+	// What the older reading left in the ledger: the dispute as a trace,
+	// the two validation traces as one validation of no trace.
+	l := loadLedger(t, dir)
+	work := manifest.HashBytes([]byte(rows[0][1]))
+	first := l.Traces[work].FirstSeen
+	for _, i := range []int{2, 3} {
+		delete(l.Traces, manifest.HashBytes([]byte(rows[i][1])))
+	}
+	l.AddTrace(&ledger.Trace{Agent: "beta", AgentURL: url, Seq: 2, Hash: manifest.HashBytes([]byte(peersDispute)),
+		File: "disputes/dispute-000000000000.md", Type: "dispute", Verified: true, FirstSeen: testNow})
+	l.Validations = map[string]*ledger.Validation{url + " ": {Validator: "beta", ValidatorURL: url, Result: "pass", Total: 30,
+		SourceURL: url + "traces/003-trace.md", SourceHash: manifest.HashBytes([]byte(rows[3][1]))}}
+	if _, err := l.Save(filepath.Join(dir, node.LedgerFile)); err != nil {
+		t.Fatal(err)
+	}
+
+	beat(t, dir, testNow.Add(cursorStep))
+	l = loadLedger(t, dir)
+	if n, v := len(l.TracesBy(url)), len(l.ValidationsBy(url)); n != 3 || v != 0 {
+		t.Errorf("after the re-read: %d traces and %d validations, want 3 and 0", n, v)
+	}
+	if got := l.Traces[work].FirstSeen; !got.Equal(first) {
+		t.Errorf("first seen %v after the re-read, want %v kept", got, first)
+	}
+	before := p.hitsOf("/beta/traces/001-work.md")
+	beat(t, dir, testNow.Add(2*cursorStep))
+	if p.hitsOf("/beta/traces/001-work.md") != before {
+		t.Error("the peer was read again a second time")
 	}
 }
