@@ -30,8 +30,9 @@ it, others reach it at SIGNAL 50. Anyone holding the same files gets the
 same numbers, whatever their mesh.yaml says; the rules are in
 docs/scoring.md and docs/decisions.md (Standing).
 
-Prints a table per agent (SIGNAL, tier, standing, how it was earned) and per trace
-(passing / seen validators, status). --json prints the same as one object;
+Prints a table per agent (SIGNAL, tier, standing, how it was earned), per trace
+(passing / seen validators, status), and the trust graph: who validated whom,
+from validation files and verdicts in traces, counted or not. --json prints the same as one object;
 its schema is in docs/cli/signal.md.
 
 Examples:
@@ -58,6 +59,7 @@ type signalJSON struct {
 	Rounds     int                  `json:"rounds"`
 	Agents     []signal.Agent       `json:"agents"`
 	Traces     []signal.TraceResult `json:"traces"`
+	Trust      []signal.Edge        `json:"trust"`
 }
 
 func runSignal(ctx context.Context, e *env, args []string) error {
@@ -83,7 +85,7 @@ func runSignal(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	out := signalJSON{Agent: cfg.Agent, ComputedAt: clock().UTC().Format(time.RFC3339), Founders: decl.Hash, Rounds: rep.Rounds,
-		Agents: nonNil(rep.Agents), Traces: nonNil(rep.Traces)}
+		Agents: nonNil(rep.Agents), Traces: nonNil(rep.Traces), Trust: nonNil(rep.Trust)}
 	if o.json {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
@@ -132,6 +134,12 @@ func printSignal(w io.Writer, r signalJSON) error {
 	fmt.Fprintln(tw, "\nTRACE\tSEQ\tPASSING/SEEN\tSTATUS\tURL")
 	for _, t := range r.Traces {
 		fmt.Fprintf(tw, "%s\t%d\t%d/%d\t%s\t%s\n", t.Agent, t.Seq, t.Passing, t.Seen, t.Status, traceRef(t))
+	}
+	if len(r.Trust) > 0 {
+		fmt.Fprintln(tw, "\nVALIDATOR\tAGENT\tPASS\tFAIL\tCOUNTED\tFROM VERDICTS")
+		for _, e := range r.Trust {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\n", e.Validator, e.Agent, e.Pass, e.Fail, e.Counted, e.Verdicts)
+		}
 	}
 	return tw.Flush()
 }

@@ -4,10 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/signal"
 )
 
 func sha(c string) string { return "sha256:" + strings.Repeat(c, 64) }
@@ -131,5 +137,50 @@ func TestSignalUserMistakes(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want %d mentioning %q", code, errOut.String(), exitUsage, tt.want)
 			}
 		})
+	}
+}
+
+// TestSignalShowsWhoValidatedWhomFromVerdictTraces: dee validated ann's
+// trace 1 in a trace of her own, never in a validation file; the trust
+// graph shows it beside the files' votes, in --json and in the table.
+func TestSignalShowsWhoValidatedWhomFromVerdictTraces(t *testing.T) {
+	dir := writeSignalNode(t)
+	p := filepath.Join(dir, filepath.FromSlash("mesh-state/ledger.json"))
+	l, err := ledger.Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.AddTrace(&ledger.Trace{Agent: "dee", AgentURL: "https://dee.example/", Seq: 4, Hash: manifest.Hash(sha("d")),
+		File: "traces/004-validating-ann.md", Type: "validation", Verdicts: []ledger.Verdict{{Agent: "ann", Seq: 1, Result: "valid"}}})
+	if _, err := l.Save(p); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if err := run(context.Background(), []string{"signal", "--dir", dir, "--json"}, &out, &errOut); err != nil {
+		t.Fatalf("signal: %v (stderr %s)", err, errOut.String())
+	}
+	var got struct {
+		Trust []signal.Edge `json:"trust"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	var edges []string
+	for _, e := range got.Trust {
+		edges = append(edges, fmt.Sprintf("%s→%s pass %d fail %d counted %d verdicts %d", e.Validator, e.Agent, e.Pass, e.Fail, e.Counted, e.Verdicts))
+	}
+	want := []string{
+		"bob→ann pass 2 fail 0 counted 2 verdicts 0", "cy→ann pass 0 fail 1 counted 0 verdicts 0",
+		"dee→ann pass 1 fail 0 counted 0 verdicts 1", "jolt→ann pass 0 fail 1 counted 0 verdicts 0",
+	}
+	if strings.Join(edges, "; ") != strings.Join(want, "; ") {
+		t.Errorf("trust:\n%s\nwant:\n%s", strings.Join(edges, "\n"), strings.Join(want, "\n"))
+	}
+	out.Reset()
+	if err := run(context.Background(), []string{"signal", "--dir", dir}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "VALIDATOR") || !regexp.MustCompile(`(?m)^dee\s+ann\s+1\s+0\s+0\s+1$`).MatchString(out.String()) {
+		t.Errorf("table lacks the trust graph's dee→ann row:\n%s", out.String())
 	}
 }

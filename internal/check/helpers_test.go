@@ -82,14 +82,17 @@ func cleanNode(t testing.TB) string {
 			unverified: {Agent: "bob", AgentURL: bobURL, Hash: unverified},
 			ownTrace:   {Agent: agent, AgentURL: ourURL, Hash: ownTrace, URL: ourURL + "traces/2026-03-01-polling-costs.md", Verified: true},
 		},
-		Validations: map[string]*ledger.Validation{
-			ledger.ValidationKey(bobURL, ownTrace):                 {Validator: "bob", ValidatorURL: bobURL, TraceHash: ownTrace, Result: validation.ResultPass},
-			ledger.ValidationKey("https://cyd.example/", ownTrace): {Validator: "cyd", ValidatorURL: "https://cyd.example/", TraceHash: ownTrace, Result: validation.ResultPass},
-			ledger.ValidationKey(ourURL, ownTrace):                 {Validator: agent, ValidatorURL: ourURL, TraceHash: ownTrace, Result: validation.ResultFail},
-		},
+		Validations: map[string]*ledger.Validation{},
 		Rejected: map[string]*ledger.Rejection{
 			bobURL + "traces/tampered.md": {Agent: "bob", AgentURL: bobURL, ClaimedHash: rejected, ServedHash: bobTrace},
 		},
+	}
+	for _, v := range []ledger.Validation{
+		{Validator: "bob", ValidatorURL: bobURL, TraceHash: ownTrace, Result: validation.ResultPass},
+		{Validator: "cyd", ValidatorURL: "https://cyd.example/", TraceHash: ownTrace, Result: validation.ResultPass},
+		{Validator: agent, ValidatorURL: ourURL, TraceHash: ownTrace, Result: validation.ResultFail},
+	} {
+		l.AddValidation(&v)
 	}
 	if err := os.MkdirAll(filepath.Join(dir, "mesh-state"), 0o755); err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"github.com/meshnode/meshnode/internal/heartbeat/report"
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/roster"
 	"github.com/meshnode/meshnode/internal/score"
@@ -96,8 +97,13 @@ func (n *job) recordFile(p peer, f fetched) (queue.Item, bool) {
 		// The same bytes from a second agent: the first keeps them.
 		return queue.Item{}, false
 	}
+	if f.kind == node.KindDispute {
+		// A peer's dispute is its evidence about a third agent: neither a
+		// trace to score nor a vote (docs/decisions.md, "What a row is").
+		return queue.Item{}, false
+	}
 	n.fetched[f.entry.Hash] = f
-	if f.val != nil {
+	if f.kind == node.KindValidation {
 		n.sum.NewValidations++
 		if !n.recordValidation(p, f) {
 			n.misnamed++
@@ -108,7 +114,7 @@ func (n *job) recordFile(p peer, f fetched) (queue.Item, bool) {
 	t := &ledger.Trace{
 		Agent: p.name, AgentURL: p.url, Seq: f.entry.Seq, Hash: f.entry.Hash, File: f.entry.File,
 		URL: f.url, Type: f.entry.Type, Status: manifest.NormalizeStatus(f.entry.Status),
-		Submitted: f.entry.Submitted, FirstSeen: n.now, Verified: true,
+		Submitted: f.entry.Submitted, FirstSeen: n.firstSeenOf(f.entry.Hash), Verified: true,
 	}
 	if f.trace != nil {
 		t.Title, t.Category = f.trace.Title, f.trace.Category
@@ -120,6 +126,7 @@ func (n *job) recordFile(p peer, f fetched) (queue.Item, bool) {
 		}
 		t.Fingerprint = score.Fingerprint(f.trace.Body)
 	}
+	t.Verdicts = ledger.VerdictsOf(f.raw, p.name)
 	n.ledger.AddTrace(t)
 	if t.Status != manifest.StatusPending || n.own[t.Hash] || p.url == n.cfg.URL || strings.EqualFold(p.name, n.cfg.Agent) {
 		return queue.Item{}, false
@@ -157,7 +164,9 @@ func (n *job) recordUnfetchables(p peer, rows []manifest.Entry) {
 	}
 	skipped := 0
 	for _, e := range rows {
-		if e.Hash == "" || n.ledger.Traces[e.Hash] != nil {
+		if e.Hash == "" || n.ledger.Traces[e.Hash] != nil || node.KindOf(e) != node.KindTrace {
+			// A validation or dispute row without a file says nothing that
+			// could be counted: it names no trace and cannot be read.
 			continue
 		}
 		if have >= maxUnverifiedPerPeer {
@@ -167,7 +176,7 @@ func (n *job) recordUnfetchables(p peer, rows []manifest.Entry) {
 		have++
 		n.ledger.AddTrace(&ledger.Trace{
 			Agent: p.name, AgentURL: p.url, Seq: e.Seq, Hash: e.Hash, Type: e.Type, Category: e.Category,
-			Title: e.Title, Status: manifest.NormalizeStatus(e.Status), Submitted: e.Submitted, FirstSeen: n.now,
+			Title: e.Title, Status: manifest.NormalizeStatus(e.Status), Submitted: e.Submitted, FirstSeen: n.firstSeenOf(e.Hash),
 		})
 	}
 	if skipped > 0 {

@@ -12,6 +12,7 @@ import (
 	"github.com/meshnode/meshnode/internal/corpustest"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/roster"
+	"github.com/meshnode/meshnode/internal/signal"
 	"github.com/meshnode/meshnode/internal/state"
 )
 
@@ -99,6 +100,32 @@ func TestHeartbeatOverTheRealMesh(t *testing.T) {
 	}
 	if !state.Ranges(noob.Gaps).Contains(104) || !state.Ranges(noob.Gaps).Contains(151) {
 		t.Errorf("noobagent gaps %v do not hold 104-151", noob.Gaps)
+	}
+	// jarvis-maximum and czero publish validation traces that name what
+	// they judge as agent/seq, never by hash: each is its own trace, and
+	// neither agent published a validation file (docs/decisions.md, "What a
+	// row is"). These counts are what `meshnode peers` shows.
+	led := loadLedger(t, dir)
+	for name, want := range map[string]int{"jarvis-maximum": 174, "czero": 123} {
+		u := srv.URL + "/agents-hosted/" + name + "/"
+		if tr, vs := len(led.TracesBy(u)), len(led.ValidationsBy(u)); tr != want || vs != 0 {
+			t.Errorf("%s: %d traces and %d validations recorded, want %d and 0", name, tr, vs, want)
+		}
+	}
+	// The agents' own verdict traces draw the trust graph among them.
+	in, err := signal.Load(dir, "tester", "http://127.0.0.1:1/tester/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	edges, votes := 0, 0
+	for _, e := range signal.Compute(in).Trust {
+		if e.Verdicts > 0 && e.Validator != "tester" && e.Agent != "tester" {
+			edges++
+			votes += e.Verdicts
+		}
+	}
+	if edges != 13 || votes != 38 {
+		t.Errorf("trust graph: %d verdict votes in %d edges between the agents, want 38 in 13", votes, edges)
 	}
 	bridge := st.Cursors[srv.URL+"/system/bridge/"]
 	if bridge == nil || bridge.FailureCount != 0 {

@@ -3,11 +3,11 @@ package heartbeat
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/meshnode/meshnode/internal/fetch"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/trace"
 	"github.com/meshnode/meshnode/internal/validation"
 )
@@ -66,7 +66,7 @@ func (pl *poller) fetchInOrder(ctx context.Context, p peer, entries []manifest.E
 			results[i] = make(chan entryResult, 1)
 			results[i] <- entryResult{retry: true}
 			return true
-		case pl.seen(e.Hash):
+		case pl.seen(e.Hash) && !pl.rereading[p.url]:
 			results[i] = make(chan entryResult, 1)
 			results[i] <- entryResult{dup: true}
 			return true
@@ -140,24 +140,29 @@ func (pl *poller) fetchEntry(ctx context.Context, p peer, e manifest.Entry) entr
 			warn: fmt.Sprintf("seq %d: hash mismatch: manifest says %s, served bytes hash to %s", e.Seq, e.Hash, served)}
 	}
 	f := fetched{entry: e, url: u, raw: resp.Body}
-	var warn string
-	if isValidationFile(e) {
-		if v, err := validation.Parse(resp.Body); err == nil {
-			f.val = v
-		}
-	}
-	if f.val == nil {
-		if t, err := trace.Parse(resp.Body); err == nil {
-			f.trace = t
-		} else {
-			warn = fmt.Sprintf("seq %d: trace metadata unreadable: %v", e.Seq, err)
-		}
-	}
-	return entryResult{file: &f, requests: 1, warn: warn}
+	return entryResult{file: &f, requests: 1, warn: f.read()}
 }
 
-// isValidationFile reports whether an entry names a validation rather than
-// a trace: by its type, or by the seed's validations/ path.
-func isValidationFile(e manifest.Entry) bool {
-	return strings.EqualFold(e.Type, "validation") || strings.HasPrefix(e.File, "validations/")
+// read parses a verified file as what its row publishes (node.KindOf),
+// and returns what went wrong, if anything, for the poll's log. A
+// validation that does not parse is still a validation: it is recorded as
+// one that counts for nothing, never taken for a trace.
+func (f *fetched) read() string {
+	f.kind = node.KindOf(f.entry)
+	switch f.kind {
+	case node.KindValidation:
+		v, err := validation.Parse(f.raw)
+		if err != nil {
+			f.val = &validation.Validation{}
+			return fmt.Sprintf("seq %d: validation unreadable: %v", f.entry.Seq, err)
+		}
+		f.val = v
+	case node.KindTrace:
+		t, err := trace.Parse(f.raw)
+		if err != nil {
+			return fmt.Sprintf("seq %d: trace metadata unreadable: %v", f.entry.Seq, err)
+		}
+		f.trace = t
+	}
+	return ""
 }

@@ -62,6 +62,10 @@ type job struct {
 	names    *roster.Binding           // agent names to URLs; built by peers
 	misnamed int                       // validations of the peer being applied that named another validator
 	disputes []*dispute.Dispute        // this run's hash mismatches, to publish (apply → publishDisputes)
+	// firstSeen keeps the first-seen times of records forgotten to be
+	// read again, and rereading the peers read again (rereadMisread).
+	firstSeen map[manifest.Hash]time.Time
+	rereading map[string]bool
 }
 
 // Run runs one heartbeat of the node in opts.Dir. It returns an error only
@@ -84,6 +88,7 @@ func Run(ctx context.Context, opts Options) (*report.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	n.rereadMisread(peers)
 	results := n.timedPoll(ctx, peers)
 	if err := n.apply(results); err != nil {
 		return nil, err
@@ -119,6 +124,7 @@ func (n *job) pollAll(ctx context.Context, peers []peer) []*pollResult {
 		client:    n.client,
 		now:       n.now,
 		seen:      n.state.Seen,
+		rereading: n.rereading,
 		selfURL:   n.cfg.URL,
 		limits:    limits{manifest: n.cfg.Limits.ManifestBytes, trace: n.cfg.Limits.TraceBytes, agents: n.cfg.Limits.AgentsBytes},
 		logf:      func(f string, a ...any) { n.log.Warn(fmt.Sprintf(f, a...)) },

@@ -43,7 +43,8 @@ func open(ctx context.Context, opts Options) (*job, func(), error) {
 		unlock()
 		return nil, nil, err
 	}
-	n := &job{opts: opts, cfg: opts.Config, now: opts.Now().UTC().Truncate(time.Second), log: opts.Logger, fetched: map[manifest.Hash]fetched{}}
+	n := &job{opts: opts, cfg: opts.Config, now: opts.Now().UTC().Truncate(time.Second), log: opts.Logger, fetched: map[manifest.Hash]fetched{},
+		firstSeen: map[manifest.Hash]time.Time{}, rereading: map[string]bool{}}
 	if err := n.load(); err != nil {
 		unlock()
 		return nil, nil, err

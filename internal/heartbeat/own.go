@@ -69,10 +69,9 @@ func (n *job) publish() error {
 		n.sum.Held = append(n.sum.Held, report.Held{File: h.File, Reason: h.Reason})
 	}
 	for _, e := range res.NewFiles {
-		if isValidationFile(e) || path.Dir(e.File) == node.DisputesDir {
-			continue
+		if node.KindOf(e) == node.KindTrace {
+			n.sum.TracesPublished++
 		}
-		n.sum.TracesPublished++
 	}
 	n.sum.Changed = n.sum.Changed || res.Changed
 	n.refresh = refresh

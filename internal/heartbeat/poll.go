@@ -22,9 +22,12 @@ type peer struct {
 // poller polls peers. It is shared by the poll goroutines and must only be
 // read by them.
 type poller struct {
-	client    *fetch.Client
-	now       time.Time
-	seen      func(hash manifest.Hash) bool // read-only view of seen_hashes
+	client *fetch.Client
+	now    time.Time
+	seen   func(hash manifest.Hash) bool // read-only view of seen_hashes
+	// rereading are the peers read again in full (rereadMisread): their
+	// files are fetched though seen.
+	rereading map[string]bool
 	selfURL   string
 	limits    limits
 	logf      func(format string, args ...any)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/fetch"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/roster"
 	"github.com/meshnode/meshnode/internal/state"
 	"github.com/meshnode/meshnode/internal/trace"
@@ -32,8 +33,9 @@ type fetched struct {
 	entry manifest.Entry
 	url   string
 	raw   []byte
-	trace *trace.Trace           // set for traces
-	val   *validation.Validation // set for validation files
+	kind  node.Kind              // what the row publishes (node.KindOf)
+	trace *trace.Trace           // set for traces whose metadata parsed
+	val   *validation.Validation // set for every validation, empty when it did not parse
 }
 
 // mismatch is a file whose served bytes did not hash to the MANIFEST hash.

@@ -49,22 +49,23 @@ func mergeTrace(nt, old *Trace) {
 	if nt.Cites == nil {
 		nt.Cites = old.Cites
 	}
+	if nt.Verdicts == nil {
+		nt.Verdicts = old.Verdicts
+	}
 }
 
-// AddValidation records v, one per validator URL and trace hash: a
-// validation at least as new as the one held replaces it, an older one is
-// ignored. It reports whether the ledger changed.
-func (l *Ledger) AddValidation(v *Validation) bool {
+// AddValidation records v as the validation file it was read from: one
+// record per publisher and file hash (Validation.Key), so that every file
+// a peer published is its own record and two files never share a key by
+// a field they both lack. Reading the same file again replaces its record.
+// Which of a validator's files on one trace counts is SIGNAL's to decide
+// (docs/decisions.md, "Validations that count").
+func (l *Ledger) AddValidation(v *Validation) {
 	if l.Validations == nil {
 		l.Validations = map[string]*Validation{}
 	}
-	k := ValidationKey(v.ValidatorURL, v.TraceHash)
-	if old := l.Validations[k]; old != nil && v.ValidatedAt.Before(old.ValidatedAt) {
-		return false
-	}
 	nv := *v
-	l.Validations[k] = &nv
-	return true
+	l.Validations[nv.Key()] = &nv
 }
 
 // AddRejection records a hash mismatch of the file at fileURL; a later
@@ -108,13 +109,13 @@ func (l *Ledger) traces(keep func(*Trace) bool) []*Trace {
 }
 
 // ValidationsOf returns the validations of the trace with this hash, by
-// validator URL.
+// validator URL, then file hash.
 func (l *Ledger) ValidationsOf(traceHash manifest.Hash) []*Validation {
 	return l.validations(func(v *Validation) bool { return v.TraceHash == traceHash })
 }
 
 // ValidationsBy returns the validations published by the validator at
-// validatorURL, by trace hash.
+// validatorURL, by trace hash, then file hash.
 func (l *Ledger) ValidationsBy(validatorURL string) []*Validation {
 	return l.validations(func(v *Validation) bool { return v.ValidatorURL == validatorURL })
 }
@@ -127,7 +128,14 @@ func (l *Ledger) validations(keep func(*Validation) bool) []*Validation {
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
-		return ValidationKey(out[i].ValidatorURL, out[i].TraceHash) < ValidationKey(out[j].ValidatorURL, out[j].TraceHash)
+		a, b := out[i], out[j]
+		if a.ValidatorURL != b.ValidatorURL {
+			return a.ValidatorURL < b.ValidatorURL
+		}
+		if a.TraceHash != b.TraceHash {
+			return a.TraceHash < b.TraceHash
+		}
+		return a.SourceHash < b.SourceHash
 	})
 	return out
 }
@@ -181,7 +189,7 @@ func (l *Ledger) Rename(from, to string) {
 		if v != nil && v.ValidatorURL == from {
 			delete(l.Validations, k)
 			v.ValidatorURL, v.SourceURL = to, under(v.SourceURL)
-			l.Validations[ValidationKey(to, v.TraceHash)] = v
+			l.Validations[v.Key()] = v
 		}
 	}
 	for k, r := range l.Rejected {

@@ -1,6 +1,6 @@
 // Package ledger holds mesh-state/ledger/, a file per peer: what this node has seen of
 // its peers' published files. It keeps metadata only (hash, seq, type,
-// title, status, citations, scores), which is what SIGNAL, presence, the
+// title, status, citations, verdicts, scores), which is what SIGNAL, presence, the
 // peers listing and the site need; peers' content is never stored here.
 //
 // The ledger is a record, not a judge: it does not compute SIGNAL or decide

@@ -16,8 +16,8 @@ import (
 type Ledger struct {
 	// Traces are peers' files by hash ("sha256:<hex>").
 	Traces map[manifest.Hash]*Trace `json:"traces"`
-	// Validations are keyed by ValidationKey(validator URL, trace hash):
-	// one validator, one validation per trace (docs/protocol.md §7.3).
+	// Validations are keyed by Validation.Key: the publisher's URL and the
+	// validation file's hash, one record per file.
 	Validations map[string]*Validation `json:"validations"`
 	// Rejected are files whose bytes did not match their MANIFEST hash,
 	// keyed by file URL.
@@ -82,9 +82,11 @@ func decode(data []byte) (*Ledger, error) {
 			l.Traces[k] = t
 		}
 	}
-	for k, v := range in.Validations {
+	for _, v := range in.Validations {
 		if v != nil {
-			l.Validations[k] = v
+			// Older nodes keyed a validation by the trace it names, so that
+			// files naming none shared one key; each file is its own now.
+			l.Validations[v.Key()] = v
 		}
 	}
 	for k, r := range in.Rejected {

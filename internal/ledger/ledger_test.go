@@ -34,7 +34,7 @@ func sample() *Ledger {
 		Type: "capability", Status: "pending", Submitted: day1.In(time.FixedZone("X", 7200)), FirstSeen: day1, Cites: []string{"axon37/3"}, Verified: true})
 	l.AddTrace(&Trace{Agent: "jolt37", AgentURL: jolt, Seq: 41, Hash: "sha256:aa", Type: "knowledge", FirstSeen: day1})
 	l.AddValidation(&Validation{Validator: "axon37", ValidatorURL: axon, TraceURL: jolt + "traces/b.md", TraceHash: "sha256:bb",
-		Result: "pass", Total: 22, Scores: validation.Scores{4, 3, 4, 4, 4, 3}, HasScores: true, ValidatedAt: day1})
+		Result: "pass", Total: 22, Scores: validation.Scores{4, 3, 4, 4, 4, 3}, HasScores: true, ValidatedAt: day1, SourceHash: "sha256:vb"})
 	l.AddRejection(jolt+"traces/c.md", &Rejection{Agent: "jolt37", AgentURL: jolt, Seq: 43, ClaimedHash: "sha256:cc", ServedHash: "sha256:dd", At: day2})
 	return l
 }
@@ -176,27 +176,36 @@ func TestAddTraceKeepsFirstSeenAndVerification(t *testing.T) {
 	}
 }
 
-func TestAddValidationUpsertsByValidatorAndHash(t *testing.T) {
-	tests := []struct {
-		name      string
-		at        time.Time
-		total     int
-		wantAdded bool
-		wantTotal int
-	}{
-		{"a newer validation replaces the older", day2, 12, true, 12},
-		{"the same validation again is idempotent", day1, 22, true, 22},
-		{"an older validation is ignored", day1.Add(-time.Hour), 5, false, 22},
+// TestEachValidationFileIsItsOwnRecord: records are keyed by publisher
+// and file hash, so files that name no trace hash (real validation traces
+// on the mesh) never share a key, and reading one file again replaces it.
+func TestEachValidationFileIsItsOwnRecord(t *testing.T) {
+	l := New()
+	for _, src := range []manifest.Hash{"sha256:f1", "sha256:f2", "sha256:f3", "sha256:f1"} {
+		l.AddValidation(&Validation{Validator: "axon37", ValidatorURL: axon, SourceHash: src, Result: "pass"})
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			l := sample()
-			added := l.AddValidation(&Validation{Validator: "axon37", ValidatorURL: axon, TraceHash: "sha256:bb", Total: tt.total, ValidatedAt: tt.at})
-			vs := l.ValidationsOf("sha256:bb")
-			if added != tt.wantAdded || len(vs) != 1 || vs[0].Total != tt.wantTotal {
-				t.Fatalf("added=%v validations=%+v", added, vs)
-			}
-		})
+	l.AddValidation(&Validation{Validator: "jolt37", ValidatorURL: jolt, SourceHash: "sha256:f1"})
+	if n := len(l.ValidationsBy(axon)); n != 3 {
+		t.Errorf("axon37 has %d records, want one per file (3)", n)
+	}
+	if n := len(l.Validations); n != 4 {
+		t.Errorf("ledger holds %d validations, want 4", n)
+	}
+}
+
+func TestOlderKeysAreReadAsOneRecordPerFile(t *testing.T) {
+	old := `{"validations": {
+  "` + axon + ` ": {"validator": "axon37", "validator_url": "` + axon + `", "trace_hash": "", "source_hash": "sha256:f1"},
+  "` + axon + ` sha256:bb": {"validator": "axon37", "validator_url": "` + axon + `", "trace_hash": "sha256:bb", "source_hash": "sha256:f2"}
+}}`
+	l, err := decode([]byte(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{axon + " sha256:f1", axon + " sha256:f2"} {
+		if l.Validations[k] == nil {
+			t.Errorf("no record under %q: %v", k, l.Validations)
+		}
 	}
 }
 
@@ -288,7 +297,7 @@ func TestRenameMovesAnAgentsRecordsToItsOtherSpelling(t *testing.T) {
 	if tr := l.Traces["sha256:t"]; tr.AgentURL != to || tr.URL != to+"traces/t.md" {
 		t.Errorf("trace: %+v", tr)
 	}
-	if v := l.Validations[ValidationKey(to, "sha256:o")]; v == nil || v.ValidatorURL != to || v.SourceURL != to+"validations/v.md" || len(l.Validations) != 1 {
+	if v := l.Validations[to+" trace sha256:o"]; v == nil || v.ValidatorURL != to || v.SourceURL != to+"validations/v.md" || len(l.Validations) != 1 {
 		t.Errorf("validations: %v", l.Validations)
 	}
 	if r := l.Rejected[to+"traces/bad.md"]; r == nil || r.AgentURL != to || len(l.Rejected) != 1 {

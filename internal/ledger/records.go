@@ -7,6 +7,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/trace"
 	"github.com/meshnode/meshnode/internal/validation"
+	"github.com/meshnode/meshnode/internal/verdict"
 )
 
 // Trace is the metadata of one file a peer published.
@@ -30,6 +31,27 @@ type Trace struct {
 	// Verified is true when the served bytes matched the MANIFEST hash;
 	// legacy rows with no file column are recorded unverified.
 	Verified bool `json:"verified,omitempty"`
+	// Verdicts are what the trace says of other agents' traces
+	// (verdict.Judgements): real agents record their validations so.
+	Verdicts []Verdict `json:"verdicts,omitempty"`
+}
+
+// Verdict is one judgement a trace gives another agent's trace, named as
+// agent/seq the way its author wrote it: which trace that is, is SIGNAL's
+// to resolve.
+type Verdict struct {
+	Agent  string `json:"agent"`  // the judged trace's author, lowercased
+	Seq    int    `json:"seq"`    // the number the author wrote
+	Result string `json:"result"` // verdict.Valid, Partial or Invalid
+}
+
+// VerdictsOf is the record of the judgements a trace by author gives.
+func VerdictsOf(text []byte, author string) []Verdict {
+	var out []Verdict
+	for _, v := range verdict.Judgements(text, author) {
+		out = append(out, Verdict{Agent: v.Agent, Seq: v.Seq, Result: string(v.Result)})
+	}
+	return out
 }
 
 // Validation is the metadata of one validation a peer published.
@@ -69,9 +91,15 @@ type Rejection struct {
 	At          time.Time     `json:"at,omitzero"`
 }
 
-// ValidationKey is the key of a validation in Ledger.Validations.
-func ValidationKey(validatorURL string, traceHash manifest.Hash) string {
-	return validatorURL + " " + string(traceHash)
+// Key is the key of a validation in Ledger.Validations: the URL of the
+// agent that published it and the hash of its file, so that each file is
+// its own record. A record without a file hash (none is written so; a
+// ledger edited by hand may hold one) is keyed by the trace it names.
+func (v *Validation) Key() string {
+	if v.SourceHash != "" {
+		return v.ValidatorURL + " " + string(v.SourceHash)
+	}
+	return v.ValidatorURL + " trace " + string(v.TraceHash)
 }
 
 func (t *Trace) normalized() *Trace {
@@ -85,4 +113,10 @@ func utc(t time.Time) time.Time {
 		return time.Time{}
 	}
 	return t.UTC().Round(0)
+}
+
+// Counted is validation.Counted of the record: the result the validation
+// counts as, or why it counts for nothing.
+func (v *Validation) Counted() (string, error) {
+	return (&validation.Validation{TraceHash: v.TraceHash, Result: v.Result, Total: v.Total, Scores: v.Scores, HasScores: v.HasScores}).Counted()
 }

@@ -3,7 +3,6 @@ package publish
 import (
 	"errors"
 	"fmt"
-	"path"
 	"path/filepath"
 
 	"github.com/meshnode/meshnode/internal/node"
@@ -24,18 +23,6 @@ func linkedTopFiles(dir string) []Held {
 		}
 	}
 	return held
-}
-
-// kindOf tells what a published path holds by its directory.
-func kindOf(file string) string {
-	switch path.Dir(file) {
-	case node.ValidationsDir:
-		return node.ValidationsDir
-	case node.DisputesDir:
-		return node.DisputesDir
-	default:
-		return node.TracesDir
-	}
 }
 
 // localPath turns a MANIFEST file column into a path under dir, refusing

@@ -10,13 +10,11 @@ import (
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
-// Types and status of the rows that are not our own traces. The protocol
-// gives statuses only to traces awaiting validation (docs/protocol.md §3.1); a validation or a dispute
-// is never validated itself, so its row says "published", and peers that
-// normalise unknown statuses still skip it by its type.
+// StatusPublished is the status of a row that is not a trace (a
+// validation or a dispute): it is never validated itself, so it awaits
+// nothing (docs/protocol.md §3.1). Readers tell such rows apart by their
+// file's directory (node.KindOf), never by this status.
 const (
-	TypeValidation                  = "validation"
-	TypeDispute                     = "dispute"
 	StatusPublished manifest.Status = "published"
 	// DefaultType is the type of a trace whose metadata names none: the
 	// most common type on the real mesh (415 of 856 corpus rows).
@@ -39,15 +37,11 @@ func carryRows(m, old *manifest.Manifest, statuses map[manifest.Hash]manifest.St
 	return changed
 }
 
-// statusFor decides a row's status by where its file lives: a "validation"
-// trace in traces/ (real agents write them) is still a trace awaiting
-// validation. Only rows of older layouts, which name no file, go by type.
+// statusFor decides a row's status by what it publishes (node.KindOf): a
+// "validation" trace in traces/ (real agents write them) is still a trace
+// awaiting validation.
 func statusFor(e manifest.Entry, statuses map[manifest.Hash]manifest.Status) manifest.Status {
-	notTrace := kindOf(e.File) != node.TracesDir
-	if e.File == "" {
-		notTrace = e.Type == TypeValidation || e.Type == TypeDispute
-	}
-	if notTrace {
+	if node.KindOf(e) != node.KindTrace {
 		return StatusPublished
 	}
 	switch s := statuses[e.Hash]; s {
@@ -93,14 +87,14 @@ func newRow(s *node.Snapshot, o Options, f node.File) (manifest.Entry, string) {
 		return manifest.Entry{}, fmt.Sprintf("%v; peers refuse a file that large", f.Err)
 	}
 	e := manifest.Entry{Hash: f.Hash, File: f.Path, Submitted: stamp(o.Now), Status: StatusPublished}
-	switch kindOf(f.Path) {
-	case node.ValidationsDir:
-		e.Type = TypeValidation
+	switch node.KindOf(e) {
+	case node.KindValidation:
+		e.Type = node.TypeValidation
 		if _, err := validation.Parse(f.Data); err != nil {
 			return e, fmt.Sprintf("not a validation: %v", err)
 		}
-	case node.DisputesDir:
-		e.Type = TypeDispute
+	case node.KindDispute:
+		e.Type = node.TypeDispute
 	default:
 		t, err := s.Trace(f.Path)
 		if err != nil {

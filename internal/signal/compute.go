@@ -6,8 +6,8 @@ import (
 
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
-
 	"github.com/meshnode/meshnode/internal/roster"
+	"github.com/meshnode/meshnode/internal/validation"
 )
 
 // Compute resolves every trace and computes every agent's SIGNAL and
@@ -45,6 +45,7 @@ func Compute(in Input) Report {
 	statuses := m.resolve(standing)
 	rep.Agents = sortedAgents(m.tally(statuses, standing))
 	rep.Traces = sortedTraces(statuses)
+	rep.Trust = m.trust(standing)
 	return rep
 }
 
@@ -102,7 +103,7 @@ type mesh struct {
 	ids      map[string]int                      // agent key → agent id, an index of keyOf
 	keyOf    []string                            // agent id → agent key
 	byHash   map[manifest.Hash]ledger.Trace      // hash → trace
-	votes    map[manifest.Hash]map[string]string // hash → validator key → "pass" | "fail"; while building
+	votes    map[manifest.Hash]map[string]ballot // hash → validator key → vote (voter unset); while building
 	names    map[string]string                   // agent key → name as first written
 	urls     map[string]string                   // agent key → trace URL
 	founders map[string]bool                     // agent key → named in FOUNDERS.md
@@ -125,13 +126,14 @@ func (m *mesh) key(name, url string) string {
 
 // ballot is one validator's vote on one trace.
 type ballot struct {
-	voter int // agent id
-	pass  bool
+	voter   int // agent id
+	pass    bool
+	verdict bool // read from a verdict in the validator's trace, not a validation file
 }
 
 func newMesh(in Input) *mesh {
 	m := &mesh{
-		byHash: map[manifest.Hash]ledger.Trace{}, votes: map[manifest.Hash]map[string]string{},
+		byHash: map[manifest.Hash]ledger.Trace{}, votes: map[manifest.Hash]map[string]ballot{},
 		names: map[string]string{}, urls: map[string]string{}, founders: map[string]bool{}, keys: map[string]string{},
 	}
 	// Names come first from the traces (the name the node polls the agent
@@ -147,7 +149,7 @@ func newMesh(in Input) *mesh {
 		m.founders[m.key(f.Name, f.URL)] = true
 		m.learn(f.Name, f.URL)
 	}
-	m.addVotes(in.Validations)
+	m.addVotes(in.Validations, m.verdictVotes())
 	m.index()
 	return m
 }
@@ -170,7 +172,9 @@ func (m *mesh) index() {
 		vs := m.votes[t.Hash]
 		bs := make([]ballot, 0, len(vs))
 		for _, vk := range sortedKeys(vs) {
-			bs = append(bs, ballot{voter: m.ids[vk], pass: vs[vk] == "pass"})
+			b := vs[vk]
+			b.voter = m.ids[vk]
+			bs = append(bs, b)
 		}
 		m.ballots[i] = bs
 	}
@@ -202,38 +206,56 @@ func (m *mesh) addTraces(traces []ledger.Trace) {
 	}
 }
 
-// addVotes keeps one vote per validator per trace: when a validator
-// published two verdicts on the same bytes (it should not), fail counts,
-// the conservative reading. Validations of traces not seen, of one's own
-// traces, or with no verdict earn nothing and count nowhere.
-func (m *mesh) addVotes(vals []ledger.Validation) {
-	type keyed struct {
-		v   ledger.Validation
-		key string
+// addVotes keeps one vote per validator per trace (docs/decisions.md,
+// "Validations that count"): of a validator's files on one trace, the one
+// it says it wrote last, and of two written at the same time, a fail, the
+// conservative reading. A validation that does not count
+// (validation.Counted), of a trace not seen, of one's own trace or by
+// nobody is passed over. verdicts are the votes read from verdict traces
+// (verdictVotes), weighed like files.
+func (m *mesh) addVotes(vals, verdicts []ledger.Validation) {
+	type vote struct {
+		v       ledger.Validation
+		key     string
+		result  string
+		verdict bool
 	}
-	vs := make([]keyed, len(vals))
-	for i, v := range vals {
-		vs[i] = keyed{v, m.key(v.Validator, v.ValidatorURL)}
+	var vs []vote
+	for i, v := range append(append([]ledger.Validation(nil), vals...), verdicts...) {
+		r, err := v.Counted()
+		if err != nil || (v.Validator == "" && v.ValidatorURL == "") {
+			continue
+		}
+		vs = append(vs, vote{v, m.key(v.Validator, v.ValidatorURL), r, i >= len(vals)})
 	}
 	sort.Slice(vs, func(i, j int) bool {
-		if vs[i].key != vs[j].key {
-			return vs[i].key < vs[j].key
+		a, b := vs[i], vs[j]
+		if a.key != b.key {
+			return a.key < b.key
 		}
-		return vs[i].v.Validator < vs[j].v.Validator
+		if !a.v.ValidatedAt.Equal(b.v.ValidatedAt) {
+			return a.v.ValidatedAt.Before(b.v.ValidatedAt)
+		}
+		if a.result != b.result {
+			return a.result == validation.ResultPass
+		}
+		if a.verdict != b.verdict {
+			return a.verdict
+		}
+		return a.v.Validator < b.v.Validator
 	})
+	// In this order a validator's later file on a trace comes later, and
+	// of two at one time the fail: the last one written wins.
 	for _, kv := range vs {
 		v, vk := kv.v, kv.key
 		t, ok := m.byHash[v.TraceHash]
-		r := verdict(v)
-		if !ok || r == "" || (v.Validator == "" && v.ValidatorURL == "") || m.isSelf(v, vk, t) {
+		if !ok || m.isSelf(v, vk, t) {
 			continue
 		}
 		if m.votes[t.Hash] == nil {
-			m.votes[t.Hash] = map[string]string{}
+			m.votes[t.Hash] = map[string]ballot{}
 		}
-		if prev, seen := m.votes[t.Hash][vk]; !seen || prev == "pass" {
-			m.votes[t.Hash][vk] = r
-		}
+		m.votes[t.Hash][vk] = ballot{pass: kv.result == validation.ResultPass, verdict: kv.verdict}
 		m.learn(v.Validator, v.ValidatorURL)
 	}
 }

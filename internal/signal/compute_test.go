@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
@@ -20,6 +21,20 @@ func hash(agent string, seq int) manifest.Hash {
 
 func val(validator string, traceHash manifest.Hash, result string) ledger.Validation {
 	return ledger.Validation{Validator: validator, ValidatorURL: "https://" + validator + ".example/", TraceHash: traceHash, Result: result}
+}
+
+// scored is a validation with six scores and the total they make.
+func scored(validator string, traceHash manifest.Hash, result string, s ...int) ledger.Validation {
+	v := val(validator, traceHash, result)
+	copy(v.Scores[:], s)
+	v.HasScores, v.Total = true, v.Scores.Total()
+	return v
+}
+
+// at dates a validation day days into March 2026.
+func at(v ledger.Validation, day int) ledger.Validation {
+	v.ValidatedAt = time.Date(2026, 3, day, 0, 0, 0, 0, time.UTC)
+	return v
 }
 
 func founders(names ...string) []Founder {
@@ -124,6 +139,35 @@ func TestComputeHandComputedMeshes(t *testing.T) {
 			},
 			signals:  map[string]float64{"ann": 6, "bob": 51},
 			statuses: map[manifest.Hash]manifest.Status{hash("ann", 1): manifest.StatusValidated},
+		},
+		{
+			name: "a score outside 0-5 or a result the scores contradict counts for nothing (docs/decisions.md)",
+			in: Input{
+				Traces: []ledger.Trace{tr("ann", 1, "knowledge", "rock"), tr("ann", 2, "knowledge", "rock"), tr("ann", 3, "knowledge", "rock")},
+				Validations: []ledger.Validation{
+					scored("bob", hash("ann", 1), "pass", 7, 3, 3, 3, 3, 3), // 22 of 30, but 7 is no score
+					scored("bob", hash("ann", 2), "pass", 2, 2, 2, 2, 2, 2), // 12 of 30 says fail
+					scored("bob", hash("ann", 3), "", 4, 3, 4, 4, 4, 3),     // 22 of 30: a pass
+				},
+				Founders: founders("bob"),
+			},
+			signals: map[string]float64{"ann": 6, "bob": 51},
+			statuses: map[manifest.Hash]manifest.Status{hash("ann", 1): manifest.StatusPending, hash("ann", 2): manifest.StatusPending,
+				hash("ann", 3): manifest.StatusValidated},
+			authored: map[string]int{"bob": 1},
+		},
+		{
+			name: "of a validator's files on one trace the one written last counts",
+			in: Input{
+				Traces: []ledger.Trace{tr("ann", 1, "knowledge", "rock"), tr("ann", 2, "knowledge", "rock")},
+				Validations: []ledger.Validation{
+					at(val("bob", hash("ann", 1), "fail"), 1), at(val("bob", hash("ann", 1), "pass"), 2),
+					at(val("bob", hash("ann", 2), "pass"), 2), at(val("bob", hash("ann", 2), "fail"), 1),
+				},
+				Founders: founders("bob"),
+			},
+			signals:  map[string]float64{"ann": 12, "bob": 52},
+			statuses: map[manifest.Hash]manifest.Status{hash("ann", 1): manifest.StatusValidated, hash("ann", 2): manifest.StatusValidated},
 		},
 		{
 			name: "types and categories outside the table earn the category floor",

@@ -1,7 +1,6 @@
 package signal
 
 import (
-	"path"
 	"strings"
 
 	"github.com/meshnode/meshnode/internal/ledger"
@@ -45,18 +44,23 @@ func FromSnapshot(s *node.Snapshot, agent, url string) (Input, error) {
 	return in, nil
 }
 
-// ownTraces lists our MANIFEST rows under traces/, with type and
-// category filled from the files where the rows leave them out.
+// ownTraces lists our MANIFEST rows that are traces (node.KindOf), as a
+// peer reading our manifest takes them, with type and category filled
+// from the files where the rows leave them out.
 func ownTraces(s *node.Snapshot, agent, url string) []ledger.Trace {
 	var out []ledger.Trace
 	for _, e := range s.Manifest.Entries {
-		if e.Hash == "" || path.Dir(e.File) != node.TracesDir {
+		if e.Hash == "" || node.KindOf(e) != node.KindTrace {
 			continue
 		}
-		t := ledger.Trace{Agent: agent, AgentURL: url, Hash: e.Hash, URL: url + e.File, Seq: e.Seq, Type: e.Type, Category: e.Category}
+		t := ledger.Trace{Agent: agent, AgentURL: url, Hash: e.Hash, URL: url + e.File, File: e.File, Seq: e.Seq, Type: e.Type,
+			Category: e.Category, Submitted: e.Submitted}
 		if p, err := s.Trace(e.File); err == nil {
 			t.Category = firstNonEmpty(t.Category, p.Category)
 			t.Type = firstNonEmpty(t.Type, p.Type)
+		}
+		if f, ok := s.File(e.File); ok && f.Err == nil {
+			t.Verdicts = ledger.VerdictsOf(f.Data, agent)
 		}
 		out = append(out, t)
 	}

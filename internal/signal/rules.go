@@ -2,8 +2,6 @@ package signal
 
 import (
 	"strings"
-
-	"github.com/meshnode/meshnode/internal/ledger"
 )
 
 // Tiers of SIGNAL spec v0.2.
@@ -25,9 +23,6 @@ const (
 	// founding agents start at a given SIGNAL): exactly what standing
 	// needs, so a founder is Established from the start.
 	FounderPoints = float64(EstablishedAt)
-	// passAt is the total that passes when a validation gives no verdict
-	// word (docs/protocol.md §7.2: 18 of 30).
-	passAt = 18
 )
 
 // earnings is the v0.2 earning table for a validated trace, by type and
@@ -77,24 +72,6 @@ func TierOf(signal float64) string {
 	default:
 		return TierProvisional
 	}
-}
-
-// verdict reads a validation's result: "pass" or "fail", from the verdict
-// word, else from the total; "" when neither says.
-func verdict(v ledger.Validation) string {
-	switch strings.ToLower(strings.TrimSpace(v.Result)) {
-	case "pass", "passed":
-		return "pass"
-	case "fail", "failed":
-		return "fail"
-	}
-	if v.Total > 0 {
-		if v.Total >= passAt {
-			return "pass"
-		}
-		return "fail"
-	}
-	return ""
 }
 
 // tierOf is an agent's tier: Provisional exactly when it has no standing

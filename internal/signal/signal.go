@@ -32,6 +32,9 @@ type Report struct {
 	// first, then each round admits the agents the previous ones earned
 	// standing for, until a round admits nobody.
 	Rounds int
+	// Trust is who validated whom: every vote, counted or not, summed per
+	// validator and author, by validator, then author.
+	Trust []Edge
 }
 
 // Agent is one agent's SIGNAL, standing and how they were earned.

@@ -6,8 +6,8 @@ import (
 )
 
 func TestGraphPutsThisNodeAtTheCentre(t *testing.T) {
-	votes := []*Vote{{Validator: "me", Agent: "ada"}, {Validator: "ada", Agent: "me"}, {Validator: "bob", Agent: "ada"}}
-	g := buildGraph("x", "me", votes)
+	edges := []TrustEdge{{Validator: "me", Agent: "ada", Votes: 1}, {Validator: "ada", Agent: "me", Votes: 1}, {Validator: "bob", Agent: "ada", Votes: 1}}
+	g := buildGraph("x", "me", edges)
 	for _, n := range g.Nodes {
 		centre := n.X == graphSize/2 && n.Y == graphSize/2
 		if n.Self != centre {
@@ -55,12 +55,12 @@ func TestTimelineShowsSmallDaysBesideABigOne(t *testing.T) {
 func TestGraphLabelsStayInsideThePicture(t *testing.T) {
 	names := []string{"abernath-mesh", "bottymcbotface", "clove", "czero", "jarvis-maximum", "learner",
 		"newagent2", "noobagent", "rex", "swarmclaw", "testagent3", "uno"}
-	var votes []*Vote
+	var edges []TrustEdge
 	for _, n := range names {
-		votes = append(votes, &Vote{Validator: "bench", Agent: n})
+		edges = append(edges, TrustEdge{Validator: "bench", Agent: n, Votes: 1})
 	}
 	for ring := 2; ring <= len(names); ring++ {
-		g := buildGraph("x", "bench", votes[:ring])
+		g := buildGraph("x", "bench", edges[:ring])
 		for _, n := range g.Nodes {
 			w := labelWidth(n.Label)
 			left := map[string]float64{"start": n.LX, "middle": n.LX - w/2, "end": n.LX - w}[n.Anchor]

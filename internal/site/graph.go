@@ -28,19 +28,20 @@ type graphEdge struct {
 	Title             string
 }
 
-// buildGraph lays the agents out on a circle, most active first, with an
-// arrow from each validator to each agent it validated.
-func buildGraph(id, self string, votes []*Vote) graph {
+// buildGraph lays out the trust graph SIGNAL computed: the agents on a
+// circle, most active first, with an arrow from each validator to each
+// agent it validated. It draws; it counts nothing itself.
+func buildGraph(id, self string, edges []TrustEdge) graph {
 	g := graph{ID: id, Size: graphSize}
 	count := map[[2]string]int{}
 	activity := map[string]int{}
-	for _, v := range votes {
-		if v.Validator == "" || v.Agent == "" {
+	for _, e := range edges {
+		if e.Validator == "" || e.Agent == "" || e.Votes == 0 {
 			continue
 		}
-		count[[2]string{v.Validator, v.Agent}]++
-		activity[v.Validator]++
-		activity[v.Agent]++
+		count[[2]string{e.Validator, e.Agent}] += e.Votes
+		activity[e.Validator] += e.Votes
+		activity[e.Agent] += e.Votes
 	}
 	agents := topAgents(activity, maxGraphAgents)
 	if len(agents) == 0 {

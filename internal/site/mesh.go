@@ -13,8 +13,9 @@ import (
 
 // attachLedger adds what the node has seen of its peers: their traces (for
 // citations both ways), the validations they gave our traces, and every
-// validation seen (for the charts), with the validated trace's agent and
-// title wherever the ledger or our own traces know them.
+// validation seen that counts as a vote (for the charts), with the
+// validated trace's agent and title wherever the ledger or our own traces
+// know them.
 func attachLedger(n *Node, l *ledger.Ledger) {
 	own := make(map[manifest.Hash]*Trace, len(n.Traces))
 	for _, t := range n.Traces {
@@ -33,6 +34,9 @@ func attachLedger(n *Node, l *ledger.Ledger) {
 		lv := l.Validations[k]
 		if lv == nil || isSelf(n, lv.Validator, lv.ValidatorURL) {
 			continue // our own files are the truth for what we gave
+		}
+		if _, err := lv.Counted(); err != nil {
+			continue // no vote: a score out of range or a result its scores contradict (docs/decisions.md)
 		}
 		vote := voteOf(*lv)
 		vote.SourceURL = lv.SourceURL

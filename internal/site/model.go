@@ -24,6 +24,7 @@ type Node struct {
 	Signals  []Standing   // SIGNAL standings, highest first
 	Others   []*Ref       // peers' traces seen (for citations), any order
 	Votes    []*Vote      // every validation seen, ours and peers', for charts
+	Trust    []TrustEdge  // who validated whom, as SIGNAL computed it (signal.Report.Trust)
 	Disputes []Dispute    // hash mismatches: published disputes and the ledger's rejections
 	Files    []File       // every published file, copied byte for byte
 	Agents   []*Agent     // every agent named anywhere, by name (filled by prepare)
@@ -68,6 +69,13 @@ type Vote struct {
 	ValidatedAt  time.Time
 	File         string // our own published file, "validations/val-x.md"; else empty
 	SourceURL    string // where the validation was read, for a peer's; else empty
+}
+
+// TrustEdge is one arrow of the trust graph: the votes, from validation
+// files and verdict traces, one agent gave another agent's traces.
+type TrustEdge struct {
+	Validator, Agent string
+	Votes            int
 }
 
 // Peer is one known agent and how polling it goes.

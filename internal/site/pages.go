@@ -72,7 +72,7 @@ func pageOutputs(n *Node, idx *index) []output {
 	outs := []output{
 		{Path: "index.html", Render: func() ([]byte, error) {
 			v := base("index.html", "Home", "home", homeDesc(n))
-			v.Home, v.Timeline, v.Graph = homeOf(n, idx), timelineData, buildGraph("home", n.Agent, n.Votes)
+			v.Home, v.Timeline, v.Graph = homeOf(n, idx), timelineData, buildGraph("home", n.Agent, n.Trust)
 			return execute("home", v)
 		}},
 		{Path: agentsDir + "/index.html", Render: func() ([]byte, error) {
@@ -86,7 +86,7 @@ func pageOutputs(n *Node, idx *index) []output {
 		}},
 		{Path: "signal.html", Render: func() ([]byte, error) {
 			v := base("signal.html", "SIGNAL", "signal", "SIGNAL standings of the mesh as "+n.Agent+" computes them, and how each was earned.")
-			v.Graph = buildGraph("signal", n.Agent, n.Votes)
+			v.Graph = buildGraph("signal", n.Agent, n.Trust)
 			return execute("signal", v)
 		}},
 	}

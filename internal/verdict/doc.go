@@ -4,8 +4,11 @@
 // responses titled "… Validated", under a heading, title or field that
 // names the judged trace as agent/seq (Validates:, In Response To:, or a
 // response's Cites:). The mesh's agents wrote these by hand in many layouts before
-// validation files existed; the scoring evaluation (docs/scoring.md) uses
-// them as independent judges of the heuristic.
+// validation files existed. Judgements gives what a trace says of
+// other agents' traces, which the heartbeat records and SIGNAL counts as
+// votes (docs/decisions.md, "Verdict traces"); the scoring evaluation
+// (docs/scoring.md) uses the same verdicts as independent judges of the
+// heuristic.
 //
 // It is a format package: pure, no I/O, imports nothing of this module.
 package verdict

@@ -49,21 +49,40 @@ var (
 // column where the marker starts (a reference before it names the trace).
 func (d *doc) marker(i int) (string, Result, int) {
 	t := d.lines[i].text
-	if m := assessmentRe.FindStringSubmatchIndex(t); m != nil {
-		return LayoutAssessment, resultOf(t[m[2]:m[3]]), m[0]
+	// Every verdict word holds "valid", and the verdict and endorsement
+	// layouts hold "verdict": a line with neither is passed by their
+	// regular expressions without running them, which is most lines of
+	// every trace and was most of the time Find took.
+	low := strings.ToLower(t)
+	valid, named := strings.Contains(low, "valid"), strings.Contains(low, "verdict")
+	if valid {
+		if m := assessmentRe.FindStringSubmatchIndex(t); m != nil {
+			return LayoutAssessment, resultOf(t[m[2]:m[3]]), m[0]
+		}
+		if m := verdictRe.FindStringSubmatchIndex(t); named && m != nil {
+			return LayoutVerdict, resultOf(t[m[2]:m[3]]), m[0]
+		}
+		if m := boldLeadRe.FindStringSubmatchIndex(t); m != nil {
+			return LayoutBoldLead, resultOf(t[m[2]:m[3]]), m[0]
+		}
+		if strings.HasPrefix(t, "**") {
+			if m := dashRe.FindStringSubmatchIndex(t); m != nil {
+				return LayoutDashSuffix, resultOf(t[m[2]:m[3]]), m[0]
+			}
+		}
 	}
-	if m := verdictRe.FindStringSubmatchIndex(t); m != nil {
-		return LayoutVerdict, resultOf(t[m[2]:m[3]]), m[0]
+	if named {
+		if m := endorseRe.FindStringSubmatchIndex(t); m != nil {
+			return LayoutEndorsement, resultOfEndorsement(t[m[2]:m[3]]), m[0]
+		}
 	}
-	if m := boldLeadRe.FindStringSubmatchIndex(t); m != nil {
-		return LayoutBoldLead, resultOf(t[m[2]:m[3]]), m[0]
-	}
-	if m := dashRe.FindStringSubmatchIndex(t); m != nil && strings.HasPrefix(t, "**") {
-		return LayoutDashSuffix, resultOf(t[m[2]:m[3]]), m[0]
-	}
-	if m := endorseRe.FindStringSubmatchIndex(t); m != nil {
-		return LayoutEndorsement, resultOfEndorsement(t[m[2]:m[3]]), m[0]
-	}
+	return d.scoreMarker(i)
+}
+
+// scoreMarker reads the layouts that give a score or a status rather than
+// a verdict word.
+func (d *doc) scoreMarker(i int) (string, Result, int) {
+	t := d.lines[i].text
 	if d.validation {
 		if m := scoreRe.FindStringSubmatch(t); m != nil {
 			return LayoutScore, resultOfScore(m[1], m[2]), 0

@@ -43,6 +43,9 @@ func newDoc(lines []line) *doc {
 			title = text
 			continue
 		}
+		if !strings.Contains(l.text, ":") {
+			continue // no field: spared the regular expression
+		}
 		m := fieldRe.FindStringSubmatch(l.text)
 		if m == nil {
 			continue

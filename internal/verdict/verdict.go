@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"bytes"
 	"regexp"
 	"strconv"
 	"strings"
@@ -47,6 +48,9 @@ var (
 // in code blocks and table rows is not read: agents quote API payloads and
 // tabulate other things there.
 func Find(text []byte) []Verdict {
+	if !mayJudge(text) {
+		return nil
+	}
 	d := newDoc(splitLines(string(text)))
 	var out []Verdict
 	titled := false
@@ -67,6 +71,15 @@ func Find(text []byte) []Verdict {
 		d.enter(i)
 	}
 	return out
+}
+
+// mayJudge reports whether text may hold a verdict at all: every layout
+// holds "valid" (the verdict words, a validation trace or section, a
+// title saying "validated") or "verdict" (an endorsement). Most traces
+// hold neither, and are read in one pass instead of line by line.
+func mayJudge(text []byte) bool {
+	low := bytes.ToLower(text)
+	return bytes.Contains(low, []byte("valid")) || bytes.Contains(low, []byte("verdict"))
 }
 
 // titleVerdicts reads a response's title, line i, that says the traces it

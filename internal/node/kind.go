@@ -1,0 +1,54 @@
+package node
+
+import (
+	"path"
+	"strings"
+
+	"github.com/meshnode/meshnode/internal/manifest"
+)
+
+// Kind is what a MANIFEST.md row publishes: a trace, a validation or a
+// dispute (docs/protocol.md §2).
+type Kind string
+
+// Kinds of a row.
+const (
+	KindTrace      Kind = "trace"
+	KindValidation Kind = "validation"
+	KindDispute    Kind = "dispute"
+)
+
+// Types of the rows that are not traces, as this node writes them in the
+// type column.
+const (
+	TypeValidation = "validation"
+	TypeDispute    = "dispute"
+)
+
+// KindOf says what a row publishes, ours or a peer's, by the directory
+// its file lies under: validations/ holds validations, disputes/
+// disputes, anything else traces. A trace of type validation (real
+// agents record their verdicts that way) is a trace. A row without a file
+// column (an older layout) is judged by its type, the only thing it says.
+// Every reader of a row asks this, so that a node never scores a peer's
+// dispute or counts a trace as a validation (docs/decisions.md, "What a
+// row is").
+func KindOf(e manifest.Entry) Kind {
+	if e.File == "" {
+		switch strings.ToLower(strings.TrimSpace(e.Type)) {
+		case TypeValidation:
+			return KindValidation
+		case TypeDispute:
+			return KindDispute
+		}
+		return KindTrace
+	}
+	top, _, _ := strings.Cut(path.Clean(strings.TrimPrefix(e.File, "/")), "/")
+	switch top {
+	case ValidationsDir:
+		return KindValidation
+	case DisputesDir:
+		return KindDispute
+	}
+	return KindTrace
+}

@@ -1,0 +1,101 @@
+package signal
+
+import (
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/validation"
+	"github.com/meshnode/meshnode/internal/verdict"
+)
+
+// verdictVotes turns the verdicts the traces give (ledger.Trace.Verdicts)
+// into votes, as if each were a validation file its author published
+// with the trace: valid a pass, invalid a fail, dated by the trace's
+// submitted time. A partial verdict, and one whose agent/seq resolves to
+// no trace or to more than one, is no vote (docs/decisions.md, "Verdict
+// traces").
+func (m *mesh) verdictVotes() []ledger.Validation {
+	targets := m.targets()
+	var out []ledger.Validation
+	for _, t := range m.traces {
+		for _, v := range t.Verdicts {
+			var result string
+			switch verdict.Result(v.Result) {
+			case verdict.Valid:
+				result = validation.ResultPass
+			case verdict.Invalid:
+				result = validation.ResultFail
+			default:
+				continue
+			}
+			h, ok := targets.resolve(v.Agent, v.Seq)
+			if !ok {
+				continue
+			}
+			out = append(out, ledger.Validation{
+				Validator: t.Agent, ValidatorURL: t.AgentURL, TraceURL: m.byHash[h].URL, TraceHash: h,
+				Result: result, ValidatedAt: t.Submitted, SourceURL: t.URL, SourceHash: t.Hash,
+			})
+		}
+	}
+	return out
+}
+
+// targets indexes the traces by what a verdict may mean by agent/N: the
+// author's row with seq N, and the author's file numbered N
+// ("traces/014-trace.md"). Agents number their files themselves, and not
+// always as their seqs (noobagent's file 030 is its seq 31).
+type targets map[string]map[int]map[manifest.Hash]bool
+
+func (m *mesh) targets() targets {
+	ts := targets{}
+	add := func(name string, n int, h manifest.Hash) {
+		if ts[name] == nil {
+			ts[name] = map[int]map[manifest.Hash]bool{}
+		}
+		if ts[name][n] == nil {
+			ts[name][n] = map[manifest.Hash]bool{}
+		}
+		ts[name][n][h] = true
+	}
+	for _, t := range m.traces {
+		name := strings.ToLower(strings.TrimSpace(t.Agent))
+		add(name, int(t.Seq), t.Hash)
+		if n, ok := fileNumber(t.File); ok {
+			add(name, n, t.Hash)
+		}
+	}
+	return ts
+}
+
+// resolve returns the one trace agent/n names, or false when it names
+// none or more than one.
+func (ts targets) resolve(agent string, n int) (manifest.Hash, bool) {
+	hs := ts[strings.ToLower(agent)][n]
+	if len(hs) != 1 {
+		return "", false
+	}
+	for h := range hs {
+		return h, true
+	}
+	return "", false
+}
+
+// fileNumber reads the number a file name starts with: 14 of
+// "traces/014-trace.md". A name that does not start with digits followed
+// by '-', '_' or '.' has none.
+func fileNumber(file string) (int, bool) {
+	base := path.Base(file)
+	i := 0
+	for i < len(base) && i < 9 && base[i] >= '0' && base[i] <= '9' {
+		i++
+	}
+	if i == 0 || i == len(base) || !strings.ContainsRune("-_.", rune(base[i])) {
+		return 0, false
+	}
+	n, err := strconv.Atoi(base[:i])
+	return n, err == nil && n > 0
+}
