@@ -16,6 +16,7 @@
 //	         peers that each fit their own budget but not the heartbeat's
 //	sybil    1,000 rows without a file column: run with -peers 100, what
 //	         gossip lets one peer add (100 peers)
+//	headers  every answer carries about 9.5 MB of headers: run with -peers 64
 package main
 
 import (
@@ -39,7 +40,7 @@ const manifestBytes = 4 << 20
 
 func main() {
 	node := flag.String("node", "", "node directory to create (mesh.yaml and AGENTS.md)")
-	kind := flag.String("kind", "legacy", "legacy, liar, large, many, gossip, crowd or sybil")
+	kind := flag.String("kind", "legacy", "legacy, liar, large, many, gossip, crowd, sybil or headers")
 	peers := flag.Int("peers", 1, "hostile peers of that kind")
 	flag.Parse()
 	if *node == "" {
@@ -80,13 +81,25 @@ func handler(kind, name string) (http.Handler, error) {
 	case "large":
 		m = large(name, 200, files)
 	case "many":
-		m = many(name, files)
+		m = many(name, 6000, files)
+	case "headers":
+		m = many(name, 3, files)
 	case "gossip":
 		m = (&manifest.Manifest{Agent: name}).Format()
 		files[roster.FileName] = gossipList(name)
 	default:
 		return nil, fmt.Errorf("unknown kind %q", kind)
 	}
+	h := serveFiles(name, files, m)
+	if kind == "headers" {
+		return padHeaders(h, 9_500_000), nil
+	}
+	return h, nil
+}
+
+// serveFiles serves files and the manifest m under /name/, answering 304
+// to a manifest request that names its ETag.
+func serveFiles(name string, files map[string][]byte, m []byte) http.Handler {
 	files[manifest.FileName] = m
 	etag := `"` + manifest.HashBytes(m).Hex(16) + `"`
 	prefix := "/" + name + "/"
@@ -101,7 +114,19 @@ func handler(kind, name string) (http.Handler, error) {
 			w.Header().Set("ETag", etag)
 			w.Write(body)
 		}
-	}), nil
+	})
+}
+
+// padHeaders adds about n bytes of headers, in 8 KiB values, to every
+// answer of h.
+func padHeaders(h http.Handler, n int) http.Handler {
+	v := strings.Repeat("x", 8<<10)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for i := 0; i*len(v) < n; i++ {
+			w.Header().Add(fmt.Sprintf("X-Pad-%d", i), v)
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // legacy fills a manifest of at most max bytes with rows without a file
@@ -145,9 +170,10 @@ func large(name string, n int, files map[string][]byte) []byte {
 	return m.Format()
 }
 
-func many(name string, files map[string][]byte) []byte {
-	m := manifest.Manifest{Agent: name, Sequence: 6000}
-	for seq := 1; seq <= 6000; seq++ {
+// many serves n small traces.
+func many(name string, n int, files map[string][]byte) []byte {
+	m := manifest.Manifest{Agent: name, Sequence: manifest.Seq(n)}
+	for seq := 1; seq <= n; seq++ {
 		file := fmt.Sprintf("traces/%04d.md", seq)
 		files[file] = []byte(fmt.Sprintf("# Trace %d of %s\n\n## Work\n\nDone %d.\n", seq, name, seq))
 		m.Entries = append(m.Entries, manifest.Entry{Seq: manifest.Seq(seq), Hash: manifest.HashBytes(files[file]), File: file, Type: "knowledge", Status: "pending"})
