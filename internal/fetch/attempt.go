@@ -29,7 +29,7 @@ func (c *Client) attempt(parent context.Context, h *host, u *url.URL, r Request)
 	}
 	c.setHeaders(req, r)
 	c.stats.add(func(s *Stats) { s.Requests++ })
-	resp, err := c.http.Do(req)
+	resp, err := c.httpFor(r).Do(req)
 	if err != nil {
 		return nil, transportError(parent, u.String(), err)
 	}
