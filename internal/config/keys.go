@@ -71,7 +71,7 @@ var keys = []key{
 	leaf("allow_private_addresses", "let the agents of AGENTS.md resolve to loopback and private addresses (tests, a LAN mesh); off guards against SSRF; link-local and cloud metadata addresses (169.254.0.0/16, fe80::/10, fd00:ec2::254, 100.100.100.200) are refused either way", false,
 		func(c *Config) *bool { return &c.AllowPrivateAddresses }, parseBool, show[bool]),
 	{name: "heartbeat", doc: "bounds of one heartbeat", sub: []key{
-		leaf("deadline", "the whole heartbeat stops polling, and claims no more traces to score, after this long", DefaultDeadline,
+		leaf("deadline", "the whole heartbeat claims no more traces to score after this long; polling stops at three quarters of it, leaving scoring the last quarter, and one peer's poll at a quarter of polling's time", DefaultDeadline,
 			func(c *Config) *time.Duration { return &c.Heartbeat.Deadline }, parseDuration(time.Second, 6*time.Hour), showDuration),
 		leaf("request_timeout", "one HTTP request's timeout", 20*time.Second,
 			func(c *Config) *time.Duration { return &c.Heartbeat.RequestTimeout }, parseDuration(100*time.Millisecond, 10*time.Minute), showDuration),
