@@ -87,7 +87,6 @@ func TestHeartbeatSurvivesHostilePeers(t *testing.T) {
 		}
 		w.Write((&manifest.Manifest{Agent: "headers"}).Format())
 	}))
-	headers.Config.MaxHeaderBytes = 4 << 20
 	defer headers.Close()
 
 	dir := newNode(t, [][2]string{
