@@ -23,6 +23,13 @@ measure() {
     'BEGIN { printf "| %-44s | %6.2f s | %6.2f s | %6.1f MB | %6.2f MB |\n", l, s, c, k / 1024, b / 1048576 }'
 }
 
+# scored NODE: for a node with standing (drip), how many validations it
+# has published so far, below the row.
+scored() {
+  [ -f "$1/FOUNDERS.md" ] || return 0
+  echo "|   validations published so far: $(find "$1/validations" -name '*.md' 2>/dev/null | wc -l) | | | | |"
+}
+
 run() { # run LABEL KIND PEERS: serves the peers, then two heartbeats
   if [ $# -gt 3 ] && [[ " ${*:4} " != *" $2 "* ]]; then return; fi
   local node="$out/$2-node"
@@ -32,7 +39,9 @@ run() { # run LABEL KIND PEERS: serves the peers, then two heartbeats
   for _ in $(seq 600); do grep -q ready "$sim" 2>/dev/null && break; sleep 0.1; done
   grep -q ready "$sim" || { echo "hostile did not start"; cat "$sim"; exit 1; }
   measure "$1, first heartbeat" "$node"
+  scored "$node"
   measure "$1, second heartbeat" "$node"
+  scored "$node"
   kill "$pid"; wait "$pid" 2>/dev/null || true
 }
 
@@ -45,3 +54,5 @@ run "1 peer, 6,000 traces, manifest unchanged" many 1 "$@"
 run "1 peer gossiping 3,000 agents" gossip 1 "$@"
 run "8 peers, 40 distinct files of 1 MiB each" crowd 8 "$@"
 run "100 peers, 1,000 rows without a file each" sybil 100 "$@"
+run "64 peers answering with 9.5 MB of headers" headers 64 "$@"
+run "1 peer, 60 files dripping a byte every 2 s, beside a good peer, deadline 60 s" drip 1 "$@"

@@ -16,6 +16,9 @@
 //	         peers that each fit their own budget but not the heartbeat's
 //	sybil    1,000 rows without a file column: run with -peers 100, what
 //	         gossip lets one peer add (100 peers)
+//	headers  every answer carries about 9.5 MB of headers: run with -peers 64
+//	drip     60 files that drip a byte every 2 s, beside a good peer with 3
+//	         traces; the node has standing and a 60 s heartbeat.deadline
 package main
 
 import (
@@ -27,6 +30,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
@@ -39,7 +43,7 @@ const manifestBytes = 4 << 20
 
 func main() {
 	node := flag.String("node", "", "node directory to create (mesh.yaml and AGENTS.md)")
-	kind := flag.String("kind", "legacy", "legacy, liar, large, many, gossip, crowd or sybil")
+	kind := flag.String("kind", "legacy", "legacy, liar, large, many, gossip, crowd, sybil, headers or drip")
 	peers := flag.Int("peers", 1, "hostile peers of that kind")
 	flag.Parse()
 	if *node == "" {
@@ -55,8 +59,12 @@ func main() {
 		srv := httptest.NewServer(h)
 		agents = append(agents, roster.Agent{Name: name, URL: srv.URL + "/" + name + "/", Joined: "2026-02-01"})
 	}
-	gossip := *kind == "gossip"
-	if err := writeNode(*node, agents, gossip); err != nil {
+	extra := ""
+	if *kind == "drip" {
+		agents = append(agents, goodAgent())
+		extra = "heartbeat:\n  deadline: 60s\n"
+	}
+	if err := writeNode(*node, agents, *kind == "gossip", extra); err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println("ready")
@@ -80,13 +88,30 @@ func handler(kind, name string) (http.Handler, error) {
 	case "large":
 		m = large(name, 200, files)
 	case "many":
-		m = many(name, files)
+		m = many(name, 6000, files)
+	case "headers":
+		m = many(name, 3, files)
+	case "drip":
+		m = many(name, 60, files)
 	case "gossip":
 		m = (&manifest.Manifest{Agent: name}).Format()
 		files[roster.FileName] = gossipList(name)
 	default:
 		return nil, fmt.Errorf("unknown kind %q", kind)
 	}
+	h := serveFiles(name, files, m)
+	switch kind {
+	case "headers":
+		return padHeaders(h, 9_500_000), nil
+	case "drip":
+		return dripFiles(h, "/"+name+"/"+manifest.FileName, 2*time.Second), nil
+	}
+	return h, nil
+}
+
+// serveFiles serves files and the manifest m under /name/, answering 304
+// to a manifest request that names its ETag.
+func serveFiles(name string, files map[string][]byte, m []byte) http.Handler {
 	files[manifest.FileName] = m
 	etag := `"` + manifest.HashBytes(m).Hex(16) + `"`
 	prefix := "/" + name + "/"
@@ -101,7 +126,49 @@ func handler(kind, name string) (http.Handler, error) {
 			w.Header().Set("ETag", etag)
 			w.Write(body)
 		}
-	}), nil
+	})
+}
+
+// padHeaders adds about n bytes of headers, in 8 KiB values, to every
+// answer of h.
+func padHeaders(h http.Handler, n int) http.Handler {
+	v := strings.Repeat("x", 8<<10)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for i := 0; i*len(v) < n; i++ {
+			w.Header().Add(fmt.Sprintf("X-Pad-%d", i), v)
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// dripFiles answers every request of h but the manifest's a byte every
+// interval, until the client hangs up.
+func dripFiles(h http.Handler, manifestPath string, every time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == manifestPath {
+			h.ServeHTTP(w, r)
+			return
+		}
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			w.Write([]byte("x"))
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-tick.C:
+			}
+		}
+	})
+}
+
+// goodAgent serves an honest peer with 3 traces, for the node to score.
+func goodAgent() roster.Agent {
+	files := map[string][]byte{}
+	m := many("good", 3, files)
+	srv := httptest.NewServer(serveFiles("good", files, m))
+	return roster.Agent{Name: "good", URL: srv.URL + "/good/", Joined: "2026-02-01"}
 }
 
 // legacy fills a manifest of at most max bytes with rows without a file
@@ -145,9 +212,10 @@ func large(name string, n int, files map[string][]byte) []byte {
 	return m.Format()
 }
 
-func many(name string, files map[string][]byte) []byte {
-	m := manifest.Manifest{Agent: name, Sequence: 6000}
-	for seq := 1; seq <= 6000; seq++ {
+// many serves n small traces.
+func many(name string, n int, files map[string][]byte) []byte {
+	m := manifest.Manifest{Agent: name, Sequence: manifest.Seq(n)}
+	for seq := 1; seq <= n; seq++ {
 		file := fmt.Sprintf("traces/%04d.md", seq)
 		files[file] = []byte(fmt.Sprintf("# Trace %d of %s\n\n## Work\n\nDone %d.\n", seq, name, seq))
 		m.Entries = append(m.Entries, manifest.Entry{Seq: manifest.Seq(seq), Hash: manifest.HashBytes(files[file]), File: file, Type: "knowledge", Status: "pending"})
@@ -163,13 +231,21 @@ func gossipList(name string) []byte {
 	return roster.Format(agents)
 }
 
-func writeNode(dir string, agents []roster.Agent, gossip bool) error {
+// writeNode writes the node's mesh.yaml, with extra lines, and its
+// AGENTS.md; with extra lines (drip), also a FOUNDERS.md naming the node,
+// so that it scores from the first heartbeat.
+func writeNode(dir string, agents []roster.Agent, gossip bool, extra string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	cfg := fmt.Sprintf("agent: bench\nurl: http://127.0.0.1:1/bench/\nallow_private_addresses: true\ngossip:\n  enabled: %v\n", gossip)
+	cfg := fmt.Sprintf("agent: bench\nurl: http://127.0.0.1:1/bench/\nallow_private_addresses: true\ngossip:\n  enabled: %v\n%s", gossip, extra)
 	if err := os.WriteFile(filepath.Join(dir, node.ConfigFile), []byte(cfg), 0o644); err != nil {
 		return err
+	}
+	if extra != "" {
+		if err := os.WriteFile(filepath.Join(dir, node.FoundersFile), []byte("bench | http://127.0.0.1:1/bench/\n"), 0o644); err != nil {
+			return err
+		}
 	}
 	return os.WriteFile(filepath.Join(dir, node.AgentsFile), roster.Format(agents), 0o644)
 }

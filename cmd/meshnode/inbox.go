@@ -13,6 +13,7 @@ import (
 	"github.com/meshnode/meshnode/internal/manifest"
 
 	"github.com/meshnode/meshnode/internal/config"
+	"github.com/meshnode/meshnode/internal/peertext"
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/validation"
 )
@@ -130,10 +131,14 @@ func settleInbox(w io.Writer, q queue.Store, action, id, reason string, now time
 	if err != nil {
 		return fmt.Errorf("inbox %s %s: %w", action, id, err)
 	}
-	fmt.Fprintf(w, "%s: %s (%s)\n", id, status, reason)
+	fmt.Fprintf(w, "%s: %s (%s)\n", peertext.Clean(id), status, peertext.Clean(reason))
 	return nil
 }
 
+// listInbox prints the inbox. Every value a peer supplied passes through
+// peertext.Clean on its way to the terminal: a queue written before
+// metadata was cleaned where it is parsed, or by another program, may hold
+// escape sequences (a window title, a cleared screen, the clipboard).
 func listInbox(w io.Writer, q queue.Store, asJSON bool, now time.Time) error {
 	items, err := q.List()
 	if err != nil {
@@ -156,8 +161,9 @@ func listInbox(w io.Writer, q queue.Store, asJSON bool, now time.Time) error {
 	fmt.Fprintln(tw, "ID\tTYPE\tFROM\tSTATUS\tAGE\tTRACE\tREASON")
 	for _, it := range items {
 		queued := it.QueuedAt
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", it.ID, dashIfEmpty(it.Type), it.From, it.Status,
-			ageText(&queued, now), it.TraceURL, dashIfEmpty(strings.Join(strings.Fields(it.Reason), " ")))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", peertext.Clean(it.ID), dashIfEmpty(peertext.Clean(it.Type)),
+			peertext.Clean(it.From), peertext.Clean(it.Status), ageText(&queued, now), peertext.Clean(it.TraceURL),
+			dashIfEmpty(strings.Join(strings.Fields(peertext.Clean(it.Reason)), " ")))
 	}
 	return tw.Flush()
 }

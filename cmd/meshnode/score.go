@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/meshnode/meshnode/internal/config"
+	"github.com/meshnode/meshnode/internal/peertext"
 	"github.com/meshnode/meshnode/internal/pullrequest"
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/setup"
@@ -157,13 +158,15 @@ func waitingItems(items []queue.Item) []queue.Item {
 	return out
 }
 
+// printWaiting lists the items waiting for a person's score; peer text
+// passes through peertext.Clean, as in listInbox.
 func printWaiting(w io.Writer, items []queue.Item, why string) {
 	if len(items) == 0 {
 		fmt.Fprintln(w, "no trace waits for a score")
 		return
 	}
 	for _, it := range items {
-		fmt.Fprintf(w, "%s  %s  %s\n    %s\n", it.ID, it.From, oneLineTitle(it), it.TraceURL)
+		fmt.Fprintf(w, "%s  %s  %s\n    %s\n", peertext.Clean(it.ID), peertext.Clean(it.From), oneLineTitle(it), peertext.Clean(it.TraceURL))
 		if it.Suggested == nil {
 			fmt.Fprintf(w, "    no suggestion yet: %s\n", why)
 			continue
@@ -177,8 +180,10 @@ func printWaiting(w io.Writer, items []queue.Item, why string) {
 	}
 }
 
+// oneLineTitle is the item's title as printed: on one line, cleaned of
+// what a terminal would obey (peertext.Clean).
 func oneLineTitle(it queue.Item) string {
-	if t := strings.Join(strings.Fields(it.Title), " "); t != "" {
+	if t := strings.Join(strings.Fields(peertext.Clean(it.Title)), " "); t != "" {
 		return t
 	}
 	return "(untitled)"

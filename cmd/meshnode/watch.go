@@ -44,7 +44,8 @@ stdout (docs/watch.md). Nothing in the inbox is settled without a command.
 A peer whose circuit breaker opens (3 failed polls in a row) is reported
 degraded once, and recovered once when it answers again; so is the network
 when most peers fail at once. --metrics-addr serves the counters at
-/metrics in the Prometheus text format.
+/metrics in the Prometheus text format; without a host (:9464) it listens
+on loopback only, and any address beyond loopback is warned of.
 
 SIGHUP reads mesh.yaml again. SIGINT or SIGTERM lets the running heartbeat
 stop as a signaled heartbeat does, with its state saved, and exits 0.
@@ -100,7 +101,7 @@ func runWatchCmd(ctx context.Context, e *env, args []string) error {
 	o.add(fs)
 	fs.Bool("worker", false, "score the node's PostgreSQL queue as 'meshnode worker' does; its flags follow")
 	fs.DurationVar(&o.interval, "interval", 0, "time between two ticks (default watch.interval of mesh.yaml, 10m)")
-	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve /metrics in the Prometheus text format on HOST:PORT")
+	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve /metrics in the Prometheus text format on HOST:PORT (:PORT is loopback)")
 	fs.BoolVar(&o.json, "json", false, "write events as JSON lines even on a terminal")
 	fs.StringVar(&o.logFormat, "log-format", "text", "the heartbeats' log on stderr: text or json")
 	if err := parseFlagsNoArgs(e, fs, args); err != nil {
@@ -136,7 +137,7 @@ func runWatch(ctx context.Context, e *env, o watchOptions) error {
 		Version: userAgentVersion(), Events: events}
 	var ln net.Listener
 	if o.metricsAddr != "" {
-		if ln, err = net.Listen("tcp", o.metricsAddr); err != nil {
+		if ln, err = listenMetrics(o.metricsAddr, e.stderr); err != nil {
 			return usagef("pick another --metrics-addr, like 127.0.0.1:9464", "watch: --metrics-addr: %v", err)
 		}
 		defer ln.Close()
@@ -164,6 +165,28 @@ func runWatch(ctx context.Context, e *env, o watchOptions) error {
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
 	return w.Run(ctx, readLines(watchStdin), reloads(ctx, hup))
+}
+
+// listenMetrics listens on addr for /metrics. An address without a host
+// (":9464") means loopback, not every interface as net.Listen has it: the
+// counters name peers and hosts, and an operator who wants them served
+// wider says where. Any address beyond loopback is said on stderr.
+func listenMetrics(addr string, stderr io.Writer) (net.Listener, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	if host == "" {
+		addr = net.JoinHostPort("127.0.0.1", port)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	if a, ok := ln.Addr().(*net.TCPAddr); !ok || !a.IP.IsLoopback() {
+		fmt.Fprintf(stderr, "meshnode: watch: /metrics is served beyond loopback, on %s: anyone who reaches it can read the node's counters\n", ln.Addr())
+	}
+	return ln, nil
 }
 
 // serveMetrics serves /metrics on ln until stop is called.

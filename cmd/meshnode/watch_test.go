@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
@@ -399,4 +400,36 @@ func cursorsOf(t *testing.T, dir string) map[string]state.Cursor {
 		out[u] = c
 	}
 	return out
+}
+
+func TestMetricsAddrWithoutAHostListensOnLoopbackAndWiderIsWarned(t *testing.T) {
+	for _, tc := range []struct {
+		addr     string
+		loopback bool
+	}{
+		{":0", true},
+		{"127.0.0.1:0", true},
+		{"[::1]:0", true},
+		{"0.0.0.0:0", false},
+	} {
+		t.Run(tc.addr, func(t *testing.T) {
+			var stderr strings.Builder
+			ln, err := listenMetrics(tc.addr, &stderr)
+			if err != nil {
+				if strings.Contains(tc.addr, "::1") {
+					t.Skip("no IPv6 loopback: ", err)
+				}
+				t.Fatal(err)
+			}
+			defer ln.Close()
+			ip := ln.Addr().(*net.TCPAddr).IP
+			if ip.IsLoopback() != tc.loopback {
+				t.Errorf("--metrics-addr %s listens on %s, want loopback %v", tc.addr, ln.Addr(), tc.loopback)
+			}
+			warned := strings.Contains(stderr.String(), "beyond loopback")
+			if warned == tc.loopback {
+				t.Errorf("--metrics-addr %s: stderr %q, want a warning %v", tc.addr, stderr.String(), !tc.loopback)
+			}
+		})
+	}
 }

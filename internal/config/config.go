@@ -87,6 +87,10 @@ type Gossip struct {
 	Enabled                 bool
 	MaxNewPeersPerHeartbeat int
 	MaxPeers                int
+	// AllowPrivateAddresses lets learned peers reach what
+	// Config.AllowPrivateAddresses lets the listed ones reach; the owner
+	// vouches for AGENTS.md, never for what a peer gossips.
+	AllowPrivateAddresses bool
 }
 
 // Limits caps the bytes read from a peer, per file kind.

@@ -68,10 +68,10 @@ var keys = []key{
 		func(c *Config) *int { return &c.ScorerConcurrency }, parseInt(1, 64), show[int]),
 	leaf("lease", "how long a claim on a queued trace lasts before another run may take it over (docs/protocol.md §12.3)", DefaultLease,
 		func(c *Config) *time.Duration { return &c.Lease }, parseDuration(time.Second, time.Hour), showDuration),
-	leaf("allow_private_addresses", "let peers resolve to loopback and private addresses (tests, a LAN mesh); off guards against SSRF", false,
+	leaf("allow_private_addresses", "let the agents of AGENTS.md resolve to loopback and private addresses (tests, a LAN mesh); off guards against SSRF; link-local and cloud metadata addresses (169.254.0.0/16, fe80::/10, fd00:ec2::254, 100.100.100.200) are refused either way", false,
 		func(c *Config) *bool { return &c.AllowPrivateAddresses }, parseBool, show[bool]),
 	{name: "heartbeat", doc: "bounds of one heartbeat", sub: []key{
-		leaf("deadline", "the whole heartbeat stops polling, and claims no more traces to score, after this long", DefaultDeadline,
+		leaf("deadline", "the whole heartbeat claims no more traces to score after this long; polling stops at three quarters of it, leaving scoring the last quarter, and one peer's poll at a quarter of polling's time", DefaultDeadline,
 			func(c *Config) *time.Duration { return &c.Heartbeat.Deadline }, parseDuration(time.Second, 6*time.Hour), showDuration),
 		leaf("request_timeout", "one HTTP request's timeout", 20*time.Second,
 			func(c *Config) *time.Duration { return &c.Heartbeat.RequestTimeout }, parseDuration(100*time.Millisecond, 10*time.Minute), showDuration),
@@ -99,6 +99,8 @@ var keys = []key{
 			func(c *Config) *int { return &c.Gossip.MaxNewPeersPerHeartbeat }, parseInt(0, 10_000), show[int]),
 		leaf("max_peers", "known peers at most; gossip stops adding beyond it", 500,
 			func(c *Config) *int { return &c.Gossip.MaxPeers }, parseInt(1, 100_000), show[int]),
+		leaf("allow_private_addresses", "let peers learned by gossip resolve to loopback and private addresses too, as allow_private_addresses lets the agents of AGENTS.md; off, a gossiped agent is polled on public addresses only", false,
+			func(c *Config) *bool { return &c.Gossip.AllowPrivateAddresses }, parseBool, show[bool]),
 	}},
 	{name: "limits", doc: "bytes read from a peer at most, per file", sub: []key{
 		leaf("manifest_bytes", "a MANIFEST.md", int64(4<<20),

@@ -143,10 +143,13 @@ func writeNode(dir, nodeURL string, nodeTrace []byte, m *mesh, down string) erro
 		return fmt.Errorf("demo directory %s: %w", dir, ErrDirNotEmpty)
 	}
 	files := map[string][]byte{
-		node.ConfigFile: []byte(fmt.Sprintf(`# The demo node: peers are on 127.0.0.1, so private addresses are allowed.
+		node.ConfigFile: []byte(fmt.Sprintf(`# The demo node: peers are on 127.0.0.1, so private addresses are allowed,
+# to the peers ada gossips too.
 agent: demo-node
 url: %s
 allow_private_addresses: true
+gossip:
+  allow_private_addresses: true
 `, nodeURL)),
 		// The demo node and cyd found the sample mesh: the node validates
 		// from the first heartbeat, and cyd's verdict on the node's trace

@@ -29,7 +29,8 @@ func (c *Client) attempt(parent context.Context, h *host, u *url.URL, r Request)
 	}
 	c.setHeaders(req, r)
 	c.stats.add(func(s *Stats) { s.Requests++ })
-	resp, err := c.http.Do(req)
+	sent := c.opts.Now()
+	resp, err := c.httpFor(r).Do(req)
 	if err != nil {
 		return nil, transportError(parent, u.String(), err)
 	}
@@ -57,6 +58,7 @@ func (c *Client) attempt(parent context.Context, h *host, u *url.URL, r Request)
 		c.stats.add(func(s *Stats) { s.NotModified++ })
 		return notModified(out, r), nil
 	}
+	resp.Body = guardRate(resp.Body, sent, c.opts.Now)
 	out.Body, err = readCapped(resp, maxBytes(r), r.truncate)
 	if err != nil {
 		return nil, bodyError(parent, u.String(), err)
@@ -202,6 +204,8 @@ func bodyError(parent context.Context, target string, err error) *Error {
 	switch {
 	case errors.Is(err, errTooLarge):
 		return &Error{Kind: KindTooLarge, URL: target, Err: err}
+	case errors.Is(err, errBodyTooSlow):
+		return &Error{Kind: KindTimeout, URL: target, Err: err}
 	case errors.Is(parent.Err(), context.Canceled):
 		return &Error{Kind: KindCanceled, URL: target, Err: err}
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():

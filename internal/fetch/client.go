@@ -47,6 +47,14 @@ const (
 	idleConnTimeout = 90 * time.Second
 )
 
+// MaxHeaderBytes caps a response's header block, over HTTP/1.1
+// (Transport.MaxResponseHeaderBytes) and HTTP/2 (the Transport derives
+// its SETTINGS_MAX_HEADER_LIST_SIZE and its decoder's limit from the same
+// field). Go's default is 10 MB: 64 peers answering with 9.5 MB of headers
+// took 450 MB of RSS. Real hosts send about 1 KiB; browsers and proxies
+// allow 8 to 64 KiB.
+const MaxHeaderBytes = 64 << 10
+
 // Options configure a Client. The zero value is usable: every zero field
 // takes its default.
 type Options struct {
@@ -54,8 +62,10 @@ type Options struct {
 	// "meshnode/0.1 (+https://agent.example/traces/; agent jolt37)".
 	// robots.txt groups are matched against the product token "meshnode".
 	UserAgent string
-	// AllowPrivate lets requests reach private, loopback and link-local
-	// addresses (config allow_private_addresses; tests on 127.0.0.1).
+	// AllowPrivate lets requests reach private and loopback addresses
+	// (config allow_private_addresses; tests on 127.0.0.1), except those a
+	// Request marks Public. Link-local and cloud metadata addresses are
+	// refused whatever it says.
 	AllowPrivate bool
 	// Timeout bounds each attempt, body included. Default 20s.
 	Timeout time.Duration
@@ -93,6 +103,7 @@ type Options struct {
 type Client struct {
 	opts   Options
 	http   *http.Client
+	public *http.Client   // for Request.Public: http itself unless AllowPrivate
 	jitter func() float64 // in [jitterMin, jitterMax)
 
 	mu    sync.Mutex
@@ -109,9 +120,12 @@ func New(o Options) *Client {
 		hosts:  map[string]*host{},
 		jitter: func() float64 { return jitterMin + rand.Float64()*(jitterMax-jitterMin) },
 	}
-	c.http = &http.Client{
-		Transport:     newTransport(o),
-		CheckRedirect: checkRedirect(o.MaxRedirects),
+	c.http = newHTTPClient(o, o.AllowPrivate, settingPrivate)
+	c.public = c.http
+	if o.AllowPrivate {
+		// Its own connections too: a pooled connection to a private
+		// address is never lent to a request that must not reach one.
+		c.public = newHTTPClient(o, false, settingGossipPrivate)
 	}
 	return c
 }
@@ -155,7 +169,24 @@ func orDefault(v, def int) int {
 	return v
 }
 
-// newTransport builds the one Transport all requests share. Proxies are
+// newHTTPClient builds an http.Client on its own Transport.
+func newHTTPClient(o Options, allowPrivate bool, off string) *http.Client {
+	return &http.Client{
+		Transport:     newTransport(o, allowPrivate, off),
+		CheckRedirect: checkRedirect(o.MaxRedirects),
+	}
+}
+
+// httpFor is the http.Client that sends r.
+func (c *Client) httpFor(r Request) *http.Client {
+	if r.Public {
+		return c.public
+	}
+	return c.http
+}
+
+// newTransport builds the Transport requests share, one for those that
+// may reach private addresses and one for those that may not. Proxies are
 // not used: a proxy would dial for us and bypass the private-address guard.
 // Compression is left to the Transport, so bodies arrive decoded and the
 // size cap counts decoded bytes (a gzip bomb is caught).
@@ -164,26 +195,24 @@ func orDefault(v, def int) int {
 // HTTP/1.1. StrictMaxConcurrentRequests keeps to the stream limit the
 // server announces instead of opening more connections past it, so an
 // HTTP/2 host sees one connection from us.
-func newTransport(o Options) *http.Transport {
-	d := &net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}
-	if !o.AllowPrivate {
-		d.Control = refusePrivate
-	}
+func newTransport(o Options, allowPrivate bool, off string) *http.Transport {
+	d := &net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second, Control: dialGuard(allowPrivate, off)}
 	var protocols http.Protocols
 	protocols.SetHTTP1(true)
 	protocols.SetHTTP2(true)
 	t := &http.Transport{
-		Proxy:                 nil,
-		DialContext:           d.DialContext,
-		Protocols:             &protocols,
-		HTTP2:                 &http.HTTP2Config{StrictMaxConcurrentRequests: true},
-		TLSHandshakeTimeout:   tlsTimeout,
-		ResponseHeaderTimeout: o.Timeout,
-		ExpectContinueTimeout: time.Second,
-		IdleConnTimeout:       idleConnTimeout,
-		MaxIdleConns:          100,
-		MaxIdleConnsPerHost:   o.MaxConnsPerHost,
-		MaxConnsPerHost:       o.MaxConnsPerHost,
+		Proxy:                  nil,
+		DialContext:            d.DialContext,
+		Protocols:              &protocols,
+		HTTP2:                  &http.HTTP2Config{StrictMaxConcurrentRequests: true},
+		TLSHandshakeTimeout:    tlsTimeout,
+		ResponseHeaderTimeout:  o.Timeout,
+		MaxResponseHeaderBytes: MaxHeaderBytes,
+		ExpectContinueTimeout:  time.Second,
+		IdleConnTimeout:        idleConnTimeout,
+		MaxIdleConns:           100,
+		MaxIdleConnsPerHost:    o.MaxConnsPerHost,
+		MaxConnsPerHost:        o.MaxConnsPerHost,
 	}
 	if o.rootCAs != nil {
 		t.TLSClientConfig = &tls.Config{RootCAs: o.rootCAs}

@@ -25,6 +25,10 @@ type Request struct {
 	// applies to a manifest's file column. A redirect that leaves it fails
 	// with KindRedirect.
 	Within string
+	// Public refuses private and loopback addresses for this request even
+	// when Options.AllowPrivate lets others reach them: a peer learned by
+	// gossip is not one the owner vouched for (gossip.allow_private_addresses).
+	Public bool
 
 	truncate bool // keep the first MaxBytes instead of failing (robots.txt)
 }
@@ -73,7 +77,7 @@ func (c *Client) get(ctx context.Context, r Request) (*Response, error) {
 	}
 	h := c.host(u.Host)
 	if !c.opts.IgnoreRobots {
-		if err := c.checkRobots(ctx, h, u); err != nil {
+		if err := c.checkRobots(ctx, h, u, r.Public); err != nil {
 			return nil, err
 		}
 	}

@@ -24,26 +24,78 @@ var blockedPrefixes = []netip.Prefix{
 	netip.MustParsePrefix("::/96"),          // deprecated IPv4-compatible IPv6
 }
 
-// privateAddrError is what the dial guard returns; Get maps it to
-// KindPrivate.
-type privateAddrError struct{ addr netip.Addr }
-
-func (e *privateAddrError) Error() string {
-	return fmt.Sprintf("refusing to connect to non-public address %s (allow_private_addresses is off)", e.addr)
+// alwaysRefused are the addresses no peer may make us reach, whatever
+// allow_private_addresses says: a LAN mesh needs its private peers, never
+// a cloud's metadata service, which hands out the machine's credentials.
+// Link-local unicast (169.254.0.0/16, where AWS, GCP, Azure, Oracle and
+// OpenStack serve metadata, and fe80::/10) is checked through netip; these
+// are the metadata addresses outside it.
+var alwaysRefused = []netip.Prefix{
+	netip.MustParsePrefix("fd00:ec2::254/128"),  // AWS metadata over IPv6
+	netip.MustParsePrefix("100.100.100.200/32"), // Alibaba Cloud metadata
+	netip.MustParsePrefix("168.63.129.16/32"),   // Azure's WireServer
+	netip.MustParsePrefix("192.0.0.192/32"),     // Oracle Cloud metadata
 }
 
-// refusePrivate is the net.Dialer Control hook: it sees the resolved IP of
-// every connection attempt, so DNS names that resolve (or rebind) to a
-// private address are caught as surely as IP literals.
-func refusePrivate(network, address string, _ syscall.RawConn) error {
-	ap, err := netip.ParseAddrPort(address)
-	if err != nil {
-		return fmt.Errorf("dial %s: unparsable address: %w", address, err)
+// privateAddrError is what the dial guard returns; Get maps it to
+// KindPrivate. setting names the mesh.yaml key that is off, or is empty
+// for an address refused even with every key on.
+type privateAddrError struct {
+	addr    netip.Addr
+	setting string
+}
+
+func (e *privateAddrError) Error() string {
+	if e.setting == "" {
+		return fmt.Sprintf("refusing to connect to link-local or cloud metadata address %s (refused whatever allow_private_addresses says)", e.addr)
 	}
-	if isNonPublic(ap.Addr()) {
-		return &privateAddrError{addr: ap.Addr()}
+	return fmt.Sprintf("refusing to connect to non-public address %s (%s is off)", e.addr, e.setting)
+}
+
+// The settings that let a request reach private addresses, named in the
+// error of one refused.
+const (
+	settingPrivate       = "allow_private_addresses"
+	settingGossipPrivate = "gossip.allow_private_addresses"
+)
+
+// dialGuard returns the net.Dialer Control hook: it sees the resolved IP
+// of every connection attempt, so DNS names that resolve (or rebind) to a
+// refused address are caught as surely as IP literals. It refuses
+// link-local and metadata addresses always, and every other non-public one
+// unless allowPrivate; off names the setting that would allow them.
+func dialGuard(allowPrivate bool, off string) func(network, address string, _ syscall.RawConn) error {
+	return func(network, address string, _ syscall.RawConn) error {
+		ap, err := netip.ParseAddrPort(address)
+		if err != nil {
+			return fmt.Errorf("dial %s: unparsable address: %w", address, err)
+		}
+		switch a := ap.Addr(); {
+		case isMetadata(a):
+			return &privateAddrError{addr: a}
+		case !allowPrivate && isNonPublic(a):
+			return &privateAddrError{addr: a, setting: off}
+		}
+		return nil
 	}
-	return nil
+}
+
+// isMetadata reports whether a is link-local or a cloud metadata address,
+// judged like isNonPublic through IPv4-mapped, NAT64 and 6to4 forms.
+func isMetadata(a netip.Addr) bool {
+	a = a.Unmap().WithZone("")
+	if v4, ok := embeddedIPv4(a); ok && isMetadata(v4) {
+		return true
+	}
+	if a.IsLinkLocalUnicast() {
+		return true
+	}
+	for _, p := range alwaysRefused {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
 }
 
 // isNonPublic reports whether a is an address peers must not make us reach.
@@ -54,7 +106,7 @@ func isNonPublic(a netip.Addr) bool {
 	if v4, ok := embeddedIPv4(a); ok && isNonPublic(v4) {
 		return true
 	}
-	if a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
+	if isMetadata(a) || a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalMulticast() ||
 		a.IsInterfaceLocalMulticast() || a.IsMulticast() || a.IsUnspecified() {
 		return true
 	}

@@ -108,3 +108,70 @@ func TestGetRefusesBadURLs(t *testing.T) {
 		})
 	}
 }
+
+func TestDialGuardRefusesMetadataAddressesEvenWhenPrivateIsAllowed(t *testing.T) {
+	tests := []struct {
+		addr           string
+		private, never bool // refused without allow_private_addresses; refused always
+	}{
+		{"169.254.169.254:80", true, true},
+		{"169.254.0.23:80", true, true}, // Tencent Cloud metadata
+		{"[fe80::1]:80", true, true},
+		{"[fe80::1%25eth0]:80", true, true},
+		{"[fd00:ec2::254]:80", true, true},
+		{"100.100.100.200:80", true, true},
+		{"168.63.129.16:80", true, true},
+		{"192.0.0.192:80", true, true},
+		{"[::ffff:169.254.169.254]:80", true, true},
+		{"[64:ff9b::a9fe:a9fe]:80", true, true}, // NAT64 of 169.254.169.254
+		{"[2002:a9fe:a9fe::1]:80", true, true},  // 6to4 of 169.254.169.254
+		{"127.0.0.1:80", true, false},
+		{"10.0.0.5:443", true, false},
+		{"[fd12:3456::1]:80", true, false},
+		{"8.8.8.8:443", false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.addr, func(t *testing.T) {
+			addr := strings.Replace(tt.addr, "%25", "%", 1)
+			for _, allow := range []bool{false, true} {
+				err := dialGuard(allow, settingPrivate)("tcp", addr, nil)
+				want := tt.never || (!allow && tt.private)
+				if (err != nil) != want {
+					t.Errorf("allow_private_addresses %v: guard(%s) = %v, want refused %v", allow, addr, err, want)
+				}
+			}
+		})
+	}
+}
+
+func TestMetadataAddressIsRefusedAtConnectTimeWithPrivateAllowed(t *testing.T) {
+	c := newTestClient(newFakeClock(), nil) // AllowPrivate
+	_, err := c.Get(context.Background(), Request{URL: "http://169.254.169.254/latest/meta-data/"})
+	e := wantKind(t, err, KindPrivate)
+	if !strings.Contains(e.Error(), "metadata") {
+		t.Errorf("error %q does not say why the address is refused", e)
+	}
+}
+
+func TestPublicRequestCannotReachAPrivateAddressTheClientAllows(t *testing.T) {
+	p := newPeer(t, serve(200, "ok"))
+	c := newTestClient(newFakeClock(), nil) // AllowPrivate, as for a LAN mesh
+	public := Request{URL: p.URL + "/learned/MANIFEST.md", Public: true}
+	if _, err := c.Get(context.Background(), public); !IsKind(err, KindPrivate) {
+		t.Fatalf("public request to 127.0.0.1 = %v, want %s", err, KindPrivate)
+	}
+	// A listed peer on the same address opens a connection; the public
+	// request must not borrow it.
+	if _, err := c.Get(context.Background(), Request{URL: p.URL + "/listed/MANIFEST.md"}); err != nil {
+		t.Fatalf("the client no longer reaches a private address it allows: %v", err)
+	}
+	if _, err := c.Get(context.Background(), public); !IsKind(err, KindPrivate) {
+		t.Fatalf("public request after a pooled private connection = %v, want %s", err, KindPrivate)
+	}
+	if _, err := c.Get(context.Background(), public); err == nil || !strings.Contains(err.Error(), "gossip.allow_private_addresses") {
+		t.Errorf("error %v does not name the setting that would allow it", err)
+	}
+	if n := p.Hits("/learned/MANIFEST.md"); n != 0 {
+		t.Errorf("the public request reached the private address %d times", n)
+	}
+}

@@ -38,8 +38,8 @@ const (
 // old; without one, requests to the host fail with robots.txt's own error
 // kind (server_error, network, timeout), so they count as the host's
 // failure, and robots.txt is asked again after RobotsRetry.
-func (c *Client) checkRobots(ctx context.Context, h *host, u *url.URL) error {
-	rd, err := c.robotsFor(ctx, h, u)
+func (c *Client) checkRobots(ctx context.Context, h *host, u *url.URL, public bool) error {
+	rd, err := c.robotsFor(ctx, h, u, public)
 	if err != nil {
 		return err
 	}
@@ -49,8 +49,9 @@ func (c *Client) checkRobots(ctx context.Context, h *host, u *url.URL) error {
 	return nil
 }
 
-// robotsFor returns h's robots rules, fetching them when none are fresh.
-func (c *Client) robotsFor(ctx context.Context, h *host, u *url.URL) (*robotstxt.RobotsData, error) {
+// robotsFor returns h's robots rules, fetching them when none are fresh,
+// through the same guard as the request they are for (public).
+func (c *Client) robotsFor(ctx context.Context, h *host, u *url.URL, public bool) (*robotstxt.RobotsData, error) {
 	select {
 	case h.robotsMu <- struct{}{}:
 		defer func() { <-h.robotsMu }()
@@ -61,7 +62,7 @@ func (c *Client) robotsFor(ctx context.Context, h *host, u *url.URL) (*robotstxt
 		return rd, err
 	}
 	ru := &url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/robots.txt"}
-	resp, err := c.fetch(ctx, h, ru, Request{URL: ru.String(), MaxBytes: MaxRobotsBytes + 1, truncate: true})
+	resp, err := c.fetch(ctx, h, ru, Request{URL: ru.String(), MaxBytes: MaxRobotsBytes + 1, Public: public, truncate: true})
 	var fe *Error
 	switch KindOf(err) {
 	case "":

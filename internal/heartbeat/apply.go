@@ -44,11 +44,27 @@ func (n *job) apply(results []*pollResult) error {
 		n.learn(r)
 	}
 	added, err := n.queue.Enqueue(toQueue...)
-	if err != nil {
+	refused, itemsOnly := queue.ItemErrors(err)
+	if !itemsOnly {
 		return fmt.Errorf("queue traces for validation: %w", err)
 	}
+	n.logRefused(refused)
 	n.sum.Queued = added
 	return nil
+}
+
+// logRefused reports the items the queue refused while it kept the rest:
+// one bad item never stops a heartbeat. The trace stays in the ledger; it
+// is not queued again, since its hash is seen. Logged like a peer's
+// problems, maxProblemLogs lines and then a count.
+func (n *job) logRefused(refused []*queue.ItemError) {
+	for i, e := range refused {
+		if i == maxProblemLogs {
+			n.log.Warn("more traces not queued", "count", len(refused)-i)
+			return
+		}
+		n.log.Warn("trace not queued", "sha256", e.Hash, "id", e.ID, "reason", e.Err.Error())
+	}
 }
 
 func (n *job) count(r *pollResult) {

@@ -124,7 +124,7 @@ func (pl *poller) fetchEntry(ctx context.Context, p peer, e manifest.Entry) entr
 		why := fmt.Sprintf("seq %d: %v", e.Seq, err)
 		return entryResult{rejected: why, warn: "refused " + why}
 	}
-	resp, err := pl.client.Get(ctx, fetch.Request{URL: u, MaxBytes: pl.limits.trace, Within: p.url})
+	resp, err := pl.client.Get(ctx, p.request(u, pl.limits.trace))
 	if fetch.IsKind(err, fetch.KindRedirect) {
 		// A redirect off the peer's base URL is refused like a bad path,
 		// and no more likely to change by asking again.

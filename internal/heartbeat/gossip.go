@@ -4,14 +4,13 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/meshnode/meshnode/internal/fetch"
 	"github.com/meshnode/meshnode/internal/roster"
 )
 
 // gossip reads the peer's AGENTS.md and keeps the agents it lists.
 func (pl *poller) gossip(ctx context.Context, r *pollResult) {
 	r.requests++
-	resp, err := pl.client.Get(ctx, fetch.Request{URL: r.peer.url + roster.FileName, MaxBytes: pl.limits.agents, Within: r.peer.url})
+	resp, err := pl.client.Get(ctx, r.peer.request(r.peer.url+roster.FileName, pl.limits.agents))
 	if err != nil {
 		return // AGENTS.md is optional: its absence is no failure of the peer
 	}

@@ -89,7 +89,10 @@ func Run(ctx context.Context, opts Options) (*report.Summary, error) {
 		return nil, err
 	}
 	n.rereadMisread(peers)
-	results := n.timedPoll(ctx, peers)
+	// Polling stops early enough to leave scoring its own share.
+	pollCtx, cancelPoll := context.WithTimeout(ctx, pollWindow(n.cfg.Heartbeat.Deadline))
+	results := n.timedPoll(pollCtx, peers)
+	cancelPoll()
 	if err := n.apply(results); err != nil {
 		return nil, err
 	}
@@ -143,7 +146,10 @@ func (n *job) pollAll(ctx context.Context, peers []peer) []*pollResult {
 		p := peers[i]
 		c := *n.state.Cursor(p.url)
 		g.Go(func() error {
-			results[i] = pl.poll(ctx, p, c)
+			// Each peer gets a bounded share of the polling time.
+			pctx, cancel := context.WithTimeout(ctx, peerShare(n.cfg.Heartbeat.Deadline))
+			defer cancel()
+			results[i] = pl.poll(pctx, p, c)
 			if n.opts.Progress != nil {
 				mu.Lock()
 				done++

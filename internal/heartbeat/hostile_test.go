@@ -80,11 +80,19 @@ func TestHeartbeatSurvivesHostilePeers(t *testing.T) {
 		w.Write([]byte("\x00\x01\x02 this is not a manifest \xff\xfe"))
 	}))
 	defer garbage.Close()
+	headers := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		pad := strings.Repeat("x", 8<<10)
+		for i := range 128 { // 1 MiB of headers, past fetch.MaxHeaderBytes
+			w.Header().Set(fmt.Sprintf("X-Pad-%d", i), pad)
+		}
+		w.Write((&manifest.Manifest{Agent: "headers"}).Format())
+	}))
+	defer headers.Close()
 
 	dir := newNode(t, [][2]string{
 		{"good", good.URL + "/"}, {"endless", endless.URL + "/"}, {"drip", drip.URL + "/"},
 		{"traversal", traversal.URL + "/"}, {"redirect", redirect.URL + "/"},
-		{"limited", limited.URL + "/"}, {"garbage", garbage.URL + "/"},
+		{"limited", limited.URL + "/"}, {"garbage", garbage.URL + "/"}, {"headers", headers.URL + "/"},
 	}, "heartbeat:\n  deadline: 30s\n  request_timeout: 500ms\nlimits:\n  manifest_bytes: 65536\n")
 
 	sum := beat(t, dir, testNow)
@@ -96,7 +104,7 @@ func TestHeartbeatSurvivesHostilePeers(t *testing.T) {
 	for _, f := range sum.Failures {
 		failed[f.Peer] = f.Error
 	}
-	for _, name := range []string{"endless", "drip", "redirect", "garbage"} {
+	for _, name := range []string{"endless", "drip", "redirect", "garbage", "headers"} {
 		if _, ok := failed[name]; !ok {
 			t.Errorf("%s: not recorded as a failed poll (failures: %v)", name, sum.Failures)
 		}

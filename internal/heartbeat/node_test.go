@@ -31,10 +31,20 @@ func newNode(t testing.TB, peers [][2]string, extra string) string {
 	for _, p := range peers {
 		fmt.Fprintf(&agents, "%s | %s | 2026-02-01\n", p[0], p[1])
 	}
-	cfg := "agent: tester\nurl: http://127.0.0.1:1/tester/\nallow_private_addresses: true\n" + extra
+	cfg := "agent: tester\nurl: http://127.0.0.1:1/tester/\nallow_private_addresses: true\n" + gossipOnLoopback(extra)
 	write(t, dir, "mesh.yaml", cfg)
 	write(t, dir, "AGENTS.md", agents.String())
 	return dir
+}
+
+// gossipOnLoopback adds gossip.allow_private_addresses to the extra config,
+// so that peers learned by gossip, all on 127.0.0.1 in tests, are polled.
+func gossipOnLoopback(extra string) string {
+	const key = "gossip:\n  allow_private_addresses: true\n"
+	if strings.Contains(extra, "gossip:\n") {
+		return strings.Replace(extra, "gossip:\n", key, 1)
+	}
+	return extra + key
 }
 
 func write(t testing.TB, dir, name, content string) {

@@ -73,7 +73,7 @@ func (n *job) bind(k node.Known) (peer, bool) {
 			n.log.Warn("AGENTS.md agent skipped", "peer", k.Name, "url", k.URL, "reason", err.Error())
 			return peer{}, false
 		}
-		return peer{name: k.Name, url: k.URL}, true
+		return n.peer(k.Name, k.URL), true
 	}
 	if canon, err := roster.NormalizeURL(k.URL); err != nil || canon != k.URL {
 		// Learned before URLs had one form: a second name for a URL
@@ -86,7 +86,35 @@ func (n *job) bind(k node.Known) (peer, bool) {
 		n.forgetPeer(k.URL, k.Name, err)
 		return peer{}, false
 	}
-	return peer{name: k.Name, url: k.URL}, true
+	return n.peer(k.Name, k.URL), true
+}
+
+// peer is the agent name at url, to poll.
+func (n *job) peer(name, url string) peer {
+	return peer{name: name, url: url, public: !n.vouched(url)}
+}
+
+// peerAt is the peer whose trace URL is url, for a request outside its
+// poll (a queued trace fetched again to score it).
+func (n *job) peerAt(url string) peer {
+	return n.peer("", url)
+}
+
+// vouched reports whether the owner vouched for url, so that it may
+// resolve to a private address when allow_private_addresses is on: an
+// agent of our AGENTS.md, or any peer when gossip.allow_private_addresses
+// is on too. A peer learned by gossip otherwise gets public addresses
+// only (docs/security.md), checked at connect time like every address.
+func (n *job) vouched(url string) bool {
+	if n.cfg.Gossip.AllowPrivateAddresses {
+		return true
+	}
+	for _, a := range n.snap.Agents {
+		if a.URL == url {
+			return true
+		}
+	}
+	return false
 }
 
 // forgetPeer drops a learned peer whose name is bound elsewhere, or whose

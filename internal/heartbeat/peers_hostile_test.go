@@ -428,3 +428,39 @@ func TestAURLListedTwiceKeepsItsFirstNameAndSaysSo(t *testing.T) {
 		t.Errorf("cursor %+v, want it under ada", c)
 	}
 }
+
+// TestGossipedPrivateAddressIsPolledOnlyWhenTheOwnerSaysSo: with
+// allow_private_addresses on for a LAN mesh, an agent a peer gossips on a
+// private address (here 127.0.0.1, standing for 10.0.0.0/8 or a router) is
+// not reached unless gossip.allow_private_addresses says so too.
+func TestGossipedPrivateAddressIsPolledOnlyWhenTheOwnerSaysSo(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		config string
+		polled bool
+	}{
+		{"by default", "", false},
+		{"gossip.allow_private_addresses on", "gossip:\n  allow_private_addresses: true\n", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lan := newFakePeer(t)
+			lan.publish("/lan/", []string{"traces/001-a.md"}, map[string]string{"traces/001-a.md": "# A\n\n## Work\n\nOn the LAN.\n"})
+			inside := newFakePeer(t)
+			inside.publish("/inside/", []string{"traces/001-i.md"}, map[string]string{"traces/001-i.md": "# I\n\n## Work\n\nInside.\n"})
+			lan.serve("/lan/AGENTS.md", agentsFile([2]string{"inside", inside.URL + "/inside/"}))
+			dir := newNode(t, [][2]string{{"lan", lan.URL + "/lan/"}}, "")
+			write(t, dir, "mesh.yaml", "agent: tester\nurl: http://127.0.0.1:1/tester/\nallow_private_addresses: true\n"+tc.config)
+
+			beat(t, dir, testNow)
+			beat(t, dir, testNow.Add(cursorStep))
+
+			if lan.hitsOf("/lan/MANIFEST.md") == 0 {
+				t.Fatal("the agent of AGENTS.md on a private address was not polled")
+			}
+			hits := inside.hitsOf("/inside/MANIFEST.md") + inside.hitsOf("/robots.txt")
+			if (hits > 0) != tc.polled {
+				t.Errorf("the gossiped agent on a private address was reached %d times, want polled %v", hits, tc.polled)
+			}
+		})
+	}
+}

@@ -15,8 +15,16 @@ import (
 
 // peer is one agent to poll.
 type peer struct {
-	name string
-	url  string // trace URL, ending in "/"
+	name   string
+	url    string // trace URL, ending in "/"
+	public bool   // reached on public addresses only (job.vouched)
+}
+
+// request is a request for u, a file of the peer, of at most max bytes.
+// Every read of a peer goes through it, so each stays under the peer's
+// base URL and behind its address guard.
+func (p peer) request(u string, max int64) fetch.Request {
+	return fetch.Request{URL: u, MaxBytes: max, Within: p.url, Public: p.public}
 }
 
 // poller polls peers. It is shared by the poll goroutines and must only be
@@ -56,7 +64,7 @@ func (pl *poller) poll(ctx context.Context, p peer, c state.Cursor) *pollResult 
 		return r
 	}
 	r.cursor.LastPolled = pl.now
-	req := fetch.Request{URL: p.url + manifest.FileName, MaxBytes: pl.limits.manifest, Within: p.url}
+	req := p.request(p.url+manifest.FileName, pl.limits.manifest)
 	if !c.Unread() {
 		// With entries to retry, or a budget's remainder to read, we need
 		// the body even if it did not change.

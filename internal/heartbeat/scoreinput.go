@@ -21,7 +21,7 @@ func (n *job) scoreInput(ctx context.Context, item *queue.Item) (*score.Input, e
 		if err != nil {
 			return nil, fmt.Errorf("trace url: %w", err)
 		}
-		resp, err := n.client.Get(ctx, fetch.Request{URL: u, MaxBytes: n.cfg.Limits.TraceBytes, Within: item.FromURL})
+		resp, err := n.client.Get(ctx, n.peerAt(item.FromURL).request(u, n.cfg.Limits.TraceBytes))
 		if err != nil {
 			return nil, fmt.Errorf("fetch trace again: %w", err)
 		}

@@ -6,9 +6,11 @@ import (
 	"testing"
 
 	"github.com/meshnode/meshnode/internal/corpustest"
+	"github.com/meshnode/meshnode/internal/peertext"
 )
 
-// FuzzParse checks that Parse never panics and that parse → Format → parse
+// FuzzParse checks that Parse never panics, that every metadata value
+// it returns is clean (peertext.Clean leaves it as it is), and that parse → Format → parse
 // gives the same entries (the canonical fields; Title and Category belong to
 // legacy layouts and are not written).
 func FuzzParse(f *testing.F) {
@@ -27,6 +29,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			return
 		}
+		cleanValues(t, m)
 		// Canonical rows can be a few bytes longer than the row they came
 		// from (a date gains its time); keep clear of the line limit.
 		if len(data) > MaxLineBytes/2 {
@@ -49,4 +52,19 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// cleanValues fails t when a metadata value of m holds what
+// peertext.Clean would replace.
+func cleanValues(t *testing.T, m *Manifest) {
+	t.Helper()
+	values := []string{m.Agent}
+	for _, e := range m.Entries {
+		values = append(values, e.Type, string(e.Status), e.Title, e.Category)
+	}
+	for _, v := range values {
+		if peertext.Clean(v) != v {
+			t.Fatalf("metadata value %q is not clean", v)
+		}
+	}
 }

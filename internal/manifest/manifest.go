@@ -2,7 +2,8 @@
 // publishes of its files: one row per published file with its sequence
 // number and sha256. It reads every layout real nodes publish and writes
 // only the canonical one of docs/protocol.md §3. It does no I/O and imports nothing
-// else of this module: peers' bytes come in, values and problems go out.
+// else of this module but peertext, the rule every metadata value it
+// returns is cleaned by: peers' bytes come in, values and problems go out.
 package manifest
 
 import "time"

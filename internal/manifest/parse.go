@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/meshnode/meshnode/internal/peertext"
 )
 
 // Limits on what Parse considers, so a hostile or broken peer cannot make a
@@ -45,6 +47,7 @@ func Parse(data []byte) (*Manifest, []Problem, error) {
 	if p.m.Agent == "" {
 		p.m.Agent = p.titleAgent
 	}
+	p.m.Agent = peertext.Clean(p.m.Agent)
 	return p.m, p.problems, nil
 }
 

@@ -183,3 +183,31 @@ func TestParseIgnoresOtherTables(t *testing.T) {
 		t.Errorf("entries %v problems %v", m.Entries, problems)
 	}
 }
+
+func TestParseCleansControlCharactersInMetadata(t *testing.T) {
+	hash := "sha256:" + strings.Repeat("ab", 32)
+	data := "# MANIFEST\n\nagent: ev\x1b]0;x\x07il\nsequence: 2\n\n" +
+		"| seq | hash | file | type | status | submitted |\n|---|---|---|---|---|---|\n" +
+		"| 1 | " + hash + " | traces/a.md | capability\x00 | pending | 2026-02-23T15:45:00Z |\n" +
+		"| 2 | " + hash + " | traces/b.md | \x1b[2Jknowledge\u202e | pending\x7f | 2026-02-23T15:45:00Z |\n"
+	m, _, err := Parse([]byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Agent != "ev\uFFFD]0;x\uFFFDil" {
+		t.Errorf("agent = %q", m.Agent)
+	}
+	if len(m.Entries) != 2 {
+		t.Fatalf("%d entries, want 2", len(m.Entries))
+	}
+	byFile := map[string]Entry{}
+	for _, e := range m.Entries {
+		byFile[e.File] = e
+	}
+	if e := byFile["traces/a.md"]; e.Type != "capability\uFFFD" {
+		t.Errorf("type with a NUL = %q, want it replaced (not the known type capability)", e.Type)
+	}
+	if e := byFile["traces/b.md"]; e.Type != "\uFFFD[2Jknowledge\uFFFD" || e.Status != "pending\uFFFD" {
+		t.Errorf("type %q, status %q: want escapes and overrides replaced", e.Type, e.Status)
+	}
+}

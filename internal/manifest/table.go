@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/meshnode/meshnode/internal/peertext"
 )
 
 // field is a column of the manifest table.
@@ -91,10 +93,10 @@ func (p *parser) row(n int, cells []string) (Entry, bool) {
 	e := Entry{
 		Seq: seq, Hash: hash,
 		File:     linkTarget(plain(c.get(cells, colFile))),
-		Type:     plain(c.get(cells, colType)),
-		Status:   Status(plain(c.get(cells, colStatus))),
-		Title:    rowTitle(c, cells),
-		Category: plain(c.get(cells, colCategory)),
+		Type:     meta(c.get(cells, colType)),
+		Status:   Status(meta(c.get(cells, colStatus))),
+		Title:    peertext.Clean(rowTitle(c, cells)),
+		Category: meta(c.get(cells, colCategory)),
 	}
 	if s := plain(c.get(cells, colSubmitted)); s != "" {
 		if e.Submitted, err = ParseTime(s); err != nil {
@@ -139,6 +141,13 @@ func firstNumber(s string) string {
 		end++
 	}
 	return s[start:end]
+}
+
+// meta is a cell that holds a metadata value, plain and cleaned of
+// control characters by the rule every node applies alike
+// (docs/decisions.md, "Control characters in peers' metadata").
+func meta(s string) string {
+	return peertext.Clean(plain(s))
 }
 
 // plain strips the markdown emphasis and code marks peers put around cells.

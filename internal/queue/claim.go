@@ -21,7 +21,7 @@ func (f *file) enqueue(items []Item, now time.Time) (int, []error) {
 			continue
 		}
 		if old := f.Items[it.ID]; old != nil || it.ID == "" {
-			clashes = append(clashes, fmt.Errorf("queue %s: id %q is empty or already holds another trace", it.Hash, it.ID))
+			clashes = append(clashes, &ItemError{ID: it.ID, Hash: it.Hash, Err: ErrIDTaken})
 			continue
 		}
 		f.Items[it.ID] = Fresh(it, now)

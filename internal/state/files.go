@@ -69,7 +69,7 @@ func (s *State) decodeSplit(name string, data []byte) error {
 		if err := json.Unmarshal(data, &f); err != nil {
 			return err
 		}
-		if f.URL == "" || f.Cursor == nil {
+		if !writable(f.URL, f.Cursor) {
 			return fmt.Errorf("no url or cursor")
 		}
 		f.Cursor.url = f.URL
@@ -88,7 +88,7 @@ func (s *State) decodeSplit(name string, data []byte) error {
 func (s *State) Files(timesBefore time.Time) (map[string][]byte, error) {
 	peers := make(map[string]*peerFile, len(s.Cursors))
 	for url, c := range s.Cursors {
-		if c != nil {
+		if writable(url, c) {
 			c.url = url
 			peers[url] = &peerFile{URL: url, Cursor: s.cursorToWrite(url, c, timesBefore)}
 		}

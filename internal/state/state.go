@@ -125,7 +125,7 @@ func decode(data []byte, now time.Time) (*State, error) {
 	}
 	s := New()
 	for url, c := range f.Cursors {
-		if c != nil {
+		if writable(url, c) {
 			c.url = url
 			s.Cursors[url] = c
 		}
@@ -137,6 +137,15 @@ func decode(data []byte, now time.Time) (*State, error) {
 	}
 	s.SeenHashes = seen
 	return s, nil
+}
+
+// writable reports whether a cursor can be kept in a peer file: one with
+// no cursor or no URL names no peer, and a peer file without them is
+// refused on load, so an older node's file that holds one (FuzzLoad found
+// {"Cursors":{"":{}}}) drops it on migration rather than write a file the
+// next heartbeat stops on.
+func writable(url string, c *Cursor) bool {
+	return url != "" && c != nil
 }
 
 // decodeSeen reads seen_hashes as a map of first-seen times, or as seed

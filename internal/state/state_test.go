@@ -372,3 +372,35 @@ func TestRenameMovesACursorAndItsSeenHashesOnlyToAFreeURL(t *testing.T) {
 		t.Error("renamed a cursor that does not exist")
 	}
 }
+
+func TestLegacyCursorWithoutAURLIsDroppedOnMigration(t *testing.T) {
+	for name, old := range map[string]string{
+		"empty cursor":     `{"Cursors":{"":{}}}`,
+		"beside a peer":    `{"cursors":{"":{"last_seen_seq":3},"https://a.example/":{"last_seen_seq":7}}}`,
+		"null beside none": `{"cursors":{"":null}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "polling-cursors.json")
+			if err := os.WriteFile(p, []byte(old), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s, err := load(p, fixedNow)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Save(p, time.Time{}); err != nil {
+				t.Fatalf("save: %v", err)
+			}
+			back, err := load(p, fixedNow)
+			if err != nil {
+				t.Fatalf("the migrated state does not load: %v", err)
+			}
+			if _, ok := back.Cursors[""]; ok {
+				t.Error("a cursor without a URL survived the migration")
+			}
+			if c := back.Cursors["https://a.example/"]; strings.Contains(old, "a.example") && (c == nil || c.LastSeenSeq != 7) {
+				t.Errorf("the peer beside it was not kept: %+v", c)
+			}
+		})
+	}
+}

@@ -6,9 +6,11 @@ import (
 	"testing"
 
 	"github.com/meshnode/meshnode/internal/corpustest"
+	"github.com/meshnode/meshnode/internal/peertext"
 )
 
 // FuzzParse checks that Parse never panics on peers' text, that every
+// metadata value it returns is clean (peertext.Clean), that every
 // citation it reports is found again from its own spelling, and that the
 // body holds no more than the input.
 func FuzzParse(f *testing.F) {
@@ -26,6 +28,16 @@ func FuzzParse(f *testing.F) {
 		tr, err := Parse(data)
 		if err != nil {
 			return
+		}
+		for _, v := range append([]string{tr.Title, tr.Agent, tr.Date, tr.Type, tr.Category}, tr.Tags...) {
+			if peertext.Clean(v) != v {
+				t.Fatalf("metadata value %q is not clean", v)
+			}
+		}
+		for k, v := range tr.Fields {
+			if peertext.Clean(v) != v {
+				t.Fatalf("field %s = %q is not clean", k, v)
+			}
 		}
 		if len(tr.Body) > len(data) {
 			t.Fatalf("body of %d bytes from %d", len(tr.Body), len(data))

@@ -145,3 +145,22 @@ func TestFindCitations(t *testing.T) {
 		})
 	}
 }
+
+func TestParseCleansControlCharactersInMetadata(t *testing.T) {
+	for _, tc := range []struct{ name, data, title, typ string }{
+		{"front matter", "---\ntitle: \"Hi\\0 there\\e]52;c;eA==\\a\"\ntype: \"capability\\0\"\n---\n\n## Work\n\nx\n",
+			"Hi\uFFFD there\uFFFD]52;c;eA==\uFFFD", "capability\uFFFD"},
+		{"bold fields and heading", "# Title \x1b[2J\x00\n\n**Type:** knowledge\x00\n\n## Work\n\nx\n",
+			"Title \uFFFD[2J\uFFFD", "knowledge\uFFFD"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr, err := Parse([]byte(tc.data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tr.Title != tc.title || tr.Type != tc.typ {
+				t.Errorf("title %q, type %q; want %q, %q", tr.Title, tr.Type, tc.title, tc.typ)
+			}
+		})
+	}
+}

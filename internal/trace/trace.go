@@ -2,9 +2,10 @@
 // file whose fields come from YAML front matter, bold "**Field:**" lines
 // under the title, or a trailing block after a final "---". Earlier sources
 // win and later ones fill gaps. It never renders markdown, never follows a
-// link and trusts nothing it reads: traces are peers' text. It does no I/O
+// link and trusts nothing it reads: traces are peers' text, and every
+// metadata value it returns is cleaned by peertext's rule. It does no I/O
 // and imports nothing else of this module but manifest, for the Seq a
-// citation names.
+// citation names, and peertext.
 package trace
 
 import (
@@ -14,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/peertext"
 )
 
 // Trace is a parsed trace.
@@ -73,7 +75,7 @@ func (t *Trace) fill(fields []field) {
 	for _, f := range fields {
 		k := normalizeKey(f.key)
 		if _, ok := t.Fields[k]; !ok && k != "" {
-			t.Fields[k] = strings.TrimSpace(f.value)
+			t.Fields[k] = peertext.Clean(f.value)
 		}
 	}
 }
@@ -92,7 +94,7 @@ var citeFields = []string{"cites", "citations", "refs", "references", "in respon
 func (t *Trace) derive(lines []line) {
 	s := readStructure(lines)
 	t.Sections = s.sections
-	t.Title = firstNonEmpty(t.Fields["title"], s.title)
+	t.Title = firstNonEmpty(t.Fields["title"], peertext.Clean(s.title))
 	t.Agent = firstNonEmpty(t.Fields["agent"], t.Fields["author"])
 	t.Date = t.Fields["date"]
 	t.Type = t.Fields["type"]

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/peertext"
 )
 
 // Kinds of Event.
@@ -90,7 +91,10 @@ func JSONLines(w io.Writer) func(Event) {
 }
 
 // Text returns an event sink that writes lines for a person at a terminal.
-// Ticks while polling is off are left out: the status line says it.
+// Ticks while polling is off are left out: the status line says it. Every
+// line that can hold a peer's text (an item, an alert, an error naming a
+// peer) passes through peertext.Clean, so no escape sequence reaches the
+// terminal; help is ours and keeps its lines.
 func Text(w io.Writer) func(Event) {
 	var mu sync.Mutex
 	return func(e Event) {
@@ -103,26 +107,27 @@ func Text(w io.Writer) func(Event) {
 			if e.Status != nil {
 				line = e.Status.Line()
 			}
-			fmt.Fprintf(w, "[%s]\n", line)
+			fmt.Fprintf(w, "[%s]\n", peertext.Clean(line))
 		case EventInbox:
 			writeItems(w, e)
 		case EventHelp:
 			fmt.Fprintln(w, e.Message)
 		default:
-			fmt.Fprintf(w, "%s %s\n", e.Time.Local().Format("15:04:05"), e.Message)
+			fmt.Fprintf(w, "%s %s\n", e.Time.Local().Format("15:04:05"), peertext.Clean(e.Message))
 		}
 	}
 }
 
 func writeItems(w io.Writer, e Event) {
 	if len(e.Items) == 0 {
-		fmt.Fprintln(w, e.Message)
+		fmt.Fprintln(w, peertext.Clean(e.Message))
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tTYPE\tFROM\tSTATUS\tTRACE")
 	for _, it := range e.Items {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", it.ID, dash(it.Type), it.From, it.Status, it.TraceURL)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", peertext.Clean(it.ID), dash(peertext.Clean(it.Type)),
+			peertext.Clean(it.From), peertext.Clean(it.Status), peertext.Clean(it.TraceURL))
 	}
 	tw.Flush()
 }

@@ -79,3 +79,24 @@ func TestTextPrintsAStatusEventWithoutStatus(t *testing.T) {
 		t.Fatalf("text = %q, want [polling off]", b.String())
 	}
 }
+
+// TestTextPrintsNoTerminalEscapes: what /poll, an alert or an error shows
+// of a peer's text reaches the terminal without the escapes it held
+// (issue 18, item 6): no window title, cleared screen or clipboard write.
+func TestTextPrintsNoTerminalEscapes(t *testing.T) {
+	var b bytes.Buffer
+	sink := Text(&b)
+	at := time.Date(2026, 3, 15, 12, 0, 0, 0, time.UTC)
+	osc := "\x1b]0;pwned\x07"
+	sink(Event{Time: at, Kind: EventAlert, Message: "inbox +1: ev" + osc + "il/1"})
+	sink(Event{Time: at, Kind: EventInbox, Items: []Item{{ID: "3f2a9c01b7de", Type: "capability\x1b]52;c;eA==\x07",
+		From: "ev" + osc + "il", Status: "queued", TraceURL: "https://evil.example/traces/4.md\x1b[2J\u009b2J"}}})
+	sink(Event{Time: at, Kind: EventError, Message: "fetch https://evil.example/\x1b[2J: timeout"})
+	out := b.String()
+	if strings.ContainsAny(out, "\x1b\x07") || strings.ContainsRune(out, '\u009b') {
+		t.Errorf("the text sink prints a terminal escape:\n%q", out)
+	}
+	if !strings.Contains(out, "capability\uFFFD]52;c;eA==\uFFFD") {
+		t.Errorf("the item's type is not shown with its escapes replaced:\n%q", out)
+	}
+}

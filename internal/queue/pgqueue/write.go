@@ -5,49 +5,45 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/meshnode/meshnode/internal/queue"
 )
 
 // Enqueue adds the items whose hash the table does not hold yet, whatever
-// the status of the one it holds, in one transaction; an ID that holds
-// another trace is reported and the other items are kept. Settled items
-// older than queue.SettledRetention are dropped first, as the file store
-// drops them.
+// the status of the one it holds, in one transaction; an item refused (an
+// ID that holds another trace, a value PostgreSQL cannot store, such as a
+// NUL in jsonb) is reported as a *queue.ItemError and the other items are
+// kept: each is inserted under a savepoint of its own. Settled items older
+// than queue.SettledRetention are dropped first, as the file store drops
+// them.
 func (s *Store) Enqueue(its ...queue.Item) (int, error) {
 	if len(its) == 0 {
 		return 0, nil
 	}
 	var added int
-	var clashes []error
+	var refused []error
 	err := s.tx("enqueue", func(ctx context.Context, tx pgx.Tx) error {
-		added, clashes = 0, nil
+		added, refused = 0, nil
 		now := s.Now()
 		if _, err := tx.Exec(ctx, `DELETE FROM meshnode_queue WHERE status IN ('done', 'failed', 'skipped') AND updated_at < $1`,
 			now.Add(-queue.SettledRetention)); err != nil {
 			return err
 		}
 		for _, in := range its {
-			ok, err := insert(ctx, tx, in, now)
-			if err != nil {
-				return err
-			}
+			ok, err := enqueueOne(ctx, tx, in, now)
+			var ie *queue.ItemError
 			switch {
+			case errors.As(err, &ie):
+				refused = append(refused, ie)
+			case err != nil:
+				return err
 			case ok:
 				added++
-			case in.ID == "":
-				clashes = append(clashes, fmt.Errorf("queue %s: id is empty", in.Hash))
-			default:
-				var held bool
-				if err := tx.QueryRow(ctx, `SELECT true FROM meshnode_queue WHERE hash = $1`, in.Hash).Scan(&held); err != nil && !errors.Is(err, pgx.ErrNoRows) {
-					return err
-				}
-				if !held {
-					clashes = append(clashes, fmt.Errorf("queue %s: id %q already holds another trace", in.Hash, in.ID))
-				}
 			}
 		}
 		return nil
@@ -55,7 +51,60 @@ func (s *Store) Enqueue(its ...queue.Item) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return added, errors.Join(clashes...)
+	return added, errors.Join(refused...)
+}
+
+// enqueueOne inserts in under a savepoint, so that a value the database
+// refuses costs this item alone. It reports whether it added in, and a
+// *queue.ItemError when in is refused.
+func enqueueOne(ctx context.Context, tx pgx.Tx, in queue.Item, now time.Time) (bool, error) {
+	refuse := func(err error) (bool, error) {
+		return false, &queue.ItemError{ID: in.ID, Hash: in.Hash, Err: err}
+	}
+	sp, err := tx.Begin(ctx)
+	if err != nil {
+		return false, err
+	}
+	ok, err := insert(ctx, sp, in, now)
+	if err != nil {
+		if rerr := sp.Rollback(ctx); rerr != nil {
+			return false, errors.Join(err, rerr)
+		}
+		if itemData(err) {
+			return refuse(err)
+		}
+		return false, err
+	}
+	if err := sp.Commit(ctx); err != nil {
+		return false, err
+	}
+	if ok {
+		return true, nil
+	}
+	if in.ID == "" {
+		return refuse(queue.ErrIDTaken)
+	}
+	var held bool
+	if err := tx.QueryRow(ctx, `SELECT true FROM meshnode_queue WHERE hash = $1`, in.Hash).Scan(&held); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return false, err
+	}
+	if !held {
+		return refuse(queue.ErrIDTaken)
+	}
+	return false, nil
+}
+
+// itemData reports whether err refuses the item's own data rather than
+// the store: it could not be encoded, or PostgreSQL raised a data
+// exception (class 22: 22P05 for a NUL in jsonb, 22021 for bytes that are
+// not UTF-8) or a program limit (class 54: a value too large).
+func itemData(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return strings.HasPrefix(pgErr.Code, "22") || strings.HasPrefix(pgErr.Code, "54")
+	}
+	var je *json.UnsupportedValueError
+	return errors.As(err, &je)
 }
 
 // insert adds in unless its ID or hash is taken, and reports whether it did.

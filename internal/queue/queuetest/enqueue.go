@@ -52,6 +52,9 @@ func testEnqueueClash(t *testing.T, s queue.Store) {
 	if err == nil {
 		t.Error("an ID that holds another trace was accepted")
 	}
+	if refused, ok := queue.ItemErrors(err); !ok || len(refused) != 1 || refused[0].Hash != clash.Hash {
+		t.Errorf("the clash is reported as %v, want one *queue.ItemError for %s, so the caller goes on", err, clash.Hash)
+	}
 	if added != 1 {
 		t.Errorf("added %d beside the clash, want 1", added)
 	}

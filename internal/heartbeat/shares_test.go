@@ -1,0 +1,103 @@
+package heartbeat
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
+)
+
+// threeTraces publishes three small traces under base.
+func threeTraces(p *fakePeer, base string) {
+	files := map[string]string{}
+	var names []string
+	for i := 1; i <= 3; i++ {
+		name := fmt.Sprintf("traces/00%d.md", i)
+		files[name] = fmt.Sprintf("# Good %d\n\n## Work\n\nMeasured %d things.\n", i, i)
+		names = append(names, name)
+	}
+	p.publish(base, names, files)
+}
+
+// drippingPeer lists n files under base whose bodies drip one byte every
+// 20 ms until the client hangs up.
+func drippingPeer(t *testing.T, base string, n int) *fakePeer {
+	p := newFakePeer(t)
+	m := manifest.Manifest{Agent: "drip", Sequence: manifest.Seq(n)}
+	for seq := 1; seq <= n; seq++ {
+		file := fmt.Sprintf("traces/%03d.md", seq)
+		m.Entries = append(m.Entries, manifest.Entry{Seq: manifest.Seq(seq), Hash: manifest.HashBytes([]byte(file)),
+			File: file, Type: "knowledge", Status: "pending"})
+		p.handle(base+file, drip)
+	}
+	p.serve(base+"MANIFEST.md", m.Format())
+	return p
+}
+
+// drip writes a byte every 20 ms until the client hangs up.
+func drip(w http.ResponseWriter, r *http.Request) {
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		w.Write([]byte("x"))
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// TestDrippingPeerLeavesScoringItsShare: a peer whose 60 files drip (each
+// cut only at the request timeout) took the whole deadline, and no trace
+// of a good peer was scored, two heartbeats in a row (issue 18, item 7).
+// Polling now stops at three quarters of heartbeat.deadline, each peer at
+// a quarter of that, and scoring has the rest: the good peer's three
+// traces are scored in the first heartbeat. Short deadlines stand in for
+// the issue's 60 s and 2 s drips.
+func TestDrippingPeerLeavesScoringItsShare(t *testing.T) {
+	good := newFakePeer(t)
+	threeTraces(good, "/good/")
+	dripper := drippingPeer(t, "/drip/", 60)
+	dir := newNode(t, [][2]string{{"drip", dripper.URL + "/drip/"}, {"good", good.URL + "/good/"}},
+		"gossip:\n  enabled: false\nheartbeat:\n  deadline: 2s\n  request_timeout: 200ms\n")
+	write(t, dir, node.FoundersFile, "tester | http://127.0.0.1:1/tester/\n")
+
+	sum := beat(t, dir, testNow)
+	if sum.ValidationsPublished != 3 {
+		t.Fatalf("first heartbeat beside a dripping peer published %d validations, want the good peer's 3", sum.ValidationsPublished)
+	}
+	if sum := beat(t, dir, testNow.Add(cursorStep)); sum.ValidationsPublished != 0 {
+		t.Errorf("second heartbeat published %d validations, want none: all three were scored", sum.ValidationsPublished)
+	}
+}
+
+// TestStallingPeersLeaveTheOthersTheirShareOfPolling: with one peer polled
+// at a time, three peers whose manifests never come each held the slot
+// until the request timeout, past the deadline, and a good peer listed
+// after them was never polled. Each peer's poll now ends at its share.
+func TestStallingPeersLeaveTheOthersTheirShareOfPolling(t *testing.T) {
+	stall := newFakePeer(t)
+	var peers [][2]string
+	for i := range 3 {
+		base := fmt.Sprintf("/stall%d/", i)
+		stall.handle(base+"MANIFEST.md", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+		peers = append(peers, [2]string{fmt.Sprintf("stall%d", i), stall.URL + base})
+	}
+	good := newFakePeer(t)
+	threeTraces(good, "/good/")
+	peers = append(peers, [2]string{"good", good.URL + "/good/"})
+	dir := newNode(t, peers, "gossip:\n  enabled: false\nheartbeat:\n  deadline: 4s\n  request_timeout: 1m\n  concurrency: 1\n")
+
+	sum := beat(t, dir, testNow)
+	if sum.Verified != 3 {
+		t.Errorf("the good peer after three stalling ones: %d traces verified, want 3", sum.Verified)
+	}
+	if sum.PeersFailed != 3 {
+		t.Errorf("%d peers failed, want the 3 stalling ones", sum.PeersFailed)
+	}
+}

@@ -1,0 +1,55 @@
+package peertext
+
+import (
+	"testing"
+	"unicode/utf8"
+)
+
+func TestClean(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"plain", "knowledge", "knowledge"},
+		{"trimmed", "  capability ", "capability"},
+		{"NUL", "capability\x00", "capability\uFFFD"},
+		{"NUL inside", "capa\x00bility", "capa\uFFFDbility"},
+		{"tab and newlines are spaces", "a\tb\nc\rd", "a b c d"},
+		{"white space at the end goes", "knowledge\t", "knowledge"},
+		{"OSC 0 window title", "x\x1b]0;pwned\x07", "x\uFFFD]0;pwned\uFFFD"},
+		{"CSI 2J", "\x1b[2Jtitle", "\uFFFD[2Jtitle"},
+		{"OSC 52 clipboard", "\x1b]52;c;cm0gLXJm\x07", "\uFFFD]52;c;cm0gLXJm\uFFFD"},
+		{"DEL", "a\x7fb", "a\uFFFDb"},
+		{"C1 CSI", "a\u009b2Jb", "a\uFFFD2Jb"},
+		{"bidi override", "txt.\u202egpj", "txt.\uFFFDgpj"},
+		{"bidi isolate", "\u2066a\u2069", "\uFFFDa\uFFFD"},
+		{"invalid UTF-8 run is one replacement", "a\xff\xfeb", "a\uFFFDb"},
+		{"invalid UTF-8 alone", "\xc3", "\uFFFD"},
+		{"non-ASCII letters stay", "Übersicht — 概要", "Übersicht — 概要"},
+		{"replacement stays", "a\uFFFDb", "a\uFFFDb"},
+		{"empty", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Clean(tc.in); got != tc.want {
+				t.Errorf("Clean(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+func FuzzClean(f *testing.F) {
+	for _, s := range []string{"knowledge", "capability\x00", "\x1b]0;t\x07", "a\u202eb", "\xff\xfe", " \t x \n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c := Clean(s)
+		if !utf8.ValidString(c) {
+			t.Fatalf("Clean(%q) = %q is not UTF-8", s, c)
+		}
+		for _, r := range c {
+			if refused(r) || r == '\t' || r == '\n' || r == '\r' {
+				t.Fatalf("Clean(%q) = %q keeps %U", s, c, r)
+			}
+		}
+		if again := Clean(c); again != c {
+			t.Fatalf("Clean is not idempotent: %q then %q", c, again)
+		}
+	})
+}
