@@ -41,6 +41,9 @@ type Options struct {
 	// node.ErrLocked, when another process holds the node's lock: a
 	// watching node skips a tick rather than queue it (docs/watch.md).
 	NoWait bool
+	// ManifestWindow and ManifestChunk size our MANIFEST.md and its
+	// archive pages (publish.Options); 0 means the defaults.
+	ManifestWindow, ManifestChunk int
 }
 
 // job is one heartbeat's working set.
@@ -127,6 +130,7 @@ func (n *job) pollAll(ctx context.Context, peers []peer) []*pollResult {
 		// As many of a peer's files as an HTTP/2 host takes at once.
 		fileWorkers: max(n.cfg.Heartbeat.MaxStreamsPerHost, n.cfg.Heartbeat.MaxConnsPerHost),
 		parsing:     semaphore.NewWeighted(maxParseBytes),
+		pages:       semaphore.NewWeighted(maxParseBytes),
 	}
 	results := make([]*pollResult, len(peers))
 	var mu sync.Mutex

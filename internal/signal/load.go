@@ -45,11 +45,12 @@ func FromSnapshot(s *node.Snapshot, agent, url string) (Input, error) {
 	return in, nil
 }
 
-// ownTraces lists our MANIFEST rows under traces/, with type and
-// category filled from the files where the rows leave them out.
+// ownTraces lists our rows under traces/ (MANIFEST.md's and its archive
+// pages'), with type and category filled from the files where the rows
+// leave them out.
 func ownTraces(s *node.Snapshot, agent, url string) []ledger.Trace {
 	var out []ledger.Trace
-	for _, e := range s.Manifest.Entries {
+	for _, e := range s.Rows() {
 		if e.Hash == "" || path.Dir(e.File) != node.TracesDir {
 			continue
 		}
