@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"strings"
 	"time"
 
 	"github.com/meshnode/meshnode/internal/config"
@@ -76,15 +77,15 @@ func (n *job) publishResult(it queue.Item) error {
 		n.log.Warn("stored result not published: not a trace this node verified", "id", it.ID, "url", it.TraceURL, "sha256", it.Hash)
 		return nil
 	}
-	v := newValidation(n.cfg, it, it.Result.Scores, it.Result.Notes, n.now)
-	if problems := v.Check(); len(problems) > 0 {
+	v, err := newValidation(n.cfg, it, it.Result.Scores, it.Result.Notes, n.now)
+	if err != nil {
 		// A worker stored what no validation may say (a score outside
 		// 0–5): nothing is published and the item is marked, so it is
 		// not tried at every heartbeat; a person sees it in the inbox.
-		n.log.Warn("stored result not published", "id", it.ID, "problems", fmt.Sprint(problems))
+		n.log.Warn("stored result not published", "id", it.ID, "err", err.Error())
 		return nil
 	}
-	err := n.snap.WriteFile(rel, v.Format())
+	err = n.snap.WriteFile(rel, v.Format())
 	if errors.Is(err, fs.ErrExist) {
 		return nil // a person wrote it since the snapshot was taken
 	}
@@ -97,13 +98,19 @@ func (n *job) publishResult(it queue.Item) error {
 	return nil
 }
 
-// newValidation is the validation of item's trace with these scores, by
-// this node, at now: what the heartbeat's scorer writes.
-func newValidation(cfg *config.Config, item queue.Item, scores validation.Scores, notes string, now time.Time) *validation.Validation {
+// newValidation is the validation of item's trace with these scores and
+// notes, by this node, at now. Every validation the heartbeat writes comes
+// from it, scored by the node's own scorer or stored in the queue by a
+// worker (publishResult), so both get the same bounds: notes cut by
+// validation.CleanNotes, and no file that validation.Check refuses.
+func newValidation(cfg *config.Config, item queue.Item, scores validation.Scores, notes string, now time.Time) (*validation.Validation, error) {
 	v := &validation.Validation{
 		Validator: cfg.Agent, ValidatorURL: cfg.URL, TraceURL: item.TraceURL, TraceHash: item.Hash,
-		ValidatedAt: now, Notes: notes,
+		ValidatedAt: now, Notes: validation.CleanNotes(notes),
 	}
 	v.SetScores(scores)
-	return v
+	if problems := v.Check(); len(problems) > 0 {
+		return nil, fmt.Errorf("not a validation: %s", strings.Join(problems, "; "))
+	}
+	return v, nil
 }

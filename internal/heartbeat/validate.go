@@ -122,7 +122,10 @@ func (n *job) scoreItem(ctx context.Context, scorer score.Scorer, item *queue.It
 	if err != nil {
 		return finish(queue.StatusFailed, "scorer: "+err.Error())
 	}
-	v := newValidation(n.cfg, *item, res.Scores, res.Notes, n.now)
+	v, err := newValidation(n.cfg, *item, res.Scores, res.Notes, n.now)
+	if err != nil {
+		return finish(queue.StatusFailed, "scorer: "+err.Error())
+	}
 	err = n.snap.WriteFileUnsynced(rel, v.Format())
 	if errors.Is(err, fs.ErrExist) {
 		// A person wrote it since the snapshot was taken: theirs stands,
