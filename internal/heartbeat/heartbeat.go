@@ -65,6 +65,9 @@ type job struct {
 	names    *roster.Binding           // agent names to URLs; built by peers
 	misnamed int                       // validations of the peer being applied that named another validator
 	disputes []*dispute.Dispute        // this run's hash mismatches, to publish (apply → publishDisputes)
+	// disputeCount counts, by peer URL, the disputes published about it
+	// and those this run adds (disputesAbout).
+	disputeCount map[string]int
 }
 
 // Run runs one heartbeat of the node in opts.Dir. It returns an error only
