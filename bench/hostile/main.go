@@ -16,6 +16,9 @@
 //	         peers that each fit their own budget but not the heartbeat's
 //	sybil    1,000 rows without a file column: run with -peers 100, what
 //	         gossip lets one peer add (100 peers)
+//	flood    6,500 tiny pending traces, and the node a founder with the
+//	         heuristic scorer: run with -peers 4, peers that would have it
+//	         publish a validation of each
 package main
 
 import (
@@ -39,7 +42,7 @@ const manifestBytes = 4 << 20
 
 func main() {
 	node := flag.String("node", "", "node directory to create (mesh.yaml and AGENTS.md)")
-	kind := flag.String("kind", "legacy", "legacy, liar, large, many, gossip, crowd or sybil")
+	kind := flag.String("kind", "legacy", "legacy, liar, large, many, gossip, crowd, sybil or flood")
 	peers := flag.Int("peers", 1, "hostile peers of that kind")
 	flag.Parse()
 	if *node == "" {
@@ -55,8 +58,8 @@ func main() {
 		srv := httptest.NewServer(h)
 		agents = append(agents, roster.Agent{Name: name, URL: srv.URL + "/" + name + "/", Joined: "2026-02-01"})
 	}
-	gossip := *kind == "gossip"
-	if err := writeNode(*node, agents, gossip); err != nil {
+	gossip, founder := *kind == "gossip", *kind == "flood"
+	if err := writeNode(*node, agents, gossip, founder); err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println("ready")
@@ -80,7 +83,9 @@ func handler(kind, name string) (http.Handler, error) {
 	case "large":
 		m = large(name, 200, files)
 	case "many":
-		m = many(name, files)
+		m = many(name, files, 6000)
+	case "flood":
+		m = many(name, files, 6500)
 	case "gossip":
 		m = (&manifest.Manifest{Agent: name}).Format()
 		files[roster.FileName] = gossipList(name)
@@ -145,9 +150,9 @@ func large(name string, n int, files map[string][]byte) []byte {
 	return m.Format()
 }
 
-func many(name string, files map[string][]byte) []byte {
-	m := manifest.Manifest{Agent: name, Sequence: 6000}
-	for seq := 1; seq <= 6000; seq++ {
+func many(name string, files map[string][]byte, n int) []byte {
+	m := manifest.Manifest{Agent: name, Sequence: manifest.Seq(n)}
+	for seq := 1; seq <= n; seq++ {
 		file := fmt.Sprintf("traces/%04d.md", seq)
 		files[file] = []byte(fmt.Sprintf("# Trace %d of %s\n\n## Work\n\nDone %d.\n", seq, name, seq))
 		m.Entries = append(m.Entries, manifest.Entry{Seq: manifest.Seq(seq), Hash: manifest.HashBytes(files[file]), File: file, Type: "knowledge", Status: "pending"})
@@ -163,13 +168,19 @@ func gossipList(name string) []byte {
 	return roster.Format(agents)
 }
 
-func writeNode(dir string, agents []roster.Agent, gossip bool) error {
+func writeNode(dir string, agents []roster.Agent, gossip, founder bool) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	cfg := fmt.Sprintf("agent: bench\nurl: http://127.0.0.1:1/bench/\nallow_private_addresses: true\ngossip:\n  enabled: %v\n", gossip)
+	const name, url = "bench", "http://127.0.0.1:1/bench/"
+	cfg := fmt.Sprintf("agent: %s\nurl: %s\nallow_private_addresses: true\ngossip:\n  enabled: %v\n", name, url, gossip)
 	if err := os.WriteFile(filepath.Join(dir, node.ConfigFile), []byte(cfg), 0o644); err != nil {
 		return err
+	}
+	if founder {
+		if err := os.WriteFile(filepath.Join(dir, node.FoundersFile), []byte(name+" | "+url+"\n"), 0o644); err != nil {
+			return err
+		}
 	}
 	return os.WriteFile(filepath.Join(dir, node.AgentsFile), roster.Format(agents), 0o644)
 }

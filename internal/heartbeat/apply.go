@@ -38,6 +38,10 @@ func (n *job) apply(results []*pollResult) error {
 		n.recordMismatches(r.peer, r.mismatches)
 		n.learn(r)
 	}
+	toQueue, err := n.admit(toQueue)
+	if err != nil {
+		return err
+	}
 	added, err := n.queue.Enqueue(toQueue...)
 	if err != nil {
 		return fmt.Errorf("queue traces for validation: %w", err)

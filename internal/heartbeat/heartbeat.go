@@ -44,6 +44,8 @@ type Options struct {
 	// ManifestWindow and ManifestChunk size our MANIFEST.md and its
 	// archive pages (publish.Options); 0 means the defaults.
 	ManifestWindow, ManifestChunk int
+
+	pubLimits *pubLimits // what peers can make us publish; nil: defaultPubLimits (tests shrink it)
 }
 
 // job is one heartbeat's working set.
@@ -68,6 +70,7 @@ type job struct {
 	// disputeCount counts, by peer URL, the disputes published about it
 	// and those this run adds (disputesAbout).
 	disputeCount map[string]int
+	pub          *pubBudget // what may still be published of each peer's (publishing)
 }
 
 // Run runs one heartbeat of the node in opts.Dir. It returns an error only
@@ -112,6 +115,7 @@ func Run(ctx context.Context, opts Options) (*report.Summary, error) {
 	if err := n.save(); err != nil {
 		return nil, err
 	}
+	n.reportHeld()
 	n.countPolling(before)
 	n.sum.SortLists()
 	n.sum.Interrupted = errors.Is(parent.Err(), context.Canceled)

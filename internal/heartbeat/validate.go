@@ -69,6 +69,9 @@ func (n *job) scoreQueue(ctx context.Context, scorer score.Scorer) error {
 		if gctx.Err() != nil {
 			break
 		}
+		if !n.publishing().take(items[i]) {
+			continue // given back to the queue by close, for a later heartbeat
+		}
 		it := &items[i]
 		// A started item is scored to the end, deadline or not, so no
 		// half-done work is left behind.
