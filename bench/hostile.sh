@@ -56,3 +56,23 @@ run "8 peers, 40 distinct files of 1 MiB each" crowd 8 "$@"
 run "100 peers, 1,000 rows without a file each" sybil 100 "$@"
 run "64 peers answering with 9.5 MB of headers" headers 64 "$@"
 run "1 peer, 60 files dripping a byte every 2 s, beside a good peer, deadline 60 s" drip 1 "$@"
+
+# flood: what four peers with 6,500 tiny traces each make a founder publish,
+# heartbeat after heartbeat, and whether the site still builds.
+if [ $# -eq 0 ] || [[ " $* " == *" flood "* ]]; then
+  node="$out/flood-node"
+  "$out/hostile" -node "$node" -kind flood -peers 4 >"$out/flood.out" 2>&1 &
+  pid=$!
+  for _ in $(seq 600); do grep -q ready "$out/flood.out" 2>/dev/null && break; sleep 0.1; done
+  echo
+  echo "| 4 peers, 6,500 tiny traces each, founder | validations published | MANIFEST.md | held back | meshnode build |"
+  echo "|---|---|---|---|---|"
+  for i in 1 2 3; do
+    "$out/meshnode" heartbeat --dir "$node" --summary "$out/sum.json" >/dev/null 2>"$out/log" || { cat "$out/log"; exit 1; }
+    rc=0; "$out/meshnode" build --dir "$node" --out "$out/site" >/dev/null 2>&1 || rc=$?
+    pub=$(grep -o '"validations_published": *[0-9]*' "$out/sum.json" | grep -o '[0-9]*$')
+    held=$(grep -o '"count": *[0-9]*' "$out/sum.json" | grep -o '[0-9]*$' | paste -sd+ | bc)
+    echo "| heartbeat $i | $pub | $(wc -c <"$node/MANIFEST.md") bytes | ${held:-0} | rc $rc |"
+  done
+  kill "$pid"; wait "$pid" 2>/dev/null || true
+fi

@@ -19,6 +19,9 @@
 //	headers  every answer carries about 9.5 MB of headers: run with -peers 64
 //	drip     60 files that drip a byte every 2 s, beside a good peer with 3
 //	         traces; the node has standing and a 60 s heartbeat.deadline
+//	flood    6,500 tiny pending traces, and the node a founder with the
+//	         heuristic scorer: run with -peers 4, peers that would have it
+//	         publish a validation of each
 package main
 
 import (
@@ -43,7 +46,7 @@ const manifestBytes = 4 << 20
 
 func main() {
 	node := flag.String("node", "", "node directory to create (mesh.yaml and AGENTS.md)")
-	kind := flag.String("kind", "legacy", "legacy, liar, large, many, gossip, crowd, sybil, headers or drip")
+	kind := flag.String("kind", "legacy", "legacy, liar, large, many, gossip, crowd, sybil, headers, drip or flood")
 	peers := flag.Int("peers", 1, "hostile peers of that kind")
 	flag.Parse()
 	if *node == "" {
@@ -64,7 +67,8 @@ func main() {
 		agents = append(agents, goodAgent())
 		extra = "heartbeat:\n  deadline: 60s\n"
 	}
-	if err := writeNode(*node, agents, *kind == "gossip", extra); err != nil {
+	founder := *kind == "drip" || *kind == "flood"
+	if err := writeNode(*node, agents, *kind == "gossip", founder, extra); err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println("ready")
@@ -93,6 +97,8 @@ func handler(kind, name string) (http.Handler, error) {
 		m = many(name, 3, files)
 	case "drip":
 		m = many(name, 60, files)
+	case "flood":
+		m = many(name, 6500, files)
 	case "gossip":
 		m = (&manifest.Manifest{Agent: name}).Format()
 		files[roster.FileName] = gossipList(name)
@@ -232,18 +238,19 @@ func gossipList(name string) []byte {
 }
 
 // writeNode writes the node's mesh.yaml, with extra lines, and its
-// AGENTS.md; with extra lines (drip), also a FOUNDERS.md naming the node,
-// so that it scores from the first heartbeat.
-func writeNode(dir string, agents []roster.Agent, gossip bool, extra string) error {
+// AGENTS.md; for a founder (drip, flood), also a FOUNDERS.md naming the
+// node, so that it scores from the first heartbeat.
+func writeNode(dir string, agents []roster.Agent, gossip, founder bool, extra string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	cfg := fmt.Sprintf("agent: bench\nurl: http://127.0.0.1:1/bench/\nallow_private_addresses: true\ngossip:\n  enabled: %v\n%s", gossip, extra)
+	const name, url = "bench", "http://127.0.0.1:1/bench/"
+	cfg := fmt.Sprintf("agent: %s\nurl: %s\nallow_private_addresses: true\ngossip:\n  enabled: %v\n%s", name, url, gossip, extra)
 	if err := os.WriteFile(filepath.Join(dir, node.ConfigFile), []byte(cfg), 0o644); err != nil {
 		return err
 	}
-	if extra != "" {
-		if err := os.WriteFile(filepath.Join(dir, node.FoundersFile), []byte("bench | http://127.0.0.1:1/bench/\n"), 0o644); err != nil {
+	if founder {
+		if err := os.WriteFile(filepath.Join(dir, node.FoundersFile), []byte(name+" | "+url+"\n"), 0o644); err != nil {
 			return err
 		}
 	}

@@ -26,7 +26,7 @@ func suggestions(cfg *config.Config, items []queue.Item) (out []pullrequest.Sugg
 			TraceURL: it.TraceURL, TraceHash: it.Hash,
 			// The queue time, not now: the draft must be the same bytes
 			// on every run, or a person's edit could not be told apart.
-			ValidatedAt: it.QueuedAt.UTC(), Notes: it.SuggestedNotes,
+			ValidatedAt: it.QueuedAt.UTC(), Notes: validation.CleanNotes(it.SuggestedNotes),
 		}
 		v.SetScores(*it.Suggested)
 		out = append(out, pullrequest.Suggestion{

@@ -54,7 +54,10 @@ func (c *checker) indexManifest() {
 	for _, p := range c.base.ManifestProblems {
 		c.add(node.ManifestFile, p.Line, "%s: every row is a published file and must parse", p.Reason)
 	}
-	for _, e := range c.base.Manifest.Entries {
+	if c.base.ArchiveErr != nil {
+		c.add(node.ManifestFile, 1, "%v", c.base.ArchiveErr)
+	}
+	for _, e := range c.base.Rows() {
 		c.own[e.Hash] = true
 		if e.File != "" && filepath.IsLocal(filepath.FromSlash(e.File)) {
 			c.rows[path.Clean(e.File)] = e

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/meshnode/meshnode/internal/dispute"
 	"github.com/meshnode/meshnode/internal/heartbeat/report"
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
@@ -34,14 +35,12 @@ func (n *job) apply(results []*pollResult) error {
 		if n.misnamed > 0 {
 			n.log.Warn("validations name another validator; recorded under the peer's name", "peer", r.peer.name, "url", r.peer.url, "count", n.misnamed)
 		}
-		for _, m := range r.mismatches {
-			n.ledger.AddRejection(m.url, &ledger.Rejection{
-				Agent: r.peer.name, AgentURL: r.peer.url, Seq: m.entry.Seq,
-				ClaimedHash: m.entry.Hash, ServedHash: m.served, At: n.now,
-			})
-			n.disputes = append(n.disputes, n.disputeOf(r.peer, m))
-		}
+		n.recordMismatches(r.peer, r.mismatches)
 		n.learn(r)
+	}
+	toQueue, err := n.admit(toQueue)
+	if err != nil {
+		return err
 	}
 	added, err := n.queue.Enqueue(toQueue...)
 	refused, itemsOnly := queue.ItemErrors(err)
@@ -163,6 +162,54 @@ func (n *job) recordValidation(p peer, f fetched) bool {
 	lv.Validator, lv.ValidatorURL, lv.SourceURL, lv.SourceHash = p.name, p.url, f.url, f.entry.Hash
 	n.ledger.AddValidation(&lv)
 	return claimed
+}
+
+// recordMismatches records each hash mismatch as a rejection and a dispute
+// to publish, until the peer has maxDisputesPerPeer disputes; the rest are
+// passed over and the summary says how many.
+func (n *job) recordMismatches(p peer, ms []mismatch) {
+	held := 0
+	for _, m := range ms {
+		if n.disputesAbout(p.url) >= maxDisputesPerPeer {
+			held++
+			continue
+		}
+		n.disputeCount[p.url]++
+		n.ledger.AddRejection(m.url, &ledger.Rejection{
+			Agent: p.name, AgentURL: p.url, Seq: m.entry.Seq,
+			ClaimedHash: m.entry.Hash, ServedHash: m.served, At: n.now,
+		})
+		n.disputes = append(n.disputes, n.disputeOf(p, m))
+	}
+	if held > 0 {
+		n.holdBack(p, held, fmt.Sprintf("hash mismatches not disputed: %d disputes of this peer published, the most we publish of one peer", maxDisputesPerPeer))
+	}
+}
+
+// disputesAbout counts the disputes we published about the peer at url,
+// and those this run added; the published ones are read from the
+// snapshot's disputes/ once a heartbeat, when a mismatch first asks.
+func (n *job) disputesAbout(url string) int {
+	if n.disputeCount == nil {
+		n.disputeCount = map[string]int{}
+		for _, f := range n.snap.Files(node.DisputesDir) {
+			if f.Err != nil {
+				continue
+			}
+			if d, err := dispute.Parse(f.Data); err == nil {
+				n.disputeCount[d.AgentURL]++
+			}
+		}
+	}
+	return n.disputeCount[url]
+}
+
+// holdBack logs and reports count items of peer p that a bound kept back.
+func (n *job) holdBack(p peer, count int, why string) {
+	n.log.Warn("held back", "peer", p.name, "url", p.url, "count", count, "reason", why)
+	n.mu.Lock()
+	n.sum.HeldBack = append(n.sum.HeldBack, report.HeldBack{Peer: p.name, URL: p.url, Count: count, Reason: why})
+	n.mu.Unlock()
 }
 
 // recordUnfetchables keeps rows of a legacy layout (no file column): they

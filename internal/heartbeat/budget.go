@@ -29,6 +29,14 @@ const (
 	// own MANIFEST.md, so a peer listing thousands of wrong hashes would
 	// otherwise have us publish thousands of files in one heartbeat.
 	maxDisputesPerPoll = 10
+	// maxDisputesPerPeer bounds the disputes we publish about one peer in
+	// all, as maxUnverifiedPerPeer bounds its unverifiable rows: each is a
+	// file and a row of our MANIFEST.md forever, and a hundred already say
+	// all there is to say about a peer's hashes. Past it, mismatches are
+	// still rejected and reported in the summary, but neither recorded
+	// nor disputed. Five peers listing 6,000 wrong hashes each otherwise
+	// had us publish 7,500 files in 150 heartbeats.
+	maxDisputesPerPeer = 100
 	// maxBytesPerPoll bounds the bytes of one peer's files one poll keeps
 	// in memory until the heartbeat ends: 5,000 files of 6.5 KiB, where
 	// the real mesh's 859 traces average 4.6 KiB and the largest is 39 KiB.

@@ -284,3 +284,51 @@ func TestPeersShareOneHeartbeatsBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestDisputesOfOnePeerStopAtTheirLifetimeBound: a peer that keeps listing
+// wrong hashes gets at most maxDisputesPerPeer disputes from us in all
+// (bb3f4e4 published 10 a heartbeat for ever: 7,500 files from five such
+// peers in 150 heartbeats); past it the summary says what was held back.
+func TestDisputesOfOnePeerStopAtTheirLifetimeBound(t *testing.T) {
+	const rows = 40
+	p := newFakePeer(t)
+	m := manifest.Manifest{Agent: "liar", Sequence: rows}
+	for seq := 1; seq <= rows; seq++ {
+		name := fmt.Sprintf("traces/%04d.md", seq)
+		m.Entries = append(m.Entries, manifest.Entry{Seq: manifest.Seq(seq), Hash: manifest.HashBytes([]byte(fmt.Sprint("claimed", seq))), File: name, Type: "knowledge", Status: "pending"})
+		p.serve("/liar/"+name, []byte(fmt.Sprint("served", seq)))
+	}
+	p.handle("/liar/MANIFEST.md", staticManifest(m.Format()))
+	url := p.URL + "/liar/"
+	dir := newNode(t, [][2]string{{"liar", url}}, "gossip:\n  enabled: false\n")
+	// The node already published all but 5 of the disputes it gives one
+	// peer, and one about another peer, which does not count.
+	for i := range maxDisputesPerPeer - 5 {
+		claimed := manifest.HashBytes([]byte(fmt.Sprint("old", i)))
+		d := dispute.Dispute{Reporter: "tester", ReporterURL: "http://127.0.0.1:1/tester/", Agent: "liar", AgentURL: url,
+			FileURL: url + "traces/old.md", Seq: manifest.Seq(1000 + i), ClaimedHash: claimed, ServedHash: manifest.HashBytes([]byte("x")), ObservedAt: testNow}
+		write(t, dir, node.DisputesDir+"/"+dispute.FileName(claimed), string(d.Format()))
+	}
+	sum := beat(t, dir, testNow)
+	if sum.DisputesPublished != 5 {
+		t.Errorf("%d disputes published, want the 5 left of %d", sum.DisputesPublished, maxDisputesPerPeer)
+	}
+	if len(sum.HeldBack) != 1 || sum.HeldBack[0].URL != url || sum.HeldBack[0].Count != maxDisputesPerPoll-5 {
+		t.Errorf("held back %+v, want %d mismatches of %s", sum.HeldBack, maxDisputesPerPoll-5, url)
+	}
+	for i := 1; i <= 3; i++ {
+		if sum := beat(t, dir, testNow.Add(time.Duration(i)*cursorStep)); sum.DisputesPublished != 0 {
+			t.Errorf("heartbeat %d published %d more disputes", i+1, sum.DisputesPublished)
+		}
+	}
+	disputes, _ := os.ReadDir(filepath.Join(dir, node.DisputesDir))
+	if len(disputes) != maxDisputesPerPeer {
+		t.Errorf("%d dispute files, want %d", len(disputes), maxDisputesPerPeer)
+	}
+	if got := len(loadLedger(t, dir).Rejected); got != 5 {
+		t.Errorf("%d rejections in the ledger, want the 5 disputed", got)
+	}
+	if c := loadState(t, dir).Cursors[url]; c.LastSeenSeq != rows {
+		t.Errorf("cursor at %d, want %d: mismatches past the bound are passed over, not carried", c.LastSeenSeq, rows)
+	}
+}

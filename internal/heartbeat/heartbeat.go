@@ -41,6 +41,11 @@ type Options struct {
 	// node.ErrLocked, when another process holds the node's lock: a
 	// watching node skips a tick rather than queue it (docs/watch.md).
 	NoWait bool
+	// ManifestWindow and ManifestChunk size our MANIFEST.md and its
+	// archive pages (publish.Options); 0 means the defaults.
+	ManifestWindow, ManifestChunk int
+
+	pubLimits *pubLimits // what peers can make us publish; nil: defaultPubLimits (tests shrink it)
 }
 
 // job is one heartbeat's working set.
@@ -66,6 +71,10 @@ type job struct {
 	// read again, and rereading the peers read again (rereadMisread).
 	firstSeen map[manifest.Hash]time.Time
 	rereading map[string]bool
+	// disputeCount counts, by peer URL, the disputes published about it
+	// and those this run adds (disputesAbout).
+	disputeCount map[string]int
+	pub          *pubBudget // what may still be published of each peer's (publishing)
 }
 
 // Run runs one heartbeat of the node in opts.Dir. It returns an error only
@@ -114,6 +123,7 @@ func Run(ctx context.Context, opts Options) (*report.Summary, error) {
 	if err := n.save(); err != nil {
 		return nil, err
 	}
+	n.reportHeld()
 	n.countPolling(before)
 	n.sum.SortLists()
 	n.sum.Interrupted = errors.Is(parent.Err(), context.Canceled)
@@ -136,6 +146,7 @@ func (n *job) pollAll(ctx context.Context, peers []peer) []*pollResult {
 		// As many of a peer's files as an HTTP/2 host takes at once.
 		fileWorkers: max(n.cfg.Heartbeat.MaxStreamsPerHost, n.cfg.Heartbeat.MaxConnsPerHost),
 		parsing:     semaphore.NewWeighted(maxParseBytes),
+		pages:       semaphore.NewWeighted(maxParseBytes),
 	}
 	results := make([]*pollResult, len(peers))
 	var mu sync.Mutex

@@ -57,11 +57,12 @@ func (n *job) publish() error {
 	res, err := publish.Plan(n.snap, publish.Options{
 		Agent: n.cfg.Agent, URL: n.cfg.URL, Now: n.now,
 		Statuses: statuses, RefreshUpdated: refresh,
+		Window: n.opts.ManifestWindow, Chunk: n.opts.ManifestChunk, MaxBytes: n.cfg.Limits.ManifestBytes,
 	})
 	if err != nil {
 		return err
 	}
-	if res.Changed, err = n.snap.WriteManifest(res.Manifest); err != nil {
+	if res.Changed, err = n.snap.WriteManifest(res.Manifest, res.Archived); err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}
 	for _, h := range res.Held {

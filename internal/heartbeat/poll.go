@@ -46,6 +46,10 @@ type poller struct {
 	// parsing holds the bytes of the manifests being parsed and planned,
 	// at most maxParseBytes.
 	parsing *semaphore.Weighted
+	// pages holds the bytes of the archive pages being parsed, at most
+	// maxParseBytes; a poll holds one page's at a time, beside its
+	// manifest's in parsing.
+	pages *semaphore.Weighted
 	// node is what all polls of this heartbeat have spent together.
 	node nodeBudget
 }
@@ -110,7 +114,7 @@ func (pl *poller) poll(ctx context.Context, p peer, c state.Cursor) *pollResult 
 	r.cursor.ManifestSHA256 = sum
 	r.cursor.ManifestUpdated = m.Updated
 	r.cursor.NewestEntry = newestEntry(m, pl.now)
-	pl.process(ctx, r, m)
+	pl.process(ctx, r, pl.withArchive(ctx, r, m))
 	if pl.wantPeers {
 		pl.gossip(ctx, r)
 	}
@@ -119,9 +123,10 @@ func (pl *poller) poll(ctx context.Context, p peer, c state.Cursor) *pollResult 
 
 // process fetches and verifies the entries the plan wants, within the
 // poll's budget.
-func (pl *poller) process(ctx context.Context, r *pollResult, m *manifest.Manifest) {
+func (pl *poller) process(ctx context.Context, r *pollResult, v archiveView) {
 	c := &r.cursor
-	pn := planPoll(cursorView{lastSeen: c.LastSeenSeq, gaps: c.Gaps, retry: c.Retry}, m)
+	pn := planPoll(cursorView{lastSeen: c.LastSeenSeq, gaps: c.Gaps, retry: c.Retry}, v.m)
+	pn.gaps = withoutRanges(pn.gaps, v.read)
 	r.backwards = pn.backwards
 	if pn.backwards {
 		pl.logf("peer %s: sequence went backwards from %d to %d: rescanning, deduplicating by hash", r.peer.name, c.LastSeenSeq, pn.lastSeen)
@@ -172,7 +177,7 @@ func (pl *poller) process(ctx context.Context, r *pollResult, m *manifest.Manife
 	c.LastSeenSeq = pn.lastSeen
 	c.Gaps = pn.gaps
 	c.Retry = append(retry, pn.retry...)
-	c.Backlog = pn.truncated
+	c.Backlog = pn.truncated || v.truncated
 	r.gapCount = state.Ranges(pn.gaps).Count()
 	if len(pn.gaps) > 0 {
 		pl.logf("peer %s: %d seqs missing below %d (gaps kept for a later backfill)", r.peer.name, r.gapCount, pn.lastSeen)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"strings"
 	"time"
 
 	"github.com/meshnode/meshnode/internal/config"
@@ -44,8 +45,12 @@ func (n *job) publishResults() error {
 	}
 	var marks []queue.Update
 	for _, it := range todo {
-		if err := n.publishResult(it); err != nil {
+		held, err := n.publishResult(it)
+		if err != nil {
 			return err
+		}
+		if held {
+			continue // not marked: published at a later heartbeat
 		}
 		marks = append(marks, queue.Update{Kind: queue.Publish, ID: it.ID, At: n.now})
 	}
@@ -62,48 +67,58 @@ func (n *job) publishResults() error {
 }
 
 // publishResult writes the validation of one stored result unless its
-// file exists or the result cannot be a validation. A shared queue is
-// written by workers and whoever else may write its database, so a result
-// is published only for a trace this node fetched and verified itself,
-// at the URL it was fetched from: the rule check holds a person's
-// validation to.
-func (n *job) publishResult(it queue.Item) error {
+// file exists or the result cannot be a validation, and reports held when
+// the budget of what one peer can make us publish (pubBudget) holds it
+// back for a later heartbeat. A shared queue is written by workers and
+// whoever else may write its database, so a result is published only for
+// a trace this node fetched and verified itself, at the URL it was
+// fetched from: the rule check holds a person's validation to.
+func (n *job) publishResult(it queue.Item) (held bool, err error) {
 	rel := path.Join(node.ValidationsDir, validation.FileName(it.Hash))
 	if _, ok := n.snap.File(rel); ok {
-		return nil
+		return false, nil
 	}
 	if t := n.ledger.Traces[it.Hash]; t == nil || !t.Verified || t.URL != it.TraceURL || it.ID != queueID(it.Hash) {
 		n.log.Warn("stored result not published: not a trace this node verified", "id", it.ID, "url", it.TraceURL, "sha256", it.Hash)
-		return nil
+		return false, nil
 	}
-	v := newValidation(n.cfg, it, it.Result.Scores, it.Result.Notes, n.now)
-	if problems := v.Check(); len(problems) > 0 {
+	v, err := newValidation(n.cfg, it, it.Result.Scores, it.Result.Notes, n.now)
+	if err != nil {
 		// A worker stored what no validation may say (a score outside
 		// 0–5): nothing is published and the item is marked, so it is
 		// not tried at every heartbeat; a person sees it in the inbox.
-		n.log.Warn("stored result not published", "id", it.ID, "problems", fmt.Sprint(problems))
-		return nil
+		n.log.Warn("stored result not published", "id", it.ID, "err", err.Error())
+		return false, nil
 	}
-	err := n.snap.WriteFile(rel, v.Format())
+	if !n.publishing().take(it) {
+		return true, nil
+	}
+	err = n.snap.WriteFile(rel, v.Format())
 	if errors.Is(err, fs.ErrExist) {
-		return nil // a person wrote it since the snapshot was taken
+		return false, nil // a person wrote it since the snapshot was taken
 	}
 	if err != nil {
-		return fmt.Errorf("publish validation: %w", err)
+		return false, fmt.Errorf("publish validation: %w", err)
 	}
 	n.sum.ValidationsPublished++
 	n.log.Info("validated", "peer", it.From, "url", it.TraceURL, "sha256", it.Hash, "status", v.Result, "total", v.Total,
 		"scorer", it.Result.Scorer)
-	return nil
+	return false, nil
 }
 
-// newValidation is the validation of item's trace with these scores, by
-// this node, at now: what the heartbeat's scorer writes.
-func newValidation(cfg *config.Config, item queue.Item, scores validation.Scores, notes string, now time.Time) *validation.Validation {
+// newValidation is the validation of item's trace with these scores and
+// notes, by this node, at now. Every validation the heartbeat writes comes
+// from it, scored by the node's own scorer or stored in the queue by a
+// worker (publishResult), so both get the same bounds: notes cut by
+// validation.CleanNotes, and no file that validation.Check refuses.
+func newValidation(cfg *config.Config, item queue.Item, scores validation.Scores, notes string, now time.Time) (*validation.Validation, error) {
 	v := &validation.Validation{
 		Validator: cfg.Agent, ValidatorURL: cfg.URL, TraceURL: item.TraceURL, TraceHash: item.Hash,
-		ValidatedAt: now, Notes: notes,
+		ValidatedAt: now, Notes: validation.CleanNotes(notes),
 	}
 	v.SetScores(scores)
-	return v
+	if problems := v.Check(); len(problems) > 0 {
+		return nil, fmt.Errorf("not a validation: %s", strings.Join(problems, "; "))
+	}
+	return v, nil
 }

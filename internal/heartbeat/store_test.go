@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -172,4 +173,75 @@ func validationFiles(t *testing.T, dir string) map[string][]byte {
 		out[e.Name()] = data
 	}
 	return out
+}
+
+// TestStoredResultGetsTheScorersBounds: a worker's result with 2 MiB of
+// notes (bb3f4e4 published it whole, a 2 MiB validation listed in
+// MANIFEST.md that peers refuse to read) is published with the notes the
+// node's own scorer would be allowed: one line of at most 500 bytes.
+func TestStoredResultGetsTheScorersBounds(t *testing.T) {
+	good := goodPeer(t)
+	defer good.Close()
+	dir := newNode(t, [][2]string{{"good", good.URL + "/"}}, "")
+	beat(t, dir, testNow)
+	q := queue.Open(filepath.Join(dir, filepath.FromSlash(node.QueueFile)))
+	q.Now = func() time.Time { return testNow }
+	got, err := q.Claim(queue.Claim{Owner: "w", Now: testNow, Max: 1})
+	if err != nil || len(got) != 1 {
+		t.Fatalf("claim: %v, %v", got, err)
+	}
+	notes := strings.Repeat("word \n\t", 2<<20/7)
+	res := &queue.Result{Scores: [6]int{4, 4, 4, 4, 4, 4}, Notes: notes, Scorer: "command", ScoredAt: testNow}
+	if r, err := q.Update(queue.Update{Kind: queue.Finish, ID: got[0].ID, Owner: "w", Version: got[0].Version,
+		Status: queue.StatusDone, At: testNow, Result: res}); err != nil || r[0] != nil {
+		t.Fatalf("finish: %v %v", r, err)
+	}
+	write(t, dir, signal.FoundersFile, "tester | http://127.0.0.1:1/tester/\n")
+	beat(t, dir, testNow.Add(time.Hour))
+	data, ok := validationFiles(t, dir)[validation.FileName(got[0].Hash)]
+	if !ok {
+		t.Fatal("the stored result was not published")
+	}
+	v, err := validation.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := validation.CleanNotes(notes); v.Notes != want || len(data) > 2<<10 {
+		t.Errorf("published %d bytes with notes of %d bytes, want the scorer's bound (%d bytes)", len(data), len(v.Notes), len(want))
+	}
+}
+
+// TestStoredResultsShareThePeersBudget: results workers stored count
+// against what one peer can make us publish in a heartbeat, like the
+// node's own scorer's; the one held back is published at the next.
+func TestStoredResultsShareThePeersBudget(t *testing.T) {
+	good := goodPeer(t)
+	defer good.Close()
+	dir := newNode(t, [][2]string{{"good", good.URL + "/"}}, "")
+	beat(t, dir, testNow)
+	q := queue.Open(filepath.Join(dir, filepath.FromSlash(node.QueueFile)))
+	q.Now = func() time.Time { return testNow }
+	got, err := q.Claim(queue.Claim{Owner: "w", Now: testNow})
+	if err != nil || len(got) != 2 {
+		t.Fatalf("claim: %v, %v", got, err)
+	}
+	for _, it := range got {
+		res := &queue.Result{Scores: [6]int{4, 4, 4, 4, 4, 4}, Scorer: "command", ScoredAt: testNow}
+		if r, err := q.Update(queue.Update{Kind: queue.Finish, ID: it.ID, Owner: "w", Version: it.Version,
+			Status: queue.StatusDone, At: testNow, Result: res}); err != nil || r[0] != nil {
+			t.Fatalf("finish: %v %v", r, err)
+		}
+	}
+	write(t, dir, signal.FoundersFile, "tester | http://127.0.0.1:1/tester/\n")
+	l := pubLimits{perPeer: 1, perPeerDay: 10, perHeartbeat: 10, queuedPerPeer: 10, queued: 10}
+	sum := beatLimited(t, dir, testNow.Add(time.Hour), &l)
+	if sum.ValidationsPublished != 1 || len(sum.HeldBack) != 1 || sum.HeldBack[0].Count != 1 {
+		t.Fatalf("published %d, held back %+v; want 1 and 1", sum.ValidationsPublished, sum.HeldBack)
+	}
+	if sum := beatLimited(t, dir, testNow.Add(2*time.Hour), &l); sum.ValidationsPublished != 1 {
+		t.Errorf("the next heartbeat published %d, want the one held back", sum.ValidationsPublished)
+	}
+	if n := len(validationFiles(t, dir)); n != 2 {
+		t.Errorf("%d validation files, want 2", n)
+	}
 }

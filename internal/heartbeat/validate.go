@@ -69,6 +69,9 @@ func (n *job) scoreQueue(ctx context.Context, scorer score.Scorer) error {
 		if gctx.Err() != nil {
 			break
 		}
+		if !n.publishing().take(items[i]) {
+			continue // given back to the queue by close, for a later heartbeat
+		}
 		it := &items[i]
 		// A started item is scored to the end, deadline or not, so no
 		// half-done work is left behind.
@@ -122,7 +125,10 @@ func (n *job) scoreItem(ctx context.Context, scorer score.Scorer, item *queue.It
 	if err != nil {
 		return finish(queue.StatusFailed, "scorer: "+err.Error())
 	}
-	v := newValidation(n.cfg, *item, res.Scores, res.Notes, n.now)
+	v, err := newValidation(n.cfg, *item, res.Scores, res.Notes, n.now)
+	if err != nil {
+		return finish(queue.StatusFailed, "scorer: "+err.Error())
+	}
 	err = n.snap.WriteFileUnsynced(rel, v.Format())
 	if errors.Is(err, fs.ErrExist) {
 		// A person wrote it since the snapshot was taken: theirs stands,

@@ -40,6 +40,14 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Parse(Format) failed: %v\n%s", err, out)
 		}
+		if len(back.Archives) != len(m.Archives) {
+			t.Fatalf("%d archive links after round trip, want %d\n%s", len(back.Archives), len(m.Archives), out)
+		}
+		for i, a := range back.Archives {
+			if a != m.Archives[i] {
+				t.Fatalf("archive %d: got %+v, want %+v\n%s", i, a, m.Archives[i], out)
+			}
+		}
 		want := m.newestFirst()
 		if len(back.Entries) != len(want) {
 			t.Fatalf("%d entries after round trip, want %d\n%s", len(back.Entries), len(want), out)

@@ -18,6 +18,7 @@ type Manifest struct {
 	URL      string    // "url:" line; empty when absent
 	Updated  time.Time // "updated:" or "**Last Updated:**"; zero when absent
 	Sequence Seq       // declared "sequence:"; 0 when absent
+	Archives []Archive // "archive:" lines, oldest first: older rows, moved out
 	Entries  []Entry   // rows in the order written
 }
 

@@ -36,10 +36,22 @@ var ErrNotManifest = errors.New("not a manifest: no sequence line and no table w
 // reported as problems. It returns an error only when the bytes are not
 // UTF-8 text or not a manifest at all.
 func Parse(data []byte) (*Manifest, []Problem, error) {
+	return parse(data, MaxRows)
+}
+
+// ParseOwn is Parse without the row limit, for the node's own MANIFEST.md,
+// whose size its caller bounds: a node that published more than MaxRows
+// files before its MANIFEST.md was archived (docs/decisions.md) must still
+// read every row it published, to archive them.
+func ParseOwn(data []byte) (*Manifest, []Problem, error) {
+	return parse(data, maxSeqValue)
+}
+
+func parse(data []byte, maxRows int) (*Manifest, []Problem, error) {
 	if !utf8.Valid(data) {
 		return nil, nil, errors.New("manifest: not utf-8 text")
 	}
-	p := &parser{m: &Manifest{}}
+	p := &parser{m: &Manifest{}, maxRows: maxRows}
 	p.run(splitLines(data))
 	if !p.sawSequence && !p.sawHeader {
 		return nil, p.problems, ErrNotManifest
@@ -48,6 +60,7 @@ func Parse(data []byte) (*Manifest, []Problem, error) {
 		p.m.Agent = p.titleAgent
 	}
 	p.m.Agent = peertext.Clean(p.m.Agent)
+	p.m.SortArchives()
 	return p.m, p.problems, nil
 }
 
@@ -61,6 +74,8 @@ type parser struct {
 	sawSequence bool
 	titleAgent  string
 	rows        int
+	archives    int // archive lines seen
+	maxRows     int
 }
 
 func splitLines(data []byte) []string {
@@ -130,8 +145,8 @@ func (p *parser) tableLine(n int, line, next string) bool {
 		p.problem(n, "table row before any header skipped")
 		return true
 	}
-	if p.rows++; p.rows > MaxRows {
-		p.problem(n, "more than %d rows; the rest are ignored", MaxRows)
+	if p.rows++; p.rows > p.maxRows {
+		p.problem(n, "more than %d rows; the rest are ignored", p.maxRows)
 		return false
 	}
 	if e, ok := p.row(n, cells); ok {
@@ -165,6 +180,8 @@ func (p *parser) textLine(n int, line string) {
 		p.updated(n, value)
 	case "sequence":
 		p.sequence(n, value)
+	case archiveKey:
+		p.archive(n, value)
 	}
 }
 

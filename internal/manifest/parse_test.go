@@ -211,3 +211,27 @@ func TestParseCleansControlCharactersInMetadata(t *testing.T) {
 		t.Errorf("type %q, status %q: want escapes and overrides replaced", e.Type, e.Status)
 	}
 }
+
+func TestParseArchiveLines(t *testing.T) {
+	m, problems, err := Parse(readTestdata(t, "archived.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Archive{
+		{First: 1, Last: 5000, File: "archive/MANIFEST-000000001-000005000.md", Hash: HashBytes([]byte("a"))},
+		{First: 5001, Last: 10000, File: "archive/MANIFEST-000005001-000010000.md", Hash: HashBytes([]byte("b"))},
+	}
+	if len(m.Archives) != len(want) {
+		t.Fatalf("archives %+v, want %+v", m.Archives, want)
+	}
+	for i := range want {
+		if m.Archives[i] != want[i] {
+			t.Errorf("archive %d = %+v, want %+v", i, m.Archives[i], want[i])
+		}
+	}
+	// The overlapping line is dropped silently; the three malformed ones
+	// are problems.
+	if len(problems) != 3 {
+		t.Errorf("problems %+v, want 3", problems)
+	}
+}

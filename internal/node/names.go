@@ -22,6 +22,9 @@ const (
 	ValidationsDir = "validations"
 	DisputesDir    = "disputes"
 	StateDir       = "mesh-state"
+	// ArchiveDir holds MANIFEST.md's archive pages (ArchivePage), written
+	// by the heartbeat alone and never rewritten (docs/protocol.md §3.3).
+	ArchiveDir = "archive"
 )
 
 // The node's state under StateDir. Each of the three state files is kept
@@ -42,7 +45,7 @@ var TopFiles = []string{ManifestFile, IdentityFile, AgentsFile, FoundersFile}
 
 // Paths are every top-level file and directory that is the node's rather
 // than the program's: what `meshnode commit` stages and nothing else.
-var Paths = []string{ConfigFile, ManifestFile, AgentsFile, IdentityFile, FoundersFile, TracesDir, ValidationsDir, DisputesDir, StateDir}
+var Paths = []string{ConfigFile, ManifestFile, AgentsFile, IdentityFile, FoundersFile, TracesDir, ValidationsDir, DisputesDir, ArchiveDir, StateDir}
 
 // PublishedDirs hold the node's published files, in seq order.
 var PublishedDirs = []string{TracesDir, ValidationsDir, DisputesDir}
@@ -127,11 +130,11 @@ func PublishedDir(file string) string {
 
 // Node reports whether a slash path belongs to the node rather than to
 // the program: a top-level node file, mesh.yaml, or anything under a
-// published directory or mesh-state/.
+// published directory, archive/ or mesh-state/.
 func Node(file string) bool {
 	top, _, _ := strings.Cut(file, "/")
 	switch top {
-	case ManifestFile, IdentityFile, AgentsFile, FoundersFile, ConfigFile, TracesDir, ValidationsDir, DisputesDir, StateDir:
+	case ManifestFile, IdentityFile, AgentsFile, FoundersFile, ConfigFile, TracesDir, ValidationsDir, DisputesDir, ArchiveDir, StateDir:
 		return true
 	}
 	return false
@@ -141,3 +144,11 @@ func Node(file string) bool {
 // IDENTITY.md, AGENTS.md): the default limits.manifest_bytes, the largest
 // of the three limits peers read them with (docs/config.md).
 const MaxTopFileBytes = 4 << 20
+
+// ArchivePage is the name of the archive page holding MANIFEST.md's rows
+// with seqs first to last: "archive/MANIFEST-000000001-000005000.md". The
+// nine digits hold every seq a manifest accepts, so names sort in seq
+// order.
+func ArchivePage(first, last manifest.Seq) string {
+	return fmt.Sprintf("%s/MANIFEST-%09d-%09d.md", ArchiveDir, first, last)
+}

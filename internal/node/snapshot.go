@@ -43,6 +43,11 @@ type Snapshot struct {
 	// in its place, the site refuses to publish it.
 	ManifestData []byte
 	ManifestLink bool
+	// Archive holds the archive pages MANIFEST.md links, oldest first;
+	// when one cannot be read as linked, ArchiveErr says why and Archive
+	// is empty.
+	Archive    []Page
+	ArchiveErr error
 	// Founders is FOUNDERS.md as it is on disk, nil when absent; a file
 	// that is not a regular one, or is too large, is FoundersErr.
 	Founders    []byte
@@ -171,17 +176,20 @@ func (s *Snapshot) readManifest() error {
 		return err
 	}
 	s.ManifestData = data
-	m, problems, err := manifest.Parse(data)
+	m, problems, err := manifest.ParseOwn(data)
 	if err != nil {
 		s.ManifestErr = fmt.Errorf("our own %s does not parse: %w", ManifestFile, err)
 		return nil
 	}
 	s.Manifest, s.ManifestProblems = m, problems
+	s.readArchive()
 	return nil
 }
 
-// MaxOwnManifestBytes bounds our own MANIFEST.md: manifest.MaxRows rows
-// of about 150 bytes fill 15 MB.
+// MaxOwnManifestBytes bounds our own MANIFEST.md as read. The heartbeat
+// keeps it under 2 MB by archiving (publish.DefaultWindow); the rest lets
+// a node that grew past manifest.MaxRows before it archived (about 400,000
+// rows) read it once, to archive it.
 const MaxOwnManifestBytes = 64 << 20
 
 // readOwnManifest reads the file at p, through a link, when it is a

@@ -93,15 +93,21 @@ func (s *Snapshot) release(rel string) {
 	s.mu.Unlock()
 }
 
-// WriteManifest replaces our MANIFEST.md with m, formatted, when its bytes
-// differ, and reports whether they did.
-func (s *Snapshot) WriteManifest(m *manifest.Manifest) (bool, error) {
+// WriteManifest writes the new archive pages m links, oldest first, then
+// replaces our MANIFEST.md with m, formatted, when its bytes differ, and
+// reports whether they did. The pages go down first, durably, so a crash
+// never leaves MANIFEST.md linking a page that is not there.
+func (s *Snapshot) WriteManifest(m *manifest.Manifest, pages []Page) (bool, error) {
+	if err := s.WritePages(pages); err != nil {
+		return false, err
+	}
 	changed, err := atomicfile.WriteFileIfChanged(s.path(ManifestFile), m.Format(), 0o644)
 	if err != nil {
 		return false, fmt.Errorf("write %s: %w", ManifestFile, err)
 	}
 	s.Manifest, s.ManifestProblems, s.ManifestErr = m, nil, nil
-	return changed, nil
+	s.Archive = append(s.Archive, pages...)
+	return changed || len(pages) > 0, nil
 }
 
 // SaveLedger writes the ledger, a file per peer, and reports whether

@@ -53,13 +53,13 @@ func (e *ImmutableError) Error() string {
 	return b.String()
 }
 
-// verifyRows checks that every file our MANIFEST.md lists still holds
-// the bytes it was published with, and returns those that do not, in
-// MANIFEST order. Rows without a file column (older layouts) cannot be
-// checked.
-func verifyRows(s *node.Snapshot, m *manifest.Manifest) ([]Violation, error) {
+// verifyRows checks that every file our rows list (node.Snapshot.Rows:
+// MANIFEST.md's and its archive pages') still holds the bytes it was
+// published with, and returns those that do not, in row order. Rows
+// without a file column (older layouts) cannot be checked.
+func verifyRows(s *node.Snapshot, rows []manifest.Entry) ([]Violation, error) {
 	var bad []Violation
-	for _, e := range m.Entries {
+	for _, e := range rows {
 		if e.File == "" {
 			continue
 		}

@@ -26,6 +26,12 @@ type Options struct {
 	// RefreshUpdated sets "updated" to Now even when nothing changed, so
 	// peers keep seeing the node as active (docs/protocol.md §10 presence).
 	RefreshUpdated bool
+	// Window and Chunk size MANIFEST.md and its archive pages (archive);
+	// 0 means DefaultWindow and DefaultChunk. MaxBytes is the largest
+	// MANIFEST.md to write, the node's limits.manifest_bytes; 0 means
+	// node.MaxTopFileBytes.
+	Window, Chunk int
+	MaxBytes      int64
 }
 
 // Result says what publishing does.
@@ -36,6 +42,9 @@ type Result struct {
 	NewFiles []manifest.Entry // rows published by this run, in seq order
 	Held     []Held           // files left unpublished, with why
 	Changed  bool             // Publish: MANIFEST.md was rewritten
+	// Archived are the new archive pages Manifest links, to be written
+	// before it (node.Snapshot.WriteManifest).
+	Archived []node.Page
 }
 
 // Held is a file that publishing left unpublished until it is fixed:
@@ -67,6 +76,9 @@ func Publish(o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := s.WritePages(res.Archived); err != nil {
+		return nil, fmt.Errorf("publish: %w", err)
+	}
 	res.Changed, err = writeManifest(filepath.Join(o.Dir, node.ManifestFile), res.Manifest.Format(), 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("publish: %w", err)
@@ -82,11 +94,14 @@ func Plan(s *node.Snapshot, o Options) (*Result, error) {
 	if s.ManifestErr != nil {
 		return nil, fmt.Errorf("%w; refusing to overwrite it", s.ManifestErr)
 	}
+	if s.ArchiveErr != nil {
+		return nil, fmt.Errorf("%w; nothing was published", s.ArchiveErr)
+	}
 	old := s.Manifest
 	if len(s.ManifestProblems) > 0 {
 		return nil, manifestProblems(s.ManifestProblems)
 	}
-	bad, err := verifyRows(s, old)
+	bad, err := verifyRows(s, s.Rows())
 	if err != nil {
 		return nil, err
 	}
@@ -95,12 +110,13 @@ func Plan(s *node.Snapshot, o Options) (*Result, error) {
 	}
 	res := &Result{}
 	next := nextSeq(old)
-	m := &manifest.Manifest{Agent: o.Agent, URL: o.URL, Updated: old.Updated}
+	m := &manifest.Manifest{Agent: o.Agent, URL: o.URL, Updated: old.Updated, Archives: old.Archives}
 	statusChanged := carryRows(m, old, o.Statuses)
-	if err := addNewFiles(m, res, s, o, old, next); err != nil {
+	if err := addNewFiles(m, res, s, o, next); err != nil {
 		return nil, err
 	}
 	m.Sequence = max(next-1, m.MaxSeq())
+	res.Archived = archive(m, o)
 	if len(res.NewFiles) > 0 || statusChanged || o.RefreshUpdated || m.Updated.IsZero() ||
 		m.Agent != old.Agent || m.URL != old.URL {
 		m.Updated = stamp(o.Now)
@@ -126,7 +142,11 @@ func manifestProblems(problems []manifest.Problem) error {
 // counts too, since seqs that a MANIFEST lost (noobagent's gaps) were still
 // given once and must never be given again.
 func nextSeq(m *manifest.Manifest) manifest.Seq {
-	return max(m.Sequence, m.MaxSeq()) + 1
+	top := max(m.Sequence, m.MaxSeq())
+	if n := len(m.Archives); n > 0 {
+		top = max(top, m.Archives[n-1].Last)
+	}
+	return top + 1
 }
 
 // stamp is the form every time in MANIFEST.md takes: UTC, whole seconds, so

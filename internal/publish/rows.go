@@ -54,9 +54,9 @@ func statusFor(e manifest.Entry, statuses map[manifest.Hash]manifest.Status) man
 
 // addNewFiles publishes every own file the MANIFEST does not list yet,
 // from seq next on, in ownFiles order.
-func addNewFiles(m *manifest.Manifest, res *Result, s *node.Snapshot, o Options, old *manifest.Manifest, next manifest.Seq) error {
+func addNewFiles(m *manifest.Manifest, res *Result, s *node.Snapshot, o Options, next manifest.Seq) error {
 	listed := map[string]bool{}
-	for _, e := range old.Entries {
+	for _, e := range s.Rows() {
 		listed[e.File] = true
 	}
 	res.Held = append(res.Held, linkedTopFiles(s.Dir)...)
@@ -114,11 +114,20 @@ func isDraft(t *trace.Trace) bool {
 	return d == "true" || d == "yes"
 }
 
-// typeOf is a trace's type as a MANIFEST cell: lower case, one word, so
-// that no author can break the table.
+// maxTypeBytes bounds a trace's type in its MANIFEST row, so that a row
+// is at most about 330 bytes and MANIFEST.md's 9,999 rows stay under
+// limits.manifest_bytes (archive). The longest type on the real mesh has
+// 12 bytes.
+const maxTypeBytes = 64
+
+// typeOf is a trace's type as a MANIFEST cell: lower case, one word, at
+// most maxTypeBytes, so that no author can break or bloat the table.
 func typeOf(t *trace.Trace) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(strings.TrimSpace(t.Type)) {
+		if b.Len() == maxTypeBytes {
+			break
+		}
 		switch {
 		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-', r == '_':
 			b.WriteRune(r)

@@ -15,9 +15,6 @@ import (
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
-// maxNotes bounds the notes line copied into a validation file.
-const maxNotes = 500
-
 // NewCommandRequest builds what a scoring command reads for in.
 func NewCommandRequest(in Input) CommandRequest {
 	r := CommandRequest{
@@ -64,7 +61,7 @@ func ParseCommandResponse(out []byte) (*Result, error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, errors.New("scoring command output has data after the JSON object")
 	}
-	r := &Result{Notes: oneLine(resp.Notes)}
+	r := &Result{Notes: validation.CleanNotes(resp.Notes)}
 	if err := fillScores(r, resp.Scores); err != nil {
 		return nil, err
 	}
@@ -121,13 +118,4 @@ func dimIndex(d string) int {
 		}
 	}
 	return -1
-}
-
-// oneLine folds whitespace so notes stay one line, and bounds their length.
-func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > maxNotes {
-		s = strings.ToValidUTF8(s[:maxNotes], "") + "…"
-	}
-	return s
 }

@@ -44,12 +44,12 @@ func FromSnapshot(s *node.Snapshot, agent, url string) (Input, error) {
 	return in, nil
 }
 
-// ownTraces lists our MANIFEST rows that are traces (node.KindOf), as a
-// peer reading our manifest takes them, with type and category filled
-// from the files where the rows leave them out.
+// ownTraces lists our rows that are traces (node.KindOf), MANIFEST.md's and
+// its archive pages', as a peer reading our manifest takes them, with type
+// and category filled from the files where the rows leave them out.
 func ownTraces(s *node.Snapshot, agent, url string) []ledger.Trace {
 	var out []ledger.Trace
-	for _, e := range s.Manifest.Entries {
+	for _, e := range s.Rows() {
 		if e.Hash == "" || node.KindOf(e) != node.KindTrace {
 			continue
 		}

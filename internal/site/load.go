@@ -10,7 +10,6 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/meshnode/meshnode/internal/config"
-	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/signal"
 )
@@ -37,8 +36,7 @@ func Load(dir string, now time.Time) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := loadManifest(n, snap)
-	if err != nil {
+	if err := loadManifest(n, snap); err != nil {
 		return nil, err
 	}
 	if err := loadConfig(dir, n); err != nil {
@@ -51,7 +49,7 @@ func Load(dir string, now time.Time) (*Node, error) {
 	if err := loadPublished(n, snap, identity); err != nil {
 		return nil, err
 	}
-	loadTraces(n, m, snap)
+	loadTraces(n, snap)
 	l := snap.Ledger
 	// SIGNAL reads the snapshot, whose traces were parsed once above, and
 	// runs on the other core while the rest of the model is put together.
@@ -97,22 +95,24 @@ func readOptional(dir, name string) ([]byte, error) {
 
 // loadManifest takes our MANIFEST.md from the snapshot: read and parsed
 // once, by node.Open.
-func loadManifest(n *Node, snap *node.Snapshot) (*manifest.Manifest, error) {
+func loadManifest(n *Node, snap *node.Snapshot) error {
 	switch data := snap.ManifestData; {
 	case snap.ManifestLink:
-		return nil, fmt.Errorf("refusing to publish %s, which is %w: replace it with the file itself", manifestFile, node.ErrSymlink)
+		return fmt.Errorf("refusing to publish %s, which is %w: replace it with the file itself", manifestFile, node.ErrSymlink)
 	case data == nil:
-		return &manifest.Manifest{}, nil
+		return nil
 	case int64(len(data)) > node.MaxTopFileBytes:
-		return nil, fmt.Errorf("%s is %w: %d bytes, more than the %d allowed", manifestFile, node.ErrTooLarge, len(data), node.MaxTopFileBytes)
+		return fmt.Errorf("%s is %w: %d bytes, more than the %d allowed", manifestFile, node.ErrTooLarge, len(data), node.MaxTopFileBytes)
 	case config.IsTemplate(data):
-		return nil, fmt.Errorf("%s is %w", manifestFile, ErrTemplate)
+		return fmt.Errorf("%s is %w", manifestFile, ErrTemplate)
 	case snap.ManifestErr != nil:
-		return nil, snap.ManifestErr
+		return snap.ManifestErr
+	case snap.ArchiveErr != nil:
+		return snap.ArchiveErr
 	}
 	m := snap.Manifest
 	n.Agent, n.URL, n.Updated, n.Sequence = m.Agent, m.URL, m.Updated.UTC(), m.Sequence
-	return m, nil
+	return nil
 }
 
 // loadIdentity reads IDENTITY.md, the one top-level file the snapshot
@@ -135,7 +135,7 @@ func loadIdentity(dir string, n *Node) ([]byte, error) {
 
 // loadPublished collects every published file, to be copied byte for
 // byte: the top-level files as the snapshot read them (and IDENTITY.md),
-// then our traces, validations and disputes.
+// MANIFEST.md's archive pages, then our traces, validations and disputes.
 func loadPublished(n *Node, snap *node.Snapshot, identity []byte) error {
 	if snap.AgentsErr != nil {
 		return snap.AgentsErr
@@ -150,6 +150,9 @@ func loadPublished(n *Node, snap *node.Snapshot, identity []byte) error {
 		if f.Data != nil {
 			n.Files = append(n.Files, f)
 		}
+	}
+	for _, p := range snap.Archive {
+		n.Files = append(n.Files, File{Path: p.Link.File, Data: p.Data})
 	}
 	for _, h := range snap.Held() {
 		if h.Link {

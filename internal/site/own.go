@@ -25,9 +25,9 @@ var shownApart = map[string]bool{"title": true, "type": true, "category": true, 
 // parsed on every core, through the snapshot (Snapshot.Trace), which
 // keeps each parse for SIGNAL: with 10,000 traces, parsing is most of a
 // rebuild.
-func loadTraces(n *Node, m *manifest.Manifest, snap *node.Snapshot) {
+func loadTraces(n *Node, snap *node.Snapshot) {
 	rows := map[string]manifest.Entry{}
-	for _, e := range m.Entries {
+	for _, e := range snap.Rows() {
 		rows[e.File] = e
 	}
 	var files []File

@@ -31,6 +31,7 @@
 package validation
 
 import (
+	"strings"
 	"time"
 
 	"github.com/meshnode/meshnode/internal/manifest"
@@ -89,3 +90,21 @@ const (
 	LayoutV02       = "v0.2"      // SIGNAL spec v0.2
 	LayoutTrace     = "trace"     // a trace of type validation
 )
+
+// MaxNotesBytes bounds the notes of a validation this node writes: one
+// line, cut at 500 bytes (and marked "…"), whoever scored it, the node's
+// scorer, a scoring command or a worker's result stored in the queue. A
+// person's validation may say more; the file's size is bounded by what
+// peers read (1 MiB).
+const MaxNotesBytes = 500
+
+// CleanNotes is notes as a validation this node writes holds them: its
+// whitespace folded to single spaces, so it stays on one line, and cut to
+// MaxNotesBytes on a rune boundary, with "…" when cut.
+func CleanNotes(notes string) string {
+	s := oneLine(notes)
+	if len(s) > MaxNotesBytes {
+		s = strings.ToValidUTF8(s[:MaxNotesBytes], "") + "…"
+	}
+	return s
+}

@@ -45,8 +45,12 @@ type Summary struct {
 	// Held lists our own files left unpublished until a person fixes
 	// them (a draft, a file that does not parse, a name or a kind the node
 	// never publishes), in publication order.
-	Held    []Held `json:"held,omitempty"`
-	Changed bool   `json:"changed"`
+	Held []Held `json:"held,omitempty"`
+	// HeldBack lists what a bound on what peers can make us publish kept
+	// back this heartbeat, by peer, with why (docs/security.md, "Every
+	// limit and why").
+	HeldBack []HeldBack `json:"held_back,omitempty"`
+	Changed  bool       `json:"changed"`
 	// Interrupted: a signal stopped the run early. What it did is saved;
 	// peers it did not poll and traces it did not score wait for the next.
 	Interrupted bool `json:"interrupted,omitempty"`
@@ -69,6 +73,15 @@ type Summary struct {
 // Held is one of our files that publication left out, and why.
 type Held struct {
 	File   string `json:"file"`
+	Reason string `json:"reason"`
+}
+
+// HeldBack is what one bound kept back of one peer's in one heartbeat:
+// Count items, and why.
+type HeldBack struct {
+	Peer   string `json:"peer"`
+	URL    string `json:"url"`
+	Count  int    `json:"count"`
 	Reason string `json:"reason"`
 }
 
@@ -109,6 +122,13 @@ func (s *Summary) SortLists() {
 	})
 	sort.Slice(s.Failures, func(i, j int) bool { return s.Failures[i].Peer < s.Failures[j].Peer })
 	sort.Strings(s.Unreachable)
+	sort.Slice(s.HeldBack, func(i, j int) bool {
+		a, b := s.HeldBack[i], s.HeldBack[j]
+		if a.URL != b.URL {
+			return a.URL < b.URL
+		}
+		return a.Reason < b.Reason
+	})
 	sort.Slice(s.Spikes, func(i, j int) bool { return s.Spikes[i].URL < s.Spikes[j].URL })
 	if s.Spikes == nil {
 		s.Spikes = []Spike{}
@@ -156,6 +176,9 @@ func (s *Summary) WriteText(w io.Writer) {
 	}
 	for _, h := range s.Held {
 		fmt.Fprintf(w, "not published: %q: %s\n", h.File, oneLine(h.Reason))
+	}
+	for _, h := range s.HeldBack {
+		fmt.Fprintf(w, "held back: %s: %d %s\n", h.Peer, h.Count, oneLine(h.Reason))
 	}
 }
 
