@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -93,5 +94,71 @@ func TestHeartbeatOnARealTerminalIsQuietUnlessAsked(t *testing.T) {
 				t.Errorf("summary:\n%s", stdout.String())
 			}
 		})
+	}
+}
+
+// onTerminal runs the real meshnode process as a person does at a
+// terminal: stdin and stdout are a pseudo-terminal on which input is
+// typed, and stderr is the terminal too unless errw is given. It returns
+// what the terminal showed and how the process ended.
+func onTerminal(t *testing.T, input string, errw io.Writer, args ...string) (screen string, err error) {
+	t.Helper()
+	bin, lookErr := exec.LookPath("meshnode") // the test binary, put on PATH by testscript.Main
+	if lookErr != nil {
+		t.Skip("no meshnode on PATH: ", lookErr)
+	}
+	pty, tty := openPTY(t)
+	cmd := exec.Command(bin, args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	if errw != nil {
+		cmd.Stderr = errw
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	tty.Close()
+	// The terminal holds typed lines until the process reads them, one
+	// line per read, as when a person types ahead.
+	if _, err := io.WriteString(pty, input); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	copied := make(chan struct{})
+	go func() {
+		io.Copy(&out, pty) // ends with EIO once the process has exited
+		close(copied)
+	}()
+	err = cmd.Wait()
+	<-copied
+	return strings.ReplaceAll(out.String(), "\r\n", "\n"), err
+}
+
+// trace new at a terminal shows the path and what to do next on stdout
+// (it printed the next step on stderr, prefixed "meshnode:" like an
+// error); a type the mesh does not use is warned about, the known ones
+// named, and kept.
+func TestTraceNewOnATerminal(t *testing.T) {
+	dir := t.TempDir()
+	var stderr bytes.Buffer
+	screen, err := onTerminal(t, "", &stderr, "trace", "new", "--dir", dir, "--now", "2026-03-01T12:00:00Z", "Retry ladders")
+	if err != nil {
+		t.Fatalf("trace new: %v\n%s%s", err, screen, stderr.String())
+	}
+	path := filepath.Join(dir, "traces", "2026-03-01-retry-ladders.md")
+	want := path + "\nnext: edit it, delete the line \"draft: true\", and commit; the next heartbeat publishes it\n"
+	if screen != want || stderr.Len() != 0 {
+		t.Errorf("terminal shows %q and stderr %q, want %q and nothing", screen, stderr.String(), want)
+	}
+
+	screen, err = onTerminal(t, "", &stderr, "trace", "new", "--dir", dir, "--type", "bogus", "Odd one")
+	if err != nil {
+		t.Fatalf("trace new --type bogus: %v\n%s%s", err, screen, stderr.String())
+	}
+	if w := "meshnode: trace new: warning: type \"bogus\" is not one the mesh uses (ask, bug, capability,"; !strings.HasPrefix(stderr.String(), w) {
+		t.Errorf("stderr %q, want a warning starting %q", stderr.String(), w)
+	}
+	written := strings.SplitN(screen, "\n", 2)[0]
+	if data, err := os.ReadFile(written); err != nil || !strings.Contains(string(data), "type: bogus\n") {
+		t.Errorf("the trace does not keep the type as given (%v):\n%s", err, data)
 	}
 }
