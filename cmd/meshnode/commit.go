@@ -121,7 +121,7 @@ func runCommit(ctx context.Context, e *env, o commitOptions) error {
 		gopts.AuthorName, gopts.AuthorEmail = gitpush.BotName, gitpush.BotEmail
 	}
 	res, err := gitpush.CommitAndPush(ctx, gopts)
-	printCommit(e, res, gitpush.Message(s), err)
+	printCommit(e, res, err)
 	if inActions {
 		if oerr := setCommitOutputs(o.getenv, res); oerr != nil && err == nil {
 			err = oerr

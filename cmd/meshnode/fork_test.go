@@ -133,3 +133,20 @@ func TestForkFirstDayCommitPushLandsEveryNodeFile(t *testing.T) {
 		t.Error("the README edit was pushed")
 	}
 }
+
+// The commit right after init is titled by the files it commits: no
+// heartbeat ran, and it was titled "heartbeat: update node files".
+func TestCommitAfterInitIsTitledByItsFiles(t *testing.T) {
+	bare := forkOrigin(t)
+	dir := filepath.Join(t.TempDir(), "fork")
+	gitT(t, "", "clone", "--quiet", bare, dir)
+	cliT(t, "init", "--dir", dir, "--agent", "ada", "--url", "http://127.0.0.1:1/ada/")
+	want := "node: update AGENTS.md, IDENTITY.md, MANIFEST.md, mesh.yaml"
+	out := cliT(t, "commit", "--dir", dir, "--push")
+	if !strings.Contains(out, "committed and pushed") || !strings.HasSuffix(out, ": "+want+"\n") {
+		t.Errorf("commit said:\n%s", out)
+	}
+	if got := gitT(t, bare, "log", "-1", "--format=%s", "main"); got != want+"\n" {
+		t.Errorf("origin's last commit is titled %q, want %q", got, want)
+	}
+}
