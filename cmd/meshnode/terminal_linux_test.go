@@ -8,8 +8,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
+	"time"
 	"unsafe"
 )
 
@@ -160,5 +162,125 @@ func TestTraceNewOnATerminal(t *testing.T) {
 	written := strings.SplitN(screen, "\n", 2)[0]
 	if data, err := os.ReadFile(written); err != nil || !strings.Contains(string(data), "type: bogus\n") {
 		t.Errorf("the trace does not keep the type as given (%v):\n%s", err, data)
+	}
+}
+
+// termSession is the real meshnode process on a pseudo-terminal (stdin,
+// stdout and stderr), driven as a person drives it: wait until the screen
+// shows something, then type or press Ctrl-C.
+type termSession struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	pty    *os.File
+	mu     sync.Mutex
+	screen bytes.Buffer
+	more   chan struct{} // a value after each read of the terminal
+	done   chan struct{} // closed when the terminal is closed
+}
+
+func startTerminal(t *testing.T, args ...string) *termSession {
+	t.Helper()
+	bin, err := exec.LookPath("meshnode") // the test binary, put on PATH by testscript.Main
+	if err != nil {
+		t.Skip("no meshnode on PATH: ", err)
+	}
+	pty, tty := openPTY(t)
+	s := &termSession{t: t, cmd: exec.Command(bin, args...), pty: pty, more: make(chan struct{}, 1), done: make(chan struct{})}
+	s.cmd.Stdin, s.cmd.Stdout, s.cmd.Stderr = tty, tty, tty
+	// Its own session with the terminal as its controlling one, so that
+	// Ctrl-C typed on it is a SIGINT, as in a shell.
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	tty.Close()
+	t.Cleanup(func() { s.cmd.Process.Kill(); s.cmd.Wait() })
+	go func() {
+		defer close(s.done)
+		buf := make([]byte, 4096)
+		for {
+			n, err := pty.Read(buf)
+			s.mu.Lock()
+			s.screen.Write(buf[:n])
+			s.mu.Unlock()
+			select {
+			case s.more <- struct{}{}:
+			default:
+			}
+			if err != nil {
+				return // EIO once the process has exited
+			}
+		}
+	}()
+	return s
+}
+
+// Screen is everything the terminal showed so far, with "\r\n" as "\n".
+func (s *termSession) Screen() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return strings.ReplaceAll(s.screen.String(), "\r\n", "\n")
+}
+
+// waitFor waits until the screen shows want.
+func (s *termSession) waitFor(want string) { s.t.Helper(); s.waitForN(want, 1) }
+
+// waitForN waits until the screen shows want n times.
+func (s *termSession) waitForN(want string, n int) {
+	s.t.Helper()
+	for strings.Count(s.Screen(), want) < n {
+		select {
+		case <-s.more:
+		case <-s.done:
+			if strings.Count(s.Screen(), want) < n {
+				s.t.Fatalf("the terminal never showed %q %d times:\n%s", want, n, s.Screen())
+			}
+		case <-time.After(60 * time.Second): // a hang guard, not a measure
+			s.t.Fatalf("the terminal did not show %q within a minute:\n%s", want, s.Screen())
+		}
+	}
+}
+
+// typeIn types text on the terminal; "\x03" is Ctrl-C.
+func (s *termSession) typeIn(text string) {
+	s.t.Helper()
+	if _, err := io.WriteString(s.pty, text); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// wait waits for the process to end and returns how it ended.
+func (s *termSession) wait() error {
+	err := s.cmd.Wait()
+	<-s.done
+	return err
+}
+
+// watch on a terminal with polling off, the default, says so in a plain
+// line that says how to turn it on, at the start and in its status line
+// (it said "[polling off (/poll on) · inbox 0]"), and polls nobody;
+// Ctrl-C ends it with exit 0.
+func TestWatchOnATerminalSaysItPollsNothingUntilTurnedOn(t *testing.T) {
+	bob := newCountingPeer(t, "bob")
+	dir := newNode(t, map[string]string{"bob": bob.URL})
+	s := startTerminal(t, "watch", "--dir", dir)
+	s.waitFor("inbox 0]")
+	s.typeIn("/status\n")
+	s.waitForN("inbox 0]", 2)
+	s.typeIn("\x03")
+	if err := s.wait(); err != nil {
+		t.Fatalf("Ctrl-C: %v\n%s", err, s.Screen())
+	}
+	screen := s.Screen()
+	for _, want := range []string{
+		"watching " + dir + ": polling is off, so no peer is polled until you type /poll on (or set watch.enabled: true in mesh.yaml)\n",
+		"\n[polling off: type /poll on to start · inbox 0]\n",
+	} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the terminal lacks %q:\n%s", want, screen)
+		}
+	}
+	if n := bob.requests.Load(); n != 0 {
+		t.Errorf("bob got %d requests with polling off", n)
 	}
 }
