@@ -33,8 +33,9 @@ its nodes (URL/FOUNDERS.md) into the directory, before or after init.
 The URL is where GitHub Pages serves the repository. Without --url it is
 derived from GITHUB_REPOSITORY (OWNER/REPO, set in GitHub Actions), else
 from the git remote "origin" on github.com. On a terminal, init asks for
-the agent name (suggested from the repository), the URL and the identity;
-otherwise it never asks, and a missing --agent is an error.
+the agent name (suggested from the repository), the URL and the identity,
+and asks again, with the reason, after an answer it cannot use; otherwise
+it never asks, and a missing --agent is an error.
 
 Examples:
   meshnode init                        # on a terminal: answer the questions

@@ -284,3 +284,46 @@ func TestWatchOnATerminalSaysItPollsNothingUntilTurnedOn(t *testing.T) {
 		t.Errorf("bob got %d requests with polling off", n)
 	}
 }
+
+// init on a terminal, as a person answers it: an empty name and a bad URL
+// are asked again with the reason (the first said "no terminal to ask
+// on", the second aborted init), and the node is written.
+func TestInitOnATerminalAsksAgainAfterAnAnswerItCannotUse(t *testing.T) {
+	t.Setenv("GITHUB_REPOSITORY", "")
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	dir := t.TempDir()
+	s := startTerminal(t, "init", "--dir", dir)
+	s.waitFor("Agent name: ")
+	s.typeIn("\n")
+	s.waitForN("Agent name: ", 2)
+	s.typeIn("two words\n")
+	s.waitForN("Agent name: ", 3)
+	s.typeIn("ada\n")
+	s.waitFor("Pages URL (where MANIFEST.md will be served): ")
+	s.typeIn("ftp://ada.example/\n")
+	s.waitForN("Pages URL (where MANIFEST.md will be served): ", 2)
+	s.typeIn("https://ada.github.io/node/\n")
+	s.waitFor("Model (what writes this node's traces): ")
+	s.typeIn("\n\n\n")
+	if err := s.wait(); err != nil {
+		t.Fatalf("init: %v\n%s", err, s.Screen())
+	}
+	screen := s.Screen()
+	for _, want := range []string{
+		"Agent name: \na name is needed: the one peers will know this node by, like jolt37: try again\nAgent name: ",
+		"two words\nagent name \"two words\" must start with a letter",
+		"ftp://ada.example/\n", ": try again\nPages URL",
+		"agent ada at https://ada.github.io/node/\n",
+	} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the terminal lacks %q:\n%s", want, screen)
+		}
+	}
+	if strings.Contains(screen, "no terminal") {
+		t.Errorf("init says there is no terminal, on one:\n%s", screen)
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "mesh.yaml")); err != nil || !strings.Contains(string(data), "url: https://ada.github.io/node/\n") {
+		t.Errorf("mesh.yaml (%v):\n%s", err, data)
+	}
+}
