@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/meshnode/meshnode/internal/node"
 )
 
 // openPTY opens a pseudo-terminal pair: what the child writes to tty, the
@@ -325,5 +327,28 @@ func TestInitOnATerminalAsksAgainAfterAnAnswerItCannotUse(t *testing.T) {
 	}
 	if data, err := os.ReadFile(filepath.Join(dir, "mesh.yaml")); err != nil || !strings.Contains(string(data), "url: https://ada.github.io/node/\n") {
 		t.Errorf("mesh.yaml (%v):\n%s", err, data)
+	}
+}
+
+// A heartbeat that finds another running on the node says at once that it
+// waits, for whom (the holder's pid) and how long, then runs once the
+// other ends (it waited up to two minutes without a word).
+func TestHeartbeatSaysItWaitsForTheOneRunning(t *testing.T) {
+	dir := newNode(t, nil)
+	unlock, err := node.Lock(dir) // the heartbeat running: this test process
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	s := startTerminal(t, "heartbeat", "--dir", dir)
+	want := fmt.Sprintf("meshnode: another heartbeat is running on this node (pid %d on ", os.Getpid())
+	s.waitFor(want)
+	s.waitFor("; mesh-state/heartbeat.lock): waiting up to 2m0s for it to finish\n")
+	unlock()
+	if err := s.wait(); err != nil {
+		t.Fatalf("heartbeat after the other ended: %v\n%s", err, s.Screen())
+	}
+	if !strings.Contains(s.Screen(), "peers: 0 polled") {
+		t.Errorf("no summary after the wait:\n%s", s.Screen())
 	}
 }

@@ -41,6 +41,10 @@ type Options struct {
 	// node.ErrLocked, when another process holds the node's lock: a
 	// watching node skips a tick rather than queue it (docs/watch.md).
 	NoWait bool
+	// Waiting, when set, is told once that another process holds the
+	// node's lock and this run waits for it: who holds it (node.LockHolder,
+	// "" when unknown) and for how long at most.
+	Waiting func(holder string, upTo time.Duration)
 }
 
 // job is one heartbeat's working set.
