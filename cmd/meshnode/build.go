@@ -87,6 +87,8 @@ func siteError(cmd string, err error) error {
 		return usagef("run 'meshnode init' to make this repository a node", "%s: %v", cmd, err)
 	case errors.Is(err, site.ErrNotSite):
 		return usagef("give --out a new or empty directory, or leave it out for DIR/_site", "%s: %v", cmd, err)
+	case errors.Is(err, site.ErrOutUnusable):
+		return usagef("give --out a directory you may create and write, such as /tmp/site, or leave it out for DIR/_site", "%s: --out %v", cmd, err)
 	}
 	return err
 }

@@ -50,6 +50,8 @@ var (
 	ErrNoIdentity = errors.New("git does not know who you are")
 	// ErrNotRepository: Dir is not inside a git working tree.
 	ErrNotRepository = errors.New("not a git repository")
+	// ErrNoRemote: Push names a remote the repository does not have.
+	ErrNoRemote = errors.New("no such remote")
 )
 
 // Options says what to commit and where to push it.
@@ -109,6 +111,16 @@ func CommitAndPush(ctx context.Context, o Options) (Result, error) {
 			return res, err
 		}
 		return res, fmt.Errorf("%s: %w", o.Dir, ErrNotRepository)
+	}
+	if o.Push {
+		// A remote that does not exist is a mistake to fix before
+		// anything is committed, not a push failure after.
+		if _, err := git(ctx, o.Dir, env, "remote", "get-url", o.Remote); err != nil {
+			if ctx.Err() != nil {
+				return res, err
+			}
+			return res, fmt.Errorf("remote %q: %w", o.Remote, ErrNoRemote)
+		}
 	}
 	msg, err := commit(ctx, o, env)
 	if err != nil {

@@ -185,4 +185,7 @@ var (
 	// ErrNotSite: the output is a file, or a directory meshnode did not
 	// build, which a build would overwrite.
 	ErrNotSite = errors.New("not a site meshnode built")
+	// ErrOutUnusable: the output directory can be neither read nor
+	// created (a path under a file, a read-only or virtual file system).
+	ErrOutUnusable = errors.New("cannot use it as the output directory")
 )
