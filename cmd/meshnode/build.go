@@ -75,6 +75,7 @@ func runBuild(ctx context.Context, e *env, so site.Options) error {
 	if err != nil {
 		return siteError("build", err)
 	}
+	sayAgentsSkipped(e.stderr, st.AgentsSkipped)
 	fmt.Fprintf(e.stdout, "built %s: %d files, %d written, %d unchanged, %d removed, %d trace pages in %s\n",
 		so.Out, st.Files, st.Written, st.Unchanged, st.Removed, st.Traces, time.Since(start).Round(time.Millisecond))
 	return nil

@@ -37,6 +37,7 @@ func Load(dir string, now time.Time) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	n.AgentsSkipped = snap.AgentsProblems
 	m, err := loadManifest(n, snap)
 	if err != nil {
 		return nil, err
