@@ -224,3 +224,43 @@ func TestRepositoryTracksNoStrayFiles(t *testing.T) {
 		t.Errorf("git tracks %q, which is neither the program's nor the node's: remove it, or add it to projectPaths", top)
 	}
 }
+
+// slowTest matches a test that README's test command skips: its first
+// statement is slowtest.Require(t).
+var slowTest = regexp.MustCompile(`func (Test\w+)\(t \*testing\.T\) \{\n\tslowtest\.Require\(t\)\n`)
+
+// TestREADMENamesEverySlowTest keeps README's list of the tests its test
+// command skips true: each test that calls slowtest.Require, as its first
+// statement, is named there, and .ci/run turns them on.
+func TestREADMENamesEverySlowTest(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for path, text := range repoFiles(t, "_test.go") {
+		if path == "repo_test.go" || strings.HasPrefix(path, "internal/slowtest/") {
+			continue // they name the helper, and are not slow
+		}
+		matches := slowTest.FindAllStringSubmatch(text, -1)
+		if calls := strings.Count(text, "slowtest.Require("); calls != len(matches) {
+			t.Errorf("%s calls slowtest.Require %d times, %d of them as a test's first statement: make it the first, so README can name the test", path, calls, len(matches))
+		}
+		for _, m := range matches {
+			found++
+			if !strings.Contains(string(readme), "`"+m[1]+"`") {
+				t.Errorf("%s: %s is skipped by README's test command, and README.md does not name it", path, m[1])
+			}
+		}
+	}
+	if found == 0 {
+		t.Error("no test calls slowtest.Require: drop the slow-test paragraph from README.md")
+	}
+	ci, err := os.ReadFile(".ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`MESHNODE_SLOW_TESTS=1 go test -race -count=1 -timeout \d+m \./\.\.\.`).Match(ci) {
+		t.Error(".ci/run does not run every test, the slow ones included, under the race detector with an explicit -timeout")
+	}
+}

@@ -10,7 +10,10 @@
 //     sideways scroll, so nothing is cut off), that no SVG text runs past
 //     its picture's edge, and that no visible text, SVG text included,
 //     renders under 11 px;
-//   - saves a full-page screenshot as SHOTS_DIR/NAME-WIDTH-SCHEME.png.
+//   - saves a screenshot of the page's top, at most maxShotScreens
+//     viewports high, as SHOTS_DIR/NAME-WIDTH-SCHEME.png: enough to see
+//     the template; a full page of 850 rows was megabytes each, 60 MB in
+//     all.
 // Exits 1 when any check finds anything.
 import { createRequire } from "node:module";
 import puppeteer from "puppeteer-core";
@@ -24,6 +27,7 @@ const viewports = [
 ];
 const schemes = ["light", "dark"];
 const minFontPx = 11;
+const maxShotScreens = 2;
 
 // layoutProblems runs in the page: elements wider than the viewport, and
 // visible text smaller than minFontPx once scaled (SVG text included).
@@ -111,7 +115,12 @@ try {
           problems++;
           console.log(`layout: ${where}: ${p}`);
         }
-        await page.screenshot({ path: `${shots}/${name}-${vp.name}-${scheme}.png`, fullPage: true });
+        const height = await page.evaluate(() => document.documentElement.scrollHeight);
+        await page.screenshot({
+          path: `${shots}/${name}-${vp.name}-${scheme}.png`,
+          clip: { x: 0, y: 0, width: vp.width, height: Math.min(height, maxShotScreens * vp.height) },
+          captureBeyondViewport: true,
+        });
       }
     }
     console.log(`checked ${name}: ${path}`);

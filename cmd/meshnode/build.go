@@ -75,6 +75,7 @@ func runBuild(ctx context.Context, e *env, so site.Options) error {
 	if err != nil {
 		return siteError("build", err)
 	}
+	sayAgentsSkipped(e.stderr, st.AgentsSkipped)
 	fmt.Fprintf(e.stdout, "built %s: %d files, %d written, %d unchanged, %d removed, %d trace pages in %s\n",
 		so.Out, st.Files, st.Written, st.Unchanged, st.Removed, st.Traces, time.Since(start).Round(time.Millisecond))
 	return nil
@@ -87,6 +88,8 @@ func siteError(cmd string, err error) error {
 		return usagef("run 'meshnode init' to make this repository a node", "%s: %v", cmd, err)
 	case errors.Is(err, site.ErrNotSite):
 		return usagef("give --out a new or empty directory, or leave it out for DIR/_site", "%s: %v", cmd, err)
+	case errors.Is(err, site.ErrOutUnusable):
+		return usagef("give --out a directory you may create and write, such as /tmp/site, or leave it out for DIR/_site", "%s: --out %v", cmd, err)
 	}
 	return err
 }

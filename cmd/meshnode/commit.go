@@ -143,7 +143,7 @@ func runCommit(ctx context.Context, e *env, o commitOptions) error {
 		gopts.AuthorName, gopts.AuthorEmail = gitpush.BotName, gitpush.BotEmail
 	}
 	res, err := gitpush.CommitAndPush(ctx, gopts)
-	printCommit(e, res, gitpush.Message(s), err)
+	printCommit(e, res, err)
 	if inActions {
 		if oerr := setCommitOutputs(o.getenv, res); oerr != nil && err == nil {
 			err = oerr
@@ -160,6 +160,8 @@ func commitError(err error, o commitOptions) error {
 		return nil
 	case errors.Is(err, gitpush.ErrNotRepository):
 		return usagef("run it in the clone of your fork, or pass --dir", "commit: %v", err)
+	case errors.Is(err, gitpush.ErrNoRemote):
+		return usagef("'git remote -v' lists this clone's remotes: pass one with --remote (default origin), or add it with 'git remote add NAME URL'; nothing was committed", "commit: %v", err)
 	case errors.Is(err, gitpush.ErrNoIdentity):
 		return usagef(`git config --global user.name "Your Name" && git config --global user.email you@example.org`, "commit: %v", err)
 	case errors.Is(err, gitpush.ErrRebaseConflict):

@@ -10,7 +10,8 @@ import (
 )
 
 // printCommit says what commit did; err is what stopped it, if anything.
-func printCommit(e *env, res gitpush.Result, msg string, err error) {
+func printCommit(e *env, res gitpush.Result, err error) {
+	msg := res.Message
 	switch {
 	case !res.Committed && !res.Pushed && err != nil:
 		// Nothing done, and the error says why: "unchanged" would be a guess.

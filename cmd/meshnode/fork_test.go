@@ -133,3 +133,78 @@ func TestForkFirstDayCommitPushLandsEveryNodeFile(t *testing.T) {
 		t.Error("the README edit was pushed")
 	}
 }
+
+// The commit right after init is titled by the files it commits: no
+// heartbeat ran, and it was titled "heartbeat: update node files".
+func TestCommitAfterInitIsTitledByItsFiles(t *testing.T) {
+	bare := forkOrigin(t)
+	dir := filepath.Join(t.TempDir(), "fork")
+	gitT(t, "", "clone", "--quiet", bare, dir)
+	cliT(t, "init", "--dir", dir, "--agent", "ada", "--url", "http://127.0.0.1:1/ada/")
+	want := "node: update AGENTS.md, IDENTITY.md, MANIFEST.md, mesh.yaml"
+	out := cliT(t, "commit", "--dir", dir, "--push")
+	if !strings.Contains(out, "committed and pushed") || !strings.HasSuffix(out, ": "+want+"\n") {
+		t.Errorf("commit said:\n%s", out)
+	}
+	if got := gitT(t, bare, "log", "-1", "--format=%s", "main"); got != want+"\n" {
+		t.Errorf("origin's last commit is titled %q, want %q", got, want)
+	}
+}
+
+// Founding a mesh on a live node (peers in AGENTS.md, IDENTITY.md filled
+// in, published rows) writes FOUNDERS.md and nothing else; a FOUNDERS.md
+// of a mesh the node joined is not replaced without --force; and --force
+// keeps a copy of every file it replaces. (init --founder asked for
+// --force, which then wiped the node.)
+func TestInitFounderOnALiveNodeWritesFoundersAlone(t *testing.T) {
+	bare := forkOrigin(t)
+	bob := newPeer(t, "bob")
+	dir := filepath.Join(t.TempDir(), "fork")
+	gitT(t, "", "clone", "--quiet", bare, dir)
+	cliT(t, "init", "--dir", dir, "--agent", "ada", "--url", "http://127.0.0.1:1/ada/")
+	agents := "# name | trace_url | joined\nbob | " + bob.URL + "/ | 2026-01-01\n"
+	identity := "# IDENTITY\n\nname: ada\njoined: 2026-01-01\nmodel: Claude\nhuman: Ada L.\nrole: maps the mesh\n"
+	writeT(t, dir, "AGENTS.md", agents)
+	writeT(t, dir, "IDENTITY.md", identity)
+	publishTrace(t, dir, "First day")
+	cliT(t, "heartbeat", "--dir", dir)
+	cliT(t, "commit", "--dir", dir)
+
+	out := cliT(t, "init", "--dir", dir, "--founder")
+	if !strings.HasPrefix(out, "wrote FOUNDERS.md\n\nagent ada at http://127.0.0.1:1/ada/ founds a mesh; nothing else was changed\n") {
+		t.Errorf("init --founder said:\n%s", out)
+	}
+	if st := gitT(t, dir, "status", "--porcelain"); st != "?? FOUNDERS.md\n" {
+		t.Errorf("init --founder changed more than FOUNDERS.md:\n%s", st)
+	}
+	if got := gitT(t, dir, "show", "HEAD:AGENTS.md"); got != agents {
+		t.Errorf("AGENTS.md in the commit: %q", got)
+	}
+
+	// The node joined bob's mesh instead: founding again is refused.
+	joined := "# FOUNDERS\nbob | " + bob.URL + "/\n"
+	writeT(t, dir, "FOUNDERS.md", joined)
+	code, out, errOut := runSetupCLI(t, "init", "--dir", dir, "--founder")
+	if code != exitUsage || !strings.Contains(errOut, "FOUNDERS.md naming bob") || !strings.Contains(errOut, "hint: to found a new mesh instead, pass --force") {
+		t.Errorf("init --founder over bob's mesh: exit %d\n%s%s", code, out, errOut)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "FOUNDERS.md")); string(got) != joined {
+		t.Errorf("FOUNDERS.md replaced without --force: %q", got)
+	}
+
+	// --force replaces the node's files and keeps a copy of each.
+	out = cliT(t, "init", "--dir", dir, "--agent", "ada", "--url", "http://127.0.0.1:1/ada/", "--force")
+	for _, f := range []string{"IDENTITY.md", "MANIFEST.md", "AGENTS.md"} {
+		if !strings.Contains(out, "kept the old "+f+" as "+f+".bak-1\n") {
+			t.Errorf("init --force does not name the copy of %s:\n%s", f, out)
+		}
+	}
+	for f, want := range map[string]string{"AGENTS.md.bak-1": agents, "IDENTITY.md.bak-1": identity} {
+		if got, _ := os.ReadFile(filepath.Join(dir, f)); string(got) != want {
+			t.Errorf("%s holds %q, want the replaced file", f, got)
+		}
+	}
+	if strings.Contains(out, "mesh.yaml.bak") || strings.Contains(out, "FOUNDERS.md.bak") {
+		t.Errorf("a file init did not change was copied:\n%s", out)
+	}
+}

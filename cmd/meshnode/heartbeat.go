@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/meshnode/meshnode/internal/atomicfile"
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/heartbeat"
+	"github.com/meshnode/meshnode/internal/node"
 )
 
 func init() {
@@ -68,7 +70,8 @@ func runHeartbeatCmd(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err // a *config.Error carries its own hint
 	}
-	opts := heartbeat.Options{Dir: nf.dir, Config: cfg, Now: now, Logger: logger, Version: userAgentVersion()}
+	opts := heartbeat.Options{Dir: nf.dir, Config: cfg, Now: now, Logger: logger, Version: userAgentVersion(),
+		Waiting: func(holder string, upTo time.Duration) { sayWaiting(e.stderr, holder, upTo) }}
 	if e.errTerminal {
 		opts.Progress = func(done, total int, peer string) {
 			fmt.Fprintf(e.stderr, "\rpolled %d/%d peers (%s)\033[K", done, total, peer)
@@ -92,6 +95,16 @@ func runHeartbeatCmd(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	return nil
+}
+
+// sayWaiting tells a person why the heartbeat has not started: another
+// holds the node's lock, for whom, and how long this one waits for it.
+func sayWaiting(w io.Writer, holder string, upTo time.Duration) {
+	if holder == "" {
+		holder = "its holder did not say who it is"
+	}
+	fmt.Fprintf(w, "meshnode: another heartbeat is running on this node (%s; %s): waiting up to %s for it to finish\n",
+		holder, node.LockFile, upTo)
 }
 
 // parseFlagsNoArgs parses args as parseFlags does, and refuses a stray

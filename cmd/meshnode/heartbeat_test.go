@@ -223,3 +223,33 @@ func readJSON(t *testing.T, path string, v any) {
 		t.Fatalf("%s: %v", path, err)
 	}
 }
+
+// The first catch-up with a peer, cut short (here its files answered 404
+// at first: they are retried), goes on at the next heartbeat; what that
+// one reads is still the catch-up, and no "spike:" is reported for it (the
+// first catch-up printed a false spike for every peer it took two
+// heartbeats to read).
+func TestFirstCatchUpOverTwoHeartbeatsReportsNoSpike(t *testing.T) {
+	bob := newPeer(t, "bob")
+	for _, title := range []string{"Second finding", "Third finding", "Fourth finding"} {
+		publishTrace(t, bob.dir, title)
+	}
+	cliT(t, "heartbeat", "--dir", bob.dir)
+	dir := newNode(t, map[string]string{"bob": bob.URL})
+	traces, hidden := filepath.Join(bob.dir, "traces"), filepath.Join(bob.dir, "hidden")
+	if err := os.Rename(traces, hidden); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC().Truncate(time.Second)
+	out := cliT(t, "heartbeat", "--dir", dir, "--now", now.Format(time.RFC3339))
+	if !strings.Contains(out, "files: 0 new traces") {
+		t.Fatalf("first heartbeat read files bob does not serve:\n%s", out)
+	}
+	if err := os.Rename(hidden, traces); err != nil {
+		t.Fatal(err)
+	}
+	out = cliT(t, "heartbeat", "--dir", dir, "--now", now.Add(30*time.Minute).Format(time.RFC3339))
+	if !strings.Contains(out, "files: 4 new traces") || strings.Contains(out, "spike:") {
+		t.Errorf("second heartbeat, the rest of the catch-up: want 4 new traces and no spike:\n%s", out)
+	}
+}

@@ -21,20 +21,25 @@ func init() {
 Writes the four files a node starts from: mesh.yaml (agent name and URL),
 IDENTITY.md (who the agent is), an empty MANIFEST.md and a starter AGENTS.md
 (the peers to poll; none yet). It refuses to overwrite any of them without
---force, and names the ones that exist.
+--force, and names the ones that exist; --force keeps a copy of each file
+it replaces as FILE.bak-N beside it, and names it.
 
 A node's validations count only once it has standing. The founders of a
 mesh, named in FOUNDERS.md, have it from the start; every other node earns
 it when agents with standing have validated enough of its traces to bring
 its SIGNAL to 50. --founder founds a new mesh: init also writes FOUNDERS.md
-naming this node. To join a mesh instead, copy its FOUNDERS.md from any of
-its nodes (URL/FOUNDERS.md) into the directory, before or after init.
+naming this node. On a node that is set up already, init --founder writes
+FOUNDERS.md and nothing else; a FOUNDERS.md naming other founders (the mesh
+the node joined) is replaced only with --force, and kept as a copy. To join
+a mesh instead, copy its FOUNDERS.md from any of its nodes (URL/FOUNDERS.md)
+into the directory, before or after init.
 
 The URL is where GitHub Pages serves the repository. Without --url it is
 derived from GITHUB_REPOSITORY (OWNER/REPO, set in GitHub Actions), else
 from the git remote "origin" on github.com. On a terminal, init asks for
-the agent name (suggested from the repository), the URL and the identity;
-otherwise it never asks, and a missing --agent is an error.
+the agent name (suggested from the repository), the URL and the identity,
+and asks again, with the reason, after an answer it cannot use; otherwise
+it never asks, and a missing --agent is an error.
 
 Examples:
   meshnode init                        # on a terminal: answer the questions
@@ -108,8 +113,11 @@ func initNode(e *env, o initOptions, prompt func(string, string) (string, error)
 	if err != nil {
 		return initError(err)
 	}
-	for _, f := range res.Written {
-		fmt.Fprintf(e.stdout, "wrote %s\n", f)
+	printInitFiles(e.stdout, res)
+	if res.FoundedOnly {
+		fmt.Fprintf(e.stdout, "\nagent %s at %s founds a mesh; nothing else was changed\n", res.Agent, res.URL)
+		printInitStanding(e.stdout, res)
+		return nil
 	}
 	fmt.Fprintf(e.stdout, "\nagent %s at %s\n\nNext: ", res.Agent, res.URL)
 	if len(res.IdentityBlank) > 0 {
@@ -118,6 +126,20 @@ func initNode(e *env, o initOptions, prompt func(string, string) (string, error)
 	fmt.Fprint(e.stdout, "add peers to AGENTS.md, run 'meshnode heartbeat'\nand 'meshnode commit --push', enable GitHub Pages, then run 'meshnode doctor'.\n")
 	printInitStanding(e.stdout, res)
 	return nil
+}
+
+// printInitFiles says what init wrote, what it kept a copy of before
+// replacing it, and what already held what it would write.
+func printInitFiles(w io.Writer, res *setup.Result) {
+	for _, k := range res.Kept {
+		fmt.Fprintf(w, "kept the old %s as %s\n", k.File, k.Copy)
+	}
+	for _, f := range res.Written {
+		fmt.Fprintf(w, "wrote %s\n", f)
+	}
+	for _, f := range res.Unchanged {
+		fmt.Fprintf(w, "%s already names this node: unchanged\n", f)
+	}
 }
 
 // printInitStanding says what standing is and how this node gets it.
@@ -159,13 +181,16 @@ func initError(err error) error {
 	var me *setup.MissingError
 	var ve *setup.ValueError
 	var ee *setup.ExistsError
+	var fe *setup.FoundersError
 	switch {
 	case errors.As(err, &me):
 		return usagef(fmt.Sprintf("pass %s (init only asks on a terminal)", me.Flag), "init: %v", err)
 	case errors.As(err, &ve):
 		return usagef("run 'meshnode init -h' for its flags", "init: %v", err)
 	case errors.As(err, &ee):
-		return usagef("pass --force to overwrite them", "init: %v", err)
+		return usagef("pass --force to overwrite them (each is kept first as FILE.bak-N)", "init: %v", err)
+	case errors.As(err, &fe):
+		return usagef("to found a new mesh instead, pass --force: FOUNDERS.md is replaced and the old one kept as FOUNDERS.md.bak-N", "init: %v", err)
 	case errors.Is(err, io.EOF):
 		// Ctrl-D at a question: nothing was written.
 		return usagef("run init again and answer each question (Enter takes the suggestion in brackets)",

@@ -34,6 +34,14 @@ func brokenConfig(t *testing.T) string {
 
 func aNode(t *testing.T) string { return newNode(t, nil) }
 
+// aClone is a node made with init in a clone of a fork, with a change to
+// commit.
+func aClone(t *testing.T) string {
+	dir, _ := commitRepo(t)
+	cliT(t, "init", "--dir", dir, "--agent", "ada", "--url", "http://127.0.0.1:1/ada/", "--force")
+	return dir
+}
+
 // removedKey is a node whose mesh.yaml still sets a key that was removed.
 func removedKey(t *testing.T) string {
 	dir := newNode(t, nil)
@@ -83,6 +91,8 @@ func TestEveryCommandAnswersAMistakeWithExit2AndAHint(t *testing.T) {
 		{"serve of a file", aNode, []string{"serve", "--dir", "DIR/mesh.yaml", "--addr", "127.0.0.1:0"}, exitUsage, "is a file, not a directory"},
 		{"trace new in a directory that does not exist", aNode, []string{"trace", "--dir", "DIR/nope", "new", "Title"}, exitUsage, "does not exist"},
 		{"build into a file", aNode, []string{"build", "--dir", "DIR", "--out", "DIR/mesh.yaml"}, exitUsage, "mesh.yaml"},
+		{"build into a directory it cannot create", aNode, []string{"build", "--dir", "DIR", "--out", "/proc/x"}, exitUsage, "build: --out /proc/x: cannot use it as the output directory: mkdir /proc/x"},
+		{"build into a path under a file", aNode, []string{"build", "--dir", "DIR", "--out", "DIR/mesh.yaml/site"}, exitUsage, "mesh.yaml/site: cannot use it as the output directory"},
 		{"build into someone's directory", aNode, []string{"build", "--dir", "DIR", "--out", "DIR"}, exitUsage, "not a site meshnode built"},
 		{"serve on no address", aNode, []string{"serve", "--dir", "DIR", "--addr", "nope"}, exitUsage, `--addr "nope"`},
 		{"serve on a port in use", aNode, []string{"serve", "--dir", "DIR", "--addr", busy.Addr().String()}, exitUsage, "in use"},
@@ -101,6 +111,7 @@ func TestEveryCommandAnswersAMistakeWithExit2AndAHint(t *testing.T) {
 		{"check with a broken mesh.yaml", brokenConfig, []string{"check", "--dir", "DIR"}, exitUsage, "line 1"},
 		{"doctor before init finds problems", unsetFork, []string{"doctor", "--dir", "DIR"}, exitProblem, "problem"},
 		{"commit outside a repository", aNode, []string{"commit", "--dir", "DIR"}, exitUsage, "not a git repository"},
+		{"commit --push to a remote that does not exist", aClone, []string{"commit", "--dir", "DIR", "--push", "--remote", "nosuch"}, exitUsage, `commit: remote "nosuch": no such remote`},
 		{"worker without a queue database", aNode, []string{"worker"}, exitUsage, "worker: no queue database: set MESHNODE_QUEUE_DSN"},
 		{"verify where no node is", func(t *testing.T) string { return t.TempDir() }, []string{"verify", "DIR"}, exitUsage, "no MANIFEST.md there"},
 		{"bad --now", aNode, []string{"peers", "--dir", "DIR", "--now", "yesterday"}, exitUsage, "not an RFC3339 time"},

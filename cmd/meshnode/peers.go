@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"sort"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/presence"
+	"github.com/meshnode/meshnode/internal/roster"
 	"github.com/meshnode/meshnode/internal/state"
 )
 
@@ -93,10 +96,11 @@ func runPeers(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	rows, err := listPeers(o.dir, cfg.URL, clock())
+	rows, skipped, err := listPeers(o.dir, cfg.URL, clock())
 	if err != nil {
 		return err
 	}
+	sayAgentsSkipped(e.stderr, skipped)
 	if o.json {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
@@ -105,15 +109,24 @@ func runPeers(ctx context.Context, e *env, args []string) error {
 	return printPeers(e.stdout, rows, clock())
 }
 
+// sayAgentsSkipped shows each line of AGENTS.md that lists no agent on w
+// (stderr): whoever it meant is never polled.
+func sayAgentsSkipped(w io.Writer, skipped []roster.Problem) {
+	for _, p := range skipped {
+		fmt.Fprintf(w, "meshnode: %s\n", p)
+	}
+}
+
 // listPeers joins the agents the node knows (node.Snapshot.Known), their
-// cursors and the ledger into one row per agent, sorted by name then URL.
-func listPeers(dir, self string, now time.Time) ([]peerRow, error) {
+// cursors and the ledger into one row per agent, sorted by name then URL,
+// and returns the lines of AGENTS.md it skipped.
+func listPeers(dir, self string, now time.Time) ([]peerRow, []roster.Problem, error) {
 	snap, err := node.Open(dir, node.Options{})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if snap.AgentsErr != nil {
-		return nil, snap.AgentsErr
+		return nil, nil, snap.AgentsErr
 	}
 	rows := []peerRow{}
 	for _, k := range snap.Known(self) {
@@ -129,7 +142,7 @@ func listPeers(dir, self string, now time.Time) ([]peerRow, error) {
 		}
 		return rows[i].URL < rows[j].URL
 	})
-	return rows, nil
+	return rows, snap.AgentsProblems, nil
 }
 
 func peerRowFor(name, url, source string, c *state.Cursor, led *ledger.Ledger, now time.Time) peerRow {

@@ -199,3 +199,45 @@ func TestPeerThatAnsweredASecondAgoIsNotShownOfflineAsOfJustNow(t *testing.T) {
 		}
 	}
 }
+
+// A line of AGENTS.md that lists no agent (no '|', a bad URL) is skipped,
+// so its agent is never polled: every command that reads AGENTS.md says so
+// as AGENTS.md:LINE: why, and doctor fails on it. (It was one WARN among
+// the heartbeat's log lines, hidden on a terminal; peers and doctor said
+// nothing.)
+func TestEveryCommandShowsTheAGENTSmdLinesItSkips(t *testing.T) {
+	bob := newPeer(t, "bob")
+	dir := newNode(t, nil)
+	writeT(t, dir, "AGENTS.md", "# name | trace_url | joined\nbob | "+bob.URL+"/ | 2026-01-01\ncy https://cy.example/\ndee | ftp://dee.example/ | 2026-01-01\n")
+	noPipe := "AGENTS.md:3: not an agent line (no '|'); line skipped"
+	badURL := `AGENTS.md:4: agent dee: url "ftp://dee.example/": scheme must be http or https; line skipped`
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		inStdout bool // the lines are part of the result (the heartbeat's summary)
+	}{
+		{"heartbeat", []string{"heartbeat", "--dir", dir}, exitOK, true},
+		{"peers", []string{"peers", "--dir", dir}, exitOK, false},
+		{"peers --json", []string{"peers", "--dir", dir, "--json"}, exitOK, false},
+		{"doctor", []string{"doctor", "--dir", dir, "--pages-url", bob.URL + "/"}, exitProblem, true},
+		{"build", []string{"build", "--dir", dir}, exitOK, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runSetupCLI(t, tt.args...)
+			where := stderr
+			if tt.inStdout {
+				where = stdout
+			}
+			if code != tt.wantCode || !strings.Contains(where, noPipe) || !strings.Contains(where, badURL) {
+				t.Errorf("meshnode %s: exit %d, want %d and both skipped lines on %s\nstdout:\n%s\nstderr:\n%s",
+					tt.name, code, tt.wantCode, map[bool]string{true: "stdout", false: "stderr"}[tt.inStdout], stdout, stderr)
+			}
+		})
+	}
+	code, stdout, _ := runSetupCLI(t, "doctor", "--dir", dir, "--pages-url", bob.URL+"/")
+	if code != exitProblem || !strings.Contains(stdout, "FAIL") {
+		t.Errorf("doctor: exit %d, want a failure:\n%s", code, stdout)
+	}
+}

@@ -165,10 +165,13 @@ func printWaiting(w io.Writer, items []queue.Item, why string) {
 		fmt.Fprintln(w, "no trace waits for a score")
 		return
 	}
+	without := 0
 	for _, it := range items {
 		fmt.Fprintf(w, "%s  %s  %s\n    %s\n", peertext.Clean(it.ID), peertext.Clean(it.From), oneLineTitle(it), peertext.Clean(it.TraceURL))
 		if it.Suggested == nil {
-			fmt.Fprintf(w, "    no suggestion yet: %s\n", why)
+			// Why is the same for every item: said once, below the list.
+			without++
+			fmt.Fprintln(w, "    no suggestion yet")
 			continue
 		}
 		total := it.Suggested.Total()
@@ -177,6 +180,15 @@ func printWaiting(w io.Writer, items []queue.Item, why string) {
 			fmt.Fprintf(w, " %s %d", d, it.Suggested[i])
 		}
 		fmt.Fprintln(w)
+	}
+	printWithout(w, without, why)
+}
+
+// printWithout says once why the waiting traces without a suggestion have
+// none, for the list and for --pr alike.
+func printWithout(w io.Writer, without int, why string) {
+	if without > 0 {
+		fmt.Fprintf(w, "%d waiting trace(s) have no suggestion yet: %s\n", without, why)
 	}
 }
 

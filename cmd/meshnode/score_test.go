@@ -222,7 +222,7 @@ func TestScoreSaysWhyATraceHasNoSuggestion(t *testing.T) {
 	}{
 		{"no FOUNDERS.md", "manual", "", "only once this node has standing (no standing: FOUNDERS.md names no founders"},
 		{"another node founded the mesh", "manual", "bob | https://bob.example/\n", "no standing yet: SIGNAL 0 of the 50 standing needs"},
-		{"a founder with the manual scorer", "manual", "ada | https://ada.github.io/mesh/\n", "no suggestion yet: the next heartbeat adds one"},
+		{"a founder with the manual scorer", "manual", "ada | https://ada.github.io/mesh/\n", "1 waiting trace(s) have no suggestion yet: the next heartbeat adds one"},
 		{"a founder with the heuristic scorer", "heuristic", "ada | https://ada.github.io/mesh/\n", "the scorer is heuristic: the next heartbeat scores it"},
 	}
 	for _, tt := range tests {
@@ -242,5 +242,27 @@ func TestScoreSaysWhyATraceHasNoSuggestion(t *testing.T) {
 				t.Errorf("output lacks %q:\n%s", tt.want, out)
 			}
 		})
+	}
+}
+
+// A node without standing that follows a peer with three traces: score
+// lists the three and says once why none has a suggestion (it printed the
+// long standing message once per item, 498 lines for the real mesh).
+func TestScoreWithoutStandingSaysWhyOnce(t *testing.T) {
+	bob := newPeer(t, "bob")
+	publishTrace(t, bob.dir, "Second finding")
+	publishTrace(t, bob.dir, "Third finding")
+	cliT(t, "heartbeat", "--dir", bob.dir)
+	dir := newNode(t, map[string]string{"bob": bob.URL})
+	cliT(t, "heartbeat", "--dir", dir)
+	out := cliT(t, "score", "--dir", dir)
+	if n := strings.Count(out, "    no suggestion yet\n"); n != 3 {
+		t.Errorf("%d items say they have no suggestion, want 3:\n%s", n, out)
+	}
+	if n := strings.Count(out, "once this node has standing"); n != 1 {
+		t.Errorf("the standing message is printed %d times, want once:\n%s", n, out)
+	}
+	if !strings.Contains(out, "3 waiting trace(s) have no suggestion yet: the heartbeat suggests scores only once this node has standing") {
+		t.Errorf("no count and reason:\n%s", out)
 	}
 }

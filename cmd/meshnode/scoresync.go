@@ -86,7 +86,5 @@ func printSync(w io.Writer, res pullrequest.Result, without int, why string) {
 	}
 	fmt.Fprintf(w, "drafts: %d written, %d kept as a person edited them, %d already merged\n",
 		len(res.Written), len(res.Kept), len(res.Merged))
-	if without > 0 {
-		fmt.Fprintf(w, "%d waiting trace(s) have no suggestion yet: %s\n", without, why)
-	}
+	printWithout(w, without, why)
 }

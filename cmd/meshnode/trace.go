@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -18,7 +19,10 @@ func init() {
 Creates traces/YYYY-MM-DD-<slug>.md in the node with YAML front matter
 (title, type, category, date, tags, cites) and the v0.2 sections to fill
 in: Work, Evidence, Connections, Builds On. It never overwrites a file: a
-taken name gets -2, -3 and so on. It prints the new file's path.
+taken name gets -2, -3 and so on. It prints the new file's path on stdout,
+and what to do next: on stdout too at a terminal, else on stderr, so that
+$(meshnode trace new …) is the path alone. A type the mesh does not use
+(see docs/protocol.md) is kept, with a warning naming the known ones.
 
 The trace starts with "draft: true". The heartbeat does not publish a
 draft: edit the trace, delete that line, and commit. The next heartbeat
@@ -70,11 +74,29 @@ func traceNew(e *env, o traceOptions, title string) error {
 	if err != nil {
 		return err
 	}
+	warnUnknownType(e.stderr, o.typ)
 	p, err := publish.Scaffold(o.dir, title, o.typ, o.category, now())
 	if err != nil {
 		return err
 	}
 	fmt.Fprintln(e.stdout, filepath.Join(o.dir, filepath.FromSlash(p)))
-	fmt.Fprintln(e.stderr, "meshnode: edit it, delete the line \"draft: true\", and commit; the next heartbeat publishes it")
+	// The path alone is the result a script takes ($(meshnode trace new …));
+	// a person at a terminal reads what to do next beside it.
+	next := e.stderr
+	if e.isTerminal {
+		next = e.stdout
+	}
+	fmt.Fprintln(next, "next: edit it, delete the line \"draft: true\", and commit; the next heartbeat publishes it")
 	return nil
+}
+
+// warnUnknownType warns about a type the mesh does not use, a likely typo,
+// and names the known ones. The trace keeps the type as given: the
+// protocol keeps unknown types (docs/protocol.md, Traces).
+func warnUnknownType(w io.Writer, typ string) {
+	if strings.TrimSpace(typ) == "" || publish.IsKnownType(typ) {
+		return
+	}
+	fmt.Fprintf(w, "meshnode: trace new: warning: type %q is not one the mesh uses (%s); kept as given\n",
+		strings.TrimSpace(typ), strings.Join(publish.KnownTypes, ", "))
 }

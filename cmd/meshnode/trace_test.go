@@ -60,3 +60,15 @@ func TestTraceRejectsUsageMistakes(t *testing.T) {
 		})
 	}
 }
+
+// Piped, as in $EDITOR "$(meshnode trace new …)", stdout is the path alone.
+func TestTraceNewPipedPrintsOnlyThePath(t *testing.T) {
+	dir := t.TempDir()
+	out, errOut, err := runPublishingCLI(t, "trace", "new", "Quiet", "--dir", dir, "--now", "2026-03-01T12:00:00Z")
+	if err != nil || out != filepath.Join(dir, "traces", "2026-03-01-quiet.md")+"\n" {
+		t.Errorf("stdout %q, err %v", out, err)
+	}
+	if strings.Contains(errOut, "meshnode:") || !strings.HasPrefix(errOut, "next: edit it") {
+		t.Errorf("stderr %q, want the next step without the diagnostic prefix", errOut)
+	}
+}

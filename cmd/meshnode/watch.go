@@ -21,15 +21,17 @@ import (
 func init() {
 	register(&command{
 		name:    "watch",
-		summary: "run the node for good: a heartbeat every interval, alerts, slash commands",
+		summary: "run the node for good: once polling is on, a heartbeat every interval",
 		usage: `Usage: meshnode watch [--dir DIR] [--interval 10m] [--metrics-addr HOST:PORT] [--json] [--log-format text|json]
        meshnode watch --worker [worker flags] [-- COMMAND ARGS...]
 
-Runs the node until stopped: every interval (watch.interval in mesh.yaml,
-10m, or --interval) a tick runs one heartbeat on a fetch client kept across
-ticks. A tick that finds the node busy (another heartbeat or watch holds
-mesh-state/heartbeat.lock) is skipped, not queued. Polling is off until
-watch.enabled is true in mesh.yaml or a person types /poll on.
+Runs the node until stopped. Polling is off by default (docs/protocol.md
+§13): watch starts, says so, and polls nobody until a person types /poll on
+or mesh.yaml sets watch.enabled: true. Once it is on, every interval
+(watch.interval in mesh.yaml, 10m, or --interval) a tick runs one heartbeat
+on a fetch client kept across ticks. A tick that finds the node busy
+(another heartbeat or watch holds mesh-state/heartbeat.lock) is skipped,
+not queued.
 
 On a terminal it prints a status line and an alert when new traces reach the
 inbox ("inbox +3: ada/4 …"), and reads slash commands from stdin:

@@ -169,8 +169,8 @@ func TestWatchAlertsPausesServesMetricsAndStopsOnSIGTERM(t *testing.T) {
 
 	started, _ := p.next("", watch.EventStarted)
 	m := regexp.MustCompile(`http://[0-9.:]+/metrics`).FindString(started.Message)
-	if !strings.Contains(started.Message, "polling off") || m == "" {
-		t.Fatalf("started: %q, want polling off and the metrics URL", started.Message)
+	if !strings.Contains(started.Message, "polling is off") || m == "" {
+		t.Fatalf("started: %q, want polling is off and the metrics URL", started.Message)
 	}
 	if e, _ := p.next("", watch.EventOff); e.Kind != watch.EventOff || bob.requests.Load() != 0 {
 		t.Fatalf("polled before /poll on: %d requests", bob.requests.Load())

@@ -11,28 +11,34 @@ import (
 	"time"
 )
 
-// commit stages the paths and commits them if the index differs from HEAD.
-func commit(ctx context.Context, o Options, env []string) (bool, error) {
+// commit stages the paths and commits them if the index differs from
+// HEAD. It returns the commit's message, "" when it made none: o.Message,
+// or without one, FilesMessage of the staged changes.
+func commit(ctx context.Context, o Options, env []string) (string, error) {
 	paths, err := presentPaths(ctx, o, env)
 	if err != nil || len(paths) == 0 {
-		return false, err
+		return "", err
 	}
 	paths = append(paths, notData...)
 	if _, err := git(ctx, o.Dir, env, append([]string{"add", "--all", "--"}, paths...)...); err != nil {
-		return false, fmt.Errorf("stage: %w", err)
+		return "", fmt.Errorf("stage: %w", err)
 	}
-	_, err = git(ctx, o.Dir, env, append([]string{"diff", "--cached", "--quiet", "--"}, paths...)...)
-	if err == nil {
-		return false, nil
+	out, err := git(ctx, o.Dir, env, append([]string{"diff", "--cached", "--name-only", "--no-renames", "-z", "--"}, paths...)...)
+	if err != nil {
+		return "", fmt.Errorf("compare with HEAD: %w", err)
 	}
-	if exitCode(err) != 1 {
-		return false, fmt.Errorf("compare with HEAD: %w", err)
+	if out == "" {
+		return "", nil // nothing staged differs from HEAD
 	}
-	args := append([]string{"commit", "--quiet", "--no-verify", "-m", o.Message, "--"}, paths...)
+	msg := o.Message
+	if msg == "" {
+		msg = FilesMessage(strings.Split(strings.TrimRight(out, "\x00"), "\x00"))
+	}
+	args := append([]string{"commit", "--quiet", "--no-verify", "-m", msg, "--"}, paths...)
 	if _, err := git(ctx, o.Dir, env, args...); err != nil {
-		return false, commitError(err)
+		return "", commitError(err)
 	}
-	return true, nil
+	return msg, nil
 }
 
 // commitError names the one failure of `git commit` a person meets most:
@@ -70,23 +76,24 @@ func presentPaths(ctx context.Context, o Options, env []string) ([]string, error
 	return out, nil
 }
 
-// keepalive makes an empty commit when HEAD is older than o.KeepaliveAfter.
-func keepalive(ctx context.Context, o Options, env []string) (bool, error) {
+// keepalive makes an empty commit when HEAD is older than o.KeepaliveAfter
+// and returns its message, "" when it made none.
+func keepalive(ctx context.Context, o Options, env []string) (string, error) {
 	out, err := git(ctx, o.Dir, env, "log", "-1", "--format=%ct")
 	if err != nil {
-		return false, fmt.Errorf("read last commit time: %w", err)
+		return "", fmt.Errorf("read last commit time: %w", err)
 	}
 	secs, err := strconv.ParseInt(strings.TrimSpace(out), 10, 64)
 	if err != nil {
-		return false, fmt.Errorf("read last commit time %q: %w", strings.TrimSpace(out), err)
+		return "", fmt.Errorf("read last commit time %q: %w", strings.TrimSpace(out), err)
 	}
 	age := o.Now().Sub(time.Unix(secs, 0))
 	if age < o.KeepaliveAfter {
-		return false, nil
+		return "", nil
 	}
 	msg := KeepaliveMessage(age)
 	if _, err := git(ctx, o.Dir, env, "commit", "--quiet", "--no-verify", "--allow-empty", "-m", msg); err != nil {
-		return false, fmt.Errorf("keepalive %w", commitError(err))
+		return "", fmt.Errorf("keepalive %w", commitError(err))
 	}
-	return true, nil
+	return msg, nil
 }

@@ -14,7 +14,7 @@ func TestMessageSaysWhatChanged(t *testing.T) {
 		s    *Summary
 		want string
 	}{
-		{"no summary", nil, "heartbeat: update node files"},
+		{"no summary: the commit names its files", nil, ""},
 		{"only the presence timestamp", &Summary{Changed: true, PeersPolled: 12}, "heartbeat: refresh presence"},
 		{"issue example", &Summary{NewTraces: 3, PeersWithNew: 2, ValidationsPublished: 1, HashMismatches: make([]report.Mismatch, 1)},
 			"heartbeat: 3 new traces from 2 peers, 1 validation published, 1 hash mismatch"},
@@ -31,6 +31,26 @@ func TestMessageSaysWhatChanged(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := Message(tt.s); got != tt.want {
 				t.Errorf("Message = %q\n         want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestFilesMessageNamesWhatTheCommitChanges(t *testing.T) {
+	tests := []struct {
+		name    string
+		changed []string
+		want    string
+	}{
+		{"after init", []string{"mesh.yaml", "IDENTITY.md", "MANIFEST.md", "AGENTS.md"}, "node: update AGENTS.md, IDENTITY.md, MANIFEST.md, mesh.yaml"},
+		{"files in directories", []string{"traces/a.md", "AGENTS.md", "traces/b.md", "mesh-state/ledger/x.json"},
+			"node: update AGENTS.md, mesh-state/ (1 file), traces/ (2 files)"},
+		{"more than six", []string{"a", "b", "c", "d", "e", "f", "g", "h"}, "node: update a, b, c, d, e, f, and 2 more"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := FilesMessage(tt.changed); got != tt.want {
+				t.Errorf("FilesMessage = %q\n              want %q", got, tt.want)
 			}
 		})
 	}

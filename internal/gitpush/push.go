@@ -50,13 +50,15 @@ var (
 	ErrNoIdentity = errors.New("git does not know who you are")
 	// ErrNotRepository: Dir is not inside a git working tree.
 	ErrNotRepository = errors.New("not a git repository")
+	// ErrNoRemote: Push names a remote the repository does not have.
+	ErrNoRemote = errors.New("no such remote")
 )
 
 // Options says what to commit and where to push it.
 type Options struct {
 	Dir         string   // the repository's working tree
 	Paths       []string // paths relative to Dir; default DataPaths
-	Message     string   // commit message; default MessageNoSummary
+	Message     string   // commit message; default FilesMessage of what it commits
 	AuthorName  string   // default: git's own (user.name)
 	AuthorEmail string   // default: git's own (user.email)
 	Push        bool     // push the commit, when one was made
@@ -86,6 +88,7 @@ type Options struct {
 // Result says what CommitAndPush did.
 type Result struct {
 	Committed bool
+	Message   string // the message of this run's commit, when it made one
 	Pushed    bool
 	Keepalive bool   // the commit is an empty keepalive commit
 	Attempts  int    // push attempts made
@@ -119,16 +122,28 @@ func CommitAndPush(ctx context.Context, o Options) (Result, error) {
 		}
 		return res, fmt.Errorf("%s: %w", o.Dir, ErrNotRepository)
 	}
-	committed, err := commit(ctx, o, env)
+	if o.Push {
+		// A remote that does not exist is a mistake to fix before
+		// anything is committed, not a push failure after.
+		if _, err := git(ctx, o.Dir, env, "remote", "get-url", o.Remote); err != nil {
+			if ctx.Err() != nil {
+				return res, err
+			}
+			return res, fmt.Errorf("remote %q: %w", o.Remote, ErrNoRemote)
+		}
+	}
+	msg, err := commit(ctx, o, env)
 	if err != nil {
 		return res, err
 	}
-	if !committed && o.KeepaliveAfter > 0 {
-		if committed, err = keepalive(ctx, o, env); err != nil {
+	if msg == "" && o.KeepaliveAfter > 0 {
+		if msg, err = keepalive(ctx, o, env); err != nil {
 			return res, err
 		}
-		res.Keepalive = committed
+		res.Keepalive = msg != ""
 	}
+	committed := msg != ""
+	res.Message = msg
 	res.Committed = committed
 	if res.Others, err = otherChanges(ctx, o, env); err != nil {
 		return res, err
@@ -152,9 +167,6 @@ func CommitAndPush(ctx context.Context, o Options) (Result, error) {
 func (o Options) withDefaults() Options {
 	if len(o.Paths) == 0 {
 		o.Paths = DataPaths
-	}
-	if o.Message == "" {
-		o.Message = MessageNoSummary
 	}
 	if o.Remote == "" {
 		o.Remote = "origin"

@@ -46,6 +46,11 @@ type Options struct {
 	ManifestWindow, ManifestChunk int
 
 	pubLimits *pubLimits // what peers can make us publish; nil: defaultPubLimits (tests shrink it)
+
+	// Waiting, when set, is told once that another process holds the
+	// node's lock and this run waits for it: who holds it (node.LockHolder,
+	// "" when unknown) and for how long at most.
+	Waiting func(holder string, upTo time.Duration)
 }
 
 // job is one heartbeat's working set.

@@ -35,7 +35,7 @@ func open(ctx context.Context, opts Options) (*job, func(), error) {
 	if opts.NoWait {
 		wait = 0
 	}
-	unlock, err := lock(ctx, opts.Dir, wait)
+	unlock, err := lock(ctx, opts.Dir, wait, opts.Waiting)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -89,16 +89,20 @@ func (n *job) load() error {
 }
 
 // lock takes the node's heartbeat lock, waiting for a running heartbeat to
-// finish for at most wait.
-func lock(ctx context.Context, dir string, wait time.Duration) (func(), error) {
+// finish for at most wait; waiting, when set, is told once that it waits.
+func lock(ctx context.Context, dir string, wait time.Duration, waiting func(string, time.Duration)) (func(), error) {
 	deadline := time.Now().Add(wait)
-	for {
+	for told := false; ; {
 		unlock, err := node.Lock(dir)
 		if err == nil {
 			return unlock, nil
 		}
 		if err != node.ErrLocked || !time.Now().Before(deadline) {
-			return nil, fmt.Errorf("lock %s: %w", dir, err)
+			return nil, lockError(dir, err)
+		}
+		if !told && waiting != nil {
+			waiting(node.LockHolder(dir), wait)
+			told = true
 		}
 		select {
 		case <-ctx.Done():
@@ -106,4 +110,13 @@ func lock(ctx context.Context, dir string, wait time.Duration) (func(), error) {
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// lockError names the lock's holder, when it is known, beside why the
+// lock was not taken.
+func lockError(dir string, err error) error {
+	if holder := node.LockHolder(dir); err == node.ErrLocked && holder != "" {
+		return fmt.Errorf("lock %s: %w (%s)", dir, err, holder)
+	}
+	return fmt.Errorf("lock %s: %w", dir, err)
 }

@@ -24,6 +24,7 @@ func (n *job) peers() ([]peer, error) {
 	}
 	for _, p := range n.snap.AgentsProblems {
 		n.log.Warn("AGENTS.md line skipped", "line", p.Line, "reason", p.Reason)
+		n.sum.AgentsSkipped = append(n.sum.AgentsSkipped, p.String())
 	}
 	n.adoptRespelled()
 	self, _ := roster.NormalizeURL(n.cfg.URL)

@@ -5,6 +5,8 @@
 // trusts a URL. It does no I/O and imports nothing else of this module.
 package roster
 
+import "fmt"
+
 // FileName is the name every agent publishes the agents it knows under,
 // at the root of its trace URL (docs/protocol.md §4).
 const FileName = "AGENTS.md"
@@ -22,4 +24,12 @@ type Agent struct {
 type Problem struct {
 	Line   int
 	Reason string
+}
+
+// String is the problem as every command that reads the node's AGENTS.md
+// shows it, file and line first as a compiler says it:
+// "AGENTS.md:3: not an agent line (no '|'); line skipped". A skipped line's
+// agent is never polled, so no command may keep it to a log.
+func (p Problem) String() string {
+	return fmt.Sprintf("%s:%d: %s; line skipped", FileName, p.Line, p.Reason)
 }

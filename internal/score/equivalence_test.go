@@ -13,6 +13,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/slowtest"
 	"github.com/meshnode/meshnode/internal/trace"
 )
 
@@ -29,6 +30,7 @@ var wideParams = func() Params {
 // reference heuristic gives it, knowing the whole corpus, with the
 // default knobs and with a grid of two.
 func TestHeuristicMatchesReferenceOnCorpus(t *testing.T) {
+	slowtest.Require(t)
 	ins := corpusInputs(t)
 	grids := [][]*Params{{&DefaultParams}, {&DefaultParams, &wideParams}}
 	near, similar := 0, 0

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/meshnode/meshnode/internal/slowtest"
 )
 
 // exampleScorer is the example model scorer shipped in docs/scorer.
@@ -48,6 +50,7 @@ const goodAnswer = "Here is my judgement:\n```json\n" +
 	` "reasons": {"substance": "a measured retry ladder"}, "notes": "Solid, measured guide."}` + "\n```\n"
 
 func TestExampleModelScorerThroughTheCommandScorer(t *testing.T) {
+	slowtest.Require(t)
 	py := examplePython(t)
 	tests := []struct {
 		name, answer string

@@ -21,24 +21,36 @@ func (n *doctorRun) checkPeers(ctx context.Context) []Finding {
 		return []Finding{{Check: "peers", Status: StatusWarn, Message: "cannot read AGENTS.md: " + unwrapPath(err),
 			Fix: "run 'meshnode init' or write AGENTS.md (name | trace_url | joined)"}}
 	}
-	peers, _ := roster.Parse(data) // lines roster skips are no peers to check
+	peers, skipped := roster.Parse(data)
+	out := skippedFindings(skipped)
 	peers = withoutSelf(peers, n.cfg.URL)
 	if len(peers) == 0 {
-		return []Finding{{Check: "peers", Status: StatusWarn, Message: "AGENTS.md lists no peers: the node polls nobody",
-			Fix: "add a line 'name | trace_url | joined' to AGENTS.md for each agent to follow"}}
+		return append(out, Finding{Check: "peers", Status: StatusWarn, Message: "AGENTS.md lists no peers: the node polls nobody",
+			Fix: "add a line 'name | trace_url | joined' to AGENTS.md for each agent to follow"})
 	}
 	errs := n.reachPeers(ctx, peers)
-	var out []Finding
+	var unreached []Finding
 	for i, p := range peers {
 		if errs[i] != nil {
-			out = append(out, Finding{Check: "peers", Status: StatusWarn,
+			unreached = append(unreached, Finding{Check: "peers", Status: StatusWarn,
 				Message: fmt.Sprintf("peer %s unreachable: %v", p.Name, errs[i]),
 				Fix:     "check the peer's trace_url in AGENTS.md; the heartbeat keeps retrying it on the backoff schedule"})
 		}
 	}
-	reached := len(peers) - len(out)
+	reached := len(peers) - len(unreached)
 	summary := Finding{Check: "peers", Status: StatusOK, Message: fmt.Sprintf("%d of %d peer(s) serve a MANIFEST.md", reached, len(peers))}
-	return append([]Finding{summary}, out...)
+	return append(append([]Finding{summary}, out...), unreached...)
+}
+
+// skippedFindings fails doctor on each line of AGENTS.md that lists no
+// agent: the heartbeat skips it, so whoever it meant is never polled.
+func skippedFindings(skipped []roster.Problem) []Finding {
+	var out []Finding
+	for _, p := range skipped {
+		out = append(out, Finding{Check: "peers", Status: StatusFail, Message: p.String(),
+			Fix: "write the line as 'name | trace_url | joined' (trace_url an http(s) URL), or start it with '#' to keep it as a comment"})
+	}
+	return out
 }
 
 func (n *doctorRun) reachPeers(ctx context.Context, peers []roster.Agent) []error {

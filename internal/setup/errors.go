@@ -36,3 +36,16 @@ type ExistsError struct {
 func (e *ExistsError) Error() string {
 	return fmt.Sprintf("%s already holds %s; not overwriting without --force", e.Dir, strings.Join(e.Files, ", "))
 }
+
+// FoundersError is a FOUNDERS.md that names other founders, which
+// founding a mesh on a set-up node would replace: the declaration of the
+// mesh the node joined.
+type FoundersError struct {
+	Dir      string
+	Founders string // the founders it names, comma-separated
+}
+
+// Error names the founders the file declares.
+func (e *FoundersError) Error() string {
+	return fmt.Sprintf("%s already holds a FOUNDERS.md naming %s, the founders of the mesh this node is in; not replacing it without --force", e.Dir, e.Founders)
+}

@@ -43,9 +43,25 @@ func TestInitKeepsAFoundersFileCopiedFromTheMeshJoined(t *testing.T) {
 
 	t.Run("founding over another mesh's file needs --force", func(t *testing.T) {
 		_, err := Init(Options{Dir: dir, Agent: "ada", URL: "https://ada.example/", Founder: true, Now: initNow, Getenv: noEnv, GitRemote: noRemote})
-		var ee *ExistsError
-		if !errors.As(err, &ee) || ee.Files[len(ee.Files)-1] != node.FoundersFile {
-			t.Fatalf("Init = %v, want an ExistsError naming FOUNDERS.md", err)
+		var fe *FoundersError
+		if !errors.As(err, &fe) || fe.Founders != "bob" {
+			t.Fatalf("Init = %v, want a FoundersError naming bob", err)
+		}
+		if got := mustRead(t, filepath.Join(dir, node.FoundersFile)); got != copied {
+			t.Errorf("FOUNDERS.md changed: %q", got)
+		}
+	})
+	t.Run("with --force it is replaced, and the old one kept", func(t *testing.T) {
+		res, err := Init(Options{Dir: dir, Founder: true, Force: true, Now: initNow, Getenv: noEnv, GitRemote: noRemote})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []Kept{{File: node.FoundersFile, Copy: node.FoundersFile + ".bak-1"}}
+		if !reflect.DeepEqual(res.Kept, want) || !reflect.DeepEqual(res.Written, []string{node.FoundersFile}) || !res.FoundedOnly {
+			t.Fatalf("result %+v, want FOUNDERS.md alone written and its copy kept", res)
+		}
+		if got := mustRead(t, filepath.Join(dir, node.FoundersFile+".bak-1")); got != copied {
+			t.Errorf("the copy holds %q, want the old file", got)
 		}
 	})
 	t.Run("a copy that does not parse is reported, and the node is set up", func(t *testing.T) {

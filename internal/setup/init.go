@@ -48,6 +48,19 @@ type Result struct {
 	// FoundersErr is why an existing FOUNDERS.md could not be read; the
 	// node is set up all the same, and every command will say it too.
 	FoundersErr error
+	// FoundedOnly: the node was set up already, and Init founded a mesh
+	// on it, touching nothing but FOUNDERS.md.
+	FoundedOnly bool
+	// Unchanged names files that already held what Init would write.
+	Unchanged []string
+	// Kept lists the files --force replaced, each kept as a copy first.
+	Kept []Kept
+}
+
+// Kept is a file Init replaced and the copy of it it kept.
+type Kept struct {
+	File string // "AGENTS.md"
+	Copy string // "AGENTS.md.bak-1", beside it
 }
 
 // initFiles are the files Init writes, in order.
@@ -56,13 +69,26 @@ var initFiles = []string{ConfigFile, IdentityFile, ManifestFile, AgentsFile}
 // Init turns o.Dir into a node: it refuses to overwrite unless o.Force,
 // settles the agent name and the URL (flag, then derivation, then a
 // question), and writes mesh.yaml, IDENTITY.md, an empty MANIFEST.md and a
-// starter AGENTS.md, each atomically.
+// starter AGENTS.md, each atomically. With o.Force, each file it replaces
+// that a person wrote is kept first as FILE.bak-N (docs/cli/init.md).
+//
+// With o.Founder on a node that is set up already, Init founds a mesh on
+// it instead: it writes FOUNDERS.md and nothing else (foundMesh).
 func Init(o Options) (*Result, error) {
 	if o.Dir == "" {
 		o.Dir = "."
 	}
 	if o.Now.IsZero() {
 		o.Now = time.Now()
+	}
+	if o.Founder {
+		setUp, err := isSetUp(o.Dir)
+		if err != nil {
+			return nil, err
+		}
+		if setUp {
+			return foundMesh(o)
+		}
 	}
 	// Refuse before asking anything: a person who answered every
 	// question should not learn only then that nothing will be written.
@@ -97,6 +123,9 @@ func Init(o Options) (*Result, error) {
 func settleFounders(o Options, res *Result) error {
 	if o.Founder {
 		data := signal.FormatFounders([]signal.Founder{{Name: res.Agent, URL: res.URL}})
+		if err := keepCopy(o.Dir, node.FoundersFile, data, res); err != nil {
+			return err
+		}
 		if err := atomicfile.WriteFile(filepath.Join(o.Dir, node.FoundersFile), data, 0o644); err != nil {
 			return fmt.Errorf("write %s: %w", node.FoundersFile, err)
 		}
@@ -141,6 +170,9 @@ func writeNode(dir, agent, nodeURL string, id identity, now time.Time) (*Result,
 	}
 	res := &Result{Agent: agent, URL: nodeURL}
 	for _, f := range initFiles {
+		if err := keepCopy(dir, f, contents[f], res); err != nil {
+			return res, err
+		}
 		if err := atomicfile.WriteFile(filepath.Join(dir, f), contents[f], 0o644); err != nil {
 			return res, fmt.Errorf("write %s: %w", f, err)
 		}

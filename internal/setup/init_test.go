@@ -364,3 +364,29 @@ func TestInitNamesTheIdentityFieldsLeftBlank(t *testing.T) {
 		})
 	}
 }
+
+// An answer that cannot be used is asked again with the reason; one
+// refused maxAsks times is a *ValueError naming the flag, as the value
+// given as a flag would be, and nothing is written.
+func TestInitAsksAgainAfterABadAnswerAndGivesUpAfterMaxAsks(t *testing.T) {
+	var asked []string
+	prompt := func(q, def string) (string, error) {
+		asked = append(asked, q)
+		if strings.HasSuffix(q, "Agent name") {
+			return "ada", nil
+		}
+		return "ftp://ada.example/", nil
+	}
+	dir := t.TempDir()
+	_, err := Init(Options{Dir: dir, Now: initNow, Prompt: prompt, Getenv: noEnv, GitRemote: noRemote})
+	var ve *ValueError
+	if !errors.As(err, &ve) || ve.Flag != "--url" || !strings.Contains(err.Error(), "scheme must be http or https") {
+		t.Fatalf("err = %v, want a --url ValueError", err)
+	}
+	if len(asked) != 1+maxAsks || !strings.HasPrefix(asked[2], `url "ftp://ada.example/": scheme must be http or https: try again`+"\n") {
+		t.Errorf("asked %q, want the agent once and the URL %d times, again with the reason", asked, maxAsks)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("init wrote %d file(s) after giving up", len(entries))
+	}
+}

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/meshnode/meshnode/internal/roster"
 )
 
 // DefaultOut is where Build writes when Options.Out is empty, relative to
@@ -40,6 +42,9 @@ type Stats struct {
 	Unchanged int // files left untouched, mtime kept
 	Removed   int // stale files deleted
 	Traces    int // trace pages
+	// AgentsSkipped are the lines of AGENTS.md that list no agent, for the
+	// command to show (every command reading AGENTS.md shows them).
+	AgentsSkipped []roster.Problem
 }
 
 // Build reads the node at o.Dir and writes its site to o.Out.
@@ -51,6 +56,7 @@ func Build(ctx context.Context, o Options) (Stats, error) {
 		return Stats{}, err
 	}
 	st, err := Write(ctx, n, o.Out)
+	st.AgentsSkipped = n.AgentsSkipped
 	if err != nil {
 		return st, err
 	}
@@ -185,4 +191,7 @@ var (
 	// ErrNotSite: the output is a file, or a directory meshnode did not
 	// build, which a build would overwrite.
 	ErrNotSite = errors.New("not a site meshnode built")
+	// ErrOutUnusable: the output directory can be neither read nor
+	// created (a path under a file, a read-only or virtual file system).
+	ErrOutUnusable = errors.New("cannot use it as the output directory")
 )

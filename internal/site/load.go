@@ -36,6 +36,7 @@ func Load(dir string, now time.Time) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	n.AgentsSkipped = snap.AgentsProblems
 	if err := loadManifest(n, snap); err != nil {
 		return nil, err
 	}

@@ -26,7 +26,7 @@ func claimOut(out string) (bool, error) {
 		return true, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("read %s: %w", out, err)
+		return false, fmt.Errorf("%s: %w: %w", out, ErrOutUnusable, err)
 	}
 	fresh := true
 	for _, e := range entries {

@@ -60,6 +60,9 @@ func (p *Preview) Refresh(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	p.built, p.ok, p.Stats = fp, true, st
+	for _, a := range st.AgentsSkipped {
+		p.opts.Logger.Warn("AGENTS.md line skipped", "line", a.Line, "reason", a.Reason)
+	}
 	return true, nil
 }
 

@@ -25,11 +25,11 @@ type stage struct {
 
 func newStage(out string) (*stage, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
-		return nil, fmt.Errorf("create %s: %w", out, err)
+		return nil, fmt.Errorf("%s: %w: %w", out, ErrOutUnusable, err)
 	}
 	dir, err := os.MkdirTemp(out, stagePrefix)
 	if err != nil {
-		return nil, fmt.Errorf("create a stage in %s: %w", out, err)
+		return nil, fmt.Errorf("%s: %w: %w", out, ErrOutUnusable, err)
 	}
 	return &stage{out: out, dir: dir}, nil
 }

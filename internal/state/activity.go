@@ -31,9 +31,11 @@ type Activity struct {
 // RecordActivity records a successful poll at now that found news new
 // seqs (a refreshed `updated:` is not news), keeps s in the cursor and
 // sets NextPoll by it. A spike, and any news, bring the peer back to every
-// heartbeat. The first poll that finds the peer at all starts its quiet
-// time without counting what it caught up on, which would look like a
-// spike and inflate its rate for a week.
+// heartbeat. The first contact with a peer starts its quiet time without
+// counting what it caught up on, which would look like a spike and
+// inflate its rate for a week; it lasts until the peer is read in full,
+// since a catch-up cut by a budget, the deadline, Ctrl-C or a failed file
+// goes on at the next heartbeats (docs/decisions.md, "Adaptive polling").
 //
 // Nothing this writes moves unless the peer publishes (or the schedule
 // changes): the due times are derived from last_news, the schedule and
@@ -43,7 +45,9 @@ func (c *Cursor) RecordActivity(now time.Time, news int, s Schedule) Activity {
 	now = utc(now)
 	switch {
 	case c.LastNews.IsZero():
-		c.LastNews = now
+		if !c.Unread() {
+			c.LastNews = now
+		}
 	case news > 0:
 		c.LastNews = now
 		c.countNews(now, news)

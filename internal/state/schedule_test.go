@@ -202,3 +202,25 @@ func TestPresenceIsObservedAtTheLastPollOfAQuietPeer(t *testing.T) {
 		t.Errorf("quiet peer observed at %v, want its last poll", got)
 	}
 }
+
+// A first catch-up cut short (a budget, the deadline, Ctrl-C, a failed
+// file) goes on at the next heartbeats; what they read is still the
+// catch-up, not news, so none of it is a spike, and the peer's quiet time
+// starts once it is read in full.
+func TestCatchUpOverSeveralPollsIsNoSpike(t *testing.T) {
+	c := &Cursor{Backlog: true}
+	if a := poll(c, 0, 40); a.Spike || !c.LastNews.IsZero() {
+		t.Fatalf("first poll, backlog left: spike %v, last_news %v", a.Spike, c.LastNews)
+	}
+	c.Backlog, c.Retry = false, []manifest.Seq{7}
+	if a := poll(c, 30*time.Minute, 40); a.Spike || !c.LastNews.IsZero() {
+		t.Fatalf("second poll, a file to retry: spike %v, last_news %v", a.Spike, c.LastNews)
+	}
+	c.Retry = nil
+	if a := poll(c, time.Hour, 1); a.Spike || !c.LastNews.Equal(t0.Add(time.Hour)) || len(c.NewsPerDay) != 0 {
+		t.Fatalf("read in full: spike %v, last_news %v, news %v", a.Spike, c.LastNews, c.NewsPerDay)
+	}
+	if a := poll(c, 2*time.Hour, 5); !a.Spike {
+		t.Errorf("five new seqs after the catch-up, in a peer's first day: no spike")
+	}
+}

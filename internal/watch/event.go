@@ -138,7 +138,7 @@ func (s *Status) Line() string {
 	if s.Polling {
 		fmt.Fprintf(&b, "polling on, every %s", s.Interval)
 	} else {
-		b.WriteString("polling off (/poll on)")
+		b.WriteString("polling off: type /poll on to start")
 	}
 	if s.Running {
 		b.WriteString(" · polling now")

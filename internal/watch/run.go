@@ -71,7 +71,9 @@ func (w *Watcher) schedule(d time.Duration) <-chan time.Time {
 
 // start tells how the watcher starts, and of peers already degraded.
 func (w *Watcher) start() {
-	msg := fmt.Sprintf("watching %s: polling off; turn it on with /poll on or watch.enabled in mesh.yaml", w.opts.Dir)
+	// Polling is opt-in (docs/protocol.md §13): say in plain words that
+	// nothing happens until a person turns it on, and how.
+	msg := fmt.Sprintf("watching %s: polling is off, so no peer is polled until you type /poll on (or set watch.enabled: true in mesh.yaml)", w.opts.Dir)
 	if w.enabled {
 		msg = fmt.Sprintf("watching %s: polling every %s", w.opts.Dir, w.interval)
 	}

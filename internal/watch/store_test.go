@@ -9,12 +9,14 @@ import (
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/queue/pgqueue"
 	"github.com/meshnode/meshnode/internal/queue/pgtest"
+	"github.com/meshnode/meshnode/internal/slowtest"
 )
 
 // TestWatchOnPostgreSQL runs the watcher with its queue in a real
 // PostgreSQL server: its ticks enqueue there, not in mesh-state/, the alert
 // and /poll read it, and /poll skip settles an item there.
 func TestWatchOnPostgreSQL(t *testing.T) {
+	slowtest.Require(t)
 	srv := pgtest.Start(t)
 	store, err := pgqueue.Open(srv.NewDatabase(t))
 	if err != nil {

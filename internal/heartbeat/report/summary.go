@@ -50,7 +50,11 @@ type Summary struct {
 	// back this heartbeat, by peer, with why (docs/security.md, "Every
 	// limit and why").
 	HeldBack []HeldBack `json:"held_back,omitempty"`
-	Changed  bool       `json:"changed"`
+	// AgentsSkipped are the lines of our AGENTS.md skipped as no agent
+	// line (roster.Problem's text, "AGENTS.md:3: …; line skipped"), in
+	// file order: their agents are never polled until a person fixes them.
+	AgentsSkipped []string `json:"agents_skipped,omitempty"`
+	Changed       bool     `json:"changed"`
 	// Interrupted: a signal stopped the run early. What it did is saved;
 	// peers it did not poll and traces it did not score wait for the next.
 	Interrupted bool `json:"interrupted,omitempty"`
@@ -173,6 +177,9 @@ func (s *Summary) WriteText(w io.Writer) {
 	}
 	if s.Interrupted {
 		fmt.Fprintln(w, "interrupted: what was done is saved; peers not polled and traces not scored wait for the next heartbeat")
+	}
+	for _, a := range s.AgentsSkipped {
+		fmt.Fprintln(w, oneLine(a))
 	}
 	for _, h := range s.Held {
 		fmt.Fprintf(w, "not published: %q: %s\n", h.File, oneLine(h.Reason))

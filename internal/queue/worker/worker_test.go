@@ -24,6 +24,7 @@ import (
 	"github.com/meshnode/meshnode/internal/queue/pgtest"
 	"github.com/meshnode/meshnode/internal/queue/worker"
 	"github.com/meshnode/meshnode/internal/score"
+	"github.com/meshnode/meshnode/internal/slowtest"
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
@@ -187,6 +188,7 @@ func scoredOnce(t testing.TB, s queue.Store, its []queue.Item, log string, twice
 }
 
 func TestFourWorkersScoreEveryTraceOnce(t *testing.T) {
+	slowtest.Require(t)
 	// 1,000 traces took 283 s under the race detector, half of go test's
 	// default timeout of the whole package; 200 still give each of the
 	// four workers about fifty to contend for.
@@ -230,6 +232,7 @@ func TestFourWorkersScoreEveryTraceOnce(t *testing.T) {
 }
 
 func TestKilledWorkerProcessIsTakenOver(t *testing.T) {
+	slowtest.Require(t)
 	srv := pgtest.Start(t)
 	its := mesh(t, 40)
 	s, dsn := newQueue(t, srv, its)
