@@ -99,7 +99,7 @@ func (pl *poller) poll(ctx context.Context, p peer, c state.Cursor) *pollResult 
 		r.cursor.ManifestChanged = pl.now
 	}
 	r.cursor.ManifestSHA256 = sum
-	r.cursor.ManifestUpdated = m.Updated
+	r.cursor.ManifestUpdated, r.cursor.Rules = m.Updated, m.Rules
 	pl.process(ctx, r, m)
 	if pl.wantPeers {
 		pl.gossip(ctx, r)

@@ -1,6 +1,7 @@
 package signal
 
 import (
+	"cmp"
 	"sort"
 	"strings"
 
@@ -20,7 +21,14 @@ import (
 // admitted keeps standing for the rest of the closure, so the rounds only
 // grow the set and always end (at most one round per agent). Nothing in
 // it depends on a time a file states or on the order files were read.
+//
+// in.Rules must name a rule set this node implements (FromSnapshot checks
+// it); an unknown name computes nothing but the name.
 func Compute(in Input) Report {
+	rules, ok := RulesNamed(cmp.Or(in.Rules, DefaultRules))
+	if !ok {
+		return Report{Rules: in.Rules}
+	}
 	m := newMesh(in)
 	rounds := make([]int, len(m.keyOf)) // agent id → round admitted; -1: no standing
 	for id, k := range m.keyOf {
@@ -29,7 +37,7 @@ func Compute(in Input) Report {
 			rounds[id] = 0
 		}
 	}
-	rep := Report{}
+	rep := Report{Rules: rules.Name}
 	for {
 		rep.Rounds++
 		if !m.admit(m.signals(rounds), rounds, rep.Rounds) {

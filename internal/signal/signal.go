@@ -21,6 +21,9 @@ type Input struct {
 	Traces      []ledger.Trace
 	Validations []ledger.Validation
 	Founders    []Founder
+	// Rules names the rule set to compute with (FOUNDERS.md's "rules:"
+	// line); "" is DefaultRules.
+	Rules string
 }
 
 // Report is the computed SIGNAL of every agent and the resolution of
@@ -32,6 +35,8 @@ type Report struct {
 	// first, then each round admits the agents the previous ones earned
 	// standing for, until a round admits nobody.
 	Rounds int
+	// Rules is the name of the rule set the report was computed with.
+	Rules string
 }
 
 // Agent is one agent's SIGNAL, standing and how they were earned.

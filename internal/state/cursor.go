@@ -41,6 +41,9 @@ type Cursor struct {
 	ManifestSHA256  manifest.Hash `json:"manifest_sha256,omitempty"`
 	ManifestUpdated time.Time     `json:"manifest_updated,omitzero"` // the peer's own `updated:`
 	ManifestChanged time.Time     `json:"manifest_changed,omitzero"` // when we saw its bytes change
+	// Rules is the rule set the peer's MANIFEST.md declares ("rules:"),
+	// "" when it declares none (docs/decisions.md, Rule sets).
+	Rules string `json:"rules,omitempty"`
 
 	// LastNews is when a poll last found a new seq, or first found the
 	// peer; the quiet schedule counts from it (docs/decisions.md).
