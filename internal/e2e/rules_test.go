@@ -24,6 +24,8 @@ func TestNodesOfDifferentRuleSetsTellEachOtherApart(t *testing.T) {
 	}{
 		{name: "the same rules: they agree and say nothing", ada: signal.RulesMesh2026v1, bob: signal.RulesMesh2026v1,
 			bobValidated: true, bobValidations: 2},
+		{name: "today's rules and the new: ada says bob's differ, and both still compute", ada: signal.RulesMesh2026v1, bob: signal.RulesMesh2026v2,
+			adaSees: "computes with rule set mesh-2026-2, this node with mesh-2026-1", bobValidated: true, bobValidations: 2},
 		{name: "rules bob does not implement: both say so, and bob publishes no status", ada: signal.RulesMesh2026v1, bob: "mesh-2099-1",
 			adaSees: "which this meshnode does not implement", bobUnknown: true},
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
@@ -29,69 +30,36 @@ func Compute(in Input) Report {
 	if !ok {
 		return Report{Rules: in.Rules}
 	}
-	m := newMesh(in)
+	m := newMesh(in, rules)
+	has := make([]bool, len(m.keyOf))
 	rounds := make([]int, len(m.keyOf)) // agent id → round admitted; -1: no standing
 	for id, k := range m.keyOf {
 		rounds[id] = -1
 		if m.founders[k] {
-			rounds[id] = 0
+			rounds[id], has[id] = 0, true
 		}
 	}
 	rep := Report{Rules: rules.Name}
+	var o outcome
 	for {
 		rep.Rounds++
-		if !m.admit(m.signals(rounds), rounds, rep.Rounds) {
+		o = m.evaluate(has)
+		if !m.admit(o, has, rounds, rep.Rounds) {
 			break
 		}
 	}
-	standing := map[string]int{}
-	for id, r := range rounds {
-		if r >= 0 {
-			standing[m.keyOf[id]] = r
-		}
-	}
-	statuses := m.resolve(standing)
-	rep.Agents = sortedAgents(m.tally(statuses, standing))
-	rep.Traces = sortedTraces(statuses)
+	rep.Agents = sortedAgents(m.tally(o, rounds))
+	rep.Traces = sortedTraces(m.results(o))
 	return rep
 }
 
-// signals is one round of the closure: every agent's SIGNAL when only
-// the agents with a round in rounds have standing. It is resolve and
-// tally reduced to the numbers admission needs, on agent ids.
-func (m *mesh) signals(rounds []int) []float64 {
-	sig := make([]float64, len(m.keyOf))
-	for id, k := range m.keyOf {
-		if m.founders[k] {
-			sig[id] += FounderPoints
-		}
-	}
-	for i := range m.traces {
-		seen, passing := 0, 0
-		for _, b := range m.ballots[i] {
-			if rounds[b.voter] < 0 {
-				continue
-			}
-			seen++
-			if b.pass {
-				passing++
-			}
-			sig[b.voter] += ValidationPoints
-		}
-		if status(passing, seen) == manifest.StatusValidated {
-			sig[m.authors[i]] += m.points[i]
-		}
-	}
-	return sig
-}
-
-// admit gives standing to every agent whose SIGNAL reached EstablishedAt
-// and reports whether anyone was admitted.
-func (m *mesh) admit(sig []float64, rounds []int, round int) bool {
+// admit gives standing to every agent the outcome admits
+// (Rules.admits) and reports whether anyone was admitted.
+func (m *mesh) admit(o outcome, has []bool, rounds []int, round int) bool {
 	added := false
-	for id, s := range sig {
-		if rounds[id] < 0 && s >= EstablishedAt {
-			rounds[id] = round
+	for id, s := range m.signals(o) {
+		if !has[id] && m.rules.admits(s, o.admitters[id]) {
+			rounds[id], has[id] = round, true
 			added = true
 		}
 	}
@@ -103,18 +71,26 @@ func (m *mesh) admit(sig []float64, rounds []int, round int) bool {
 // by their trace URL where one is known (a name is only what a file
 // says), else by name.
 type mesh struct {
-	traces   []ledger.Trace                      // one per hash, sorted by hash
-	authors  []int                               // agent id of traces[i]'s author
-	points   []float64                           // what traces[i] earns its author once validated
-	ballots  [][]ballot                          // traces[i]'s votes, by validator key
-	ids      map[string]int                      // agent key → agent id, an index of keyOf
-	keyOf    []string                            // agent id → agent key
-	byHash   map[manifest.Hash]ledger.Trace      // hash → trace
-	votes    map[manifest.Hash]map[string]string // hash → validator key → "pass" | "fail"; while building
-	names    map[string]string                   // agent key → name as first written
-	urls     map[string]string                   // agent key → trace URL
-	founders map[string]bool                     // agent key → named in FOUNDERS.md
-	keys     map[string]string                   // trace URL → agent key, memoized
+	traces   []ledger.Trace                    // one per hash, sorted by hash
+	authors  []int                             // agent id of traces[i]'s author
+	points   []float64                         // what traces[i] earns its author once validated
+	ballots  [][]ballot                        // traces[i]'s votes, by validator key
+	ids      map[string]int                    // agent key → agent id, an index of keyOf
+	keyOf    []string                          // agent id → agent key
+	byHash   map[manifest.Hash]ledger.Trace    // hash → trace
+	votes    map[manifest.Hash]map[string]vote // hash → validator key → its vote; while building
+	names    map[string]string                 // agent key → name as first written
+	urls     map[string]string                 // agent key → trace URL
+	founders map[string]bool                   // agent key → named in FOUNDERS.md
+	keys     map[string]string                 // trace URL → agent key, memoized
+	rules    Rules
+}
+
+// vote is one validator's verdict on one trace and when it says it was
+// cast, while the mesh is built.
+type vote struct {
+	verdict string // "pass" or "fail"
+	at      time.Time
 }
 
 // key is agentKey, memoized by URL: normalizing a URL parses it, and a
@@ -135,11 +111,13 @@ func (m *mesh) key(name, url string) string {
 type ballot struct {
 	voter int // agent id
 	pass  bool
+	day   int64 // the UTC day it was cast (voteDay)
 }
 
-func newMesh(in Input) *mesh {
+func newMesh(in Input, rules Rules) *mesh {
 	m := &mesh{
-		byHash: map[manifest.Hash]ledger.Trace{}, votes: map[manifest.Hash]map[string]string{},
+		rules:  rules,
+		byHash: map[manifest.Hash]ledger.Trace{}, votes: map[manifest.Hash]map[string]vote{},
 		names: map[string]string{}, urls: map[string]string{}, founders: map[string]bool{}, keys: map[string]string{},
 	}
 	// Names come first from the traces (the name the node polls the agent
@@ -178,7 +156,7 @@ func (m *mesh) index() {
 		vs := m.votes[t.Hash]
 		bs := make([]ballot, 0, len(vs))
 		for _, vk := range sortedKeys(vs) {
-			bs = append(bs, ballot{voter: m.ids[vk], pass: vs[vk] == "pass"})
+			bs = append(bs, ballot{voter: m.ids[vk], pass: vs[vk].verdict == "pass", day: voteDay(vs[vk].at, t.Submitted)})
 		}
 		m.ballots[i] = bs
 	}
@@ -212,7 +190,7 @@ func (m *mesh) addTraces(traces []ledger.Trace) {
 
 // addVotes keeps one vote per validator per trace: when a validator
 // published two verdicts on the same bytes (it should not), fail counts,
-// the conservative reading. Validations of traces not seen, of one's own
+// the conservative reading, at the earliest time it was given. Validations of traces not seen, of one's own
 // traces, or with no verdict earn nothing and count nowhere.
 func (m *mesh) addVotes(vals []ledger.Validation) {
 	type keyed struct {
@@ -237,10 +215,10 @@ func (m *mesh) addVotes(vals []ledger.Validation) {
 			continue
 		}
 		if m.votes[t.Hash] == nil {
-			m.votes[t.Hash] = map[string]string{}
+			m.votes[t.Hash] = map[string]vote{}
 		}
-		if prev, seen := m.votes[t.Hash][vk]; !seen || prev == "pass" {
-			m.votes[t.Hash][vk] = r
+		if prev, seen := m.votes[t.Hash][vk]; !seen || prev.verdict == "pass" && r == "fail" || prev.verdict == r && v.ValidatedAt.Before(prev.at) {
+			m.votes[t.Hash][vk] = vote{verdict: r, at: v.ValidatedAt}
 		}
 		m.learn(v.Validator, v.ValidatorURL)
 	}
@@ -265,31 +243,32 @@ func (m *mesh) learn(name, url string) {
 	}
 }
 
-// resolve gives every trace its status, counting only the votes of
-// agents with standing.
-func (m *mesh) resolve(standing map[string]int) map[manifest.Hash]*TraceResult {
-	out := make(map[manifest.Hash]*TraceResult, len(m.traces))
-	results := make([]TraceResult, len(m.traces))
+// results is every trace's resolution in the outcome.
+func (m *mesh) results(o outcome) []TraceResult {
+	out := make([]TraceResult, len(m.traces))
 	for i, t := range m.traces {
-		r := &results[i]
-		*r = TraceResult{Hash: t.Hash, Agent: m.names[m.keyOf[m.authors[i]]], URL: t.URL, Seq: t.Seq}
-		for _, b := range m.ballots[i] {
-			if _, ok := standing[m.keyOf[b.voter]]; !ok {
-				r.Uncounted++
-				continue
-			}
-			r.Seen++
-			if b.pass {
-				r.Passing++
-			}
-		}
-		r.Status = status(r.Passing, r.Seen)
+		r := TraceResult{Hash: t.Hash, Agent: m.names[m.keyOf[m.authors[i]]], URL: t.URL, Seq: t.Seq,
+			Passing: o.passing[i], Seen: o.seen[i], Uncounted: o.uncounted[i], Status: o.status[i]}
 		if r.Seen > 0 {
 			r.Signal = float64(r.Passing) / float64(r.Seen)
 		}
-		out[t.Hash] = r
+		out[i] = r
 	}
 	return out
+}
+
+// voteDay is the UTC day a vote counts on for the day bound: the day its
+// validation says it was cast, but never before the trace's own stated
+// submission, so backdating a validation before its trace gains nothing.
+// A vote that states no time counts on the trace's day; neither: day 0.
+func voteDay(at, submitted time.Time) int64 {
+	if at.IsZero() || at.Before(submitted) {
+		at = submitted
+	}
+	if at.IsZero() {
+		return 0
+	}
+	return at.Unix() / 86400
 }
 
 // status applies the resolution rule to the votes that count, all of

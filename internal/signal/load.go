@@ -57,7 +57,7 @@ func ownTraces(s *node.Snapshot, agent, url string) []ledger.Trace {
 		if e.Hash == "" || path.Dir(e.File) != node.TracesDir {
 			continue
 		}
-		t := ledger.Trace{Agent: agent, AgentURL: url, Hash: e.Hash, URL: url + e.File, Seq: e.Seq, Type: e.Type, Category: e.Category}
+		t := ledger.Trace{Agent: agent, AgentURL: url, Hash: e.Hash, URL: url + e.File, Seq: e.Seq, Type: e.Type, Category: e.Category, Submitted: e.Submitted}
 		if p, err := s.Trace(e.File); err == nil {
 			t.Category = firstNonEmpty(t.Category, p.Category)
 			t.Type = firstNonEmpty(t.Type, p.Type)

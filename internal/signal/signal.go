@@ -54,6 +54,10 @@ type Agent struct {
 	// a founder, then 1, 2, …; meaningless without Standing.
 	StandingRound   int `json:"standing_round,omitempty"`
 	TracesValidated int `json:"traces_validated"`
+	// Admitters counts the distinct agents with standing that passed its
+	// validated traces; mesh-2026-2 admits an agent only once two have.
+	// Counted only under rules that admit by it.
+	Admitters int `json:"admitters,omitempty"`
 	// ValidationsAuthored counts the validations that counted: authored
 	// with standing, on a trace seen, not the agent's own.
 	ValidationsAuthored int `json:"validations_authored"`

@@ -34,6 +34,9 @@ func loadConfig(dir string, n *Node) error {
 // tier, and each of our traces' resolved status and passing/seen count.
 func applySignal(n *Node, rep signal.Report) {
 	n.Tier = signal.TierProvisional
+	if r, ok := signal.RulesNamed(rep.Rules); ok {
+		n.Rules, n.RulesSummary = r.Name, r.Summary
+	}
 	for _, a := range rep.Agents {
 		n.Signals = append(n.Signals, standingOf(a))
 	}
