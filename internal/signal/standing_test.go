@@ -143,3 +143,21 @@ func FuzzParseFounders(f *testing.F) {
 		}
 	})
 }
+
+func TestProgressUnderNewRulesSaysAMeshOfOneFounderAdmitsNobody(t *testing.T) {
+	in := Input{Founders: founders("fred"), Rules: RulesMesh2026v2}
+	for s := 1; s <= 5; s++ {
+		in.Traces = append(in.Traces, tr("ann", s, "capability", "rock"))
+		in.Validations = append(in.Validations, val("fred", hash("ann", s), "pass"))
+	}
+	p := ProgressOf(Compute(in), "https://ann.example/")
+	if p.HasStanding() {
+		t.Fatalf("ann has standing on one founder's passes: %+v", p.Self)
+	}
+	if !strings.Contains(p.Reason(), "passed by 1 of the 2 agents with standing") {
+		t.Errorf("reason %q does not say how many agents passed ann", p.Reason())
+	}
+	if !strings.Contains(p.Next(), "FOUNDERS.md names 1 founder(s) (fred)") || !strings.Contains(p.Next(), "another founder") {
+		t.Errorf("next %q does not say the mesh needs another founder", p.Next())
+	}
+}
