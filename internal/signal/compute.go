@@ -71,26 +71,19 @@ func (m *mesh) admit(o outcome, has []bool, rounds []int, round int) bool {
 // by their trace URL where one is known (a name is only what a file
 // says), else by name.
 type mesh struct {
-	traces   []ledger.Trace                    // one per hash, sorted by hash
-	authors  []int                             // agent id of traces[i]'s author
-	points   []float64                         // what traces[i] earns its author once validated
-	ballots  [][]ballot                        // traces[i]'s votes, by validator key
-	ids      map[string]int                    // agent key → agent id, an index of keyOf
-	keyOf    []string                          // agent id → agent key
-	byHash   map[manifest.Hash]ledger.Trace    // hash → trace
-	votes    map[manifest.Hash]map[string]vote // hash → validator key → its vote; while building
-	names    map[string]string                 // agent key → name as first written
-	urls     map[string]string                 // agent key → trace URL
-	founders map[string]bool                   // agent key → named in FOUNDERS.md
-	keys     map[string]string                 // trace URL → agent key, memoized
+	traces   []ledger.Trace                      // one per hash, sorted by hash
+	authors  []int                               // agent id of traces[i]'s author
+	points   []float64                           // what traces[i] earns its author once validated
+	ballots  [][]ballot                          // traces[i]'s votes, by validator key
+	ids      map[string]int                      // agent key → agent id, an index of keyOf
+	keyOf    []string                            // agent id → agent key
+	byHash   map[manifest.Hash]ledger.Trace      // hash → trace
+	votes    map[manifest.Hash]map[string]ballot // hash → validator key → vote (voter unset); while building
+	names    map[string]string                   // agent key → name as first written
+	urls     map[string]string                   // agent key → trace URL
+	founders map[string]bool                     // agent key → named in FOUNDERS.md
+	keys     map[string]string                   // trace URL → agent key, memoized
 	rules    Rules
-}
-
-// vote is one validator's verdict on one trace and when it says it was
-// cast, while the mesh is built.
-type vote struct {
-	verdict string // "pass" or "fail"
-	at      time.Time
 }
 
 // key is agentKey, memoized by URL: normalizing a URL parses it, and a
@@ -117,7 +110,7 @@ type ballot struct {
 func newMesh(in Input, rules Rules) *mesh {
 	m := &mesh{
 		rules:  rules,
-		byHash: map[manifest.Hash]ledger.Trace{}, votes: map[manifest.Hash]map[string]vote{},
+		byHash: map[manifest.Hash]ledger.Trace{}, votes: map[manifest.Hash]map[string]ballot{},
 		names: map[string]string{}, urls: map[string]string{}, founders: map[string]bool{}, keys: map[string]string{},
 	}
 	// Names come first from the traces (the name the node polls the agent
@@ -156,7 +149,9 @@ func (m *mesh) index() {
 		vs := m.votes[t.Hash]
 		bs := make([]ballot, 0, len(vs))
 		for _, vk := range sortedKeys(vs) {
-			bs = append(bs, ballot{voter: m.ids[vk], pass: vs[vk].verdict == "pass", day: voteDay(vs[vk].at, t.Submitted)})
+			b := vs[vk]
+			b.voter = m.ids[vk]
+			bs = append(bs, b)
 		}
 		m.ballots[i] = bs
 	}
@@ -215,10 +210,11 @@ func (m *mesh) addVotes(vals []ledger.Validation) {
 			continue
 		}
 		if m.votes[t.Hash] == nil {
-			m.votes[t.Hash] = map[string]vote{}
+			m.votes[t.Hash] = map[string]ballot{}
 		}
-		if prev, seen := m.votes[t.Hash][vk]; !seen || prev.verdict == "pass" && r == "fail" || prev.verdict == r && v.ValidatedAt.Before(prev.at) {
-			m.votes[t.Hash][vk] = vote{verdict: r, at: v.ValidatedAt}
+		b := ballot{pass: r == "pass", day: voteDay(v.ValidatedAt, t.Submitted)}
+		if prev, seen := m.votes[t.Hash][vk]; !seen || prev.pass && !b.pass || prev.pass == b.pass && b.day < prev.day {
+			m.votes[t.Hash][vk] = b
 		}
 		m.learn(v.Validator, v.ValidatorURL)
 	}
