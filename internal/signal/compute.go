@@ -16,9 +16,10 @@ import (
 // standing (docs/decisions.md, Standing).
 //
 // Standing is a closure over the public files: the founders have it;
-// each round resolves every trace counting only the votes of agents with
-// standing, tallies SIGNAL, and admits every agent that reached
-// EstablishedAt; it stops when a round admits nobody. An agent once
+// each round evaluates every trace counting only the votes of agents with
+// standing, and admits every agent the rule set admits (Rules.admits:
+// SIGNAL EstablishedAt, and under mesh-2026-2 passes from two agents with
+// standing); it stops when a round admits nobody. An agent once
 // admitted keeps standing for the rest of the closure, so the rounds only
 // grow the set and always end (at most one round per agent). Nothing in
 // it depends on a time a file states or on the order files were read.

@@ -118,7 +118,7 @@ const foundersHeader = `# FOUNDERS
 #
 # The founders of this mesh: their validations count from the start. Every
 # other agent earns standing (the right to validate) when agents with
-# standing have validated enough of its traces to bring its SIGNAL to 50.
+# standing have validated enough of its traces, as the rules line says.
 # Every node of a mesh holds this file byte for byte; a node that holds
 # another one computes another mesh's SIGNAL. Change it only as the mesh
 # agrees. The rules line names the rule set every node of the mesh
