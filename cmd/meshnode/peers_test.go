@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/signal"
 	"github.com/meshnode/meshnode/internal/state"
 )
 
@@ -197,5 +198,31 @@ func TestPeerThatAnsweredASecondAgoIsNotShownOfflineAsOfJustNow(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("table lacks %q:\n%s", want, got)
 		}
+	}
+}
+
+func TestPeersSaysWhichPeersComputeWithAnotherRuleSet(t *testing.T) {
+	dir := writePeersNode(t)
+	founders := "rules: " + signal.RulesMesh2026v1 + "\nann | https://ann.example/\n"
+	if err := os.WriteFile(filepath.Join(dir, "FOUNDERS.md"), []byte(founders), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "mesh-state", "polling-cursors.json")
+	st, err := state.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Cursor("https://ann.example/").Rules = signal.RulesMesh2026v1
+	st.Cursor("https://eve.example/").Rules = "mesh-2099-1"
+	if _, err := st.Save(path, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := runCmd(t, "peers", "--dir", dir, "--now", peersNow.Format(time.RFC3339))
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Count(got, "rules: ")
+	if notes != 1 || !strings.Contains(got, "rules: peer eve computes with rule set mesh-2099-1, which this meshnode does not implement") {
+		t.Errorf("want one rules line, about eve; got:\n%s", got)
 	}
 }

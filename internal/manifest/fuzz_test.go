@@ -37,6 +37,9 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Parse(Format) failed: %v\n%s", err, out)
 		}
+		if back.Rules != m.Rules {
+			t.Fatalf("rules %q after round trip, want %q\n%s", back.Rules, m.Rules, out)
+		}
 		want := m.newestFirst()
 		if len(back.Entries) != len(want) {
 			t.Fatalf("%d entries after round trip, want %d\n%s", len(back.Entries), len(want), out)

@@ -17,7 +17,10 @@ type Manifest struct {
 	URL      string    // "url:" line; empty when absent
 	Updated  time.Time // "updated:" or "**Last Updated:**"; zero when absent
 	Sequence Seq       // declared "sequence:"; 0 when absent
-	Entries  []Entry   // rows in the order written
+	// Rules is the "rules:" line: the name of the rule set the agent
+	// computes statuses with (docs/protocol.md §3); "" when absent.
+	Rules   string
+	Entries []Entry // rows in the order written
 }
 
 // Entry is one row of the table.

@@ -162,6 +162,10 @@ func (p *parser) textLine(n int, line string) {
 		p.updated(n, value)
 	case "sequence":
 		p.sequence(n, value)
+	case "rules":
+		if p.m.Rules == "" {
+			p.m.Rules = value
+		}
 	}
 }
 

@@ -96,7 +96,7 @@ func Init(o Options) (*Result, error) {
 // heartbeat.
 func settleFounders(o Options, res *Result) error {
 	if o.Founder {
-		data := signal.FormatFounders([]signal.Founder{{Name: res.Agent, URL: res.URL}})
+		data := signal.FormatFounders(signal.NewMeshRules, []signal.Founder{{Name: res.Agent, URL: res.URL}})
 		if err := atomicfile.WriteFile(filepath.Join(o.Dir, node.FoundersFile), data, 0o644); err != nil {
 			return fmt.Errorf("write %s: %w", node.FoundersFile, err)
 		}
