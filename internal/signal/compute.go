@@ -22,7 +22,9 @@ import (
 // standing); it stops when a round admits nobody. An agent once
 // admitted keeps standing for the rest of the closure, so the rounds only
 // grow the set and always end (at most one round per agent). Nothing in
-// it depends on a time a file states or on the order files were read.
+// it depends on when or in what order files were read; the times files
+// state only choose between a validator's votes on one trace (addVotes)
+// and give the day a vote counts on (voteDay).
 //
 // in.Rules must name a rule set this node implements (FromSnapshot checks
 // it); an unknown name computes nothing but the name.
