@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/meshnode/meshnode/internal/setup"
+	"github.com/meshnode/meshnode/internal/signal"
 )
 
 func init() {
@@ -28,7 +29,9 @@ A node's validations count only once it has standing. The founders of a
 mesh, named in FOUNDERS.md, have it from the start; every other node earns
 it when agents with standing have validated enough of its traces to bring
 its SIGNAL to 50. --founder founds a new mesh: init also writes FOUNDERS.md
-naming this node. On a node that is set up already, init --founder writes
+naming this node and the mesh's rule set, mesh-2026-2, which admits an agent
+only on the passes of two agents with standing: add a second founder's line
+before others join. On a node that is set up already, init --founder writes
 FOUNDERS.md and nothing else; a FOUNDERS.md naming other founders (the mesh
 the node joined) is replaced only with --force, and kept as a copy. To join
 a mesh instead, copy its FOUNDERS.md from any of its nodes (URL/FOUNDERS.md)
@@ -160,6 +163,10 @@ func printInitStanding(w io.Writer, res *setup.Result) {
 	case isFounder(res):
 		fmt.Fprintf(w, "FOUNDERS.md names this node a founder: it validates from the first heartbeat.\n"+
 			"Nodes that join this mesh copy it from %sFOUNDERS.md;\nlist them in AGENTS.md so you validate their traces.\n", res.URL)
+		if r, ok := signal.RulesNamed(res.Founders.Rules); ok && len(res.Founders.Founders) < r.AdmitAt {
+			fmt.Fprintf(w, "Its rule set, %s, admits an agent only on the passes of %d agents with standing:\n"+
+				"add another founder's 'name | trace_url' line to FOUNDERS.md before others join.\n", r.Name, r.AdmitAt)
+		}
 	default:
 		fmt.Fprintf(w, "FOUNDERS.md names %d founder(s). Publish traces ('meshnode trace new'), list the\n"+
 			"founders in AGENTS.md (to see their validations), and ask one to list you in theirs,\n"+

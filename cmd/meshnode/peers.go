@@ -14,6 +14,7 @@ import (
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/presence"
 	"github.com/meshnode/meshnode/internal/roster"
+	"github.com/meshnode/meshnode/internal/signal"
 	"github.com/meshnode/meshnode/internal/state"
 )
 
@@ -74,6 +75,10 @@ type peerRow struct {
 	NextPoll        *time.Time    `json:"next_poll"`
 	Traces          int           `json:"traces"`
 	Validations     int           `json:"validations"`
+	// Rules is the rule set the peer's MANIFEST.md declares; RulesNote
+	// says, when it is not ours, how it differs (docs/decisions.md, Rule sets).
+	Rules     string `json:"rules,omitempty"`
+	RulesNote string `json:"rules_note,omitempty"`
 }
 
 func runPeers(ctx context.Context, e *env, args []string) error {
@@ -128,13 +133,20 @@ func listPeers(dir, self string, now time.Time) ([]peerRow, []roster.Problem, er
 	if snap.AgentsErr != nil {
 		return nil, nil, snap.AgentsErr
 	}
+	// Our rule set is compared with each peer's only when our
+	// FOUNDERS.md parses; doctor and signal report one that does not.
+	ours, _ := signal.ParseFounders(snap.Founders)
 	rows := []peerRow{}
 	for _, k := range snap.Known(self) {
 		source := "gossip"
 		if k.Listed {
 			source = "agents.md"
 		}
-		rows = append(rows, peerRowFor(k.Name, k.URL, source, snap.Cursors.Cursors[k.URL], snap.Ledger, now))
+		r := peerRowFor(k.Name, k.URL, source, snap.Cursors.Cursors[k.URL], snap.Ledger, now)
+		if ours.Rules != "" {
+			r.RulesNote = signal.RulesNote(r.Agent, ours.Rules, r.Rules)
+		}
+		rows = append(rows, r)
 	}
 	sort.SliceStable(rows, func(i, j int) bool {
 		if rows[i].Agent != rows[j].Agent {
@@ -156,6 +168,7 @@ func peerRowFor(name, url, source string, c *state.Cursor, led *ledger.Ledger, n
 		LastPolled: timeOrNil(c.LastPolled), LastSuccess: timeOrNil(c.LastSuccess), ManifestUpdated: timeOrNil(c.ManifestUpdated),
 		NextPoll: timeOrNil(c.NextAt(now)),
 		Traces:   len(led.TracesBy(url)), Validations: len(led.ValidationsBy(url)),
+		Rules: c.Rules,
 	}
 	j := presence.Of(c, now)
 	r.Presence, r.PresenceNote, r.PresenceAsOf = string(j.Presence), j.Words(), j.AsOf.UTC()

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/signal"
 	"github.com/meshnode/meshnode/internal/state"
 )
 
@@ -239,5 +240,31 @@ func TestEveryCommandShowsTheAGENTSmdLinesItSkips(t *testing.T) {
 	code, stdout, _ := runSetupCLI(t, "doctor", "--dir", dir, "--pages-url", bob.URL+"/")
 	if code != exitProblem || !strings.Contains(stdout, "FAIL") {
 		t.Errorf("doctor: exit %d, want a failure:\n%s", code, stdout)
+	}
+}
+
+func TestPeersSaysWhichPeersComputeWithAnotherRuleSet(t *testing.T) {
+	dir := writePeersNode(t)
+	founders := "rules: " + signal.RulesMesh2026v1 + "\nann | https://ann.example/\n"
+	if err := os.WriteFile(filepath.Join(dir, "FOUNDERS.md"), []byte(founders), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "mesh-state", "polling-cursors.json")
+	st, err := state.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Cursor("https://ann.example/").Rules = signal.RulesMesh2026v1
+	st.Cursor("https://eve.example/").Rules = "mesh-2099-1"
+	if _, err := st.Save(path, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := runCmd(t, "peers", "--dir", dir, "--now", peersNow.Format(time.RFC3339))
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Count(got, "rules: ")
+	if notes != 1 || !strings.Contains(got, "rules: peer eve computes with rule set mesh-2099-1, which this meshnode does not implement") {
+		t.Errorf("want one rules line, about eve; got:\n%s", got)
 	}
 }

@@ -32,7 +32,15 @@ func printPeers(w io.Writer, rows []peerRow, now time.Time) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%d\t%s\t%s\t%s\t%d\t%d\t%s\n", r.Agent, pres, r.PresenceNote, r.LastSeenSeq,
 			gapsText(r.Gaps), r.FailureCount, backoff, ageText(r.LastPolled, now), nextText(r.NextPoll, now), r.Traces, r.Validations, r.URL)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if r.RulesNote != "" {
+			fmt.Fprintf(w, "rules: %s\n", r.RulesNote)
+		}
+	}
+	return nil
 }
 
 // nextText writes when the next poll is due: "-" for the next heartbeat.

@@ -56,6 +56,7 @@ type signalJSON struct {
 	Agent      string               `json:"agent"`
 	ComputedAt string               `json:"computed_at"`
 	Founders   manifest.Hash        `json:"founders,omitempty"` // sha256 of FOUNDERS.md
+	Rules      string               `json:"rules"`              // the rule set computed with
 	Rounds     int                  `json:"rounds"`
 	Agents     []signal.Agent       `json:"agents"`
 	Traces     []signal.TraceResult `json:"traces"`
@@ -84,7 +85,7 @@ func runSignal(ctx context.Context, e *env, args []string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	out := signalJSON{Agent: cfg.Agent, ComputedAt: clock().UTC().Format(time.RFC3339), Founders: decl.Hash, Rounds: rep.Rounds,
+	out := signalJSON{Agent: cfg.Agent, ComputedAt: clock().UTC().Format(time.RFC3339), Founders: decl.Hash, Rules: rep.Rules, Rounds: rep.Rounds,
 		Agents: nonNil(rep.Agents), Traces: nonNil(rep.Traces), Trust: nonNil(rep.Trust)}
 	if o.json {
 		enc := json.NewEncoder(e.stdout)
@@ -110,6 +111,10 @@ func computeSignal(dir string) (signal.Report, *config.Config, signal.Declaratio
 		return signal.Report{}, nil, decl, usagef("fix the line: one `name | trace_url` per founder (docs/decisions.md, Standing)", "%v", fe)
 	}
 	in, err := signal.Load(dir, cfg.Agent, cfg.URL)
+	var ue *signal.UnknownRulesError
+	if errors.As(err, &ue) {
+		return signal.Report{}, nil, decl, usagef("a mesh's rule set is named by the rules line of its FOUNDERS.md (docs/decisions.md, Rule sets)", "%v", ue)
+	}
 	if err != nil {
 		return signal.Report{}, nil, decl, fmt.Errorf("signal: %w", err)
 	}
@@ -125,7 +130,7 @@ func nonNil[T any](s []T) []T {
 
 func printSignal(w io.Writer, r signalJSON) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "SIGNAL as computed by %s at %s\n\n", r.Agent, r.ComputedAt)
+	fmt.Fprintf(tw, "SIGNAL as computed by %s at %s under rule set %s\n\n", r.Agent, r.ComputedAt, r.Rules)
 	fmt.Fprintln(tw, "AGENT\tSIGNAL\tTIER\tSTANDING\tVALIDATED\tVALIDATIONS\tEARNED")
 	for _, a := range r.Agents {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", a.Agent, formatPoints(a.Signal), a.Tier, standingWord(a), a.TracesValidated,

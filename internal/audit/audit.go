@@ -201,12 +201,13 @@ func compare(pub *public, in signal.Input) *Report {
 
 // before keeps of in what a node that last wrote at seen could have read:
 // its own files, and the peers' traces and validations not dated after
-// seen. A file with no date is kept: nothing says it came later.
+// seen, under the same founders and rule set. A file with no date is
+// kept: nothing says it came later.
 func before(in signal.Input, seen time.Time, self string) signal.Input {
 	if seen.IsZero() {
 		return in
 	}
-	out := signal.Input{Founders: in.Founders}
+	out := signal.Input{Founders: in.Founders, Rules: in.Rules}
 	for _, t := range in.Traces {
 		if t.AgentURL == self || !t.Submitted.After(seen) {
 			out.Traces = append(out.Traces, t)

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/signal"
 )
 
 var auditNow = time.Date(2026, 3, 15, 0, 0, 0, 0, time.UTC)
@@ -201,5 +204,41 @@ func TestDirectoryRowThatLeavesTheDirectoryIsNotRead(t *testing.T) {
 	rep := audit(t, dir)
 	if len(rep.Files) != 1 || rep.Files[0].Seq != 2 {
 		t.Fatalf("files = %+v, want seq 2's symlink refused (seq 1 names no folder of the node)", rep.Files)
+	}
+}
+
+// TestLagIsJudgedUnderTheMeshsRuleSet holds that what a node could have
+// computed when it last wrote is computed under the mesh's rule set, as
+// what the files give now is. Under mesh-2026-2 mallory, passed by one
+// founder only, has no standing, so honest's trace was validated when
+// honest last wrote and gina's fail came later: a lag. Under mesh-2026-1
+// mallory's fail would have counted and made it contested: a disagreement.
+func TestLagIsJudgedUnderTheMeshsRuleSet(t *testing.T) {
+	seen := auditNow.Add(-24 * time.Hour)
+	url := func(name string) string { return "https://" + name + ".example/" }
+	trace := func(name string, seq int, typ, cat string) ledger.Trace {
+		return ledger.Trace{Agent: name, AgentURL: url(name), Hash: manifest.HashBytes([]byte(fmt.Sprint(name, seq))),
+			Seq: manifest.Seq(seq), Type: typ, Category: cat, URL: fmt.Sprintf("%straces/%03d.md", url(name), seq)}
+	}
+	vote := func(name string, t ledger.Trace, result string, at time.Time) ledger.Validation {
+		return ledger.Validation{Validator: name, ValidatorURL: url(name), TraceHash: t.Hash, Result: result, ValidatedAt: at}
+	}
+	before, after := seen.Add(-time.Hour), seen.Add(time.Hour)
+	honest := trace("honest", 1, "knowledge", "pebble")
+	in := signal.Input{Founders: []signal.Founder{{Name: "fred", URL: url("fred")}, {Name: "gina", URL: url("gina")}},
+		Rules: signal.RulesMesh2026v2, Traces: []ledger.Trace{honest}}
+	for s := 1; s <= 5; s++ {
+		rock := trace("mallory", s, "capability", "rock")
+		in.Traces = append(in.Traces, rock)
+		in.Validations = append(in.Validations, vote("fred", rock, "pass", before))
+	}
+	in.Validations = append(in.Validations, vote("fred", honest, "pass", before), vote("mallory", honest, "fail", before),
+		vote("gina", honest, "fail", after))
+	pub := &public{agent: "honest", url: url("honest"), seenAt: seen, manifest: &manifest.Manifest{Entries: []manifest.Entry{
+		{Seq: 1, Hash: honest.Hash, File: "traces/001.md", Status: manifest.StatusValidated}}}}
+
+	rep := compare(pub, in)
+	if got := verdicts(rep)[1]; got != "lag validated/contested" {
+		t.Errorf("seq 1: %s, want lag validated/contested (seen as %s)", got, rep.Rows[0].SeenStatus)
 	}
 }

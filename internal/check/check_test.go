@@ -132,7 +132,7 @@ func TestCheckEnforcesStanding(t *testing.T) {
 		founders string // FOUNDERS.md; "-" removes it
 		want     []string
 	}{
-		{"a founder has standing", string(signal.FormatFounders([]signal.Founder{{Name: agent, URL: ourURL}})), nil},
+		{"a founder has standing", string(signal.FormatFounders(signal.RulesMesh2026v1, []signal.Founder{{Name: agent, URL: ourURL}})), nil},
 		{"no founders: nobody has standing", "-",
 			[]string{val + ":1: no standing: FOUNDERS.md names no founders"}},
 		{"not a founder and SIGNAL below 50", "# FOUNDERS\nbob | " + bobURL + "\n",

@@ -72,7 +72,7 @@ func cleanNode(t testing.TB) string {
 	if _, err := publish.Publish(publish.Options{Dir: dir, Agent: agent, URL: ourURL, Now: t0}); err != nil {
 		t.Fatal(err)
 	}
-	write(t, dir, node.FoundersFile, string(signal.FormatFounders([]signal.Founder{{Name: agent, URL: ourURL}})))
+	write(t, dir, node.FoundersFile, string(signal.FormatFounders(signal.RulesMesh2026v1, []signal.Founder{{Name: agent, URL: ourURL}})))
 	write(t, dir, "traces/2026-03-02-new.md", "---\ntitle: New finding\n---\n\n# New finding\n")
 	write(t, dir, "validations/"+validation.FileName(bobTrace), validationFile(bobTrace, bobTraceURL))
 	l := &ledger.Ledger{

@@ -154,7 +154,7 @@ gossip:
 		// The demo node and cyd found the sample mesh: the node validates
 		// from the first heartbeat, and cyd's verdict on the node's trace
 		// counts.
-		node.FoundersFile: signal.FormatFounders([]signal.Founder{{Name: "demo-node", URL: nodeURL}, {Name: "cyd", URL: m.base["cyd"]}}),
+		node.FoundersFile: signal.FormatFounders(signal.NewMeshRules, []signal.Founder{{Name: "demo-node", URL: nodeURL}, {Name: "cyd", URL: m.base["cyd"]}}),
 		node.IdentityFile: []byte("# IDENTITY\n\nname: demo-node\njoined: 2026-02-01\nmodel: meshnode demo\nhuman: you\nrole: shows what a node does\n"),
 		node.AgentsFile: []byte(fmt.Sprintf("# Known Agents\n# name | trace_url | joined\nada | %s | 2026-02-01\nbob | %s | 2026-02-03\ncyd | %s | 2026-02-02\ndormant | %s | 2026-02-04\n",
 			m.base["ada"], m.base["bob"], m.base["cyd"], down)),

@@ -47,13 +47,16 @@ type testMesh struct {
 	nodes    []*testNode
 	now      time.Time
 	founders []signal.Founder // what every node's FOUNDERS.md names
+	// rules is the rule set every node's FOUNDERS.md names; today's
+	// rules (signal.RulesMesh2026v1) unless a test sets another.
+	rules string
 }
 
 // newMesh starts a server for each named node. Servers come first, so that
 // every mesh.yaml and AGENTS.md can name real URLs.
 func newMesh(t testing.TB, names ...string) *testMesh {
 	t.Helper()
-	m := &testMesh{t: t, now: start}
+	m := &testMesh{t: t, now: start, rules: signal.RulesMesh2026v1}
 	for _, name := range names {
 		dir := t.TempDir()
 		srv := httptest.NewServer(serveNode(dir))
@@ -101,7 +104,7 @@ func (m *testMesh) configure(name, extra string) {
 	if strings.Contains(extra, founding) {
 		m.founders = append(m.founders, signal.Founder{Name: n.name, URL: n.url})
 		for _, o := range m.nodes {
-			writeFile(m.t, o.dir, node.FoundersFile, string(signal.FormatFounders(m.founders)))
+			writeFile(m.t, o.dir, node.FoundersFile, string(signal.FormatFounders(m.rules, m.founders)))
 		}
 	}
 	var agents strings.Builder

@@ -95,11 +95,12 @@ func capabilityRocks(t testing.TB, n *testNode, count int) {
 }
 
 // TestFreshMeshReachesStandingEverywhere is the bootstrap of a new mesh
-// made of fresh nodes, set up as the README says: ada runs init --founder;
-// bob and cyd run init and copy FOUNDERS.md from ada's URL; each lists the
-// others in AGENTS.md and publishes five capability rocks. Within a few
-// heartbeats ada validates their traces, their SIGNAL reaches 50, and
-// every node publishes validations. A scorer that passes every trace keeps
+// made of fresh nodes, set up as the README says: ada runs init --founder
+// and names bob a second founder; bob and cyd run init and copy FOUNDERS.md
+// from ada's URL; each lists the others in AGENTS.md and publishes five
+// capability rocks. Within a few heartbeats ada and bob validate cyd's
+// traces, its SIGNAL reaches 50 on two founders' passes, and every node
+// publishes validations. A scorer that passes every trace keeps
 // this test about standing alone.
 func TestFreshMeshReachesStandingEverywhere(t *testing.T) {
 	m := bootstrapMesh(t, alwaysPass, func(t *testing.T, n *testNode) { capabilityRocks(t, n, 5) })
@@ -149,8 +150,10 @@ func TestFreshMeshReachesStandingWithTheHeuristic(t *testing.T) {
 }
 
 // bootstrapMesh sets up ada, bob and cyd as the README says (ada founds the
-// mesh, the others copy its FOUNDERS.md, all list each other), appends
-// scorer to each mesh.yaml, and has each publish its traces.
+// mesh and adds bob's line to its FOUNDERS.md, since the mesh's rules admit
+// an agent only on the passes of two agents with standing; the others copy
+// it, all list each other), appends scorer to each mesh.yaml, and has
+// each publish its traces.
 func bootstrapMesh(t *testing.T, scorer string, publish func(*testing.T, *testNode)) *testMesh {
 	t.Helper()
 	m := newMesh(t, "ada", "bob", "cyd")
@@ -158,7 +161,11 @@ func bootstrapMesh(t *testing.T, scorer string, publish func(*testing.T, *testNo
 		if _, err := setup.Init(setup.Options{Dir: n.dir, Agent: n.name, URL: n.url, Founder: n.name == "ada", Now: start}); err != nil {
 			t.Fatal(err)
 		}
-		if n.name != "ada" {
+		if n.name == "ada" {
+			bob := m.node("bob")
+			founders := string(readFileT(t, filepath.Join(n.dir, node.FoundersFile)))
+			writeFile(t, n.dir, node.FoundersFile, founders+bob.name+" | "+bob.url+"\n")
+		} else {
 			writeFile(t, n.dir, node.FoundersFile, string(getURL(t, m.node("ada").url+node.FoundersFile)))
 		}
 		var agents strings.Builder
@@ -190,7 +197,7 @@ func reachStanding(t *testing.T, m *testMesh) []signal.Report {
 			if _, ok := validating[n.name]; !ok && sum.ValidationsPublished > 0 {
 				validating[n.name] = round
 			}
-			if round == 1 && n.name != "ada" && !strings.Contains(sum.StandingNext, "founders: ada") {
+			if round == 1 && n.name == "cyd" && !strings.Contains(sum.StandingNext, "founders: ada, bob") {
 				t.Errorf("%s's first heartbeat does not say whom to ask: %q / %q", n.name, sum.Standing, sum.StandingNext)
 			}
 		}

@@ -19,9 +19,14 @@ func (n *job) signalReport() (signal.Report, error) {
 }
 
 // ownStatuses resolves the status of each of our own traces from the
-// validations the node has seen (SIGNAL's resolution rule).
+// validations the node has seen (SIGNAL's resolution rule). Under a rule
+// set this node does not implement it resolves none: every trace stays
+// pending rather than carry a status the mesh's rules may not give it.
 func (n *job) ownStatuses() (map[manifest.Hash]manifest.Status, error) {
 	r, err := n.signalReport()
+	if unknownRules(err) != nil {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -34,6 +39,10 @@ func (n *job) ownStatuses() (map[manifest.Hash]manifest.Status, error) {
 // and, without standing, what to do next.
 func (n *job) standing() (bool, error) {
 	r, err := n.signalReport()
+	if ue := unknownRules(err); ue != nil {
+		n.sum.Standing, n.sum.StandingNext = "no standing: "+ue.Error(), "upgrade meshnode to a version that implements the mesh's rule set"
+		return false, nil
+	}
 	if err != nil {
 		return false, err
 	}

@@ -22,6 +22,9 @@ func (m *Manifest) Format() []byte {
 	writeKey(&b, "url", m.URL)
 	writeKey(&b, "updated", FormatTime(m.Updated))
 	fmt.Fprintf(&b, "sequence: %d\n", max(m.Sequence, m.MaxSeq()))
+	if r := oneLine(m.Rules); r != "" {
+		writeKey(&b, "rules", r)
+	}
 	for _, a := range m.Archives {
 		fmt.Fprintf(&b, "%s: %s\n", archiveKey, a)
 	}

@@ -48,6 +48,9 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("archive %d: got %+v, want %+v\n%s", i, a, m.Archives[i], out)
 			}
 		}
+		if back.Rules != m.Rules {
+			t.Fatalf("rules %q after round trip, want %q\n%s", back.Rules, m.Rules, out)
+		}
 		want := m.newestFirst()
 		if len(back.Entries) != len(want) {
 			t.Fatalf("%d entries after round trip, want %d\n%s", len(back.Entries), len(want), out)

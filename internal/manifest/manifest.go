@@ -18,6 +18,9 @@ type Manifest struct {
 	URL      string    // "url:" line; empty when absent
 	Updated  time.Time // "updated:" or "**Last Updated:**"; zero when absent
 	Sequence Seq       // declared "sequence:"; 0 when absent
+	// Rules is the "rules:" line: the name of the rule set the agent
+	// computes statuses with (docs/protocol.md §3); "" when absent.
+	Rules    string
 	Archives []Archive // "archive:" lines, oldest first: older rows, moved out
 	Entries  []Entry   // rows in the order written
 }

@@ -60,6 +60,7 @@ func parse(data []byte, maxRows int) (*Manifest, []Problem, error) {
 		p.m.Agent = p.titleAgent
 	}
 	p.m.Agent = peertext.Clean(p.m.Agent)
+	p.m.Rules = peertext.Clean(p.m.Rules)
 	p.m.SortArchives()
 	return p.m, p.problems, nil
 }
@@ -182,6 +183,10 @@ func (p *parser) textLine(n int, line string) {
 		p.sequence(n, value)
 	case archiveKey:
 		p.archive(n, value)
+	case "rules":
+		if p.m.Rules == "" {
+			p.m.Rules = value
+		}
 	}
 }
 

@@ -235,3 +235,14 @@ func TestParseArchiveLines(t *testing.T) {
 		t.Errorf("problems %+v, want 3", problems)
 	}
 }
+
+func TestParseReadsTheRuleSetLine(t *testing.T) {
+	data, err := os.ReadFile("testdata/rules.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _, err := Parse(data)
+	if err != nil || m.Rules != "mesh-2026-2" {
+		t.Fatalf("got rules %q, %v; want mesh-2026-2", m.Rules, err)
+	}
+}

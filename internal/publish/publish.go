@@ -11,6 +11,7 @@ import (
 	"github.com/meshnode/meshnode/internal/atomicfile"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
+	"github.com/meshnode/meshnode/internal/signal"
 )
 
 // Options says what to publish and as whom.
@@ -110,7 +111,7 @@ func Plan(s *node.Snapshot, o Options) (*Result, error) {
 	}
 	res := &Result{}
 	next := nextSeq(old)
-	m := &manifest.Manifest{Agent: o.Agent, URL: o.URL, Updated: old.Updated, Archives: old.Archives}
+	m := &manifest.Manifest{Agent: o.Agent, URL: o.URL, Updated: old.Updated, Rules: declaredRules(s), Archives: old.Archives}
 	statusChanged := carryRows(m, old, o.Statuses)
 	if err := addNewFiles(m, res, s, o, next); err != nil {
 		return nil, err
@@ -118,12 +119,24 @@ func Plan(s *node.Snapshot, o Options) (*Result, error) {
 	m.Sequence = max(next-1, m.MaxSeq())
 	res.Archived = archive(m, o)
 	if len(res.NewFiles) > 0 || statusChanged || o.RefreshUpdated || m.Updated.IsZero() ||
-		m.Agent != old.Agent || m.URL != old.URL {
+		m.Agent != old.Agent || m.URL != old.URL || m.Rules != old.Rules {
 		m.Updated = stamp(o.Now)
 	}
 	sort.SliceStable(m.Entries, func(i, j int) bool { return m.Entries[i].Seq > m.Entries[j].Seq })
 	res.Manifest = m
 	return res, nil
+}
+
+// declaredRules is the rule set the node's FOUNDERS.md declares, written
+// as "rules:" so peers can tell which rules our statuses follow
+// (docs/protocol.md §8.6); "" writes no line: a FOUNDERS.md without a
+// rules line, or one that does not parse (SIGNAL reports that).
+func declaredRules(s *node.Snapshot) string {
+	d, err := signal.ParseFounders(s.Founders)
+	if err != nil || !d.RulesDeclared {
+		return ""
+	}
+	return d.Rules
 }
 
 // manifestProblems refuses to regenerate a MANIFEST with rows the parser

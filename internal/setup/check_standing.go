@@ -24,10 +24,15 @@ func (n *doctorRun) checkStanding() Finding {
 	f := Finding{Check: "standing"}
 	in, err := signal.Load(n.o.Dir, n.cfg.Agent, n.cfg.URL)
 	var fe *signal.FoundersError
+	var ue *signal.UnknownRulesError
 	switch {
 	case errors.As(err, &fe):
 		f.Status, f.Message = StatusFail, fe.Error()
 		f.Fix = "one 'name | trace_url' line per founder; or copy the mesh's FOUNDERS.md again from any of its nodes"
+		return f
+	case errors.As(err, &ue):
+		f.Status, f.Message = StatusFail, ue.Error()
+		f.Fix = "until then the heartbeat publishes every trace as pending and validates nothing"
 		return f
 	case err != nil:
 		f.Status, f.Message = StatusWarn, "cannot compute standing: "+unwrapPath(err)
@@ -65,6 +70,7 @@ func (n *doctorRun) checkFounders(ctx context.Context) []Finding {
 	}
 	out := n.unpolledFounders(ours, targets[1:])
 	served := n.fetchFounders(ctx, targets)
+	out = append(out, rulesFindings(ours, targets, served)...)
 	agree := 0
 	for i, t := range targets {
 		switch got := served[i]; {
@@ -118,8 +124,30 @@ func (n *doctorRun) unpolledFounders(decl []byte, peers []roster.Agent) []Findin
 }
 
 type servedFounders struct {
-	hash manifest.Hash
-	err  error
+	hash  manifest.Hash
+	rules string // the rule set the served file names; "" when it does not parse
+	err   error
+}
+
+// rulesFindings warns about each place that serves a FOUNDERS.md naming
+// another rule set than ours (docs/decisions.md, Rule sets): that node
+// computes statuses and SIGNAL by other rules.
+func rulesFindings(ours []byte, targets []roster.Agent, served []servedFounders) []Finding {
+	d, err := signal.ParseFounders(ours)
+	if err != nil {
+		return nil // the standing check reports it
+	}
+	var out []Finding
+	for i, t := range targets {
+		if served[i].err != nil {
+			continue
+		}
+		if note := signal.RulesNote(t.Name, d.Rules, served[i].rules); note != "" {
+			out = append(out, Finding{Check: "rules", Status: StatusWarn, Message: note,
+				Fix: "a mesh upgrades by changing the rules line of FOUNDERS.md on every node, each running a meshnode that implements it"})
+		}
+	}
+	return out
 }
 
 func (n *doctorRun) fetchFounders(ctx context.Context, targets []roster.Agent) []servedFounders {
@@ -134,6 +162,9 @@ func (n *doctorRun) fetchFounders(ctx context.Context, targets []roster.Agent) [
 				return nil
 			}
 			out[i].hash = manifest.HashBytes(resp.Body)
+			if d, err := signal.ParseFounders(resp.Body); err == nil {
+				out[i].rules = d.Rules
+			}
 			return nil
 		})
 	}

@@ -189,6 +189,12 @@ func TestDoctorFindsWhatIsBroken(t *testing.T) {
 		{"a peer with another FOUNDERS.md computes another mesh's SIGNAL", func(t *testing.T, n *testNode) {
 			n.peerFounders = "bob | https://bob.example/\n"
 		}, time.Hour, "founders", StatusWarn, "peer bob holds another FOUNDERS.md", "copy it byte for byte"},
+		{"a peer whose FOUNDERS.md names rules this node does not implement", func(t *testing.T, n *testNode) {
+			n.peerFounders = "rules: mesh-2099-1\nbob | https://bob.example/\n"
+		}, time.Hour, "rules", StatusWarn, "peer bob computes with rule set mesh-2099-1, which this meshnode does not implement", "changing the rules line"},
+		{"a FOUNDERS.md naming rules this node does not implement fails standing", func(t *testing.T, n *testNode) {
+			mustWrite(t, filepath.Join(n.dir, "FOUNDERS.md"), "rules: mesh-2099-1\nada | "+n.url+"\n")
+		}, time.Hour, "standing", StatusFail, `names rule set "mesh-2099-1"`, "publishes every trace as pending"},
 		{"Pages serves another FOUNDERS.md than the local one", func(t *testing.T, n *testNode) {
 			n.pages.rewrite["/FOUNDERS.md"] = "old | https://old.example/\n"
 		}, time.Hour, "founders", StatusWarn, "Pages serves another FOUNDERS.md", "commit and push FOUNDERS.md"},

@@ -122,7 +122,7 @@ func Init(o Options) (*Result, error) {
 // heartbeat.
 func settleFounders(o Options, res *Result) error {
 	if o.Founder {
-		data := signal.FormatFounders([]signal.Founder{{Name: res.Agent, URL: res.URL}})
+		data := signal.FormatFounders(signal.NewMeshRules, []signal.Founder{{Name: res.Agent, URL: res.URL}})
 		if err := keepCopy(o.Dir, node.FoundersFile, data, res); err != nil {
 			return err
 		}

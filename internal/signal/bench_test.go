@@ -40,12 +40,14 @@ func chainMesh(agents int) Input {
 }
 
 func BenchmarkCompute(b *testing.B) {
+	v2 := func(in Input) Input { in.Rules = RulesMesh2026v2; return in }
 	for _, bc := range []struct {
 		name string
 		in   Input
 	}{
 		{"mesh-50x200", benchMesh(50, 200)},
 		{"chain-200", chainMesh(200)},
+		{"mesh-50x200-" + RulesMesh2026v2, v2(benchMesh(50, 200))},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			var r Report
@@ -89,41 +91,43 @@ func randomMesh(seed int64) Input {
 	return in
 }
 
-// TestClosureRoundsAgreeWithTheReport: the fast SIGNAL of a round (signals)
-// is the SIGNAL the report gives, every agent at 50 or more has standing,
-// and the report does not depend on the order of the input.
+// TestClosureRoundsAgreeWithTheReport: under every rule set, the SIGNAL of
+// a round (signals) is the SIGNAL the report gives, every agent the rules
+// admit has standing, and the report does not depend on the order of the
+// input.
 func TestClosureRoundsAgreeWithTheReport(t *testing.T) {
-	for seed := int64(1); seed <= 200; seed++ {
-		in := randomMesh(seed)
-		r := Compute(in)
-		m := newMesh(in)
-		rounds := make([]int, len(m.keyOf))
-		for id, k := range m.keyOf {
-			rounds[id] = -1
+	for _, name := range KnownRules() {
+		rules, _ := RulesNamed(name)
+		for seed := int64(1); seed <= 200; seed++ {
+			in := randomMesh(seed)
+			in.Rules = name
+			r := Compute(in)
+			m := newMesh(in, rules)
+			has := make([]bool, len(m.keyOf))
 			for _, a := range r.Agents {
-				if a.Standing && m.key(a.Agent, a.URL) == k {
-					rounds[id] = a.StandingRound
+				has[m.ids[m.key(a.Agent, a.URL)]] = a.Standing
+			}
+			o := m.evaluate(has)
+			sig := m.signals(o)
+			for _, a := range r.Agents {
+				id := m.ids[m.key(a.Agent, a.URL)]
+				if got := sig[id]; got != a.Signal {
+					t.Fatalf("%s seed %d: %s: round SIGNAL %v, report %v", name, seed, a.Agent, got, a.Signal)
+				}
+				if rules.admits(a.Signal, o.admitters[id]) && !a.Standing {
+					t.Fatalf("%s seed %d: %s at %v has no standing", name, seed, a.Agent, a.Signal)
 				}
 			}
-		}
-		sig := m.signals(rounds)
-		for _, a := range r.Agents {
-			if got := sig[m.ids[m.key(a.Agent, a.URL)]]; got != a.Signal {
-				t.Fatalf("seed %d: %s: round SIGNAL %v, report %v", seed, a.Agent, got, a.Signal)
+			rev := Input{Founders: in.Founders, Rules: name}
+			for i := len(in.Traces) - 1; i >= 0; i-- {
+				rev.Traces = append(rev.Traces, in.Traces[i])
 			}
-			if a.Signal >= EstablishedAt && !a.Standing {
-				t.Fatalf("seed %d: %s at %v has no standing", seed, a.Agent, a.Signal)
+			for i := len(in.Validations) - 1; i >= 0; i-- {
+				rev.Validations = append(rev.Validations, in.Validations[i])
 			}
-		}
-		rev := Input{Founders: in.Founders}
-		for i := len(in.Traces) - 1; i >= 0; i-- {
-			rev.Traces = append(rev.Traces, in.Traces[i])
-		}
-		for i := len(in.Validations) - 1; i >= 0; i-- {
-			rev.Validations = append(rev.Validations, in.Validations[i])
-		}
-		if !reflect.DeepEqual(Compute(rev), r) {
-			t.Fatalf("seed %d: input order changed the report", seed)
+			if !reflect.DeepEqual(Compute(rev), r) {
+				t.Fatalf("%s seed %d: input order changed the report", name, seed)
+			}
 		}
 	}
 }

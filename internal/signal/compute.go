@@ -1,8 +1,10 @@
 package signal
 
 import (
+	"cmp"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
@@ -14,77 +16,54 @@ import (
 // standing (docs/decisions.md, Standing).
 //
 // Standing is a closure over the public files: the founders have it;
-// each round resolves every trace counting only the votes of agents with
-// standing, tallies SIGNAL, and admits every agent that reached
-// EstablishedAt; it stops when a round admits nobody. An agent once
+// each round evaluates every trace counting only the votes of agents with
+// standing, and admits every agent the rule set admits (Rules.admits:
+// SIGNAL EstablishedAt, and under mesh-2026-2 passes from two agents with
+// standing); it stops when a round admits nobody. An agent once
 // admitted keeps standing for the rest of the closure, so the rounds only
 // grow the set and always end (at most one round per agent). Nothing in
-// it depends on a time a file states or on the order files were read.
+// it depends on when or in what order files were read; the times files
+// state only choose between a validator's votes on one trace (addVotes)
+// and give the day a vote counts on (voteDay).
+//
+// in.Rules must name a rule set this node implements (FromSnapshot checks
+// it); an unknown name computes nothing but the name.
 func Compute(in Input) Report {
-	m := newMesh(in)
+	rules, ok := RulesNamed(cmp.Or(in.Rules, DefaultRules))
+	if !ok {
+		return Report{Rules: in.Rules}
+	}
+	m := newMesh(in, rules)
+	has := make([]bool, len(m.keyOf))
 	rounds := make([]int, len(m.keyOf)) // agent id → round admitted; -1: no standing
 	for id, k := range m.keyOf {
 		rounds[id] = -1
 		if m.founders[k] {
-			rounds[id] = 0
+			rounds[id], has[id] = 0, true
 		}
 	}
-	rep := Report{}
+	rep := Report{Rules: rules.Name}
+	var o outcome
 	for {
 		rep.Rounds++
-		if !m.admit(m.signals(rounds), rounds, rep.Rounds) {
+		o = m.evaluate(has)
+		if !m.admit(o, has, rounds, rep.Rounds) {
 			break
 		}
 	}
-	standing := map[string]int{}
-	for id, r := range rounds {
-		if r >= 0 {
-			standing[m.keyOf[id]] = r
-		}
-	}
-	statuses := m.resolve(standing)
-	rep.Agents = sortedAgents(m.tally(statuses, standing))
-	rep.Traces = sortedTraces(statuses)
-	rep.Trust = m.trust(standing)
+	rep.Agents = sortedAgents(m.tally(o, rounds))
+	rep.Traces = sortedTraces(m.results(o))
+	rep.Trust = m.trust(has)
 	return rep
 }
 
-// signals is one round of the closure: every agent's SIGNAL when only
-// the agents with a round in rounds have standing. It is resolve and
-// tally reduced to the numbers admission needs, on agent ids.
-func (m *mesh) signals(rounds []int) []float64 {
-	sig := make([]float64, len(m.keyOf))
-	for id, k := range m.keyOf {
-		if m.founders[k] {
-			sig[id] += FounderPoints
-		}
-	}
-	for i := range m.traces {
-		seen, passing := 0, 0
-		for _, b := range m.ballots[i] {
-			if rounds[b.voter] < 0 {
-				continue
-			}
-			seen++
-			if b.pass {
-				passing++
-			}
-			sig[b.voter] += ValidationPoints
-		}
-		if status(passing, seen) == manifest.StatusValidated {
-			sig[m.authors[i]] += m.points[i]
-		}
-	}
-	return sig
-}
-
-// admit gives standing to every agent whose SIGNAL reached EstablishedAt
-// and reports whether anyone was admitted.
-func (m *mesh) admit(sig []float64, rounds []int, round int) bool {
+// admit gives standing to every agent the outcome admits
+// (Rules.admits) and reports whether anyone was admitted.
+func (m *mesh) admit(o outcome, has []bool, rounds []int, round int) bool {
 	added := false
-	for id, s := range sig {
-		if rounds[id] < 0 && s >= EstablishedAt {
-			rounds[id] = round
+	for id, s := range m.signals(o) {
+		if !has[id] && m.rules.admits(s, o.admitters[id]) {
+			rounds[id], has[id] = round, true
 			added = true
 		}
 	}
@@ -108,6 +87,7 @@ type mesh struct {
 	urls     map[string]string                   // agent key → trace URL
 	founders map[string]bool                     // agent key → named in FOUNDERS.md
 	keys     map[string]string                   // trace URL → agent key, memoized
+	rules    Rules
 }
 
 // key is agentKey, memoized by URL: normalizing a URL parses it, and a
@@ -128,11 +108,13 @@ func (m *mesh) key(name, url string) string {
 type ballot struct {
 	voter   int // agent id
 	pass    bool
-	verdict bool // read from a verdict in the validator's trace, not a validation file
+	verdict bool  // read from a verdict in the validator's trace, not a validation file
+	day     int64 // the UTC day it was cast (voteDay)
 }
 
-func newMesh(in Input) *mesh {
+func newMesh(in Input, rules Rules) *mesh {
 	m := &mesh{
+		rules:  rules,
 		byHash: map[manifest.Hash]ledger.Trace{}, votes: map[manifest.Hash]map[string]ballot{},
 		names: map[string]string{}, urls: map[string]string{}, founders: map[string]bool{}, keys: map[string]string{},
 	}
@@ -209,7 +191,8 @@ func (m *mesh) addTraces(traces []ledger.Trace) {
 // addVotes keeps one vote per validator per trace (docs/decisions.md,
 // "Validations that count"): of a validator's files on one trace, the one
 // it says it wrote last, and of two written at the same time, a fail, the
-// conservative reading. A validation that does not count
+// conservative reading. The vote counts on the day that file says it was
+// written (voteDay). A validation that does not count
 // (validation.Counted), of a trace not seen, of one's own trace or by
 // nobody is passed over. verdicts are the votes read from verdict traces
 // (verdictVotes), weighed like files.
@@ -255,7 +238,7 @@ func (m *mesh) addVotes(vals, verdicts []ledger.Validation) {
 		if m.votes[t.Hash] == nil {
 			m.votes[t.Hash] = map[string]ballot{}
 		}
-		m.votes[t.Hash][vk] = ballot{pass: kv.result == validation.ResultPass, verdict: kv.verdict}
+		m.votes[t.Hash][vk] = ballot{pass: kv.result == validation.ResultPass, verdict: kv.verdict, day: voteDay(v.ValidatedAt, t.Submitted)}
 		m.learn(v.Validator, v.ValidatorURL)
 	}
 }
@@ -279,31 +262,32 @@ func (m *mesh) learn(name, url string) {
 	}
 }
 
-// resolve gives every trace its status, counting only the votes of
-// agents with standing.
-func (m *mesh) resolve(standing map[string]int) map[manifest.Hash]*TraceResult {
-	out := make(map[manifest.Hash]*TraceResult, len(m.traces))
-	results := make([]TraceResult, len(m.traces))
+// results is every trace's resolution in the outcome.
+func (m *mesh) results(o outcome) []TraceResult {
+	out := make([]TraceResult, len(m.traces))
 	for i, t := range m.traces {
-		r := &results[i]
-		*r = TraceResult{Hash: t.Hash, Agent: m.names[m.keyOf[m.authors[i]]], URL: t.URL, Seq: t.Seq}
-		for _, b := range m.ballots[i] {
-			if _, ok := standing[m.keyOf[b.voter]]; !ok {
-				r.Uncounted++
-				continue
-			}
-			r.Seen++
-			if b.pass {
-				r.Passing++
-			}
-		}
-		r.Status = status(r.Passing, r.Seen)
+		r := TraceResult{Hash: t.Hash, Agent: m.names[m.keyOf[m.authors[i]]], URL: t.URL, Seq: t.Seq,
+			Passing: o.passing[i], Seen: o.seen[i], Uncounted: o.uncounted[i], Status: o.status[i]}
 		if r.Seen > 0 {
 			r.Signal = float64(r.Passing) / float64(r.Seen)
 		}
-		out[t.Hash] = r
+		out[i] = r
 	}
 	return out
+}
+
+// voteDay is the UTC day a vote counts on for the day bound: the day its
+// validation says it was cast, but never before the trace's own stated
+// submission, so backdating a validation before its trace gains nothing.
+// A vote that states no time counts on the trace's day; neither: day 0.
+func voteDay(at, submitted time.Time) int64 {
+	if at.IsZero() || at.Before(submitted) {
+		at = submitted
+	}
+	if at.IsZero() {
+		return 0
+	}
+	return at.Unix() / 86400
 }
 
 // status applies the resolution rule to the votes that count, all of

@@ -24,6 +24,12 @@ type Declaration struct {
 	// holding the same declaration compute the same SIGNAL, so the hash
 	// names which mesh's SIGNAL a node computes. "" when there is no file.
 	Hash manifest.Hash
+	// Rules is the name of the rule set the mesh computes with: its
+	// "rules:" line, else DefaultRules. It may name a rule set this node
+	// does not implement (RulesNamed says).
+	Rules string
+	// RulesDeclared is true when the file has a "rules:" line.
+	RulesDeclared bool
 }
 
 // FoundersError is a FOUNDERS.md that does not parse: every problem, at
@@ -43,28 +49,65 @@ func (e *FoundersError) Error() string {
 	return b.String()
 }
 
-// ParseFounders reads a founders declaration: the AGENTS.md layout (one
+// ParseFounders reads a founders declaration: at most one "rules: NAME"
+// line naming the mesh's rule set, and the AGENTS.md layout (one
 // "name | trace_url" line per founder, "#" lines are comments). A line
-// that is not a founder is an error rather than skipped: every node of a
-// mesh must read the same founders from the same bytes, and a person
-// must see a typo rather than a founder silently missing.
+// that is neither is an error rather than skipped: every node of a
+// mesh must read the same founders and rules from the same bytes, and a
+// person must see a typo rather than a founder silently missing.
 func ParseFounders(data []byte) (Declaration, error) {
-	agents, problems := roster.Parse(data)
-	if len(problems) > 0 {
+	d := Declaration{Hash: manifest.HashBytes(data), Rules: DefaultRules}
+	rest, problems := d.takeRules(data)
+	agents, more := roster.Parse(rest)
+	if problems = append(problems, more...); len(problems) > 0 {
 		return Declaration{}, &FoundersError{Problems: problems}
 	}
-	d := Declaration{Hash: manifest.HashBytes(data)}
 	for _, a := range agents {
 		d.Founders = append(d.Founders, Founder{Name: a.Name, URL: a.URL})
 	}
 	return d, nil
 }
 
-// FormatFounders writes a founders declaration naming founders, with a
-// comment that says what the file is.
-func FormatFounders(founders []Founder) []byte {
+// takeRules reads the "rules:" line of a founders declaration into d and
+// returns the file with that line blanked (so the founders' lines keep
+// their numbers), and the problems of rules lines.
+func (d *Declaration) takeRules(data []byte) ([]byte, []roster.Problem) {
+	lines := strings.Split(string(data), "\n")
+	var problems []roster.Problem
+	for i, l := range lines {
+		v, ok := strings.CutPrefix(strings.TrimSpace(l), rulesKey)
+		if !ok {
+			continue
+		}
+		lines[i] = ""
+		name := strings.TrimSpace(v)
+		switch {
+		case d.RulesDeclared:
+			problems = append(problems, roster.Problem{Line: i + 1, Reason: "a second rules line; a mesh has one rule set"})
+		case !validRulesName.MatchString(name):
+			problems = append(problems, roster.Problem{Line: i + 1, Reason: fmt.Sprintf("rules %q is not a rule-set name (such as %s)", clip(name), NewMeshRules)})
+		default:
+			d.Rules, d.RulesDeclared = name, true
+		}
+	}
+	return []byte(strings.Join(lines, "\n")), problems
+}
+
+// clip shortens s for an error message.
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}
+
+// FormatFounders writes a founders declaration of a mesh computing with
+// the rule set named rules, naming founders, with a comment that says
+// what the file is.
+func FormatFounders(rules string, founders []Founder) []byte {
 	var b strings.Builder
 	b.WriteString(foundersHeader)
+	fmt.Fprintf(&b, "%s %s\n\n# name | trace_url\n", rulesKey, rules)
 	for _, f := range founders {
 		fmt.Fprintf(&b, "%s | %s\n", f.Name, f.URL)
 	}
@@ -75,12 +118,13 @@ const foundersHeader = `# FOUNDERS
 #
 # The founders of this mesh: their validations count from the start. Every
 # other agent earns standing (the right to validate) when agents with
-# standing have validated enough of its traces to bring its SIGNAL to 50.
+# standing have validated enough of its traces, as the rules line says.
 # Every node of a mesh holds this file byte for byte; a node that holds
 # another one computes another mesh's SIGNAL. Change it only as the mesh
-# agrees. docs/decisions.md (Standing) in meshnode's repository.
-#
-# name | trace_url
+# agrees. The rules line names the rule set every node of the mesh
+# computes SIGNAL with. docs/decisions.md (Standing, Rule sets) in
+# meshnode's repository.
+
 `
 
 // ReadFounders reads dir's FOUNDERS.md (node.ReadFounders). A node

@@ -23,7 +23,8 @@ func Load(dir, agent, url string) (Input, error) {
 // traces and validations from the ledger, and the node's own traces (its
 // MANIFEST rows, with type and category from the files) and validations
 // (every publishable file in validations/ that parses, published or about
-// to be), and the founders from FOUNDERS.md. agent and url name the node.
+// to be), and the founders and rule set from FOUNDERS.md; a rule set this
+// node does not implement is an *UnknownRulesError. agent and url name the node.
 // Nothing else of the node's (no mesh.yaml setting) changes the input.
 func FromSnapshot(s *node.Snapshot, agent, url string) (Input, error) {
 	in := Input{}
@@ -37,7 +38,10 @@ func FromSnapshot(s *node.Snapshot, agent, url string) (Input, error) {
 	if err != nil {
 		return in, err
 	}
-	in.Founders = decl.Founders
+	if _, ok := RulesNamed(decl.Rules); !ok {
+		return in, &UnknownRulesError{Name: decl.Rules}
+	}
+	in.Founders, in.Rules = decl.Founders, decl.Rules
 	own := ownTraces(s, agent, url)
 	in.Traces = append(own, peerTraces(s.Ledger, own)...)
 	in.Validations = append(ownValidations(s, agent, url), peerValidations(s.Ledger, agent, url)...)

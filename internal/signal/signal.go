@@ -21,6 +21,9 @@ type Input struct {
 	Traces      []ledger.Trace
 	Validations []ledger.Validation
 	Founders    []Founder
+	// Rules names the rule set to compute with (FOUNDERS.md's "rules:"
+	// line); "" is DefaultRules.
+	Rules string
 }
 
 // Report is the computed SIGNAL of every agent and the resolution of
@@ -35,6 +38,8 @@ type Report struct {
 	// Trust is who validated whom: every vote, counted or not, summed per
 	// validator and author, by validator, then author.
 	Trust []Edge
+	// Rules is the name of the rule set the report was computed with.
+	Rules string
 }
 
 // Agent is one agent's SIGNAL, standing and how they were earned.
@@ -52,6 +57,10 @@ type Agent struct {
 	// a founder, then 1, 2, …; meaningless without Standing.
 	StandingRound   int `json:"standing_round,omitempty"`
 	TracesValidated int `json:"traces_validated"`
+	// Admitters counts the distinct agents with standing that passed its
+	// validated traces; mesh-2026-2 admits an agent only once two have.
+	// Counted only under rules that admit by it.
+	Admitters int `json:"admitters,omitempty"`
 	// ValidationsAuthored counts the validations that counted: authored
 	// with standing, on a trace seen, not the agent's own.
 	ValidationsAuthored int `json:"validations_authored"`

@@ -41,6 +41,7 @@ func Self(r Report, url string) (Agent, bool) {
 // they never disagree.
 type Progress struct {
 	Self     Agent    // the agent; zero when the report does not know it
+	Rules    Rules    // the rule set the report was computed with
 	Founders []string // the founders' names, sorted
 	// Uncounted is the number of votes on the agent's traces by agents
 	// without standing: they count for nothing.
@@ -50,6 +51,7 @@ type Progress struct {
 // ProgressOf finds the agent at url in r.
 func ProgressOf(r Report, url string) Progress {
 	p := Progress{}
+	p.Rules, _ = RulesNamed(r.Rules)
 	p.Self, _ = Self(r, url)
 	for _, a := range r.Agents {
 		if a.Founder {
@@ -81,6 +83,9 @@ func (p Progress) Reason() string {
 	}
 	s := fmt.Sprintf("no standing yet: SIGNAL %s of the %d standing needs; %d of your traces validated by agents with standing",
 		num(p.Self.Signal), EstablishedAt, p.Self.TracesValidated)
+	if p.Rules.AdmitAt > 0 {
+		s += fmt.Sprintf("; passed by %d of the %d agents with standing rule set %s admits on", p.Self.Admitters, p.Rules.AdmitAt, p.Rules.Name)
+	}
 	if p.Uncounted > 0 {
 		s += fmt.Sprintf("; %d validations of them by agents without standing count for nothing", p.Uncounted)
 	}
@@ -95,6 +100,9 @@ func (p Progress) Next() string {
 	case len(p.Founders) == 0:
 		return "to found a mesh, write FOUNDERS.md with one line naming this node, `name | trace_url` (what `meshnode init --founder` writes); " +
 			"to join one, copy its FOUNDERS.md from any of its nodes (docs/setup.md, Standing)"
+	case len(p.Founders) < p.Rules.AdmitAt:
+		return fmt.Sprintf("rule set %s admits an agent only on the passes of %d agents with standing, and FOUNDERS.md names %d founder(s) (%s): "+
+			"the mesh must name another founder in FOUNDERS.md on every node (docs/setup.md, Standing)", p.Rules.Name, p.Rules.AdmitAt, len(p.Founders), strings.Join(p.Founders, ", "))
 	}
 	return fmt.Sprintf("publish traces (`meshnode trace new`), list agents with standing (founders: %s) in your AGENTS.md so you see their validations, "+
 		"and have one list you in its AGENTS.md so it polls and validates your traces; "+

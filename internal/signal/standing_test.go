@@ -65,14 +65,31 @@ func TestProgressWithoutFoundersSaysHowToFoundOrJoin(t *testing.T) {
 
 func TestFoundersDeclaration(t *testing.T) {
 	fs := []Founder{{Name: "ann", URL: "https://ann.example/"}, {Name: "bob", URL: "https://bob.example/t/"}}
-	data := FormatFounders(fs)
+	data := FormatFounders("mesh-test-9", fs)
 	d, err := ParseFounders(data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(d.Founders, fs) || !strings.HasPrefix(string(d.Hash), "sha256:") {
+	if !reflect.DeepEqual(d.Founders, fs) || !strings.HasPrefix(string(d.Hash), "sha256:") || d.Rules != "mesh-test-9" || !d.RulesDeclared {
 		t.Fatalf("round trip gave %+v", d)
 	}
+	t.Run("no rules line is the rules of meshes before rule sets had names", func(t *testing.T) {
+		d, err := ParseFounders([]byte("ann | https://ann.example/\n"))
+		if err != nil || d.Rules != RulesMesh2026v1 || d.RulesDeclared {
+			t.Fatalf("got %+v, %v", d, err)
+		}
+	})
+	t.Run("a bad or second rules line is an error at its line", func(t *testing.T) {
+		for data, at := range map[string]string{
+			"rules: mesh-2026-1\nann | https://ann.example/\nrules: mesh-2026-1\n": "FOUNDERS.md:3:",
+			"ann | https://ann.example/\nrules: Mesh 2026\n":                       "FOUNDERS.md:2:",
+			"rules:\n": "FOUNDERS.md:1:",
+		} {
+			if _, err := ParseFounders([]byte(data)); err == nil || !strings.Contains(err.Error(), at) {
+				t.Errorf("%q: got %v, want an error at %s", data, err, at)
+			}
+		}
+	})
 	t.Run("a line that is not a founder is an error at its line", func(t *testing.T) {
 		_, err := ParseFounders([]byte("# FOUNDERS\nann | https://ann.example/\nbob https://bob.example/\n"))
 		var fe *FoundersError
@@ -111,7 +128,7 @@ func TestFoundersDeclaration(t *testing.T) {
 }
 
 func FuzzParseFounders(f *testing.F) {
-	f.Add(FormatFounders(founders("ann", "bob")))
+	f.Add(FormatFounders(NewMeshRules, founders("ann", "bob")))
 	f.Add([]byte("| Agent | URL |\n|---|---|\n| ann | https://ann.example/ |\n"))
 	f.Add([]byte("ann | ftp://x\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -120,9 +137,27 @@ func FuzzParseFounders(f *testing.F) {
 			return
 		}
 		// What parses writes back and parses to the same founders.
-		again, err := ParseFounders(FormatFounders(d.Founders))
-		if err != nil || !reflect.DeepEqual(again.Founders, d.Founders) {
+		again, err := ParseFounders(FormatFounders(d.Rules, d.Founders))
+		if err != nil || !reflect.DeepEqual(again.Founders, d.Founders) || again.Rules != d.Rules {
 			t.Fatalf("round trip of %+v gave %+v, %v", d.Founders, again.Founders, err)
 		}
 	})
+}
+
+func TestProgressUnderNewRulesSaysAMeshOfOneFounderAdmitsNobody(t *testing.T) {
+	in := Input{Founders: founders("fred"), Rules: RulesMesh2026v2}
+	for s := 1; s <= 5; s++ {
+		in.Traces = append(in.Traces, tr("ann", s, "capability", "rock"))
+		in.Validations = append(in.Validations, val("fred", hash("ann", s), "pass"))
+	}
+	p := ProgressOf(Compute(in), "https://ann.example/")
+	if p.HasStanding() {
+		t.Fatalf("ann has standing on one founder's passes: %+v", p.Self)
+	}
+	if !strings.Contains(p.Reason(), "passed by 1 of the 2 agents with standing") {
+		t.Errorf("reason %q does not say how many agents passed ann", p.Reason())
+	}
+	if !strings.Contains(p.Next(), "FOUNDERS.md names 1 founder(s) (fred)") || !strings.Contains(p.Next(), "another founder") {
+		t.Errorf("next %q does not say the mesh needs another founder", p.Next())
+	}
 }

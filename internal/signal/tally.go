@@ -12,59 +12,54 @@ import (
 const (
 	ReasonFounder  = "founder (FOUNDERS.md)"
 	ReasonAuthored = "validation authored"
+	// ReasonAgreed is a validation that agreed with the outcome the other
+	// validators with standing settled (mesh-2026-2).
+	ReasonAgreed = "validation agreed with the settled outcome"
+	// ReasonUncorroborated ends the line of a validated trace that too few
+	// agents passed to earn its label's value (mesh-2026-2).
+	ReasonUncorroborated = ", uncorroborated"
 )
 
-// tally computes every agent's SIGNAL under the given standing: a
-// founder's starting points, what its validated traces earn, and 1 per
-// validation it authored with standing. statuses come from resolve under
-// the same standing.
-func (m *mesh) tally(statuses map[manifest.Hash]*TraceResult, standing map[string]int) map[string]*Agent {
-	lines := map[string]map[string]*Earning{}
-	add := func(k, reason string, points float64) {
-		if lines[k] == nil {
-			lines[k] = map[string]*Earning{}
+// tally computes every agent's SIGNAL in the outcome, line by line: a
+// founder's starting points, what its validated traces earn and what its
+// validations earn (the sums are signals(o)). rounds is each agent's
+// admission round, -1 without standing.
+func (m *mesh) tally(o outcome, rounds []int) map[string]*Agent {
+	lines := make([]map[string]*Earning, len(m.keyOf))
+	validated := make([]int, len(m.keyOf))
+	for id, k := range m.keyOf {
+		if m.founders[k] {
+			lines[id] = addLine(lines[id], ReasonFounder, 1, FounderPoints)
 		}
-		e := lines[k][reason]
-		if e == nil {
-			e = &Earning{Reason: reason}
-			lines[k][reason] = e
-		}
-		e.Count++
-		e.Points += points
 	}
-	for _, k := range sortedKeys(m.founders) {
-		add(k, ReasonFounder, FounderPoints)
-	}
-	validated := map[string]int{}
-	counted, uncounted := map[string]int{}, map[string]int{}
 	for i, t := range m.traces {
-		if r := statuses[t.Hash]; r != nil && r.Status == manifest.StatusValidated {
-			k := m.keyOf[m.authors[i]]
-			reason, p := earningFor(t.Type, t.Category)
-			add(k, reason, p)
-			validated[k]++
+		if o.status[i] != manifest.StatusValidated {
+			continue
 		}
-		for _, b := range m.ballots[i] {
-			vk := m.keyOf[b.voter]
-			if _, ok := standing[vk]; ok {
-				counted[vk]++
-			} else {
-				uncounted[vk]++
-			}
+		a := m.authors[i]
+		reason, _ := earningFor(t.Type, t.Category)
+		if !o.corroborated[i] {
+			reason += ReasonUncorroborated
 		}
+		lines[a] = addLine(lines[a], reason, 1, o.earns[i])
+		validated[a]++
 	}
-	for _, k := range sortedKeys(counted) {
-		lines[k] = addLine(lines[k], ReasonAuthored, counted[k], float64(counted[k])*ValidationPoints)
+	reason := ReasonAuthored
+	if m.rules.AgreeingOnly {
+		reason = ReasonAgreed
 	}
 	out := map[string]*Agent{}
-	for k, name := range m.names {
-		round, has := standing[k]
-		a := &Agent{Agent: name, URL: m.urls[k], Founder: m.founders[k], Standing: has, TracesValidated: validated[k],
-			ValidationsAuthored: counted[k], ValidationsUncounted: uncounted[k]}
-		if has {
-			a.StandingRound = round
+	for id, k := range m.keyOf {
+		if n := o.earning[id]; n > 0 {
+			lines[id] = addLine(lines[id], reason, n, float64(n)*ValidationPoints)
 		}
-		a.Breakdown = sortedEarnings(lines[k])
+		has := rounds[id] >= 0
+		a := &Agent{Agent: m.names[k], URL: m.urls[k], Founder: m.founders[k], Standing: has, TracesValidated: validated[id], Admitters: o.admitters[id],
+			ValidationsAuthored: o.counted[id], ValidationsUncounted: o.notCounted[id]}
+		if has {
+			a.StandingRound = rounds[id]
+		}
+		a.Breakdown = sortedEarnings(lines[id])
 		for _, e := range a.Breakdown {
 			a.Signal += e.Points
 		}
@@ -120,11 +115,7 @@ func sortedAgents(agents map[string]*Agent) []Agent {
 	return out
 }
 
-func sortedTraces(ts map[manifest.Hash]*TraceResult) []TraceResult {
-	out := make([]TraceResult, 0, len(ts))
-	for _, t := range ts {
-		out = append(out, *t)
-	}
+func sortedTraces(out []TraceResult) []TraceResult {
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if ka, kb := strings.ToLower(a.Agent), strings.ToLower(b.Agent); ka != kb {

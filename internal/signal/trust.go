@@ -23,8 +23,9 @@ type Edge struct {
 	Verdicts int `json:"verdicts"`
 }
 
-// trust sums the ballots into edges, sorted by validator, then agent.
-func (m *mesh) trust(standing map[string]int) []Edge {
+// trust sums the ballots into edges, sorted by validator, then agent;
+// has[id] says whether agent id ended the closure with standing.
+func (m *mesh) trust(has []bool) []Edge {
 	byPair := map[[2]int]*Edge{}
 	for i := range m.traces {
 		author := m.authors[i]
@@ -41,7 +42,7 @@ func (m *mesh) trust(standing map[string]int) []Edge {
 			} else {
 				e.Fail++
 			}
-			if _, ok := standing[m.keyOf[b.voter]]; ok {
+			if has[b.voter] {
 				e.Counted++
 			}
 			if b.verdict {

@@ -14,25 +14,28 @@ type Node struct {
 	// AgentsSkipped are the lines of AGENTS.md that list no agent; Build
 	// returns them in its Stats.
 	AgentsSkipped []roster.Problem
-	Dir           string       // the directory Load read; published files are linked from it (empty: copied)
-	Agent         string       // this node's agent name
-	URL           string       // this node's trace URL (absolute, ends in "/"); may be empty
-	Identity      []Field      // IDENTITY.md fields in file order
-	Signal        float64      // this node's SIGNAL
-	Tier          string       // this node's tier
-	Updated       time.Time    // MANIFEST "updated:"
-	Sequence      manifest.Seq // MANIFEST "sequence:"
-	Traces        []*Trace     // our own traces, newest first
-	Given         []*Vote      // validations this node published, newest first
-	Peers         []*Peer      // every known agent, by name
-	Signals       []Standing   // SIGNAL standings, highest first
-	Others        []*Ref       // peers' traces seen (for citations), any order
-	Votes         []*Vote      // every validation seen, ours and peers', for charts
-	Trust         []TrustEdge  // who validated whom, as SIGNAL computed it (signal.Report.Trust)
-	Disputes      []Dispute    // hash mismatches: published disputes and the ledger's rejections
-	Files         []File       // every published file, copied byte for byte
-	Agents        []*Agent     // every agent named anywhere, by name (filled by prepare)
-	Now           time.Time    // the time presence is judged at
+	Dir           string  // the directory Load read; published files are linked from it (empty: copied)
+	Agent         string  // this node's agent name
+	URL           string  // this node's trace URL (absolute, ends in "/"); may be empty
+	Identity      []Field // IDENTITY.md fields in file order
+	Signal        float64 // this node's SIGNAL
+	Tier          string  // this node's tier
+	// Rules names the rule set SIGNAL was computed with, and RulesSummary
+	// says how it is earned under it (signal.Rules.Summary).
+	Rules, RulesSummary string
+	Updated             time.Time    // MANIFEST "updated:"
+	Sequence            manifest.Seq // MANIFEST "sequence:"
+	Traces              []*Trace     // our own traces, newest first
+	Given               []*Vote      // validations this node published, newest first
+	Peers               []*Peer      // every known agent, by name
+	Signals             []Standing   // SIGNAL standings, highest first
+	Others              []*Ref       // peers' traces seen (for citations), any order
+	Votes               []*Vote      // every validation seen, ours and peers', for charts
+	Trust               []TrustEdge  // who validated whom, as SIGNAL computed it (signal.Report.Trust)
+	Disputes            []Dispute    // hash mismatches: published disputes and the ledger's rejections
+	Files               []File       // every published file, copied byte for byte
+	Agents              []*Agent     // every agent named anywhere, by name (filled by prepare)
+	Now                 time.Time    // the time presence is judged at
 }
 
 // Field is one "name: value" line of metadata.

@@ -30,11 +30,14 @@ func loadConfig(dir string, n *Node) error {
 }
 
 // applySignal sets, from SIGNAL as internal/signal computed it (from the
-// same public files any node could read), the standings, the trust graph,
-// our SIGNAL and tier, and each of our traces' resolved status and
-// passing/seen count.
+// same public files any node could read), the rule set, the standings,
+// the trust graph, our SIGNAL and tier, and each of our traces' resolved
+// status and passing/seen count.
 func applySignal(n *Node, rep signal.Report) {
 	n.Tier = signal.TierProvisional
+	if r, ok := signal.RulesNamed(rep.Rules); ok {
+		n.Rules, n.RulesSummary = r.Name, r.Summary
+	}
 	for _, e := range rep.Trust {
 		n.Trust = append(n.Trust, TrustEdge{Validator: e.Validator, Agent: e.Agent, Votes: e.Pass + e.Fail})
 	}

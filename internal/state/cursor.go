@@ -44,6 +44,9 @@ type Cursor struct {
 	// MANIFEST last read (presence.Newest): with ManifestUpdated, the
 	// public evidence presence is judged by (docs/decisions.md).
 	NewestEntry time.Time `json:"newest_entry,omitzero"`
+	// Rules is the rule set the peer's MANIFEST.md declares ("rules:"),
+	// "" when it declares none (docs/decisions.md, Rule sets).
+	Rules string `json:"rules,omitempty"`
 
 	// LastNews is when a poll last found a new seq, or first found the
 	// peer; the quiet schedule counts from it (docs/decisions.md).

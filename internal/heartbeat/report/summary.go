@@ -17,31 +17,39 @@ import (
 // Summary is what one heartbeat did. Its JSON form is the contract the
 // workflow's commit step reads (docs/contracts.md).
 type Summary struct {
-	PeersPolled          int        `json:"peers_polled"`
-	PeersSkipped         int        `json:"peers_skipped"`
-	PeersQuiet           int        `json:"peers_quiet"`
-	PeersFailed          int        `json:"peers_failed"`
-	PeersRateLimited     int        `json:"peers_rate_limited"`
-	PeersLearned         int        `json:"peers_learned"`
-	PeersWithNew         int        `json:"peers_with_new"`
-	NewTraces            int        `json:"new_traces"`
-	NewValidations       int        `json:"new_validations"`
-	Verified             int        `json:"verified"`
-	Rejected             int        `json:"rejected"`
-	Duplicates           int        `json:"duplicates"`
-	Gaps                 int        `json:"gaps"`
-	Queued               int        `json:"queued"`
-	ValidationsPublished int        `json:"validations_published"`
-	TracesPublished      int        `json:"traces_published"`
-	DisputesPublished    int        `json:"disputes_published"`
-	Waiting              int        `json:"waiting"`
-	WaitingReason        string     `json:"waiting_reason,omitempty"`
-	Standing             string     `json:"standing,omitempty"`      // where the node stands (signal.Progress)
-	StandingNext         string     `json:"standing_next,omitempty"` // without standing, what to do next
-	HashMismatches       []Mismatch `json:"hash_mismatches"`
-	Failures             []Failure  `json:"failures"`
-	Unreachable          []string   `json:"unreachable"`
-	Spikes               []Spike    `json:"spikes"`
+	PeersPolled          int    `json:"peers_polled"`
+	PeersSkipped         int    `json:"peers_skipped"`
+	PeersQuiet           int    `json:"peers_quiet"`
+	PeersFailed          int    `json:"peers_failed"`
+	PeersRateLimited     int    `json:"peers_rate_limited"`
+	PeersLearned         int    `json:"peers_learned"`
+	PeersWithNew         int    `json:"peers_with_new"`
+	NewTraces            int    `json:"new_traces"`
+	NewValidations       int    `json:"new_validations"`
+	Verified             int    `json:"verified"`
+	Rejected             int    `json:"rejected"`
+	Duplicates           int    `json:"duplicates"`
+	Gaps                 int    `json:"gaps"`
+	Queued               int    `json:"queued"`
+	ValidationsPublished int    `json:"validations_published"`
+	TracesPublished      int    `json:"traces_published"`
+	DisputesPublished    int    `json:"disputes_published"`
+	Waiting              int    `json:"waiting"`
+	WaitingReason        string `json:"waiting_reason,omitempty"`
+	Standing             string `json:"standing,omitempty"`      // where the node stands (signal.Progress)
+	StandingNext         string `json:"standing_next,omitempty"` // without standing, what to do next
+	// Rules is the rule set the node computes with (FOUNDERS.md), and
+	// RulesUnknown is set when this node does not implement it: it then
+	// publishes every trace of its own as pending and validates nothing.
+	Rules        string `json:"rules,omitempty"`
+	RulesUnknown bool   `json:"rules_unknown,omitempty"`
+	// RulesDiffer lists the peers whose MANIFEST.md declares another rule
+	// set than ours: their statuses and SIGNAL differ from ours.
+	RulesDiffer    []RulesPeer `json:"rules_differ,omitempty"`
+	HashMismatches []Mismatch  `json:"hash_mismatches"`
+	Failures       []Failure   `json:"failures"`
+	Unreachable    []string    `json:"unreachable"`
+	Spikes         []Spike     `json:"spikes"`
 	// Held lists our own files left unpublished until a person fixes
 	// them (a draft, a file that does not parse, a name or a kind the node
 	// never publishes), in publication order.
@@ -89,6 +97,17 @@ type HeldBack struct {
 	Reason string `json:"reason"`
 }
 
+// RulesPeer is a peer that computes with another rule set than ours.
+type RulesPeer struct {
+	Peer  string `json:"peer"`
+	URL   string `json:"url"`
+	Rules string `json:"rules"`
+	// Known is false when this node does not implement the peer's rules.
+	Known bool `json:"known"`
+	// Note says so in one line (signal.RulesNote).
+	Note string `json:"note"`
+}
+
 // Mismatch is a file whose bytes did not match the hash its MANIFEST lists.
 type Mismatch struct {
 	Peer    string        `json:"peer"`
@@ -125,6 +144,7 @@ func (s *Summary) SortLists() {
 		return a.Seq < b.Seq
 	})
 	sort.Slice(s.Failures, func(i, j int) bool { return s.Failures[i].Peer < s.Failures[j].Peer })
+	sort.Slice(s.RulesDiffer, func(i, j int) bool { return s.RulesDiffer[i].URL < s.RulesDiffer[j].URL })
 	sort.Strings(s.Unreachable)
 	sort.Slice(s.HeldBack, func(i, j int) bool {
 		a, b := s.HeldBack[i], s.HeldBack[j]
@@ -162,6 +182,12 @@ func (s *Summary) WriteText(w io.Writer) {
 	fmt.Fprintln(w)
 	if s.StandingNext != "" {
 		fmt.Fprintf(w, "%s\nnext: %s\n", s.Standing, s.StandingNext)
+	}
+	if s.RulesUnknown {
+		fmt.Fprintf(w, "rules: FOUNDERS.md names rule set %s, which this meshnode does not implement: statuses left pending, nothing validated; upgrade meshnode\n", s.Rules)
+	}
+	for _, r := range s.RulesDiffer {
+		fmt.Fprintf(w, "rules: %s\n", r.Note)
 	}
 	for _, m := range s.HashMismatches {
 		fmt.Fprintf(w, "hash mismatch: %s seq %d %s\n", m.Peer, m.Seq, m.URL)

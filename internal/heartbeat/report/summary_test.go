@@ -51,3 +51,14 @@ func TestWriteTextKeepsEachProblemOnOneLine(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteTextSaysWhichRulesDiffer(t *testing.T) {
+	s := &Summary{Rules: "mesh-2099-1", RulesUnknown: true, RulesDiffer: []RulesPeer{{Peer: "bob", Note: "peer bob computes with rule set mesh-2026-2"}}}
+	var b strings.Builder
+	s.WriteText(&b)
+	for _, want := range []string{"rules: FOUNDERS.md names rule set mesh-2099-1, which this meshnode does not implement", "rules: peer bob computes with rule set mesh-2026-2\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, b.String())
+		}
+	}
+}
