@@ -18,18 +18,20 @@ var auditNow = time.Date(2026, 3, 15, 0, 0, 0, 0, time.UTC)
 
 // mesh serves testdata/mesh on 127.0.0.1: ann, the audited node, and bob,
 // a founder who validated ann's seq 1 before ann's MANIFEST was written
-// and ann's seq 3 after it. edits replace a served file's text.
+// and ann's seq 3 after it. ann serves its site's pages as of its
+// MANIFEST. edits replace a served file's text; gone files are not served.
 type mesh struct {
 	*httptest.Server
 	edits map[string]func(string) string
+	gone  map[string]bool
 }
 
 func newMesh(t *testing.T) *mesh {
 	t.Helper()
-	m := &mesh{edits: map[string]func(string) string{}}
+	m := &mesh{edits: map[string]func(string) string{}, gone: map[string]bool{}}
 	m.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		data, err := os.ReadFile(filepath.Join("testdata", "mesh", filepath.FromSlash(path.Clean(r.URL.Path))))
-		if err != nil {
+		if err != nil || m.gone[r.URL.Path] {
 			http.NotFound(w, r)
 			return
 		}

@@ -1,0 +1,33 @@
+package audit
+
+import (
+	"fmt"
+	"testing"
+)
+
+func TestDataElementsReadsOddMarkup(t *testing.T) {
+	cases := []struct{ name, page, want string }{
+		{"quotes of both kinds and none", `<tr data-a="1" data-b='2' data-c=3>`, "[map[data-a:1 data-b:2 data-c:3]]"},
+		{"names are case-insensitive", `<TR DATA-Agent="ann">`, "[map[data-agent:ann]]"},
+		{"entities are unescaped", `<tr data-agent="a&amp;b&quot;">`, `[map[data-agent:a&b"]]`},
+		{"other attributes are left out", `<p class="x" data-a="1" hidden>`, "[map[data-a:1]]"},
+		{"a tag without data is left out", `<p class="x"><b data-a=1>`, "[map[data-a:1]]"},
+		{"a comment hides a tag", `<!-- <p data-a=1> --><p data-b=2>`, "[map[data-b:2]]"},
+		{"an unclosed comment ends the page", `<!-- <p data-a=1>`, "[]"},
+		{"an unclosed quote ends the page", `<p data-a=1><p data-b="2>`, "[map[data-a:1]]"},
+		{"a tag that does not end is left out", `<p data-a=1`, "[]"},
+		{"text that is no tag", `a < b and 1<2 <p data-a="1"/>`, "[map[data-a:1]]"},
+		{"spaces around the equals sign", "<p data-a = \"1\"\n data-b\t=\t2>", "[map[data-a:1 data-b:2]]"},
+		{"an attribute with no value", `<p data-a data-b=2>`, "[map[data-a: data-b:2]]"},
+		{"empty", ``, "[]"},
+		{"a lone bracket", `<`, "[]"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := fmt.Sprint(dataElements([]byte(c.page)))
+			if got != c.want {
+				t.Errorf("%s: %s, want %s", c.page, got, c.want)
+			}
+		})
+	}
+}
