@@ -26,7 +26,7 @@ public files of every agent its AGENTS.md names, recomputes the status of
 each of its traces and its SIGNAL as every node computes them, and lists
 each trace whose published status the files do not give, and each value
 its site's pages show (SIGNAL and tier on signal.html, a trace's status on
-its page) that the files do not give:
+its page and in the list of traces) that the files do not give:
 
   lag        the published value is what the files give without the peers'
              files dated after the node's MANIFEST (it has not polled them

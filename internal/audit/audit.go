@@ -126,7 +126,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	full, seen := signal.Compute(in), signal.Compute(before(in, pub.seenAt, pub.url))
 	rep := compare(pub, in, full, seen)
-	rep.Site = auditSite(pub.pages, pub.pageNotes, full, seen, rep.Rows)
+	rep.Site = auditSite(pub.pages, full, seen, rep.Rows)
 	rep.Source = src.String()
 	rep.Files = pub.problems
 	rep.Peers = peerReads(pub.peers, pub.url, failures)

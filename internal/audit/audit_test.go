@@ -19,7 +19,8 @@ var auditNow = time.Date(2026, 3, 15, 0, 0, 0, 0, time.UTC)
 // mesh serves testdata/mesh on 127.0.0.1: ann, the audited node, and bob,
 // a founder who validated ann's seq 1 before ann's MANIFEST was written
 // and ann's seq 3 after it. ann serves its site's pages as of its
-// MANIFEST. edits replace a served file's text; gone files are not served.
+// MANIFEST. edits replace a served file's text (or give one that is not
+// there); gone files are not served.
 type mesh struct {
 	*httptest.Server
 	edits map[string]func(string) string
@@ -31,6 +32,9 @@ func newMesh(t *testing.T) *mesh {
 	m := &mesh{edits: map[string]func(string) string{}, gone: map[string]bool{}}
 	m.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		data, err := os.ReadFile(filepath.Join("testdata", "mesh", filepath.FromSlash(path.Clean(r.URL.Path))))
+		if err != nil && m.edits[r.URL.Path] != nil {
+			data, err = nil, nil // a file the test adds
+		}
 		if err != nil || m.gone[r.URL.Path] {
 			http.NotFound(w, r)
 			return

@@ -57,55 +57,91 @@ type Claim struct {
 	Verdict   string `json:"verdict"`
 }
 
-// readPages reads signal.html and the page of every trace row of m. A
-// site that is not served is a note: a node need not publish one.
-func readPages(ctx context.Context, src source, m *manifest.Manifest) (map[string][]byte, []string, error) {
-	pages := map[string][]byte{}
-	notes := []string{}
-	read := func(page string) error {
-		data, err := src.read(ctx, page, maxPageBytes)
-		switch {
-		case ctx.Err() != nil:
-			return ctx.Err()
-		case errors.Is(err, errNotFound):
-			notes = append(notes, page+": not served")
-		case err != nil:
-			notes = append(notes, page+": "+err.Error())
-		default:
-			pages[page] = data
+// pages are the site's pages an audit read, and what it could not read.
+type pages struct {
+	byPath map[string][]byte
+	lists  []string // the pages of the traces list read, in order
+	notes  []string
+}
+
+// readPages reads signal.html, the page of every trace row of m, and the
+// pages of the traces list. A site that is not served is a note: a node
+// need not publish one.
+func readPages(ctx context.Context, src source, m *manifest.Manifest) (*pages, error) {
+	p := &pages{byPath: map[string][]byte{}, notes: []string{}}
+	ok, err := p.read(ctx, src, signalPage, false)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		if len(p.notes) == 0 {
+			p.notes = append(p.notes, signalPage+" not served: no site to check")
 		}
-		return nil
+		return p, nil
 	}
-	if err := read(signalPage); err != nil {
-		return nil, nil, err
-	}
-	if _, ok := pages[signalPage]; !ok {
-		return pages, []string{signalPage + " not served: no site to check"}, nil
-	}
+	rows := 0
 	for _, e := range m.Entries {
 		if e.Hash == "" || path.Dir(e.File) != node.TracesDir {
 			continue
 		}
-		if err := read(site.PagePath(e.File)); err != nil {
-			return nil, nil, err
+		rows++
+		if _, err := p.read(ctx, src, site.PagePath(e.File), true); err != nil {
+			return nil, err
 		}
 	}
-	return pages, notes, nil
+	// The list has at most one page per trace; the first page missing
+	// past page 1 is its end, not a note.
+	for k := 1; k <= max(1, rows); k++ {
+		list := site.TraceListPage(k)
+		ok, err := p.read(ctx, src, list, k == 1)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		p.lists = append(p.lists, list)
+	}
+	return p, nil
+}
+
+// read reads one page, and reports whether it could. A page that is
+// not served is a note when noteMissing; any other failure to read it
+// is one. Only a canceled context is an error.
+func (p *pages) read(ctx context.Context, src source, page string, noteMissing bool) (bool, error) {
+	data, err := src.read(ctx, page, maxPageBytes)
+	switch {
+	case ctx.Err() != nil:
+		return false, ctx.Err()
+	case errors.Is(err, errNotFound):
+		if noteMissing {
+			p.notes = append(p.notes, page+": not served")
+		}
+		return false, nil
+	case err != nil:
+		p.notes = append(p.notes, page+": "+err.Error())
+		return false, nil
+	}
+	p.byPath[page] = data
+	return true, nil
 }
 
 // auditSite judges what the pages show against full (the files) and seen
-// (the files as of the node's last write), and each trace page's status
-// against its row's.
-func auditSite(pages map[string][]byte, notes []string, full, seen signal.Report, rows []Row) *Site {
-	s := &Site{Notes: notes, Claims: []Claim{}}
-	if page, ok := pages[signalPage]; ok {
+// (the files as of the node's last write), and each trace's status on its
+// page and in the list against its row's.
+func auditSite(p *pages, full, seen signal.Report, rows []Row) *Site {
+	s := &Site{Notes: p.notes, Claims: []Claim{}}
+	if page, ok := p.byPath[signalPage]; ok {
 		s.standings(page, full, seen)
 	}
 	for _, r := range rows {
 		name := site.PagePath(r.File)
-		if page, ok := pages[name]; ok {
+		if page, ok := p.byPath[name]; ok {
 			s.status(name, page, r)
 		}
+	}
+	for _, list := range p.lists {
+		s.list(list, p.byPath[list], rows)
 	}
 	return s
 }
@@ -154,6 +190,27 @@ func (s *Site) status(name string, page []byte, r Row) {
 		}
 	}
 	s.note(name + " shows no status for " + string(r.Hash))
+}
+
+// list judges every status a page of the traces list shows.
+func (s *Site) list(name string, page []byte, rows []Row) {
+	byHash := map[string]Row{}
+	for _, r := range rows {
+		byHash[string(r.Hash)] = r
+	}
+	for _, el := range dataElements(page) {
+		hash, ok := el[attrHash]
+		if !ok {
+			continue
+		}
+		r, listed := byHash[hash]
+		if !listed {
+			s.note(fmt.Sprintf("%s shows a trace its MANIFEST.md does not list: %q", name, hash))
+			continue
+		}
+		s.add(Claim{Page: name, Subject: r.File, Field: FieldStatus, Shown: el[attrStatus],
+			Computed: string(r.Computed), SeenValue: string(r.SeenStatus)}, sameStatus)
+	}
 }
 
 // add judges c (equal, when given, compares a shown value with a

@@ -41,9 +41,12 @@ func TestPagesAsOfTheManifestLag(t *testing.T) {
 		"traces/001-one.html traces/001-one.md status":     "validated/validated agree",
 		"traces/002-two.html traces/002-two.md status":     "pending/pending agree",
 		"traces/003-three.html traces/003-three.md status": "pending/validated lag",
+		"traces/index.html traces/001-one.md status":       "validated/validated agree",
+		"traces/index.html traces/002-two.md status":       "pending/pending agree",
+		"traces/index.html traces/003-three.md status":     "pending/validated lag",
 	})
-	if rep.Site.Lag != 3 || rep.Site.Disagree != 0 || rep.Problems() != 0 || len(rep.Site.Notes) != 0 {
-		t.Errorf("site lag %d, disagree %d, notes %v, problems %d; want 3, 0, none, 0", rep.Site.Lag, rep.Site.Disagree, rep.Site.Notes, rep.Problems())
+	if rep.Site.Lag != 4 || rep.Site.Disagree != 0 || rep.Problems() != 0 || len(rep.Site.Notes) != 0 {
+		t.Errorf("site lag %d, disagree %d, notes %v, problems %d; want 4, 0, none, 0", rep.Site.Lag, rep.Site.Disagree, rep.Site.Notes, rep.Problems())
 	}
 }
 
@@ -56,9 +59,10 @@ func TestPagesThatAgreeWithTheFilesPass(t *testing.T) {
 	m.edits["/ann/traces/003-three.html"] = func(s string) string {
 		return strings.Replace(s, `data-status="pending"`, `data-status="validated"`, 1)
 	}
+	m.edits["/ann/traces/index.html"] = m.edits["/ann/traces/003-three.html"]
 	rep := audit(t, m.URL+"/ann/")
-	if rep.Site.Agree != 7 || rep.Site.Lag != 0 || rep.Site.Disagree != 0 {
-		t.Fatalf("site agree %d, lag %d, disagree %d; want 7, 0, 0: %v", rep.Site.Agree, rep.Site.Lag, rep.Site.Disagree, claims(rep))
+	if rep.Site.Agree != 10 || rep.Site.Lag != 0 || rep.Site.Disagree != 0 {
+		t.Fatalf("site agree %d, lag %d, disagree %d; want 10, 0, 0: %v", rep.Site.Agree, rep.Site.Lag, rep.Site.Disagree, claims(rep))
 	}
 }
 
@@ -72,6 +76,9 @@ func TestPageThatLiesIsCaught(t *testing.T) {
 		{"signal that is no number", "/ann/signal.html", `data-signal="52"`, `data-signal="lots"`, "signal.html ann signal", "lots/54 disagree"},
 		{"status", "/ann/traces/002-two.html", `data-status="pending"`, `data-status="validated"`,
 			"traces/002-two.html traces/002-two.md status", "validated/pending disagree"},
+		{"status in the list", "/ann/traces/index.html", `68d74023fc458958e35a21821827d5ff0c65f181b5275b16b97bc0b96a78c965" data-status="pending"`,
+			`68d74023fc458958e35a21821827d5ff0c65f181b5275b16b97bc0b96a78c965" data-status="failed"`,
+			"traces/index.html traces/002-two.md status", "failed/pending disagree"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -85,6 +92,21 @@ func TestPageThatLiesIsCaught(t *testing.T) {
 				t.Errorf("site disagree %d, problems %d; want 1 and 1", rep.Site.Disagree, rep.Problems())
 			}
 		})
+	}
+}
+
+func TestEveryPageOfTheTracesListIsRead(t *testing.T) {
+	m := newMesh(t)
+	m.edits["/ann/traces/pages/2.html"] = func(string) string {
+		return `<tr data-hash="sha256:84637b6416e883fb61324d5321ee33dd29c49832fe6a780b78da519902feda8f" data-status="failed">` +
+			`<tr data-hash="sha256:` + strings.Repeat("cd", 32) + `" data-status="validated">`
+	}
+	rep := audit(t, m.URL+"/ann/")
+	if got := claims(rep)["traces/pages/2.html traces/001-one.md status"]; got != "failed/validated disagree" {
+		t.Errorf("page 2 of the list: %q, want failed/validated disagree", got)
+	}
+	if len(rep.Site.Notes) != 1 || !strings.Contains(rep.Site.Notes[0], "traces/pages/2.html shows a trace its MANIFEST.md does not list") {
+		t.Errorf("notes %q, want one on the trace ann does not list (and none for page 3, the list's end)", rep.Site.Notes)
 	}
 }
 
@@ -153,5 +175,18 @@ func TestHooksReadTheSitesOwnPages(t *testing.T) {
 	}
 	if len(statuses) != 1 || statuses[0] != "sha256:b21936def69202433484b326e89a76d6f899d329be7fff22aa800fe75f45198e validated" {
 		t.Errorf("trace page statuses: %v", statuses)
+	}
+	page, err = os.ReadFile(filepath.Join(golden, "traces", "index.html.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	statuses = nil
+	for _, el := range dataElements(page) {
+		if h, ok := el[attrHash]; ok {
+			statuses = append(statuses, h[:15]+" "+el[attrStatus])
+		}
+	}
+	if got := strings.Join(statuses, ", "); got != "sha256:9f8bc821 failed, sha256:2e7ac52c validated, sha256:b21936de validated" {
+		t.Errorf("traces list statuses: %s", got)
 	}
 }

@@ -26,8 +26,7 @@ type public struct {
 	peers       []roster.Agent
 	files       map[string][]byte // by relative path, including AGENTS.md and FOUNDERS.md
 	problems    []FileProblem
-	pages       map[string][]byte // the site's pages verify checks, by relative path
-	pageNotes   []string          // pages that could not be checked, and why
+	pages       *pages // the site's pages verify checks
 }
 
 // readPublic reads the audited node's public files from src, each within
@@ -63,7 +62,7 @@ func readPublic(ctx context.Context, src source, lim config.Limits) (*public, er
 			return nil, err
 		}
 	}
-	if p.pages, p.pageNotes, err = readPages(ctx, src, m); err != nil {
+	if p.pages, err = readPages(ctx, src, m); err != nil {
 		return nil, err
 	}
 	return p, nil

@@ -11,8 +11,9 @@ import (
 
 // TestVerifyAgreesWithASettledNodesSite builds each node's site once the
 // three nodes have read each other, and audits it as `meshnode verify
-// DIR` does: every status its MANIFEST and its pages show, and every
-// SIGNAL and tier on its signal.html, is what the files give.
+// DIR` does: every status its MANIFEST, its trace pages and its traces
+// list show, and every SIGNAL and tier on its signal.html, is what the
+// files give.
 func TestVerifyAgreesWithASettledNodesSite(t *testing.T) {
 	m := threeNodes(t)
 	m.settle(maxRounds)
@@ -32,8 +33,9 @@ func TestVerifyAgreesWithASettledNodesSite(t *testing.T) {
 			if len(rep.Rows) == 0 {
 				t.Fatal("no trace rows audited")
 			}
-			// Three standings of two values each, and one status per trace.
-			if want := 3*2 + len(rep.Rows); rep.Site.Agree != want {
+			// Three standings of two values each, and each trace's status
+			// on its page and in the list.
+			if want := 3*2 + 2*len(rep.Rows); rep.Site.Agree != want {
 				t.Errorf("%d page values agree, want %d: %+v", rep.Site.Agree, want, rep.Site.Claims)
 			}
 		})
