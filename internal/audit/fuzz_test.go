@@ -58,7 +58,7 @@ func FuzzDataElements(f *testing.F) {
 	}
 	f.Add([]byte(`<p data-x='1' data-y=2 <!-- <b data-z="3"> -->`), `a"b&amp;<c>`)
 	f.Fuzz(func(t *testing.T, page []byte, value string) {
-		for _, el := range dataElements(page) {
+		for _, el := range allElements(page) {
 			for name := range el {
 				if !strings.HasPrefix(name, "data-") {
 					t.Fatalf("attribute %q is not data-*", name)
@@ -69,7 +69,7 @@ func FuzzDataElements(f *testing.F) {
 			return
 		}
 		tag := []byte(`<tr class="self" data-agent="` + html.EscapeString(value) + `" data-tier=x>`)
-		els := dataElements(tag)
+		els := allElements(tag)
 		if len(els) != 1 || els[0][attrAgent] != value || els[0][attrTier] != "x" {
 			t.Fatalf("%q read as %v, want data-agent %q", tag, els, value)
 		}

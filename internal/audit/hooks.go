@@ -19,11 +19,12 @@ const (
 )
 
 // dataElements returns the data-* attributes of each start tag of page
-// that carries any, names lowercased and values unescaped, in page order.
-// It reads any bytes without failing: a tag it cannot finish (an
-// unclosed quote, the end of the page) ends the scan, and what is not a
-// tag is skipped. The site is ours, but the node serving it may not be.
-func dataElements(page []byte) []map[string]string {
+// that carries any, names lowercased and values unescaped, in page order,
+// at most limit of them, and whether the page holds more. It reads
+// any bytes without failing: a tag it cannot finish (an unclosed quote,
+// the end of the page) ends the scan, and what is not a tag is skipped.
+// The site is ours, but the node serving it may not be.
+func dataElements(page []byte, limit int) ([]map[string]string, bool) {
 	var out []map[string]string
 	for i := 0; i < len(page); {
 		lt := bytes.IndexByte(page[i:], '<')
@@ -48,10 +49,13 @@ func dataElements(page []byte) []map[string]string {
 		}
 		i += n
 		if len(attrs) > 0 {
+			if len(out) == limit {
+				return out, true
+			}
 			out = append(out, attrs)
 		}
 	}
-	return out
+	return out, false
 }
 
 // startTag reads a start tag after its '<': its name, then its

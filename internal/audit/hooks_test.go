@@ -24,10 +24,26 @@ func TestDataElementsReadsOddMarkup(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := fmt.Sprint(dataElements([]byte(c.page)))
+			got := fmt.Sprint(allElements([]byte(c.page)))
 			if got != c.want {
 				t.Errorf("%s: %s, want %s", c.page, got, c.want)
 			}
 		})
+	}
+}
+
+// allElements is every tagged element of page, within the page bound.
+func allElements(page []byte) []map[string]string {
+	els, _ := dataElements(page, maxPageValues)
+	return els
+}
+
+func TestDataElementsStopsAtItsLimit(t *testing.T) {
+	els, more := dataElements([]byte(`<p data-a=1><p class=x><p data-b=2><p data-c=3>`), 2)
+	if fmt.Sprint(els) != "[map[data-a:1] map[data-b:2]]" || !more {
+		t.Errorf("%v, more %t; want the first two and more", els, more)
+	}
+	if _, more := dataElements([]byte(`<p data-a=1><p data-b=2>`), 2); more {
+		t.Error("a page of exactly the limit reports more")
 	}
 }

@@ -1,10 +1,13 @@
 package audit
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/meshnode/meshnode/internal/manifest"
 )
 
 // claims lists a report's page values as "page subject field: shown/computed verdict".
@@ -97,16 +100,31 @@ func TestPageThatLiesIsCaught(t *testing.T) {
 
 func TestEveryPageOfTheTracesListIsRead(t *testing.T) {
 	m := newMesh(t)
-	m.edits["/ann/traces/pages/2.html"] = func(string) string {
-		return `<tr data-hash="sha256:84637b6416e883fb61324d5321ee33dd29c49832fe6a780b78da519902feda8f" data-status="failed">` +
-			`<tr data-hash="sha256:` + strings.Repeat("cd", 32) + `" data-status="validated">`
+	one := `<tr data-hash="sha256:84637b6416e883fb61324d5321ee33dd29c49832fe6a780b78da519902feda8f" data-status="validated">`
+	m.edits["/ann/traces/index.html"] = func(s string) string {
+		i := strings.Index(s, `<tr data-hash="sha256:8463`)
+		return s[:i] + s[strings.Index(s[i:], "</tr>")+i+len("</tr>"):]
 	}
+	m.edits["/ann/traces/pages/2.html"] = func(string) string {
+		return strings.Replace(one, "validated", "failed", 1) + `<tr data-hash="sha256:` + strings.Repeat("cd", 32) + `" data-status="validated">`
+	}
+	// Page 3 shows only what came before: the list ends there, and page 4
+	// is never read.
+	m.edits["/ann/traces/pages/3.html"] = func(string) string { return one }
+	m.edits["/ann/traces/pages/4.html"] = func(string) string { t.Error("page 4 read"); return "" }
 	rep := audit(t, m.URL+"/ann/")
 	if got := claims(rep)["traces/pages/2.html traces/001-one.md status"]; got != "failed/validated disagree" {
 		t.Errorf("page 2 of the list: %q, want failed/validated disagree", got)
 	}
-	if len(rep.Site.Notes) != 1 || !strings.Contains(rep.Site.Notes[0], "traces/pages/2.html shows a trace its MANIFEST.md does not list") {
-		t.Errorf("notes %q, want one on the trace ann does not list (and none for page 3, the list's end)", rep.Site.Notes)
+	want := []string{"traces/pages/2.html shows 1 trace(s) its MANIFEST.md does not list",
+		"traces/pages/3.html shows 1 trace(s) an earlier page of the list showed"}
+	if len(rep.Site.Notes) != len(want) {
+		t.Fatalf("notes %q, want %d", rep.Site.Notes, len(want))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(rep.Site.Notes[i], w) {
+			t.Errorf("note %d: %q, want %q", i, rep.Site.Notes[i], w)
+		}
 	}
 }
 
@@ -131,7 +149,7 @@ func TestPageVerifyCannotCheckIsANote(t *testing.T) {
 		return strings.Replace(s, "</tbody>", `<tr data-agent="zed" data-signal="300" data-tier="Trusted"></tr></tbody>`, 1)
 	}
 	rep := audit(t, m.URL+"/ann/")
-	want := []string{"traces/002-two.html: not served", `signal.html shows "zed"`, "traces/001-one.html shows no status", "traces/003-three.html: fetch", "too_large"}
+	want := []string{"traces/002-two.html: not served", "verify did not read (not named in AGENTS.md, or a name two agents share): zed", "traces/001-one.html shows no status", "traces/003-three.html: fetch", "too_large"}
 	for _, w := range want {
 		found := false
 		for _, n := range rep.Site.Notes {
@@ -155,7 +173,7 @@ func TestHooksReadTheSitesOwnPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rows []string
-	for _, el := range dataElements(page) {
+	for _, el := range allElements(page) {
 		if a, ok := el[attrAgent]; ok {
 			rows = append(rows, a+" "+el[attrSignal]+" "+el[attrTier])
 		}
@@ -168,7 +186,7 @@ func TestHooksReadTheSitesOwnPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	var statuses []string
-	for _, el := range dataElements(page) {
+	for _, el := range allElements(page) {
 		if h, ok := el[attrHash]; ok {
 			statuses = append(statuses, h+" "+el[attrStatus])
 		}
@@ -181,7 +199,7 @@ func TestHooksReadTheSitesOwnPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	statuses = nil
-	for _, el := range dataElements(page) {
+	for _, el := range allElements(page) {
 		if h, ok := el[attrHash]; ok {
 			statuses = append(statuses, h[:15]+" "+el[attrStatus])
 		}
@@ -189,4 +207,32 @@ func TestHooksReadTheSitesOwnPages(t *testing.T) {
 	if got := strings.Join(statuses, ", "); got != "sha256:9f8bc821 failed, sha256:2e7ac52c validated, sha256:b21936de validated" {
 		t.Errorf("traces list statuses: %s", got)
 	}
+}
+
+func TestSiteIsReadWithinItsBudget(t *testing.T) {
+	m, _, err := manifest.Parse(mustRead(t, filepath.Join("testdata", "mesh", "ann", "MANIFEST.md")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := dirSource{dir: filepath.Join("testdata", "mesh", "ann")}
+	signalSize := int64(len(mustRead(t, filepath.Join("testdata", "mesh", "ann", "signal.html"))))
+	// signal.html and one trace page fit; the second trace page starts
+	// past the budget.
+	p, err := readPages(context.Background(), src, m, signalSize+1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.standings) != 2 || len(p.statuses) != 1 || len(p.notes) != 1 ||
+		!strings.HasPrefix(p.notes[0], "traces/002-two.html: the site's pages passed") {
+		t.Errorf("standings %d, statuses %d, notes %q; want 2, 1 and one note at traces/002-two.html", len(p.standings), len(p.statuses), p.notes)
+	}
+}
+
+func mustRead(t *testing.T, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

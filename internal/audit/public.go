@@ -62,7 +62,7 @@ func readPublic(ctx context.Context, src source, lim config.Limits) (*public, er
 			return nil, err
 		}
 	}
-	if p.pages, err = readPages(ctx, src, m); err != nil {
+	if p.pages, err = readPages(ctx, src, m, maxSiteBytes); err != nil {
 		return nil, err
 	}
 	return p, nil
