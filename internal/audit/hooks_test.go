@@ -1,7 +1,10 @@
 package audit
 
 import (
+	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -45,5 +48,19 @@ func TestDataElementsStopsAtItsLimit(t *testing.T) {
 	}
 	if _, more := dataElements([]byte(`<p data-a=1><p data-b=2>`), 2); more {
 		t.Error("a page of exactly the limit reports more")
+	}
+}
+
+// BenchmarkDataElementsOnAFullPage reads a page of the largest size
+// verify reads, made of the site's own signal.html over and over.
+func BenchmarkDataElementsOnAFullPage(b *testing.B) {
+	one, err := os.ReadFile(filepath.Join("..", "site", "testdata", "golden", "signal.html.golden"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	page := bytes.Repeat(one, maxPageBytes/len(one))
+	b.SetBytes(int64(len(page)))
+	for b.Loop() {
+		dataElements(page, maxPageValues)
 	}
 }
