@@ -93,7 +93,13 @@ type PeerRead struct {
 
 // Problems is the number of findings that are not lag: disagreeing rows,
 // bad own files and disagreeing page values.
-func (r *Report) Problems() int { return r.Disagree + len(r.Files) + r.Site.Disagree }
+func (r *Report) Problems() int {
+	n := r.Disagree + len(r.Files)
+	if r.Site != nil {
+		n += r.Site.Disagree
+	}
+	return n
+}
 
 // Run audits the node opts.Source names.
 func Run(ctx context.Context, opts Options) (*Report, error) {
