@@ -24,16 +24,19 @@ MANIFEST.md is served) or a directory holding its public files. verify reads
 its MANIFEST.md, the files it lists, AGENTS.md and FOUNDERS.md, then the
 public files of every agent its AGENTS.md names, recomputes the status of
 each of its traces and its SIGNAL as every node computes them, and lists
-each trace whose published status the files do not give:
+each trace whose published status the files do not give, and each value
+its site's pages show (SIGNAL and tier on signal.html, a trace's status on
+its page and in the list of traces) that the files do not give:
 
-  lag        the published status is what the files give without the peers'
+  lag        the published value is what the files give without the peers'
              files dated after the node's MANIFEST (it has not polled them
              yet); a later heartbeat of the node should catch up
-  disagree   the files give another status, whatever the node has polled
+  disagree   the files give another value, whatever the node has polled
 
 and each listed file that is missing or does not match its hash. Every read
 has a timeout and a size limit; nothing is written but a scratch directory,
-removed at the end. The rule is in docs/decisions.md (Verify); --json prints
+removed at the end. A node that serves no site (no signal.html) gets a
+note, not a problem. The rule is in docs/decisions.md (Verify); --json prints
 the report whose schema is in docs/cli/verify.md.
 
 Exit codes: 0 the node agrees with its files (lag alone is not a
@@ -126,6 +129,27 @@ func printVerify(w io.Writer, r *audit.Report) error {
 		if p.Error != "" {
 			fmt.Fprintf(tw, "not read\t%s\t%s\t%s\n", p.Agent, p.URL, p.Error)
 		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return printSite(w, r.Site)
+}
+
+// printSite writes what the node's pages show that the files do not
+// give, and what of them could not be checked.
+func printSite(w io.Writer, s *audit.Site) error {
+	if len(s.Claims) > 0 {
+		fmt.Fprintf(w, "pages: %d agree, %d lag, %d disagree\n", s.Agree, s.Lag, s.Disagree)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, c := range s.Claims {
+		if c.Verdict != audit.Agree {
+			fmt.Fprintf(tw, "%s\t%s\t%s %s\tshows %s, files give %s\n", c.Verdict, c.Page, c.Subject, c.Field, c.Shown, c.Computed)
+		}
+	}
+	for _, n := range s.Notes {
+		fmt.Fprintf(tw, "note\t%s\n", n)
 	}
 	return tw.Flush()
 }

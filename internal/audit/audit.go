@@ -43,17 +43,19 @@ const (
 
 // Report is what an audit found. Rows are in MANIFEST order.
 type Report struct {
-	Agent    string        `json:"agent"`
-	URL      string        `json:"url"`
-	Source   string        `json:"source"`
-	SeenAt   time.Time     `json:"seen_at,omitzero"`
-	Signal   *signal.Agent `json:"signal"`
-	Rows     []Row         `json:"rows"`
-	Files    []FileProblem `json:"files"`
-	Peers    []PeerRead    `json:"peers"`
-	Agree    int           `json:"agree"`
-	Lag      int           `json:"lag"`
-	Disagree int           `json:"disagree"`
+	Agent  string        `json:"agent"`
+	URL    string        `json:"url"`
+	Source string        `json:"source"`
+	SeenAt time.Time     `json:"seen_at,omitzero"`
+	Signal *signal.Agent `json:"signal"`
+	Rows   []Row         `json:"rows"`
+	Files  []FileProblem `json:"files"`
+	Peers  []PeerRead    `json:"peers"`
+	// Site judges what the node's pages show, when it publishes a site.
+	Site     *Site `json:"site"`
+	Agree    int   `json:"agree"`
+	Lag      int   `json:"lag"`
+	Disagree int   `json:"disagree"`
 }
 
 // Row is one of the audited node's traces: the status its MANIFEST
@@ -89,9 +91,15 @@ type PeerRead struct {
 	Error string `json:"error,omitempty"`
 }
 
-// Problems is the number of findings that are not lag: disagreeing rows
-// and bad own files.
-func (r *Report) Problems() int { return r.Disagree + len(r.Files) }
+// Problems is the number of findings that are not lag: disagreeing rows,
+// bad own files and disagreeing page values.
+func (r *Report) Problems() int {
+	n := r.Disagree + len(r.Files)
+	if r.Site != nil {
+		n += r.Site.Disagree
+	}
+	return n
+}
 
 // Run audits the node opts.Source names.
 func Run(ctx context.Context, opts Options) (*Report, error) {
@@ -122,7 +130,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := compare(pub, in)
+	full, seen := signal.Compute(in), signal.Compute(before(in, pub.seenAt, pub.url))
+	rep := compare(pub, in, full, seen)
+	rep.Site = auditSite(pub.pages, full, seen, rep.Rows)
 	rep.Source = src.String()
 	rep.Files = pub.problems
 	rep.Peers = peerReads(pub.peers, pub.url, failures)
@@ -167,11 +177,10 @@ func recompute(ctx context.Context, pub *public, hb heartbeat.Options) (signal.I
 	return in, sum.Failures, err
 }
 
-// compare recomputes SIGNAL from in and judges every trace row of the
-// audited manifest.
-func compare(pub *public, in signal.Input) *Report {
-	full := signal.Compute(in)
-	seen := signal.Compute(before(in, pub.seenAt, pub.url))
+// compare judges every trace row of the audited manifest against full,
+// SIGNAL computed from in, and seen, computed from what in held when the
+// node last wrote.
+func compare(pub *public, in signal.Input, full, seen signal.Report) *Report {
 	rep := &Report{Agent: pub.agent, URL: pub.url, SeenAt: pub.seenAt, Rows: []Row{}}
 	if a, ok := signal.Self(full, pub.url); ok {
 		rep.Signal = &a
@@ -183,20 +192,32 @@ func compare(pub *public, in signal.Input) *Report {
 		}
 		r := Row{Seq: e.Seq, File: e.File, Hash: e.Hash, Published: manifest.NormalizeStatus(e.Status),
 			Computed: orPending(computed[e.Hash]), SeenStatus: orPending(seenStatus[e.Hash])}
-		switch {
-		case r.Published == r.Computed:
-			r.Verdict = Agree
+		r.Verdict = judge(r.Published == r.Computed, r.Published == r.SeenStatus)
+		switch r.Verdict {
+		case Agree:
 			rep.Agree++
-		case r.Published == r.SeenStatus:
-			r.Verdict, r.Late = Lag, late(in, e.Hash, pub.seenAt)
+		case Lag:
+			r.Late = late(in, e.Hash, pub.seenAt)
 			rep.Lag++
 		default:
-			r.Verdict = Disagree
 			rep.Disagree++
 		}
 		rep.Rows = append(rep.Rows, r)
 	}
 	return rep
+}
+
+// judge is the verdict on a published value: agree when it is what the
+// files give, lag when it is what they gave when the node last wrote,
+// disagree otherwise (docs/decisions.md, Verify).
+func judge(isComputed, isSeen bool) string {
+	switch {
+	case isComputed:
+		return Agree
+	case isSeen:
+		return Lag
+	}
+	return Disagree
 }
 
 // before keeps of in what a node that last wrote at seen could have read:

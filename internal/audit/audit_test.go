@@ -21,18 +21,24 @@ var auditNow = time.Date(2026, 3, 15, 0, 0, 0, 0, time.UTC)
 
 // mesh serves testdata/mesh on 127.0.0.1: ann, the audited node, and bob,
 // a founder who validated ann's seq 1 before ann's MANIFEST was written
-// and ann's seq 3 after it. edits replace a served file's text.
+// and ann's seq 3 after it. ann serves its site's pages as of its
+// MANIFEST. edits replace a served file's text (or give one that is not
+// there); gone files are not served.
 type mesh struct {
 	*httptest.Server
 	edits map[string]func(string) string
+	gone  map[string]bool
 }
 
 func newMesh(t *testing.T) *mesh {
 	t.Helper()
-	m := &mesh{edits: map[string]func(string) string{}}
+	m := &mesh{edits: map[string]func(string) string{}, gone: map[string]bool{}}
 	m.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		data, err := os.ReadFile(filepath.Join("testdata", "mesh", filepath.FromSlash(path.Clean(r.URL.Path))))
-		if err != nil {
+		if err != nil && m.edits[r.URL.Path] != nil {
+			data, err = nil, nil // a file the test adds
+		}
+		if err != nil || m.gone[r.URL.Path] {
 			http.NotFound(w, r)
 			return
 		}
@@ -223,21 +229,21 @@ func TestLagIsJudgedUnderTheMeshsRuleSet(t *testing.T) {
 	vote := func(name string, t ledger.Trace, result string, at time.Time) ledger.Validation {
 		return ledger.Validation{Validator: name, ValidatorURL: url(name), TraceHash: t.Hash, Result: result, ValidatedAt: at}
 	}
-	before, after := seen.Add(-time.Hour), seen.Add(time.Hour)
+	earlier, later := seen.Add(-time.Hour), seen.Add(time.Hour)
 	honest := trace("honest", 1, "knowledge", "pebble")
 	in := signal.Input{Founders: []signal.Founder{{Name: "fred", URL: url("fred")}, {Name: "gina", URL: url("gina")}},
 		Rules: signal.RulesMesh2026v2, Traces: []ledger.Trace{honest}}
 	for s := 1; s <= 5; s++ {
 		rock := trace("mallory", s, "capability", "rock")
 		in.Traces = append(in.Traces, rock)
-		in.Validations = append(in.Validations, vote("fred", rock, "pass", before))
+		in.Validations = append(in.Validations, vote("fred", rock, "pass", earlier))
 	}
-	in.Validations = append(in.Validations, vote("fred", honest, "pass", before), vote("mallory", honest, "fail", before),
-		vote("gina", honest, "fail", after))
+	in.Validations = append(in.Validations, vote("fred", honest, "pass", earlier), vote("mallory", honest, "fail", earlier),
+		vote("gina", honest, "fail", later))
 	pub := &public{agent: "honest", url: url("honest"), seenAt: seen, manifest: &manifest.Manifest{Entries: []manifest.Entry{
 		{Seq: 1, Hash: honest.Hash, File: "traces/001.md", Status: manifest.StatusValidated}}}}
 
-	rep := compare(pub, in)
+	rep := compare(pub, in, signal.Compute(in), signal.Compute(before(in, pub.seenAt, pub.url)))
 	if got := verdicts(rep)[1]; got != "lag validated/contested" {
 		t.Errorf("seq 1: %s, want lag validated/contested (seen as %s)", got, rep.Rows[0].SeenStatus)
 	}

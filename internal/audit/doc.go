@@ -1,5 +1,5 @@
 // Package audit recomputes a node's statuses and SIGNAL from public files
-// and lists where its published MANIFEST.md disagrees with them: what
+// and lists where its published MANIFEST.md and pages disagree with them: what
 // `meshnode verify` does, so that a person can audit any node instead of
 // trusting it.
 //
@@ -13,6 +13,12 @@
 // without the peers' validations and traces dated after its MANIFEST's
 // `updated:` (files it could not have polled yet), and a disagreement
 // otherwise (docs/decisions.md, Verify).
+//
+// When the node publishes its static site (internal/site) beside its
+// files, the audit also reads what its pages show that the files decide:
+// each agent's SIGNAL and tier on signal.html and each trace's status on
+// its page, through the data attributes the site puts on them, and judges
+// each value the same way. A site that is not served is a note.
 //
 // It never writes outside its scratch directory, which it removes.
 package audit

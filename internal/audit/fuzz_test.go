@@ -1,9 +1,12 @@
 package audit
 
 import (
+	"html"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/meshnode/meshnode/internal/corpustest"
 	"github.com/meshnode/meshnode/internal/manifest"
@@ -36,6 +39,39 @@ func FuzzWithoutProblemsDropsEveryRowNotLaidOut(f *testing.F) {
 			if e.File != "" {
 				t.Fatalf("row %d still names %q, which was not laid out", e.Seq, e.File)
 			}
+		}
+	})
+}
+
+// FuzzDataElements reads any page without failing, returns only data-*
+// attributes, and reads back any value the site escapes into one.
+func FuzzDataElements(f *testing.F) {
+	for _, p := range []string{
+		filepath.Join("testdata", "mesh", "ann", "signal.html"),
+		filepath.Join("testdata", "mesh", "ann", "traces", "001-one.html"),
+		filepath.Join("..", "site", "testdata", "golden", "signal.html.golden"),
+		filepath.Join("..", "site", "testdata", "golden", "traces", "001-hello-mesh.html.golden"),
+	} {
+		if data, err := os.ReadFile(p); err == nil {
+			f.Add(data, "Established")
+		}
+	}
+	f.Add([]byte(`<p data-x='1' data-y=2 <!-- <b data-z="3"> -->`), `a"b&amp;<c>`)
+	f.Fuzz(func(t *testing.T, page []byte, value string) {
+		for _, el := range allElements(page) {
+			for name := range el {
+				if !strings.HasPrefix(name, "data-") {
+					t.Fatalf("attribute %q is not data-*", name)
+				}
+			}
+		}
+		if !utf8.ValidString(value) {
+			return
+		}
+		tag := []byte(`<tr class="self" data-agent="` + html.EscapeString(value) + `" data-tier=x>`)
+		els := allElements(tag)
+		if len(els) != 1 || els[0][attrAgent] != value || els[0][attrTier] != "x" {
+			t.Fatalf("%q read as %v, want data-agent %q", tag, els, value)
 		}
 	})
 }

@@ -17,7 +17,7 @@ import (
 )
 
 // public is what the audited node publishes: its MANIFEST, the files it
-// lists that verify, AGENTS.md and FOUNDERS.md.
+// lists that verify, AGENTS.md and FOUNDERS.md, and the pages of its site.
 type public struct {
 	agent, url  string
 	manifestRaw []byte
@@ -26,11 +26,13 @@ type public struct {
 	peers       []roster.Agent
 	files       map[string][]byte // by relative path, including AGENTS.md and FOUNDERS.md
 	problems    []FileProblem
+	pages       *pages // the site's pages verify checks
 }
 
 // readPublic reads the audited node's public files from src, each within
 // its size limit. Files its MANIFEST lists that are missing or do not
 // hash to their row are problems, left out as a peer would leave them out.
+// Pages that cannot be read are notes.
 func readPublic(ctx context.Context, src source, lim config.Limits) (*public, error) {
 	raw, err := src.read(ctx, node.ManifestFile, lim.ManifestBytes)
 	if errors.Is(err, errNotFound) {
@@ -59,6 +61,9 @@ func readPublic(ctx context.Context, src source, lim config.Limits) (*public, er
 		if err := p.readEntry(ctx, src, e, lim.TraceBytes); err != nil {
 			return nil, err
 		}
+	}
+	if p.pages, err = readPages(ctx, src, m, maxSiteBytes); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
