@@ -130,10 +130,15 @@ func idOf(base, rel, urn string) string {
 	return "urn:" + urn
 }
 
-// absolute joins the node's URL and a site path; with no URL it stays
-// relative, which feed readers resolve against the feed's own address.
+// absolute is the URL of a site file: the node's URL joined with the
+// file's URL path (urlPath: a directory, not its index.html); with no URL
+// it stays the relative file name, which feed readers resolve against the
+// feed's own address.
 func absolute(base, rel string) string {
-	return base + rel
+	if base == "" {
+		return rel
+	}
+	return base + urlPath(rel)
 }
 
 func or(a, b string) string {

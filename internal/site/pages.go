@@ -64,7 +64,7 @@ func pageOutputs(n *Node, idx *index) []output {
 	base := func(page, title, nav, desc string) *view {
 		v := &view{Root: rootOf(page), Title: title, Nav: nav, Desc: desc, Node: n, idx: idx}
 		if n.URL != "" {
-			v.Canonical = n.URL + page
+			v.Canonical = absolute(n.URL, page)
 		}
 		return v
 	}
