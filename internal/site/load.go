@@ -123,9 +123,12 @@ func loadIdentity(dir string, n *Node) ([]byte, error) {
 		return nil, err
 	}
 	n.Identity = parseIdentity(data)
+	for i := range n.Identity {
+		n.Identity[i].Unfilled = node.IdentityUnfilled(n.Identity[i].Value)
+	}
 	if n.Agent == "" {
 		for _, f := range n.Identity {
-			if strings.EqualFold(f.Name, "name") {
+			if strings.EqualFold(f.Name, "name") && !f.Unfilled {
 				n.Agent = f.Value
 			}
 		}

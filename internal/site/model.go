@@ -34,6 +34,7 @@ type Node struct {
 // Field is one "name: value" line of metadata.
 type Field struct {
 	Name, Value string
+	Unfilled    bool // an IDENTITY.md value left as the template's placeholder (node.IdentityUnfilled)
 }
 
 // Trace is one of our own traces with what the mesh said about it.
