@@ -65,7 +65,7 @@ func Load(dir string, now time.Time) (*Node, error) {
 		rep = signal.Compute(in)
 		return nil
 	})
-	loadGiven(n)
+	loadGiven(n, m)
 	loadDisputes(n, l)
 	if err := loadPeers(n, snap, now); err != nil {
 		return nil, err

@@ -62,7 +62,8 @@ type Vote struct {
 	Agent        string // the validated trace's agent, when known
 	TraceURL     string
 	TraceHash    manifest.Hash
-	TraceTitle   string // when known
+	TraceTitle   string       // when known
+	Seq          manifest.Seq // our MANIFEST's seq of File; 0 for a peer's
 	Result       string
 	Total        int
 	Scores       [6]int
@@ -119,10 +120,15 @@ type Earning struct {
 type Ref struct {
 	Agent     string
 	Seq       manifest.Seq
+	Hash      manifest.Hash
 	Title     string
 	URL       string
 	Cites     []string // "agent/seq", canonical (see citeKey)
 	Submitted time.Time
+	// Status is SIGNAL's resolution, the peer's own MANIFEST column where
+	// SIGNAL does not hold the trace; Passing and Seen as for a Trace.
+	Status        manifest.Status
+	Passing, Seen int
 }
 
 // Dispute is a hash mismatch this node saw: a dispute it published, or a

@@ -33,9 +33,8 @@ func siteOutputs(n *Node) []output {
 		output{Path: "style.css", Render: constant(styleCSS)},
 		output{Path: "404.html", Render: func() ([]byte, error) { return notFound(n, idx) }},
 		output{Path: "favicon.svg", Render: constant(favicon)},
-		output{Path: "feed.atom", Render: func() ([]byte, error) { return tracesFeed(n, idx) }},
-		output{Path: "validations.atom", Render: func() ([]byte, error) { return validationsFeed(n) }},
 	)
+	outs = append(outs, feedOutputs(n, idx)...)
 	if r, ok := robots(n.URL); ok {
 		outs = append(outs, output{Path: "robots.txt", Render: constant(r)})
 	}

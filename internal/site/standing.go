@@ -31,8 +31,8 @@ func loadConfig(dir string, n *Node) error {
 
 // applySignal sets, from SIGNAL as internal/signal computed it (from the
 // same public files any node could read), the standings, the trust graph,
-// our SIGNAL and tier, and each of our traces' resolved status and
-// passing/seen count.
+// our SIGNAL and tier, and each trace's resolved status and passing/seen
+// count, ours and the peers' alike.
 func applySignal(n *Node, rep signal.Report) {
 	n.Tier = signal.TierProvisional
 	for _, e := range rep.Trust {
@@ -51,6 +51,11 @@ func applySignal(n *Node, rep signal.Report) {
 	for _, t := range n.Traces {
 		if r, ok := results[t.Hash]; ok {
 			t.Status, t.Passing, t.Seen = r.Status, r.Passing, r.Seen
+		}
+	}
+	for _, r := range n.Others {
+		if res, ok := results[r.Hash]; ok {
+			r.Status, r.Passing, r.Seen = res.Status, res.Passing, res.Seen
 		}
 	}
 }
