@@ -115,6 +115,28 @@ func agentFeed(n *Node, idx *index, a *Agent) ([]byte, error) {
 	return writeAtom(f, s, n)
 }
 
+// newestRefs is the peers' traces in the order their authors published
+// them, newest first: by submitted date, then seq, then agent.
+func newestRefs(refs []*Ref) []*Ref {
+	out := append([]*Ref(nil), refs...)
+	sort.SliceStable(out, func(i, j int) bool {
+		return newer(out[i].Submitted, out[i].Seq, agentKey(out[i].Agent), out[j].Submitted, out[j].Seq, agentKey(out[j].Agent))
+	})
+	return out
+}
+
+// newer orders two traces of the mesh newest first: by date, then seq,
+// then agent.
+func newer(ti time.Time, si manifest.Seq, ai string, tj time.Time, sj manifest.Seq, aj string) bool {
+	switch {
+	case !ti.Equal(tj):
+		return ti.After(tj)
+	case si != sj:
+		return si > sj
+	}
+	return ai < aj
+}
+
 // meshItem is one trace of the mesh feed: one of ours or a peer's.
 type meshItem struct {
 	own *Trace
@@ -141,13 +163,7 @@ func newestOfMesh(n *Node, k int) []meshItem {
 	sort.SliceStable(items, func(i, j int) bool {
 		ti, si, ai := items[i].when()
 		tj, sj, aj := items[j].when()
-		switch {
-		case !ti.Equal(tj):
-			return ti.After(tj)
-		case si != sj:
-			return si > sj
-		}
-		return ai < aj
+		return newer(ti, si, ai, tj, sj, aj)
 	})
 	return firstN(items, k)
 }
