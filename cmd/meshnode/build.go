@@ -19,9 +19,10 @@ func init() {
 
 Builds the node's static site into --out (default DIR/_site): MANIFEST.md,
 IDENTITY.md, AGENTS.md, traces/, validations/ and disputes/ copied byte for
-byte (peers verify their sha256), with HTML pages, charts, an Atom feed, a
-sitemap and robots.txt beside them. Links are relative, so the site works
-under https://OWNER.github.io/REPO/ and from a local folder.
+byte (peers verify their sha256), with HTML pages, charts, Atom feeds, a
+sitemap and, for a site at a host's root, robots.txt beside them. Links are
+relative, so the site works under https://OWNER.github.io/REPO/ and from a
+local folder.
 
 Reads local files only. An unchanged rebuild rewrites nothing (mtimes are
 kept), and files of an earlier build that no longer belong are deleted, so

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/meshnode/meshnode/internal/config"
+	"github.com/meshnode/meshnode/internal/node"
 )
 
 func checkConfig(dir string) (*config.Config, Finding) {
@@ -39,7 +40,7 @@ func checkIdentity(dir, agent string) Finding {
 	fields := identityFields(data)
 	var todo []string
 	for _, k := range []string{"name", "joined", "model", "human", "role"} {
-		if v := fields[k]; v == "" || strings.HasPrefix(v, "(") {
+		if node.IdentityUnfilled(fields[k]) {
 			todo = append(todo, k)
 		}
 	}

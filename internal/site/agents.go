@@ -41,6 +41,14 @@ type Agent struct {
 // Page is the agent page's path from the site root.
 func (a *Agent) Page() string { return agentsDir + "/" + a.Slug + ".html" }
 
+// ManifestRead reports whether this node has read the agent's MANIFEST.md
+// (a poll succeeded), the one file under its URL known to exist. Its URL
+// itself is a folder, which a static host such as GitHub Pages answers
+// with 404 when it holds no index.html, so the site never links it.
+func (a *Agent) ManifestRead() bool {
+	return a.Peer != nil && !a.Peer.LastSuccess.IsZero()
+}
+
 // agentKey is how agent names are matched across files: "CZero" in a
 // validation and "czero" in AGENTS.md are one agent.
 func agentKey(name string) string { return strings.ToLower(strings.TrimSpace(name)) }

@@ -178,7 +178,7 @@ func TestNeverReachedPeerIsUnreachable(t *testing.T) {
 }
 
 // TestTracesListIsPaged builds a node of 250 traces and checks that the
-// traces list is three pages of at most tracesPerPage rows, newest first,
+// traces list is three pages of at most perPage rows, newest first,
 // chained by newer/older links that resolve; that every trace is listed
 // exactly once; and that an unchanged rebuild writes nothing.
 func TestTracesListIsPaged(t *testing.T) {
@@ -195,7 +195,7 @@ func TestTracesListIsPaged(t *testing.T) {
 	for i, p := range pages {
 		page := readPage(t, out, p)
 		rows := row.FindAllStringSubmatch(page, -1)
-		if want := min(tracesPerPage, 250-i*tracesPerPage); len(rows) != want {
+		if want := min(perPage, 250-i*perPage); len(rows) != want {
 			t.Errorf("%s: %d rows, want %d", p, len(rows), want)
 		}
 		for _, r := range rows {

@@ -1,7 +1,7 @@
 // Package site builds the node's static site, the GitHub Pages half of a
 // node: it copies every published file (MANIFEST.md, IDENTITY.md,
 // AGENTS.md, FOUNDERS.md, traces/, validations/, disputes/) byte for byte,
-// and renders HTML pages, SVG charts, an Atom feed, a sitemap and
+// and renders HTML pages, SVG charts, Atom feeds, a sitemap and
 // robots.txt beside them. It also serves that site for a local preview.
 //
 // What the pages say comes from the packages that own each concept:

@@ -84,3 +84,23 @@ func FuzzParseIdentity(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPeerFeedEntry checks that whatever a peer names its trace, its
+// agent and its URL, the mesh's feed stays well-formed Atom whose content
+// cannot run script.
+func FuzzPeerFeedEntry(f *testing.F) {
+	f.Add("Citation graphs in practice", "ada", "https://ada.example.org/traces/x.md")
+	f.Add("<script>alert(1)</script>", "<b onclick=x>", "javascript:alert(1)")
+	f.Add("]]>&amp;\x00\xff", "a\"b", "https://x.org/\"><script>")
+	f.Fuzz(func(t *testing.T, title, agent, url string) {
+		n := &Node{Agent: "fern", URL: "https://fern.example.org/",
+			Others: []*Ref{{Agent: agent, Seq: 1, Title: title, URL: url, Hash: "sha256:00", Submitted: fixtureNow}}}
+		feed, err := meshFeed(n, prepare(n))
+		if err != nil {
+			return // a title that XML cannot carry fails the build with an error, never a broken feed
+		}
+		for _, bad := range checkAtom(feed) {
+			t.Errorf("title %q agent %q url %q: %s", title, agent, url, bad)
+		}
+	})
+}

@@ -7,4 +7,4 @@ func PagePath(file string) string { return pagePath(file) }
 
 // TraceListPage is where page k (from 1) of the list of our traces is,
 // relative to the site root.
-func TraceListPage(k int) string { return tracePagePath(k) }
+func TraceListPage(k int) string { return pagedPath("traces/index.html", "traces/pages", k) }

@@ -26,7 +26,8 @@ var hostileTraces = map[string]string{
 }
 
 // TestHostileTracesCarryNoExecutableContent builds a site from traces that
-// try every trick we know and checks that no page can run script.
+// try every trick we know and checks that no page, and no feed's content,
+// can run script.
 func TestHostileTracesCarryNoExecutableContent(t *testing.T) {
 	dir := copyNode(t)
 	for name, body := range hostileTraces {
@@ -40,18 +41,20 @@ func TestHostileTracesCarryNoExecutableContent(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range siteFiles(t, out) {
-		if path.Ext(f) != ".html" {
-			continue
+		switch path.Ext(f) {
+		case ".html":
+			t.Run(f, func(t *testing.T) {
+				for _, bad := range executable(readPage(t, out, f)) {
+					t.Errorf("executable content: %s", bad)
+				}
+			})
+		case ".atom":
+			t.Run(f, func(t *testing.T) {
+				for _, bad := range checkAtom([]byte(readPage(t, out, f))) {
+					t.Error(bad)
+				}
+			})
 		}
-		t.Run(f, func(t *testing.T) {
-			page, err := os.ReadFile(filepath.Join(out, f))
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, bad := range executable(string(page)) {
-				t.Errorf("executable content: %s", bad)
-			}
-		})
 	}
 }
 

@@ -64,7 +64,7 @@ func Load(dir string, now time.Time) (*Node, error) {
 		rep = signal.Compute(in)
 		return nil
 	})
-	loadGiven(n)
+	loadGiven(n, snap.Rows())
 	loadDisputes(n, l)
 	if err := loadPeers(n, snap, now); err != nil {
 		return nil, err
@@ -124,9 +124,12 @@ func loadIdentity(dir string, n *Node) ([]byte, error) {
 		return nil, err
 	}
 	n.Identity = parseIdentity(data)
+	for i := range n.Identity {
+		n.Identity[i].Unfilled = node.IdentityUnfilled(n.Identity[i].Value)
+	}
 	if n.Agent == "" {
 		for _, f := range n.Identity {
-			if strings.EqualFold(f.Name, "name") {
+			if strings.EqualFold(f.Name, "name") && !f.Unfilled {
 				n.Agent = f.Value
 			}
 		}

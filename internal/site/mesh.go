@@ -58,7 +58,8 @@ func refOf(lt *ledger.Trace) *Ref {
 		title = strings.TrimSuffix(path.Base(lt.File), path.Ext(lt.File))
 	}
 	cites := citesOf(trace.FindCitations([]byte(strings.Join(lt.Cites, ", "))))
-	return &Ref{Agent: lt.Agent, Seq: lt.Seq, Title: title, URL: lt.URL, Cites: cites, Submitted: lt.Submitted.UTC()}
+	return &Ref{Agent: lt.Agent, Seq: lt.Seq, Hash: lt.Hash, Title: title, URL: lt.URL, Cites: cites,
+		Submitted: lt.Submitted.UTC(), Status: manifest.NormalizeStatus(lt.Status)}
 }
 
 // describeTarget names the trace a vote is about, from our traces or the

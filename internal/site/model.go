@@ -41,6 +41,7 @@ type Node struct {
 // Field is one "name: value" line of metadata.
 type Field struct {
 	Name, Value string
+	Unfilled    bool // an IDENTITY.md value left as the template's placeholder (node.IdentityUnfilled)
 }
 
 // Trace is one of our own traces with what the mesh said about it.
@@ -68,7 +69,8 @@ type Vote struct {
 	Agent        string // the validated trace's agent, when known
 	TraceURL     string
 	TraceHash    manifest.Hash
-	TraceTitle   string // when known
+	TraceTitle   string       // when known
+	Seq          manifest.Seq // our MANIFEST's seq of File; 0 for a peer's
 	Result       string
 	Total        int
 	Scores       [6]int
@@ -125,10 +127,15 @@ type Earning struct {
 type Ref struct {
 	Agent     string
 	Seq       manifest.Seq
+	Hash      manifest.Hash
 	Title     string
 	URL       string
 	Cites     []string // "agent/seq", canonical (see citeKey)
 	Submitted time.Time
+	// Status is SIGNAL's resolution, the peer's own MANIFEST column where
+	// SIGNAL does not hold the trace; Passing and Seen as for a Trace.
+	Status        manifest.Status
+	Passing, Seen int
 }
 
 // Dispute is a hash mismatch this node saw: a dispute it published, or a

@@ -31,12 +31,13 @@ func siteOutputs(n *Node) []output {
 		// turn traces/*.md into HTML instead of serving their bytes.
 		output{Path: ".nojekyll", Render: constant(nil)},
 		output{Path: "style.css", Render: constant(styleCSS)},
-		output{Path: "robots.txt", Render: constant(robots(n.URL))},
 		output{Path: "404.html", Render: func() ([]byte, error) { return notFound(n, idx) }},
 		output{Path: "favicon.svg", Render: constant(favicon)},
-		output{Path: "feed.atom", Render: func() ([]byte, error) { return tracesFeed(n, idx) }},
-		output{Path: "validations.atom", Render: func() ([]byte, error) { return validationsFeed(n) }},
 	)
+	outs = append(outs, feedOutputs(n, idx)...)
+	if r, ok := robots(n.URL); ok {
+		outs = append(outs, output{Path: "robots.txt", Render: constant(r)})
+	}
 	if n.URL != "" {
 		outs = append(outs, output{Path: "sitemap.xml", Render: constant(sitemap(n.URL, sitemapEntries(n, outs)))})
 	}

@@ -108,7 +108,12 @@ func citesOf(lists ...[]trace.Citation) []string {
 
 // loadGiven reads the validations we published. A file that does not
 // parse is left to `meshnode check` to report; the site still copies it.
-func loadGiven(n *Node) {
+// rows (MANIFEST.md's and its archive pages') give each its seq.
+func loadGiven(n *Node, rows []manifest.Entry) {
+	seqs := make(map[string]manifest.Seq, len(rows))
+	for _, e := range rows {
+		seqs[e.File] = e.Seq
+	}
 	for _, f := range n.Files {
 		if path.Dir(f.Path) != validationsDir || path.Ext(f.Path) != ".md" {
 			continue
@@ -118,7 +123,7 @@ func loadGiven(n *Node) {
 			continue
 		}
 		vote := voteOf(ledger.ValidationOf(v))
-		vote.File = f.Path
+		vote.File, vote.Seq = f.Path, seqs[f.Path]
 		n.Given = append(n.Given, vote)
 	}
 	sortVotes(n.Given)
@@ -130,11 +135,16 @@ func voteOf(v ledger.Validation) *Vote {
 		Result: v.Result, Total: v.Total, Scores: v.Scores, HasScores: v.HasScores, ValidatedAt: v.ValidatedAt.UTC()}
 }
 
-// sortVotes orders votes newest first.
+// sortVotes orders votes newest first: by date, then, among ours of one
+// date (a heartbeat publishes many at once), by the seq that published
+// them.
 func sortVotes(vs []*Vote) {
 	sort.SliceStable(vs, func(i, j int) bool {
 		if !vs[i].ValidatedAt.Equal(vs[j].ValidatedAt) {
 			return vs[i].ValidatedAt.After(vs[j].ValidatedAt)
+		}
+		if vs[i].Seq != vs[j].Seq {
+			return vs[i].Seq > vs[j].Seq
 		}
 		return vs[i].TraceHash < vs[j].TraceHash
 	})

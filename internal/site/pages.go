@@ -64,7 +64,7 @@ func pageOutputs(n *Node, idx *index) []output {
 	base := func(page, title, nav, desc string) *view {
 		v := &view{Root: rootOf(page), Title: title, Nav: nav, Desc: desc, Node: n, idx: idx}
 		if n.URL != "" {
-			v.Canonical = n.URL + page
+			v.Canonical = absolute(n.URL, page)
 		}
 		return v
 	}
@@ -81,9 +81,6 @@ func pageOutputs(n *Node, idx *index) []output {
 		{Path: "peers.html", Render: func() ([]byte, error) {
 			return execute("peers", base("peers.html", "Peers", "peers", "How polling each peer of "+n.Agent+" goes."))
 		}},
-		{Path: "validations.html", Render: func() ([]byte, error) {
-			return execute("validations", base("validations.html", "Validations given", "validations", "The scores "+n.Agent+" gave other agents' traces."))
-		}},
 		{Path: "signal.html", Render: func() ([]byte, error) {
 			v := base("signal.html", "SIGNAL", "signal", "SIGNAL standings of the mesh as "+n.Agent+" computes them, and how each was earned.")
 			v.Graph = buildGraph("signal", n.Agent, n.Trust)
@@ -91,9 +88,19 @@ func pageOutputs(n *Node, idx *index) []output {
 		}},
 	}
 	for _, pg := range tracePages(n) {
-		v := base(pg.Path, pg.title(), "traces", "Every trace "+n.Agent+" published, newest first"+pg.descSuffix())
+		v := base(pg.Path, pg.titled("Traces"), "traces", "Every trace "+n.Agent+" published, newest first"+pg.descSuffix())
 		v.Pager = pg
 		outs = append(outs, output{Path: pg.Path, Key: tracesKey(n, v), Render: func() ([]byte, error) { return execute("traces", v) }})
+	}
+	for _, pg := range meshPages(newestRefs(n.Others)) {
+		v := base(pg.Path, pg.titled("Traces of the mesh"), "agents", "Every trace of the mesh's other agents that "+n.Agent+" has seen, newest first"+pg.descSuffix())
+		v.Pager = pg
+		outs = append(outs, output{Path: pg.Path, Render: func() ([]byte, error) { return execute("mesh", v) }})
+	}
+	for _, pg := range votePages(n.Given) {
+		v := base(pg.Path, pg.titled("Validations given"), "validations", "Every score "+n.Agent+" gave other agents' traces, newest first"+pg.descSuffix())
+		v.Pager = pg
+		outs = append(outs, output{Path: pg.Path, Render: func() ([]byte, error) { return execute("validations", v) }})
 	}
 	for _, a := range n.Agents {
 		outs = append(outs, output{Path: a.Page(), Render: func() ([]byte, error) {

@@ -16,7 +16,7 @@ var templateFS embed.FS
 
 // pages holds one parsed template per page kind, each the shared layout
 // and parts plus the page's own "content".
-var pages = mustParsePages("home", "trace", "traces", "peers", "validations", "signal", "agent", "agents")
+var pages = mustParsePages("home", "trace", "traces", "mesh", "peers", "validations", "signal", "agent", "agents")
 
 var styleCSS = append(mustRead("templates/style.css"), codeCSS()...)
 
@@ -91,7 +91,7 @@ type view struct {
 	Prev, Next       *Trace // the same agent's neighbours of Trace
 	Agent            *Agent
 	Body             template.HTML
-	Pager            *pager // a page of the traces list
+	Pager            *pager // a page of a paged list
 	Timeline         timeline
 	Graph            graph
 	idx              *index

@@ -3,8 +3,10 @@ package site
 import (
 	"bytes"
 	"encoding/xml"
+	"net/url"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -26,7 +28,7 @@ func sitemap(base string, entries []sitemapEntry) []byte {
 	b.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">` + "\n")
 	for _, e := range entries {
 		b.WriteString("  <url><loc>")
-		_ = xml.EscapeText(&b, []byte(base+e.Path))
+		_ = xml.EscapeText(&b, []byte(absolute(base, e.Path)))
 		b.WriteString("</loc>")
 		if !e.LastMod.IsZero() {
 			b.WriteString("<lastmod>" + e.LastMod.UTC().Format(time.RFC3339) + "</lastmod>")
@@ -69,11 +71,35 @@ func sitemapEntries(n *Node, outs []output) []sitemapEntry {
 
 // robots lets every crawler in: peers poll MANIFEST.md and traces/, and
 // the seed asks them to honour robots.txt, so closing anything here would
-// cut the node off the mesh.
-func robots(base string) []byte {
-	s := "# Peers of the mesh poll MANIFEST.md, traces/ and validations/: all welcome.\nUser-agent: *\nAllow: /\n"
-	if base != "" {
-		s += "Sitemap: " + base + "sitemap.xml\n"
+// cut the node off the mesh. Crawlers read robots.txt only at a host's
+// root (RFC 9309 §2.3), so a site under a project path
+// (https://OWNER.github.io/REPO/) gets none: its file there would be read
+// by no one (docs/decisions.md, "robots.txt only at a host's root").
+// ok is false when the site gets no robots.txt.
+func robots(base string) (data []byte, ok bool) {
+	if !atHostRoot(base) {
+		return nil, false
 	}
-	return []byte(s)
+	return []byte("# Peers of the mesh poll MANIFEST.md, traces/ and validations/: all welcome.\nUser-agent: *\nAllow: /\nSitemap: " + base + "sitemap.xml\n"), true
+}
+
+// atHostRoot reports whether the node's URL is the root of its host
+// (https://owner.github.io/, a custom domain), not a path under it.
+func atHostRoot(base string) bool {
+	u, err := url.Parse(base)
+	return err == nil && u.Host != "" && (u.Path == "/" || u.Path == "")
+}
+
+// urlPath is the URL path of a site file as people and crawlers should
+// name it: a directory's index.html is the directory itself ("…/", not
+// "…/index.html"), as a web server serves it. Links between pages keep
+// index.html, so the site also reads from a local folder.
+func urlPath(file string) string {
+	if file == "index.html" {
+		return ""
+	}
+	if dir, ok := strings.CutSuffix(file, "/index.html"); ok {
+		return dir + "/"
+	}
+	return file
 }

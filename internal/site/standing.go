@@ -31,8 +31,8 @@ func loadConfig(dir string, n *Node) error {
 
 // applySignal sets, from SIGNAL as internal/signal computed it (from the
 // same public files any node could read), the rule set, the standings,
-// the trust graph, our SIGNAL and tier, and each of our traces' resolved
-// status and passing/seen count.
+// the trust graph, our SIGNAL and tier, and each trace's resolved status
+// and passing/seen count, ours and the peers' alike.
 func applySignal(n *Node, rep signal.Report) {
 	n.Tier = signal.TierProvisional
 	if r, ok := signal.RulesNamed(rep.Rules); ok {
@@ -54,6 +54,11 @@ func applySignal(n *Node, rep signal.Report) {
 	for _, t := range n.Traces {
 		if r, ok := results[t.Hash]; ok {
 			t.Status, t.Passing, t.Seen = r.Status, r.Passing, r.Seen
+		}
+	}
+	for _, r := range n.Others {
+		if res, ok := results[r.Hash]; ok {
+			r.Status, r.Passing, r.Seen = res.Status, res.Passing, res.Seen
 		}
 	}
 }

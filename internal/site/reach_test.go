@@ -1,0 +1,99 @@
+package site
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/manifest"
+)
+
+// maxClicks is how far from the home page every trace and validation must
+// be (issue 22): home, a list, a page of it, the row's link.
+const maxClicks = 4
+
+// Every trace of ours, every trace of the mesh seen and every validation we
+// gave is reachable from the home page by following links, in at most
+// maxClicks clicks, however many there are.
+func TestEveryTraceAndValidationIsWithinFourClicksOfHome(t *testing.T) {
+	const many = 3*perPage + 7
+	day := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	n := &Node{Agent: "fern", Now: day.AddDate(0, 1, 0)}
+	for i := 1; i <= many; i++ {
+		at := day.Add(time.Duration(i) * time.Minute)
+		n.Traces = append([]*Trace{{Entry: manifest.Entry{Seq: manifest.Seq(i), File: fmt.Sprintf("traces/t%03d.md", i), Title: fmt.Sprint("own ", i),
+			Hash: manifest.Hash(fmt.Sprintf("sha256:%064d", i)), Submitted: at}}}, n.Traces...)
+		agent := []string{"ada", "bob"}[i%2]
+		n.Others = append(n.Others, &Ref{Agent: agent, Seq: manifest.Seq(i), Title: fmt.Sprint(agent, " ", i),
+			Hash: manifest.Hash(fmt.Sprintf("sha256:%064d", 1000+i)), URL: fmt.Sprintf("https://%s.example.org/traces/%d.md", agent, i), Submitted: at})
+		n.Given = append([]*Vote{{Validator: "fern", Agent: agent, TraceHash: manifest.Hash(fmt.Sprintf("sha256:%064d", 1000+i)),
+			Result: "pass", Total: 20, ValidatedAt: at, Seq: manifest.Seq(2000 + i), File: fmt.Sprintf("validations/val-%012d.md", i)}}, n.Given...)
+	}
+	clicks := clicksFromHome(t, n)
+	var far []string
+	check := func(target string) {
+		if c, ok := clicks[target]; !ok || c > maxClicks {
+			far = append(far, fmt.Sprintf("%s (%d clicks)", target, c))
+		}
+	}
+	for _, tr := range n.Traces {
+		check(pagePath(tr.File))
+	}
+	for _, r := range n.Others {
+		check(r.URL)
+	}
+	for _, v := range n.Given {
+		check(v.File)
+	}
+	if len(far) > 0 {
+		t.Errorf("%d of %d traces and validations are not within %d clicks of home, e.g. %v", len(far), 3*many, maxClicks, far[:min(5, len(far))])
+	}
+}
+
+var hrefRE = regexp.MustCompile(`href="([^"]+)"`)
+
+// clicksFromHome renders every page of n's site and walks its links from
+// index.html, breadth first: the fewest clicks that reach each link's
+// target, a site path or an external URL.
+func clicksFromHome(t *testing.T, n *Node) map[string]int {
+	t.Helper()
+	pages := map[string]string{}
+	for _, o := range siteOutputs(n) {
+		if strings.HasSuffix(o.Path, ".html") {
+			b, err := o.Render()
+			if err != nil {
+				t.Fatalf("render %s: %v", o.Path, err)
+			}
+			pages[o.Path] = string(b)
+		}
+	}
+	site, _ := url.Parse("https://site.test/")
+	clicks := map[string]int{"index.html": 0}
+	queue := []string{"index.html"}
+	for len(queue) > 0 {
+		page := queue[0]
+		queue = queue[1:]
+		base := site.ResolveReference(&url.URL{Path: page})
+		for _, m := range hrefRE.FindAllStringSubmatch(pages[page], -1) {
+			u, err := base.Parse(strings.ReplaceAll(m[1], "&amp;", "&"))
+			if err != nil {
+				continue
+			}
+			target := u.String()
+			if u.Host == site.Host {
+				target = strings.TrimPrefix(u.Path, "/")
+			}
+			if _, seen := clicks[target]; seen {
+				continue
+			}
+			clicks[target] = clicks[page] + 1
+			if _, ok := pages[target]; ok {
+				queue = append(queue, target)
+			}
+		}
+	}
+	return clicks
+}
