@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -55,21 +53,20 @@ func commitError(err error) error {
 	return fmt.Errorf("commit: %w", err)
 }
 
-// presentPaths keeps the paths that exist on disk or in the index: git
-// refuses a pathspec that matches nothing, and a node need not have every
-// directory (no disputes yet, say).
+// presentPaths keeps the paths that hold something git knows or would
+// add: git refuses a pathspec that matches nothing, `git commit` one that
+// matches no file known to git, and a node need not have every directory
+// (no disputes yet, say) or may have one holding only a running
+// heartbeat's lock file (notData).
 func presentPaths(ctx context.Context, o Options, env []string) ([]string, error) {
 	var out []string
 	for _, p := range o.Paths {
-		if _, err := os.Lstat(filepath.Join(o.Dir, p)); err == nil {
-			out = append(out, p)
-			continue
-		}
-		tracked, err := git(ctx, o.Dir, env, "ls-files", "--", p)
+		args := append([]string{"ls-files", "--cached", "--others", "--exclude-standard", "--", p}, notData...)
+		listed, err := git(ctx, o.Dir, env, args...)
 		if err != nil {
 			return nil, fmt.Errorf("list %s: %w", p, err)
 		}
-		if strings.TrimSpace(tracked) != "" {
+		if strings.TrimSpace(listed) != "" {
 			out = append(out, p)
 		}
 	}

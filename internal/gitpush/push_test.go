@@ -69,6 +69,11 @@ func TestCommitAndPushMakesNoCommitWhenNothingChanged(t *testing.T) {
 		{"change outside the data paths", func(t *testing.T, dir string) {
 			writeFile(t, dir, "README.md", "edited by hand\n")
 		}},
+		// git refused the pathspec mesh-state, which then matched nothing
+		// but an excluded lock file: "pathspec 'mesh-state' did not match".
+		{"mesh-state holding only a lock file", func(t *testing.T, dir string) {
+			writeFile(t, dir, "mesh-state/heartbeat.lock", "")
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,6 +92,27 @@ func TestCommitAndPushMakesNoCommitWhenNothingChanged(t *testing.T) {
 				t.Errorf("remote moved: %v -> %v", before, after)
 			}
 		})
+	}
+}
+
+// A directory of the node's that holds only a running heartbeat's lock
+// file, in a clone without the template's .gitignore, made git commit
+// refuse its pathspec ("pathspec 'mesh-state' did not match any file(s)
+// known to git"), and nothing was committed.
+func TestCommitAndPushPassesOverADirectoryHoldingOnlyALock(t *testing.T) {
+	r := newRemote(t)
+	dir := r.clone()
+	writeFile(t, dir, "mesh-state/heartbeat.lock", "")
+	writeFile(t, dir, "MANIFEST.md", "# MANIFEST\n\nsequence: 2\n")
+	res, err := CommitAndPush(context.Background(), Options{Dir: dir, Push: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Committed || !res.Pushed {
+		t.Fatalf("result = %+v, want committed and pushed", res)
+	}
+	if got := r.show("MANIFEST.md"); got != "# MANIFEST\n\nsequence: 2\n" {
+		t.Errorf("remote MANIFEST.md = %q", got)
 	}
 }
 
