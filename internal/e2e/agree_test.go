@@ -1,11 +1,19 @@
 package e2e
 
 import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/meshnode/meshnode/internal/corpustest"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
+	"github.com/meshnode/meshnode/internal/roster"
 	"github.com/meshnode/meshnode/internal/signal"
 )
 
@@ -66,6 +74,59 @@ func TestNodesAgreeOnAPeerThatPublishedADispute(t *testing.T) {
 	for _, it := range queueItems(t, m.node("cy").dir) {
 		if strings.Contains(it.TraceURL, "/disputes/") {
 			t.Errorf("cy queued bob's dispute for validation: %+v", it)
+		}
+	}
+}
+
+// TestThreeNodesAndTheRealMeshAgree: three nodes that poll each other and
+// the 13 agents of the real snapshot (issue 19's "done when"), two of them
+// founders that validate everything they read, compute the same statuses,
+// SIGNAL, tiers and standing once the mesh has settled: each from the
+// files it holds, none from its own point of view.
+func TestThreeNodesAndTheRealMeshAgree(t *testing.T) {
+	corpus := corpustest.Dir(t)
+	srv := httptest.NewServer(http.FileServer(http.Dir(corpus)))
+	t.Cleanup(srv.Close)
+	data, err := os.ReadFile(filepath.Join(corpus, "AGENTS.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	agents, _ := roster.Parse(data)
+	if len(agents) < 10 {
+		t.Fatalf("the snapshot's AGENTS.md lists %d agents", len(agents))
+	}
+	m := newMesh(t, "ada", "bob", "cy")
+	m.configure("ada", gated)
+	m.configure("bob", founding)
+	m.configure("cy", founding)
+	for _, n := range m.nodes {
+		list, err := os.ReadFile(filepath.Join(n.dir, node.AgentsFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		b.Write(list)
+		for _, a := range agents {
+			fmt.Fprintf(&b, "%s | %s/agents-hosted/%s/ | 2026-02-01\n", a.Name, srv.URL, a.Name)
+		}
+		writeFile(t, n.dir, node.AgentsFile, b.String())
+	}
+	m.node("ada").addTraces(t, "ada", "001-retry-ladder.md", "002-gap-cursor.md")
+	// A founder publishes at most 100 validations of one agent's traces a
+	// heartbeat (docs/security.md), and newagent2 has 246.
+	m.settle(12)
+
+	want := reportOf(t, m, "bob")
+	if len(want.Traces) < 850 {
+		t.Fatalf("bob resolved %d traces, want the snapshot's and the nodes'", len(want.Traces))
+	}
+	for _, name := range []string{"ada", "cy"} {
+		got := reportOf(t, m, name)
+		if !reflect.DeepEqual(got.Agents, want.Agents) {
+			t.Errorf("%s and bob disagree on SIGNAL, tiers or standing:\n%s %+v\nbob %+v", name, name, got.Agents, want.Agents)
+		}
+		if !reflect.DeepEqual(got.Traces, want.Traces) {
+			t.Errorf("%s and bob disagree on the statuses of %d and %d traces", name, len(got.Traces), len(want.Traces))
 		}
 	}
 }
