@@ -2,6 +2,7 @@ package signal
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/meshnode/meshnode/internal/dispute"
 	"github.com/meshnode/meshnode/internal/ledger"
@@ -32,7 +33,7 @@ type mismatch struct {
 
 // addDisputes indexes the disputes that may cost an agent standing under
 // rules that take it (Rules.LoseAtMismatches): one mismatch per disputed
-// agent and claimed hash, with its distinct disputers, when the seq the
+// agent (by agent_url, else by a name only one agent has) and claimed hash, with its distinct disputers, when the seq the
 // disputes give it is within MismatchWindow of the agent's newest trace
 // (its own files only: nobody else's claim moves its window). A dispute counts only when it disputes
 // something (dispute.Check), names an agent the mesh knows and is not
@@ -55,8 +56,12 @@ func (m *mesh) addDisputes(ds []ledger.Dispute, traces []ledger.Trace) {
 		seq manifest.Seq
 	}
 	byFile := map[string]*found{}
+	byName := m.uniqueNames()
 	for _, d := range ds {
 		agent, ok := m.ids[m.key(d.Agent, d.AgentURL)]
+		if !ok {
+			agent, ok = byName[strings.ToLower(strings.TrimSpace(d.Agent))]
+		}
 		reporter, known := m.ids[m.key(d.Reporter, d.ReporterURL)]
 		if !ok || !known || agent == reporter || !usable(d) || verified[m.keyOf[agent]+" "+string(d.ClaimedHash)] {
 			continue
@@ -79,6 +84,25 @@ func (m *mesh) addDisputes(ds []ledger.Dispute, traces []ledger.Trace) {
 			m.mismatches = append(m.mismatches, f.mismatch)
 		}
 	}
+}
+
+// uniqueNames maps each name (lowercased) that only one agent of the mesh
+// goes by to that agent. A dispute names the agent by the URL its
+// reporter polls it at, which need not be the URL this reader polls it
+// at: then its name says who it is, when the name is unambiguous.
+func (m *mesh) uniqueNames() map[string]int {
+	out, twice := map[string]int{}, map[string]bool{}
+	for id, k := range m.keyOf {
+		n := strings.ToLower(m.names[k])
+		if _, dup := out[n]; dup || n == "" {
+			twice[n] = true
+		}
+		out[n] = id
+	}
+	for n := range twice {
+		delete(out, n)
+	}
+	return out
 }
 
 // usable reports whether a dispute record disputes anything at all.

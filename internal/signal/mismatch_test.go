@@ -52,6 +52,12 @@ func TestRepeatedMismatchesDisputedByTwoCostStanding(t *testing.T) {
 	refuted.Traces = append(refuted.Traces, ledger.Trace{Agent: "mal", AgentURL: "https://mal.example/", Seq: 13, Hash: disputed("mal", 13), Verified: true})
 	strangers := mismatchMesh(RulesMesh2026v3, disputesOf("mal", []int{11, 12, 13}, "ann", "zed")...)
 	strangers.Traces = append(strangers.Traces, tr("zed", 1, "knowledge", "rock"))
+	elsewhere := mismatchMesh(RulesMesh2026v3, disputesOf("mal", []int{11, 12, 13}, "ann", "cy")...)
+	for i := range elsewhere.Disputes {
+		elsewhere.Disputes[i].AgentURL = "https://mal.elsewhere.example/mesh/" // where its reporter says it lives
+	}
+	twoMals := mismatchMesh(RulesMesh2026v3, elsewhere.Disputes...)
+	twoMals.Traces = append(twoMals.Traces, ledger.Trace{Agent: "Mal", AgentURL: "https://mal2.example/", Seq: 1, Hash: hash("mal2", 1)})
 	for _, c := range []struct {
 		name string
 		in   Input
@@ -64,6 +70,8 @@ func TestRepeatedMismatchesDisputedByTwoCostStanding(t *testing.T) {
 		{"two files are not repeated enough", mismatchMesh(RulesMesh2026v3, disputesOf("mal", []int{11, 12}, "ann", "cy")...), false, 2},
 		{"a second disputer without standing counts for nothing", strangers, false, 0},
 		{"a file verified since with the claimed hash refutes its disputes", refuted, false, 2},
+		{"disputes naming the agent at another URL, by its name", elsewhere, true, 3},
+		{"by a name two agents go by", twoMals, false, 0},
 		{"mismatches older than the window of 50 seqs", mismatchMesh(RulesMesh2026v3, disputesOf("mal", []int{1, 2, 10}, "ann", "cy")...), false, 0},
 		{"the agent's own disputes of itself", mismatchMesh(RulesMesh2026v3, disputesOf("mal", []int{11, 12, 13}, "mal", "ann")...), false, 0},
 		{"one file disputed twice by the same two is one mismatch",
