@@ -33,40 +33,32 @@ type mismatch struct {
 
 // addDisputes indexes the disputes that may cost an agent standing under
 // rules that take it (Rules.LoseAtMismatches): one mismatch per disputed
-// agent (by agent_url, else by a name only one agent has) and claimed hash, with its distinct disputers, when the seq the
-// disputes give it is within MismatchWindow of the agent's newest trace
-// (its own files only: nobody else's claim moves its window). A dispute counts only when it disputes
-// something (dispute.Check), names an agent the mesh knows and is not
-// its own publisher's, and is not refuted: a file of that agent that
-// verified with the claimed hash (ledger.Trace.Verified) shows those
-// bytes served right. Which disputers have standing is the closure's.
+// agent and claimed hash, with its distinct disputers, when the seq the
+// disputes give it lies within MismatchWindow of the agent's newest
+// trace (its own rows only: nobody else's claim moves its window). A
+// dispute counts only when it disputes something (dispute.Check), names
+// an agent the mesh knows (disputedAgent) that is not its own publisher,
+// and is not refuted: a file of that agent that verified with the
+// claimed hash (ledger.Trace.Verified) shows those bytes served right.
+// Which disputers have standing is the closure's.
 func (m *mesh) addDisputes(ds []ledger.Dispute, traces []ledger.Trace) {
-	verified := map[string]bool{}
-	for _, t := range traces {
-		if t.Verified {
-			verified[m.key(t.Agent, t.AgentURL)+" "+string(t.Hash)] = true
-		}
-	}
-	newest := make([]manifest.Seq, len(m.keyOf))
-	for i, t := range m.traces {
-		newest[m.authors[i]] = max(newest[m.authors[i]], t.Seq)
-	}
+	refuted := m.verifiedFiles(traces)
+	byName := m.uniqueNames()
 	type found struct {
 		mismatch
 		seq manifest.Seq
 	}
 	byFile := map[string]*found{}
-	byName := m.uniqueNames()
 	for _, d := range ds {
-		agent, ok := m.ids[m.key(d.Agent, d.AgentURL)]
-		if !ok {
-			agent, ok = byName[strings.ToLower(strings.TrimSpace(d.Agent))]
-		}
+		agent, ok := m.disputedAgent(d, byName)
 		reporter, known := m.ids[m.key(d.Reporter, d.ReporterURL)]
-		if !ok || !known || agent == reporter || !usable(d) || verified[m.keyOf[agent]+" "+string(d.ClaimedHash)] {
+		if !ok || !known || agent == reporter || !usable(d) {
 			continue
 		}
 		k := m.keyOf[agent] + " " + string(d.ClaimedHash)
+		if refuted[k] {
+			continue
+		}
 		f := byFile[k]
 		if f == nil {
 			f = &found{mismatch: mismatch{agent: agent}}
@@ -77,13 +69,44 @@ func (m *mesh) addDisputes(ds []ledger.Dispute, traces []ledger.Trace) {
 			f.reporters = append(f.reporters, reporter)
 		}
 	}
+	newest := m.newestSeqs()
 	for _, k := range sortedKeys(byFile) {
-		f := byFile[k]
-		if f.seq > newest[f.agent]-MismatchWindow {
+		if f := byFile[k]; f.seq > newest[f.agent]-MismatchWindow {
 			slices.Sort(f.reporters)
 			m.mismatches = append(m.mismatches, f.mismatch)
 		}
 	}
+}
+
+// verifiedFiles is the set of "agent key, hash" of every file an agent
+// served that verified.
+func (m *mesh) verifiedFiles(traces []ledger.Trace) map[string]bool {
+	out := map[string]bool{}
+	for _, t := range traces {
+		if t.Verified {
+			out[m.key(t.Agent, t.AgentURL)+" "+string(t.Hash)] = true
+		}
+	}
+	return out
+}
+
+// newestSeqs is each agent's highest trace seq, 0 for none.
+func (m *mesh) newestSeqs() []manifest.Seq {
+	out := make([]manifest.Seq, len(m.keyOf))
+	for i, t := range m.traces {
+		out[m.authors[i]] = max(out[m.authors[i]], t.Seq)
+	}
+	return out
+}
+
+// disputedAgent is the agent a dispute names: by its agent_url, else by
+// a name only one agent goes by (uniqueNames).
+func (m *mesh) disputedAgent(d ledger.Dispute, byName map[string]int) (int, bool) {
+	if id, ok := m.ids[m.key(d.Agent, d.AgentURL)]; ok {
+		return id, true
+	}
+	id, ok := byName[strings.ToLower(strings.TrimSpace(d.Agent))]
+	return id, ok
 }
 
 // uniqueNames maps each name (lowercased) that only one agent of the mesh

@@ -130,3 +130,19 @@ func TestAgentsAdmittedOnABarredAgentsVotesKeepStanding(t *testing.T) {
 		t.Errorf("rounds %d, want 3: admit bob, bar mal, nothing more", r.Rounds)
 	}
 }
+
+// TestDisputesOfAnEmptyMeshComputeNothing: disputes naming agents the
+// mesh does not know are passed over, even in a mesh that knows nobody.
+func TestDisputesOfAnEmptyMeshComputeNothing(t *testing.T) {
+	for _, in := range []Input{
+		{Rules: RulesMesh2026v3, Disputes: disputesOf("mal", []int{1, 2, 3}, "ann", "cy")},
+		{Rules: RulesMesh2026v3, Disputes: []ledger.Dispute{{}}, Founders: founders("ann")},
+	} {
+		r := Compute(in)
+		for _, a := range r.Agents {
+			if a.StandingLost || a.Mismatches > 0 {
+				t.Errorf("%+v", a)
+			}
+		}
+	}
+}
