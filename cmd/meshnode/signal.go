@@ -149,9 +149,12 @@ func printSignal(w io.Writer, r signalJSON) error {
 	return tw.Flush()
 }
 
-// standingWord says how an agent has standing: founder, earned, or no.
+// standingWord says how an agent has standing: founder, earned, lost
+// (to disputed hash mismatches, mesh-2026-3), or no.
 func standingWord(a signal.Agent) string {
 	switch {
+	case a.StandingLost:
+		return "lost"
 	case a.Founder:
 		return "founder"
 	case a.Standing:

@@ -221,7 +221,7 @@ func judge(isComputed, isSeen bool) string {
 }
 
 // before keeps of in what a node that last wrote at seen could have read:
-// its own files, and the peers' traces and validations not dated after
+// its own files, and the peers' traces, validations and disputes not dated after
 // seen, under the same founders and rule set. A file with no date is
 // kept: nothing says it came later.
 func before(in signal.Input, seen time.Time, self string) signal.Input {
@@ -237,6 +237,11 @@ func before(in signal.Input, seen time.Time, self string) signal.Input {
 	for _, v := range in.Validations {
 		if v.ValidatorURL == self || !v.ValidatedAt.After(seen) {
 			out.Validations = append(out.Validations, v)
+		}
+	}
+	for _, d := range in.Disputes {
+		if d.ReporterURL == self || !d.ObservedAt.After(seen) {
+			out.Disputes = append(out.Disputes, d)
 		}
 	}
 	return out

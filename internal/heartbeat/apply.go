@@ -26,7 +26,7 @@ func (n *job) apply(results []*pollResult) error {
 		c.Agent = r.peer.name
 		*n.state.Cursor(r.peer.url) = c
 		n.recordUnfetchables(r.peer, r.records)
-		n.misnamed = 0
+		n.misnamed, n.heldDisputes = 0, 0
 		for _, f := range r.files {
 			if item, ok := n.recordFile(r.peer, f); ok {
 				toQueue = append(toQueue, item)
@@ -34,6 +34,9 @@ func (n *job) apply(results []*pollResult) error {
 		}
 		if n.misnamed > 0 {
 			n.log.Warn("validations name another validator; recorded under the peer's name", "peer", r.peer.name, "url", r.peer.url, "count", n.misnamed)
+		}
+		if n.heldDisputes > 0 {
+			n.holdBack(r.peer, n.heldDisputes, fmt.Sprintf("disputes not recorded: %d disputes by this peer recorded, the most we keep of one peer", maxDisputesPerPeer))
 		}
 		n.recordMismatches(r.peer, r.mismatches)
 		n.learn(r)
@@ -114,7 +117,9 @@ func (n *job) recordFile(p peer, f fetched) (queue.Item, bool) {
 	}
 	if f.kind == node.KindDispute {
 		// A peer's dispute is its evidence about a third agent: neither a
-		// trace to score nor a vote (docs/decisions.md, "What a row is").
+		// trace to score nor a vote (docs/decisions.md, "What a row is"),
+		// but a record SIGNAL weighs under mesh-2026-3.
+		n.recordDispute(p, f)
 		return queue.Item{}, false
 	}
 	n.fetched[f.entry.Hash] = f

@@ -35,7 +35,9 @@ const (
 	// all there is to say about a peer's hashes. Past it, mismatches are
 	// still rejected and reported in the summary, but neither recorded
 	// nor disputed. Five peers listing 6,000 wrong hashes each otherwise
-	// had us publish 7,500 files in 150 heartbeats.
+	// had us publish 7,500 files in 150 heartbeats. The same number bounds
+	// the disputes by one peer the ledger keeps (recordDispute): a peer
+	// publishing thousands of disputes costs us a hundred records.
 	maxDisputesPerPeer = 100
 	// maxBytesPerPoll bounds the bytes of one peer's files one poll keeps
 	// in memory until the heartbeat ends: 5,000 files of 6.5 KiB, where

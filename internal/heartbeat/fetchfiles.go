@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/meshnode/meshnode/internal/dispute"
 	"github.com/meshnode/meshnode/internal/fetch"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
@@ -163,6 +164,12 @@ func (f *fetched) read() string {
 			return fmt.Sprintf("seq %d: trace metadata unreadable: %v", f.entry.Seq, err)
 		}
 		f.trace = t
+	case node.KindDispute:
+		d, err := dispute.Parse(f.raw)
+		if err != nil {
+			return fmt.Sprintf("seq %d: dispute unreadable: %v", f.entry.Seq, err)
+		}
+		f.disp = d
 	}
 	return ""
 }

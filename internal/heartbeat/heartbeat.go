@@ -79,6 +79,11 @@ type job struct {
 	// disputeCount counts, by peer URL, the disputes published about it
 	// and those this run adds (disputesAbout).
 	disputeCount map[string]int
+	// peerDisputes counts, by peer URL, the disputes by it the ledger
+	// holds (disputesBy); heldDisputes, those of the peer being applied
+	// that maxDisputesPerPeer kept out.
+	peerDisputes map[string]int
+	heldDisputes int
 	pub          *pubBudget // what may still be published of each peer's (publishing)
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/dispute"
 	"github.com/meshnode/meshnode/internal/fetch"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
@@ -36,6 +37,7 @@ type fetched struct {
 	kind  node.Kind              // what the row publishes (node.KindOf)
 	trace *trace.Trace           // set for traces whose metadata parsed
 	val   *validation.Validation // set for every validation, empty when it did not parse
+	disp  *dispute.Dispute       // set for disputes that parsed
 }
 
 // mismatch is a file whose served bytes did not hash to the MANIFEST hash.

@@ -140,7 +140,7 @@ func (l *Ledger) validations(keep func(*Validation) bool) []*Validation {
 	return out
 }
 
-// Forget removes every trace, validation and rejection the agent at
+// Forget removes every trace, validation, rejection and dispute the agent at
 // agentURL published, and returns the hashes of the files removed, sorted,
 // so the caller can fetch them again under their rightful agent. The node
 // calls it when a name that URL held was bound elsewhere by a person
@@ -166,12 +166,20 @@ func (l *Ledger) Forget(agentURL string) []manifest.Hash {
 			delete(l.Rejected, k)
 		}
 	}
+	for k, d := range l.Disputes {
+		if d != nil && d.ReporterURL == agentURL {
+			delete(l.Disputes, k)
+			if d.SourceHash != "" {
+				hashes = append(hashes, d.SourceHash)
+			}
+		}
+	}
 	slices.Sort(hashes)
 	return hashes
 }
 
 // Rename moves what the ledger holds of the agent at from (its traces,
-// the validations it published and its rejections) to the URL to, the
+// the validations and disputes it published and its rejections) to the URL to, the
 // same agent spelled another way; file URLs under from move under to.
 func (l *Ledger) Rename(from, to string) {
 	under := func(u string) string {
@@ -197,6 +205,13 @@ func (l *Ledger) Rename(from, to string) {
 			delete(l.Rejected, k)
 			r.AgentURL = to
 			l.Rejected[under(k)] = r
+		}
+	}
+	for k, d := range l.Disputes {
+		if d != nil && d.ReporterURL == from {
+			delete(l.Disputes, k)
+			d.ReporterURL, d.SourceURL = to, under(d.SourceURL)
+			l.Disputes[d.Key()] = d
 		}
 	}
 }

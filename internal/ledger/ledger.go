@@ -22,11 +22,15 @@ type Ledger struct {
 	// Rejected are files whose bytes did not match their MANIFEST hash,
 	// keyed by file URL.
 	Rejected map[string]*Rejection `json:"rejected"`
+	// Disputes are peers' MANIFEST-DISPUTE files, keyed by Dispute.Key;
+	// left out of a file that holds none, so that files written before
+	// disputes were recorded keep their bytes.
+	Disputes map[string]*Dispute `json:"disputes,omitempty"`
 }
 
 // New returns an empty ledger.
 func New() *Ledger {
-	return &Ledger{Traces: map[manifest.Hash]*Trace{}, Validations: map[string]*Validation{}, Rejected: map[string]*Rejection{}}
+	return &Ledger{Traces: map[manifest.Hash]*Trace{}, Validations: map[string]*Validation{}, Rejected: map[string]*Rejection{}, Disputes: map[string]*Dispute{}}
 }
 
 // Load reads the ledger named by path (mesh-state/ledger.json): the
@@ -68,6 +72,7 @@ func (l *Ledger) merge(data []byte) error {
 	maps.Copy(l.Traces, in.Traces)
 	maps.Copy(l.Validations, in.Validations)
 	maps.Copy(l.Rejected, in.Rejected)
+	maps.Copy(l.Disputes, in.Disputes)
 	return nil
 }
 
@@ -94,12 +99,17 @@ func decode(data []byte) (*Ledger, error) {
 			l.Rejected[k] = r
 		}
 	}
+	for _, d := range in.Disputes {
+		if d != nil {
+			l.Disputes[d.Key()] = d
+		}
+	}
 	return l, nil
 }
 
 // Files returns the ledger's files as Save writes them: one per peer
-// (state.PeerFileName of the trace's agent URL, the validator's URL or the
-// rejected file's agent URL), each with keys sorted, two-space indent, a
+// (state.PeerFileName of the trace's agent URL, the validator's URL, the
+// rejected file's agent URL or the dispute's reporter URL), each with keys sorted, two-space indent, a
 // final newline and times in UTC.
 func (l *Ledger) Files() (map[string][]byte, error) {
 	parts := map[string]*Ledger{}
@@ -127,6 +137,11 @@ func (l *Ledger) Files() (map[string][]byte, error) {
 			c := *r
 			c.At = utc(r.At)
 			part(r.AgentURL).Rejected[k] = &c
+		}
+	}
+	for k, d := range l.Disputes {
+		if d != nil {
+			part(d.ReporterURL).Disputes[k] = d.normalized()
 		}
 	}
 	files := make(map[string][]byte, len(parts))

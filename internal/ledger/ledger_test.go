@@ -248,6 +248,7 @@ func FuzzDecode(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte(`{"traces":{"x":null},"validations":{"a b":{"scores":[1,2,3,4,5,6,7]}}}`))
+	f.Add([]byte(`{"disputes":{"k":{"reporter_url":"https://a/","claimed_hash":"sha256:c","observed_at":"2026-02-23T18:00:00+02:00"},"n":null}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		l, err := decode(data)
 		if err != nil {

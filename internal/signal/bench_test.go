@@ -48,6 +48,7 @@ func BenchmarkCompute(b *testing.B) {
 		{"mesh-50x200", benchMesh(50, 200)},
 		{"chain-200", chainMesh(200)},
 		{"mesh-50x200-" + RulesMesh2026v2, v2(benchMesh(50, 200))},
+		{"mesh-50x200-" + RulesMesh2026v3, disputedMesh(benchMesh(50, 200))},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			var r Report
@@ -57,6 +58,24 @@ func BenchmarkCompute(b *testing.B) {
 			b.ReportMetric(float64(r.Rounds), "rounds")
 		})
 	}
+}
+
+// disputedMesh is in under mesh-2026-3 with 2,030 disputes: every agent
+// disputed on 40 of its files, each by one other agent, which costs
+// nothing, and ten agents on three files by the two founders, which costs
+// them standing.
+func disputedMesh(in Input) Input {
+	in.Rules = RulesMesh2026v3
+	for i := 0; i < 50; i++ {
+		agent := fmt.Sprintf("a%03d", i)
+		for s := 1; s <= 20; s++ {
+			in.Disputes = append(in.Disputes, disp(fmt.Sprintf("a%03d", (i+5)%50), agent, 200-s), disp(fmt.Sprintf("a%03d", (i+7)%50), agent, 180-s))
+		}
+		if i >= 2 && i < 12 { // the last the closure reaches: the rest still spreads
+			in.Disputes = append(in.Disputes, disputesOf(agent, []int{197, 198, 199}, "a000", "a001")...)
+		}
+	}
+	return in
 }
 
 func TestBenchMeshesReachEveryone(t *testing.T) {
@@ -76,7 +95,7 @@ func randomMesh(seed int64) Input {
 	name := func() string { return fmt.Sprintf("r%02d", rng.Intn(agents)) }
 	types := []string{"capability", "knowledge", "signal", "task", "note"}
 	cats := []string{"rock", "pebble", "sand", ""}
-	in := Input{Founders: founders(name())}
+	in := Input{Founders: founders(name(), name(), name())}
 	for i := 0; i < 20+rng.Intn(60); i++ {
 		t := tr(name(), i, types[rng.Intn(len(types))], cats[rng.Intn(len(cats))])
 		in.Traces = append(in.Traces, t)
@@ -88,13 +107,17 @@ func randomMesh(seed int64) Input {
 			in.Validations = append(in.Validations, val(name(), t.Hash, result))
 		}
 	}
+	for i := rng.Intn(80); i > 0; i-- {
+		in.Disputes = append(in.Disputes, disp(name(), name(), 60+rng.Intn(6)))
+	}
 	return in
 }
 
 // TestClosureRoundsAgreeWithTheReport: under every rule set, the SIGNAL of
 // a round (signals) is the SIGNAL the report gives, every agent the rules
-// admit has standing, and the report does not depend on the order of the
-// input.
+// admit has standing unless mismatches took it, none with standing has
+// the mismatches that take it, and the report does not depend on the
+// order of the input.
 func TestClosureRoundsAgreeWithTheReport(t *testing.T) {
 	for _, name := range KnownRules() {
 		rules, _ := RulesNamed(name)
@@ -114,8 +137,14 @@ func TestClosureRoundsAgreeWithTheReport(t *testing.T) {
 				if got := sig[id]; got != a.Signal {
 					t.Fatalf("%s seed %d: %s: round SIGNAL %v, report %v", name, seed, a.Agent, got, a.Signal)
 				}
-				if rules.admits(a.Signal, o.admitters[id]) && !a.Standing {
+				if rules.admits(a.Signal, o.admitters[id]) && !a.Standing && !a.StandingLost {
 					t.Fatalf("%s seed %d: %s at %v has no standing", name, seed, a.Agent, a.Signal)
+				}
+				if a.Standing && rules.LoseAtMismatches > 0 && a.Mismatches >= rules.LoseAtMismatches {
+					t.Fatalf("%s seed %d: %s keeps standing with %d mismatches", name, seed, a.Agent, a.Mismatches)
+				}
+				if a.StandingLost && rules.LoseAtMismatches == 0 {
+					t.Fatalf("%s seed %d: %s lost standing under rules that take none", name, seed, a.Agent)
 				}
 			}
 			rev := Input{Founders: in.Founders, Rules: name}
@@ -124,6 +153,9 @@ func TestClosureRoundsAgreeWithTheReport(t *testing.T) {
 			}
 			for i := len(in.Validations) - 1; i >= 0; i-- {
 				rev.Validations = append(rev.Validations, in.Validations[i])
+			}
+			for i := len(in.Disputes) - 1; i >= 0; i-- {
+				rev.Disputes = append(rev.Disputes, in.Disputes[i])
 			}
 			if !reflect.DeepEqual(Compute(rev), r) {
 				t.Fatalf("%s seed %d: input order changed the report", name, seed)

@@ -18,10 +18,13 @@ import (
 // Standing is a closure over the public files: the founders have it;
 // each round evaluates every trace counting only the votes of agents with
 // standing, and admits every agent the rule set admits (Rules.admits:
-// SIGNAL EstablishedAt, and under mesh-2026-2 passes from two agents with
-// standing); it stops when a round admits nobody. An agent once
-// admitted keeps standing for the rest of the closure, so the rounds only
-// grow the set and always end (at most one round per agent). Nothing in
+// SIGNAL EstablishedAt, and from mesh-2026-2 on passes from two agents
+// with standing); it stops when a round admits nobody. An agent once
+// admitted keeps standing for the rest of the closure, unless, under
+// mesh-2026-3, agents with standing dispute enough of its files (bar):
+// it then loses standing for good and the round counts again without its
+// votes. Each round admits or bars someone, never twice the same, so the
+// rounds always end (at most two per agent). Nothing in
 // it depends on when or in what order files were read; the times files
 // state only choose between a validator's votes on one trace (addVotes)
 // and give the day a vote counts on (voteDay).
@@ -44,25 +47,30 @@ func Compute(in Input) Report {
 	}
 	rep := Report{Rules: rules.Name}
 	var o outcome
+	barred := make([]bool, len(m.keyOf))
 	for {
 		rep.Rounds++
 		o = m.evaluate(has)
-		if !m.admit(o, has, rounds, rep.Rounds) {
+		if m.bar(has, barred, rounds) {
+			continue // count the votes again without those barred
+		}
+		if !m.admit(o, has, barred, rounds, rep.Rounds) {
 			break
 		}
 	}
-	rep.Agents = sortedAgents(m.tally(o, rounds))
+	rep.Agents = sortedAgents(m.tally(o, rounds, barred, m.mismatchesOf(has)))
 	rep.Traces = sortedTraces(m.results(o))
 	rep.Trust = m.trust(has)
 	return rep
 }
 
 // admit gives standing to every agent the outcome admits
-// (Rules.admits) and reports whether anyone was admitted.
-func (m *mesh) admit(o outcome, has []bool, rounds []int, round int) bool {
+// (Rules.admits) and that mismatches did not bar, and reports whether
+// anyone was admitted.
+func (m *mesh) admit(o outcome, has, barred []bool, rounds []int, round int) bool {
 	added := false
 	for id, s := range m.signals(o) {
-		if !has[id] && m.rules.admits(s, o.admitters[id]) {
+		if !has[id] && !barred[id] && m.rules.admits(s, o.admitters[id]) {
 			rounds[id], has[id] = round, true
 			added = true
 		}
@@ -88,6 +96,9 @@ type mesh struct {
 	founders map[string]bool                     // agent key → named in FOUNDERS.md
 	keys     map[string]string                   // trace URL → agent key, memoized
 	rules    Rules
+	// mismatches are the files agents disputed, by disputed agent and
+	// claimed hash; only under rules that take standing for them.
+	mismatches []mismatch
 }
 
 // key is agentKey, memoized by URL: normalizing a URL parses it, and a
@@ -133,6 +144,9 @@ func newMesh(in Input, rules Rules) *mesh {
 	}
 	m.addVotes(in.Validations, m.verdictVotes())
 	m.index()
+	if rules.LoseAtMismatches > 0 {
+		m.addDisputes(in.Disputes, in.Traces)
+	}
 	return m
 }
 

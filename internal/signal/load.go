@@ -3,6 +3,7 @@ package signal
 import (
 	"strings"
 
+	"github.com/meshnode/meshnode/internal/dispute"
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
@@ -23,7 +24,8 @@ func Load(dir, agent, url string) (Input, error) {
 // traces and validations from the ledger, and the node's own traces (its
 // MANIFEST rows, with type and category from the files) and validations
 // (every publishable file in validations/ that parses, published or about
-// to be), and the founders and rule set from FOUNDERS.md; a rule set this
+// to be), peers' disputes from the ledger and ours from disputes/, and the
+// founders and rule set from FOUNDERS.md; a rule set this
 // node does not implement is an *UnknownRulesError. agent and url name the node.
 // Nothing else of the node's (no mesh.yaml setting) changes the input.
 func FromSnapshot(s *node.Snapshot, agent, url string) (Input, error) {
@@ -45,7 +47,39 @@ func FromSnapshot(s *node.Snapshot, agent, url string) (Input, error) {
 	own := ownTraces(s, agent, url)
 	in.Traces = append(own, peerTraces(s.Ledger, own)...)
 	in.Validations = append(ownValidations(s, agent, url), peerValidations(s.Ledger, agent, url)...)
+	in.Disputes = append(ownDisputes(s, agent, url), peerDisputes(s.Ledger, url)...)
 	return in, nil
+}
+
+// ownDisputes lists the dispute files the node publishes or is about to,
+// those that parse, as the node's own.
+func ownDisputes(s *node.Snapshot, agent, url string) []ledger.Dispute {
+	var out []ledger.Dispute
+	for _, f := range s.Files(node.DisputesDir) {
+		if f.Err != nil {
+			continue
+		}
+		d, err := dispute.Parse(f.Data)
+		if err != nil {
+			continue
+		}
+		ld := ledger.DisputeOf(d)
+		ld.Reporter, ld.ReporterURL = agent, url
+		out = append(out, ld)
+	}
+	return out
+}
+
+// peerDisputes lists the ledger's disputes by others, by key; ours are
+// read from our own files.
+func peerDisputes(l *ledger.Ledger, url string) []ledger.Dispute {
+	var out []ledger.Dispute
+	for _, d := range l.SortedDisputes() {
+		if url == "" || d.ReporterURL != url {
+			out = append(out, *d)
+		}
+	}
+	return out
 }
 
 // ownTraces lists our rows that are traces (node.KindOf), MANIFEST.md's and

@@ -22,6 +22,10 @@ const (
 	// passes from two of them, and a validation earns only when it agrees
 	// with what the others settled, at most 10 a day.
 	RulesMesh2026v2 = "mesh-2026-2"
+	// RulesMesh2026v3 is mesh-2026-2 with standing lost to repeated hash
+	// mismatches that two agents with standing dispute (docs/protocol.md
+	// §7.4; issue 20, item 4).
+	RulesMesh2026v3 = "mesh-2026-3"
 )
 
 // DefaultRules is the rule set of a FOUNDERS.md without a "rules:" line:
@@ -30,7 +34,7 @@ const DefaultRules = RulesMesh2026v1
 
 // NewMeshRules is the rule set `meshnode init --founder` declares for a new
 // mesh.
-const NewMeshRules = RulesMesh2026v2
+const NewMeshRules = RulesMesh2026v3
 
 // Rules is one named rule set: what differs between the rule sets this
 // node implements. The zero value of each rule is mesh-2026-1's.
@@ -53,6 +57,11 @@ type Rules struct {
 	// MaxEarningPerDay bounds the validations that earn one validator
 	// SIGNAL per UTC day. 0: no bound.
 	MaxEarningPerDay int
+	// LoseAtMismatches is how many of an agent's files, each disputed as
+	// a hash mismatch by DisputersPerMismatch agents with standing within
+	// MismatchWindow of its newest seq, cost it standing (mismatch.go).
+	// 0: disputes cost nothing.
+	LoseAtMismatches int
 }
 
 // ruleSets is the registry of the rule sets this node implements, by name.
@@ -67,6 +76,13 @@ var ruleSets = map[string]Rules{
 		// Ten a day: an honest validator earns it in a day of polling; a
 		// node that scores a whole mesh in one heartbeat cannot buy Trusted.
 		AgreeingOnly: true, MaxEarningPerDay: 10},
+	RulesMesh2026v3: {Name: RulesMesh2026v3,
+		Summary: "An agent's reputation, earned by its traces that agents with standing validated (their full weight once two of them passed it) and by validations that agreed with theirs, at most 10 a day; " +
+			"an agent whose files two agents with standing dispute as hash mismatches, three files among its latest 50 seqs, loses its standing.",
+		CorroborateAt: 2, UncorroboratedPoints: 1, AdmitAt: 2, AgreeingOnly: true, MaxEarningPerDay: 10,
+		// Three files, not one: a single mismatch is often a host's
+		// hiccup; three within 50 seqs is a host that rewrites files.
+		LoseAtMismatches: 3},
 }
 
 // tracePoints is what a validated trace labelled to earn points earns its

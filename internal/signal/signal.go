@@ -20,7 +20,11 @@ type Founder struct {
 type Input struct {
 	Traces      []ledger.Trace
 	Validations []ledger.Validation
-	Founders    []Founder
+	// Disputes are the MANIFEST-DISPUTE files agents published, ours
+	// and peers' (docs/protocol.md §7.4): under mesh-2026-3 they can cost
+	// the disputed agent its standing.
+	Disputes []ledger.Dispute
+	Founders []Founder
 	// Rules names the rule set to compute with (FOUNDERS.md's "rules:"
 	// line); "" is DefaultRules.
 	Rules string
@@ -51,7 +55,8 @@ type Agent struct {
 	// Founder is true for an agent FOUNDERS.md names.
 	Founder bool `json:"founder,omitempty"`
 	// Standing is true when the agent may validate: its validations count
-	// and earn. Founders have it; others reach it at SIGNAL 50.
+	// and earn. Founders have it; others reach it at SIGNAL 50; under
+	// mesh-2026-3 repeated disputed mismatches take it (StandingLost).
 	Standing bool `json:"standing"`
 	// StandingRound is the closure round that admitted the agent: 0 for
 	// a founder, then 1, 2, …; meaningless without Standing.
@@ -66,8 +71,15 @@ type Agent struct {
 	ValidationsAuthored int `json:"validations_authored"`
 	// ValidationsUncounted counts the validations authored without
 	// standing: they earn nothing and settle nothing.
-	ValidationsUncounted int       `json:"validations_uncounted,omitempty"`
-	Breakdown            []Earning `json:"breakdown"`
+	ValidationsUncounted int `json:"validations_uncounted,omitempty"`
+	// Mismatches counts the agent's files, within MismatchWindow of its
+	// newest seq, that at least DisputersPerMismatch agents with standing
+	// dispute as hash mismatches; under mesh-2026-3 three cost it its
+	// standing (StandingLost). Counted only under rules that take
+	// standing for them.
+	Mismatches   int       `json:"mismatches,omitempty"`
+	StandingLost bool      `json:"standing_lost,omitempty"`
+	Breakdown    []Earning `json:"breakdown"`
 }
 
 // Earning is one line of an agent's breakdown, such as

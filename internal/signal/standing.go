@@ -74,6 +74,9 @@ func (p Progress) HasStanding() bool { return p.Self.Standing }
 // it.
 func (p Progress) Reason() string {
 	switch {
+	case p.Self.StandingLost:
+		return fmt.Sprintf("no standing: lost to hash mismatches: %d of your files, each disputed by %d agents with standing; rule set %s takes standing at %d",
+			p.Self.Mismatches, DisputersPerMismatch, p.Rules.Name, p.Rules.LoseAtMismatches)
 	case p.Self.Founder:
 		return "standing: a founder (FOUNDERS.md)"
 	case p.Self.Standing:
@@ -95,6 +98,9 @@ func (p Progress) Reason() string {
 // Next says what to do next to have standing; "" when the agent has it.
 func (p Progress) Next() string {
 	switch {
+	case p.Self.StandingLost:
+		return fmt.Sprintf("serve every file byte for byte as your MANIFEST.md hashes it (no line-ending or site-generator rewrite: docs/protocol.md §2.1); "+
+			"standing returns once fewer than %d disputed files lie within your latest %d seqs, or peers verify the disputed files", p.Rules.LoseAtMismatches, MismatchWindow)
 	case p.Self.Standing:
 		return ""
 	case len(p.Founders) == 0:

@@ -23,8 +23,9 @@ const (
 // tally computes every agent's SIGNAL in the outcome, line by line: a
 // founder's starting points, what its validated traces earn and what its
 // validations earn (the sums are signals(o)). rounds is each agent's
-// admission round, -1 without standing.
-func (m *mesh) tally(o outcome, rounds []int) map[string]*Agent {
+// admission round, -1 without standing; barred, whether mismatches took
+// it, and mismatches, each agent's disputed files (mismatchesOf).
+func (m *mesh) tally(o outcome, rounds []int, barred []bool, mismatches []int) map[string]*Agent {
 	lines := make([]map[string]*Earning, len(m.keyOf))
 	validated := make([]int, len(m.keyOf))
 	for id, k := range m.keyOf {
@@ -55,7 +56,7 @@ func (m *mesh) tally(o outcome, rounds []int) map[string]*Agent {
 		}
 		has := rounds[id] >= 0
 		a := &Agent{Agent: m.names[k], URL: m.urls[k], Founder: m.founders[k], Standing: has, TracesValidated: validated[id], Admitters: o.admitters[id],
-			ValidationsAuthored: o.counted[id], ValidationsUncounted: o.notCounted[id]}
+			ValidationsAuthored: o.counted[id], ValidationsUncounted: o.notCounted[id], Mismatches: mismatches[id], StandingLost: barred[id]}
 		if has {
 			a.StandingRound = rounds[id]
 		}
