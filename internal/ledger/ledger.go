@@ -22,6 +22,10 @@ type Ledger struct {
 	// Rejected are files whose bytes did not match their MANIFEST hash,
 	// keyed by file URL.
 	Rejected map[string]*Rejection `json:"rejected"`
+	// Copies are traces whose bytes another agent's trace in Traces
+	// already has, keyed by CopyKey: the agent that listed the copy and
+	// the hash (docs/decisions.md, "Copies").
+	Copies map[string]*Trace `json:"copies,omitempty"`
 }
 
 // New returns an empty ledger.
@@ -68,6 +72,12 @@ func (l *Ledger) merge(data []byte) error {
 	maps.Copy(l.Traces, in.Traces)
 	maps.Copy(l.Validations, in.Validations)
 	maps.Copy(l.Rejected, in.Rejected)
+	if len(in.Copies) > 0 {
+		if l.Copies == nil {
+			l.Copies = map[string]*Trace{}
+		}
+		maps.Copy(l.Copies, in.Copies)
+	}
 	return nil
 }
 
@@ -92,6 +102,11 @@ func decode(data []byte) (*Ledger, error) {
 	for k, r := range in.Rejected {
 		if r != nil {
 			l.Rejected[k] = r
+		}
+	}
+	for _, t := range in.Copies {
+		if t != nil {
+			l.AddCopy(t)
 		}
 	}
 	return l, nil
@@ -127,6 +142,11 @@ func (l *Ledger) Files() (map[string][]byte, error) {
 			c := *r
 			c.At = utc(r.At)
 			part(r.AgentURL).Rejected[k] = &c
+		}
+	}
+	for _, t := range l.Copies {
+		if t != nil {
+			part(t.AgentURL).AddCopy(t.normalized())
 		}
 	}
 	files := make(map[string][]byte, len(parts))
