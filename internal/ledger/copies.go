@@ -41,6 +41,36 @@ func (l *Ledger) SortedCopies() []*Trace {
 	return out
 }
 
+// CopiesBy returns the copies the agent at agentURL lists, by seq, then
+// hash.
+func (l *Ledger) CopiesBy(agentURL string) []*Trace {
+	var out []*Trace
+	for _, t := range l.Copies {
+		if t != nil && t.AgentURL == agentURL {
+			out = append(out, t)
+		}
+	}
+	sortTraces(out)
+	return out
+}
+
+// CopiedBy counts the traces the agent at agentURL lists (in Traces or
+// Copies) whose bytes another agent lists too.
+func (l *Ledger) CopiedBy(agentURL string) int {
+	n := 0
+	for _, t := range l.Copies {
+		if t == nil {
+			continue
+		}
+		if t.AgentURL == agentURL {
+			n++
+		} else if first := l.Traces[t.Hash]; first != nil && first.AgentURL == agentURL {
+			n++
+		}
+	}
+	return n
+}
+
 // forgetCopies removes the copies the agent at agentURL listed, and puts
 // in Traces, for each trace of that agent removed (removed), the copy
 // another agent listed first by URL, so the bytes keep a record.

@@ -332,6 +332,12 @@ func TestACopyIsRecordedBesideTheFirstListing(t *testing.T) {
 	if c := got.Copies[CopyKey(author, h)]; c == nil || c.Seq != 7 || c.URL != author+"traces/a.md" {
 		t.Fatalf("copy after a load: %+v", c)
 	}
+	if len(got.CopiesBy(author)) != 1 || len(got.CopiesBy(mirror)) != 0 {
+		t.Errorf("copies by the author %d, by the mirror %d; want 1, 0", len(got.CopiesBy(author)), len(got.CopiesBy(mirror)))
+	}
+	if got.CopiedBy(mirror) != 1 || got.CopiedBy(author) != 1 || got.CopiedBy("https://other.example/") != 0 {
+		t.Errorf("copied by the mirror %d, the author %d; want 1 each", got.CopiedBy(mirror), got.CopiedBy(author))
+	}
 	if hashes := got.Forget(mirror); !slices.Equal(hashes, []manifest.Hash{h}) {
 		t.Errorf("forgot %v", hashes)
 	}
