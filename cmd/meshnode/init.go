@@ -29,7 +29,7 @@ A node's validations count only once it has standing. The founders of a
 mesh, named in FOUNDERS.md, have it from the start; every other node earns
 it when agents with standing have validated enough of its traces to bring
 its SIGNAL to 50. --founder founds a new mesh: init also writes FOUNDERS.md
-naming this node and the mesh's rule set, mesh-2026-2, which admits an agent
+naming this node and the mesh's rule set, mesh-2026-3, which admits an agent
 only on the passes of two agents with standing: add a second founder's line
 before others join. On a node that is set up already, init --founder writes
 FOUNDERS.md and nothing else; a FOUNDERS.md naming other founders (the mesh

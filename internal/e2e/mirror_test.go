@@ -72,19 +72,44 @@ func tracesOf(r signal.Report, h manifest.Hash) []signal.TraceResult {
 
 // TestAMirrorNeitherErasesTheFoundersVoteNorEarns: fred's pass is not
 // skipped as a duplicate of mallory's copy, so alice's trace is validated
-// (1 of 1); under mesh-2026-3 the copied trace earns nobody, and every
-// record of it is flagged a copy. On 11fdbc4 the trace stayed pending
-// with no vote of fred's, and was mallory's.
+// (1 of 1) under every rule set. Under mesh-2026-2 the node reads one
+// record per hash, the first it read, so mallory still takes the credit;
+// under mesh-2026-3 every listing is a record flagged as a copy, and the
+// copied trace earns nobody. On 11fdbc4 the trace stayed pending with no
+// vote of fred's, and was mallory's.
 func TestAMirrorNeitherErasesTheFoundersVoteNorEarns(t *testing.T) {
 	hash := hashOf(readTestdata(t, "traces/ada/001-retry-ladder.md"))
-	r := mirrorAttack(t, signal.RulesMesh2026v2)
-	fred := agentIn(r, "fred")
-	if fred.ValidationsAuthored != 1 {
-		t.Errorf("fred: %d validations counted, want 1 (his pass was skipped as a duplicate)", fred.ValidationsAuthored)
+	tests := []struct {
+		rules   string
+		records []string // who the trace's records name, by agent
+		copy    bool
+		earns   map[string]bool
+	}{
+		{signal.RulesMesh2026v2, []string{"mallory"}, false, map[string]bool{"alice": false, "mallory": true}},
+		{signal.RulesMesh2026v3, []string{"alice", "mallory"}, true, map[string]bool{"alice": false, "mallory": false}},
 	}
-	for _, tr := range tracesOf(r, hash) {
-		if tr.Status != manifest.StatusValidated || tr.Passing != 1 || tr.Seen != 1 {
-			t.Errorf("%s's record of the trace: %s, %d of %d passing; want validated, 1 of 1", tr.Agent, tr.Status, tr.Passing, tr.Seen)
-		}
+	for _, tt := range tests {
+		t.Run(tt.rules, func(t *testing.T) {
+			r := mirrorAttack(t, tt.rules)
+			if fred := agentIn(r, "fred"); fred.ValidationsAuthored != 1 {
+				t.Errorf("fred: %d validations counted, want 1 (his pass was skipped as a duplicate)", fred.ValidationsAuthored)
+			}
+			var records []string
+			for _, tr := range tracesOf(r, hash) {
+				records = append(records, tr.Agent)
+				if tr.Status != manifest.StatusValidated || tr.Passing != 1 || tr.Seen != 1 || tr.Copy != tt.copy {
+					t.Errorf("%s's record of the trace: %s, %d of %d passing, copy %v; want validated, 1 of 1, copy %v",
+						tr.Agent, tr.Status, tr.Passing, tr.Seen, tr.Copy, tt.copy)
+				}
+			}
+			if fmt.Sprint(records) != fmt.Sprint(tt.records) {
+				t.Errorf("records of the trace by %v, want %v", records, tt.records)
+			}
+			for name, earns := range tt.earns {
+				if a := agentIn(r, name); (a.Signal > 0) != earns {
+					t.Errorf("%s: SIGNAL %v (%+v); earns: %v, want %v", name, a.Signal, a.Breakdown, a.Signal > 0, earns)
+				}
+			}
+		})
 	}
 }

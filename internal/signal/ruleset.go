@@ -22,6 +22,10 @@ const (
 	// passes from two of them, and a validation earns only when it agrees
 	// with what the others settled, at most 10 a day.
 	RulesMesh2026v2 = "mesh-2026-2"
+	// RulesMesh2026v3 is mesh-2026-2 and a rule against mirrors
+	// (docs/decisions.md, Copies): bytes listed by two or more agents earn
+	// none of them anything, while every vote on them still counts.
+	RulesMesh2026v3 = "mesh-2026-3"
 )
 
 // DefaultRules is the rule set of a FOUNDERS.md without a "rules:" line:
@@ -30,7 +34,7 @@ const DefaultRules = RulesMesh2026v1
 
 // NewMeshRules is the rule set `meshnode init --founder` declares for a new
 // mesh.
-const NewMeshRules = RulesMesh2026v2
+const NewMeshRules = RulesMesh2026v3
 
 // Rules is one named rule set: what differs between the rule sets this
 // node implements. The zero value of each rule is mesh-2026-1's.
@@ -53,6 +57,12 @@ type Rules struct {
 	// MaxEarningPerDay bounds the validations that earn one validator
 	// SIGNAL per UTC day. 0: no bound.
 	MaxEarningPerDay int
+	// CopiesEarnNothing judges every listing of a trace's bytes (Input.Copies):
+	// a trace or validation file listed by two or more agents earns none
+	// of them anything, and every record of a trace shares the status its
+	// hash's votes give (docs/decisions.md, Copies). false: one record per
+	// hash, the first the node read.
+	CopiesEarnNothing bool
 }
 
 // ruleSets is the registry of the rule sets this node implements, by name.
@@ -67,6 +77,13 @@ var ruleSets = map[string]Rules{
 		// Ten a day: an honest validator earns it in a day of polling; a
 		// node that scores a whole mesh in one heartbeat cannot buy Trusted.
 		AgreeingOnly: true, MaxEarningPerDay: 10},
+	RulesMesh2026v3: {Name: RulesMesh2026v3,
+		Summary:       "An agent's reputation, earned by its traces that agents with standing validated (their full weight once two of them passed it; nothing for bytes another agent lists too) and by validations that agreed with theirs, at most 10 a day.",
+		CorroborateAt: 2, UncorroboratedPoints: 1, AdmitAt: 2,
+		AgreeingOnly: true, MaxEarningPerDay: 10,
+		// Until signed logs say who published first (issue 23), a mirror
+		// must not be able to take an author's credit, nor erase its votes.
+		CopiesEarnNothing: true},
 }
 
 // tracePoints is what a validated trace labelled to earn points earns its
