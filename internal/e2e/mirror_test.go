@@ -55,7 +55,11 @@ func mirrorAttack(t *testing.T, rules string) signal.Report {
 	m.now = m.now.Add(heartbeatEvery)
 	publishByHand(t, m.node("alice"), "alice", map[string]string{"traces/001-retry-ladder.md": trace}, nil)
 	publishByHand(t, m.node("fred"), "fred", map[string]string{"validations/" + validation.FileName(hashOf(trace)): vote}, nil)
-	m.beat("obs")
+	sum := m.beat("obs")
+	// alice's listing, read after mallory's, is flagged in the summary.
+	if len(sum.Copies) != 1 || sum.Copies[0].Peer != "alice" || sum.Copies[0].Of != "mallory" || sum.Copies[0].Hash != hashOf(trace) {
+		t.Errorf("summary's copies: %+v, want alice's listing of mallory's", sum.Copies)
+	}
 	return reportOf(t, m, "obs")
 }
 
