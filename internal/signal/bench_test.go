@@ -41,6 +41,7 @@ func chainMesh(agents int) Input {
 
 func BenchmarkCompute(b *testing.B) {
 	v2 := func(in Input) Input { in.Rules = RulesMesh2026v2; return in }
+	v3 := func(in Input) Input { in.Rules = RulesMesh2026v3; return in }
 	for _, bc := range []struct {
 		name string
 		in   Input
@@ -48,6 +49,7 @@ func BenchmarkCompute(b *testing.B) {
 		{"mesh-50x200", benchMesh(50, 200)},
 		{"chain-200", chainMesh(200)},
 		{"mesh-50x200-" + RulesMesh2026v2, v2(benchMesh(50, 200))},
+		{"mesh-50x200-" + RulesMesh2026v3, v3(benchMesh(50, 200))},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			var r Report
