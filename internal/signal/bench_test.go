@@ -5,6 +5,8 @@ import (
 	"math/rand"
 	"reflect"
 	"testing"
+
+	"github.com/meshnode/meshnode/internal/manifest"
 )
 
 // benchMesh is a mesh of agents×perAgent traces, each validated by the
@@ -82,21 +84,56 @@ func randomMesh(seed int64) Input {
 	for i := 0; i < 20+rng.Intn(60); i++ {
 		t := tr(name(), i, types[rng.Intn(len(types))], cats[rng.Intn(len(cats))])
 		in.Traces = append(in.Traces, t)
+		if rng.Intn(6) == 0 {
+			// Another agent lists the same bytes (docs/decisions.md, Copies).
+			in.Copies = append(in.Copies, listedBy(t, name(), 100+i))
+		}
 		for v := rng.Intn(5); v > 0; v-- {
 			result := "pass"
 			if rng.Intn(3) == 0 {
 				result = "fail"
 			}
-			in.Validations = append(in.Validations, val(name(), t.Hash, result))
+			lv := val(name(), t.Hash, result)
+			lv.SourceHash = manifest.Hash(fmt.Sprintf("sha256:val-%d-%d", i, v))
+			in.Validations = append(in.Validations, lv)
+			if rng.Intn(8) == 0 {
+				in.Validations = append(in.Validations, filedAs(lv, name(), lv.SourceHash))
+			}
 		}
 	}
 	return in
 }
 
+// readCopiesFirst is in as a node would hold it had it read every copy
+// before the listing it read first: each copy's listing in Traces, the
+// first listing among the copies.
+func readCopiesFirst(in Input) Input {
+	out := in
+	out.Traces, out.Copies = nil, nil
+	swapped := map[manifest.Hash]bool{}
+	for _, c := range in.Copies {
+		if !swapped[c.Hash] {
+			swapped[c.Hash] = true
+			out.Traces = append(out.Traces, c)
+		} else {
+			out.Copies = append(out.Copies, c)
+		}
+	}
+	for _, t := range in.Traces {
+		if swapped[t.Hash] {
+			out.Copies = append(out.Copies, t)
+		} else {
+			out.Traces = append(out.Traces, t)
+		}
+	}
+	return out
+}
+
 // TestClosureRoundsAgreeWithTheReport: under every rule set, the SIGNAL of
 // a round (signals) is the SIGNAL the report gives, every agent the rules
 // admit has standing, and the report does not depend on the order of the
-// input.
+// input, nor, under rules that judge copies, on which listing of copied
+// bytes the node read first.
 func TestClosureRoundsAgreeWithTheReport(t *testing.T) {
 	for _, name := range KnownRules() {
 		rules, _ := RulesNamed(name)
@@ -127,8 +164,14 @@ func TestClosureRoundsAgreeWithTheReport(t *testing.T) {
 			for i := len(in.Validations) - 1; i >= 0; i-- {
 				rev.Validations = append(rev.Validations, in.Validations[i])
 			}
+			for i := len(in.Copies) - 1; i >= 0; i-- {
+				rev.Copies = append(rev.Copies, in.Copies[i])
+			}
 			if !reflect.DeepEqual(Compute(rev), r) {
 				t.Fatalf("%s seed %d: input order changed the report", name, seed)
+			}
+			if rules.CopiesEarnNothing && !reflect.DeepEqual(Compute(readCopiesFirst(in)), r) {
+				t.Fatalf("%s seed %d: which listing was read first changed the report", name, seed)
 			}
 		}
 	}
