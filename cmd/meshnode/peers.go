@@ -31,7 +31,8 @@ rests on ("last published 2026-03-14 04:50 UTC", "not reached yet"),
 consecutive failures and backoff, cursor (last seq seen) and gaps still
 asked for, when it was last polled and when it is polled next (a quiet peer
 less often: its presence is then as of its last poll), and how many of its
-traces and validations the ledger holds.
+traces and validations the ledger holds (and, with --json, how many of its
+traces another agent lists too: copies).
 
 Reads mesh.yaml, AGENTS.md and mesh-state/ only; it polls nothing. --json prints a list
 of objects, one per agent; the schema is in docs/cli/peers.md.
@@ -75,6 +76,9 @@ type peerRow struct {
 	NextPoll        *time.Time    `json:"next_poll"`
 	Traces          int           `json:"traces"`
 	Validations     int           `json:"validations"`
+	// Copies counts its traces whose bytes another agent lists too
+	// (docs/decisions.md, Copies).
+	Copies int `json:"copies,omitempty"`
 	// Rules is the rule set the peer's MANIFEST.md declares; RulesNote
 	// says, when it is not ours, how it differs (docs/decisions.md, Rule sets).
 	Rules     string `json:"rules,omitempty"`
@@ -167,7 +171,7 @@ func peerRowFor(name, url, source string, c *state.Cursor, led *ledger.Ledger, n
 		LastSeenSeq: c.LastSeenSeq, Gaps: append([]state.Range{}, c.Gaps...), GapCount: c.Gaps.Count(),
 		LastPolled: timeOrNil(c.LastPolled), LastSuccess: timeOrNil(c.LastSuccess), ManifestUpdated: timeOrNil(c.ManifestUpdated),
 		NextPoll: timeOrNil(c.NextAt(now)),
-		Traces:   len(led.TracesBy(url)), Validations: len(led.ValidationsBy(url)),
+		Traces:   len(led.TracesBy(url)) + len(led.CopiesBy(url)), Validations: len(led.ValidationsBy(url)), Copies: led.CopiedBy(url),
 		Rules: c.Rules,
 	}
 	j := presence.Of(c, now)

@@ -112,7 +112,12 @@ func (n *job) count(r *pollResult) {
 func (n *job) recordFile(p peer, f fetched) (queue.Item, bool) {
 	n.state.MarkSeenFrom(p.url, f.entry.Hash, n.now)
 	if old := n.ledger.Traces[f.entry.Hash]; old != nil && old.AgentURL != p.url {
-		// The same bytes from a second agent: the first keeps them.
+		// The same bytes from a second agent are its file too, recorded
+		// beside the first listing; the trace is queued once, by hash
+		// (docs/decisions.md, "Copies").
+		if f.kind == node.KindTrace {
+			n.recordCopy(p, f, old)
+		}
 		return queue.Item{}, false
 	}
 	if f.kind == node.KindDispute {
@@ -131,6 +136,20 @@ func (n *job) recordFile(p peer, f fetched) (queue.Item, bool) {
 		return queue.Item{}, false
 	}
 	n.sum.NewTraces++
+	t := n.traceRecord(p, f)
+	n.ledger.AddTrace(t)
+	if t.Status != manifest.StatusPending || n.own[t.Hash] || p.url == n.cfg.URL || strings.EqualFold(p.name, n.cfg.Agent) {
+		return queue.Item{}, false
+	}
+	return queue.Item{
+		ID: queueID(t.Hash), Hash: t.Hash, From: p.name, FromURL: p.url, TraceURL: t.URL,
+		Type: t.Type, Title: t.Title, Seq: t.Seq, Submitted: t.Submitted, QueuedAt: n.now, UpdatedAt: n.now,
+	}, true
+}
+
+// traceRecord is the ledger's record of a verified trace f that peer p
+// lists.
+func (n *job) traceRecord(p peer, f fetched) *ledger.Trace {
 	t := &ledger.Trace{
 		Agent: p.name, AgentURL: p.url, Seq: f.entry.Seq, Hash: f.entry.Hash, File: f.entry.File,
 		URL: f.url, Type: f.entry.Type, Status: manifest.NormalizeStatus(f.entry.Status),
@@ -147,14 +166,18 @@ func (n *job) recordFile(p peer, f fetched) (queue.Item, bool) {
 		t.Fingerprint = score.Fingerprint(f.trace.Body)
 	}
 	t.Verdicts = ledger.VerdictsOf(f.raw, p.name)
-	n.ledger.AddTrace(t)
-	if t.Status != manifest.StatusPending || n.own[t.Hash] || p.url == n.cfg.URL || strings.EqualFold(p.name, n.cfg.Agent) {
-		return queue.Item{}, false
-	}
-	return queue.Item{
-		ID: queueID(t.Hash), Hash: t.Hash, From: p.name, FromURL: p.url, TraceURL: t.URL,
-		Type: t.Type, Title: t.Title, Seq: t.Seq, Submitted: t.Submitted, QueuedAt: n.now, UpdatedAt: n.now,
-	}, true
+	return t
+}
+
+// recordCopy records a trace whose bytes the trace first, of another
+// agent, already has: the file of the agent that lists it, flagged as a
+// copy in the ledger and the summary. Which agent published it first
+// nothing public says (until signed logs), so neither record is dropped.
+func (n *job) recordCopy(p peer, f fetched, first *ledger.Trace) {
+	n.sum.NewTraces++
+	n.ledger.AddCopy(n.traceRecord(p, f))
+	n.sum.Copies = append(n.sum.Copies, report.Copy{Peer: p.name, URL: p.url, Seq: f.entry.Seq, Hash: f.entry.Hash, Of: first.Agent, OfURL: first.AgentURL})
+	n.log.Warn("copy: another agent lists the same bytes", "peer", p.name, "url", p.url, "seq", f.entry.Seq, "sha256", f.entry.Hash, "of", first.AgentURL)
 }
 
 // recordValidation records a peer's validation under the name bound to the

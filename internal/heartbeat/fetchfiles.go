@@ -67,7 +67,7 @@ func (pl *poller) fetchInOrder(ctx context.Context, p peer, entries []manifest.E
 			results[i] = make(chan entryResult, 1)
 			results[i] <- entryResult{retry: true}
 			return true
-		case pl.seen(e.Hash) && !pl.rereading[p.url]:
+		case pl.seen(p.url, e.Hash) && !pl.rereading[p.url]:
 			results[i] = make(chan entryResult, 1)
 			results[i] <- entryResult{dup: true}
 			return true

@@ -147,7 +147,7 @@ func (n *job) pollAll(ctx context.Context, peers []peer) []*pollResult {
 	pl := &poller{
 		client:    n.client,
 		now:       n.now,
-		seen:      n.state.Seen,
+		seen:      n.state.SeenFrom,
 		rereading: n.rereading,
 		selfURL:   n.cfg.URL,
 		limits:    limits{manifest: n.cfg.Limits.ManifestBytes, trace: n.cfg.Limits.TraceBytes, agents: n.cfg.Limits.AgentsBytes},

@@ -32,7 +32,7 @@ func (p peer) request(u string, max int64) fetch.Request {
 type poller struct {
 	client *fetch.Client
 	now    time.Time
-	seen   func(hash manifest.Hash) bool // read-only view of seen_hashes
+	seen   func(url string, hash manifest.Hash) bool // read-only view of seen_hashes, per peer (state.SeenFrom)
 	// rereading are the peers read again in full (rereadMisread): their
 	// files are fetched though seen.
 	rereading map[string]bool

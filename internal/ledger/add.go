@@ -95,16 +95,7 @@ func (l *Ledger) traces(keep func(*Trace) bool) []*Trace {
 			out = append(out, t)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.AgentURL != b.AgentURL {
-			return a.AgentURL < b.AgentURL
-		}
-		if a.Seq != b.Seq {
-			return a.Seq < b.Seq
-		}
-		return a.Hash < b.Hash
-	})
+	sortTraces(out)
 	return out
 }
 
@@ -140,11 +131,11 @@ func (l *Ledger) validations(keep func(*Validation) bool) []*Validation {
 	return out
 }
 
-// Forget removes every trace, validation, rejection and dispute the agent at
-// agentURL published, and returns the hashes of the files removed, sorted,
-// so the caller can fetch them again under their rightful agent. The node
-// calls it when a name that URL held was bound elsewhere by a person
-// (docs/decisions.md, "Names").
+// Forget removes every trace, copy, validation, rejection and dispute the
+// agent at agentURL published, and returns the hashes of the files
+// removed, sorted, so the caller can fetch them again under their rightful
+// agent. The node calls it when a name that URL held was bound elsewhere by
+// a person (docs/decisions.md, "Names").
 func (l *Ledger) Forget(agentURL string) []manifest.Hash {
 	var hashes []manifest.Hash
 	for h, t := range l.Traces {
@@ -174,6 +165,7 @@ func (l *Ledger) Forget(agentURL string) []manifest.Hash {
 			}
 		}
 	}
+	hashes = append(hashes, l.forgetCopies(agentURL, hashes)...)
 	slices.Sort(hashes)
 	return hashes
 }
@@ -214,4 +206,5 @@ func (l *Ledger) Rename(from, to string) {
 			l.Disputes[d.Key()] = d
 		}
 	}
+	l.renameCopies(from, to, under)
 }

@@ -26,6 +26,10 @@ type Ledger struct {
 	// left out of a file that holds none, so that files written before
 	// disputes were recorded keep their bytes.
 	Disputes map[string]*Dispute `json:"disputes,omitempty"`
+	// Copies are traces whose bytes another agent's trace in Traces
+	// already has, keyed by CopyKey: the agent that listed the copy and
+	// the hash (docs/decisions.md, "Copies").
+	Copies map[string]*Trace `json:"copies,omitempty"`
 }
 
 // New returns an empty ledger.
@@ -73,6 +77,12 @@ func (l *Ledger) merge(data []byte) error {
 	maps.Copy(l.Validations, in.Validations)
 	maps.Copy(l.Rejected, in.Rejected)
 	maps.Copy(l.Disputes, in.Disputes)
+	if len(in.Copies) > 0 {
+		if l.Copies == nil {
+			l.Copies = map[string]*Trace{}
+		}
+		maps.Copy(l.Copies, in.Copies)
+	}
 	return nil
 }
 
@@ -102,6 +112,11 @@ func decode(data []byte) (*Ledger, error) {
 	for _, d := range in.Disputes {
 		if d != nil {
 			l.Disputes[d.Key()] = d
+		}
+	}
+	for _, t := range in.Copies {
+		if t != nil {
+			l.AddCopy(t)
 		}
 	}
 	return l, nil
@@ -142,6 +157,11 @@ func (l *Ledger) Files() (map[string][]byte, error) {
 	for k, d := range l.Disputes {
 		if d != nil {
 			part(d.ReporterURL).Disputes[k] = d.normalized()
+		}
+	}
+	for _, t := range l.Copies {
+		if t != nil {
+			part(t.AgentURL).AddCopy(t.normalized())
 		}
 	}
 	files := make(map[string][]byte, len(parts))

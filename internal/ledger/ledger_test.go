@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -306,5 +307,42 @@ func TestRenameMovesAnAgentsRecordsToItsOtherSpelling(t *testing.T) {
 	}
 	if b := l.Traces["sha256:b"]; b.AgentURL != "https://b.example/" {
 		t.Errorf("another agent's trace moved: %+v", b)
+	}
+}
+
+// TestACopyIsRecordedBesideTheFirstListing: the same bytes listed by two
+// agents are two records, each saved in its lister's file and read back;
+// forgetting the first lister leaves the other's record in Traces.
+func TestACopyIsRecordedBesideTheFirstListing(t *testing.T) {
+	const mirror, author = "https://mirror.example/", "https://author.example/"
+	h := manifest.Hash("sha256:" + strings.Repeat("ab", 32))
+	l := New()
+	l.AddTrace(&Trace{Agent: "mirror", AgentURL: mirror, Seq: 1, Hash: h, URL: mirror + "traces/a.md", Verified: true})
+	l.AddCopy(&Trace{Agent: "author", AgentURL: author, Seq: 7, Hash: h, URL: author + "traces/a.md", Verified: true})
+	path := filepath.Join(t.TempDir(), "ledger.json")
+	if _, err := l.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr := got.Traces[h]; tr == nil || tr.AgentURL != mirror {
+		t.Fatalf("first listing: %+v", tr)
+	}
+	if c := got.Copies[CopyKey(author, h)]; c == nil || c.Seq != 7 || c.URL != author+"traces/a.md" {
+		t.Fatalf("copy after a load: %+v", c)
+	}
+	if len(got.CopiesBy(author)) != 1 || len(got.CopiesBy(mirror)) != 0 {
+		t.Errorf("copies by the author %d, by the mirror %d; want 1, 0", len(got.CopiesBy(author)), len(got.CopiesBy(mirror)))
+	}
+	if got.CopiedBy(mirror) != 1 || got.CopiedBy(author) != 1 || got.CopiedBy("https://other.example/") != 0 {
+		t.Errorf("copied by the mirror %d, the author %d; want 1 each", got.CopiedBy(mirror), got.CopiedBy(author))
+	}
+	if hashes := got.Forget(mirror); !slices.Equal(hashes, []manifest.Hash{h}) {
+		t.Errorf("forgot %v", hashes)
+	}
+	if tr := got.Traces[h]; tr == nil || tr.AgentURL != author || len(got.Copies) != 0 {
+		t.Errorf("after forgetting the mirror: trace %+v, copies %v", tr, got.Copies)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"math/rand"
 	"reflect"
 	"testing"
+
+	"github.com/meshnode/meshnode/internal/manifest"
 )
 
 // benchMesh is a mesh of agents×perAgent traces, each validated by the
@@ -41,6 +43,7 @@ func chainMesh(agents int) Input {
 
 func BenchmarkCompute(b *testing.B) {
 	v2 := func(in Input) Input { in.Rules = RulesMesh2026v2; return in }
+	v3 := func(in Input) Input { in.Rules = RulesMesh2026v3; return in }
 	for _, bc := range []struct {
 		name string
 		in   Input
@@ -48,7 +51,7 @@ func BenchmarkCompute(b *testing.B) {
 		{"mesh-50x200", benchMesh(50, 200)},
 		{"chain-200", chainMesh(200)},
 		{"mesh-50x200-" + RulesMesh2026v2, v2(benchMesh(50, 200))},
-		{"mesh-50x200-" + RulesMesh2026v3, disputedMesh(benchMesh(50, 200))},
+		{"mesh-50x200-" + RulesMesh2026v3, disputedMesh(v3(benchMesh(50, 200)))},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			var r Report
@@ -99,12 +102,21 @@ func randomMesh(seed int64) Input {
 	for i := 0; i < 20+rng.Intn(60); i++ {
 		t := tr(name(), i, types[rng.Intn(len(types))], cats[rng.Intn(len(cats))])
 		in.Traces = append(in.Traces, t)
+		if rng.Intn(6) == 0 {
+			// Another agent lists the same bytes (docs/decisions.md, Copies).
+			in.Copies = append(in.Copies, listedBy(t, name(), 100+i))
+		}
 		for v := rng.Intn(5); v > 0; v-- {
 			result := "pass"
 			if rng.Intn(3) == 0 {
 				result = "fail"
 			}
-			in.Validations = append(in.Validations, val(name(), t.Hash, result))
+			lv := val(name(), t.Hash, result)
+			lv.SourceHash = manifest.Hash(fmt.Sprintf("sha256:val-%d-%d", i, v))
+			in.Validations = append(in.Validations, lv)
+			if rng.Intn(8) == 0 {
+				in.Validations = append(in.Validations, filedAs(lv, name(), lv.SourceHash))
+			}
 		}
 	}
 	for i := rng.Intn(80); i > 0; i-- {
@@ -113,11 +125,37 @@ func randomMesh(seed int64) Input {
 	return in
 }
 
+// readCopiesFirst is in as a node would hold it had it read every copy
+// before the listing it read first: each copy's listing in Traces, the
+// first listing among the copies.
+func readCopiesFirst(in Input) Input {
+	out := in
+	out.Traces, out.Copies = nil, nil
+	swapped := map[manifest.Hash]bool{}
+	for _, c := range in.Copies {
+		if !swapped[c.Hash] {
+			swapped[c.Hash] = true
+			out.Traces = append(out.Traces, c)
+		} else {
+			out.Copies = append(out.Copies, c)
+		}
+	}
+	for _, t := range in.Traces {
+		if swapped[t.Hash] {
+			out.Copies = append(out.Copies, t)
+		} else {
+			out.Traces = append(out.Traces, t)
+		}
+	}
+	return out
+}
+
 // TestClosureRoundsAgreeWithTheReport: under every rule set, the SIGNAL of
 // a round (signals) is the SIGNAL the report gives, every agent the rules
 // admit has standing unless mismatches took it, none with standing has
 // the mismatches that take it, and the report does not depend on the
-// order of the input.
+// order of the input, nor, under rules that judge copies, on which listing
+// of copied bytes the node read first.
 func TestClosureRoundsAgreeWithTheReport(t *testing.T) {
 	for _, name := range KnownRules() {
 		rules, _ := RulesNamed(name)
@@ -157,8 +195,14 @@ func TestClosureRoundsAgreeWithTheReport(t *testing.T) {
 			for i := len(in.Disputes) - 1; i >= 0; i-- {
 				rev.Disputes = append(rev.Disputes, in.Disputes[i])
 			}
+			for i := len(in.Copies) - 1; i >= 0; i-- {
+				rev.Copies = append(rev.Copies, in.Copies[i])
+			}
 			if !reflect.DeepEqual(Compute(rev), r) {
 				t.Fatalf("%s seed %d: input order changed the report", name, seed)
+			}
+			if rules.CopiesEarnNothing && !reflect.DeepEqual(Compute(readCopiesFirst(in)), r) {
+				t.Fatalf("%s seed %d: which listing was read first changed the report", name, seed)
 			}
 		}
 	}

@@ -99,6 +99,13 @@ type mesh struct {
 	// mismatches are the files agents disputed, by disputed agent and
 	// claimed hash; only under rules that take standing for them.
 	mismatches []mismatch
+	// Copies, when the rules judge them (copies.go): per hash, the agent
+	// keys of every lister and the listings after the first; per trace,
+	// whether its bytes are copied and its listers' ids.
+	listers   map[manifest.Hash][]string
+	others    map[manifest.Hash][]ledger.Trace
+	copied    []bool
+	listerIDs [][]int
 }
 
 // key is agentKey, memoized by URL: normalizing a URL parses it, and a
@@ -121,6 +128,7 @@ type ballot struct {
 	pass    bool
 	verdict bool  // read from a verdict in the validator's trace, not a validation file
 	day     int64 // the UTC day it was cast (voteDay)
+	copied  bool  // cast by a file two or more agents list (copies.go): it earns nothing
 }
 
 func newMesh(in Input, rules Rules) *mesh {
@@ -132,7 +140,11 @@ func newMesh(in Input, rules Rules) *mesh {
 	// Names come first from the traces (the name the node polls the agent
 	// by), then from FOUNDERS.md, and only then from what validation files
 	// say of themselves.
-	m.addTraces(in.Traces)
+	traces := in.Traces
+	if rules.CopiesEarnNothing {
+		traces = append(append([]ledger.Trace(nil), in.Traces...), in.Copies...)
+	}
+	m.addTraces(traces)
 	fs := append([]Founder(nil), in.Founders...)
 	sort.Slice(fs, func(i, j int) bool { return m.key(fs[i].Name, fs[i].URL) < m.key(fs[j].Name, fs[j].URL) })
 	for _, f := range fs {
@@ -175,6 +187,7 @@ func (m *mesh) index() {
 		m.ballots[i] = bs
 	}
 	m.votes = nil
+	m.indexCopies()
 }
 
 func (m *mesh) addTraces(traces []ledger.Trace) {
@@ -194,6 +207,7 @@ func (m *mesh) addTraces(traces []ledger.Trace) {
 			continue
 		}
 		if _, dup := m.byHash[t.Hash]; dup {
+			m.addCopy(t)
 			continue
 		}
 		m.byHash[t.Hash] = t
@@ -241,6 +255,11 @@ func (m *mesh) addVotes(vals, verdicts []ledger.Validation) {
 		}
 		return a.v.Validator < b.v.Validator
 	})
+	all := make([]ledger.Validation, len(vs))
+	for i, kv := range vs {
+		all[i] = kv.v
+	}
+	copied := m.copiedFiles(all)
 	// In this order a validator's later file on a trace comes later, and
 	// of two at one time the fail: the last one written wins.
 	for _, kv := range vs {
@@ -252,15 +271,20 @@ func (m *mesh) addVotes(vals, verdicts []ledger.Validation) {
 		if m.votes[t.Hash] == nil {
 			m.votes[t.Hash] = map[string]ballot{}
 		}
-		m.votes[t.Hash][vk] = ballot{pass: kv.result == validation.ResultPass, verdict: kv.verdict, day: voteDay(v.ValidatedAt, t.Submitted)}
+		m.votes[t.Hash][vk] = ballot{pass: kv.result == validation.ResultPass, verdict: kv.verdict, day: voteDay(v.ValidatedAt, t.Submitted),
+			copied: copied[v.SourceHash]}
 		m.learn(v.Validator, v.ValidatorURL)
 	}
 }
 
 // isSelf reports a validation of the validator's own trace: the same
-// trace URL (the same agent key), or the same name.
+// trace URL (the same agent key), or the same name; when the rules judge
+// copies, of bytes the validator lists too.
 func (m *mesh) isSelf(v ledger.Validation, vk string, t ledger.Trace) bool {
 	if v.ValidatorURL != "" && t.AgentURL != "" && vk == m.key(t.Agent, t.AgentURL) {
+		return true
+	}
+	if m.lists(t.Hash, vk) {
 		return true
 	}
 	return v.Validator != "" && strings.EqualFold(strings.TrimSpace(v.Validator), strings.TrimSpace(t.Agent))
@@ -280,14 +304,22 @@ func (m *mesh) learn(name, url string) {
 func (m *mesh) results(o outcome) []TraceResult {
 	out := make([]TraceResult, len(m.traces))
 	for i, t := range m.traces {
-		r := TraceResult{Hash: t.Hash, Agent: m.names[m.keyOf[m.authors[i]]], URL: t.URL, Seq: t.Seq,
-			Passing: o.passing[i], Seen: o.seen[i], Uncounted: o.uncounted[i], Status: o.status[i]}
-		if r.Seen > 0 {
-			r.Signal = float64(r.Passing) / float64(r.Seen)
-		}
+		r := m.result(o, i, t)
+		r.Agent = m.names[m.keyOf[m.authors[i]]]
 		out[i] = r
 	}
-	return out
+	return append(out, m.copyResults(o)...)
+}
+
+// result is trace i's resolution in the outcome, as listed in record t
+// (the trace itself, or another agent's listing of its bytes).
+func (m *mesh) result(o outcome, i int, t ledger.Trace) TraceResult {
+	r := TraceResult{Hash: t.Hash, URL: t.URL, Seq: t.Seq,
+		Passing: o.passing[i], Seen: o.seen[i], Uncounted: o.uncounted[i], Status: o.status[i], Copy: m.copied[i]}
+	if r.Seen > 0 {
+		r.Signal = float64(r.Passing) / float64(r.Seen)
+	}
+	return r
 }
 
 // voteDay is the UTC day a vote counts on for the day bound: the day its

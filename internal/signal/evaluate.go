@@ -55,7 +55,7 @@ func (m *mesh) countVotes(o *outcome, has []bool, i int) {
 	o.status[i] = status(o.passing[i], o.seen[i])
 	if o.status[i] == manifest.StatusValidated {
 		o.corroborated[i] = o.passing[i] >= m.rules.CorroborateAt
-		o.earns[i] = m.rules.tracePoints(m.points[i], o.corroborated[i])
+		o.earns[i] = m.tracePoints(i, o.corroborated[i])
 	}
 }
 
@@ -66,12 +66,13 @@ func (m *mesh) countVotes(o *outcome, has []bool, i int) {
 func (m *mesh) earnValidations(o *outcome, has []bool) {
 	if !m.rules.AgreeingOnly {
 		copy(o.earning, o.counted)
+		m.unearnCopies(o, has)
 		return
 	}
 	perDay := map[[2]int64]int{}
 	for i := range m.traces {
 		for _, b := range m.ballots[i] {
-			if has[b.voter] && agrees(b.pass, o.passing[i], o.seen[i]) {
+			if has[b.voter] && !b.copied && agrees(b.pass, o.passing[i], o.seen[i]) {
 				perDay[[2]int64{int64(b.voter), b.day}]++
 			}
 		}
@@ -104,7 +105,7 @@ func agrees(pass bool, passing, seen int) bool {
 func (m *mesh) countAdmitters(o *outcome, has []bool) {
 	seen := map[[2]int]bool{}
 	for i := range m.traces {
-		if o.status[i] != manifest.StatusValidated {
+		if o.status[i] != manifest.StatusValidated || m.copied[i] {
 			continue
 		}
 		a := m.authors[i]

@@ -46,6 +46,7 @@ func FromSnapshot(s *node.Snapshot, agent, url string) (Input, error) {
 	in.Founders, in.Rules = decl.Founders, decl.Rules
 	own := ownTraces(s, agent, url)
 	in.Traces = append(own, peerTraces(s.Ledger, own)...)
+	in.Copies = copiesOf(s.Ledger, own)
 	in.Validations = append(ownValidations(s, agent, url), peerValidations(s.Ledger, agent, url)...)
 	in.Disputes = append(ownDisputes(s, agent, url), peerDisputes(s.Ledger, url)...)
 	return in, nil
@@ -121,6 +122,7 @@ func ownValidations(s *node.Snapshot, agent, url string) []ledger.Validation {
 		}
 		lv := ledger.ValidationOf(v)
 		lv.Validator, lv.ValidatorURL = agent, url
+		lv.SourceURL, lv.SourceHash = url+f.Path, f.Hash
 		out = append(out, lv)
 	}
 	return out
@@ -138,6 +140,26 @@ func peerTraces(l *ledger.Ledger, own []ledger.Trace) []ledger.Trace {
 		if t == nil || mine[t.Hash] {
 			continue
 		}
+		out = append(out, *t)
+	}
+	return out
+}
+
+// copiesOf lists the other listings of traces' bytes the ledger holds:
+// its copies, and peers' listings of our own traces (which peerTraces
+// leaves out), by agent URL, seq, then hash.
+func copiesOf(l *ledger.Ledger, own []ledger.Trace) []ledger.Trace {
+	mine := map[manifest.Hash]bool{}
+	for _, t := range own {
+		mine[t.Hash] = true
+	}
+	var out []ledger.Trace
+	for _, t := range l.SortedTraces() {
+		if mine[t.Hash] {
+			out = append(out, *t)
+		}
+	}
+	for _, t := range l.SortedCopies() {
 		out = append(out, *t)
 	}
 	return out

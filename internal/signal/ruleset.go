@@ -22,9 +22,11 @@ const (
 	// passes from two of them, and a validation earns only when it agrees
 	// with what the others settled, at most 10 a day.
 	RulesMesh2026v2 = "mesh-2026-2"
-	// RulesMesh2026v3 is mesh-2026-2 with standing lost to repeated hash
-	// mismatches that two agents with standing dispute (docs/protocol.md
-	// §7.4; issue 20, item 4).
+	// RulesMesh2026v3 is mesh-2026-2 and two rules more: against mirrors
+	// (docs/decisions.md, Copies), bytes listed by two or more agents earn
+	// none of them anything while every vote on them still counts; and
+	// standing lost to repeated hash mismatches that two agents with
+	// standing dispute (docs/protocol.md §7.4).
 	RulesMesh2026v3 = "mesh-2026-3"
 )
 
@@ -62,6 +64,12 @@ type Rules struct {
 	// MismatchWindow of its newest seq, cost it standing (mismatch.go).
 	// 0: disputes cost nothing.
 	LoseAtMismatches int
+	// CopiesEarnNothing judges every listing of a trace's bytes (Input.Copies):
+	// a trace or validation file listed by two or more agents earns none
+	// of them anything, and every record of a trace shares the status its
+	// hash's votes give (docs/decisions.md, Copies). false: one record per
+	// hash, the first the node read.
+	CopiesEarnNothing bool
 }
 
 // ruleSets is the registry of the rule sets this node implements, by name.
@@ -77,9 +85,13 @@ var ruleSets = map[string]Rules{
 		// node that scores a whole mesh in one heartbeat cannot buy Trusted.
 		AgreeingOnly: true, MaxEarningPerDay: 10},
 	RulesMesh2026v3: {Name: RulesMesh2026v3,
-		Summary: "An agent's reputation, earned by its traces that agents with standing validated (their full weight once two of them passed it) and by validations that agreed with theirs, at most 10 a day; " +
+		Summary: "An agent's reputation, earned by its traces that agents with standing validated (their full weight once two of them passed it; nothing for bytes another agent lists too) and by validations that agreed with theirs, at most 10 a day; " +
 			"an agent whose files two agents with standing dispute as hash mismatches, three files among its latest 50 seqs, loses its standing.",
-		CorroborateAt: 2, UncorroboratedPoints: 1, AdmitAt: 2, AgreeingOnly: true, MaxEarningPerDay: 10,
+		CorroborateAt: 2, UncorroboratedPoints: 1, AdmitAt: 2,
+		AgreeingOnly: true, MaxEarningPerDay: 10,
+		// Until signed logs say who published first (issue 23), a mirror
+		// must not be able to take an author's credit, nor erase its votes.
+		CopiesEarnNothing: true,
 		// Three files, not one: a single mismatch is often a host's
 		// hiccup; three within 50 seqs is a host that rewrites files.
 		LoseAtMismatches: 3},

@@ -24,6 +24,11 @@ type Input struct {
 	// and peers' (docs/protocol.md §7.4): under mesh-2026-3 they can cost
 	// the disputed agent its standing.
 	Disputes []ledger.Dispute
+	// Copies are the other listings of traces' bytes: records of the same
+	// hash as a record of Traces, by other agents (the ledger's copies,
+	// and peers' listings of our own traces). Only rule sets that judge
+	// copies read them (Rules.CopiesEarnNothing).
+	Copies   []ledger.Trace
 	Founders []Founder
 	// Rules names the rule set to compute with (FOUNDERS.md's "rules:"
 	// line); "" is DefaultRules.
@@ -103,4 +108,8 @@ type TraceResult struct {
 	// Uncounted is the number of votes by agents without standing, which
 	// count for nothing.
 	Uncounted int `json:"uncounted,omitempty"`
+	// Copy is set when another agent lists the same bytes as a trace too:
+	// under mesh-2026-3 such a trace earns none of them anything
+	// (docs/decisions.md, "Copies").
+	Copy bool `json:"copy,omitempty"`
 }

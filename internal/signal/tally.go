@@ -18,6 +18,9 @@ const (
 	// ReasonUncorroborated ends the line of a validated trace that too few
 	// agents passed to earn its label's value (mesh-2026-2).
 	ReasonUncorroborated = ", uncorroborated"
+	// ReasonCopied ends the line of a validated trace whose bytes another
+	// agent lists too: it earns none of them anything (mesh-2026-3).
+	ReasonCopied = ", copied"
 )
 
 // tally computes every agent's SIGNAL in the outcome, line by line: a
@@ -39,6 +42,10 @@ func (m *mesh) tally(o outcome, rounds []int, barred []bool, mismatches []int) m
 		}
 		a := m.authors[i]
 		reason, _ := earningFor(t.Type, t.Category)
+		if m.copied[i] {
+			m.tallyCopy(i, reason, lines, validated)
+			continue
+		}
 		if !o.corroborated[i] {
 			reason += ReasonUncorroborated
 		}

@@ -28,26 +28,8 @@ type Edge struct {
 func (m *mesh) trust(has []bool) []Edge {
 	byPair := map[[2]int]*Edge{}
 	for i := range m.traces {
-		author := m.authors[i]
-		for _, b := range m.ballots[i] {
-			k := [2]int{b.voter, author}
-			e := byPair[k]
-			if e == nil {
-				vk, ak := m.keyOf[b.voter], m.keyOf[author]
-				e = &Edge{Validator: m.names[vk], ValidatorURL: m.urls[vk], Agent: m.names[ak], AgentURL: m.urls[ak]}
-				byPair[k] = e
-			}
-			if b.pass {
-				e.Pass++
-			} else {
-				e.Fail++
-			}
-			if has[b.voter] {
-				e.Counted++
-			}
-			if b.verdict {
-				e.Verdicts++
-			}
+		for _, author := range m.listerIDs[i] {
+			m.trustTrace(byPair, has, i, author)
 		}
 	}
 	out := make([]Edge, 0, len(byPair))
@@ -68,4 +50,29 @@ func (m *mesh) trust(has []bool) []Edge {
 		return a.AgentURL < b.AgentURL
 	})
 	return out
+}
+
+// trustTrace adds trace i's votes to the edges towards author: its
+// author, or each agent that lists its bytes when they are copied.
+func (m *mesh) trustTrace(byPair map[[2]int]*Edge, has []bool, i, author int) {
+	for _, b := range m.ballots[i] {
+		k := [2]int{b.voter, author}
+		e := byPair[k]
+		if e == nil {
+			vk, ak := m.keyOf[b.voter], m.keyOf[author]
+			e = &Edge{Validator: m.names[vk], ValidatorURL: m.urls[vk], Agent: m.names[ak], AgentURL: m.urls[ak]}
+			byPair[k] = e
+		}
+		if b.pass {
+			e.Pass++
+		} else {
+			e.Fail++
+		}
+		if has[b.voter] {
+			e.Counted++
+		}
+		if b.verdict {
+			e.Verdicts++
+		}
+	}
 }

@@ -20,7 +20,7 @@ import (
 func (m *mesh) verdictVotes() []ledger.Validation {
 	targets := m.targets()
 	var out []ledger.Validation
-	for _, t := range m.traces {
+	for _, t := range m.listings() {
 		for _, v := range t.Verdicts {
 			var result string
 			switch verdict.Result(v.Result) {
@@ -61,7 +61,7 @@ func (m *mesh) targets() targets {
 		}
 		ts[name][n][h] = true
 	}
-	for _, t := range m.traces {
+	for _, t := range m.listings() {
 		name := strings.ToLower(strings.TrimSpace(t.Agent))
 		add(name, int(t.Seq), t.Hash)
 		if n, ok := fileNumber(t.File); ok {

@@ -52,8 +52,11 @@ type Trace struct {
 	// falls back to the row's and the title to the file name. Status is
 	// SIGNAL's resolution, the row's where SIGNAL does not hold the trace.
 	manifest.Entry
-	Passing  int // passing validations counted by SIGNAL
-	Seen     int // validators counted by SIGNAL (docs/protocol.md §8.1: trace_signal = passing / seen)
+	Passing int // passing validations counted by SIGNAL
+	Seen    int // validators counted by SIGNAL (docs/protocol.md §8.1: trace_signal = passing / seen)
+	// Copy is SIGNAL's flag: another agent lists the same bytes too, and
+	// under mesh-2026-3 they earn nobody (docs/decisions.md, Copies).
+	Copy     bool
 	Tags     []string
 	Meta     []Field  // metadata found in the file, shown as metadata
 	Cites    []string // "agent/seq" this trace cites
@@ -136,6 +139,7 @@ type Ref struct {
 	// SIGNAL does not hold the trace; Passing and Seen as for a Trace.
 	Status        manifest.Status
 	Passing, Seen int
+	Copy          bool // as for a Trace
 }
 
 // Dispute is a hash mismatch this node saw: a dispute it published, or a

@@ -53,6 +53,11 @@ func ledgerCounts(l *ledger.Ledger) (traces, votes map[string]int) {
 			traces[t.AgentURL]++
 		}
 	}
+	for _, t := range l.Copies {
+		if t != nil {
+			traces[t.AgentURL]++
+		}
+	}
 	for _, v := range l.Validations {
 		if v != nil {
 			votes[v.ValidatorURL]++

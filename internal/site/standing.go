@@ -53,12 +53,12 @@ func applySignal(n *Node, rep signal.Report) {
 	}
 	for _, t := range n.Traces {
 		if r, ok := results[t.Hash]; ok {
-			t.Status, t.Passing, t.Seen = r.Status, r.Passing, r.Seen
+			t.Status, t.Passing, t.Seen, t.Copy = r.Status, r.Passing, r.Seen, r.Copy
 		}
 	}
 	for _, r := range n.Others {
 		if res, ok := results[r.Hash]; ok {
-			r.Status, r.Passing, r.Seen = res.Status, res.Passing, res.Seen
+			r.Status, r.Passing, r.Seen, r.Copy = res.Status, res.Passing, res.Seen, res.Copy
 		}
 	}
 }

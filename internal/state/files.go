@@ -76,7 +76,7 @@ func (s *State) decodeSplit(name string, data []byte) error {
 		s.Cursors[f.URL] = f.Cursor
 		for h, t := range f.SeenHashes {
 			s.SeenHashes[h] = t
-			s.seenFrom[h] = f.URL
+			s.addSeenFrom(h, f.URL)
 		}
 	}
 	return nil
@@ -95,12 +95,16 @@ func (s *State) Files(timesBefore time.Time) (map[string][]byte, error) {
 	}
 	unowned := map[manifest.Hash]time.Time{}
 	for h, t := range s.SeenHashes {
-		if p := peers[s.seenFrom[h]]; p != nil {
-			if p.SeenHashes == nil {
-				p.SeenHashes = map[manifest.Hash]time.Time{}
+		owned := false
+		for _, url := range s.seenFrom[h] {
+			if p := peers[url]; p != nil {
+				if p.SeenHashes == nil {
+					p.SeenHashes = map[manifest.Hash]time.Time{}
+				}
+				p.SeenHashes[h], owned = t.UTC(), true
 			}
-			p.SeenHashes[h] = t.UTC()
-		} else {
+		}
+		if !owned {
 			unowned[h] = t.UTC()
 		}
 	}

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"slices"
 	"time"
 
 	"github.com/meshnode/meshnode/internal/manifest"
@@ -11,24 +12,45 @@ import (
 // has been processed by every active agent.
 const SeenRetention = 90 * 24 * time.Hour
 
-// Seen reports whether the file with this hash was already processed.
+// Seen reports whether the file with this hash was already processed,
+// from any peer.
 func (s *State) Seen(hash manifest.Hash) bool {
 	_, ok := s.SeenHashes[hash]
 	return ok
 }
 
+// SeenFrom reports whether the file with this hash was already processed
+// as the peer at url's: seen from that peer, or from no peer in particular
+// (a hash an older node's single file listed). The same bytes listed by
+// another peer are that peer's file too, read and recorded as its own
+// (docs/decisions.md, "Copies"), so a mirror that lists them first cannot
+// make us skip the author's.
+func (s *State) SeenFrom(url string, hash manifest.Hash) bool {
+	if _, ok := s.SeenHashes[hash]; !ok {
+		return false
+	}
+	from := s.seenFrom[hash]
+	return len(from) == 0 || slices.Contains(from, url)
+}
+
 // MarkSeenFrom records hash as processed at now, from the peer at url,
-// whose state file keeps it. A hash already seen keeps its first-seen time
-// and its peer, so re-listing a file does not extend its retention.
+// whose state file keeps it; a hash several peers listed is kept in each
+// one's file. A hash already seen keeps its first-seen time, so re-listing
+// a file does not extend its retention.
 func (s *State) MarkSeenFrom(url string, hash manifest.Hash, now time.Time) {
-	if _, ok := s.SeenHashes[hash]; ok {
-		return
-	}
-	if s.seenFrom == nil {
-		s.seenFrom = map[manifest.Hash]string{}
-	}
-	s.seenFrom[hash] = url
+	s.addSeenFrom(hash, url)
 	s.MarkSeen(hash, now)
+}
+
+// addSeenFrom adds url to the peers hash was seen from, kept sorted.
+func (s *State) addSeenFrom(hash manifest.Hash, url string) {
+	if s.seenFrom == nil {
+		s.seenFrom = map[manifest.Hash][]string{}
+	}
+	urls := s.seenFrom[hash]
+	if i, found := slices.BinarySearch(urls, url); !found {
+		s.seenFrom[hash] = slices.Insert(slices.Clone(urls), i, url)
+	}
 }
 
 // MarkSeen records hash as processed at now, from no peer in particular.

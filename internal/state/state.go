@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
@@ -23,8 +24,8 @@ type State struct {
 	// Hosts keeps what each host (host[:port]) asked of us across runs.
 	Hosts map[string]*Host `json:"hosts,omitempty"`
 
-	seenFrom map[manifest.Hash]string // hash → URL of the peer it was seen from
-	loaded   map[string]Cursor        // the cursors as Load read them, normalized
+	seenFrom map[manifest.Hash][]string // hash → URLs of the peers it was seen from, sorted
+	loaded   map[string]Cursor          // the cursors as Load read them, normalized
 }
 
 // Host is the politeness a host asked for that outlives one heartbeat. Its
@@ -38,7 +39,7 @@ type Host struct {
 
 // New returns an empty state.
 func New() *State {
-	return &State{Cursors: map[string]*Cursor{}, SeenHashes: map[manifest.Hash]time.Time{}, seenFrom: map[manifest.Hash]string{}}
+	return &State{Cursors: map[string]*Cursor{}, SeenHashes: map[manifest.Hash]time.Time{}, seenFrom: map[manifest.Hash][]string{}}
 }
 
 // Cursor returns the cursor of the peer at url, creating an empty one when
@@ -67,9 +68,10 @@ func (s *State) Rename(from, to string) bool {
 	delete(s.Cursors, from)
 	c.url = to
 	s.Cursors[to] = c
-	for h, u := range s.seenFrom {
-		if u == from {
-			s.seenFrom[h] = to
+	for h, urls := range s.seenFrom {
+		if i := slices.Index(urls, from); i >= 0 {
+			s.seenFrom[h] = slices.Delete(slices.Clone(urls), i, i+1)
+			s.addSeenFrom(h, to)
 		}
 	}
 	return true

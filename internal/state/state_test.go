@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -365,8 +366,8 @@ func TestRenameMovesACursorAndItsSeenHashesOnlyToAFreeURL(t *testing.T) {
 	if c := s.Cursors["https://a.example/a/"]; c == nil || c.LastSeenSeq != 7 || s.Cursors["https://a.example/%61/"] != nil {
 		t.Errorf("cursors after rename: %v", s.SortedURLs())
 	}
-	if s.seenFrom["sha256:x"] != "https://a.example/a/" {
-		t.Errorf("hash still seen from %q", s.seenFrom["sha256:x"])
+	if got := s.seenFrom["sha256:x"]; !slices.Equal(got, []string{"https://a.example/a/"}) {
+		t.Errorf("hash still seen from %q", got)
 	}
 	if s.Rename("https://nobody.example/", "https://c.example/") {
 		t.Error("renamed a cursor that does not exist")
@@ -402,5 +403,41 @@ func TestLegacyCursorWithoutAURLIsDroppedOnMigration(t *testing.T) {
 				t.Errorf("the peer beside it was not kept: %+v", c)
 			}
 		})
+	}
+}
+
+// TestAHashIsSeenPerPeer: the same bytes listed by a second peer are not
+// seen from it, so its listing is read (a mirror that lists another's file
+// first must not make us skip the author's); both peers' files keep the
+// hash, and it stays seen from each after a save and a load.
+func TestAHashIsSeenPerPeer(t *testing.T) {
+	const a, b = "https://a.example/", "https://b.example/"
+	at := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	s := New()
+	s.Cursor(a)
+	s.Cursor(b)
+	s.MarkSeenFrom(a, "sha256:x", at)
+	if !s.SeenFrom(a, "sha256:x") || s.SeenFrom(b, "sha256:x") {
+		t.Fatalf("seen from a %v, from b %v; want true, false", s.SeenFrom(a, "sha256:x"), s.SeenFrom(b, "sha256:x"))
+	}
+	s.MarkSeenFrom(b, "sha256:x", at.Add(time.Hour))
+	path := filepath.Join(t.TempDir(), "polling-cursors.json")
+	if _, err := s.Save(path, at); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, url := range []string{a, b} {
+		if !got.SeenFrom(url, "sha256:x") {
+			t.Errorf("after a load, not seen from %s", url)
+		}
+	}
+	if !got.SeenHashes["sha256:x"].Equal(at) {
+		t.Errorf("first seen %v, want %v", got.SeenHashes["sha256:x"], at)
+	}
+	if got.SeenFrom("https://c.example/", "sha256:x") {
+		t.Error("seen from a peer that never listed it")
 	}
 }

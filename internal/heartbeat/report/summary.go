@@ -58,6 +58,10 @@ type Summary struct {
 	// back this heartbeat, by peer, with why (docs/security.md, "Every
 	// limit and why").
 	HeldBack []HeldBack `json:"held_back,omitempty"`
+	// Copies lists the traces read this heartbeat whose bytes another
+	// agent lists too: each is recorded as its lister's, and under
+	// mesh-2026-3 earns nobody (docs/decisions.md, "Copies").
+	Copies []Copy `json:"copies,omitempty"`
 	// AgentsSkipped are the lines of our AGENTS.md skipped as no agent
 	// line (roster.Problem's text, "AGENTS.md:3: …; line skipped"), in
 	// file order: their agents are never polled until a person fixes them.
@@ -95,6 +99,17 @@ type HeldBack struct {
 	URL    string `json:"url"`
 	Count  int    `json:"count"`
 	Reason string `json:"reason"`
+}
+
+// Copy is a trace a peer lists whose bytes another agent (Of, its URL
+// OfURL) listed first as we read them.
+type Copy struct {
+	Peer  string        `json:"peer"`
+	URL   string        `json:"url"`
+	Seq   manifest.Seq  `json:"seq"`
+	Hash  manifest.Hash `json:"hash"`
+	Of    string        `json:"of"`
+	OfURL string        `json:"of_url"`
 }
 
 // RulesPeer is a peer that computes with another rule set than ours.
@@ -154,6 +169,13 @@ func (s *Summary) SortLists() {
 		return a.Reason < b.Reason
 	})
 	sort.Slice(s.Spikes, func(i, j int) bool { return s.Spikes[i].URL < s.Spikes[j].URL })
+	sort.Slice(s.Copies, func(i, j int) bool {
+		a, b := s.Copies[i], s.Copies[j]
+		if a.URL != b.URL {
+			return a.URL < b.URL
+		}
+		return a.Seq < b.Seq
+	})
 	if s.Spikes == nil {
 		s.Spikes = []Spike{}
 	}
@@ -212,6 +234,9 @@ func (s *Summary) WriteText(w io.Writer) {
 	}
 	for _, h := range s.HeldBack {
 		fmt.Fprintf(w, "held back: %s: %d %s\n", h.Peer, h.Count, oneLine(h.Reason))
+	}
+	for _, c := range s.Copies {
+		fmt.Fprintf(w, "copy: %s seq %d has the bytes of %s's trace %s\n", c.Peer, c.Seq, c.Of, c.Hash)
 	}
 }
 

@@ -1,0 +1,120 @@
+package ledger
+
+import (
+	"sort"
+
+	"github.com/meshnode/meshnode/internal/manifest"
+)
+
+// CopyKey is the key of a trace in Ledger.Copies: the URL of the agent
+// that listed it and its hash.
+func CopyKey(agentURL string, hash manifest.Hash) string {
+	return agentURL + " " + string(hash)
+}
+
+// AddCopy records t, a file whose bytes another agent's trace in Traces
+// already has, as the file of the agent that listed it: one record per
+// publisher and hash, so that neither listing hides the other
+// (docs/decisions.md, "Copies"). Which of them, if any, earns is SIGNAL's
+// to decide. A copy read again merges like AddTrace.
+func (l *Ledger) AddCopy(t *Trace) {
+	if l.Copies == nil {
+		l.Copies = map[string]*Trace{}
+	}
+	k := CopyKey(t.AgentURL, t.Hash)
+	nt := *t
+	if old := l.Copies[k]; old != nil {
+		mergeTrace(&nt, old)
+	}
+	l.Copies[k] = &nt
+}
+
+// SortedCopies returns every copy by agent URL, seq, then hash.
+func (l *Ledger) SortedCopies() []*Trace {
+	out := make([]*Trace, 0, len(l.Copies))
+	for _, t := range l.Copies {
+		if t != nil {
+			out = append(out, t)
+		}
+	}
+	sortTraces(out)
+	return out
+}
+
+// CopiesBy returns the copies the agent at agentURL lists, by seq, then
+// hash.
+func (l *Ledger) CopiesBy(agentURL string) []*Trace {
+	var out []*Trace
+	for _, t := range l.Copies {
+		if t != nil && t.AgentURL == agentURL {
+			out = append(out, t)
+		}
+	}
+	sortTraces(out)
+	return out
+}
+
+// CopiedBy counts the traces the agent at agentURL lists (in Traces or
+// Copies) whose bytes another agent lists too.
+func (l *Ledger) CopiedBy(agentURL string) int {
+	n := 0
+	for _, t := range l.Copies {
+		if t == nil {
+			continue
+		}
+		if t.AgentURL == agentURL {
+			n++
+		} else if first := l.Traces[t.Hash]; first != nil && first.AgentURL == agentURL {
+			n++
+		}
+	}
+	return n
+}
+
+// forgetCopies removes the copies the agent at agentURL listed, and puts
+// in Traces, for each trace of that agent removed (removed), the copy
+// another agent listed first by URL, so the bytes keep a record.
+func (l *Ledger) forgetCopies(agentURL string, removed []manifest.Hash) []manifest.Hash {
+	var hashes []manifest.Hash
+	for k, t := range l.Copies {
+		if t != nil && t.AgentURL == agentURL {
+			delete(l.Copies, k)
+			hashes = append(hashes, t.Hash)
+		}
+	}
+	gone := map[manifest.Hash]bool{}
+	for _, h := range removed {
+		gone[h] = true
+	}
+	for _, t := range l.SortedCopies() {
+		if gone[t.Hash] && l.Traces[t.Hash] == nil {
+			delete(l.Copies, CopyKey(t.AgentURL, t.Hash))
+			l.Traces[t.Hash] = t
+		}
+	}
+	return hashes
+}
+
+// renameCopies moves the copies listed by the agent at from to the URL to.
+func (l *Ledger) renameCopies(from, to string, under func(string) string) {
+	for k, t := range l.Copies {
+		if t != nil && t.AgentURL == from {
+			delete(l.Copies, k)
+			t.AgentURL, t.URL = to, under(t.URL)
+			l.Copies[CopyKey(t.AgentURL, t.Hash)] = t
+		}
+	}
+}
+
+func sortTraces(out []*Trace) {
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.AgentURL != b.AgentURL {
+			return a.AgentURL < b.AgentURL
+		}
+		if a.Seq != b.Seq {
+			return a.Seq < b.Seq
+		}
+		return a.Hash < b.Hash
+	})
+}
