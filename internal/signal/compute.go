@@ -157,7 +157,7 @@ func newMesh(in Input, rules Rules) *mesh {
 	m.addVotes(in.Validations, m.verdictVotes())
 	m.index()
 	if rules.LoseAtMismatches > 0 {
-		m.addDisputes(in.Disputes, in.Traces)
+		m.addDisputes(in.Disputes, traces)
 	}
 	return m
 }
@@ -253,7 +253,14 @@ func (m *mesh) addVotes(vals, verdicts []ledger.Validation) {
 		if a.verdict != b.verdict {
 			return a.verdict
 		}
-		return a.v.Validator < b.v.Validator
+		if a.v.Validator != b.v.Validator {
+			return a.v.Validator < b.v.Validator
+		}
+		// Two files of one validator on one trace at one time with one
+		// result differ at most in their file: under rules that judge
+		// copies one may be copied, so which wins must not depend on the
+		// order the node read them in.
+		return a.v.SourceHash < b.v.SourceHash
 	})
 	all := make([]ledger.Validation, len(vs))
 	for i, kv := range vs {

@@ -90,11 +90,19 @@ func (m *mesh) verifiedFiles(traces []ledger.Trace) map[string]bool {
 	return out
 }
 
-// newestSeqs is each agent's highest trace seq, 0 for none.
+// newestSeqs is each agent's highest trace seq, 0 for none: over every
+// listing it made, copies included (under rules that judge copies, which
+// of two listings a node read first must not move an agent's window).
 func (m *mesh) newestSeqs() []manifest.Seq {
 	out := make([]manifest.Seq, len(m.keyOf))
 	for i, t := range m.traces {
 		out[m.authors[i]] = max(out[m.authors[i]], t.Seq)
+	}
+	for _, others := range m.others {
+		for _, t := range others {
+			id := m.ids[m.key(t.Agent, t.AgentURL)]
+			out[id] = max(out[id], t.Seq)
+		}
 	}
 	return out
 }
