@@ -112,6 +112,7 @@ func (pl *poller) poll(ctx context.Context, p peer, c state.Cursor) *pollResult 
 		pl.logf("peer %s: MANIFEST.md line %d skipped: %s", p.name, pr.Line, pr.Reason)
 	}
 	r.cursor.ManifestSHA256 = sum
+	r.listed = listingOf(m, problems)
 	r.cursor.ManifestUpdated, r.cursor.Rules = m.Updated, m.Rules
 	r.cursor.NewestEntry = newestEntry(m, pl.now)
 	pl.process(ctx, r, pl.withArchive(ctx, r, m))
