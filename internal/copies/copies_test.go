@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/meshnode/meshnode/internal/corpustest"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/statefile"
 )
@@ -110,6 +111,14 @@ func TestLoadRefusesACopyOverTheBound(t *testing.T) {
 }
 
 func FuzzOf(f *testing.F) {
+	if dir, ok := corpustest.Find(); ok {
+		real, _ := filepath.Glob(filepath.Join(dir, "agents-hosted", "*", "traces", "*.md"))
+		for i := 0; i < len(real); i += 25 {
+			if b, err := os.ReadFile(real[i]); err == nil {
+				f.Add(b)
+			}
+		}
+	}
 	f.Add([]byte("# Title\r\n\nBody with `code` and a [link](javascript:alert(1)).\n"))
 	f.Add([]byte("\xff\xfe\x00\u202e"))
 	f.Add([]byte(strings.Repeat("é", MaxTextBytes)))

@@ -8,17 +8,18 @@ import (
 )
 
 // How many copies the node keeps. With MaxTextBytes they bound what
-// mesh-state/copies/ holds at 80 MiB (about 20 MB for traces the size of
+// mesh-state/copies/ holds at 48 MiB (about 14 MB for traces the size of
 // the real mesh's), whatever the number of peers, and each agent's share
 // at 4 MiB: enough for every trace of the busiest agent of the real mesh
-// (246).
+// (246). The site makes a reading page of each copy, of at most about
+// 100 KiB: 300 MiB at most, far below GitHub Pages' 1 GB.
 const (
 	// PerAgent is how many copies the node keeps of one agent: its
 	// newest by seq.
 	PerAgent = 250
 	// MaxCopies is how many it keeps in all: the newest of the mesh by
 	// submitted date, then seq, then agent URL.
-	MaxCopies = 5000
+	MaxCopies = 3000
 )
 
 // Candidate is a trace the node may keep a copy of: one whose bytes
