@@ -42,6 +42,9 @@ const (
 	LockFile   = StateDir + "/heartbeat.lock"
 )
 
+// StateFiles are the state files kept as a directory of a file per peer.
+var StateFiles = []string{CursorsFile, LedgerFile, QueueFile, CopiesFile}
+
 // TopFiles are the files at the top of the node that the site publishes
 // byte for byte.
 var TopFiles = []string{ManifestFile, IdentityFile, AgentsFile, FoundersFile}
