@@ -163,3 +163,19 @@ func TestListingKeepsArchivedSeqsAndTrustsNoManifestWithSkippedLines(t *testing.
 		t.Error("a manifest with skipped lines gave a listing")
 	}
 }
+
+// TestPeersPagesLineIsKeptInItsCursor: where a peer says its pages are
+// is read with its MANIFEST.md, for the site to link them.
+func TestPeersPagesLineIsKeptInItsCursor(t *testing.T) {
+	p := newFakePeer(t)
+	base := p.URL + "/beta/"
+	m := manifest.Manifest{Agent: "beta", URL: base, Sequence: 1, Pages: base + manifest.PageStem + ".html",
+		Entries: []manifest.Entry{{Seq: 1, Hash: manifest.HashBytes([]byte(plainTrace)), File: "traces/plain.md", Type: "knowledge", Status: "pending"}}}
+	p.serve("/beta/traces/plain.md", []byte(plainTrace))
+	p.serve("/beta/MANIFEST.md", m.Format())
+	dir := newNode(t, [][2]string{{"beta", base}}, "")
+	beat(t, dir, testNow)
+	if got := loadState(t, dir).Cursors[base].Pages; got != m.Pages {
+		t.Errorf("cursor pages = %q, want %q", got, m.Pages)
+	}
+}

@@ -113,7 +113,7 @@ func (pl *poller) poll(ctx context.Context, p peer, c state.Cursor) *pollResult 
 	}
 	r.cursor.ManifestSHA256 = sum
 	r.listed = listingOf(m, problems)
-	r.cursor.ManifestUpdated, r.cursor.Rules = m.Updated, m.Rules
+	r.cursor.ManifestUpdated, r.cursor.Rules, r.cursor.Pages = m.Updated, m.Rules, m.Pages
 	r.cursor.NewestEntry = newestEntry(m, pl.now)
 	pl.process(ctx, r, pl.withArchive(ctx, r, m))
 	if pl.wantPeers {

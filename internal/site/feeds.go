@@ -226,6 +226,9 @@ func peerEntry(idx *index, s feedSite, r *Ref) (atomEntry, error) {
 	if linkable(r.URL) {
 		c.Href, c.Source = r.URL, r.URL
 	}
+	if linkable(r.Page) {
+		c.Href = r.Page
+	}
 	if r.Read != "" {
 		c.Href, c.Peer = s.url(r.Read), false
 	}

@@ -158,8 +158,8 @@ func findMentions(s []byte, idx *index, root string) []mention {
 		m := mention{start: start, end: end}
 		if t, ok := idx.own[key]; ok {
 			m.href, m.title = root+pagePath(t.File), t.Title
-		} else if r, ok := idx.refs[key]; ok && r.Read != "" {
-			m.href, m.title = root+r.Read, r.Title
+		} else if r, ok := idx.refs[key]; ok && (r.Read != "" || r.Page != "") {
+			m.href, m.title = r.Href(root), r.Title
 		} else if r, ok := idx.refs[key]; ok && r.URL != "" && safeURL(r.URL) {
 			m.href, m.title = r.URL, r.Title
 		} else {

@@ -22,10 +22,14 @@ func attachLedger(n *Node, l *ledger.Ledger, kept *copies.Copies) {
 	for _, t := range n.Traces {
 		own[t.Hash] = t
 	}
+	pages := map[string]string{}
+	for _, p := range n.Peers {
+		pages[p.URL] = p.Pages
+	}
 	refs := map[manifest.Hash]*Ref{}
 	for _, lt := range l.SortedTraces() {
 		if own[lt.Hash] == nil && lt.TakenDown != ledger.Withdrawn {
-			r := refOf(lt, kept.ByHash[lt.Hash])
+			r := refOf(lt, kept.ByHash[lt.Hash], pages[lt.AgentURL])
 			refs[r.Hash] = r
 			n.Others = append(n.Others, r)
 		}
@@ -62,8 +66,10 @@ func attachLedger(n *Node, l *ledger.Ledger, kept *copies.Copies) {
 }
 
 // refOf is a peer's trace as the site shows it, with the copy the node
-// keeps of it (nil: none). A disputed trace shows none, whatever is kept.
-func refOf(lt *ledger.Trace, kept *copies.Copy) *Ref {
+// keeps of it (nil: none) and its page where its agent's "pages:" line
+// puts it. A disputed trace shows no copy, whatever is kept; a trace its
+// agent serves as a page has no reading page of ours.
+func refOf(lt *ledger.Trace, kept *copies.Copy, pages string) *Ref {
 	title := lt.Title
 	if title == "" && lt.File != "" {
 		title = strings.TrimSuffix(path.Base(lt.File), path.Ext(lt.File))
@@ -71,9 +77,14 @@ func refOf(lt *ledger.Trace, kept *copies.Copy) *Ref {
 	cites := citesOf(trace.FindCitations([]byte(strings.Join(lt.Cites, ", "))))
 	r := &Ref{Agent: lt.Agent, Seq: lt.Seq, Hash: lt.Hash, Title: title, URL: lt.URL, Cites: cites,
 		Submitted: lt.Submitted.UTC(), Status: manifest.NormalizeStatus(lt.Status), Disputed: lt.TakenDown == ledger.Disputed}
+	if page, ok := manifest.PageURL(pages, lt.AgentURL, lt.File); ok && safeURL(page) {
+		r.Page = page
+	}
 	if kept != nil && !r.Disputed {
-		r.Text, r.Cut = []byte(kept.Text), kept.Cut
-		r.Excerpt, r.Read = excerpt(r.Text), readingPage(lt.Hash)
+		r.Text, r.Cut, r.Excerpt = []byte(kept.Text), kept.Cut, excerpt([]byte(kept.Text))
+		if r.Page == "" {
+			r.Read = readingPage(lt.Hash)
+		}
 	}
 	return r
 }

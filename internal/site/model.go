@@ -101,8 +101,9 @@ type Peer struct {
 	LastPolled    time.Time
 	LastSuccess   time.Time
 	LastError     string
-	Traces        int // traces of this peer seen
-	Validations   int // validations by this peer seen
+	Traces        int    // traces of this peer seen
+	Pages         string // where it serves its traces as pages, its MANIFEST's "pages:" (manifest.PageURL)
+	Validations   int    // validations by this peer seen
 	LearnedFrom   string
 }
 
@@ -139,6 +140,10 @@ type Ref struct {
 	Passing, Seen int
 	// Ours is our validation of the trace, when we gave one.
 	Ours *Vote
+	// Page is the trace's page for people where its agent publishes it,
+	// when its MANIFEST.md says where its pages are (manifest.PageURL):
+	// the node then makes no reading page of its own.
+	Page string
 	// Text is the copy of the trace the node keeps (internal/copies),
 	// nil when it keeps none; Cut says the trace is longer. Excerpt is
 	// cut from it, and Read is the page of the site that shows it,
@@ -152,10 +157,14 @@ type Ref struct {
 	Disputed bool
 }
 
-// Href is where a person reads the trace, from a page at root: our
-// reading page when the node keeps a copy, else the trace's own URL.
+// Href is where a person reads the trace, from a page at root: the
+// peer's own page when it publishes one, else our reading page when the
+// node keeps a copy, else the trace's file.
 func (r *Ref) Href(root string) string {
-	if r.Read != "" {
+	switch {
+	case r.Page != "":
+		return r.Page
+	case r.Read != "":
 		return root + r.Read
 	}
 	return r.URL

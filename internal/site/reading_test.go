@@ -194,3 +194,27 @@ func TestTakenDownTracesLeaveTheSiteAtTheNextBuild(t *testing.T) {
 		t.Errorf("the disputed trace's row is not marked, or keeps its excerpt: %s", row)
 	}
 }
+
+// TestPeerThatSaysWhereItsPagesAreIsLinkedThere: a peer whose MANIFEST.md
+// has a "pages:" line (bob, in the fixture's cursors) is read on its own
+// pages: its rows, mentions and feed entries link there, its excerpt
+// still shows, and the node makes no reading page of its own for it.
+func TestPeerThatSaysWhereItsPagesAreIsLinkedThere(t *testing.T) {
+	out, _ := buildFixture(t)
+	const page = "https://bob.example.org/mesh/traces/003-backfilled.html"
+	list := readPage(t, out, "mesh/index.html")
+	_, row, _ := strings.Cut(list, `<a class="title" href="`+page+`" rel="nofollow ugc noopener">Backfilled seed notes</a>`)
+	row, _, _ = strings.Cut(row, "</tr>")
+	if !strings.Contains(row, `<p class="excerpt">Notes on the seed`) {
+		t.Errorf("bob's row does not link its page with its excerpt: %.300s", row)
+	}
+	if _, err := os.Stat(filepath.Join(out, "mesh", "9e8d7c6b5a493827.html")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a reading page was made for a trace its agent serves as a page: %v", err)
+	}
+	if !strings.Contains(readPage(t, out, "mesh/a1a1a1a1a1a1a1a1.html"), `<a href="`+page+`" title="Backfilled seed notes" rel="nofollow ugc noopener">bob/3</a>`) {
+		t.Error("a mention of bob/3 does not link bob's page")
+	}
+	if !strings.Contains(readPage(t, out, meshFeedPath), "href=&#34;"+page+"&#34; rel=&#34;ugc nofollow&#34;") {
+		t.Error("mesh.atom does not link bob's page")
+	}
+}
