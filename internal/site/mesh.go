@@ -81,7 +81,8 @@ func refOf(lt *ledger.Trace, kept *copies.Copy, pages string) *Ref {
 		r.Page = page
 	}
 	if kept != nil && !r.Disputed {
-		r.Text, r.Cut, r.Excerpt = []byte(kept.Text), kept.Cut, excerpt([]byte(kept.Text))
+		r.Text, r.Cut = []byte(kept.Text), kept.Cut
+		r.Excerpt = excerpt(r.Text)
 		if r.Page == "" {
 			r.Read = readingPage(lt.Hash)
 		}
