@@ -20,6 +20,7 @@ import (
 // It runs on one goroutine, in peer order, so the outcome is deterministic.
 func (n *job) apply(results []*pollResult) error {
 	var toQueue []queue.Item
+	listings := map[string]*listing{}
 	for _, r := range results {
 		n.count(r)
 		c := r.cursor
@@ -39,8 +40,13 @@ func (n *job) apply(results []*pollResult) error {
 			n.holdBack(r.peer, n.heldDisputes, fmt.Sprintf("disputes not recorded: %d disputes by this peer recorded, the most we keep of one peer", maxDisputesPerPeer))
 		}
 		n.recordMismatches(r.peer, r.mismatches)
+		if r.listed != nil {
+			listings[r.peer.url] = r.listed
+		}
 		n.learn(r)
 	}
+	n.withdraw(listings)
+	n.keepCopies()
 	toQueue, err := n.admit(toQueue)
 	if err != nil {
 		return err
@@ -123,8 +129,10 @@ func (n *job) recordFile(p peer, f fetched) (queue.Item, bool) {
 	if f.kind == node.KindDispute {
 		// A peer's dispute is its evidence about a third agent: neither a
 		// trace to score nor a vote (docs/decisions.md, "What a row is"),
-		// but a record SIGNAL weighs under mesh-2026-3.
+		// but a record SIGNAL weighs under mesh-2026-3, and reason enough
+		// to stop republishing that trace's text.
 		n.recordDispute(p, f)
+		n.readDispute(f)
 		return queue.Item{}, false
 	}
 	n.fetched[f.entry.Hash] = f
@@ -138,6 +146,7 @@ func (n *job) recordFile(p peer, f fetched) (queue.Item, bool) {
 	n.sum.NewTraces++
 	t := n.traceRecord(p, f)
 	n.ledger.AddTrace(t)
+	n.keepCopy(t.Hash, p.url, f)
 	if t.Status != manifest.StatusPending || n.own[t.Hash] || p.url == n.cfg.URL || strings.EqualFold(p.name, n.cfg.Agent) {
 		return queue.Item{}, false
 	}
@@ -203,6 +212,7 @@ func (n *job) recordMismatches(p peer, ms []mismatch) {
 			continue
 		}
 		n.disputeCount[p.url]++
+		n.takeDownDisputed(m.entry.Hash)
 		n.ledger.AddRejection(m.url, &ledger.Rejection{
 			Agent: p.name, AgentURL: p.url, Seq: m.entry.Seq,
 			ClaimedHash: m.entry.Hash, ServedHash: m.served, At: n.now,

@@ -61,7 +61,7 @@ func open(ctx context.Context, opts Options) (*job, func(), error) {
 // no temporary file is ever published or committed. It runs under the lock.
 func removeTemps(dir string) error {
 	subs := []string{".", node.StateDir, node.ValidationsDir, node.DisputesDir, node.TracesDir}
-	for _, f := range []string{node.CursorsFile, node.LedgerFile, node.QueueFile} {
+	for _, f := range node.StateFiles {
 		subs = append(subs, statefile.Dir(f))
 	}
 	for _, sub := range subs {

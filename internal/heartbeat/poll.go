@@ -112,7 +112,8 @@ func (pl *poller) poll(ctx context.Context, p peer, c state.Cursor) *pollResult 
 		pl.logf("peer %s: MANIFEST.md line %d skipped: %s", p.name, pr.Line, pr.Reason)
 	}
 	r.cursor.ManifestSHA256 = sum
-	r.cursor.ManifestUpdated, r.cursor.Rules = m.Updated, m.Rules
+	r.listed = listingOf(m, problems)
+	r.cursor.ManifestUpdated, r.cursor.Rules, r.cursor.Pages = m.Updated, m.Rules, m.Pages
 	r.cursor.NewestEntry = newestEntry(m, pl.now)
 	pl.process(ctx, r, pl.withArchive(ctx, r, m))
 	if pl.wantPeers {

@@ -57,6 +57,7 @@ type pollResult struct {
 	start      state.Cursor // the cursor before it
 	files      []fetched
 	records    []manifest.Entry // rows with no file column
+	listed     *listing         // what its MANIFEST.md lists, when read whole
 	dups       int
 	mismatches []mismatch
 	rejected   []string // entries refused before fetching (bad path), with why

@@ -26,13 +26,19 @@ func (n *job) save() error {
 	return nil
 }
 
-// saveLedger writes what the node learned of its peers' files.
+// saveLedger writes what the node learned of its peers' files, and the
+// copies of their traces first: a copy is taken only when its bytes are
+// fetched, and a file once seen is not fetched again.
 func (n *job) saveLedger() error {
+	copied, err := n.snap.SaveCopies()
+	if err != nil {
+		return err
+	}
 	changed, err := n.snap.SaveLedger()
 	if err != nil {
 		return err
 	}
-	n.sum.Changed = n.sum.Changed || changed
+	n.sum.Changed = n.sum.Changed || changed || copied
 	return nil
 }
 

@@ -34,7 +34,22 @@ type Trace struct {
 	// Verdicts are what the trace says of other agents' traces
 	// (verdict.Judgements): real agents record their validations so.
 	Verdicts []Verdict `json:"verdicts,omitempty"`
+	// TakenDown says why the node no longer republishes the trace's text
+	// (Withdrawn or Disputed), empty while it may: the node keeps no copy
+	// of it and the site no reading view or feed entry; a withdrawn trace
+	// has no row either (docs/decisions.md, "Taking a peer's text down").
+	// The record stays, for SIGNAL.
+	TakenDown string `json:"taken_down,omitempty"`
 }
+
+// Why a trace is taken down (Trace.TakenDown).
+const (
+	// Withdrawn: its author's MANIFEST.md no longer lists it.
+	Withdrawn = "withdrawn"
+	// Disputed: a dispute (ours or a peer's) says the file at its URL no
+	// longer hashes to what its MANIFEST.md claims.
+	Disputed = "disputed"
+)
 
 // Verdict is one judgement a trace gives another agent's trace, named as
 // agent/seq the way its author wrote it: which trace that is, is SIGNAL's

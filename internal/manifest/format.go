@@ -25,6 +25,9 @@ func (m *Manifest) Format() []byte {
 	if r := oneLine(m.Rules); r != "" {
 		writeKey(&b, "rules", r)
 	}
+	if pg := oneLine(m.Pages); pg != "" {
+		writeKey(&b, "pages", pg)
+	}
 	for _, a := range m.Archives {
 		fmt.Fprintf(&b, "%s: %s\n", archiveKey, a)
 	}

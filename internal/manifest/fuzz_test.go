@@ -51,6 +51,9 @@ func FuzzParse(f *testing.F) {
 		if back.Rules != m.Rules {
 			t.Fatalf("rules %q after round trip, want %q\n%s", back.Rules, m.Rules, out)
 		}
+		if back.Pages != m.Pages {
+			t.Fatalf("pages %q after round trip, want %q\n%s", back.Pages, m.Pages, out)
+		}
 		want := m.newestFirst()
 		if len(back.Entries) != len(want) {
 			t.Fatalf("%d entries after round trip, want %d\n%s", len(back.Entries), len(want), out)
@@ -69,7 +72,7 @@ func FuzzParse(f *testing.F) {
 // peertext.Clean would replace.
 func cleanValues(t *testing.T, m *Manifest) {
 	t.Helper()
-	values := []string{m.Agent}
+	values := []string{m.Agent, m.Rules, m.Pages}
 	for _, e := range m.Entries {
 		values = append(values, e.Type, string(e.Status), e.Title, e.Category)
 	}

@@ -20,7 +20,12 @@ type Manifest struct {
 	Sequence Seq       // declared "sequence:"; 0 when absent
 	// Rules is the "rules:" line: the name of the rule set the agent
 	// computes statuses with (docs/protocol.md §3); "" when absent.
-	Rules    string
+	Rules string
+	// Pages is the "pages:" line: where the agent serves each of its
+	// traces as a page for people, a URL with PageStem in place of a row's
+	// file without its ".md" (docs/protocol.md §3.1, PageURL); "" when
+	// absent.
+	Pages    string
 	Archives []Archive // "archive:" lines, oldest first: older rows, moved out
 	Entries  []Entry   // rows in the order written
 }

@@ -61,6 +61,7 @@ func parse(data []byte, maxRows int) (*Manifest, []Problem, error) {
 	}
 	p.m.Agent = peertext.Clean(p.m.Agent)
 	p.m.Rules = peertext.Clean(p.m.Rules)
+	p.m.Pages = peertext.Clean(p.m.Pages)
 	p.m.SortArchives()
 	return p.m, p.problems, nil
 }
@@ -186,6 +187,10 @@ func (p *parser) textLine(n int, line string) {
 	case "rules":
 		if p.m.Rules == "" {
 			p.m.Rules = value
+		}
+	case "pages":
+		if p.m.Pages == "" {
+			p.m.Pages = value
 		}
 	}
 }

@@ -27,17 +27,23 @@ const (
 	ArchiveDir = "archive"
 )
 
-// The node's state under StateDir. Each of the three state files is kept
+// The node's state under StateDir. Each of the state files is kept
 // as a directory of a file per peer named after it without ".json"
-// (polling-cursors/, ledger/, queue/); the single file of that name is
+// (polling-cursors/, ledger/, queue/, copies/); the single file of that name is
 // what older nodes wrote, read once and migrated (internal/state). The
 // lock files are empty: the flock is what holds.
 const (
 	CursorsFile = StateDir + "/polling-cursors.json"
 	LedgerFile  = StateDir + "/ledger.json"
 	QueueFile   = StateDir + "/queue.json"
-	LockFile    = StateDir + "/heartbeat.lock"
+	// CopiesFile names copies/, the bounded copies of peers' traces the
+	// site republishes (internal/copies).
+	CopiesFile = StateDir + "/copies.json"
+	LockFile   = StateDir + "/heartbeat.lock"
 )
+
+// StateFiles are the state files kept as a directory of a file per peer.
+var StateFiles = []string{CursorsFile, LedgerFile, QueueFile, CopiesFile}
 
 // TopFiles are the files at the top of the node that the site publishes
 // byte for byte.

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/copies"
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/queue"
@@ -64,6 +65,9 @@ type Snapshot struct {
 	Ledger  *ledger.Ledger
 	Cursors *state.State
 	Queue   *queue.File
+	// Copies are the bounded copies of peers' traces the site republishes
+	// (internal/copies).
+	Copies *copies.Copies
 
 	mu       sync.Mutex
 	files    []File // publishable files of PublishedDirs, by path
@@ -140,6 +144,10 @@ func Open(dir string, o Options) (*Snapshot, error) {
 	}
 	noteRead(CursorsFile)
 	if s.Cursors, err = state.Load(s.path(CursorsFile)); err != nil {
+		return nil, err
+	}
+	noteRead(CopiesFile)
+	if s.Copies, err = copies.Load(s.path(CopiesFile)); err != nil {
 		return nil, err
 	}
 	s.Queue = queue.Open(s.path(QueueFile))

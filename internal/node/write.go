@@ -120,6 +120,16 @@ func (s *Snapshot) SaveLedger() (bool, error) {
 	return changed, nil
 }
 
+// SaveCopies writes the copies of peers' traces, a file per peer, and
+// reports whether anything on disk changed.
+func (s *Snapshot) SaveCopies() (bool, error) {
+	changed, err := s.Copies.Save(s.path(CopiesFile))
+	if err != nil {
+		return changed, fmt.Errorf("save copies: %w", err)
+	}
+	return changed, nil
+}
+
 // SaveCursors writes the cursors, a file per peer; poll times older than
 // timesBefore are written, newer ones wait (state.State.Save).
 func (s *Snapshot) SaveCursors(timesBefore time.Time) (bool, error) {

@@ -25,13 +25,7 @@ func Clean(s string) string {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == utf8.RuneError && size <= 1:
-			// One U+FFFD for a run of invalid bytes, as strings.ToValidUTF8.
-			for i < len(s) {
-				if r, size = utf8.DecodeRuneInString(s[i:]); r != utf8.RuneError || size > 1 {
-					break
-				}
-				i++
-			}
+			i = pastInvalid(s, i)
 			b.WriteString(Replacement)
 			continue
 		case r == '\t' || r == '\n' || r == '\r':
@@ -81,4 +75,45 @@ func refused(r rune) bool {
 		return true
 	}
 	return false
+}
+
+// CleanText returns s, a peer's multi-line text (a trace's body), under
+// the rule of Clean with its lines kept: line feeds and tabs stay,
+// carriage returns go (CRLF becomes LF), and every other character Clean
+// refuses, and each run of bytes that is not UTF-8, becomes U+FFFD.
+// Nothing is trimmed. CleanText(CleanText(s)) == CleanText(s).
+func CleanText(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			i = pastInvalid(s, i)
+			b.WriteString(Replacement)
+			continue
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
+		case r == '\r':
+		case refused(r):
+			b.WriteString(Replacement)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// pastInvalid returns the index just past the run of bytes that are not
+// UTF-8 starting at s[i]: one U+FFFD stands for the run, as in
+// strings.ToValidUTF8.
+func pastInvalid(s string, i int) int {
+	for i < len(s) {
+		if r, size := utf8.DecodeRuneInString(s[i:]); r != utf8.RuneError || size > 1 {
+			break
+		}
+		i++
+	}
+	return i
 }

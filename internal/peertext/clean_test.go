@@ -53,3 +53,41 @@ func FuzzClean(f *testing.F) {
 		}
 	})
 }
+
+func TestCleanTextKeepsLinesAndReplacesControls(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"plain", "# Title\n\nText.\n", "# Title\n\nText.\n"},
+		{"crlf", "a\r\nb\r\n", "a\nb\n"},
+		{"tab kept", "a\tb", "a\tb"},
+		{"nul and escape", "a\x00b\x1b[31mc", "a\uFFFDb\uFFFD[31mc"},
+		{"bidi override", "a\u202eb", "a\uFFFDb"},
+		{"invalid run", "a\xff\xfeb", "a\uFFFDb"},
+		{"untrimmed", "  x  \n", "  x  \n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := CleanText(tc.in); got != tc.want {
+				t.Errorf("CleanText(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+func FuzzCleanText(f *testing.F) {
+	for _, s := range []string{"# T\r\n\nbody\n", "a\x00\x1b]0;t\x07", "a\u202eb", "\xff\xfe", "\t\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c := CleanText(s)
+		if !utf8.ValidString(c) {
+			t.Fatalf("CleanText(%q) = %q is not UTF-8", s, c)
+		}
+		for _, r := range c {
+			if r != '\t' && r != '\n' && refused(r) {
+				t.Fatalf("CleanText(%q) = %q keeps %U", s, c, r)
+			}
+		}
+		if again := CleanText(c); again != c {
+			t.Fatalf("CleanText is not idempotent: %q then %q", c, again)
+		}
+	})
+}

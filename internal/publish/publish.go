@@ -111,7 +111,7 @@ func Plan(s *node.Snapshot, o Options) (*Result, error) {
 	}
 	res := &Result{}
 	next := nextSeq(old)
-	m := &manifest.Manifest{Agent: o.Agent, URL: o.URL, Updated: old.Updated, Rules: declaredRules(s), Archives: old.Archives}
+	m := &manifest.Manifest{Agent: o.Agent, URL: o.URL, Updated: old.Updated, Rules: declaredRules(s), Pages: PagesOf(o.URL), Archives: old.Archives}
 	statusChanged := carryRows(m, old, o.Statuses)
 	if err := addNewFiles(m, res, s, o, next); err != nil {
 		return nil, err
@@ -119,7 +119,7 @@ func Plan(s *node.Snapshot, o Options) (*Result, error) {
 	m.Sequence = max(next-1, m.MaxSeq())
 	res.Archived = archive(m, o)
 	if len(res.NewFiles) > 0 || statusChanged || o.RefreshUpdated || m.Updated.IsZero() ||
-		m.Agent != old.Agent || m.URL != old.URL || m.Rules != old.Rules {
+		m.Agent != old.Agent || m.URL != old.URL || m.Rules != old.Rules || m.Pages != old.Pages {
 		m.Updated = stamp(o.Now)
 	}
 	sort.SliceStable(m.Entries, func(i, j int) bool { return m.Entries[i].Seq > m.Entries[j].Seq })
@@ -131,6 +131,16 @@ func Plan(s *node.Snapshot, o Options) (*Result, error) {
 // as "rules:" so peers can tell which rules our statuses follow
 // (docs/protocol.md §8.6); "" writes no line: a FOUNDERS.md without a
 // rules line, or one that does not parse (SIGNAL reports that).
+// PagesOf is the "pages:" line of the node at url: its site (internal/site)
+// serves each trace's page beside its file, traces/x.md at traces/x.html.
+// A node without a URL says nothing.
+func PagesOf(url string) string {
+	if url == "" {
+		return ""
+	}
+	return url + manifest.PageStem + ".html"
+}
+
 func declaredRules(s *node.Snapshot) string {
 	d, err := signal.ParseFounders(s.Founders)
 	if err != nil || !d.RulesDeclared {

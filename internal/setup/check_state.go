@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/meshnode/meshnode/internal/copies"
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/queue"
@@ -28,6 +29,7 @@ var stateFiles = []struct {
 	{"polling-cursors.json", func(p string) error { _, err := state.Load(p); return err }},
 	{"ledger.json", func(p string) error { _, err := ledger.Load(p); return err }},
 	{"queue.json", func(p string) error { _, err := queue.Open(p).List(); return err }},
+	{"copies.json", func(p string) error { _, err := copies.Load(p); return err }},
 }
 
 func checkState(dir string) []Finding {

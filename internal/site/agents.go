@@ -18,10 +18,6 @@ const (
 	agentGave   = 100
 )
 
-// agentScored is how many of our validations of an agent's traces its page
-// lists, the newest; Validations lists them all (a variable for tests).
-var agentScored = 50
-
 // Agent is one agent of the mesh as the site shows it: every agent named
 // anywhere on the site (a peer, a validator, a SIGNAL standing, the author
 // of a trace seen) has one, and its name links to its page.
@@ -34,7 +30,6 @@ type Agent struct {
 	Standing *Standing // SIGNAL, when it has one
 	Own      []*Trace  // our traces, for ourselves
 	Refs     []*Ref    // its traces we have seen, newest first, for a peer
-	Scored   []*Vote   // validations we gave of its traces, newest first
 	Gave     []*Vote   // validations it gave, newest first
 }
 
@@ -91,14 +86,10 @@ func collectAgents(n *Node) map[string]*Agent {
 		if by := get(v.Validator); by != nil && !by.Self {
 			by.Gave = append(by.Gave, v)
 		}
-		if of := get(v.Agent); of != nil && v.File != "" {
-			of.Scored = append(of.Scored, v)
-		}
 	}
 	n.Agents = make([]*Agent, 0, len(by))
 	for _, a := range by {
 		sortVotes(a.Gave)
-		sortVotes(a.Scored)
 		sort.SliceStable(a.Refs, func(i, j int) bool {
 			if !a.Refs[i].Submitted.Equal(a.Refs[j].Submitted) {
 				return a.Refs[i].Submitted.After(a.Refs[j].Submitted)

@@ -234,10 +234,10 @@ func TestTracesListIsPaged(t *testing.T) {
 	}
 }
 
-// TestAgentPageListsOnlyOurNewestValidationsOfItsTraces: a peer we scored
-// hundreds of times got a phone page 75,000 px tall; the page now lists the
-// newest agentScored and links the full list.
-func TestAgentPageListsOnlyOurNewestValidationsOfItsTraces(t *testing.T) {
+// TestAgentPageShowsOurScoreInItsTraceRows: our validations of an agent's
+// traces were a separate table of the 50 newest; each of its trace rows
+// now carries its score, ours linked to our validation file.
+func TestAgentPageShowsOurScoreInItsTraceRows(t *testing.T) {
 	dir := copyNode(t)
 	val := fmt.Sprintf("# VALIDATION\n\nvalidator: fern\nvalidator_url: https://fern.example.org/\n"+
 		"trace_url: https://ada.example.org/traces/001-heartbeat-cost.md\ntrace_hash: sha256:%s\n"+
@@ -246,17 +246,13 @@ func TestAgentPageListsOnlyOurNewestValidationsOfItsTraces(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "validations", "val-a1a1a1a1a1a1.md"), []byte(val), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	defer func(n int) { agentScored = n }(agentScored)
-	agentScored = 1
 	page := readPage(t, buildDir(t, dir), "agents/ada.html")
-	if !strings.Contains(page, "2 validations by fern, the 1 newest shown;") {
-		t.Fatalf("ada's page does not say only the newest of 2 is shown")
+	if strings.Contains(page, "Our validations of its traces") {
+		t.Error("the agent page still has a separate table of our validations")
 	}
-	section := page[strings.Index(page, "Our validations of its traces"):strings.Index(page, "Validations it gave")]
-	if n := strings.Count(section, "<tr>") - 1; n != 1 { // less the header row
-		t.Errorf("ada's page lists %d of our validations, want 1", n)
-	}
-	if !strings.Contains(section, "001-heartbeat-cost") {
-		t.Error("the one listed is not the newest")
+	_, row, _ := strings.Cut(page, `href="../mesh/a1a1a1a1a1a1a1a1.html">What a heartbeat costs</a>`)
+	row, _, _ = strings.Cut(row, "</tr>")
+	if !strings.Contains(row, `<a href="../validations/val-a1a1a1a1a1a1.md">ours 20/30</a>`) {
+		t.Errorf("the trace's row does not carry our score: %s", row)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/atomicfile"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/trace"
 )
 
 // The build cache lives in the marker file of the output directory: for
@@ -125,6 +126,21 @@ func tracesKey(n *Node, v *view) string {
 	parts = append(parts, v.Published(footerFiles...), n.Agent, p.Path, p.Number, p.Count, p.First, p.Total, p.Newer, p.Older)
 	for _, t := range p.Traces {
 		parts = append(parts, t.Seq, t.File, t.Title, t.Type, t.Status, len(t.Received), t.Submitted.UnixNano())
+	}
+	return keyOf(parts...)
+}
+
+// readingKey covers everything a reading page shows: the copy, the
+// trace's record and score, our validation of it, and what its mentions
+// link to.
+func readingKey(n *Node, r *Ref, v *view) string {
+	parts := []any{v.Published(footerFiles...), n.Agent, r.Agent, v.AgentLink(r.Agent), r.Seq, r.Hash, r.Title, r.URL, r.Status, r.Passing, r.Seen,
+		r.Submitted.UnixNano(), r.Cut, r.Text}
+	if r.Ours != nil {
+		parts = append(parts, r.Ours.File, r.Ours.Total)
+	}
+	for _, c := range trace.FindCitations(r.Text) {
+		parts = append(parts, v.Refs([]string{citeKey(c.Agent, c.Seq)}))
 	}
 	return keyOf(parts...)
 }

@@ -12,9 +12,19 @@ const excerptLen = 220
 
 // excerpt is the first paragraph of prose of a markdown body as plain
 // text, cut at a word near excerptLen: headings, tables, code, quotes,
-// lists and metadata lines are skipped. It is shown escaped, never as
-// HTML.
+// lists and metadata lines are skipped. A body with no paragraph of prose
+// gives its first list instead, without the list marks. It is shown
+// escaped, never as HTML.
 func excerpt(body []byte) string {
+	if s := firstRun(body, isProse); s != "" {
+		return s
+	}
+	return firstRun(body, isListItem)
+}
+
+// firstRun is the first run of lines outside code that keep accepts, as
+// plain text cut near excerptLen.
+func firstRun(body []byte, keep func(string) string) string {
 	var para []string
 	fenced := false
 	// Lines are cut from body in place: a bufio.Scanner's 64 KB buffer per
@@ -27,30 +37,64 @@ func excerpt(body []byte) string {
 			fenced = !fenced
 			continue
 		}
-		if fenced || !isProse(line) {
+		text := ""
+		if !fenced {
+			text = keep(line)
+		}
+		if text == "" {
 			if len(para) > 0 {
 				break
 			}
 			continue
 		}
-		para = append(para, line)
+		para = append(para, text)
 	}
 	return shorten(plainText(strings.Join(para, " ")), excerptLen)
 }
 
-// isProse reports whether a markdown line is part of a paragraph of text.
-func isProse(line string) bool {
+// isProse returns a markdown line that is part of a paragraph of text,
+// or "" for any other line.
+func isProse(line string) string {
 	if line == "" || strings.ContainsRune("#|>-*+<![", rune(line[0])) {
-		return false
+		return ""
 	}
-	if line[0] >= '0' && line[0] <= '9' && strings.Contains(line[:min(len(line), 4)], ".") {
-		return false // a numbered list
+	if isDigitByte(line[0]) && strings.Contains(line[:min(len(line), 4)], ".") {
+		return "" // a numbered list
 	}
-	// "Key: value" lines (a trace's own metadata block) are not prose.
-	if k, _, ok := strings.Cut(line, ":"); ok && len(k) < 24 && !strings.Contains(k, " ") {
-		return false
+	// A short "Key: value" line (a trace's own metadata block) is not
+	// prose; "6:43 AM, ..." and a long "Speculation: ..." are.
+	if k, _, ok := strings.Cut(line, ":"); ok && len(line) < metaLineLen && len(k) < 24 && !strings.Contains(k, " ") && !isDigitByte(k[0]) {
+		return ""
 	}
-	return true
+	return line
+}
+
+// metaLineLen is the length from which a "Key: value" line is taken for
+// prose: metadata values are short.
+const metaLineLen = 100
+
+// isListItem returns the text of a list item line ("- x", "* x", "+ x",
+// "1. x"), or "".
+func isListItem(line string) string {
+	if rest, ok := strings.CutPrefix(line, "- "); ok {
+		return rest
+	}
+	if rest, ok := strings.CutPrefix(line, "* "); ok {
+		return rest
+	}
+	if rest, ok := strings.CutPrefix(line, "+ "); ok {
+		return rest
+	}
+	i := 0
+	for i < len(line) && isDigitByte(line[i]) {
+		i++
+	}
+	if i > 0 && i < 4 {
+		if rest, ok := strings.CutPrefix(line[i:], ". "); ok {
+			return rest
+		}
+	}
+	return ""
 }
 
 // plainText drops the markdown an excerpt would show raw: emphasis and

@@ -16,6 +16,9 @@ func TestExcerpt(t *testing.T) {
 		{"CRLF", "Line one\r\nline two\r\n\r\nnext\r\n", "Line one line two"},
 		{"no trailing newline", "Only line", "Only line"},
 		{"nothing", "# just a heading\n", ""},
+		{"a time is prose", "# T\n\n6:43 AM ET poll. Network steady.\n", "6:43 AM ET poll. Network steady."},
+		{"a long key: value line is prose", "Speculation: " + strings.Repeat("trust ", 20) + "\n", "Speculation: " + strings.Repeat("trust ", 19) + "trust"},
+		{"only lists: the first list", "# T\n\n**Agent:** rex\n\n## Built\n\n1. **A bot** — works.\n2. A game.\n\n- later\n", "A bot — works. A game."},
 		{"cut at a word", long, strings.Repeat("word ", excerptLen/5-1) + "word…"},
 	} {
 		if got := excerpt([]byte(c.body)); got != c.want {

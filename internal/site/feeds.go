@@ -80,8 +80,7 @@ func tracesFeed(n *Node, idx *index) ([]byte, error) {
 }
 
 // meshFeed is the Atom feed of the newest traces of the whole mesh, ours
-// and every peer's, each as its card: the node keeps no copy of a peer's
-// body.
+// and every peer's, each as its card with its excerpt.
 func meshFeed(n *Node, idx *index) ([]byte, error) {
 	s := feedSite{base: n.URL, self: meshFeedPath, page: "index.html"}
 	f := atomFeed{Title: n.Agent + ": the mesh's traces", Subtitle: "The newest traces of every agent " + n.Agent + " knows, its own included."}
@@ -105,7 +104,7 @@ func meshFeed(n *Node, idx *index) ([]byte, error) {
 func agentFeed(n *Node, idx *index, a *Agent) ([]byte, error) {
 	s := feedSite{base: n.URL, self: a.Feed(), page: a.Page()}
 	f := atomFeed{Title: a.Name + "'s traces, as " + n.Agent + " sees them", Subtitle: "The newest traces " + n.Agent + " has seen of " + a.Name + "."}
-	for _, r := range firstN(a.Refs, agentFeedEntries) {
+	for _, r := range firstN(undisputed(a.Refs), agentFeedEntries) {
 		e, err := peerEntry(idx, s, r)
 		if err != nil {
 			return nil, err
@@ -113,6 +112,18 @@ func agentFeed(n *Node, idx *index, a *Agent) ([]byte, error) {
 		f.Entries = append(f.Entries, e)
 	}
 	return writeAtom(f, s, n)
+}
+
+// undisputed is refs without the disputed ones: a feed carries no entry
+// of a trace a dispute says no longer verifies.
+func undisputed(refs []*Ref) []*Ref {
+	out := make([]*Ref, 0, len(refs))
+	for _, r := range refs {
+		if !r.Disputed {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // newestRefs is the peers' traces in the order their authors published
@@ -158,7 +169,9 @@ func newestOfMesh(n *Node, k int) []meshItem {
 		items = append(items, meshItem{own: t})
 	}
 	for _, r := range n.Others {
-		items = append(items, meshItem{ref: r})
+		if !r.Disputed {
+			items = append(items, meshItem{ref: r})
+		}
 	}
 	sort.SliceStable(items, func(i, j int) bool {
 		ti, si, ai := items[i].when()
@@ -204,13 +217,20 @@ func ownEntry(n *Node, idx *index, s feedSite, t *Trace, withBody bool) (atomEnt
 	return e, nil
 }
 
-// peerEntry is a peer's trace: its card, linked to the trace where the
-// peer publishes it.
+// peerEntry is a peer's trace: its card with the excerpt of the copy the
+// node keeps, linked to the copy's reading page, and to the trace where
+// the peer publishes it.
 func peerEntry(idx *index, s feedSite, r *Ref) (atomEntry, error) {
 	c := card{Title: feedTitle(r.Title, r.Agent, r.Seq), Agent: linkAgent(idx, "", or(strings.TrimSpace(r.Agent), "unknown")), Date: r.Submitted,
-		Status: r.Status, Passing: r.Passing, Seen: r.Seen, Peer: true}
+		Status: r.Status, Passing: r.Passing, Seen: r.Seen, Peer: true, Excerpt: r.Excerpt}
 	if linkable(r.URL) {
-		c.Href = r.URL
+		c.Href, c.Source = r.URL, r.URL
+	}
+	if linkable(r.Page) {
+		c.Href = r.Page
+	}
+	if r.Read != "" {
+		c.Href, c.Peer = s.url(r.Read), false
 	}
 	if c.Agent.Href != "" {
 		c.Agent.Href = s.url(c.Agent.Href)
@@ -297,8 +317,9 @@ type card struct {
 	Status        manifest.Status
 	Passing, Seen int
 	Excerpt       string
-	Peer          bool // Href is the peer's own URL
-	TooLong       bool // the body did not fit in the feed
+	Peer          bool   // Href is the peer's own URL
+	Source        string // a peer's trace: where it publishes it, when Href is our copy
+	TooLong       bool   // the body did not fit in the feed
 }
 
 // html is the card as HTML, followed by body (already sanitized HTML).
@@ -324,7 +345,7 @@ var cardTemplate = template.Must(template.New("card").Funcs(template.FuncMap{"da
 <p>{{if .Href}}<a href="{{.Href}}"{{if .Peer}} rel="ugc nofollow"{{end}}>{{.Title}}</a>{{else}}{{.Title}}{{end}}
 by {{if .Agent.Href}}<a href="{{.Agent.Href}}">{{.Agent.Name}}</a>{{else}}{{.Agent.Name}}{{end}}, {{day .Date}}.
 Status: {{or .Status "unknown"}}{{if .Seen}}, {{.Passing}} of {{.Seen}} validators passed it{{end}}.</p>
-{{with .Excerpt}}<p>{{.}}</p>{{end}}{{if .TooLong}}<p>Too long for this feed: read it on its page.</p>{{end}}
+{{with .Excerpt}}<p>{{.}}</p>{{end}}{{if and .Source (not .Peer)}}<p>The original: <a href="{{.Source}}" rel="ugc nofollow">{{.Source}}</a></p>{{end}}{{if .TooLong}}<p>Too long for this feed: read it on its page.</p>{{end}}
 `)))
 
 var voteTemplate = template.Must(template.New("vote").Parse(strings.TrimSpace(`

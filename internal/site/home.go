@@ -16,8 +16,10 @@ type homeView struct {
 	Validated, Received, Active int
 }
 
-// meshTrace is one trace of the mesh in a list: ours links to its page
-// and has an excerpt; a peer's links to its URL (we keep no copy of it).
+// meshTrace is one trace of the mesh in a list, with an excerpt: ours
+// links to its page, a peer's to the reading page of the copy the node
+// keeps, or to its URL when it keeps none (Own false: the link leaves the
+// site).
 type meshTrace struct {
 	Title, Href, Agent, Excerpt string
 	Own                         bool
@@ -66,7 +68,7 @@ func latestOfMesh(n *Node, idx *index, limit int) []meshTrace {
 	refs := append([]*Ref(nil), n.Others...)
 	sort.SliceStable(refs, func(i, j int) bool { return refs[i].Submitted.After(refs[j].Submitted) })
 	for _, r := range firstN(refs, limit) {
-		all = append(all, meshTrace{Title: r.Title, Href: r.URL, Agent: r.Agent, Submitted: r.Submitted})
+		all = append(all, meshTrace{Title: r.Title, Href: r.Href(""), Agent: r.Agent, Own: !r.External(), Submitted: r.Submitted, Excerpt: r.Excerpt})
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].Submitted.After(all[j].Submitted) })
 	return firstN(all, limit)

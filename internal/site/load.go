@@ -69,7 +69,7 @@ func Load(dir string, now time.Time) (*Node, error) {
 	if err := loadPeers(n, snap, now); err != nil {
 		return nil, err
 	}
-	attachLedger(n, l)
+	attachLedger(n, l, snap.Copies)
 	if err := sg.Wait(); err != nil {
 		return nil, fmt.Errorf("compute SIGNAL: %w", err)
 	}

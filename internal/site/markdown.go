@@ -48,10 +48,30 @@ func renderMarkdown(src []byte) ([]byte, error) {
 // repeats the title is dropped (the page's h1 is the title), and mentions
 // of traces idx knows link to them (ours by root + page path).
 func renderTrace(src []byte, title string, idx *index, root string) ([]byte, error) {
+	return renderBody(src, title, idx, root, "")
+}
+
+// renderCopy renders the copy of a peer's trace for its reading page, as
+// renderTrace does, and as a stranger's text: relative links resolve
+// against source, the trace's own URL (and are dropped when it is not an
+// http or https URL), every link gets rel="nofollow ugc noopener", and
+// images show their alt text, so a reading page makes no request off
+// the site.
+func renderCopy(src []byte, title string, idx *index, root, source string) ([]byte, error) {
+	if !linkable(source) {
+		source = "-" // not a base: relative links are dropped
+	}
+	return renderBody(src, title, idx, root, source)
+}
+
+func renderBody(src []byte, title string, idx *index, root, source string) ([]byte, error) {
 	pc := parser.NewContext()
 	pc.Set(titleKey, title)
 	pc.Set(indexKey, idx)
 	pc.Set(rootKey, root)
+	if source != "" {
+		pc.Set(sourceKey, source)
+	}
 	var buf bytes.Buffer
 	buf.Grow(2*len(src) + 1024)
 	if err := markdown.Convert(src, &buf, parser.WithContext(pc)); err != nil {
@@ -96,6 +116,7 @@ func safeURL(dest string) bool {
 type linkFilter struct{}
 
 func (linkFilter) Transform(doc *ast.Document, reader text.Reader, pc parser.Context) {
+	source, _ := pc.Get(sourceKey).(string)
 	var unsafe []ast.Node
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
@@ -105,11 +126,15 @@ func (linkFilter) Transform(doc *ast.Document, reader text.Reader, pc parser.Con
 		case *ast.Link:
 			if !safeURL(string(v.Destination)) {
 				unsafe = append(unsafe, n)
+			} else if source != "" {
+				if !resolveAgainst(v, source) {
+					unsafe = append(unsafe, n)
+				}
 			} else if isExternal(string(v.Destination)) {
 				v.SetAttributeString("rel", []byte("nofollow ugc noopener"))
 			}
 		case *ast.Image:
-			if !safeURL(string(v.Destination)) {
+			if source != "" || !safeURL(string(v.Destination)) {
 				unsafe = append(unsafe, n)
 			}
 		case *ast.AutoLink:
@@ -124,6 +149,28 @@ func (linkFilter) Transform(doc *ast.Document, reader text.Reader, pc parser.Con
 	for _, n := range unsafe {
 		unwrap(n, reader.Source())
 	}
+}
+
+// resolveAgainst points a link of a peer's text at what it names where
+// the text was published: a relative destination resolves against
+// source; a link to a fragment of the text itself stays. It reports false
+// when the link cannot be resolved and must go.
+func resolveAgainst(l *ast.Link, source string) bool {
+	dest := strings.TrimSpace(string(l.Destination))
+	if strings.HasPrefix(dest, "#") {
+		return true
+	}
+	if !isExternal(dest) && !strings.HasPrefix(strings.ToLower(dest), "mailto:") {
+		base, err := url.Parse(source)
+		ref, rerr := url.Parse(dest)
+		if err != nil || rerr != nil || source == "-" {
+			return false
+		}
+		dest = base.ResolveReference(ref).String()
+		l.Destination = []byte(dest)
+	}
+	l.SetAttributeString("rel", []byte("nofollow ugc noopener"))
+	return true
 }
 
 // unwrap replaces n by its children (a link's text, an image's alt text),

@@ -16,6 +16,9 @@ var (
 	titleKey = parser.NewContextKey() // string: the page's title, shown as its h1
 	indexKey = parser.NewContextKey() // *index: the traces a mention may link to
 	rootKey  = parser.NewContextKey() // string: prefix from the page to the site root
+	// sourceKey, set for a peer's text (renderCopy), is the URL the text
+	// was published at: relative links resolve against it.
+	sourceKey = parser.NewContextKey()
 )
 
 // pageTransformer fits a trace body to its page, in one walk of the
@@ -28,7 +31,8 @@ var (
 //     the table gets tabindex="0": it scrolls sideways on a phone, and a
 //     keyboard user must be able to reach it to scroll it;
 //   - every "agent/seq" the text mentions links to the trace it names,
-//     when the node knows it: ours to its page, a peer's to its URL. Text
+//     when the node knows it: ours to its page, a peer's to the page of
+//     the copy the node keeps, else to its URL. Text
 //     inside links and code stays as it is.
 type pageTransformer struct{}
 
@@ -154,6 +158,8 @@ func findMentions(s []byte, idx *index, root string) []mention {
 		m := mention{start: start, end: end}
 		if t, ok := idx.own[key]; ok {
 			m.href, m.title = root+pagePath(t.File), t.Title
+		} else if r, ok := idx.refs[key]; ok && (r.Read != "" || r.Page != "") {
+			m.href, m.title = r.Href(root), r.Title
 		} else if r, ok := idx.refs[key]; ok && r.URL != "" && safeURL(r.URL) {
 			m.href, m.title = r.URL, r.Title
 		} else {

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/meshnode/meshnode/internal/copies"
 	"github.com/meshnode/meshnode/internal/dispute"
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
@@ -16,18 +17,31 @@ import (
 // validation seen that counts as a vote (for the charts), with the
 // validated trace's agent and title wherever the ledger or our own traces
 // know them.
-func attachLedger(n *Node, l *ledger.Ledger) {
+func attachLedger(n *Node, l *ledger.Ledger, kept *copies.Copies) {
 	own := make(map[manifest.Hash]*Trace, len(n.Traces))
 	for _, t := range n.Traces {
 		own[t.Hash] = t
 	}
+	pages := map[string]string{}
+	for _, p := range n.Peers {
+		pages[p.URL] = p.Pages
+	}
+	refs := map[manifest.Hash]*Ref{}
 	for _, lt := range l.SortedTraces() {
-		if own[lt.Hash] == nil {
-			n.Others = append(n.Others, refOf(lt))
+		if own[lt.Hash] == nil && lt.TakenDown != ledger.Withdrawn {
+			r := refOf(lt, kept.ByHash[lt.Hash], pages[lt.AgentURL])
+			refs[r.Hash] = r
+			n.Others = append(n.Others, r)
 		}
 	}
 	for _, v := range n.Given {
 		describeTarget(v, n.Agent, own, l)
+		if r := refs[v.TraceHash]; r != nil {
+			v.Read = r.Read
+			if r.Ours == nil || v.ValidatedAt.After(r.Ours.ValidatedAt) {
+				r.Ours = v
+			}
+		}
 	}
 	n.Votes = append(n.Votes, n.Given...)
 	for _, k := range sortedKeys(l.Validations) {
@@ -51,16 +65,34 @@ func attachLedger(n *Node, l *ledger.Ledger) {
 	}
 }
 
-// refOf is a peer's trace as a citation target.
-func refOf(lt *ledger.Trace) *Ref {
+// refOf is a peer's trace as the site shows it, with the copy the node
+// keeps of it (nil: none) and its page where its agent's "pages:" line
+// puts it. A disputed trace shows no copy, whatever is kept; a trace its
+// agent serves as a page has no reading page of ours.
+func refOf(lt *ledger.Trace, kept *copies.Copy, pages string) *Ref {
 	title := lt.Title
 	if title == "" && lt.File != "" {
 		title = strings.TrimSuffix(path.Base(lt.File), path.Ext(lt.File))
 	}
 	cites := citesOf(trace.FindCitations([]byte(strings.Join(lt.Cites, ", "))))
-	return &Ref{Agent: lt.Agent, Seq: lt.Seq, Hash: lt.Hash, Title: title, URL: lt.URL, Cites: cites,
-		Submitted: lt.Submitted.UTC(), Status: manifest.NormalizeStatus(lt.Status)}
+	r := &Ref{Agent: lt.Agent, Seq: lt.Seq, Hash: lt.Hash, Title: title, URL: lt.URL, Cites: cites,
+		Submitted: lt.Submitted.UTC(), Status: manifest.NormalizeStatus(lt.Status), Disputed: lt.TakenDown == ledger.Disputed}
+	if page, ok := manifest.PageURL(pages, lt.AgentURL, lt.File); ok && safeURL(page) {
+		r.Page = page
+	}
+	if kept != nil && !r.Disputed {
+		r.Text, r.Cut = []byte(kept.Text), kept.Cut
+		r.Excerpt = excerpt(r.Text)
+		if r.Page == "" {
+			r.Read = readingPage(lt.Hash)
+		}
+	}
+	return r
 }
+
+// readingPage is the page of the site that shows the copy of the peer's
+// trace with hash h.
+func readingPage(h manifest.Hash) string { return meshDir + "/" + h.Hex(16) + ".html" }
 
 // describeTarget names the trace a vote is about, from our traces or the
 // ledger's.

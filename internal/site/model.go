@@ -71,6 +71,7 @@ type Vote struct {
 	ValidatorURL string
 	Agent        string // the validated trace's agent, when known
 	TraceURL     string
+	Read         string // the reading page of the trace's copy, for a peer's trace the node keeps one of
 	TraceHash    manifest.Hash
 	TraceTitle   string       // when known
 	Seq          manifest.Seq // our MANIFEST's seq of File; 0 for a peer's
@@ -103,8 +104,9 @@ type Peer struct {
 	LastPolled    time.Time
 	LastSuccess   time.Time
 	LastError     string
-	Traces        int // traces of this peer seen
-	Validations   int // validations by this peer seen
+	Traces        int    // traces of this peer seen
+	Pages         string // where it serves its traces as pages, its MANIFEST's "pages:" (manifest.PageURL)
+	Validations   int    // validations by this peer seen
 	LearnedFrom   string
 }
 
@@ -140,7 +142,41 @@ type Ref struct {
 	Status        manifest.Status
 	Passing, Seen int
 	Copy          bool // as for a Trace
+	// Ours is our validation of the trace, when we gave one.
+	Ours *Vote
+	// Page is the trace's page for people where its agent publishes it,
+	// when its MANIFEST.md says where its pages are (manifest.PageURL):
+	// the node then makes no reading page of its own.
+	Page string
+	// Text is the copy of the trace the node keeps (internal/copies),
+	// nil when it keeps none; Cut says the trace is longer. Excerpt is
+	// cut from it, and Read is the page of the site that shows it,
+	// "mesh/<16 hex>.html", empty without a copy.
+	Text    []byte
+	Cut     bool
+	Excerpt string
+	Read    string
+	// Disputed: a dispute says its bytes no longer verify; the node
+	// keeps no copy and its feeds leave it out (ledger.Disputed).
+	Disputed bool
 }
+
+// Href is where a person reads the trace, from a page at root: the
+// peer's own page when it publishes one, else our reading page when the
+// node keeps a copy, else the trace's file.
+func (r *Ref) Href(root string) string {
+	switch {
+	case r.Page != "":
+		return r.Page
+	case r.Read != "":
+		return root + r.Read
+	}
+	return r.URL
+}
+
+// External reports whether Href leaves the site: the link then carries
+// rel="nofollow ugc noopener".
+func (r *Ref) External() bool { return r.Read == "" }
 
 // Dispute is a hash mismatch this node saw: a dispute it published, or a
 // rejection recorded in its ledger.

@@ -109,6 +109,7 @@ func pageOutputs(n *Node, idx *index) []output {
 			return execute("agent", v)
 		}})
 	}
+	outs = append(outs, readingOutputs(n, idx, base)...)
 	for i, t := range n.Traces {
 		page := pagePath(t.File)
 		v := base(page, t.Title, "traces", "")
@@ -131,4 +132,46 @@ func pageOutputs(n *Node, idx *index) []output {
 		}})
 	}
 	return outs
+}
+
+// readingOutputs are the reading pages of the copies the node keeps of
+// peers' traces, rendered by the path of our own trace pages as a
+// stranger's text (renderCopy).
+func readingOutputs(n *Node, idx *index, base func(page, title, nav, desc string) *view) []output {
+	var outs []output
+	for _, r := range n.Others {
+		if r.Read == "" {
+			continue
+		}
+		v := base(r.Read, r.Title, "agents", r.Excerpt)
+		v.Ref = r
+		outs = append(outs, output{Path: r.Read, Key: readingKey(n, r, v), Render: func() ([]byte, error) {
+			body, err := readingBody(r, idx, v.Root)
+			if err != nil {
+				return nil, fmt.Errorf("copy of %s: %w", r.Hash, err)
+			}
+			v.Body = body
+			return execute("reading", v)
+		}})
+	}
+	return outs
+}
+
+// readingBodyBytes bounds the rendered body of a reading page. A copy is
+// at most 16 KiB of text, but highlighting can make each byte of code a
+// dozen of HTML; a body over the bound is shown as the escaped text, so
+// every reading page stays under about 100 KiB (docs/site.md).
+const readingBodyBytes = 64 << 10
+
+// readingBody is the copy of r rendered for its page, or its text
+// escaped in a pre block when the rendering is over readingBodyBytes.
+func readingBody(r *Ref, idx *index, root string) (template.HTML, error) {
+	body, err := renderCopy(r.Text, r.Title, idx, root, r.URL)
+	if err != nil {
+		return "", err
+	}
+	if len(body) > readingBodyBytes {
+		return template.HTML("<pre class=\"copy\">" + template.HTMLEscapeString(string(r.Text)) + "</pre>\n"), nil
+	}
+	return template.HTML(body), nil // goldmark output, raw HTML off, links filtered and resolved
 }

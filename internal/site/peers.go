@@ -27,6 +27,7 @@ func loadPeers(n *Node, snap *node.Snapshot, now time.Time) error {
 		}
 		p.LastSeenSeq, p.Failures, p.LastError = c.LastSeenSeq, c.FailureCount, c.LastError
 		p.LastPolled, p.LastSuccess, p.LearnedFrom = c.LastPolled.UTC(), c.LastSuccess.UTC(), c.LearnedFrom
+		p.Pages = c.Pages
 	}
 	traces, votes := ledgerCounts(l)
 	for _, p := range byURL {

@@ -8,6 +8,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/meshnode/meshnode/internal/copies"
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
@@ -16,7 +17,7 @@ var templateFS embed.FS
 
 // pages holds one parsed template per page kind, each the shared layout
 // and parts plus the page's own "content".
-var pages = mustParsePages("home", "trace", "traces", "mesh", "peers", "validations", "signal", "agent", "agents")
+var pages = mustParsePages("home", "trace", "traces", "mesh", "peers", "validations", "signal", "agent", "agents", "reading")
 
 var styleCSS = append(mustRead("templates/style.css"), codeCSS()...)
 
@@ -38,7 +39,6 @@ var funcs = template.FuncMap{
 	"firstTraces":  func(ts []*Trace) []*Trace { return firstN(ts, agentTraces) },
 	"firstRefs":    func(rs []*Ref) []*Ref { return firstN(rs, agentTraces) },
 	"firstGave":    func(vs []*Vote) []*Vote { return firstN(vs, agentGave) },
-	"firstScored":  func(vs []*Vote) []*Vote { return firstN(vs, agentScored) },
 	"givenByAgent": givenByAgent,
 }
 
@@ -88,6 +88,7 @@ type view struct {
 	Node             *Node
 	Home             homeView
 	Trace            *Trace
+	Ref              *Ref   // the peer's trace a reading page shows
 	Prev, Next       *Trace // the same agent's neighbours of Trace
 	Agent            *Agent
 	Body             template.HTML
@@ -128,12 +129,15 @@ func (v *view) Refs(cites []string) []refLink {
 		if t, ok := v.idx.own[c]; ok {
 			l.Title, l.Href = t.Title, v.Root+pagePath(t.File)
 		} else if r, ok := v.idx.refs[c]; ok {
-			l.Title, l.Href, l.External = r.Title, r.URL, r.URL != ""
+			l.Title, l.Href, l.External = r.Title, r.Href(v.Root), r.External() && r.URL != ""
 		}
 		out = append(out, l)
 	}
 	return out
 }
+
+// CopyKiB is how much of a peer's trace a copy holds, in KiB.
+func (v *view) CopyKiB() int { return copies.MaxTextBytes >> 10 }
 
 func execute(name string, v *view) ([]byte, error) {
 	var buf bytes.Buffer

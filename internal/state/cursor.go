@@ -47,6 +47,10 @@ type Cursor struct {
 	// Rules is the rule set the peer's MANIFEST.md declares ("rules:"),
 	// "" when it declares none (docs/decisions.md, Rule sets).
 	Rules string `json:"rules,omitempty"`
+	// Pages is where the peer serves its traces as pages for people, as
+	// its MANIFEST.md says ("pages:", manifest.PageURL); "" when it does
+	// not say.
+	Pages string `json:"pages,omitempty"`
 
 	// LastNews is when a poll last found a new seq, or first found the
 	// peer; the quiet schedule counts from it (docs/decisions.md).

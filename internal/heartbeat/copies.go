@@ -1,0 +1,105 @@
+package heartbeat
+
+import (
+	"github.com/meshnode/meshnode/internal/copies"
+	"github.com/meshnode/meshnode/internal/dispute"
+	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/manifest"
+)
+
+// What the node republishes of a peer's trace is a copy taken here, from
+// bytes that verified, and taken down here (docs/decisions.md, "Taking a
+// peer's text down"); the bounds are internal/copies'.
+
+// listing is what a peer's MANIFEST.md lists: the hashes of its rows and
+// the seqs of its archive pages, which are immutable and still publish
+// every row they hold.
+type listing struct {
+	hashes   map[manifest.Hash]bool
+	archives []manifest.Archive
+}
+
+// listingOf is m's listing, or nil when m cannot tell a row removed from
+// one the parser skipped: a manifest with lines skipped takes nothing
+// down.
+func listingOf(m *manifest.Manifest, problems []manifest.Problem) *listing {
+	if len(problems) > 0 {
+		return nil
+	}
+	l := &listing{hashes: make(map[manifest.Hash]bool, len(m.Entries)), archives: m.Archives}
+	for _, e := range m.Entries {
+		l.hashes[e.Hash] = true
+	}
+	return l
+}
+
+// lists reports whether the trace is still published: a row lists its
+// hash, or an archive page holds its seq.
+func (l *listing) lists(t *ledger.Trace) bool {
+	if l.hashes[t.Hash] {
+		return true
+	}
+	for _, a := range l.archives {
+		if a.First <= t.Seq && t.Seq <= a.Last {
+			return true
+		}
+	}
+	return false
+}
+
+// keepCopy keeps the copy of a trace whose bytes verified this run.
+func (n *job) keepCopy(h manifest.Hash, agentURL string, f fetched) {
+	body := f.raw
+	if f.trace != nil {
+		body = f.trace.Body
+	}
+	n.snap.Copies.Put(h, copies.Of(agentURL, body))
+}
+
+// withdraw marks each trace of the peers whose MANIFEST.md this run read
+// whole withdrawn when it no longer lists it, and as published again when
+// it does.
+func (n *job) withdraw(listings map[string]*listing) {
+	if len(listings) == 0 {
+		return
+	}
+	for _, t := range n.ledger.Traces {
+		l := listings[t.AgentURL]
+		switch {
+		case l == nil:
+		case !l.lists(t):
+			t.TakenDown = ledger.Withdrawn
+		case t.TakenDown == ledger.Withdrawn:
+			t.TakenDown = ""
+		}
+	}
+}
+
+// takeDownDisputed marks the trace with hash h disputed when the ledger
+// holds it: a dispute, ours or a peer's, says the bytes at its URL no
+// longer hash to what its author claims.
+func (n *job) takeDownDisputed(h manifest.Hash) {
+	if t := n.ledger.Traces[h]; t != nil {
+		t.TakenDown = ledger.Disputed
+	}
+}
+
+// readDispute takes down the trace a peer's dispute names.
+func (n *job) readDispute(f fetched) {
+	if d, err := dispute.Parse(f.raw); err == nil {
+		n.takeDownDisputed(d.ClaimedHash)
+	}
+}
+
+// keepCopies keeps the copies internal/copies' bounds select among the
+// traces whose bytes verified and that nothing took down, and drops the
+// rest: those taken down, and those that newer ones pushed out.
+func (n *job) keepCopies() {
+	var cands []copies.Candidate
+	for _, t := range n.ledger.Traces {
+		if t.Verified && t.TakenDown == "" {
+			cands = append(cands, copies.Candidate{Hash: t.Hash, AgentURL: t.AgentURL, Seq: t.Seq, Submitted: t.Submitted})
+		}
+	}
+	n.snap.Copies.Keep(copies.Select(cands, copies.PerAgent, copies.MaxCopies))
+}

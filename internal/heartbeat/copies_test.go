@@ -1,0 +1,181 @@
+package heartbeat
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/meshnode/meshnode/internal/copies"
+	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
+	"github.com/meshnode/meshnode/internal/statefile"
+)
+
+// publishSeqs serves a manifest under base listing the given rows (seq →
+// file, body), with sequence the highest seq ever published, and the
+// files themselves.
+func (p *fakePeer) publishSeqs(base string, sequence manifest.Seq, rows map[manifest.Seq][2]string) {
+	m := manifest.Manifest{Agent: "peer", Sequence: sequence}
+	for seq := manifest.Seq(1); seq <= sequence; seq++ {
+		r, ok := rows[seq]
+		if !ok {
+			continue
+		}
+		m.Entries = append(m.Entries, manifest.Entry{Seq: seq, Hash: manifest.HashBytes([]byte(r[1])), File: r[0], Type: "knowledge", Status: "pending"})
+		p.serve(base+r[0], []byte(r[1]))
+	}
+	p.serve(base+"MANIFEST.md", m.Format())
+}
+
+func loadCopies(t *testing.T, dir string) *copies.Copies {
+	t.Helper()
+	c, err := copies.Load(filepath.Join(dir, node.CopiesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// readCopies returns every file of mesh-state/copies/ by name.
+func readCopies(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	d := filepath.Join(dir, statefile.Dir(node.CopiesFile))
+	entries, _ := os.ReadDir(d)
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(d, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[e.Name()] = string(b)
+	}
+	return out
+}
+
+const (
+	frontMatterTrace = "---\ntitle: Fronted\ntype: knowledge\n---\n# Fronted\n\nA body \x1b[31mwith an escape\r\n"
+	plainTrace       = "# Plain\n\nPlain words.\n"
+)
+
+func TestHeartbeatKeepsACleanBoundedCopyOfEachVerifiedTrace(t *testing.T) {
+	long := "# Long\n\n" + strings.Repeat(strings.Repeat("w", 79)+"\n", copies.MaxTextBytes/80+10)
+	p := newFakePeer(t)
+	p.publishSeqs("/beta/", 3, map[manifest.Seq][2]string{
+		1: {"traces/fronted.md", frontMatterTrace}, 2: {"traces/long.md", long}, 3: {"traces/plain.md", plainTrace},
+	})
+	dir := newNode(t, [][2]string{{"beta", p.URL + "/beta/"}}, "")
+	beat(t, dir, testNow)
+	c := loadCopies(t, dir)
+	if len(c.ByHash) != 3 {
+		t.Fatalf("%d copies, want 3", len(c.ByHash))
+	}
+	fronted := c.ByHash[manifest.HashBytes([]byte(frontMatterTrace))]
+	if fronted == nil || strings.Contains(fronted.Text, "title:") || strings.ContainsAny(fronted.Text, "\x1b\r") {
+		t.Errorf("copy of the fronted trace = %+v, want its body without front matter or controls", fronted)
+	}
+	lc := c.ByHash[manifest.HashBytes([]byte(long))]
+	if lc == nil || !lc.Cut || len(lc.Text) > copies.MaxTextBytes || !strings.HasSuffix(lc.Text, "\n") {
+		t.Errorf("copy of the long trace: cut %v, %d bytes; want cut at a line within %d", lc != nil && lc.Cut, len(lc.Text), copies.MaxTextBytes)
+	}
+	before := readCopies(t, dir)
+	beat(t, dir, testNow.Add(cursorStep))
+	if after := readCopies(t, dir); len(after) != 1 || after[first(after)] != before[first(before)] {
+		t.Errorf("an idle heartbeat changed the copies")
+	}
+}
+
+func first(m map[string]string) string {
+	for k := range m {
+		return k
+	}
+	return ""
+}
+
+// TestTraceItsAuthorRemovesIsTakenDown: a trace its author's MANIFEST.md
+// no longer lists loses its copy and is marked withdrawn at the next
+// heartbeat; listed again, it is no longer withdrawn.
+func TestTraceItsAuthorRemovesIsTakenDown(t *testing.T) {
+	p := newFakePeer(t)
+	rows := map[manifest.Seq][2]string{1: {"traces/fronted.md", frontMatterTrace}, 2: {"traces/plain.md", plainTrace}}
+	p.publishSeqs("/beta/", 2, rows)
+	dir := newNode(t, [][2]string{{"beta", p.URL + "/beta/"}}, "")
+	beat(t, dir, testNow)
+	gone := manifest.HashBytes([]byte(frontMatterTrace))
+	if loadCopies(t, dir).ByHash[gone] == nil {
+		t.Fatal("no copy taken")
+	}
+	p.publishSeqs("/beta/", 2, map[manifest.Seq][2]string{2: rows[2]})
+	beat(t, dir, testNow.Add(cursorStep))
+	c, l := loadCopies(t, dir), loadLedger(t, dir)
+	if c.ByHash[gone] != nil || l.Traces[gone].TakenDown != ledger.Withdrawn {
+		t.Errorf("removed trace: copy kept %v, taken down %q; want no copy, withdrawn", c.ByHash[gone] != nil, l.Traces[gone].TakenDown)
+	}
+	if kept := manifest.HashBytes([]byte(plainTrace)); c.ByHash[kept] == nil || l.Traces[kept].TakenDown != "" {
+		t.Errorf("the trace still listed lost its copy or was taken down")
+	}
+	p.publishSeqs("/beta/", 2, rows)
+	beat(t, dir, testNow.Add(2*cursorStep))
+	if got := loadLedger(t, dir).Traces[gone].TakenDown; got != "" {
+		t.Errorf("listed again, the trace is still taken down: %q", got)
+	}
+}
+
+// TestDisputedTraceLosesItsCopy: a peer's dispute naming a trace's hash
+// takes its copy down.
+func TestDisputedTraceLosesItsCopy(t *testing.T) {
+	p := newFakePeer(t)
+	p.publishSeqs("/gamma/", 1, map[manifest.Seq][2]string{1: {"traces/x.md", plainTrace}})
+	disputed := manifest.HashBytes([]byte(plainTrace))
+	d := strings.Replace(peersDispute, "sha256:"+zeros, string(disputed), 1)
+	p.publishRows("/beta/", [][4]string{{"disputes/dispute-" + disputed.Hex(12) + ".md", d, "dispute", "published"}})
+	dir := newNode(t, [][2]string{{"gamma", p.URL + "/gamma/"}, {"beta", p.URL + "/beta/"}}, "")
+	beat(t, dir, testNow)
+	if c := loadCopies(t, dir); c.ByHash[disputed] != nil {
+		t.Error("the disputed trace's copy was kept")
+	}
+	if got := loadLedger(t, dir).Traces[disputed].TakenDown; got != ledger.Disputed {
+		t.Errorf("taken down %q, want %q", got, ledger.Disputed)
+	}
+}
+
+func TestListingKeepsArchivedSeqsAndTrustsNoManifestWithSkippedLines(t *testing.T) {
+	m := &manifest.Manifest{Entries: []manifest.Entry{{Seq: 9, Hash: manifest.HashBytes([]byte("nine"))}},
+		Archives: []manifest.Archive{{First: 1, Last: 5}}}
+	l := listingOf(m, nil)
+	for _, tc := range []struct {
+		name string
+		t    ledger.Trace
+		want bool
+	}{
+		{"listed row", ledger.Trace{Seq: 9, Hash: manifest.HashBytes([]byte("nine"))}, true},
+		{"archived seq", ledger.Trace{Seq: 3, Hash: manifest.HashBytes([]byte("three"))}, true},
+		{"removed", ledger.Trace{Seq: 7, Hash: manifest.HashBytes([]byte("seven"))}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := l.lists(&tc.t); got != tc.want {
+				t.Errorf("lists = %v, want %v", got, tc.want)
+			}
+		})
+	}
+	if listingOf(m, []manifest.Problem{{Line: 4, Reason: "bad row"}}) != nil {
+		t.Error("a manifest with skipped lines gave a listing")
+	}
+}
+
+// TestPeersPagesLineIsKeptInItsCursor: where a peer says its pages are
+// is read with its MANIFEST.md, for the site to link them.
+func TestPeersPagesLineIsKeptInItsCursor(t *testing.T) {
+	p := newFakePeer(t)
+	base := p.URL + "/beta/"
+	m := manifest.Manifest{Agent: "beta", URL: base, Sequence: 1, Pages: base + manifest.PageStem + ".html",
+		Entries: []manifest.Entry{{Seq: 1, Hash: manifest.HashBytes([]byte(plainTrace)), File: "traces/plain.md", Type: "knowledge", Status: "pending"}}}
+	p.serve("/beta/traces/plain.md", []byte(plainTrace))
+	p.serve("/beta/MANIFEST.md", m.Format())
+	dir := newNode(t, [][2]string{{"beta", base}}, "")
+	beat(t, dir, testNow)
+	if got := loadState(t, dir).Cursors[base].Pages; got != m.Pages {
+		t.Errorf("cursor pages = %q, want %q", got, m.Pages)
+	}
+}
