@@ -79,7 +79,8 @@ type job struct {
 	// disputeCount counts, by peer URL, the disputes published about it
 	// and those this run adds (disputesAbout).
 	disputeCount map[string]int
-	pub          *pubBudget // what may still be published of each peer's (publishing)
+	pub          *pubBudget      // what may still be published of each peer's (publishing)
+	signal       *computedSignal // the last SIGNAL computed (signalReport)
 }
 
 // Run runs one heartbeat of the node in opts.Dir. It returns an error only

@@ -28,6 +28,7 @@ type Ledger struct {
 	// rewrites those only; nil means untracked, and Save writes every
 	// file. Only the methods of Ledger change records once it is loaded.
 	changed map[string]bool
+	edits   int // changes made through its methods (Edits)
 }
 
 // New returns an empty ledger.
@@ -205,8 +206,14 @@ func (l *Ledger) Save(path string) (bool, error) {
 	return changed, err
 }
 
+// Edits counts the changes made to the ledger through its methods since
+// it was made: what is computed from its records holds while the count
+// stays the same.
+func (l *Ledger) Edits() int { return l.edits }
+
 // touch notes that records filed under these URLs changed.
 func (l *Ledger) touch(urls ...string) {
+	l.edits++
 	if l.changed == nil {
 		return
 	}

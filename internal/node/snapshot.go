@@ -71,6 +71,7 @@ type Snapshot struct {
 	traces   map[string]*parsedTrace
 	writing  map[string]bool // paths WriteFile is writing now
 	unsynced bool            // WriteFileUnsynced wrote since the last Sync
+	writes   int             // files and manifests written through the snapshot
 }
 
 // File is one of the node's publishable files (Publishable) in traces/,
