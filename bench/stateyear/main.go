@@ -3,7 +3,11 @@
 // ledger, state and queue code the heartbeat uses, and prints the largest
 // file under mesh-state/ after each simulated month (bench/scale.sh). The
 // queue is worked in the last two weeks only: its items leave a week after
-// they are settled, so two weeks show its steady size.
+// they are settled, so two weeks show its steady size. With -node it also
+// writes a mesh.yaml, so `meshnode heartbeat --dir` runs on the directory
+// (bench/stateyear.sh): its AGENTS.md lists nobody and the simulated
+// agents are not learned peers, so such a heartbeat polls nobody and
+// finds nothing new, and costs what loading and saving the history costs.
 //
 //	stateyear -agents 1000 -days 365 -dir /tmp/year
 package main
@@ -30,6 +34,7 @@ func main() {
 	days := flag.Int("days", 365, "days simulated")
 	every := flag.Int("save-every", 30, "days between saves (the sizes are measured at each save)")
 	dir := flag.String("dir", "", "node directory to write (created)")
+	asNode := flag.Bool("node", false, "also write a mesh.yaml, so a heartbeat runs on the directory")
 	flag.Parse()
 	if *dir == "" {
 		log.Fatal("stateyear: -dir is required")
@@ -37,6 +42,21 @@ func main() {
 	if err := run(*dir, *agents, *days, *every); err != nil {
 		log.Fatal(err)
 	}
+	if *asNode {
+		if err := writeConfig(*dir); err != nil {
+			log.Fatal(err)
+		}
+	}
+}
+
+// writeConfig makes dir a node a heartbeat runs on: a mesh.yaml naming
+// it, and an AGENTS.md that lists nobody.
+func writeConfig(dir string) error {
+	cfg := "agent: bench\nurl: https://bench.example/traces/\n"
+	if err := os.WriteFile(filepath.Join(dir, node.ConfigFile), []byte(cfg), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, node.AgentsFile), []byte("# name | trace_url | joined\n"), 0o644)
 }
 
 func run(dir string, agents, days, every int) error {

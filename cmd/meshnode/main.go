@@ -15,7 +15,7 @@ import (
 
 func main() {
 	if len(os.Args) > 1 && polls(os.Args[1]) {
-		limitMemory(os.Getenv)
+		limitMemory(os.Getenv, os.ReadFile)
 	}
 	ctx, stop := interruptible(context.Background(), os.Stderr)
 	code := exitCode(run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr)

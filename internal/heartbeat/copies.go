@@ -68,9 +68,9 @@ func (n *job) withdraw(listings map[string]*listing) {
 		switch {
 		case l == nil:
 		case !l.lists(t):
-			t.TakenDown = ledger.Withdrawn
+			n.ledger.TakeDown(t.Hash, ledger.Withdrawn)
 		case t.TakenDown == ledger.Withdrawn:
-			t.TakenDown = ""
+			n.ledger.TakeDown(t.Hash, "")
 		}
 	}
 }
@@ -79,9 +79,7 @@ func (n *job) withdraw(listings map[string]*listing) {
 // holds it: a dispute, ours or a peer's, says the bytes at its URL no
 // longer hash to what its author claims.
 func (n *job) takeDownDisputed(h manifest.Hash) {
-	if t := n.ledger.Traces[h]; t != nil {
-		t.TakenDown = ledger.Disputed
-	}
+	n.ledger.TakeDown(h, ledger.Disputed)
 }
 
 // readDispute takes down the trace a peer's dispute names.

@@ -84,7 +84,8 @@ type job struct {
 	// that maxDisputesPerPeer kept out.
 	peerDisputes map[string]int
 	heldDisputes int
-	pub          *pubBudget // what may still be published of each peer's (publishing)
+	pub          *pubBudget      // what may still be published of each peer's (publishing)
+	signal       *computedSignal // the last SIGNAL computed (signalReport)
 }
 
 // Run runs one heartbeat of the node in opts.Dir. It returns an error only

@@ -9,14 +9,42 @@ import (
 
 // signalReport computes SIGNAL from the node's snapshot, with what this run
 // added to it: the same public files give every node the same report,
-// whatever its mesh.yaml says.
+// whatever its mesh.yaml says. It is computed again only when a file was
+// written through the snapshot or the ledger changed since the last
+// time (docs/decisions.md, "SIGNAL once a heartbeat").
 func (n *job) signalReport() (signal.Report, error) {
+	at := signalInputs{writes: n.snap.Writes(), edits: n.ledger.Edits()}
+	if n.signal != nil && n.signal.at == at {
+		return n.signal.report, n.signal.err
+	}
+	if computingSignal != nil {
+		computingSignal()
+	}
+	c := &computedSignal{at: at}
 	in, err := signal.FromSnapshot(n.snap, n.cfg.Agent, n.cfg.URL)
 	if err != nil {
-		return signal.Report{}, fmt.Errorf("compute SIGNAL: %w", err)
+		c.err = fmt.Errorf("compute SIGNAL: %w", err)
+	} else {
+		c.report = signal.Compute(in)
 	}
-	return signal.Compute(in), nil
+	n.signal = c
+	return c.report, c.err
 }
+
+// signalInputs says which state of the node a SIGNAL report was computed
+// from: the snapshot's and the ledger's counts of changes.
+type signalInputs struct{ writes, edits int }
+
+// computedSignal is the last SIGNAL report a heartbeat computed.
+type computedSignal struct {
+	at     signalInputs
+	report signal.Report
+	err    error
+}
+
+// computingSignal, when set (tests only), is told each time a heartbeat
+// computes SIGNAL.
+var computingSignal func()
 
 // ownStatuses resolves the status of each of our own traces from the
 // validations the node has seen (SIGNAL's resolution rule). Under a rule

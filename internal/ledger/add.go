@@ -20,7 +20,9 @@ func (l *Ledger) AddTrace(t *Trace) {
 	nt := *t
 	if old != nil {
 		mergeTrace(&nt, old)
+		l.touch(old.AgentURL)
 	}
+	l.touch(nt.AgentURL)
 	l.Traces[t.Hash] = &nt
 }
 
@@ -65,6 +67,10 @@ func (l *Ledger) AddValidation(v *Validation) {
 		l.Validations = map[string]*Validation{}
 	}
 	nv := *v
+	if old := l.Validations[nv.Key()]; old != nil {
+		l.touch(old.ValidatorURL)
+	}
+	l.touch(nv.ValidatorURL)
 	l.Validations[nv.Key()] = &nv
 }
 
@@ -75,6 +81,10 @@ func (l *Ledger) AddRejection(fileURL string, r *Rejection) {
 		l.Rejected = map[string]*Rejection{}
 	}
 	nr := *r
+	if old := l.Rejected[fileURL]; old != nil {
+		l.touch(old.AgentURL)
+	}
+	l.touch(nr.AgentURL)
 	l.Rejected[fileURL] = &nr
 }
 
@@ -137,6 +147,7 @@ func (l *Ledger) validations(keep func(*Validation) bool) []*Validation {
 // agent. The node calls it when a name that URL held was bound elsewhere by
 // a person (docs/decisions.md, "Names").
 func (l *Ledger) Forget(agentURL string) []manifest.Hash {
+	l.touch(agentURL)
 	var hashes []manifest.Hash
 	for h, t := range l.Traces {
 		if t != nil && t.AgentURL == agentURL {
@@ -174,6 +185,7 @@ func (l *Ledger) Forget(agentURL string) []manifest.Hash {
 // the validations and disputes it published and its rejections) to the URL to, the
 // same agent spelled another way; file URLs under from move under to.
 func (l *Ledger) Rename(from, to string) {
+	l.touch(from, to)
 	under := func(u string) string {
 		if rest, ok := strings.CutPrefix(u, from); ok {
 			return to + rest
@@ -207,4 +219,20 @@ func (l *Ledger) Rename(from, to string) {
 		}
 	}
 	l.renameCopies(from, to, under)
+}
+
+// TakeDown sets why the node no longer republishes the text of the trace
+// with hash h (Trace.TakenDown; "" publishes it again), and reports
+// whether the ledger holds that trace. Records change only through the
+// ledger's methods, so that Save rewrites the file that holds it.
+func (l *Ledger) TakeDown(h manifest.Hash, why string) bool {
+	t := l.Traces[h]
+	if t == nil {
+		return false
+	}
+	if t.TakenDown != why {
+		t.TakenDown = why
+		l.touch(t.AgentURL)
+	}
+	return true
 }

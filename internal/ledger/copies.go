@@ -26,6 +26,7 @@ func (l *Ledger) AddCopy(t *Trace) {
 	if old := l.Copies[k]; old != nil {
 		mergeTrace(&nt, old)
 	}
+	l.touch(nt.AgentURL)
 	l.Copies[k] = &nt
 }
 
@@ -89,6 +90,7 @@ func (l *Ledger) forgetCopies(agentURL string, removed []manifest.Hash) []manife
 	for _, t := range l.SortedCopies() {
 		if gone[t.Hash] && l.Traces[t.Hash] == nil {
 			delete(l.Copies, CopyKey(t.AgentURL, t.Hash))
+			l.touch(t.AgentURL)
 			l.Traces[t.Hash] = t
 		}
 	}

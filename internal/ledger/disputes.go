@@ -57,6 +57,7 @@ func (l *Ledger) AddDispute(d *Dispute) {
 		l.Disputes = map[string]*Dispute{}
 	}
 	nd := *d
+	l.touch(nd.ReporterURL)
 	l.Disputes[nd.Key()] = &nd
 }
 

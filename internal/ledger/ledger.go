@@ -30,6 +30,13 @@ type Ledger struct {
 	// already has, keyed by CopyKey: the agent that listed the copy and
 	// the hash (docs/decisions.md, "Copies").
 	Copies map[string]*Trace `json:"copies,omitempty"`
+
+	// changed names the files (state.PeerFileName) whose records changed
+	// since Load read them or Save wrote them, so Save re-encodes and
+	// rewrites those only; nil means untracked, and Save writes every
+	// file. Only the methods of Ledger change records once it is loaded.
+	changed map[string]bool
+	edits   int // changes made through its methods (Edits)
 }
 
 // New returns an empty ledger.
@@ -52,6 +59,8 @@ func Load(path string) (*Ledger, error) {
 		if err := l.merge(legacy); err != nil {
 			return nil, statefile.Corrupt(path, legacy, err)
 		}
+	} else {
+		l.changed = map[string]bool{} // the old single file is split by a full Save
 	}
 	dir := statefile.Dir(path)
 	names := make([]string, 0, len(files))
@@ -127,41 +136,69 @@ func decode(data []byte) (*Ledger, error) {
 // rejected file's agent URL or the dispute's reporter URL), each with keys sorted, two-space indent, a
 // final newline and times in UTC.
 func (l *Ledger) Files() (map[string][]byte, error) {
+	return l.files(func(string) bool { return true })
+}
+
+// files encodes the files whose names keep accepts.
+func (l *Ledger) files(keep func(name string) bool) (map[string][]byte, error) {
 	parts := map[string]*Ledger{}
+	names := map[string]string{} // URL → file name, memoized: a mesh names few URLs
 	part := func(url string) *Ledger {
-		name := statefile.PeerFileName(url)
+		name, ok := names[url]
+		if !ok {
+			name = statefile.PeerFileName(url)
+			names[url] = name
+		}
+		if !keep(name) {
+			return nil
+		}
 		if parts[name] == nil {
 			parts[name] = New()
 		}
 		return parts[name]
 	}
 	for k, t := range l.Traces {
-		if t != nil {
-			part(t.AgentURL).Traces[k] = t.normalized()
+		if t == nil {
+			continue
+		}
+		if p := part(t.AgentURL); p != nil {
+			p.Traces[k] = t.normalized()
 		}
 	}
 	for k, v := range l.Validations {
-		if v != nil {
+		if v == nil {
+			continue
+		}
+		if p := part(v.ValidatorURL); p != nil {
 			c := *v
 			c.ValidatedAt = utc(v.ValidatedAt)
-			part(v.ValidatorURL).Validations[k] = &c
+			p.Validations[k] = &c
 		}
 	}
 	for k, r := range l.Rejected {
-		if r != nil {
+		if r == nil {
+			continue
+		}
+		if p := part(r.AgentURL); p != nil {
 			c := *r
 			c.At = utc(r.At)
-			part(r.AgentURL).Rejected[k] = &c
+			p.Rejected[k] = &c
 		}
 	}
 	for k, d := range l.Disputes {
-		if d != nil {
-			part(d.ReporterURL).Disputes[k] = d.normalized()
+		if d == nil {
+			continue
+		}
+		if p := part(d.ReporterURL); p != nil {
+			p.Disputes[k] = d.normalized()
 		}
 	}
 	for _, t := range l.Copies {
-		if t != nil {
-			part(t.AgentURL).AddCopy(t.normalized())
+		if t == nil {
+			continue
+		}
+		if p := part(t.AgentURL); p != nil {
+			p.AddCopy(t.normalized())
 		}
 	}
 	files := make(map[string][]byte, len(parts))
@@ -177,11 +214,51 @@ func (l *Ledger) Files() (map[string][]byte, error) {
 
 // Save writes the ledger named by path, one file per peer, each
 // atomically and only when its bytes change, and removes the single file
-// of older nodes; it reports whether anything on disk changed.
+// of older nodes; it reports whether anything on disk changed. A ledger
+// Load read re-encodes only the files whose records changed since (or
+// since its last Save), and removes those left with none.
 func (l *Ledger) Save(path string) (bool, error) {
-	files, err := l.Files()
+	if l.changed == nil {
+		files, err := l.Files()
+		if err != nil {
+			return false, err
+		}
+		changed, err := statefile.Write(path, files)
+		if err == nil {
+			l.changed = map[string]bool{}
+		}
+		return changed, err
+	}
+	files, err := l.files(func(name string) bool { return l.changed[name] })
 	if err != nil {
 		return false, err
 	}
-	return statefile.Write(path, files)
+	var gone []string
+	for name := range l.changed {
+		if _, ok := files[name]; !ok {
+			gone = append(gone, name)
+		}
+	}
+	sort.Strings(gone)
+	changed, err := statefile.WriteSome(path, files, gone)
+	if err == nil {
+		clear(l.changed)
+	}
+	return changed, err
+}
+
+// Edits counts the changes made to the ledger through its methods since
+// it was made: what is computed from its records holds while the count
+// stays the same.
+func (l *Ledger) Edits() int { return l.edits }
+
+// touch notes that records filed under these URLs changed.
+func (l *Ledger) touch(urls ...string) {
+	l.edits++
+	if l.changed == nil {
+		return
+	}
+	for _, u := range urls {
+		l.changed[statefile.PeerFileName(u)] = true
+	}
 }

@@ -107,7 +107,7 @@ func TestOldSingleFileMigratesOnSave(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(l, mustLoadSample(t)) {
+	if !sameRecords(l, mustLoadSample(t)) {
 		t.Fatalf("the single file loads as %+v; want the sample", l)
 	}
 	if changed, err := l.Save(p); err != nil || !changed {
@@ -117,9 +117,16 @@ func TestOldSingleFileMigratesOnSave(t *testing.T) {
 		t.Fatalf("the single file is still there after the split: %v", err)
 	}
 	back, err := Load(p)
-	if err != nil || !reflect.DeepEqual(back, l) {
+	if err != nil || !sameRecords(back, l) {
 		t.Fatalf("after the split: %+v, %v; want what the single file held", back, err)
 	}
+}
+
+// sameRecords reports whether a and b hold the same records, whatever
+// either knows of what changed since it was read.
+func sameRecords(a, b *Ledger) bool {
+	return reflect.DeepEqual(a.Traces, b.Traces) && reflect.DeepEqual(a.Validations, b.Validations) &&
+		reflect.DeepEqual(a.Rejected, b.Rejected)
 }
 
 // mustLoadSample is sample() as it reads back from disk.

@@ -87,11 +87,28 @@ func ReadFile(dir, file string, max int64) ([]byte, error) {
 	if fi.Size() > max {
 		return nil, tooLarge(file, fi.Size(), max)
 	}
-	f, err := root.Open(filepath.FromSlash(file))
+	return readOpened(root, filepath.FromSlash(file), file, max)
+}
+
+// readOpened reads name, opened in root, when what was opened is a
+// regular file of at most max bytes, never reading more than max+1; file
+// names it in errors.
+func readOpened(root *os.Root, name, file string, max int64) ([]byte, error) {
+	f, err := root.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", file, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is %w", file, ErrNotRegular)
+	}
+	if fi.Size() > max {
+		return nil, tooLarge(file, fi.Size(), max)
+	}
 	data, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", file, err)

@@ -69,7 +69,17 @@ func (s *Snapshot) writeFile(rel string, data []byte, write func(string, []byte,
 	s.files = append(s.files, File{})
 	copy(s.files[i+1:], s.files[i:])
 	s.files[i] = File{Path: rel, Data: data, Hash: manifest.HashBytes(data)}
+	s.writes++
 	return nil
+}
+
+// Writes counts the files and manifests written through the snapshot
+// since it was opened: what is computed from its files (SIGNAL) holds
+// while the count stays the same.
+func (s *Snapshot) Writes() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.writes
 }
 
 // reserve claims rel for one writer, failing when the snapshot holds it
@@ -105,8 +115,11 @@ func (s *Snapshot) WriteManifest(m *manifest.Manifest, pages []Page) (bool, erro
 	if err != nil {
 		return false, fmt.Errorf("write %s: %w", ManifestFile, err)
 	}
+	s.mu.Lock()
 	s.Manifest, s.ManifestProblems, s.ManifestErr = m, nil, nil
 	s.Archive = append(s.Archive, pages...)
+	s.writes++
+	s.mu.Unlock()
 	return changed || len(pages) > 0, nil
 }
 

@@ -123,6 +123,30 @@ func Write(path string, files map[string][]byte) (bool, error) {
 	return changed, nil
 }
 
+// WriteSome writes files into the split state named by path and removes
+// the files named in gone, leaving its other files as they are: a caller
+// that knows which peers' records changed rewrites theirs only. It
+// reports whether anything on disk changed.
+func WriteSome(path string, files map[string][]byte, gone []string) (bool, error) {
+	dir := Dir(path)
+	changed, err := writeAll(dir, files)
+	if err != nil {
+		return changed, err
+	}
+	for _, name := range gone {
+		if filepath.Base(name) != name || !strings.HasSuffix(name, ".json") {
+			return changed, fmt.Errorf("remove %s: not a state file name", name)
+		}
+		err := os.Remove(filepath.Join(dir, name))
+		if err == nil {
+			changed = true
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return changed, fmt.Errorf("remove %s: %w", name, err)
+		}
+	}
+	return changed, nil
+}
+
 // writeParallel is how many files writeAll writes at once: each write
 // waits for its fsync, and the disk takes many at a time.
 const writeParallel = 16
