@@ -80,6 +80,10 @@ type job struct {
 	// and those this run adds (disputesAbout).
 	disputeCount map[string]int
 	pub          *pubBudget // what may still be published of each peer's (publishing)
+	// items is the queue as listed once after apply (queueItems), with
+	// the statuses this run's claims ended in.
+	items  []queue.Item
+	listed bool
 }
 
 // Run runs one heartbeat of the node in opts.Dir. It returns an error only

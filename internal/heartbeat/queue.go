@@ -1,6 +1,7 @@
 package heartbeat
 
 import (
+	"fmt"
 	"sync"
 	"time"
 
@@ -52,4 +53,30 @@ func sharedStore(dsn string) (*pgqueue.Store, error) {
 	}
 	pgStores.m[dsn] = s
 	return s, nil
+}
+
+// queueItems lists the queue once a heartbeat, after this run's enqueues:
+// scoring, the workers' stored results and the summary's counts all read
+// this one list, so an idle heartbeat reads each file of mesh-state/queue/
+// once. What other processes change meanwhile is seen next heartbeat; the
+// queue's compare-and-swap keeps their changes either way.
+func (n *job) queueItems() ([]queue.Item, error) {
+	if !n.listed {
+		items, err := n.queue.List()
+		if err != nil {
+			return nil, fmt.Errorf("read queue: %w", err)
+		}
+		n.items, n.listed = items, true
+	}
+	return n.items, nil
+}
+
+// noteEnded records in the listed queue the status each item this run
+// claimed ended in, by ID.
+func (n *job) noteEnded(ended map[string]string) {
+	for i := range n.items {
+		if st, ok := ended[n.items[i].ID]; ok {
+			n.items[i].Status = st
+		}
+	}
 }

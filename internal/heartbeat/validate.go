@@ -49,10 +49,18 @@ func (n *job) scoreQueue(ctx context.Context, scorer score.Scorer) error {
 		return nil
 	}
 	c := newClaims(n.queue, claimOwner, n.cfg.Heartbeat.Deadline+n.cfg.Lease, n.now, n.log.Warn)
+	listed, err := n.queueItems()
+	if err != nil {
+		return err
+	}
+	if !c.wanted(listed) {
+		return nil // nothing to claim: the queue is not read again
+	}
 	items, err := c.claim()
 	if err != nil {
 		return fmt.Errorf("claim from queue: %w", err)
 	}
+	defer func() { n.noteEnded(c.ended) }()
 	known := n.known()
 	g, gctx := errgroup.WithContext(context.WithoutCancel(ctx))
 	// The heuristic computes on every core (GOMAXPROCS); more items in
@@ -166,9 +174,9 @@ func doneReason(v *validation.Validation) string {
 
 // wait counts the items still queued and says why they wait.
 func (n *job) wait(why string) error {
-	items, err := n.queue.List()
+	items, err := n.queueItems()
 	if err != nil {
-		return fmt.Errorf("read queue: %w", err)
+		return err
 	}
 	for _, it := range items {
 		if it.Status == queue.StatusQueued || it.Status == queue.StatusInProgress {

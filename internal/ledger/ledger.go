@@ -22,6 +22,11 @@ type Ledger struct {
 	// Rejected are files whose bytes did not match their MANIFEST hash,
 	// keyed by file URL.
 	Rejected map[string]*Rejection `json:"rejected"`
+
+	// onDisk are the bytes of each file as Load read them or Save wrote
+	// them, by name, so Save rewrites only what changed without reading
+	// the files again.
+	onDisk map[string][]byte
 }
 
 // New returns an empty ledger.
@@ -40,6 +45,7 @@ func Load(path string) (*Ledger, error) {
 		return nil, err
 	}
 	l := New()
+	l.onDisk = files
 	if legacy != nil {
 		if err := l.merge(legacy); err != nil {
 			return nil, statefile.Corrupt(path, legacy, err)
@@ -142,11 +148,17 @@ func (l *Ledger) Files() (map[string][]byte, error) {
 
 // Save writes the ledger named by path, one file per peer, each
 // atomically and only when its bytes change, and removes the single file
-// of older nodes; it reports whether anything on disk changed.
+// of older nodes; it reports whether anything on disk changed. A ledger
+// Load read compares with the bytes it read (the node's lock keeps them
+// current), so its files are not read again.
 func (l *Ledger) Save(path string) (bool, error) {
 	files, err := l.Files()
 	if err != nil {
 		return false, err
 	}
-	return statefile.Write(path, files)
+	changed, err := statefile.Rewrite(path, files, l.onDisk)
+	if err == nil && l.onDisk != nil {
+		l.onDisk = files
+	}
+	return changed, err
 }

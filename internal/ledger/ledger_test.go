@@ -106,7 +106,7 @@ func TestOldSingleFileMigratesOnSave(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(l, mustLoadSample(t)) {
+	if !sameRecords(l, mustLoadSample(t)) {
 		t.Fatalf("the single file loads as %+v; want the sample", l)
 	}
 	if changed, err := l.Save(p); err != nil || !changed {
@@ -116,7 +116,7 @@ func TestOldSingleFileMigratesOnSave(t *testing.T) {
 		t.Fatalf("the single file is still there after the split: %v", err)
 	}
 	back, err := Load(p)
-	if err != nil || !reflect.DeepEqual(back, l) {
+	if err != nil || !sameRecords(back, l) {
 		t.Fatalf("after the split: %+v, %v; want what the single file held", back, err)
 	}
 }
@@ -306,4 +306,11 @@ func TestRenameMovesAnAgentsRecordsToItsOtherSpelling(t *testing.T) {
 	if b := l.Traces["sha256:b"]; b.AgentURL != "https://b.example/" {
 		t.Errorf("another agent's trace moved: %+v", b)
 	}
+}
+
+// sameRecords reports whether a and b hold the same records, whatever
+// files each was read from.
+func sameRecords(a, b *Ledger) bool {
+	return reflect.DeepEqual(a.Traces, b.Traces) && reflect.DeepEqual(a.Validations, b.Validations) &&
+		reflect.DeepEqual(a.Rejected, b.Rejected)
 }
