@@ -11,7 +11,6 @@ import (
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/roster"
-	"github.com/meshnode/meshnode/internal/score"
 	"github.com/meshnode/meshnode/internal/state"
 	"github.com/meshnode/meshnode/internal/validation"
 )
@@ -28,9 +27,11 @@ func (n *job) apply(results []*pollResult) error {
 		n.recordUnfetchables(r.peer, r.records)
 		n.misnamed = 0
 		for _, f := range r.files {
-			if item, ok := n.recordFile(r.peer, f); ok {
+			item, ok := n.recordFile(r.peer, f)
+			if ok {
 				toQueue = append(toQueue, item)
 			}
+			n.keepBody(f, ok)
 		}
 		if n.misnamed > 0 {
 			n.log.Warn("validations name another validator; recorded under the peer's name", "peer", r.peer.name, "url", r.peer.url, "count", n.misnamed)
@@ -117,7 +118,6 @@ func (n *job) recordFile(p peer, f fetched) (queue.Item, bool) {
 		// trace to score nor a vote (docs/decisions.md, "What a row is").
 		return queue.Item{}, false
 	}
-	n.fetched[f.entry.Hash] = f
 	if f.kind == node.KindValidation {
 		n.sum.NewValidations++
 		if !n.recordValidation(p, f) {
@@ -139,17 +139,23 @@ func (n *job) recordFile(p peer, f fetched) (queue.Item, bool) {
 		for _, c := range f.trace.Cites {
 			t.Cites = append(t.Cites, fmt.Sprintf("%s/%d", c.Agent, c.Seq))
 		}
-		t.Fingerprint = score.Fingerprint(f.trace.Body)
+		t.Fingerprint = f.fingerprint
 	}
-	t.Verdicts = ledger.VerdictsOf(f.raw, p.name)
+	t.Verdicts = f.verdicts
 	n.ledger.AddTrace(t)
-	if t.Status != manifest.StatusPending || n.own[t.Hash] || p.url == n.cfg.URL || strings.EqualFold(p.name, n.cfg.Agent) {
+	if !n.queueable(p, t.Hash, t.Status) {
 		return queue.Item{}, false
 	}
 	return queue.Item{
 		ID: queueID(t.Hash), Hash: t.Hash, From: p.name, FromURL: p.url, TraceURL: t.URL,
 		Type: t.Type, Title: t.Title, Seq: t.Seq, Submitted: t.Submitted, QueuedAt: n.now, UpdatedAt: n.now,
 	}, true
+}
+
+// queueable reports whether a trace of peer p with this hash and status
+// goes into the queue for us to validate: somebody else's pending trace.
+func (n *job) queueable(p peer, hash manifest.Hash, status manifest.Status) bool {
+	return status == manifest.StatusPending && !n.own[hash] && p.url != n.cfg.URL && !strings.EqualFold(p.name, n.cfg.Agent)
 }
 
 // recordValidation records a peer's validation under the name bound to the

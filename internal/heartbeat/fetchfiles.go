@@ -6,8 +6,10 @@ import (
 	"sync"
 
 	"github.com/meshnode/meshnode/internal/fetch"
+	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
+	"github.com/meshnode/meshnode/internal/score"
 	"github.com/meshnode/meshnode/internal/trace"
 	"github.com/meshnode/meshnode/internal/validation"
 )
@@ -140,15 +142,19 @@ func (pl *poller) fetchEntry(ctx context.Context, p peer, e manifest.Entry) entr
 			warn: fmt.Sprintf("seq %d: hash mismatch: manifest says %s, served bytes hash to %s", e.Seq, e.Hash, served)}
 	}
 	f := fetched{entry: e, url: u, raw: resp.Body}
-	return entryResult{file: &f, requests: 1, warn: f.read()}
+	return entryResult{file: &f, requests: 1, warn: f.read(p.name)}
 }
 
-// read parses a verified file as what its row publishes (node.KindOf),
-// and returns what went wrong, if anything, for the poll's log. A
+// read parses a verified file of the peer named author as what its row
+// publishes (node.KindOf), and reads from a trace what the ledger keeps of
+// it, and returns what went wrong, if anything, for the poll's log. A
 // validation that does not parse is still a validation: it is recorded as
 // one that counts for nothing, never taken for a trace.
-func (f *fetched) read() string {
+func (f *fetched) read(author string) string {
 	f.kind = node.KindOf(f.entry)
+	if f.kind == node.KindTrace {
+		f.verdicts = ledger.VerdictsOf(f.raw, author)
+	}
 	switch f.kind {
 	case node.KindValidation:
 		v, err := validation.Parse(f.raw)
@@ -163,6 +169,7 @@ func (f *fetched) read() string {
 			return fmt.Sprintf("seq %d: trace metadata unreadable: %v", f.entry.Seq, err)
 		}
 		f.trace = t
+		f.fingerprint = score.Fingerprint(t.Body)
 	}
 	return ""
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/meshnode/meshnode/internal/fetch"
+	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/roster"
@@ -28,7 +29,9 @@ const (
 	outcomeInterrupted = "interrupted"
 )
 
-// fetched is one verified file of a peer, kept in memory for this run only.
+// fetched is one verified file of a peer and what was read from it. Its
+// bytes (raw, and trace, which points into them) are kept only while a
+// fetch holds them, and after that only for scoring (kept, job.handOn).
 type fetched struct {
 	entry manifest.Entry
 	url   string
@@ -36,6 +39,11 @@ type fetched struct {
 	kind  node.Kind              // what the row publishes (node.KindOf)
 	trace *trace.Trace           // set for traces whose metadata parsed
 	val   *validation.Validation // set for every validation, empty when it did not parse
+	// Read from the bytes by the fetch's goroutine, so the bytes can go:
+	// a trace's near-duplicate fingerprint (when its metadata parsed) and
+	// the verdicts it states about other agents' traces.
+	fingerprint trace.Fingerprint
+	verdicts    []ledger.Verdict
 }
 
 // mismatch is a file whose served bytes did not hash to the MANIFEST hash.
