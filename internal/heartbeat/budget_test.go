@@ -347,9 +347,10 @@ func TestDisputesOfOnePeerStopAtTheirLifetimeBound(t *testing.T) {
 // TestScoredBodiesAreHandedOn: a founder catches up with 20 MiB of pending
 // traces in one heartbeat and scores them all; the bytes of the traces
 // it keeps for scoring stay within maxKeptBytes, the others are fetched
-// again when scored, and nothing is held when the heartbeat ends.
+// again when scored, and nothing is held when the heartbeat ends. Slow:
+// it scores 20 MiB of text.
 func TestScoredBodiesAreHandedOn(t *testing.T) {
-	slowtest.Require(t) // scoring 20 MiB of text
+	slowtest.Require(t)
 	const peers, files, size = 2, 10, 1 << 20
 	var list [][2]string
 	for i := range peers {
