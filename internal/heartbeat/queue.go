@@ -66,9 +66,31 @@ func (n *job) queueItems() ([]queue.Item, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read queue: %w", err)
 		}
+		if items, err = n.dropExpired(items); err != nil {
+			return nil, err
+		}
 		n.items, n.listed = items, true
 	}
 	return n.items, nil
+}
+
+// dropExpired has the queue drop the items settled more than
+// queue.SettledRetention ago, when the list holds any: a write does it, and
+// a heartbeat that changes nothing else in the queue writes it only then.
+func (n *job) dropExpired(items []queue.Item) ([]queue.Item, error) {
+	kept := items[:0:0]
+	for _, it := range items {
+		if !it.Expired(n.now) {
+			kept = append(kept, it)
+		}
+	}
+	if len(kept) == len(items) {
+		return items, nil
+	}
+	if _, err := n.queue.Update(); err != nil {
+		return nil, fmt.Errorf("drop settled queue items: %w", err)
+	}
+	return kept, nil
 }
 
 // noteEnded records in the listed queue the status each item this run

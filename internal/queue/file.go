@@ -99,10 +99,16 @@ func (f *file) files() (map[string][]byte, error) {
 // prune drops the items settled more than SettledRetention before now.
 func (f *file) prune(now time.Time) {
 	for id, it := range f.Items {
-		if it.Terminal() && it.UpdatedAt.Before(now.Add(-SettledRetention)) {
+		if it.Expired(now) {
 			delete(f.Items, id)
 		}
 	}
+}
+
+// Expired reports whether the item was settled more than
+// SettledRetention before now, so the next write drops it.
+func (it *Item) Expired(now time.Time) bool {
+	return it.Terminal() && it.UpdatedAt.Before(now.Add(-SettledRetention))
 }
 
 func (f *file) write(path string, now time.Time) error {
