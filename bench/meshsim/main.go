@@ -8,7 +8,9 @@
 //
 // Synthetic peers each publish -traces pending traces of about 3 kB,
 // distinct in wording; a GET of the printed publish URL adds one more to
-// the first peer. The node is a founder (FOUNDERS.md), so it scores.
+// the first peer, and a GET of /_meshsim/conns on that host answers how
+// many TCP connections all its servers accepted so far. The node is a
+// founder (FOUNDERS.md), so it scores.
 //
 // With -tls it serves HTTPS with a self-signed certificate written to
 // -cert, speaking HTTP/2 unless -http1; the node trusts it only when run
@@ -20,10 +22,12 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/meshnode/meshnode/internal/node"
@@ -67,13 +71,23 @@ var srvTLS struct {
 	cert      string
 }
 
+// conns counts the TCP connections every server accepted, for
+// GET /_meshsim/conns (bench/catchup.sh).
+var conns atomic.Int64
+
 // serve starts h on loopback as the flags say. Every httptest TLS server
 // uses the same built-in certificate, so writing it once is enough.
 func serve(h http.Handler) *httptest.Server {
-	if !srvTLS.on {
-		return httptest.NewServer(h)
-	}
 	srv := httptest.NewUnstartedServer(h)
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	if !srvTLS.on {
+		srv.Start()
+		return srv
+	}
 	srv.EnableHTTP2 = !srvTLS.http1
 	srv.StartTLS()
 	pemBytes := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})

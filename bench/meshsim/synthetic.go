@@ -44,8 +44,12 @@ func serveSynthetic(peers, hosts, traces int, latency time.Duration) []roster.Ag
 
 func (s *synthetic) serve(w http.ResponseWriter, r *http.Request) {
 	p := r.URL.Path
-	if p == "/_meshsim/publish" {
+	switch p {
+	case "/_meshsim/publish":
 		fmt.Fprintln(w, s.extra.Add(1))
+		return
+	case "/_meshsim/conns":
+		fmt.Fprintln(w, conns.Load())
 		return
 	}
 	parts := strings.Split(strings.TrimPrefix(p, "/a"), "/")

@@ -195,6 +195,14 @@ func (c *Client) httpFor(r Request) *http.Client {
 // HTTP/1.1. StrictMaxConcurrentRequests keeps to the stream limit the
 // server announces instead of opening more connections past it, so an
 // HTTP/2 host sees one connection from us.
+//
+// Each host keeps as many idle connections as it may have in flight, and
+// the pool has no limit across hosts (MaxIdleConns 0): a heartbeat visits
+// every host again and again (its peers are polled hosts in turn), and a
+// pool of 100 in all closed connections as they went idle once more than
+// 25 hosts were polled, so most requests opened a new one. The connections
+// open at once stay bounded by MaxConnsPerHost per host, idle ones
+// included, and idle ones close after idleConnTimeout.
 func newTransport(o Options, allowPrivate bool, off string) *http.Transport {
 	d := &net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second, Control: dialGuard(allowPrivate, off)}
 	var protocols http.Protocols
@@ -210,7 +218,7 @@ func newTransport(o Options, allowPrivate bool, off string) *http.Transport {
 		MaxResponseHeaderBytes: MaxHeaderBytes,
 		ExpectContinueTimeout:  time.Second,
 		IdleConnTimeout:        idleConnTimeout,
-		MaxIdleConns:           100,
+		MaxIdleConns:           0,
 		MaxIdleConnsPerHost:    o.MaxConnsPerHost,
 		MaxConnsPerHost:        o.MaxConnsPerHost,
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/roster"
-	"github.com/meshnode/meshnode/internal/score"
 	"github.com/meshnode/meshnode/internal/state"
 	"github.com/meshnode/meshnode/internal/validation"
 )
@@ -29,9 +28,11 @@ func (n *job) apply(results []*pollResult) error {
 		n.recordUnfetchables(r.peer, r.records)
 		n.misnamed, n.heldDisputes = 0, 0
 		for _, f := range r.files {
-			if item, ok := n.recordFile(r.peer, f); ok {
+			item, ok := n.recordFile(r.peer, f)
+			if ok {
 				toQueue = append(toQueue, item)
 			}
+			n.keepBody(f, ok)
 		}
 		if n.misnamed > 0 {
 			n.log.Warn("validations name another validator; recorded under the peer's name", "peer", r.peer.name, "url", r.peer.url, "count", n.misnamed)
@@ -135,7 +136,6 @@ func (n *job) recordFile(p peer, f fetched) (queue.Item, bool) {
 		n.readDispute(f)
 		return queue.Item{}, false
 	}
-	n.fetched[f.entry.Hash] = f
 	if f.kind == node.KindValidation {
 		n.sum.NewValidations++
 		if !n.recordValidation(p, f) {
@@ -146,8 +146,8 @@ func (n *job) recordFile(p peer, f fetched) (queue.Item, bool) {
 	n.sum.NewTraces++
 	t := n.traceRecord(p, f)
 	n.ledger.AddTrace(t)
-	n.keepCopy(t.Hash, p.url, f)
-	if t.Status != manifest.StatusPending || n.own[t.Hash] || p.url == n.cfg.URL || strings.EqualFold(p.name, n.cfg.Agent) {
+	n.keepCopy(t.Hash, f)
+	if !n.queueable(p, t.Hash, t.Status) {
 		return queue.Item{}, false
 	}
 	return queue.Item{
@@ -172,9 +172,9 @@ func (n *job) traceRecord(p peer, f fetched) *ledger.Trace {
 		for _, c := range f.trace.Cites {
 			t.Cites = append(t.Cites, fmt.Sprintf("%s/%d", c.Agent, c.Seq))
 		}
-		t.Fingerprint = score.Fingerprint(f.trace.Body)
+		t.Fingerprint = f.fingerprint
 	}
-	t.Verdicts = ledger.VerdictsOf(f.raw, p.name)
+	t.Verdicts = f.verdicts
 	return t
 }
 
@@ -187,6 +187,12 @@ func (n *job) recordCopy(p peer, f fetched, first *ledger.Trace) {
 	n.ledger.AddCopy(n.traceRecord(p, f))
 	n.sum.Copies = append(n.sum.Copies, report.Copy{Peer: p.name, URL: p.url, Seq: f.entry.Seq, Hash: f.entry.Hash, Of: first.Agent, OfURL: first.AgentURL})
 	n.log.Warn("copy: another agent lists the same bytes", "peer", p.name, "url", p.url, "seq", f.entry.Seq, "sha256", f.entry.Hash, "of", first.AgentURL)
+}
+
+// queueable reports whether a trace of peer p with this hash and status
+// goes into the queue for us to validate: somebody else's pending trace.
+func (n *job) queueable(p peer, hash manifest.Hash, status manifest.Status) bool {
+	return status == manifest.StatusPending && !n.own[hash] && p.url != n.cfg.URL && !strings.EqualFold(p.name, n.cfg.Agent)
 }
 
 // recordValidation records a peer's validation under the name bound to the

@@ -39,10 +39,10 @@ const (
 	// the disputes by one peer the ledger keeps (recordDispute): a peer
 	// publishing thousands of disputes costs us a hundred records.
 	maxDisputesPerPeer = 100
-	// maxBytesPerPoll bounds the bytes of one peer's files one poll keeps
-	// in memory until the heartbeat ends: 5,000 files of 6.5 KiB, where
-	// the real mesh's 859 traces average 4.6 KiB and the largest is 39 KiB.
-	// The file that crosses it is left for the next heartbeat.
+	// maxBytesPerPoll bounds the bytes of one peer's files one poll
+	// fetches, its share of a heartbeat's fetching: 5,000 files of 6.5 KiB,
+	// where the real mesh's 859 traces average 4.6 KiB and the largest is
+	// 39 KiB. The file that crosses it is left for the next heartbeat.
 	maxBytesPerPoll = 32 << 20
 )
 

@@ -27,6 +27,7 @@ type claims struct {
 	mu      sync.Mutex
 	open    map[string]queue.Item // claimed, not finished yet
 	pending []queue.Update
+	ended   map[string]string // item ID → the status written for it
 }
 
 // newClaims prepares a run's claims, lasting lease: the heartbeat passes
@@ -36,7 +37,20 @@ func newClaims(store queue.Store, owner string, lease time.Duration, now time.Ti
 	if lease <= 0 {
 		lease = queue.DefaultLease
 	}
-	return &claims{store: store, owner: owner, lease: lease, now: now, warn: warn, open: map[string]queue.Item{}}
+	return &claims{store: store, owner: owner, lease: lease, now: now, warn: warn,
+		open: map[string]queue.Item{}, ended: map[string]string{}}
+}
+
+// wanted reports whether a claim would give anything, by the queue as
+// listed: when not, the heartbeat does not read it again to claim.
+func (c *claims) wanted(listed []queue.Item) bool {
+	claim := queue.Claim{Owner: c.owner, Now: c.now, Lease: c.lease}
+	for _, it := range listed {
+		if claim.Gives(it) {
+			return true
+		}
+	}
+	return false
 }
 
 // claim takes every item the owner holds or may claim, in one write.
@@ -91,6 +105,7 @@ func (c *claims) flushLocked() error {
 	for i, err := range results {
 		switch {
 		case err == nil:
+			c.ended[updates[i].ID] = endStatus(updates[i])
 		case errors.Is(err, queue.ErrConflict), errors.Is(err, queue.ErrNotFound):
 			c.warn("queue item changed by someone else; their change stands", "id", updates[i].ID, "err", err.Error())
 			delete(c.open, updates[i].ID)
@@ -108,4 +123,12 @@ func sortedItems(m map[string]queue.Item) []queue.Item {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
+}
+
+// endStatus is the status update u leaves its item in.
+func endStatus(u queue.Update) string {
+	if u.Kind == queue.Release {
+		return queue.StatusQueued
+	}
+	return u.Status
 }

@@ -2,7 +2,6 @@ package heartbeat
 
 import (
 	"github.com/meshnode/meshnode/internal/copies"
-	"github.com/meshnode/meshnode/internal/dispute"
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 )
@@ -47,13 +46,12 @@ func (l *listing) lists(t *ledger.Trace) bool {
 	return false
 }
 
-// keepCopy keeps the copy of a trace whose bytes verified this run.
-func (n *job) keepCopy(h manifest.Hash, agentURL string, f fetched) {
-	body := f.raw
-	if f.trace != nil {
-		body = f.trace.Body
+// keepCopy keeps the copy of a trace whose bytes verified this run, made
+// by the fetch (fetched.read) before its bytes were handed on.
+func (n *job) keepCopy(h manifest.Hash, f fetched) {
+	if f.copy != nil {
+		n.snap.Copies.Put(h, f.copy)
 	}
-	n.snap.Copies.Put(h, copies.Of(agentURL, body))
 }
 
 // withdraw marks each trace of the peers whose MANIFEST.md this run read
@@ -82,10 +80,11 @@ func (n *job) takeDownDisputed(h manifest.Hash) {
 	n.ledger.TakeDown(h, ledger.Disputed)
 }
 
-// readDispute takes down the trace a peer's dispute names.
+// readDispute takes down the trace a peer's dispute names, as the fetch
+// parsed it (fetched.read).
 func (n *job) readDispute(f fetched) {
-	if d, err := dispute.Parse(f.raw); err == nil {
-		n.takeDownDisputed(d.ClaimedHash)
+	if f.disp != nil {
+		n.takeDownDisputed(f.disp.ClaimedHash)
 	}
 }
 

@@ -45,7 +45,7 @@ func (n *job) countPolling(before fetch.Stats) {
 	for _, s := range queueStatuses {
 		n.sum.QueueDepth[s] = 0
 	}
-	items, err := n.queue.List()
+	items, err := n.queueItems()
 	if err != nil {
 		n.log.Warn("queue depth unknown", "err", err.Error())
 		return

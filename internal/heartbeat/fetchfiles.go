@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/meshnode/meshnode/internal/copies"
 	"github.com/meshnode/meshnode/internal/dispute"
 	"github.com/meshnode/meshnode/internal/fetch"
+	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
+	"github.com/meshnode/meshnode/internal/score"
 	"github.com/meshnode/meshnode/internal/trace"
 	"github.com/meshnode/meshnode/internal/validation"
 )
@@ -141,15 +144,20 @@ func (pl *poller) fetchEntry(ctx context.Context, p peer, e manifest.Entry) entr
 			warn: fmt.Sprintf("seq %d: hash mismatch: manifest says %s, served bytes hash to %s", e.Seq, e.Hash, served)}
 	}
 	f := fetched{entry: e, url: u, raw: resp.Body}
-	return entryResult{file: &f, requests: 1, warn: f.read()}
+	return entryResult{file: &f, requests: 1, warn: f.read(p.name, p.url)}
 }
 
-// read parses a verified file as what its row publishes (node.KindOf),
-// and returns what went wrong, if anything, for the poll's log. A
+// read parses a verified file of the peer named author, polled at
+// authorURL, as what its row publishes (node.KindOf), and reads from a
+// trace what the ledger and the copies keep of it, so that its bytes can
+// go once handed on (poller.handOn), and returns what went wrong, if anything, for the poll's log. A
 // validation that does not parse is still a validation: it is recorded as
 // one that counts for nothing, never taken for a trace.
-func (f *fetched) read() string {
+func (f *fetched) read(author, authorURL string) string {
 	f.kind = node.KindOf(f.entry)
+	if f.kind == node.KindTrace {
+		f.verdicts = ledger.VerdictsOf(f.raw, author)
+	}
 	switch f.kind {
 	case node.KindValidation:
 		v, err := validation.Parse(f.raw)
@@ -161,9 +169,12 @@ func (f *fetched) read() string {
 	case node.KindTrace:
 		t, err := trace.Parse(f.raw)
 		if err != nil {
+			f.copy = copies.Of(authorURL, f.raw)
 			return fmt.Sprintf("seq %d: trace metadata unreadable: %v", f.entry.Seq, err)
 		}
 		f.trace = t
+		f.fingerprint = score.Fingerprint(t.Body)
+		f.copy = copies.Of(authorURL, t.Body)
 	case node.KindDispute:
 		d, err := dispute.Parse(f.raw)
 		if err != nil {

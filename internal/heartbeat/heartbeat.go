@@ -46,6 +46,9 @@ type Options struct {
 	ManifestWindow, ManifestChunk int
 
 	pubLimits *pubLimits // what peers can make us publish; nil: defaultPubLimits (tests shrink it)
+	// onBudget, when set (tests), is told the bytes of peers' files the
+	// heartbeat still holds when it ends, and the most it held at once.
+	onBudget func(now, peak int64)
 
 	// Waiting, when set, is told once that another process holds the
 	// node's lock and this run waits for it: who holds it (node.LockHolder,
@@ -66,7 +69,7 @@ type job struct {
 	queue    queue.Store
 	mu       sync.Mutex // guards sum while items are scored concurrently
 	sum      report.Summary
-	fetched  map[manifest.Hash]fetched // this run's verified files by hash
+	fetched  map[manifest.Hash]fetched // this run's verified traces to score, with their bytes, by hash (guarded by mu)
 	refresh  bool                      // our MANIFEST's updated time was refreshed
 	own      map[manifest.Hash]bool    // hashes of our own traces: never validated by us
 	names    *roster.Binding           // agent names to URLs; built by peers
@@ -86,6 +89,13 @@ type job struct {
 	heldDisputes int
 	pub          *pubBudget      // what may still be published of each peer's (publishing)
 	signal       *computedSignal // the last SIGNAL computed (signalReport)
+	// items is the queue as listed once after apply (queueItems), with
+	// the statuses this run's claims ended in.
+	items  []queue.Item
+	listed bool
+	// budget is what this heartbeat's polls spent together, and the bytes
+	// of peers' files held: being fetched, or kept in fetched for scoring.
+	budget nodeBudget
 }
 
 // Run runs one heartbeat of the node in opts.Dir. It returns an error only
@@ -137,6 +147,7 @@ func Run(ctx context.Context, opts Options) (*report.Summary, error) {
 	}
 	n.reportHeld()
 	n.countPolling(before)
+	n.dropBodies()
 	n.sum.SortLists()
 	n.sum.Interrupted = errors.Is(parent.Err(), context.Canceled)
 	return &n.sum, nil
@@ -159,6 +170,10 @@ func (n *job) pollAll(ctx context.Context, peers []peer) []*pollResult {
 		fileWorkers: max(n.cfg.Heartbeat.MaxStreamsPerHost, n.cfg.Heartbeat.MaxConnsPerHost),
 		parsing:     semaphore.NewWeighted(maxParseBytes),
 		pages:       semaphore.NewWeighted(maxParseBytes),
+		node:        &n.budget,
+		scorable: func(p peer, f *fetched) bool {
+			return f.kind == node.KindTrace && n.queueable(p, f.entry.Hash, manifest.NormalizeStatus(f.entry.Status))
+		},
 	}
 	results := make([]*pollResult, len(peers))
 	var mu sync.Mutex

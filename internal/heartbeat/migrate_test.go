@@ -64,8 +64,7 @@ func TestOldSingleFileStateMigratesOnTheNextHeartbeat(t *testing.T) {
 			t.Errorf("%s: %d split files, %v", statefile.Dir(rel), len(files), err)
 		}
 	}
-	if got := loadLedger(t, dir); !reflect.DeepEqual(got.Traces, led.Traces) || !reflect.DeepEqual(got.Validations, led.Validations) ||
-		!reflect.DeepEqual(got.Rejected, led.Rejected) {
+	if got := loadLedger(t, dir); !reflect.DeepEqual(got.Traces, led.Traces) || !reflect.DeepEqual(got.Validations, led.Validations) || !reflect.DeepEqual(got.Rejected, led.Rejected) {
 		t.Errorf("ledger changed by the migration:\n got %+v\nwant %+v", got, led)
 	}
 	if got := loadState(t, dir); !reflect.DeepEqual(got.SeenHashes, st.SeenHashes) || got.Cursor(good.URL+"/").LastSeenSeq != 2 {

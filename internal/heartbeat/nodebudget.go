@@ -14,15 +14,23 @@ import (
 // and its remainder is read in a later heartbeat.
 const (
 	// maxHeldBytes bounds the bytes of peers' files in memory at once:
-	// those kept until the heartbeat ends, and those being fetched, each
-	// counted at limits.trace_bytes (at most heldReserveCap) until its
-	// bytes are known. Eight peers each at maxBytesPerPoll took 703 MB of
-	// RSS without it.
+	// those being fetched, each counted at limits.trace_bytes (at most
+	// heldReserveCap) until the poll takes or drops it, and those kept
+	// for scoring (at most maxKeptBytes). Eight peers each at
+	// maxBytesPerPoll took 703 MB of RSS without it.
 	maxHeldBytes = 64 << 20
 	// heldReserveCap bounds what one fetch reserves of maxHeldBytes before
 	// its body is read, so a large limits.trace_bytes still lets eight
 	// fetches run at once.
 	heldReserveCap = maxHeldBytes / 8
+	// maxKeptBytes bounds the bodies kept from polling to scoring: a
+	// taken file's bytes are handed on, and kept only when its trace may
+	// be scored this heartbeat and they fit; scoring fetches the others
+	// again. The real mesh's 859 traces take 4 MB. Files once stayed in
+	// memory until the heartbeat ended, so 20,000 traces of 3 kB filled
+	// maxHeldBytes and fetches waited for room: the 1,000-peer catch-up
+	// ran at a fifth of its request rate.
+	maxKeptBytes = maxHeldBytes / 4
 	// maxEntriesPerHeartbeat bounds the ledger entries all polls add: at
 	// about 550 bytes an entry, 11 MB of ledger a heartbeat.
 	maxEntriesPerHeartbeat = 20_000
@@ -35,25 +43,27 @@ const (
 	maxDisputesPerHeartbeat = 50
 )
 
-// nodeBudget is what all polls of one heartbeat have spent. Its zero
-// value is ready to use; it is shared by the poll goroutines.
+// nodeBudget is what all polls of one heartbeat have spent, and the
+// bytes held for them. Its zero value is ready to use; it is shared by the
+// poll goroutines and scoring.
 type nodeBudget struct {
 	mu                            sync.Mutex
-	cond                          *sync.Cond // signalled when reserved bytes are released
-	held                          int64      // bytes of files taken
+	cond                          *sync.Cond // signalled when bytes are released
 	reserved                      int64      // bytes reserved by fetches not yet taken or dropped
+	kept                          int64      // bytes of taken files kept for scoring
+	peak                          int64      // the most of reserved + kept at once
 	entries, unverified, disputes int
 }
 
 // reserve reserves n bytes of maxHeldBytes for one fetch, or reports false
 // when they do not fit. With wait, it waits while other fetches' bytes
-// may still be released, and reports false only when the files taken
-// leave no room. A poll waits only while it holds no reservation, so no
-// two polls wait for each other.
+// may still be released, and reports false only when the bytes kept for
+// scoring leave no room. A poll waits only while it holds no reservation,
+// so no two polls wait for each other.
 func (nb *nodeBudget) reserve(n int64, wait bool) bool {
 	nb.mu.Lock()
 	defer nb.mu.Unlock()
-	for nb.held+nb.reserved+n > maxHeldBytes {
+	for nb.kept+nb.reserved+n > maxHeldBytes {
 		if !wait || nb.reserved == 0 {
 			return false
 		}
@@ -63,6 +73,7 @@ func (nb *nodeBudget) reserve(n int64, wait bool) bool {
 		nb.cond.Wait()
 	}
 	nb.reserved += n
+	nb.peak = max(nb.peak, nb.kept+nb.reserved)
 	return true
 }
 
@@ -75,6 +86,43 @@ func (nb *nodeBudget) release(n int64) {
 	nb.mu.Lock()
 	defer nb.mu.Unlock()
 	nb.reserved -= n
+	nb.broadcast()
+}
+
+// keep hands a taken file on: it gives back the fetch's reservation of n
+// bytes and, when want and they fit in maxKeptBytes, keeps the file's size
+// bytes for scoring and reports true. Otherwise the file's bytes are to be
+// dropped, and scoring fetches them again.
+func (nb *nodeBudget) keep(n, size int64, want bool) bool {
+	nb.mu.Lock()
+	defer nb.mu.Unlock()
+	defer nb.broadcast()
+	nb.reserved -= n
+	if !want || nb.kept+size > maxKeptBytes {
+		return false
+	}
+	nb.kept += size
+	nb.peak = max(nb.peak, nb.kept+nb.reserved)
+	return true
+}
+
+// handedOn gives back size bytes kept for scoring, once scoring has them
+// or the heartbeat ends without scoring them.
+func (nb *nodeBudget) handedOn(size int64) {
+	nb.mu.Lock()
+	defer nb.mu.Unlock()
+	nb.kept -= size
+	nb.broadcast()
+}
+
+// inUse is the bytes reserved and kept now, and the most at once.
+func (nb *nodeBudget) inUse() (now, peak int64) {
+	nb.mu.Lock()
+	defer nb.mu.Unlock()
+	return nb.reserved + nb.kept, nb.peak
+}
+
+func (nb *nodeBudget) broadcast() {
 	if nb.cond != nil {
 		nb.cond.Broadcast()
 	}
@@ -89,7 +137,7 @@ func (nb *nodeBudget) spent() bool {
 
 // take spends what entry e with result res costs of the heartbeat's
 // budget, or reports false, and spends nothing, when it does not fit. A
-// file's reservation becomes the bytes it holds.
+// file's reservation stays until the poll hands the file on.
 func (nb *nodeBudget) take(e manifest.Entry, res *entryResult) bool {
 	nb.mu.Lock()
 	defer nb.mu.Unlock()
@@ -107,13 +155,6 @@ func (nb *nodeBudget) take(e manifest.Entry, res *entryResult) bool {
 			return false
 		}
 		nb.disputes++
-	case res.file != nil:
-		nb.held += int64(len(res.file.raw))
-		nb.reserved -= res.reserved
-		res.reserved = 0
-		if nb.cond != nil {
-			nb.cond.Broadcast()
-		}
 	}
 	nb.entries++
 	return true

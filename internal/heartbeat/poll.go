@@ -50,8 +50,12 @@ type poller struct {
 	// maxParseBytes; a poll holds one page's at a time, beside its
 	// manifest's in parsing.
 	pages *semaphore.Weighted
-	// node is what all polls of this heartbeat have spent together.
-	node nodeBudget
+	// node is what all polls of this heartbeat have spent together, and
+	// the bytes they hold.
+	node *nodeBudget
+	// scorable reports whether a verified file of p is a trace this
+	// heartbeat may score (job.queueable): only its bytes are kept.
+	scorable func(p peer, f *fetched) bool
 }
 
 type limits struct {
@@ -134,7 +138,7 @@ func (pl *poller) process(ctx context.Context, r *pollResult, v archiveView) {
 	}
 	r.dups += pn.dups
 	var retry []manifest.Seq
-	b := budget{node: &pl.node}
+	b := budget{node: pl.node}
 	warned := 0
 	pl.fetchInOrder(ctx, r.peer, pn.todo, func(i int, got *entryResult) bool {
 		r.requests += got.requests
@@ -161,6 +165,7 @@ func (pl *poller) process(ctx context.Context, r *pollResult, v archiveView) {
 		case got.mismatch != nil:
 			r.mismatches = append(r.mismatches, *got.mismatch)
 		case got.file != nil:
+			pl.handOn(r.peer, got)
 			r.files = append(r.files, *got.file)
 		}
 		if b.spent() {
@@ -188,6 +193,20 @@ func (pl *poller) process(ctx context.Context, r *pollResult, v archiveView) {
 		outcome = outcomeNew
 	}
 	pl.succeed(r, outcome)
+}
+
+// handOn passes a taken file on to the apply: its reservation is given
+// back, and its bytes stay only when scoring may want them and they fit
+// (nodeBudget.keep); what was read from them stays either way.
+func (pl *poller) handOn(p peer, got *entryResult) {
+	f := got.file
+	if !pl.node.keep(got.reserved, int64(len(f.raw)), pl.scorable(p, f)) {
+		f.raw = nil
+		if f.trace != nil {
+			f.trace.Body = nil
+		}
+	}
+	got.reserved = 0
 }
 
 // newestEntry is the newest plausible `submitted` time of m's rows, the

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/copies"
 	"github.com/meshnode/meshnode/internal/dispute"
 	"github.com/meshnode/meshnode/internal/fetch"
+	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/roster"
@@ -29,7 +31,9 @@ const (
 	outcomeInterrupted = "interrupted"
 )
 
-// fetched is one verified file of a peer, kept in memory for this run only.
+// fetched is one verified file of a peer and what was read from it. Its
+// bytes (raw, and trace, which points into them) are kept only while a
+// fetch holds them, and after that only for scoring (kept, job.handOn).
 type fetched struct {
 	entry manifest.Entry
 	url   string
@@ -38,6 +42,13 @@ type fetched struct {
 	trace *trace.Trace           // set for traces whose metadata parsed
 	val   *validation.Validation // set for every validation, empty when it did not parse
 	disp  *dispute.Dispute       // set for disputes that parsed
+	// Read from the bytes by the fetch's goroutine, so the bytes can go:
+	// a trace's near-duplicate fingerprint (when its metadata parsed),
+	// the verdicts it states about other agents' traces, and the copy
+	// the site may republish (internal/copies).
+	fingerprint trace.Fingerprint
+	verdicts    []ledger.Verdict
+	copy        *copies.Copy
 }
 
 // mismatch is a file whose served bytes did not hash to the MANIFEST hash.

@@ -15,7 +15,7 @@ import (
 // used as they are; otherwise the trace is fetched again and its hash
 // verified again, since peers' content is not kept between runs.
 func (n *job) scoreInput(ctx context.Context, item *queue.Item) (*score.Input, error) {
-	f, ok := n.fetched[item.Hash]
+	f, ok := n.takeBody(item.Hash)
 	if !ok {
 		u, err := fetch.ResolveWithin(item.FromURL, relativeTo(item.FromURL, item.TraceURL))
 		if err != nil {
@@ -38,6 +38,50 @@ func (n *job) scoreInput(ctx context.Context, item *queue.Item) (*score.Input, e
 		return nil, fmt.Errorf("trace metadata unreadable")
 	}
 	return &score.Input{Record: item.Record(), Raw: f.raw, Trace: f.trace, Now: n.now}, nil
+}
+
+// keepBody keeps the bytes of f, a verified file just applied, for
+// scoring when the poll kept them (handOn) and f was queued; otherwise it
+// lets them go.
+func (n *job) keepBody(f fetched, queued bool) {
+	if f.raw == nil {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if _, dup := n.fetched[f.entry.Hash]; queued && !dup {
+		n.fetched[f.entry.Hash] = f
+		return
+	}
+	n.budget.handedOn(int64(len(f.raw)))
+}
+
+// takeBody hands the kept bytes of the trace with this hash to scoring,
+// once: they leave the heartbeat's budget as they leave its keeping.
+func (n *job) takeBody(hash manifest.Hash) (fetched, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	f, ok := n.fetched[hash]
+	if ok {
+		delete(n.fetched, hash)
+		n.budget.handedOn(int64(len(f.raw)))
+	}
+	return f, ok
+}
+
+// dropBodies lets go of the bytes kept for traces not scored (their items
+// wait in the queue, and are fetched again when scored), and tells
+// Options.onBudget what the heartbeat holds now and held at most.
+func (n *job) dropBodies() {
+	n.mu.Lock()
+	for h, f := range n.fetched {
+		n.budget.handedOn(int64(len(f.raw)))
+		delete(n.fetched, h)
+	}
+	n.mu.Unlock()
+	if n.opts.onBudget != nil {
+		n.opts.onBudget(n.budget.inUse())
+	}
 }
 
 // known lists the fingerprints of the traces seen so far, for the

@@ -22,9 +22,9 @@ import (
 // A validation file already there (the node's scorer, a person, or a run
 // that stopped before its mark) is kept and the item only marked.
 func (n *job) publishResults() error {
-	items, err := n.queue.List()
+	items, err := n.queueItems()
 	if err != nil {
-		return fmt.Errorf("read queue: %w", err)
+		return err
 	}
 	var todo []queue.Item
 	for _, it := range items {

@@ -16,9 +16,15 @@ func (n *job) suggest(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	items, err := n.queue.Queued()
+	listed, err := n.queueItems()
 	if err != nil {
-		return fmt.Errorf("read queue: %w", err)
+		return err
+	}
+	var items []queue.Item
+	for _, it := range listed {
+		if it.Status == queue.StatusQueued {
+			items = append(items, it)
+		}
 	}
 	known := n.known()
 	var updates []queue.Update

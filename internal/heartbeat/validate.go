@@ -49,33 +49,27 @@ func (n *job) scoreQueue(ctx context.Context, scorer score.Scorer) error {
 		return nil
 	}
 	c := newClaims(n.queue, claimOwner, n.cfg.Heartbeat.Deadline+n.cfg.Lease, n.now, n.log.Warn)
+	listed, err := n.queueItems()
+	if err != nil {
+		return err
+	}
+	if !c.wanted(listed) {
+		return nil // nothing to claim: the queue is not read again
+	}
 	items, err := c.claim()
 	if err != nil {
 		return fmt.Errorf("claim from queue: %w", err)
 	}
+	defer func() { n.noteEnded(c.ended) }()
 	known := n.known()
 	g, gctx := errgroup.WithContext(context.WithoutCancel(ctx))
 	// The heuristic computes on every core (GOMAXPROCS); more items in
 	// flight than cores overlap its validation writes' fsyncs.
 	g.SetLimit(max(n.cfg.ScorerConcurrency, 1))
-	for i := range items {
-		if ctx.Err() != nil {
-			// The heartbeat's deadline passed, or a signal stopped it:
-			// what is not started yet goes back to the queue for the next
-			// heartbeat; nothing is lost.
-			n.log.Warn(stopReason(ctx) + "; the rest of the queue waits for the next heartbeat")
-			break
-		}
-		if gctx.Err() != nil {
-			break
-		}
-		if !n.publishing().take(items[i]) {
-			continue // given back to the queue by close, for a later heartbeat
-		}
-		it := &items[i]
+	for p := range n.prepareAll(ctx, gctx, items, c) {
 		// A started item is scored to the end, deadline or not, so no
 		// half-done work is left behind.
-		g.Go(func() error { return n.scoreItem(gctx, scorer, it, c, known) })
+		g.Go(func() error { return n.scoreItem(gctx, scorer, p, c, known) })
 	}
 	err = g.Wait()
 	// The validations go down with one flush before their items are
@@ -104,22 +98,77 @@ func stopReason(ctx context.Context) string {
 	return "heartbeat stopped"
 }
 
-// scoreItem scores one claimed item and finishes it. Problems with the
-// trace or the scorer fail the item with the reason; only local write
-// failures stop the heartbeat.
-func (n *job) scoreItem(ctx context.Context, scorer score.Scorer, item *queue.Item, c *claims, known []score.Known) error {
-	finish := func(status, reason string) error { return c.finish(item, status, reason) }
+// prepared is a claimed item with what its scorer needs.
+type prepared struct {
+	item *queue.Item
+	in   *score.Input
+}
+
+// prepareAll gets ready, in claim order, the items the deadline (ctx) and
+// the publishing budget let start, up to heartbeat.concurrency at a time:
+// a trace whose bytes this run did not keep is fetched again meanwhile
+// others are scored. Items that end without scoring are finished here.
+// The channel is closed once every item started is ready; it holds
+// scorer_concurrency items, so no more are fetched ahead than are scored.
+func (n *job) prepareAll(ctx, gctx context.Context, items []queue.Item, c *claims) <-chan prepared {
+	ready := make(chan prepared, max(n.cfg.ScorerConcurrency, 1))
+	go func() {
+		defer close(ready)
+		var fetches errgroup.Group
+		fetches.SetLimit(max(n.cfg.Heartbeat.Concurrency, 1))
+		defer fetches.Wait()
+		for i := range items {
+			if ctx.Err() != nil {
+				// The heartbeat's deadline passed, or a signal stopped it:
+				// what is not started yet goes back to the queue for the
+				// next heartbeat; nothing is lost.
+				n.log.Warn(stopReason(ctx) + "; the rest of the queue waits for the next heartbeat")
+				return
+			}
+			if gctx.Err() != nil {
+				return
+			}
+			if !n.publishing().take(items[i]) {
+				continue // given back to the queue by close, for a later heartbeat
+			}
+			it := &items[i]
+			fetches.Go(func() error {
+				if in := n.prepare(gctx, it, c); in != nil {
+					ready <- prepared{item: it, in: in}
+				}
+				return nil
+			})
+		}
+	}()
+	return ready
+}
+
+// prepare returns what item's scorer needs, or nil when the item ended
+// already: its validation is there, or its trace cannot be scored.
+func (n *job) prepare(ctx context.Context, item *queue.Item, c *claims) *score.Input {
 	rel := path.Join(node.ValidationsDir, validation.FileName(item.Hash))
 	if f, ok := n.snap.File(rel); ok {
 		// Written by an earlier run that crashed before finishing the item,
 		// or by a person: never overwrite, never duplicate. The item ends
 		// as the run that wrote the file would have ended it.
-		return finish(queue.StatusDone, existingReason(rel, f.Data))
+		c.finish(item, queue.StatusDone, existingReason(rel, f.Data))
+		return nil
 	}
 	in, err := n.scoreInput(ctx, item)
 	if err != nil {
-		return finish(queue.StatusFailed, err.Error())
+		c.finish(item, queue.StatusFailed, err.Error())
+		return nil
 	}
+	return in
+}
+
+// scoreItem scores one prepared item and finishes it. Problems with the
+// scorer fail the item with the reason; only local write failures stop
+// the heartbeat.
+func (n *job) scoreItem(ctx context.Context, scorer score.Scorer, p prepared, c *claims, known []score.Known) error {
+	item, in := p.item, p.in
+	finish := func(status, reason string) error { return c.finish(item, status, reason) }
+	rel := path.Join(node.ValidationsDir, validation.FileName(item.Hash))
 	in.Known = known
 	res, err := scorer.Score(ctx, *in)
 	if err != nil {
@@ -166,9 +215,9 @@ func doneReason(v *validation.Validation) string {
 
 // wait counts the items still queued and says why they wait.
 func (n *job) wait(why string) error {
-	items, err := n.queue.List()
+	items, err := n.queueItems()
 	if err != nil {
-		return fmt.Errorf("read queue: %w", err)
+		return err
 	}
 	for _, it := range items {
 		if it.Status == queue.StatusQueued || it.Status == queue.StatusInProgress {

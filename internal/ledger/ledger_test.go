@@ -126,7 +126,8 @@ func TestOldSingleFileMigratesOnSave(t *testing.T) {
 // either knows of what changed since it was read.
 func sameRecords(a, b *Ledger) bool {
 	return reflect.DeepEqual(a.Traces, b.Traces) && reflect.DeepEqual(a.Validations, b.Validations) &&
-		reflect.DeepEqual(a.Rejected, b.Rejected)
+		reflect.DeepEqual(a.Rejected, b.Rejected) && reflect.DeepEqual(a.Disputes, b.Disputes) &&
+		reflect.DeepEqual(a.Copies, b.Copies)
 }
 
 // mustLoadSample is sample() as it reads back from disk.

@@ -63,13 +63,23 @@ func (f *file) claim(c Claim) []Item {
 		if full(got) {
 			return got
 		}
-		if (it.Status == StatusInProgress && it.Owner == c.Owner) || !it.claimable(c.Now) || (c.Filter != nil && !c.Filter(*it)) {
+		if (it.Status == StatusInProgress && it.Owner == c.Owner) || !c.Gives(*it) {
 			continue
 		}
 		c.Take(it)
 		got = append(got, *it)
 	}
 	return got
+}
+
+// Gives reports whether c would give it to c.Owner: an item the owner
+// holds in progress, resumed, or one it may take. A caller that listed the
+// queue tells by it whether a claim would find anything.
+func (c Claim) Gives(it Item) bool {
+	if it.Status == StatusInProgress && it.Owner == c.Owner {
+		return true
+	}
+	return it.claimable(c.Now) && (c.Filter == nil || c.Filter(it))
 }
 
 // Resume renews the lease of an item c.Owner already holds in progress;

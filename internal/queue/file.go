@@ -14,6 +14,10 @@ import (
 // file is the content of the queue, or of one of its files.
 type file struct {
 	Items map[string]*Item `json:"items"` // key: Item.ID
+	// read are the bytes of each file as read, by name, so a write under
+	// the same lock rewrites only the files that changed without opening
+	// the others again.
+	read map[string][]byte
 }
 
 // read loads the queue named by path: the directory path without ".json",
@@ -24,7 +28,7 @@ func read(path string) (*file, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &file{Items: map[string]*Item{}}
+	f := &file{Items: map[string]*Item{}, read: files}
 	if legacy != nil {
 		if err := f.merge(legacy); err != nil {
 			return nil, statefile.Corrupt(path, legacy, err)
@@ -95,10 +99,16 @@ func (f *file) files() (map[string][]byte, error) {
 // prune drops the items settled more than SettledRetention before now.
 func (f *file) prune(now time.Time) {
 	for id, it := range f.Items {
-		if it.Terminal() && it.UpdatedAt.Before(now.Add(-SettledRetention)) {
+		if it.Expired(now) {
 			delete(f.Items, id)
 		}
 	}
+}
+
+// Expired reports whether the item was settled more than
+// SettledRetention before now, so the next write drops it.
+func (it *Item) Expired(now time.Time) bool {
+	return it.Terminal() && it.UpdatedAt.Before(now.Add(-SettledRetention))
 }
 
 func (f *file) write(path string, now time.Time) error {
@@ -107,7 +117,7 @@ func (f *file) write(path string, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	_, err = statefile.Write(path, files)
+	_, err = statefile.Rewrite(path, files, f.read)
 	return err
 }
 

@@ -3,6 +3,7 @@ package queue
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"sync"
 	"time"
@@ -63,10 +64,13 @@ func (q *File) locked(fn func(f *file) error) error {
 }
 
 // Init creates the queue's directory when there is none, and migrates an
-// older node's single file.
+// older node's single file; with none there, it reads no item.
 func (q *File) Init() error {
 	if err := os.MkdirAll(statefile.Dir(q.path), 0o755); err != nil {
 		return fmt.Errorf("init queue: %w", err)
+	}
+	if _, err := os.Lstat(q.path); errors.Is(err, fs.ErrNotExist) {
+		return nil
 	}
 	return q.update(func(*file) error { return nil })
 }

@@ -26,6 +26,10 @@ type State struct {
 
 	seenFrom map[manifest.Hash][]string // hash → URLs of the peers it was seen from, sorted
 	loaded   map[string]Cursor          // the cursors as Load read them, normalized
+	// onDisk are the bytes of each file as Load read them or Save wrote
+	// them, by name, so Save rewrites only what changed without reading
+	// the files again.
+	onDisk map[string][]byte
 }
 
 // Host is the politeness a host asked for that outlives one heartbeat. Its
@@ -106,6 +110,7 @@ func load(path string, now func() time.Time) (*State, error) {
 			return nil, statefile.Corrupt(filepath.Join(dir, name), files[name], err)
 		}
 	}
+	s.onDisk = files
 	s.loaded = make(map[string]Cursor, len(s.Cursors))
 	for url, c := range s.Cursors {
 		s.loaded[url] = *c.normalized()
@@ -187,7 +192,11 @@ func (s *State) Save(path string, timesBefore time.Time) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return statefile.Write(path, files)
+	changed, err := statefile.Rewrite(path, files, s.onDisk)
+	if err == nil && s.onDisk != nil {
+		s.onDisk = files
+	}
+	return changed, err
 }
 
 // utc returns t in UTC without its monotonic reading; the zero time stays

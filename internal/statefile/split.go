@@ -1,6 +1,7 @@
 package statefile
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -82,7 +83,7 @@ func Read(path string) (legacy []byte, files map[string][]byte, err error) {
 			continue
 		}
 		p := filepath.Join(dir, e.Name())
-		data, err := os.ReadFile(p)
+		data, err := readFile(p)
 		if err != nil {
 			return nil, nil, &CorruptError{Path: p, Err: err}
 		}
@@ -97,8 +98,16 @@ func Read(path string) (legacy []byte, files map[string][]byte, err error) {
 // whether anything on disk changed. A crash at any point leaves a state
 // Read reads back whole: the old file goes last.
 func Write(path string, files map[string][]byte) (bool, error) {
+	return Rewrite(path, files, nil)
+}
+
+// Rewrite is Write for a caller that read the state with Read and holds
+// what keeps it current (a lock): a file whose bytes equal was[name] is
+// left alone without being opened again, and any other is written. With
+// was nil, each file is read back and compared, as Write does.
+func Rewrite(path string, files, was map[string][]byte) (bool, error) {
 	dir := Dir(path)
-	changed, err := writeAll(dir, files)
+	changed, err := writeAll(dir, files, was)
 	if err != nil {
 		return changed, err
 	}
@@ -129,7 +138,7 @@ func Write(path string, files map[string][]byte) (bool, error) {
 // reports whether anything on disk changed.
 func WriteSome(path string, files map[string][]byte, gone []string) (bool, error) {
 	dir := Dir(path)
-	changed, err := writeAll(dir, files)
+	changed, err := writeAll(dir, files, nil)
 	if err != nil {
 		return changed, err
 	}
@@ -152,8 +161,9 @@ func WriteSome(path string, files map[string][]byte, gone []string) (bool, error
 const writeParallel = 16
 
 // writeAll writes files into dir, each atomically and only when its bytes
-// differ, several at once, and reports whether any changed.
-func writeAll(dir string, files map[string][]byte) (bool, error) {
+// differ from was, or from the file on disk when was is nil, several at
+// once, and reports whether any changed.
+func writeAll(dir string, files, was map[string][]byte) (bool, error) {
 	names := make([]string, 0, len(files))
 	for name := range files {
 		names = append(names, name)
@@ -164,16 +174,45 @@ func writeAll(dir string, files map[string][]byte) (bool, error) {
 	g.SetLimit(writeParallel)
 	for _, name := range names {
 		g.Go(func() error {
-			c, err := atomicfile.WriteFileIfChanged(filepath.Join(dir, name), files[name], 0o644)
-			if err != nil {
+			p := filepath.Join(dir, name)
+			old, ok := was[name]
+			if was == nil {
+				var err error
+				old, err = readFile(p)
+				ok = err == nil
+			}
+			if ok && bytes.Equal(old, files[name]) {
+				return nil
+			}
+			if err := atomicfile.WriteFile(p, files[name], 0o644); err != nil {
 				return fmt.Errorf("write %s: %w", name, err)
 			}
-			if c {
-				changed.Store(true)
-			}
+			changed.Store(true)
 			return nil
 		})
 	}
 	err := g.Wait()
 	return changed.Load(), err
+}
+
+// readHook, when set (tests only), is told the path of every file of a
+// split directory before it is read.
+var readHook func(path string)
+
+// readFile reads one file of a split directory: the one place they are
+// read, so a test can count the reads.
+func readFile(path string) ([]byte, error) {
+	if readHook != nil {
+		readHook(path)
+	}
+	return os.ReadFile(path)
+}
+
+// SetReadHook makes hook be told the path of every file of a split
+// directory Read or Write reads, until the returned function is called.
+// For tests that count how often a command reads each state file.
+func SetReadHook(hook func(path string)) (restore func()) {
+	old := readHook
+	readHook = hook
+	return func() { readHook = old }
 }
