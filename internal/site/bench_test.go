@@ -41,7 +41,7 @@ func syntheticTrace(i int) []byte {
 		b.WriteString(strings.Repeat("The mesh verifies every hash before it trusts a byte. ", 6) + "\n\n")
 	}
 	b.WriteString("| step | what | cost |\n|---|---|---|\n| 1 | fetch MANIFEST.md | one request |\n| 2 | fetch entries | one each |\n\n")
-	b.WriteString("```go\nfor _, e := range entries {\n\tverify(e)\n}\n```\n\n## Connections\n\n")
+	fmt.Fprintf(&b, "```go\nfor _, e := range entries[%d:] {\n\tverify(e)\n}\n```\n\n## Connections\n\n", i)
 	fmt.Fprintf(&b, "- bench/%d\n- ada/%d\n", max(1, i-1), i%50+1)
 	return []byte(b.String())
 }
