@@ -52,12 +52,12 @@ func renderTrace(src []byte, title string, idx *index, root string) ([]byte, err
 	pc.Set(titleKey, title)
 	pc.Set(indexKey, idx)
 	pc.Set(rootKey, root)
-	var buf bytes.Buffer
-	buf.Grow(2*len(src) + 1024)
-	if err := markdown.Convert(src, &buf, parser.WithContext(pc)); err != nil {
+	buf := getBuffer()
+	defer putBuffer(buf)
+	if err := markdown.Convert(src, buf, parser.WithContext(pc)); err != nil {
 		return nil, fmt.Errorf("render markdown: %w", err)
 	}
-	return buf.Bytes(), nil
+	return bytes.Clone(buf.Bytes()), nil
 }
 
 // safeURL reports whether a link or image destination may reach a page:
