@@ -2,14 +2,18 @@
 # Benchmark: meshnode build against Hugo on the same 10,000 markdown traces.
 #
 #   bash bench/site/run.sh [--no-hugo] [N]      (default N=10000)
-#   bash bench/site/run.sh --against REV [--rounds R] [--hugo] [N]
+#   bash bench/site/run.sh --against REV [--rounds R] [--peers P] [--hugo] [N]
 #
 # With --against, meshnode at git revision REV (say,
 # the commit before a change) and the working tree's meshnode are timed
 # alternately, R rounds (default 5) of a cold build and an unchanged
-# rebuild each, on the same generated node; it prints min/median/max of
-# each, in seconds of wall time, with user+system CPU seconds. With --hugo,
-# Hugo's cold build and rebuild are timed in the same rounds, alternating.
+# rebuild each; it prints min/median/max of each, in seconds of wall
+# time, with user+system CPU seconds and peak RSS (/usr/bin/time's %M).
+# REV builds a node of N traces of its own; the working tree builds the
+# same node knowing P peer traces besides (default 10000; --peers 0 gives
+# both the same node), as a node caught up with its mesh holds them. With
+# --hugo, Hugo's cold build and rebuild are timed in the same rounds,
+# alternating.
 #
 # Installs Debian's hugo if absent (apt-get, --no-install-recommends;
 # --no-hugo skips Hugo altogether), generates N traces with
@@ -27,18 +31,20 @@ hugo=yes
 against=""
 with_hugo=no
 rounds=5
+peers=10000
 while [[ ${1:-} == --* ]]; do
   case $1 in
     --no-hugo) hugo=no; shift ;;
     --against) against=$2; hugo=no; shift 2 ;;
     --hugo) with_hugo=yes; shift ;;
     --rounds) rounds=$2; shift 2 ;;
+    --peers) peers=$2; shift 2 ;;
     *) echo "run.sh: unknown flag $1" >&2; exit 2 ;;
   esac
 done
 n=${1:-10000}
-if [[ ! $n =~ ^[1-9][0-9]*$ ]]; then
-  sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2
+if [[ ! $n =~ ^[1-9][0-9]*$ || ! $peers =~ ^[0-9]+$ ]]; then
+  sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 fi
 
@@ -76,6 +82,7 @@ if [[ -n $against ]]; then
   (cd "$work/src" && go build -o "$work/before" ./cmd/meshnode)
   go build -o "$work/now" ./cmd/meshnode
   go run ./bench/site/gen "$work/node" "$n"
+  go run ./bench/site/gen "$work/mesh" "$n" "$peers"
   variants="before now"
   if [[ $with_hugo == yes ]]; then
     install_hugo
@@ -90,23 +97,27 @@ if [[ -n $against ]]; then
     for bin in $variants; do
       out="$work/out-$bin-$r"
       if [[ $bin == hugo ]]; then
-        /usr/bin/time -f "%e %U %S" -a -o "$work/$bin.cold" hugo --source "$work/hugo" --destination "$out" --quiet >/dev/null
-        /usr/bin/time -f "%e %U %S" -a -o "$work/$bin.same" hugo --source "$work/hugo" --destination "$out" --quiet >/dev/null
+        /usr/bin/time -f "%e %U %S %M" -a -o "$work/$bin.cold" hugo --source "$work/hugo" --destination "$out" --quiet >/dev/null
+        /usr/bin/time -f "%e %U %S %M" -a -o "$work/$bin.same" hugo --source "$work/hugo" --destination "$out" --quiet >/dev/null
         continue
       fi
-      /usr/bin/time -f "%e %U %S" -a -o "$work/$bin.cold" "$work/$bin" build --dir "$work/node" --out "$out" >/dev/null
-      /usr/bin/time -f "%e %U %S" -a -o "$work/$bin.same" "$work/$bin" build --dir "$work/node" --out "$out" > "$work/$bin.log"
+      node="$work/node"
+      [[ $bin == now ]] && node="$work/mesh"
+      /usr/bin/time -f "%e %U %S %M" -a -o "$work/$bin.cold" "$work/$bin" build --dir "$node" --out "$out" >/dev/null
+      /usr/bin/time -f "%e %U %S %M" -a -o "$work/$bin.same" "$work/$bin" build --dir "$node" --out "$out" > "$work/$bin.log"
       grep -q ' 0 written' "$work/$bin.log" || { echo "$bin: unchanged rebuild wrote files: $(cat "$work/$bin.log")" >&2; exit 1; }
     done
     printf 'round %d done (load %s)\n' "$r" "$(cut -d' ' -f1-3 /proc/loadavg)" >&2
   done
-  stats() { # file: min/median/max of wall, and of user+sys
+  stats() { # file: min/median/max of wall, of user+sys and of peak RSS
     sort -n "$1" | awk '{w[NR]=$1} END {printf "%.2f / %.2f / %.2f", w[1], w[int((NR+1)/2)], w[NR]}'
     printf ' (CPU '
-    awk '{print $2+$3}' "$1" | sort -n | awk '{c[NR]=$1} END {printf "%.1f / %.1f / %.1f)", c[1], c[int((NR+1)/2)], c[NR]}'
+    awk '{print $2+$3}' "$1" | sort -n | awk '{c[NR]=$1} END {printf "%.1f / %.1f / %.1f", c[1], c[int((NR+1)/2)], c[NR]}'
+    printf '; RSS '
+    awk '{print $4/1024}' "$1" | sort -n | awk '{m[NR]=$1} END {printf "%.0f / %.0f / %.0f MB)", m[1], m[int((NR+1)/2)], m[NR]}'
   }
   printf '\n%d traces, %s CPU(s), %d rounds alternating; seconds min / median / max\n\n' "$n" "$(nproc)" "$rounds"
-  header="| build | $against | now |" rule="|---|---|---|"
+  header="| build | $against, $n own traces | now, $n own + $peers peer traces |" rule="|---|---|---|"
   [[ $with_hugo == yes ]] && header="$header $(hugo version | cut -d' ' -f1-2) |" rule="$rule---|"
   printf '%s\n%s\n' "$header" "$rule"
   for kind in cold same; do

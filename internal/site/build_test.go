@@ -2,6 +2,7 @@ package site
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -186,23 +187,44 @@ func get(t *testing.T, url string) []byte {
 	return []byte(b.String())
 }
 
-// TestBuildRestoresGCPercent checks that Build relaxes the collector only
-// while it runs, and leaves a GOGC above its own, or off, alone.
-func TestBuildRestoresGCPercent(t *testing.T) {
-	current := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
-	old := current()
-	defer debug.SetGCPercent(old)
-	for _, c := range []struct{ before, during int }{{100, buildGCPercent}, {50, buildGCPercent}, {1000, 1000}, {-1, -1}} {
-		debug.SetGCPercent(c.before)
-		restore := relaxGC()
-		during := current()
-		restore()
-		if during != c.during {
-			t.Errorf("GOGC %d: %d while building, want %d", c.before, during, c.during)
+// TestBuildRestoresGCSettings checks that Build relaxes the collector only
+// while it runs: GOGC raised to buildGCPercent unless it asks for more or
+// for none, the memory limit lowered to the floor unless GOMEMLIMIT asks
+// for less, and both put back after the build.
+func TestBuildRestoresGCSettings(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	currentPercent := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
+	currentLimit := func() int64 { return debug.SetMemoryLimit(-1) }
+	for _, c := range []struct {
+		percent, during int
+		limit, loading  int64
+	}{
+		{100, buildGCPercent, math.MaxInt64, buildMemoryFloor},
+		{50, buildGCPercent, 1 << 40, buildMemoryFloor},
+		{1000, 1000, 64 << 20, 64 << 20},
+		{-1, -1, math.MaxInt64, buildMemoryFloor},
+	} {
+		debug.SetGCPercent(c.percent)
+		debug.SetMemoryLimit(c.limit)
+		gc := limitGC()
+		if got := currentLimit(); got != c.loading {
+			t.Errorf("GOGC %d, limit %d: limit %d while loading, want %d", c.percent, c.limit, got, c.loading)
 		}
+		gc.relax()
+		if got := currentPercent(); got != c.during {
+			t.Errorf("GOGC %d: %d while writing, want %d", c.percent, got, c.during)
+		}
+		if got, want := currentLimit(), min(c.limit, max(buildMemoryFloor, 2*liveHeap())); got != want {
+			t.Errorf("limit %d: %d while writing, want %d", c.limit, got, want)
+		}
+		gc.restore()
 		buildFixture(t)
-		if after := current(); after != c.before {
-			t.Errorf("GOGC %d: %d after a build", c.before, after)
+		if after := currentPercent(); after != c.percent {
+			t.Errorf("GOGC %d: %d after a build", c.percent, after)
+		}
+		if after := currentLimit(); after != c.limit {
+			t.Errorf("limit %d: %d after a build", c.limit, after)
 		}
 	}
 }

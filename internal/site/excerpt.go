@@ -100,7 +100,9 @@ func isListItem(line string) string {
 // plainText drops the markdown an excerpt would show raw: emphasis and
 // code marks, and a link's destination (its text stays).
 func plainText(s string) string {
-	s = mdLink.ReplaceAllString(s, "$1")
+	if strings.Contains(s, "](") { // every link has it; most paragraphs none
+		s = mdLink.ReplaceAllString(s, "$1")
+	}
 	return markRemover.Replace(s)
 }
 

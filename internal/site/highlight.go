@@ -2,6 +2,7 @@ package site
 
 import (
 	"bytes"
+	"io"
 
 	"github.com/alecthomas/chroma/v2"
 	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
@@ -73,14 +74,14 @@ func renderCode(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.Wa
 	if !entering {
 		return ast.WalkContinue, nil
 	}
-	var code bytes.Buffer
+	code := getBuffer()
+	defer putBuffer(code)
 	for i := 0; i < n.Lines().Len(); i++ {
 		seg := n.Lines().At(i)
 		code.Write(seg.Value(src))
 	}
 	if f, ok := n.(*ast.FencedCodeBlock); ok {
-		if out, ok := highlight(string(f.Language(src)), code.String()); ok {
-			_, _ = w.Write(out)
+		if highlight(w, string(f.Language(src)), code.String()) {
 			_ = w.WriteByte('\n')
 			return ast.WalkSkipChildren, nil
 		}
@@ -91,24 +92,28 @@ func renderCode(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.Wa
 	return ast.WalkSkipChildren, nil
 }
 
-// highlight formats code in the named language, if chroma knows it.
-func highlight(language, code string) ([]byte, bool) {
+// highlight writes code formatted in the named language to w, if chroma
+// knows the language, and reports whether it did; when it did not, it
+// wrote nothing.
+func highlight(w io.Writer, language, code string) bool {
 	if language == "" || len(language) > maxLanguageLen || len(code) > maxHighlighted {
-		return nil, false
+		return false
 	}
 	lexer := lexers.Get(language)
 	if lexer == nil {
-		return nil, false
+		return false
 	}
 	it, err := chroma.Coalesce(lexer).Tokenise(nil, code)
 	if err != nil {
-		return nil, false
+		return false
 	}
-	var b bytes.Buffer
-	if err := codeFormatter.Format(&b, codeStyle, it); err != nil {
-		return nil, false
+	b := getBuffer()
+	defer putBuffer(b)
+	if err := codeFormatter.Format(b, codeStyle, it); err != nil {
+		return false
 	}
-	return b.Bytes(), true
+	_, _ = w.Write(b.Bytes())
+	return true
 }
 
 func renderCheckBox(w util.BufWriter, _ []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {

@@ -72,12 +72,12 @@ func renderBody(src []byte, title string, idx *index, root, source string) ([]by
 	if source != "" {
 		pc.Set(sourceKey, source)
 	}
-	var buf bytes.Buffer
-	buf.Grow(2*len(src) + 1024)
-	if err := markdown.Convert(src, &buf, parser.WithContext(pc)); err != nil {
+	buf := getBuffer()
+	defer putBuffer(buf)
+	if err := markdown.Convert(src, buf, parser.WithContext(pc)); err != nil {
 		return nil, fmt.Errorf("render markdown: %w", err)
 	}
-	return buf.Bytes(), nil
+	return bytes.Clone(buf.Bytes()), nil
 }
 
 // safeURL reports whether a link or image destination may reach a page:

@@ -140,15 +140,10 @@ func (v *view) Refs(cites []string) []refLink {
 func (v *view) CopyKiB() int { return copies.MaxTextBytes >> 10 }
 
 func execute(name string, v *view) ([]byte, error) {
-	var buf bytes.Buffer
-	// Room for the page at once: a page grown from nothing copied itself
-	// a dozen times, a tenth of the bytes a cold build allocated.
-	buf.Grow(pageSizeHint + 2*len(v.Body))
-	if err := pages[name].ExecuteTemplate(&buf, "layout", v); err != nil {
+	buf := getBuffer()
+	defer putBuffer(buf)
+	if err := pages[name].ExecuteTemplate(buf, "layout", v); err != nil {
 		return nil, fmt.Errorf("render %s page: %w", name, err)
 	}
-	return buf.Bytes(), nil
+	return bytes.Clone(buf.Bytes()), nil
 }
-
-// pageSizeHint is about the size of a page without its trace body.
-const pageSizeHint = 16 << 10

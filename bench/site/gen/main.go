@@ -3,7 +3,13 @@
 // listing them, the same shape internal/site's BenchmarkBuild10k uses. The
 // same files feed meshnode build and Hugo, side by side.
 //
-// Usage: go run ./bench/site/gen DIR [N]
+// With PEERS, the node also knows PEERS traces of other agents, as a node
+// caught up with its mesh holds them: twenty peers in AGENTS.md, a cursor
+// per peer at its newest seq with every hash seen
+// (mesh-state/polling-cursors/), and a ledger record per trace
+// (mesh-state/ledger/), citing our traces and each other's.
+//
+// Usage: go run ./bench/site/gen DIR [N [PEERS]]
 package main
 
 import (
@@ -25,28 +31,57 @@ func main() {
 	}
 }
 
-const usage = "usage: go run ./bench/site/gen DIR [N]"
+const usage = "usage: go run ./bench/site/gen DIR [N [PEERS]]"
+
+// updated is the MANIFEST's time; the newest trace was submitted then.
+var updated = time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 
 func run(args []string) error {
-	if len(args) < 1 || len(args) > 2 {
+	if len(args) < 1 || len(args) > 3 {
 		return fmt.Errorf("%s", usage)
 	}
 	if strings.HasPrefix(args[0], "-") {
 		// "gen -h" once wrote 10,000 traces into a directory named -h.
 		return fmt.Errorf("%s (DIR %q looks like a flag; gen takes none)", usage, args[0])
 	}
-	dir, n := args[0], 10000
+	dir, n, peers := args[0], 10000, 0
 	if len(args) > 1 {
-		v, err := strconv.Atoi(args[1])
-		if err != nil || v < 1 {
-			return fmt.Errorf("count %q: want a positive number", args[1])
+		v, err := count(args[1], 1)
+		if err != nil {
+			return err
 		}
 		n = v
 	}
+	if len(args) > 2 {
+		v, err := count(args[2], 0)
+		if err != nil {
+			return err
+		}
+		peers = v
+	}
+	if err := writeOwn(dir, n); err != nil {
+		return err
+	}
+	if peers == 0 {
+		return nil
+	}
+	return writePeers(dir, n, peers)
+}
+
+// count parses a count of at least least.
+func count(arg string, least int) (int, error) {
+	v, err := strconv.Atoi(arg)
+	if err != nil || v < least {
+		return 0, fmt.Errorf("count %q: want a number of at least %d", arg, least)
+	}
+	return v, nil
+}
+
+// writeOwn writes n traces, the MANIFEST.md listing them and IDENTITY.md.
+func writeOwn(dir string, n int) error {
 	if err := os.MkdirAll(filepath.Join(dir, "traces"), 0o755); err != nil {
 		return err
 	}
-	updated := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	var rows strings.Builder
 	for i := n; i >= 1; i-- {
 		name := fmt.Sprintf("traces/%05d-trace.md", i)
@@ -65,6 +100,10 @@ func run(args []string) error {
 	return os.WriteFile(filepath.Join(dir, node.IdentityFile), []byte("# Identity\n- Name: bench\n"), 0o644)
 }
 
+// trace is our trace number i. Its code block differs from every other
+// trace's, as real traces' blocks do (162 of the 169 blocks with a
+// language in the real mesh snapshot are distinct), so that highlighting
+// is timed as real traces cost it.
 func trace(i int) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "---\ntitle: Trace number %d\ntype: knowledge\ncategory: pebble\ntags: [bench, synthetic]\n---\n\n# Trace number %d\n\n", i, i)
@@ -74,7 +113,7 @@ func trace(i int) []byte {
 		b.WriteString(strings.Repeat("The mesh verifies every hash before it trusts a byte. ", 6) + "\n\n")
 	}
 	b.WriteString("| step | what | cost |\n|---|---|---|\n| 1 | fetch MANIFEST.md | one request |\n| 2 | fetch entries | one each |\n\n")
-	b.WriteString("```go\nfor _, e := range entries {\n\tverify(e)\n}\n```\n\n## Connections\n\n")
+	fmt.Fprintf(&b, "```go\nfor _, e := range entries[%d:] {\n\tverify(e)\n}\n```\n\n## Connections\n\n", i)
 	fmt.Fprintf(&b, "- bench/%d\n- ada/%d\n", max(1, i-1), i%50+1)
 	return []byte(b.String())
 }
