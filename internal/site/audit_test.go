@@ -252,7 +252,7 @@ func TestAgentPageListsOnlyOurNewestValidationsOfItsTraces(t *testing.T) {
 	if !strings.Contains(page, "2 validations by fern, the 1 newest shown;") {
 		t.Fatalf("ada's page does not say only the newest of 2 is shown")
 	}
-	section := page[strings.Index(page, "Our validations of its traces"):strings.Index(page, "Validations it gave")]
+	section := page[strings.Index(page, `<h2 id="scored">`):strings.Index(page, `<h2 id="gave">`)]
 	if n := strings.Count(section, "<tr>") - 1; n != 1 { // less the header row
 		t.Errorf("ada's page lists %d of our validations, want 1", n)
 	}
