@@ -11,28 +11,22 @@
 #    publishes .ci/browser/fixture-trace.md, a trace of our own with an
 #    aligned table, code, a task list and agent/seq mentions. Where the
 #    snapshot is absent this part is skipped, and says so.
-# With NODE_DIR it checks that node alone. For each node it builds the site
-# with `meshnode serve` on 127.0.0.1 and then, exiting non-zero on any
-# finding:
-#  1. opens every page in one headless Chromium, four tabs at a time, and
-#     checks that every internal href and src of the rendered DOM resolves
-#     (HTTP 200) (.ci/browser/crawl.mjs);
-#  2. runs html-validate (recommended rules) over every HTML page: 0 errors;
-#  3. opens one page of each template (home, agents, agent, traces, trace,
-#     peers, validations, SIGNAL, 404) at 1366x900 and 390x844, light and
-#     dark, runs axe-core (WCAG 2.2 A and AA) in it, checks that nothing is
-#     cut off and no text renders under 11 px, and saves screenshots of each
-#     page's top two screens, the CI artifacts, as
-#     .ci/artifacts/screenshots/NODE/TEMPLATE-{desktop,phone}-{light,dark}.png
-#     (.ci/browser/check.mjs).
+# With NODE_DIR it checks that node alone. It serves each node's site with
+# `meshnode serve` on 127.0.0.1, runs html-validate (recommended rules)
+# over every HTML page (0 errors), and then, in one headless Chromium for
+# all the nodes, .ci/browser/check.mjs opens every page reachable from each
+# home page once and fails on any finding of: a broken internal link or
+# fragment (#id); axe-core (WCAG 2.2 A and AA) at 1280 and 390 px, light
+# and dark; anything wider than the viewport, SVG text cut off, text under
+# 11 px; a line of body text over 80 characters at 1280 px; a page taller
+# than 25,000 px on a phone, or taller than 6 screens without jump links
+# on its first. It saves screenshots of one page of each template, the CI
+# artifacts, as
+# .ci/artifacts/screenshots/NODE/TEMPLATE-{desktop,phone}-{light,dark}.png.
 # Tools: Debian's chromium, nodejs and npm (apt-get, when absent);
 # axe-core, html-validate and puppeteer-core at the versions pinned in
-# .ci/browser/package-lock.json (npm ci). On the 2-core CI machine it took
-# 20.5 minutes (1229 s) with a load average of 15 to 30 from other jobs,
-# most of it axe-core on the corpus node's long pages; npm ci, when
-# node_modules is absent, adds a minute or two. The crawl of the demo node
-# takes 6-12 s (one Chromium, four tabs) where one Chromium per page took
-# 46-52 s on the same machine.
+# .ci/browser/package-lock.json (npm ci). How long it takes is in
+# docs/site.md ("Browser test").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 node=${1:-}
@@ -57,15 +51,16 @@ pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"' EXIT
 go build -o "$work/meshnode" ./cmd/meshnode
 
-# check NAME NODE_DIR [serve flags...]: the three checks above on one node.
-check() {
-  local name=$1 node=$2
-  shift 2
+# serve NAME NODE_DIR PORT [serve flags...]: serve one node's site, check
+# every page with html-validate, and add the node and the pages to
+# screenshot to check.mjs's arguments.
+checks=()
+serve() {
+  local name=$1 node=$2 port=$3
+  shift 3
   local site="$work/site-$name" log="$work/serve-$name.log"
   "$work/meshnode" serve --dir "$node" --out "$site" --addr "127.0.0.1:$port" "$@" >"$log" 2>&1 &
-  local server=$!
-  pids+=("$server")
-  local base="http://127.0.0.1:$port/"
+  pids+=($!)
   for _ in $(seq 1 300); do
     grep -qs serving "$log" && break
     sleep 0.1
@@ -76,47 +71,51 @@ check() {
     exit 1
   fi
   echo "== $name node: $(find "$site" -name '*.html' | wc -l) pages"
-  node .ci/browser/crawl.mjs "$base"
-
-  # Every page through html-validate.
   find "$site" -name '*.html' -print0 | xargs -0 .ci/browser/node_modules/.bin/html-validate --config .ci/browser/htmlvalidate.json
   echo "html-validate: $(find "$site" -name '*.html' | wc -l) pages, 0 errors"
 
-  # One page of each template: the trace page is the last by file name
-  # (in a demo node, the newest trace), the agent pages ours and the peer
-  # whose page is largest (the one with the most to show).
+  # The pages to screenshot, one of each template: the trace page is the
+  # last by file name (in a demo node, the newest trace), the agent pages
+  # ours and the peer whose page is largest (the one with the most to show).
   local trace self peer
   trace=$(cd "$site" && find traces -maxdepth 1 -name '*.html' ! -name index.html | sort | tail -n 1)
   self=$(sed -n 's/^agent: *//p' "$node/mesh.yaml" 2>/dev/null | head -n 1)
   peer=$(cd "$site" && ls -S agents/*.html | grep -v -e '/index.html$' -e "/${self:-none}.html\$" | head -n 1)
-  local pages=(home=index.html agents=agents/index.html peer=$peer traces=traces/index.html trace=$trace
-    peers=peers.html validations=validations.html signal=signal.html notfound=no/such/page.html)
-  [ -n "$self" ] && [ -f "$site/agents/$self.html" ] && pages+=(self=agents/$self.html)
-  mkdir -p "$shots/$name"
-  node .ci/browser/check.mjs "$base" "$shots/$name" "${pages[@]}"
-  kill "$server" 2>/dev/null || true
-  wait "$server" 2>/dev/null || true
+  checks+=(-- "$name" "http://127.0.0.1:$port/" home=index.html agents=agents/index.html peer=$peer traces=traces/index.html
+    trace=$trace mesh=mesh/index.html peers=peers.html validations=validations.html signal=signal.html notfound=no/such/page.html)
+  [ -n "$self" ] && [ -f "$site/agents/$self.html" ] && checks+=(self=agents/$self.html)
+  return 0
+}
+
+# check: every page of every node served, in one Chromium.
+check() {
+  local start=$SECONDS
+  node .ci/browser/check.mjs "$shots" "${checks[@]}"
+  echo "browser test: check.mjs took $((SECONDS - start)) s"
 }
 
 rm -rf "$shots"
 mkdir -p "$shots"
 if [ -n "$node" ]; then
-  check node "$node"
+  serve node "$node" "$port"
+  check
   exit 0
 fi
 
 "$work/meshnode" demo --dir "$work/demo" >/dev/null
 # The demo mesh lives on its own clock; show its presence as of then.
-check demo "$work/demo" --now "$(sed -n 's/^updated: //p' "$work/demo/MANIFEST.md")"
+serve demo "$work/demo" "$port" --now "$(sed -n 's/^updated: //p' "$work/demo/MANIFEST.md")"
 
 corpus=../shared/corpus/mycel-basecamp
 if [ ! -d "$corpus" ]; then
   echo "browser test: no mesh snapshot at $corpus: the corpus node is not checked (demo node only)"
+  check
   exit 0
 fi
 go build -o "$work/meshsim" ./bench/meshsim
 "$work/meshsim" -node "$work/corpus" -corpus "$corpus" -latency 0 >"$work/meshsim.log" 2>&1 &
-pids+=($!)
+meshsim=$!
+pids+=($meshsim)
 for _ in $(seq 1 300); do
   grep -qs ready "$work/meshsim.log" && break
   sleep 0.1
@@ -128,4 +127,6 @@ cp .ci/browser/fixture-trace.md "$work/corpus/traces/2026-03-15-browser-test.md"
 # fixture trace; the site is then judged a day after it.
 "$work/meshnode" heartbeat --dir "$work/corpus" --now 2026-03-15T12:00:00Z >"$work/heartbeat.log" 2>&1 ||
   { echo "browser test: heartbeat of the corpus node failed:" >&2; tail -20 "$work/heartbeat.log" >&2; exit 1; }
-check corpus "$work/corpus" --now 2026-03-15T12:00:00Z
+kill "$meshsim" 2>/dev/null || true
+serve corpus "$work/corpus" "$((port + 1))" --now 2026-03-15T12:00:00Z
+check

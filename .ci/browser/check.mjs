@@ -1,36 +1,69 @@
-// Accessibility and layout check of the site's page templates, run by
+// Browser check of every page of one or more sites, run by
 // .ci/browser-test.sh:
 //
-//   node check.mjs BASE_URL SHOTS_DIR name=path ...
+//   node check.mjs SHOTS_DIR -- NODE BASE_URL [name=path ...] [-- NODE BASE_URL ...]
 //
-// Opens every page in Debian's Chromium (puppeteer-core, no downloaded
-// browser) at 1366x900 and 390x844, light and dark, and for each:
-//   - runs axe-core with the WCAG 2.0, 2.1 and 2.2 A and AA rules;
-//   - checks that nothing is wider than the viewport (no page-level
-//     sideways scroll, so nothing is cut off), that no SVG text runs past
-//     its picture's edge, and that no visible text, SVG text included,
-//     renders under 11 px;
-//   - saves a screenshot of the page's top, at most maxShotScreens
-//     viewports high, as SHOTS_DIR/NAME-WIDTH-SCHEME.png: enough to see
-//     the template; a full page of 850 rows was megabytes each, 60 MB in
-//     all.
+// One headless Chromium (Debian's, through puppeteer-core) crawls every
+// HTML page reachable from each BASE_URL/index.html (and BASE_URL's 404
+// page), a few tabs at a time, and opens each page once. In it:
+//   - every internal href and src must answer 200, and every fragment
+//     (#id) must name an element of its page;
+//   - at 1280x800 and 390x844, light and dark: axe-core with the WCAG 2.0,
+//     2.1 and 2.2 A and AA rules reports nothing; nothing is wider than
+//     the viewport (no sideways scroll); no SVG text runs past its
+//     picture's edge; no visible text renders under minFontPx;
+//   - at 1280 px no wrapped block of text holds more than maxLineChars
+//     characters a line (the block's width over the mean width of its
+//     own characters in its own font);
+//   - on the phone, a page taller than jumpAfterScreens screens offers
+//     in-page jump links (a link to a #fragment of the page) on its first
+//     screen, and no page is taller than maxPhonePx.
+// The pages named name=path are also saved as screenshots of their top,
+// at most maxShotScreens screens high, as
+// SHOTS_DIR/NODE/NAME-{desktop,phone}-{light,dark}.png.
 // Exits 1 when any check finds anything.
 import { createRequire } from "node:module";
 import puppeteer from "puppeteer-core";
 
 const require = createRequire(import.meta.url);
-const axePath = require.resolve("axe-core/axe.min.js");
-const [base, shots, ...specs] = process.argv.slice(2);
+const axeSource = (await import("node:fs")).readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+
+// The bounds, documented in docs/site.md ("Browser test").
+const minFontPx = 11;
+const maxLineChars = 80;
+const jumpAfterScreens = 6;
+const maxPhonePx = 25000;
+const maxShotScreens = 2;
+// One tab by default: Chromium captures a screenshot of a tab in the
+// background only when it draws it, and headless, it may never do so
+// (a run hung there for ten minutes).
+const tabs = Number(process.env.TABS || 1);
+
 const viewports = [
-  { name: "desktop", width: 1366, height: 900 },
+  { name: "desktop", width: 1280, height: 800 },
   { name: "phone", width: 390, height: 844, isMobile: true, hasTouch: true, deviceScaleFactor: 2 },
 ];
 const schemes = ["light", "dark"];
-const minFontPx = 11;
-const maxShotScreens = 2;
 
-// layoutProblems runs in the page: elements wider than the viewport, and
-// visible text smaller than minFontPx once scaled (SVG text included).
+const [shotsDir, ...rest] = process.argv.slice(2);
+const sites = [];
+for (const arg of rest) {
+  if (arg === "--") {
+    sites.push({ shots: new Map() });
+    continue;
+  }
+  const s = sites.at(-1);
+  if (!s.name) s.name = arg;
+  else if (!s.base) s.base = arg;
+  else {
+    const [name, path] = arg.split("=");
+    s.shots.set(new URL(path, s.base).href, name);
+  }
+}
+
+// layoutProblems runs in the page: elements wider than the viewport, SVG
+// text cut off by its picture's edge, and visible text smaller than
+// minFontPx once scaled (SVG text included).
 function layoutProblems(minFontPx) {
   const out = [];
   const vw = document.documentElement.clientWidth;
@@ -44,7 +77,6 @@ function layoutProblems(minFontPx) {
       }
     }
   }
-  // SVG text that runs past its picture's edge is clipped, not scrolled.
   for (const el of document.querySelectorAll("svg text")) {
     const r = el.getBoundingClientRect();
     const s = el.ownerSVGElement.getBoundingClientRect();
@@ -63,9 +95,7 @@ function layoutProblems(minFontPx) {
     const cs = getComputedStyle(el);
     if (cs.visibility === "hidden" || cs.display === "none") continue;
     let px = parseFloat(cs.fontSize);
-    if (el instanceof SVGElement && el.getScreenCTM) {
-      px *= el.getScreenCTM().a;
-    }
+    if (el instanceof SVGElement && el.getScreenCTM) px *= el.getScreenCTM().a;
     if (px < minFontPx - 0.05) {
       out.push(`text of ${px.toFixed(1)}px: <${el.tagName.toLowerCase()}> "${n.textContent.trim().slice(0, 40)}"`);
     }
@@ -73,60 +103,202 @@ function layoutProblems(minFontPx) {
   return out;
 }
 
+// longLines runs in the page at desktop width: each block of text that
+// wraps (its text is wider than its box) and whose line would hold more
+// than maxChars of its own characters. Code blocks scroll instead of
+// wrapping and are left out, and so are table cells: a table is scanned
+// column by column, not read, and its cells' widths are the table's.
+function longLines(maxChars) {
+  const out = [];
+  const ctx = document.createElement("canvas").getContext("2d");
+  const blocks = document.querySelectorAll("main :is(p, li, dd, dt, figcaption, blockquote, summary, h1, h2, h3, h4)");
+  for (const el of blocks) {
+    if (el.closest("pre, svg")) continue;
+    const text = el.textContent.replace(/\s+/g, " ").trim();
+    if (text.length < 2) continue;
+    const cs = getComputedStyle(el);
+    const width = el.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+    ctx.font = `${cs.fontStyle} ${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+    const textWidth = ctx.measureText(text).width;
+    if (width <= 0 || textWidth <= width) continue;
+    const perLine = Math.round((width * text.length) / textWidth);
+    if (perLine > maxChars) {
+      out.push(`lines of ${perLine} characters: <${el.tagName.toLowerCase()}> "${text.slice(0, 50)}"`);
+    }
+  }
+  return out;
+}
+
+// pageFacts runs in the page: its links, its ids and its height, and
+// whether its first screen offers a jump to a fragment of the page.
+function pageFacts() {
+  const links = [...document.querySelectorAll("[href], [src]")].map((el) => el.getAttribute("href") ?? el.getAttribute("src"));
+  const ids = [...document.querySelectorAll("[id], a[name]")].map((el) => el.id || el.getAttribute("name"));
+  const here = location.href.split("#")[0];
+  const jump = [...document.querySelectorAll("a[href*='#']")].some((a) => {
+    const u = new URL(a.getAttribute("href"), location.href);
+    const r = a.getBoundingClientRect();
+    return u.href.split("#")[0] === here && u.hash.length > 1 && r.height > 0 && r.top < window.innerHeight;
+  });
+  return { links, ids, height: document.documentElement.scrollHeight, jump };
+}
+
 const browser = await puppeteer.launch({
   executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
   headless: true,
   args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--hide-scrollbars"],
+  // A loaded 2-core machine took over 3 minutes (puppeteer's default
+  // limit) for one screenshot.
+  protocolTimeout: 20 * 60 * 1000,
 });
-let problems = 0;
-try {
-  const page = await browser.newPage();
-  // The site makes no third-party request: any request off the test
-  // server is a finding.
-  await page.setRequestInterception(true);
-  page.on("request", (req) => {
-    if (!req.url().startsWith(base) && !req.url().startsWith("data:")) {
-      console.log(`third-party request: ${req.url()}`);
-      problems++;
-      req.abort();
-    } else {
-      req.continue();
+const problems = [];
+const report = (where, what) => {
+  problems.push(`${where}: ${what}`);
+  console.log(problems.at(-1));
+};
+const checked = new Map(); // url -> its HTTP status, fetched once
+const idsOf = new Map(); // page url -> the ids it holds
+const fragments = []; // [from, target page url, id]
+let pages = 0;
+let tallest = { height: 0 };
+
+async function status(url) {
+  if (!checked.has(url)) checked.set(url, fetch(url).then((r) => r.status, () => 0));
+  return checked.get(url);
+}
+
+// visit opens one page, runs every check on it at each size and scheme,
+// and returns the site's pages it links to.
+async function visit(site, page, url) {
+  const resp = await page.goto(url, { waitUntil: "load" });
+  const notFound = url.endsWith("/no/such/page.html");
+  if (!resp || resp.status() !== (notFound ? 404 : 200)) {
+    report(url, `answered ${resp ? resp.status() : "nothing"}`);
+    return [];
+  }
+  const facts = await page.evaluate(pageFacts);
+  idsOf.set(url, new Set(facts.ids));
+  const next = [];
+  for (const href of facts.links) {
+    if (!href || href.startsWith("data:")) continue;
+    const target = new URL(href, url);
+    const id = decodeURIComponent(target.hash.slice(1));
+    target.hash = "";
+    const u = target.href;
+    if (!u.startsWith(site.base)) continue;
+    if (id) fragments.push([url, u, id]);
+    if ((await status(u)) !== 200) {
+      report(url, `broken link ${href}`);
+      continue;
     }
-  });
-  for (const spec of specs) {
-    const [name, path] = spec.split("=");
-    for (const vp of viewports) {
-      for (const scheme of schemes) {
-        await page.setViewport(vp);
-        await page.emulateMediaFeatures([{ name: "prefers-color-scheme", value: scheme }]);
-        await page.goto(base + path, { waitUntil: "load" });
-        await page.addScriptTag({ path: axePath });
-        const res = await page.evaluate(async () =>
-          // eslint-disable-next-line no-undef
-          axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"] } }),
-        );
-        const where = `${name} (${path}) ${vp.width}px ${scheme}`;
-        for (const v of res.violations) {
-          problems++;
-          console.log(`axe: ${where}: ${v.id} (${v.impact}): ${v.help}`);
-          for (const n of v.nodes.slice(0, 5)) console.log(`    ${n.target.join(" ")}: ${n.failureSummary.split("\n").slice(1, 2).join(" ").trim()}`);
-        }
-        for (const p of await page.evaluate(layoutProblems, minFontPx)) {
-          problems++;
-          console.log(`layout: ${where}: ${p}`);
-        }
+    if (u.endsWith(".html") || u.endsWith("/")) next.push(u);
+  }
+  // The tab keeps its last size: start with it, since a change between
+  // desktop and phone (isMobile) reloads the page.
+  const current = page.viewport()?.width === viewports[1].width ? 1 : 0;
+  for (const vp of [viewports[current], viewports[1 - current]]) {
+    for (const scheme of schemes) {
+      await page.setViewport(vp);
+      await page.emulateMediaFeatures([{ name: "prefers-color-scheme", value: scheme }]);
+      const where = `${url} ${vp.width}px ${scheme}`;
+      // A change of isMobile reloads the page, which drops axe.
+      if (!(await page.evaluate(() => typeof axe !== "undefined"))) await page.addScriptTag({ content: axeSource });
+      const res = await page.evaluate(() =>
+        // eslint-disable-next-line no-undef
+        axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"] } }),
+      );
+      for (const v of res.violations) {
+        const nodes = v.nodes.slice(0, 5).map((n) => `\n    ${n.target.join(" ")}: ${n.failureSummary.split("\n").slice(1, 2).join(" ").trim()}`);
+        report(where, `axe ${v.id} (${v.impact}): ${v.help}${nodes.join("")}`);
+      }
+      for (const p of await page.evaluate(layoutProblems, minFontPx)) report(where, `layout: ${p}`);
+      if (scheme === "light") await measure(page, vp, where);
+      const name = site.shots.get(url);
+      if (name) {
         const height = await page.evaluate(() => document.documentElement.scrollHeight);
+        await page.bringToFront();
         await page.screenshot({
-          path: `${shots}/${name}-${vp.name}-${scheme}.png`,
+          path: `${shotsDir}/${site.name}/${name}-${vp.name}-${scheme}.png`,
           clip: { x: 0, y: 0, width: vp.width, height: Math.min(height, maxShotScreens * vp.height) },
           captureBeyondViewport: true,
         });
       }
     }
-    console.log(`checked ${name}: ${path}`);
+  }
+  pages++;
+  return next;
+}
+
+// measure checks line length at desktop width and height on a phone.
+async function measure(page, vp, where) {
+  if (vp.name === "desktop") {
+    for (const p of await page.evaluate(longLines, maxLineChars)) report(where, p);
+    return;
+  }
+  const f = await page.evaluate(pageFacts);
+  if (f.height > tallest.height) tallest = { height: f.height, where };
+  if (f.height > maxPhonePx) report(where, `page is ${f.height}px tall on a phone, more than ${maxPhonePx}`);
+  if (f.height > jumpAfterScreens * vp.height && !f.jump) {
+    report(where, `page is ${f.height}px tall on a phone (${(f.height / vp.height).toFixed(1)} screens) and its first screen has no jump link`);
+  }
+}
+
+// crawl visits every page of one site, tabs at a time.
+async function crawl(site) {
+  const seen = new Set();
+  const queue = [site.base + "index.html", site.base + "no/such/page.html"];
+  let busy = 0;
+  async function worker() {
+    const page = await browser.newPage();
+    await page.setViewport(viewports[0]);
+    await page.setRequestInterception(true);
+    page.on("request", (req) => {
+      const u = req.url();
+      if (u.startsWith(site.base) || u.startsWith("data:")) return req.continue();
+      report(page.url(), `third-party request: ${u}`);
+      req.abort();
+    });
+    for (;;) {
+      const url = queue.pop();
+      if (url === undefined) {
+        if (busy === 0) break;
+        await new Promise((r) => setTimeout(r, 20));
+        continue;
+      }
+      if (seen.has(url)) continue;
+      seen.add(url);
+      busy++;
+      try {
+        queue.push(...(await visit(site, page, url)));
+      } catch (e) {
+        report(url, `check failed: ${e.message}`);
+      } finally {
+        busy--;
+      }
+    }
+    await page.close();
+  }
+  await Promise.all(Array.from({ length: tabs }, worker));
+}
+
+const start = Date.now();
+try {
+  for (const site of sites) {
+    (await import("node:fs")).mkdirSync(`${shotsDir}/${site.name}`, { recursive: true });
+    const before = pages;
+    await crawl(site);
+    console.log(`${site.name}: ${pages - before} pages`);
   }
 } finally {
   await browser.close();
 }
-console.log(`axe-core and layout: ${specs.length} pages x ${viewports.length} sizes x ${schemes.length} schemes, ${problems} problems`);
-process.exit(problems ? 1 : 0);
+for (const [from, url, id] of fragments) {
+  const ids = idsOf.get(url);
+  if (ids && !ids.has(id)) report(from, `fragment link #${id}: no element of ${url} has that id`);
+}
+console.log(
+  `browser check: ${pages} pages x ${viewports.length} sizes x ${schemes.length} schemes, ${checked.size} internal links, ` +
+    `${fragments.length} fragment links, tallest on a phone ${tallest.height}px (${tallest.where ?? "none"}), ` +
+    `${Math.round((Date.now() - start) / 1000)} s, ${problems.length} problems`,
+);
+process.exit(problems.length ? 1 : 0);

@@ -35,6 +35,16 @@ func formatSignal(f float64) string {
 	return strings.TrimSuffix(strconv.FormatFloat(f, 'f', 1, 64), ".0")
 }
 
+// formatPoints says a breakdown line's points exactly, where a SIGNAL
+// shows one decimal: "13.5 points", "1 point", "0.25 points".
+func formatPoints(f float64) string {
+	n := strconv.FormatFloat(f, 'f', -1, 64)
+	if f == 1 {
+		return n + " point"
+	}
+	return n + " points"
+}
+
 // statusClass keeps a peer-supplied status, or a validation's result,
 // usable as a CSS class name.
 func statusClass(v any) string {

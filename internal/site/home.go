@@ -2,7 +2,6 @@ package site
 
 import (
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/meshnode/meshnode/internal/manifest"
@@ -10,6 +9,7 @@ import (
 
 type homeView struct {
 	Latest                      []meshTrace
+	Votes                       []*Vote // the newest validations of the mesh, ours and peers'
 	Top                         []Standing
 	TopSignal                   float64
 	Self                        *Agent
@@ -17,19 +17,21 @@ type homeView struct {
 }
 
 // meshTrace is one trace of the mesh in a list, with an excerpt: ours
-// links to its page, a peer's to the reading page of the copy the node
-// keeps, or to its URL when it keeps none (Own false: the link leaves the
-// site).
+// links to its page, a peer's to its own page, to the reading page of the
+// copy the node keeps, or to its URL when it keeps none (Own false: the
+// link leaves the site). Status, Passing and Seen are SIGNAL's.
 type meshTrace struct {
 	Title, Href, Agent, Excerpt string
 	Own                         bool
 	Submitted                   time.Time
+	Status                      manifest.Status
+	Passing, Seen               int
 }
 
-// homeLatest is how many traces of the mesh the home page lists: enough
-// to see what is new without scrolling through the whole history (every
-// trace is on traces/index.html and its agent's page).
-const homeLatest = 12
+// homeLatest is how many traces of the mesh, and how many validations,
+// the home page's first screen lists: enough to see what is new without
+// scrolling through the whole history (every one is in the paged lists).
+const homeLatest = 8
 
 // homeTop is how many agents the home page's SIGNAL bars show.
 const homeTop = 8
@@ -39,7 +41,7 @@ func homeDesc(n *Node) string {
 }
 
 func homeOf(n *Node, idx *index) homeView {
-	h := homeView{Latest: latestOfMesh(n, idx, homeLatest), Self: idx.agents[agentKey(n.Agent)]}
+	h := homeView{Latest: latestOfMesh(n, homeLatest), Votes: latestVotes(n.Votes, homeLatest), Self: idx.agents[agentKey(n.Agent)]}
 	h.Top = firstN(n.Signals, homeTop)
 	for _, s := range h.Top {
 		h.TopSignal = max(h.TopSignal, s.Signal)
@@ -58,20 +60,59 @@ func homeOf(n *Node, idx *index) homeView {
 	return h
 }
 
-// latestOfMesh is the newest traces of the mesh, ours and peers', by the
-// date their author gave them.
-func latestOfMesh(n *Node, idx *index, limit int) []meshTrace {
-	var all []meshTrace
-	for _, t := range firstN(n.Traces, limit) {
-		all = append(all, meshTrace{Title: t.Title, Href: pagePath(t.File), Agent: n.Agent, Own: true, Submitted: t.Submitted, Excerpt: excerpt(t.Body)})
+// latestOfMesh is the newest traces of the mesh, ours and peers', in the
+// order the mesh feed has them (newestOfMesh).
+func latestOfMesh(n *Node, limit int) []meshTrace {
+	items := newestOfMesh(n, limit)
+	out := make([]meshTrace, 0, len(items))
+	for _, it := range items {
+		if t := it.own; t != nil {
+			out = append(out, meshTrace{Title: t.Title, Href: pagePath(t.File), Agent: n.Agent, Own: true, Submitted: t.Submitted,
+				Excerpt: excerpt(t.Body), Status: t.Status, Passing: t.Passing, Seen: t.Seen})
+			continue
+		}
+		r := it.ref
+		out = append(out, meshTrace{Title: r.Title, Href: r.Href(""), Agent: r.Agent, Own: !r.External(), Submitted: r.Submitted,
+			Excerpt: r.Excerpt, Status: r.Status, Passing: r.Passing, Seen: r.Seen})
 	}
-	refs := append([]*Ref(nil), n.Others...)
-	sort.SliceStable(refs, func(i, j int) bool { return refs[i].Submitted.After(refs[j].Submitted) })
-	for _, r := range firstN(refs, limit) {
-		all = append(all, meshTrace{Title: r.Title, Href: r.Href(""), Agent: r.Agent, Own: !r.External(), Submitted: r.Submitted, Excerpt: r.Excerpt})
+	return out
+}
+
+// latestVotes is the limit newest of votes, in sortVotes's order, without
+// reordering votes itself.
+func latestVotes(votes []*Vote, limit int) []*Vote {
+	out := append([]*Vote(nil), votes...)
+	sortVotes(out)
+	return firstN(out, limit)
+}
+
+// whoRef is an agent as a list of the mesh names it: its link, its
+// presence as internal/presence judged it (a peer's) and its SIGNAL as
+// internal/signal computed it, when it has them.
+type whoRef struct {
+	agentRef
+	Self          bool
+	Presence      string
+	PresenceWords string
+	Signal        float64
+	HasSignal     bool
+}
+
+// Who names an agent with its presence and SIGNAL, linked relative to the page.
+func (v *view) Who(name string) whoRef {
+	w := whoRef{agentRef: v.AgentLink(name)}
+	a := v.idx.agents[agentKey(name)]
+	if a == nil {
+		return w
 	}
-	sort.SliceStable(all, func(i, j int) bool { return all[i].Submitted.After(all[j].Submitted) })
-	return firstN(all, limit)
+	w.Self = a.Self
+	if a.Peer != nil {
+		w.Presence, w.PresenceWords = a.Peer.Presence, a.Peer.PresenceWords
+	}
+	if a.Standing != nil {
+		w.Signal, w.HasSignal = a.Standing.Signal, true
+	}
+	return w
 }
 
 // traceTimes are the publication times of every trace seen, ours and peers'.

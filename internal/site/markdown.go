@@ -153,13 +153,12 @@ func (linkFilter) Transform(doc *ast.Document, reader text.Reader, pc parser.Con
 
 // resolveAgainst points a link of a peer's text at what it names where
 // the text was published: a relative destination resolves against
-// source; a link to a fragment of the text itself stays. It reports false
-// when the link cannot be resolved and must go.
+// source, a link to a fragment of the text included (the reading page
+// shows the text under its own headings, whose ids need not match the
+// original's). It reports false when the link cannot be resolved and
+// must go.
 func resolveAgainst(l *ast.Link, source string) bool {
 	dest := strings.TrimSpace(string(l.Destination))
-	if strings.HasPrefix(dest, "#") {
-		return true
-	}
 	if !isExternal(dest) && !strings.HasPrefix(strings.ToLower(dest), "mailto:") {
 		base, err := url.Parse(source)
 		ref, rerr := url.Parse(dest)

@@ -120,11 +120,11 @@ type Standing struct {
 	Breakdown   []Earning // how the SIGNAL was earned, line by line
 }
 
-// Earning is one line of a standing's breakdown: "knowledge rock
-// validated" ×2 = 12.
+// Earning is one line of a standing's breakdown, in words a visitor
+// understands (signal.Describe): "2 knowledge traces validated, sized
+// rock, a major piece of work", 12 points.
 type Earning struct {
-	Reason string
-	Count  int
+	Words  string
 	Points float64
 }
 

@@ -142,7 +142,7 @@ func takeDown(t *testing.T, dir, title, why string) {
 	}
 	for _, tr := range l.Traces {
 		if tr.Title == title {
-			tr.TakenDown = why
+			l.TakeDown(tr.Hash, why)
 		}
 	}
 	if _, err := l.Save(p); err != nil {

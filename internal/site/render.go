@@ -24,6 +24,7 @@ var styleCSS = append(mustRead("templates/style.css"), codeCSS()...)
 var funcs = template.FuncMap{
 	"date":         formatDate,
 	"signal":       formatSignal,
+	"points":       formatPoints,
 	"statusClass":  statusClass,
 	"dimensions":   func() []string { return validation.Dimensions[:] },
 	"page":         func(root, file string) string { return root + pagePath(file) },

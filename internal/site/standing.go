@@ -66,7 +66,7 @@ func applySignal(n *Node, rep signal.Report) {
 func standingOf(a signal.Agent) Standing {
 	s := Standing{Agent: a.Agent, Signal: a.Signal, Tier: a.Tier, Validated: a.TracesValidated, Validations: a.ValidationsAuthored}
 	for _, e := range a.Breakdown {
-		s.Breakdown = append(s.Breakdown, Earning{Reason: e.Reason, Count: e.Count, Points: e.Points})
+		s.Breakdown = append(s.Breakdown, Earning{Words: signal.Describe(e.Reason, e.Count), Points: e.Points})
 	}
 	return s
 }
