@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/meshnode/meshnode/internal/config"
+	"github.com/meshnode/meshnode/internal/integrity"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/signal"
@@ -161,8 +162,21 @@ func (c *checker) published(f string, row manifest.Entry) {
 		c.add(f, 1, "published file %v; %s", err, fix)
 	case err != nil:
 		c.add(f, 1, "cannot read published file: %v", err)
-	case manifest.HashBytes(data) != row.Hash:
-		c.add(f, 1, "published file was edited (published as %s, now %s); %s", row.Hash, manifest.HashBytes(data), fix)
+	default:
+		c.unchanged(f, row, data, fix)
+	}
+}
+
+// unchanged reports a published file whose bytes no longer verify against
+// its row (integrity.Verifier.Check, the check every reader of the file
+// makes), or whether it is still a plain file.
+func (c *checker) unchanged(f string, row manifest.Entry, data []byte, fix string) {
+	var ie *integrity.Error
+	switch err := (integrity.Verifier{}).Check(integrity.Claim{Hash: row.Hash, MaxBytes: 1 << 40}, f, data); {
+	case errors.As(err, &ie) && ie.Kind == integrity.KindHash:
+		c.add(f, 1, "published file was edited (published as %s, now %s); %s", row.Hash, ie.Served, fix)
+	case err != nil:
+		c.add(f, 1, "published file does not verify: %v; %s", err, fix)
 	default:
 		if fi, err := node.Stat(c.o.Dir, f); err == nil {
 			c.plain(f, fi)

@@ -154,6 +154,8 @@ func (n *job) pollAll(ctx context.Context, peers []peer) []*pollResult {
 		parsing:     semaphore.NewWeighted(maxParseBytes),
 		pages:       semaphore.NewWeighted(maxParseBytes),
 	}
+	// The one place the source of peers' entries is chosen.
+	pl.source = manifestSource{pl}
 	results := make([]*pollResult, len(peers))
 	var mu sync.Mutex
 	done := 0
