@@ -44,6 +44,11 @@ type Options struct {
 	// ManifestWindow and ManifestChunk size our MANIFEST.md and its
 	// archive pages (publish.Options); 0 means the defaults.
 	ManifestWindow, ManifestChunk int
+	// LogKey is the signing key of the node's log (a signed-note signer
+	// key, translog.GenerateKey); "" publishes no signed log and says so
+	// in the summary (KeyHint). It is read by the command, never from
+	// the node's directory.
+	LogKey string
 
 	pubLimits *pubLimits // what peers can make us publish; nil: defaultPubLimits (tests shrink it)
 

@@ -1,5 +1,5 @@
 // Package translog is the node's signed, append-only log of what it
-// published (docs/protocol.md §3.5): one entry per published file, the
+// published (docs/protocol.md §3.4): one entry per published file, the
 // Merkle tree over them served as immutable tiles (C2SP tlog-tiles), and
 // a checkpoint of the tree (C2SP checkpoint) signed as a C2SP signed note
 // with the node's ed25519 key.

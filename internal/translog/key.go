@@ -50,8 +50,12 @@ func VerifierKey(skey string) (string, error) {
 		return "", fmt.Errorf("signing key: %w", err)
 	}
 	// PRIVATE+KEY+<name>+<hash>+<base64 of 0x01 and the 32-byte seed>
-	i := strings.LastIndexByte(skey, '+')
-	raw, err := base64.StdEncoding.DecodeString(skey[i+1:])
+	// (base64 holds '+' too: the key is all after the fourth).
+	parts := strings.SplitN(skey, "+", 5)
+	if len(parts) != 5 {
+		return "", errors.New("signing key: malformed")
+	}
+	raw, err := base64.StdEncoding.DecodeString(parts[4])
 	if err != nil || len(raw) != 1+ed25519.SeedSize || raw[0] != 1 {
 		return "", errors.New("signing key: not an ed25519 key")
 	}

@@ -244,3 +244,16 @@ func TestEntryRefusesWhatItCannotSpellOnce(t *testing.T) {
 		t.Error("a tab in a file was marshaled")
 	}
 }
+
+func TestVerifierKeyIsTheGeneratedOne(t *testing.T) {
+	// Keys whose base64 holds a '+' are common: try enough of them.
+	for i := range 64 {
+		s, v, err := GenerateKey(fmt.Sprintf("n%d.example/mesh", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := VerifierKey(s); err != nil || got != v {
+			t.Fatalf("VerifierKey(%s) = %s, %v; want %s", s, got, err, v)
+		}
+	}
+}
