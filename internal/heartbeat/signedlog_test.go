@@ -24,7 +24,7 @@ import (
 
 // keyedNode is a node of newNode whose IDENTITY.md publishes a new log
 // key; it returns the directory and the signing key.
-func keyedNode(t *testing.T) (string, string) {
+func keyedNode(t testing.TB) (string, string) {
 	t.Helper()
 	dir := newNode(t, nil, "")
 	skey, vkey, err := translog.GenerateKey("127.0.0.1:1/tester")
@@ -36,7 +36,7 @@ func keyedNode(t *testing.T) (string, string) {
 }
 
 // beatKeyed is beat with a log key and a MANIFEST.md window (0: default).
-func beatKeyed(t *testing.T, dir, skey string, now time.Time, window int) (*report.Summary, error) {
+func beatKeyed(t testing.TB, dir, skey string, now time.Time, window int) (*report.Summary, error) {
 	t.Helper()
 	cfg, err := config.Load(dir)
 	if err != nil {
