@@ -5,16 +5,17 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"strings"
 
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/translog"
 )
 
-// KeyHint is how an owner gives the heartbeat the log's signing key: the
+// keyHint is how an owner gives the heartbeat the log's signing key: the
 // words the summary uses when there is none (docs/publishing.md, "The
 // signed log").
-const KeyHint = "set --log-key FILE or MESHNODE_LOG_KEY_FILE to the signing key `meshnode init` wrote outside the node (docs/publishing.md, \"The signed log\")"
+const keyHint = "set --log-key FILE or MESHNODE_LOG_KEY_FILE to the signing key `meshnode init` wrote outside the node (docs/publishing.md, \"The signed log\")"
 
 // logUpdate is the signed log to write after MANIFEST.md: its files before
 // and after, computed from the same rows.
@@ -51,7 +52,7 @@ func (n *job) planLog(rows []manifest.Entry) (*logUpdate, error) {
 // is not the one IDENTITY.md publishes under this node's origin.
 func (n *job) logKeyProblem() (string, error) {
 	if n.opts.LogKey == "" {
-		return "no signing key: " + KeyHint, nil
+		return "no signing key: " + keyHint, nil
 	}
 	vkey, err := translog.VerifierKey(n.opts.LogKey)
 	if err != nil {
@@ -76,12 +77,8 @@ func (n *job) logKeyProblem() (string, error) {
 
 // nameOf is a verifier key's name, the text before its first '+'.
 func nameOf(vkey string) string {
-	for i := range len(vkey) {
-		if vkey[i] == '+' {
-			return vkey[:i]
-		}
-	}
-	return vkey
+	name, _, _ := strings.Cut(vkey, "+")
+	return name
 }
 
 // logEntries are the log's entries for rows, in seq order, each trace's
