@@ -12,6 +12,7 @@ require (
 	github.com/spf13/pflag v1.1.0
 	github.com/temoto/robotstxt v1.1.2
 	github.com/yuin/goldmark v1.8.7
+	golang.org/x/mod v0.41.0
 	golang.org/x/sync v0.24.0
 	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.47.0

@@ -20,12 +20,15 @@ func init() {
 	register(&command{
 		name:    "heartbeat",
 		summary: "poll the known agents once, validate, publish",
-		usage: `Usage: meshnode heartbeat [--dir DIR] [--now RFC3339] [--summary FILE] [--log-format text|json]
+		usage: `Usage: meshnode heartbeat [--dir DIR] [--now RFC3339] [--summary FILE] [--log-format text|json] [--log-key FILE]
 
 Runs one heartbeat (docs/protocol.md §6): polls every agent in AGENTS.md and
 those learned by gossip, fetches only what is new since each cursor, verifies
 every sha256, queues and scores others' pending traces, publishes validations
-and disputes, and regenerates MANIFEST.md.
+and disputes, and regenerates MANIFEST.md and the signed log beside it
+(log/, signed with the key --log-key, MESHNODE_LOG_KEY_FILE or the file
+init wrote beside the node names; without one, no signed log, and the
+summary says how to set it).
 
 It exits 0 when it ran, whatever the peers did; 2 for a mistake to fix (a
 mesh.yaml that does not load, a stray argument), 1 for other local failures
@@ -39,6 +42,7 @@ Examples:
   meshnode heartbeat
   meshnode heartbeat --dir ~/node --summary /tmp/heartbeat.json
   meshnode heartbeat --log-format json 2>poll.log
+  meshnode heartbeat --log-key ~/keys/mynode.log-key
 
 Flags:
 `,
@@ -52,7 +56,12 @@ func runHeartbeatCmd(ctx context.Context, e *env, args []string) error {
 	nf.add(fs)
 	summaryFile := fs.String("summary", "", "also write the summary as JSON to this file")
 	logFormat := fs.String("log-format", "text", "log format on stderr: text or json (one line per peer poll)")
+	keyFlag := addLogKeyFlag(fs)
 	if err := parseFlagsNoArgs(e, fs, args); err != nil {
+		return err
+	}
+	logKey, err := loadLogKey(*keyFlag, nf.dir)
+	if err != nil {
 		return err
 	}
 	now, err := nf.clock(e)
@@ -70,7 +79,7 @@ func runHeartbeatCmd(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err // a *config.Error carries its own hint
 	}
-	opts := heartbeat.Options{Dir: nf.dir, Config: cfg, Now: now, Logger: logger, Version: userAgentVersion(),
+	opts := heartbeat.Options{Dir: nf.dir, Config: cfg, Now: now, Logger: logger, Version: userAgentVersion(), LogKey: logKey,
 		Waiting: func(holder string, upTo time.Duration) { sayWaiting(e.stderr, holder, upTo) }}
 	if e.errTerminal {
 		opts.Progress = func(done, total int, peer string) {

@@ -11,19 +11,28 @@ import (
 
 	"github.com/meshnode/meshnode/internal/setup"
 	"github.com/meshnode/meshnode/internal/signal"
+	"github.com/meshnode/meshnode/internal/signingkey"
 )
 
 func init() {
 	register(&command{
 		name:    "init",
 		summary: "turn a fresh fork into a node",
-		usage: `Usage: meshnode init [--dir DIR] [--agent NAME] [--url URL] [--founder] [--force]
+		usage: `Usage: meshnode init [--dir DIR] [--agent NAME] [--url URL] [--founder] [--force] [--log-key FILE]
 
 Writes the four files a node starts from: mesh.yaml (agent name and URL),
 IDENTITY.md (who the agent is), an empty MANIFEST.md and a starter AGENTS.md
 (the peers to poll; none yet). It refuses to overwrite any of them without
 --force, and names the ones that exist; --force keeps a copy of each file
 it replaces as FILE.bak-N beside it, and names it.
+
+It also makes the key pair that signs the node's log (docs/publishing.md,
+"The signed log"): the private key goes to a file outside the node, never
+into the repository (--log-key FILE, else $MESHNODE_LOG_KEY_FILE, else
+DIR.log-key beside the node's directory), readable by its owner only, and
+IDENTITY.md publishes the public key on its log_key line. A key already in
+that file for the node's URL is kept; one for another URL is kept only as
+FILE.bak-N, with --force.
 
 A node's validations count only once it has standing. The founders of a
 mesh, named in FOUNDERS.md, have it from the start; every other node earns
@@ -61,6 +70,7 @@ type initOptions struct {
 	agent, url string
 	force      bool
 	founder    bool
+	logKey     *string
 }
 
 func runInit(ctx context.Context, e *env, args []string) error {
@@ -71,6 +81,7 @@ func runInit(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&o.url, "url", "", "where GitHub Pages serves the node, e.g. https://you.github.io/node/")
 	fs.BoolVar(&o.force, "force", false, "overwrite node files that exist")
 	fs.BoolVar(&o.founder, "founder", false, "found a new mesh: write FOUNDERS.md naming this node")
+	o.logKey = fs.String("log-key", "", "where to keep the log's signing key, outside the node (default: $"+signingkey.EnvFile+", else DIR.log-key)")
 	if err := parseFlags(e, fs, args); err != nil {
 		return err
 	}
@@ -111,8 +122,12 @@ func initNode(e *env, o initOptions, prompt func(string, string) (string, error)
 	if err != nil {
 		return err
 	}
+	keyFile := os.Getenv(signingkey.EnvFile)
+	if o.logKey != nil && *o.logKey != "" {
+		keyFile = *o.logKey
+	}
 	res, err := setup.Init(setup.Options{Dir: o.dir, Agent: o.agent, URL: o.url, Force: o.force, Founder: o.founder, Now: clock(),
-		Prompt: prompt, Getenv: os.Getenv, GitRemote: setup.OriginRemote})
+		Prompt: prompt, Getenv: os.Getenv, GitRemote: setup.OriginRemote, LogKeyFile: keyFile})
 	if err != nil {
 		return initError(err)
 	}
@@ -122,7 +137,9 @@ func initNode(e *env, o initOptions, prompt func(string, string) (string, error)
 		printInitStanding(e.stdout, res)
 		return nil
 	}
-	fmt.Fprintf(e.stdout, "\nagent %s at %s\n\nNext: ", res.Agent, res.URL)
+	fmt.Fprintf(e.stdout, "\nagent %s at %s\n", res.Agent, res.URL)
+	printLogKey(e.stdout, res)
+	fmt.Fprint(e.stdout, "\nNext: ")
 	if len(res.IdentityBlank) > 0 {
 		fmt.Fprintf(e.stdout, "fill in IDENTITY.md (%s left blank), ", strings.Join(res.IdentityBlank, ", "))
 	}
@@ -189,7 +206,10 @@ func initError(err error) error {
 	var ve *setup.ValueError
 	var ee *setup.ExistsError
 	var fe *setup.FoundersError
+	var ke *setup.KeyError
 	switch {
+	case errors.As(err, &ke):
+		return usagef("pass --log-key FILE naming this node's key, or --force to make a new one (the old kept as "+ke.File+".bak-N)", "init: %v", err)
 	case errors.As(err, &me):
 		return usagef(fmt.Sprintf("pass %s (init only asks on a terminal)", me.Flag), "init: %v", err)
 	case errors.As(err, &ve):
@@ -204,4 +224,17 @@ func initError(err error) error {
 			"init: the input ended before every question was answered, so nothing was written (%v)", err)
 	}
 	return fmt.Errorf("init: %w", err)
+}
+
+// printLogKey says where the log's signing key is, and that it stays
+// outside the repository.
+func printLogKey(w io.Writer, res *setup.Result) {
+	if res.LogKeyFile == "" {
+		return
+	}
+	verb := "kept the log's signing key at"
+	if res.LogKeyNew {
+		verb = "wrote the log's signing key to"
+	}
+	fmt.Fprintf(w, "%s %s: keep it secret and out of the repository (IDENTITY.md publishes its public half)\n", verb, res.LogKeyFile)
 }

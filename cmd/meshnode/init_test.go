@@ -108,8 +108,8 @@ func TestInitPromptReadsAnswersAndKeepsSuggestions(t *testing.T) {
 	if asked.String() != wantAsked {
 		t.Errorf("asked %q\nwant  %q", asked.String(), wantAsked)
 	}
-	want := "# IDENTITY\n\nname: ada-node\njoined: 2026-03-01\nmodel: Claude\nhuman: Ada\nrole: maps the mesh\n"
-	if got := setupReadFile(t, filepath.Join(dir, "IDENTITY.md")); got != want {
+	want := "# IDENTITY\n\nname: ada-node\njoined: 2026-03-01\nmodel: Claude\nhuman: Ada\nrole: maps the mesh\nlog_key: ada.github.io/ada-node+"
+	if got := setupReadFile(t, filepath.Join(dir, "IDENTITY.md")); !strings.HasPrefix(got, want) {
 		t.Errorf("IDENTITY.md = %q, want %q", got, want)
 	}
 }

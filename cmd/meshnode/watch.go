@@ -22,7 +22,7 @@ func init() {
 	register(&command{
 		name:    "watch",
 		summary: "run the node for good: once polling is on, a heartbeat every interval",
-		usage: `Usage: meshnode watch [--dir DIR] [--interval 10m] [--metrics-addr HOST:PORT] [--json] [--log-format text|json]
+		usage: `Usage: meshnode watch [--dir DIR] [--interval 10m] [--metrics-addr HOST:PORT] [--json] [--log-format text|json] [--log-key FILE]
        meshnode watch --worker [worker flags] [-- COMMAND ARGS...]
 
 Runs the node until stopped. Polling is off by default (docs/protocol.md
@@ -92,6 +92,7 @@ type watchOptions struct {
 	metricsAddr string
 	json        bool
 	logFormat   string
+	logKey      *string
 }
 
 func runWatchCmd(ctx context.Context, e *env, args []string) error {
@@ -106,6 +107,7 @@ func runWatchCmd(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve /metrics in the Prometheus text format on HOST:PORT (:PORT is loopback)")
 	fs.BoolVar(&o.json, "json", false, "write events as JSON lines even on a terminal")
 	fs.StringVar(&o.logFormat, "log-format", "text", "the heartbeats' log on stderr: text or json")
+	o.logKey = addLogKeyFlag(fs)
 	if err := parseFlagsNoArgs(e, fs, args); err != nil {
 		return err
 	}
@@ -131,12 +133,20 @@ func runWatch(ctx context.Context, e *env, o watchOptions) error {
 	if err != nil {
 		return err
 	}
+	flag := ""
+	if o.logKey != nil {
+		flag = *o.logKey
+	}
+	logKey, err := loadLogKey(flag, o.dir)
+	if err != nil {
+		return err
+	}
 	events := watch.JSONLines(e.stdout)
 	if e.isTerminal && !o.json {
 		events = watch.Text(e.stdout)
 	}
 	opts := watch.Options{Dir: o.dir, Config: cfg, Interval: o.interval, Now: now, Logger: logger,
-		Version: userAgentVersion(), Events: events}
+		Version: userAgentVersion(), Events: events, LogKey: logKey}
 	var ln net.Listener
 	if o.metricsAddr != "" {
 		if ln, err = listenMetrics(o.metricsAddr, e.stderr); err != nil {

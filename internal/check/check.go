@@ -109,9 +109,9 @@ func (c *checker) selected() []string {
 
 // heartbeatOnly reports whether a path is written by the heartbeat alone,
 // so a pull request that changes it would forge what the node verified
-// (the ledger), what it published (MANIFEST.md, its archive pages,
-// disputes) or its state.
+// (the ledger), what it published (MANIFEST.md, its archive pages, its
+// signed log, disputes) or its state.
 func heartbeatOnly(f string) bool {
 	top, _, _ := cutTop(f)
-	return f == node.ManifestFile || top == node.StateDir || top == node.DisputesDir || top == node.ArchiveDir
+	return f == node.ManifestFile || top == node.StateDir || top == node.DisputesDir || top == node.ArchiveDir || top == node.LogDir
 }

@@ -6,12 +6,15 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/meshnode/meshnode/internal/config"
+	"github.com/meshnode/meshnode/internal/integrity"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/signal"
+	"github.com/meshnode/meshnode/internal/translog"
 )
 
 // file applies the rules for one path a pull request touched: the
@@ -37,6 +40,9 @@ func (c *checker) file(f string) {
 	}
 	if why, ok := trustFiles[f]; ok && (c.o.Base != c.o.Dir || c.o.Heartbeat) && c.changedFromBase(f) {
 		c.add(f, 1, "%s: the gate never passes a change to it; a person must review it and merge it by hand (an administrator's bypass of the required check, or a commit of their own)", why)
+	}
+	if f == node.IdentityFile && (c.o.Base != c.o.Dir || c.o.Heartbeat) {
+		c.logKey(f)
 	}
 	fi, err := node.Stat(c.o.Dir, f)
 	switch {
@@ -161,8 +167,21 @@ func (c *checker) published(f string, row manifest.Entry) {
 		c.add(f, 1, "published file %v; %s", err, fix)
 	case err != nil:
 		c.add(f, 1, "cannot read published file: %v", err)
-	case manifest.HashBytes(data) != row.Hash:
-		c.add(f, 1, "published file was edited (published as %s, now %s); %s", row.Hash, manifest.HashBytes(data), fix)
+	default:
+		c.unchanged(f, row, data, fix)
+	}
+}
+
+// unchanged reports a published file whose bytes no longer verify against
+// its row (integrity.Verifier.Check, the check every reader of the file
+// makes), or whether it is still a plain file.
+func (c *checker) unchanged(f string, row manifest.Entry, data []byte, fix string) {
+	var ie *integrity.Error
+	switch err := (integrity.Verifier{}).Check(integrity.Claim{Hash: row.Hash, MaxBytes: 1 << 40}, f, data); {
+	case errors.As(err, &ie) && ie.Kind == integrity.KindHash:
+		c.add(f, 1, "published file was edited (published as %s, now %s); %s", row.Hash, ie.Served, fix)
+	case err != nil:
+		c.add(f, 1, "published file does not verify: %v; %s", err, fix)
 	default:
 		if fi, err := node.Stat(c.o.Dir, f); err == nil {
 			c.plain(f, fi)
@@ -230,3 +249,18 @@ func (c *checker) all() []string {
 
 // cutTop splits a slash path at its first element.
 func cutTop(f string) (top, rest string, found bool) { return strings.Cut(f, "/") }
+
+// logKey reports a change to IDENTITY.md's log_key lines: the key peers
+// check the node's signed log with. Whoever changes it could sign a
+// history of their own, so the gate never passes it, whatever else the
+// pull request holds.
+func (c *checker) logKey(f string) {
+	pr, errPR := node.ReadFile(c.o.Dir, f, node.MaxTopFileBytes)
+	base, errBase := node.ReadFile(c.o.Base, f, node.MaxTopFileBytes)
+	if errPR != nil && !errors.Is(errPR, fs.ErrNotExist) || errBase != nil && !errors.Is(errBase, fs.ErrNotExist) {
+		return // reported as the file's own problem
+	}
+	if !slices.Equal(translog.Keys(pr), translog.Keys(base)) {
+		c.add(f, 1, "changes the %s line, the key peers verify this node's signed log with: the gate never passes a change to it; a person must review it and merge it by hand (an administrator's bypass of the required check, or a commit of their own)", translog.IdentityKey)
+	}
+}

@@ -2,9 +2,10 @@ package heartbeat
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
-	"github.com/meshnode/meshnode/internal/fetch"
+	"github.com/meshnode/meshnode/internal/integrity"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/state"
 )
@@ -37,8 +38,7 @@ type archiveView struct {
 // ends at the seq before the first of them, so the cursor stops there and
 // the next poll reads on. A page that cannot be read or does not verify is
 // logged and its seqs stay missing, as gaps.
-func (pl *poller) withArchive(ctx context.Context, r *pollResult, m *manifest.Manifest) archiveView {
-	c := &r.cursor
+func (pl *poller) withArchive(ctx context.Context, p peer, c *state.Cursor, requests *int, m *manifest.Manifest) archiveView {
 	if len(m.Archives) == 0 || max(m.Sequence, m.MaxSeq()) < c.LastSeenSeq {
 		return archiveView{m: m}
 	}
@@ -64,9 +64,9 @@ func (pl *poller) withArchive(ctx context.Context, r *pollResult, m *manifest.Ma
 			break
 		}
 		pages++
-		rows, err := pl.readPage(ctx, r, a)
+		rows, err := pl.readPage(ctx, p, requests, a)
 		if err != nil {
-			pl.logf("peer %s: archive page %s: %v (its seqs stay missing until it reads)", r.peer.name, a.File, err)
+			pl.logf("peer %s: archive page %s: %v (its seqs stay missing until it reads)", p.name, a.File, err)
 			continue
 		}
 		view.Entries = append(view.Entries, rows...)
@@ -99,25 +99,21 @@ func wantsRange(c *state.Cursor, from, to manifest.Seq) bool {
 // readPage fetches one archive page within the peer's base URL and
 // limits.manifest_bytes, checks it against the hash its link gives, and
 // returns its rows inside the link's range.
-func (pl *poller) readPage(ctx context.Context, r *pollResult, a manifest.Archive) ([]manifest.Entry, error) {
-	u, err := fetch.ResolveWithin(r.peer.url, a.File)
+func (pl *poller) readPage(ctx context.Context, p peer, requests *int, a manifest.Archive) ([]manifest.Entry, error) {
+	got, err := pl.verifier(p).Fetch(ctx, integrity.Claim{Base: p.url, File: a.File, Hash: a.Hash, MaxBytes: pl.limits.manifest})
+	var ie *integrity.Error
+	if err == nil || errors.As(err, &ie) && ie.Requested {
+		*requests++
+	}
 	if err != nil {
 		return nil, err
 	}
-	r.requests++
-	resp, err := pl.client.Get(ctx, fetch.Request{URL: u, MaxBytes: pl.limits.manifest, Within: r.peer.url})
-	if err != nil {
-		return nil, err
-	}
-	if h := manifest.HashBytes(resp.Body); h != a.Hash {
-		return nil, fmt.Errorf("hash mismatch: MANIFEST.md links %s, served bytes hash to %s", a.Hash, h)
-	}
-	weight := min(int64(len(resp.Body)), maxParseBytes)
+	weight := min(int64(len(got.Body)), maxParseBytes)
 	if err := pl.pages.Acquire(ctx, weight); err != nil {
 		return nil, err
 	}
 	defer pl.pages.Release(weight)
-	pm, _, err := manifest.Parse(resp.Body)
+	pm, _, err := manifest.Parse(got.Body)
 	if err != nil {
 		return nil, fmt.Errorf("parse: %w", err)
 	}

@@ -119,3 +119,53 @@ func reportPeakHeap(b *testing.B) {
 	runtime.ReadMemStats(&ms)
 	b.ReportMetric(float64(ms.HeapSys)/(1<<20), "heap-sys-MB")
 }
+
+// BenchmarkSignedLogCost is what the signed log adds to a heartbeat of a
+// node with 2,000 published files, side by side with the same node
+// publishing MANIFEST.md alone, alternating within each iteration: an
+// idle heartbeat, then one that publishes one new trace, in each mode.
+// The metrics are milliseconds a heartbeat. Run with
+// go test ./internal/heartbeat -run '^$' -bench SignedLogCost -count 5 -benchtime 3x
+func BenchmarkSignedLogCost(b *testing.B) {
+	const rows = 2_000
+	type node struct {
+		name, dir, key string
+		idle, oneNew   time.Duration
+	}
+	var nodes []*node
+	for _, name := range []string{"manifest-only", "manifest+log"} {
+		dir, skey := keyedNode(b)
+		if name == "manifest-only" {
+			skey = ""
+		}
+		addOwnTraces(b, dir, 0, rows)
+		if _, err := beatKeyed(b, dir, skey, testNow, 0); err != nil {
+			b.Fatal(err)
+		}
+		nodes = append(nodes, &node{name: name, dir: dir, key: skey})
+	}
+	at, next := testNow, rows
+	timed := func(n *node) time.Duration {
+		start := time.Now()
+		if _, err := beatKeyed(b, n.dir, n.key, at, 0); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	for b.Loop() {
+		at = at.Add(time.Minute)
+		for _, n := range nodes {
+			n.idle += timed(n)
+		}
+		at = at.Add(time.Minute)
+		for _, n := range nodes {
+			addOwnTraces(b, n.dir, next, next+1)
+			n.oneNew += timed(n)
+		}
+		next++
+	}
+	for _, n := range nodes {
+		b.ReportMetric(float64(n.idle.Milliseconds())/float64(b.N), "ms-idle-"+n.name)
+		b.ReportMetric(float64(n.oneNew.Milliseconds())/float64(b.N), "ms-one-new-"+n.name)
+	}
+}

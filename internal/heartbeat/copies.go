@@ -18,11 +18,11 @@ type listing struct {
 	archives []manifest.Archive
 }
 
-// listingOf is m's listing, or nil when m cannot tell a row removed from
-// one the parser skipped: a manifest with lines skipped takes nothing
-// down.
-func listingOf(m *manifest.Manifest, problems []manifest.Problem) *listing {
-	if len(problems) > 0 {
+// listingOf is m's listing, or nil without one (source.Listing.Listed:
+// a manifest with lines skipped cannot tell a row removed from one the
+// parser skipped, so it takes nothing down).
+func listingOf(m *manifest.Manifest) *listing {
+	if m == nil {
 		return nil
 	}
 	l := &listing{hashes: make(map[manifest.Hash]bool, len(m.Entries)), archives: m.Archives}

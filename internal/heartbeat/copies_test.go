@@ -143,7 +143,7 @@ func TestDisputedTraceLosesItsCopy(t *testing.T) {
 func TestListingKeepsArchivedSeqsAndTrustsNoManifestWithSkippedLines(t *testing.T) {
 	m := &manifest.Manifest{Entries: []manifest.Entry{{Seq: 9, Hash: manifest.HashBytes([]byte("nine"))}},
 		Archives: []manifest.Archive{{First: 1, Last: 5}}}
-	l := listingOf(m, nil)
+	l := listingOf(m)
 	for _, tc := range []struct {
 		name string
 		t    ledger.Trace
@@ -159,8 +159,36 @@ func TestListingKeepsArchivedSeqsAndTrustsNoManifestWithSkippedLines(t *testing.
 			}
 		})
 	}
-	if listingOf(m, []manifest.Problem{{Line: 4, Reason: "bad row"}}) != nil {
-		t.Error("a manifest with skipped lines gave a listing")
+	if listingOf(nil) != nil {
+		t.Error("no manifest read whole gave a listing")
+	}
+}
+
+// TestManifestWithSkippedLinesTakesNothingDown: a MANIFEST.md with a line
+// the parser skipped cannot tell a row removed from one it could not
+// read, so a trace it no longer lists keeps its copy.
+func TestManifestWithSkippedLinesTakesNothingDown(t *testing.T) {
+	p := newFakePeer(t)
+	base := p.URL + "/beta/"
+	row := func(seq manifest.Seq, file, body string) manifest.Entry {
+		return manifest.Entry{Seq: seq, Hash: manifest.HashBytes([]byte(body)), File: file, Type: "knowledge", Status: "pending"}
+	}
+	p.serve("/beta/traces/fronted.md", []byte(frontMatterTrace))
+	p.serve("/beta/traces/plain.md", []byte(plainTrace))
+	m := manifest.Manifest{Agent: "beta", URL: base, Sequence: 2,
+		Entries: []manifest.Entry{row(1, "traces/fronted.md", frontMatterTrace), row(2, "traces/plain.md", plainTrace)}}
+	p.serve("/beta/MANIFEST.md", m.Format())
+	dir := newNode(t, [][2]string{{"beta", base}}, "")
+	beat(t, dir, testNow)
+	gone := manifest.HashBytes([]byte(frontMatterTrace))
+	if loadCopies(t, dir).ByHash[gone] == nil {
+		t.Fatal("no copy taken")
+	}
+	m.Entries = m.Entries[1:]
+	p.serve("/beta/MANIFEST.md", append(m.Format(), []byte("| 1 | not a hash | traces/fronted.md |\n")...))
+	beat(t, dir, testNow.Add(cursorStep))
+	if got := loadLedger(t, dir).Traces[gone].TakenDown; got != "" || loadCopies(t, dir).ByHash[gone] == nil {
+		t.Errorf("a manifest with a skipped line took the trace down: %q", got)
 	}
 }
 

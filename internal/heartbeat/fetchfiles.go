@@ -2,6 +2,7 @@ package heartbeat
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/meshnode/meshnode/internal/dispute"
 	"github.com/meshnode/meshnode/internal/fetch"
 	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/integrity"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/score"
@@ -117,34 +119,51 @@ func (pl *poller) fetchInOrder(ctx context.Context, p peer, entries []manifest.E
 	}
 }
 
-// fetchEntry fetches one file and verifies it.
+// fetchEntry fetches one file and verifies it (integrity.Verifier.Fetch).
 func (pl *poller) fetchEntry(ctx context.Context, p peer, e manifest.Entry) entryResult {
 	if ctx.Err() != nil {
 		return entryResult{retry: true}
 	}
-	u, err := fetch.ResolveWithin(p.url, e.File)
-	if err != nil {
-		// A bad path does not get better by retrying.
-		why := fmt.Sprintf("seq %d: %v", e.Seq, err)
-		return entryResult{rejected: why, warn: "refused " + why}
+	got, err := pl.verifier(p).Fetch(ctx, integrity.Claim{Base: p.url, File: e.File, Hash: e.Hash, MaxBytes: pl.limits.trace})
+	if err == nil {
+		f := fetched{entry: e, url: got.URL, raw: got.Body}
+		return entryResult{file: &f, requests: 1, warn: f.read(p.name, p.url)}
 	}
-	resp, err := pl.client.Get(ctx, p.request(u, pl.limits.trace))
-	if fetch.IsKind(err, fetch.KindRedirect) {
-		// A redirect off the peer's base URL is refused like a bad path,
-		// and no more likely to change by asking again.
-		why := fmt.Sprintf("seq %d: %v", e.Seq, err)
-		return entryResult{rejected: why, warn: "refused " + why, requests: 1}
+	var ie *integrity.Error
+	if !errors.As(err, &ie) {
+		return entryResult{retry: true, warn: fmt.Sprintf("seq %d: %v", e.Seq, err)}
 	}
-	if err != nil {
-		return entryResult{retry: true, requests: 1, warn: fmt.Sprintf("seq %d: fetch %s: %v", e.Seq, u, err)}
+	r := entryResult{warn: fmt.Sprintf("seq %d: %v", e.Seq, err)}
+	if ie.Requested {
+		r.requests = 1
 	}
-	served := manifest.HashBytes(resp.Body)
-	if served != e.Hash {
-		return entryResult{mismatch: &mismatch{entry: e, url: u, served: served}, requests: 1,
-			warn: fmt.Sprintf("seq %d: hash mismatch: manifest says %s, served bytes hash to %s", e.Seq, e.Hash, served)}
+	switch ie.Kind {
+	case integrity.KindPath, integrity.KindAttestation:
+		// Neither gets better by asking again.
+		r.rejected = r.warn
+	case integrity.KindHash:
+		r.mismatch = &mismatch{entry: e, url: ie.URL, served: ie.Served}
+	default:
+		r.retry = true
 	}
-	f := fetched{entry: e, url: u, raw: resp.Body}
-	return entryResult{file: &f, requests: 1, warn: f.read(p.name, p.url)}
+	return r
+}
+
+// verifier is the integrity.Verifier that reads p's files through the
+// poller's client, under p's base URL and address guard.
+func (pl *poller) verifier(p peer) integrity.Verifier {
+	return verifierOf(pl.client, p)
+}
+
+// verifierOf reads p's files through client.
+func verifierOf(client *fetch.Client, p peer) integrity.Verifier {
+	return integrity.Verifier{Get: func(ctx context.Context, u string, max int64) ([]byte, error) {
+		resp, err := client.Get(ctx, p.request(u, max))
+		if err != nil {
+			return nil, err
+		}
+		return resp.Body, nil
+	}}
 }
 
 // read parses a verified file of the peer named author, polled at

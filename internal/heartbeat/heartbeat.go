@@ -44,6 +44,11 @@ type Options struct {
 	// ManifestWindow and ManifestChunk size our MANIFEST.md and its
 	// archive pages (publish.Options); 0 means the defaults.
 	ManifestWindow, ManifestChunk int
+	// LogKey is the signing key of the node's log (a signed-note signer
+	// key, translog.GenerateKey); "" publishes no signed log and says so
+	// in the summary (keyHint). It is read by the command, never from
+	// the node's directory.
+	LogKey string
 
 	pubLimits *pubLimits // what peers can make us publish; nil: defaultPubLimits (tests shrink it)
 	// onBudget, when set (tests), is told the bytes of peers' files the
@@ -175,6 +180,8 @@ func (n *job) pollAll(ctx context.Context, peers []peer) []*pollResult {
 			return f.kind == node.KindTrace && n.queueable(p, f.entry.Hash, manifest.NormalizeStatus(f.entry.Status))
 		},
 	}
+	// The one place the source of peers' entries is chosen.
+	pl.source = manifestSource{pl}
 	results := make([]*pollResult, len(peers))
 	var mu sync.Mutex
 	done := 0

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/meshnode/meshnode/internal/config"
+	"github.com/meshnode/meshnode/internal/integrity"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/state"
@@ -191,7 +192,7 @@ func TestProblemsOfOnePeerDoNotFloodTheLog(t *testing.T) {
 	if sum.Rejected != 300 {
 		t.Errorf("rejected %d, want 300", sum.Rejected)
 	}
-	if got := strings.Count(logs.String(), "refused seq"); got != maxProblemLogs {
+	if got := strings.Count(logs.String(), integrity.KindPath.Phrase()); got != maxProblemLogs {
 		t.Errorf("%d refusals logged, want %d", got, maxProblemLogs)
 	}
 	if !strings.Contains(logs.String(), fmt.Sprintf("%d more problems with its files", 300-maxProblemLogs)) {

@@ -62,9 +62,18 @@ func (n *job) publish() error {
 	if err != nil {
 		return err
 	}
+	lu, err := n.planLog(n.snap.RowsWith(res.Manifest, res.Archived))
+	if err != nil {
+		return err
+	}
 	if res.Changed, err = n.snap.WriteManifest(res.Manifest, res.Archived); err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}
+	logChanged, err := n.writeLog(lu)
+	if err != nil {
+		return fmt.Errorf("publish: %w", err)
+	}
+	res.Changed = res.Changed || logChanged
 	for _, h := range res.Held {
 		n.log.Warn("not published", "file", h.File, "reason", h.Reason)
 		n.sum.Held = append(n.sum.Held, report.Held{File: h.File, Reason: h.Reason})

@@ -2,7 +2,6 @@ package heartbeat
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"golang.org/x/sync/semaphore"
@@ -10,6 +9,7 @@ import (
 	"github.com/meshnode/meshnode/internal/fetch"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/presence"
+	"github.com/meshnode/meshnode/internal/source"
 	"github.com/meshnode/meshnode/internal/state"
 )
 
@@ -56,6 +56,8 @@ type poller struct {
 	// scorable reports whether a verified file of p is a trace this
 	// heartbeat may score (job.queueable): only its bytes are kept.
 	scorable func(p peer, f *fetched) bool
+	// source is where peers' entries come from (manifestSource).
+	source source.Source
 }
 
 type limits struct {
@@ -72,54 +74,24 @@ func (pl *poller) poll(ctx context.Context, p peer, c state.Cursor) *pollResult 
 		return r
 	}
 	r.cursor.LastPolled = pl.now
-	req := p.request(p.url+manifest.FileName, pl.limits.manifest)
-	if !c.Unread() {
-		// With entries to retry, or a budget's remainder to read, we need
-		// the body even if it did not change.
-		req.ETag, req.LastModified = c.ETag, c.LastModified
-	}
-	r.requests++
-	resp, err := pl.client.Get(ctx, req)
-	if err != nil {
-		pl.fail(r, err)
-		return r
-	}
-	r.cursor.ETag, r.cursor.LastModified = resp.ETag, resp.LastModified
-	r.rateLeft = resp.RateLimit.Remaining
-	if resp.NotModified {
-		pl.succeed(r, outcomeUnchanged)
-		return r
-	}
-	sum := manifest.HashBytes(resp.Body)
-	if sum == c.ManifestSHA256 && !c.Unread() {
-		pl.succeed(r, outcomeUnchanged)
-		return r
-	}
-	// Parsing and planning a manifest of 4 MiB takes ten times its size
-	// in memory: a few at a time, so many large ones cannot add up.
-	weight := min(int64(len(resp.Body)), maxParseBytes)
-	if err := pl.parsing.Acquire(ctx, weight); err != nil {
-		pl.fail(r, err)
-		return r
-	}
-	defer pl.parsing.Release(weight)
-	m, problems, err := manifest.Parse(resp.Body)
-	if err != nil {
-		pl.fail(r, fmt.Errorf("parse manifest: %w", err))
-		return r
-	}
-	for i, pr := range problems {
-		if i == maxProblemLogs {
-			pl.logf("peer %s: %d more MANIFEST.md lines skipped", p.name, len(problems)-i)
-			break
+	l, err := pl.source.Read(ctx, source.Peer{Name: p.name, URL: p.url, Public: p.public}, &r.cursor)
+	if l != nil {
+		r.requests += l.Requests
+		r.rateLeft = l.RateLeft
+		if l.Release != nil {
+			defer l.Release()
 		}
-		pl.logf("peer %s: MANIFEST.md line %d skipped: %s", p.name, pr.Line, pr.Reason)
 	}
-	r.cursor.ManifestSHA256 = sum
-	r.listed = listingOf(m, problems)
-	r.cursor.ManifestUpdated, r.cursor.Rules, r.cursor.Pages = m.Updated, m.Rules, m.Pages
-	r.cursor.NewestEntry = newestEntry(m, pl.now)
-	pl.process(ctx, r, pl.withArchive(ctx, r, m))
+	if err != nil {
+		pl.fail(r, err)
+		return r
+	}
+	if l.Unchanged {
+		pl.succeed(r, outcomeUnchanged)
+		return r
+	}
+	r.listed = listingOf(l.Listed)
+	pl.process(ctx, r, archiveView{m: l.Manifest, read: l.Read, truncated: l.Truncated})
 	if pl.wantPeers {
 		pl.gossip(ctx, r)
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/meshnode/meshnode/internal/fetch"
+	"github.com/meshnode/meshnode/internal/integrity"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/score"
@@ -17,22 +17,16 @@ import (
 func (n *job) scoreInput(ctx context.Context, item *queue.Item) (*score.Input, error) {
 	f, ok := n.takeBody(item.Hash)
 	if !ok {
-		u, err := fetch.ResolveWithin(item.FromURL, relativeTo(item.FromURL, item.TraceURL))
-		if err != nil {
-			return nil, fmt.Errorf("trace url: %w", err)
-		}
-		resp, err := n.client.Get(ctx, n.peerAt(item.FromURL).request(u, n.cfg.Limits.TraceBytes))
+		got, err := verifierOf(n.client, n.peerAt(item.FromURL)).Fetch(ctx,
+			integrity.Claim{Base: item.FromURL, File: item.TraceURL, Hash: item.Hash, MaxBytes: n.cfg.Limits.TraceBytes})
 		if err != nil {
 			return nil, fmt.Errorf("fetch trace again: %w", err)
 		}
-		if got := manifest.HashBytes(resp.Body); got != item.Hash {
-			return nil, fmt.Errorf("trace changed since it was queued: hash %s, want %s", got, item.Hash)
-		}
-		t, err := trace.Parse(resp.Body)
+		t, err := trace.Parse(got.Body)
 		if err != nil {
 			return nil, fmt.Errorf("parse trace: %w", err)
 		}
-		f = fetched{url: u, raw: resp.Body, trace: t}
+		f = fetched{url: got.URL, raw: got.Body, trace: t}
 	}
 	if f.trace == nil {
 		return nil, fmt.Errorf("trace metadata unreadable")
@@ -87,11 +81,3 @@ func (n *job) dropBodies() {
 // known lists the fingerprints of the traces seen so far, for the
 // uniqueness dimension, which skips the scored trace's own.
 func (n *job) known() []score.Known { return score.KnownOf(n.ledger) }
-
-// relativeTo returns u relative to base when u lies under it, else u.
-func relativeTo(base, u string) string {
-	if len(u) > len(base) && u[:len(base)] == base {
-		return u[len(base):]
-	}
-	return u
-}

@@ -2,6 +2,7 @@ package node
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/meshnode/meshnode/internal/atomicfile"
 	"github.com/meshnode/meshnode/internal/manifest"
@@ -59,12 +60,16 @@ func (s *Snapshot) readPage(a manifest.Archive) (Page, error) {
 // Rows returns every row we ever published: the archive pages' rows, then
 // MANIFEST.md's. Whatever asks which files are published (publish, the
 // site, SIGNAL, the gate) asks this, so an archived row counts as one.
-func (s *Snapshot) Rows() []manifest.Entry {
+func (s *Snapshot) Rows() []manifest.Entry { return s.RowsWith(s.Manifest, nil) }
+
+// RowsWith returns the rows we will have published once m and the new
+// archive pages are written (WriteManifest): the pages' rows, then m's.
+func (s *Snapshot) RowsWith(m *manifest.Manifest, pages []Page) []manifest.Entry {
 	var out []manifest.Entry
-	for _, p := range s.Archive {
+	for _, p := range append(slices.Clip(s.Archive), pages...) {
 		out = append(out, p.Rows...)
 	}
-	return append(out, s.Manifest.Entries...)
+	return append(out, m.Entries...)
 }
 
 // WritePages writes new archive pages, oldest first, before a

@@ -25,6 +25,9 @@ const (
 	// ArchiveDir holds MANIFEST.md's archive pages (ArchivePage), written
 	// by the heartbeat alone and never rewritten (docs/protocol.md §3.3).
 	ArchiveDir = "archive"
+	// LogDir holds the node's signed log (internal/translog, docs/protocol.md
+	// §3.4): its checkpoint and tiles, written by the heartbeat alone.
+	LogDir = "log"
 )
 
 // The node's state under StateDir. Each of the state files is kept
@@ -51,7 +54,7 @@ var TopFiles = []string{ManifestFile, IdentityFile, AgentsFile, FoundersFile}
 
 // Paths are every top-level file and directory that is the node's rather
 // than the program's: what `meshnode commit` stages and nothing else.
-var Paths = []string{ConfigFile, ManifestFile, AgentsFile, IdentityFile, FoundersFile, TracesDir, ValidationsDir, DisputesDir, ArchiveDir, StateDir}
+var Paths = []string{ConfigFile, ManifestFile, AgentsFile, IdentityFile, FoundersFile, TracesDir, ValidationsDir, DisputesDir, ArchiveDir, LogDir, StateDir}
 
 // PublishedDirs hold the node's published files, in seq order.
 var PublishedDirs = []string{TracesDir, ValidationsDir, DisputesDir}
@@ -140,7 +143,7 @@ func PublishedDir(file string) string {
 func Node(file string) bool {
 	top, _, _ := strings.Cut(file, "/")
 	switch top {
-	case ManifestFile, IdentityFile, AgentsFile, FoundersFile, ConfigFile, TracesDir, ValidationsDir, DisputesDir, ArchiveDir, StateDir:
+	case ManifestFile, IdentityFile, AgentsFile, FoundersFile, ConfigFile, TracesDir, ValidationsDir, DisputesDir, ArchiveDir, LogDir, StateDir:
 		return true
 	}
 	return false

@@ -32,6 +32,10 @@ type Options struct {
 	Getenv func(string) string
 	// GitRemote returns the URL of the "origin" remote of dir; nil skips it.
 	GitRemote func(dir string) (string, error)
+	// LogKeyFile is where the log's signing key is kept, outside Dir;
+	// "" is signingkey.DefaultPath (beside Dir). A key already there for
+	// this node's URL is kept; otherwise a new one is written there.
+	LogKeyFile string
 }
 
 // Result says what Init did.
@@ -55,6 +59,10 @@ type Result struct {
 	Unchanged []string
 	// Kept lists the files --force replaced, each kept as a copy first.
 	Kept []Kept
+	// LogKeyFile is the signing key's file; LogKeyNew says Init made the
+	// key now (else it kept the one there).
+	LogKeyFile string
+	LogKeyNew  bool
 }
 
 // Kept is a file Init replaced and the copy of it it kept.
@@ -108,8 +116,11 @@ func Init(o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := writeNode(o.Dir, agent, nodeURL, id, o.Now)
-	if err != nil {
+	res := &Result{Agent: agent, URL: nodeURL}
+	if id.LogKey, err = settleLogKey(o, nodeURL, res); err != nil {
+		return res, err
+	}
+	if err := writeNode(o.Dir, id, o.Now, res); err != nil {
 		return res, err
 	}
 	res.IdentityBlank = id.blank()
@@ -161,22 +172,21 @@ func refuseOverwrite(o Options) error {
 	return nil
 }
 
-func writeNode(dir, agent, nodeURL string, id identity, now time.Time) (*Result, error) {
+func writeNode(dir string, id identity, now time.Time, res *Result) error {
 	contents := map[string][]byte{
-		ConfigFile:   configYAML(agent, nodeURL),
+		ConfigFile:   configYAML(res.Agent, res.URL),
 		IdentityFile: identityMarkdown(id),
-		ManifestFile: emptyManifest(agent, nodeURL, now),
+		ManifestFile: emptyManifest(res.Agent, res.URL, now),
 		AgentsFile:   agentsMarkdown(),
 	}
-	res := &Result{Agent: agent, URL: nodeURL}
 	for _, f := range initFiles {
 		if err := keepCopy(dir, f, contents[f], res); err != nil {
-			return res, err
+			return err
 		}
 		if err := atomicfile.WriteFile(filepath.Join(dir, f), contents[f], 0o644); err != nil {
-			return res, fmt.Errorf("write %s: %w", f, err)
+			return fmt.Errorf("write %s: %w", f, err)
 		}
 		res.Written = append(res.Written, f)
 	}
-	return res, nil
+	return nil
 }

@@ -35,8 +35,15 @@ func remoteIs(remote string) func(string) (string, error) {
 
 func noRemote(dir string) (string, error) { return "", errors.New("no origin") }
 
+// goldenKey is a log key for jolt37.github.io/node made for the golden
+// files alone: public in this test, it signs nothing real.
+const goldenKey = "PRIVATE+KEY+jolt37.github.io/node+e4b32a3a+AR58Y0j3OCdyZlp8q9veXu21BDPXjYTVvLXfBn7klRRi"
+
 func TestInitWritesTheNodeFilesFromFlags(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "fork")
+	if err := os.WriteFile(dir+".log-key", []byte(goldenKey+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	res, err := Init(Options{Dir: dir, Agent: "jolt37", URL: "https://jolt37.github.io/node", Now: initNow, Getenv: noEnv, GitRemote: noRemote})
 	if err != nil {
 		t.Fatal(err)
@@ -212,7 +219,7 @@ func TestInitFillsIdentityFromPrompts(t *testing.T) {
 	if _, err := Init(Options{Dir: dir, URL: "https://ada.example/", Now: initNow, Prompt: prompt, Getenv: noEnv, GitRemote: noRemote}); err != nil {
 		t.Fatal(err)
 	}
-	want := "# IDENTITY\n\nname: ada\njoined: 2026-03-01\nmodel: Claude\nhuman: Ada L.\nrole: cartographer\n"
+	want := "# IDENTITY\n\nname: ada\njoined: 2026-03-01\nmodel: Claude\nhuman: Ada L.\nrole: cartographer\nlog_key: " + logKeyOf(t, dir) + "\n"
 	if got := mustRead(t, filepath.Join(dir, "IDENTITY.md")); got != want {
 		t.Errorf("IDENTITY.md = %q, want %q", got, want)
 	}

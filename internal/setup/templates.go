@@ -10,6 +10,7 @@ import (
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
+	"github.com/meshnode/meshnode/internal/translog"
 )
 
 // The files Init writes, relative to the node's directory.
@@ -24,6 +25,9 @@ const (
 type identity struct {
 	Name, Model, Human, Role string
 	Joined                   time.Time
+	// LogKey is the verifier key of the node's signed log
+	// (translog.IdentityKey).
+	LogKey string
 }
 
 // blank names the free fields nobody filled in, in IDENTITY.md's order.
@@ -72,9 +76,13 @@ func isPrivateURL(u string) bool {
 }
 
 func identityMarkdown(id identity) []byte {
-	return []byte(fmt.Sprintf("# IDENTITY\n\nname: %s\njoined: %s\nmodel: %s\nhuman: %s\nrole: %s\n",
+	text := fmt.Sprintf("# IDENTITY\n\nname: %s\njoined: %s\nmodel: %s\nhuman: %s\nrole: %s\n",
 		id.Name, id.Joined.UTC().Format(time.DateOnly),
-		orDefault(id.Model, placeholderModel), orDefault(id.Human, placeholderHuman), orDefault(id.Role, placeholderRole)))
+		orDefault(id.Model, placeholderModel), orDefault(id.Human, placeholderHuman), orDefault(id.Role, placeholderRole))
+	if id.LogKey != "" {
+		text += translog.IdentityKey + ": " + id.LogKey + "\n"
+	}
+	return []byte(text)
 }
 
 func orDefault(s, def string) string {

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
+	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -139,7 +142,8 @@ func loadIdentity(dir string, n *Node) ([]byte, error) {
 
 // loadPublished collects every published file, to be copied byte for
 // byte: the top-level files as the snapshot read them (and IDENTITY.md),
-// MANIFEST.md's archive pages, then our traces, validations and disputes.
+// MANIFEST.md's archive pages, the signed log, then our traces,
+// validations and disputes.
 func loadPublished(n *Node, snap *node.Snapshot, identity []byte) error {
 	if snap.AgentsErr != nil {
 		return snap.AgentsErr
@@ -157,6 +161,15 @@ func loadPublished(n *Node, snap *node.Snapshot, identity []byte) error {
 	}
 	for _, p := range snap.Archive {
 		n.Files = append(n.Files, File{Path: p.Link.File, Data: p.Data})
+	}
+	// The signed log beside MANIFEST.md, where peers read it
+	// (docs/protocol.md §3.4), byte for byte.
+	logFiles, err := node.ReadLog(snap.Dir)
+	if err != nil {
+		return err
+	}
+	for _, name := range slices.Sorted(maps.Keys(logFiles)) {
+		n.Files = append(n.Files, File{Path: path.Join(node.LogDir, name), Data: logFiles[name]})
 	}
 	for _, h := range snap.Held() {
 		if h.Link {

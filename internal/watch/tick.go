@@ -29,7 +29,7 @@ func (w *Watcher) startTick(ctx context.Context) chan tickResult {
 	w.running = true
 	done := make(chan tickResult, 1)
 	opts := heartbeat.Options{Dir: w.opts.Dir, Config: w.cfg, Now: w.opts.Now, Logger: w.opts.Logger,
-		Client: w.currentClient(), Version: w.opts.Version, NoWait: true, Queue: w.opts.Queue}
+		Client: w.currentClient(), Version: w.opts.Version, NoWait: true, Queue: w.opts.Queue, LogKey: w.opts.LogKey}
 	go func() {
 		start := time.Now()
 		sum, err := heartbeat.Run(ctx, opts)

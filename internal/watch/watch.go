@@ -30,6 +30,7 @@ type Options struct {
 	After    func(time.Duration) <-chan time.Time // the ticker; nil: time.After
 	Logger   *slog.Logger                         // the heartbeats' log; nil: discarded
 	Version  string                               // for the User-Agent
+	LogKey   string                               // signs the node's log (heartbeat.Options.LogKey)
 	Events   func(Event)                          // every event, in order; nil: dropped
 	// Started is said in the started event, after the polling state (the
 	// metrics address, for one).

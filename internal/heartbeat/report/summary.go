@@ -67,6 +67,10 @@ type Summary struct {
 	// file order: their agents are never polled until a person fixes them.
 	AgentsSkipped []string `json:"agents_skipped,omitempty"`
 	Changed       bool     `json:"changed"`
+	// LogUnsigned says why no signed log was published this run (no key,
+	// or a key IDENTITY.md does not publish) and how to set the key;
+	// MANIFEST.md is published all the same.
+	LogUnsigned string `json:"log_unsigned,omitempty"`
 	// Interrupted: a signal stopped the run early. What it did is saved;
 	// peers it did not poll and traces it did not score wait for the next.
 	Interrupted bool `json:"interrupted,omitempty"`
@@ -210,6 +214,9 @@ func (s *Summary) WriteText(w io.Writer) {
 	}
 	for _, r := range s.RulesDiffer {
 		fmt.Fprintf(w, "rules: %s\n", r.Note)
+	}
+	if s.LogUnsigned != "" {
+		fmt.Fprintf(w, "log: %s\n", s.LogUnsigned)
 	}
 	for _, m := range s.HashMismatches {
 		fmt.Fprintf(w, "hash mismatch: %s seq %d %s\n", m.Peer, m.Seq, m.URL)

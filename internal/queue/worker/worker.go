@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/meshnode/meshnode/internal/fetch"
-	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/integrity"
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/score"
 	"github.com/meshnode/meshnode/internal/trace"
@@ -27,7 +27,8 @@ type Worker struct {
 	Lease  time.Duration // queue.DefaultLease when ≤ 0
 	Client *fetch.Client
 	Scorer score.Scorer
-	// MaxBytes caps a trace's size; fetch.DefaultMaxBytes when 0.
+	// MaxBytes caps a trace's size; node.MaxFileBytes (limits.trace_bytes's
+	// default, what the heartbeat reads with) when 0.
 	MaxBytes int64
 	// Poll is how long Run waits when nothing is claimable; ≤ 0 makes Run
 	// return then instead.
@@ -158,19 +159,23 @@ func (w *Worker) renew(ctx context.Context, it queue.Item, cancel func(), lost c
 
 // work fetches, verifies and scores it.
 func (w *Worker) work(ctx context.Context, it queue.Item) (*queue.Result, error) {
-	resp, err := w.Client.Get(ctx, fetch.Request{URL: it.TraceURL, MaxBytes: w.MaxBytes, Within: it.FromURL})
+	v := integrity.Verifier{Get: func(ctx context.Context, u string, max int64) ([]byte, error) {
+		resp, err := w.Client.Get(ctx, fetch.Request{URL: u, MaxBytes: max, Within: it.FromURL})
+		if err != nil {
+			return nil, err
+		}
+		return resp.Body, nil
+	}}
+	got, err := v.Fetch(ctx, integrity.Claim{Base: it.FromURL, File: it.TraceURL, Hash: it.Hash, MaxBytes: w.MaxBytes})
 	if err != nil {
-		return nil, fmt.Errorf("fetch trace: %w", err)
+		return nil, queuedFileError(err)
 	}
-	if got := manifest.HashBytes(resp.Body); got != it.Hash {
-		return nil, fmt.Errorf("trace changed since it was queued: hash %s, want %s", got, it.Hash)
-	}
-	t, err := trace.Parse(resp.Body)
+	t, err := trace.Parse(got.Body)
 	if err != nil {
 		return nil, fmt.Errorf("parse trace: %w", err)
 	}
 	now := w.now()
-	r, err := w.Scorer.Score(ctx, score.Input{Record: it.Record(), Raw: resp.Body, Trace: t, Now: now})
+	r, err := w.Scorer.Score(ctx, score.Input{Record: it.Record(), Raw: got.Body, Trace: t, Now: now})
 	if err != nil {
 		return nil, fmt.Errorf("scorer: %w", err)
 	}
@@ -208,4 +213,13 @@ func (w *Worker) logf(format string, args ...any) {
 	if w.Log != nil {
 		w.Log(format, args...)
 	}
+}
+
+// queuedFileError words a refusal of a queued trace; its hash was checked
+// when it was queued, so a mismatch now means its bytes changed.
+func queuedFileError(err error) error {
+	if integrity.KindOf(err) == integrity.KindHash {
+		return fmt.Errorf("trace changed since it was queued: %w", err)
+	}
+	return fmt.Errorf("fetch trace: %w", err)
 }
