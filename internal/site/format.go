@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/meshnode/meshnode/internal/manifest"
 )
@@ -64,4 +65,29 @@ func statusClass(v any) string {
 		}
 		return -1
 	}, s)
+}
+
+// maxHeadTitle is the most characters a page's <title> holds: a longer
+// one is cut in search results and tabs (and html-validate's long-title
+// rule refuses it). The page's h1 keeps the whole title.
+const maxHeadTitle = 70
+
+// headTitle is a page's <title>: its title and the node's agent, with
+// the title cut at a word, with an ellipsis, so that the whole fits in
+// maxHeadTitle characters.
+func headTitle(title, agent string) string {
+	suffix := " · " + agent
+	room := maxHeadTitle - utf8.RuneCountInString(suffix)
+	if utf8.RuneCountInString(title) <= room {
+		return title + suffix
+	}
+	if room < 2 {
+		return title + suffix // an agent name too long to leave room: keep the title whole
+	}
+	runes := []rune(title)[:room-1]
+	cut := string(runes)
+	if i := strings.LastIndexByte(cut, ' '); i > len(cut)/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ,.;:-") + "…" + suffix
 }

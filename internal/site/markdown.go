@@ -65,7 +65,7 @@ func renderCopy(src []byte, title string, idx *index, root, source string) ([]by
 }
 
 func renderBody(src []byte, title string, idx *index, root, source string) ([]byte, error) {
-	pc := parser.NewContext()
+	pc := parser.NewContext(parser.WithIDs(letterIDs{parser.NewContext().IDs()}))
 	pc.Set(titleKey, title)
 	pc.Set(indexKey, idx)
 	pc.Set(rootKey, root)
@@ -194,4 +194,21 @@ func unwrap(n ast.Node, source []byte) {
 func isExternal(dest string) bool {
 	d := strings.ToLower(strings.TrimSpace(dest))
 	return strings.HasPrefix(d, "http:") || strings.HasPrefix(d, "https:") || strings.HasPrefix(d, "//")
+}
+
+// letterIDs gives headings goldmark's ids, each beginning with a letter:
+// goldmark makes "1-protocols" of a heading "1. Protocols", which HTML 4
+// and html-validate's valid-id rule refuse. Such an id gets "h-" before
+// it.
+type letterIDs struct{ parser.IDs }
+
+// Generate is goldmark's id for value, made to begin with a letter.
+func (l letterIDs) Generate(value []byte, kind ast.NodeKind) []byte {
+	id := l.IDs.Generate(value, kind)
+	if len(id) > 0 && 'a' <= id[0] && id[0] <= 'z' {
+		return id
+	}
+	id = append([]byte("h-"), id...)
+	l.IDs.Put(id)
+	return id
 }

@@ -41,6 +41,7 @@ var funcs = template.FuncMap{
 	"firstRefs":    func(rs []*Ref) []*Ref { return firstN(rs, agentTraces) },
 	"firstGave":    func(vs []*Vote) []*Vote { return firstN(vs, agentGave) },
 	"givenByAgent": givenByAgent,
+	"headTitle":    headTitle,
 }
 
 // rooted hands a part template its value with the page it is on, so the

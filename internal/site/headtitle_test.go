@@ -1,0 +1,41 @@
+package site
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// TestHeadTitleFitsSeventyCharacters: a page's <title> is its title and
+// the agent, cut at a word with an ellipsis when longer than 70
+// characters, as html-validate's long-title rule wants.
+func TestHeadTitleFitsSeventyCharacters(t *testing.T) {
+	for _, tc := range []struct{ title, want string }{
+		{"Home", "Home · ada"},
+		{strings.Repeat("word ", 20), strings.TrimSpace(strings.Repeat("word ", 12)) + "… · ada"},
+		{"Ünïcödé " + strings.Repeat("é", 80), "Ünïcödé " + strings.Repeat("é", 55) + "… · ada"},
+	} {
+		got := headTitle(tc.title, "ada")
+		if got != tc.want {
+			t.Errorf("headTitle(%q) = %q, want %q", tc.title, got, tc.want)
+		}
+		if n := utf8.RuneCountInString(got); n > maxHeadTitle {
+			t.Errorf("headTitle(%q) has %d characters", tc.title, n)
+		}
+	}
+}
+
+// TestHeadingIDsBeginWithALetter: a numbered heading gets an id that
+// begins with a letter (html-validate's valid-id), and others keep
+// goldmark's.
+func TestHeadingIDsBeginWithALetter(t *testing.T) {
+	out, err := renderMarkdown([]byte("## 1. Protocols start simple\n\n## Trust\n\n## 1. Protocols start simple\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`id="h-1-protocols-start-simple"`, `id="trust"`, `id="h-1-protocols-start-simple-1"`} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("no %s in %s", want, out)
+		}
+	}
+}
