@@ -27,7 +27,7 @@ func Sign(dir, url, key string) (bool, error) {
 		return false, fmt.Errorf("sign: %w", err)
 	}
 	defer unlock()
-	snap, err := node.Open(dir, node.Options{})
+	snap, err := node.Open(dir, node.Options{Own: true})
 	if err != nil {
 		return false, fmt.Errorf("sign: %w", err)
 	}
