@@ -1,9 +1,11 @@
 package meshnode_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -127,5 +129,141 @@ func TestSecretGuardFindsEveryWayToNameASecret(t *testing.T) {
 	}, "\n")
 	if got := strings.Join(secretLines(workflow), ","); got != "4,5,9" {
 		t.Errorf("lines naming a secret = %s, want 4,5,9", got)
+	}
+}
+
+// signStep is the one command a step given the log's signing key may run.
+var signStep = regexp.MustCompile(`^"\$RUNNER_TEMP/meshnode" sign(\s+--[a-z-]+(=?[A-Za-z0-9._/-]+|\s+[A-Za-z0-9._/-]+)?)*$`)
+
+// secretUses lists where a parsed workflow names a secret, as the path of
+// mapping keys and sequence indexes to the value ("jobs", "heartbeat",
+// "steps", "3", "env", "MESHNODE_LOG_KEY"), with the value; a key named
+// secrets (a reusable workflow's "secrets: inherit") counts too.
+func secretUses(n *yaml.Node, path []string, out *[][]string) {
+	switch n.Kind {
+	case yaml.DocumentNode, yaml.SequenceNode:
+		for i, c := range n.Content {
+			p := path
+			if n.Kind == yaml.SequenceNode {
+				p = append(slices.Clip(path), strconv.Itoa(i))
+			}
+			secretUses(c, p, out)
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i].Value
+			if k == "secrets" {
+				*out = append(*out, append(slices.Clip(path), k, n.Content[i+1].Value))
+			}
+			secretUses(n.Content[i+1], append(slices.Clip(path), k), out)
+		}
+	case yaml.ScalarNode:
+		if secretUse.MatchString(n.Value) {
+			*out = append(*out, append(slices.Clip(path), n.Value))
+		}
+	}
+}
+
+// mapValue is the value of key in the mapping n; nil when there is none.
+func mapValue(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// TestOnlyTheSignStepHoldsTheLogKey: of every workflow, the log's signing
+// key is named once, in the env of a step of a workflow no pull request
+// starts, and that step runs `meshnode sign` and nothing else: the
+// heartbeat, which parses peers' files, never holds it (issue 23,
+// docs/github.md "The log's signing key").
+func TestOnlyTheSignStepHoldsTheLogKey(t *testing.T) {
+	paths, err := filepath.Glob(".github/workflows/*.yml")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no workflows: %v", err)
+	}
+	signers := 0
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		problems, n := checkSecretUses(t, path, data)
+		for _, p := range problems {
+			t.Error(p)
+		}
+		signers += n
+	}
+	if signers != 1 {
+		t.Errorf("%d steps hold the log's signing key, want 1 (the heartbeat's \"Sign the log\")", signers)
+	}
+}
+
+// checkSecretUses says where the workflow names a secret other than the
+// log key in a sign step's env, and counts those steps.
+func checkSecretUses(t *testing.T, path string, data []byte) (problems []string, signers int) {
+	t.Helper()
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil || len(doc.Content) == 0 {
+		t.Fatalf("%s does not parse: %v", path, err)
+	}
+	var uses [][]string
+	secretUses(&doc, nil, &uses)
+	for _, u := range uses {
+		where := strings.Join(u, ".")
+		// jobs.JOB.steps.I.env.MESHNODE_LOG_KEY = ${{ secrets.MESHNODE_LOG_KEY }}
+		if len(u) != 7 || u[0] != "jobs" || u[2] != "steps" || u[4] != "env" || u[5] != "MESHNODE_LOG_KEY" ||
+			strings.Join(strings.Fields(u[6]), "") != "${{secrets.MESHNODE_LOG_KEY}}" {
+			problems = append(problems, fmt.Sprintf("%s: %s: a secret named outside the sign step's env", path, where))
+			continue
+		}
+		if runsForPullRequests(t, data) {
+			problems = append(problems, fmt.Sprintf("%s: %s: a workflow that runs for pull requests holds the log's key", path, where))
+		}
+		var step *yaml.Node
+		steps := mapValue(mapValue(mapValue(doc.Content[0], "jobs"), u[1]), "steps")
+		if i, _ := strconv.Atoi(u[3]); steps != nil && i < len(steps.Content) {
+			step = steps.Content[i]
+		}
+		run := mapValue(step, "run")
+		if run == nil || mapValue(step, "uses") != nil || !signStep.MatchString(strings.TrimSpace(run.Value)) {
+			problems = append(problems, fmt.Sprintf("%s: %s: the step given the log's key must run `meshnode sign` and nothing else", path, where))
+			continue
+		}
+		signers++
+	}
+	return problems, signers
+}
+
+// TestSignStepGuardFindsTheKeyOutOfPlace: the guard above is only as good
+// as what it refuses.
+func TestSignStepGuardFindsTheKeyOutOfPlace(t *testing.T) {
+	const key = "${{ secrets.MESHNODE_LOG_KEY }}"
+	step := func(run string) string {
+		return "on: [schedule]\njobs:\n  h:\n    steps:\n      - run: " + run + "\n        env:\n          MESHNODE_LOG_KEY: " + key + "\n"
+	}
+	for name, tt := range map[string]struct {
+		workflow string
+		problems int
+		signers  int
+	}{
+		"the sign step":            {step(`'"$RUNNER_TEMP/meshnode" sign'`), 0, 1},
+		"the sign step with flags": {step(`'"$RUNNER_TEMP/meshnode" sign --dir node'`), 0, 1},
+		"the heartbeat step":       {step(`'"$RUNNER_TEMP/meshnode" heartbeat'`), 1, 0},
+		"sign and more":            {step(`'"$RUNNER_TEMP/meshnode" sign && curl x'`), 1, 0},
+		"for pull requests":        {strings.Replace(step(`'"$RUNNER_TEMP/meshnode" sign'`), "schedule", "pull_request", 1), 1, 1},
+		"the job's env":            {"on: [schedule]\njobs:\n  h:\n    env:\n      MESHNODE_LOG_KEY: " + key + "\n", 1, 0},
+		"another secret":           {strings.Replace(step(`'"$RUNNER_TEMP/meshnode" sign'`), "secrets.MESHNODE_LOG_KEY", "secrets.OTHER", 1), 1, 0},
+		"secrets: inherit":         {"on: [schedule]\njobs:\n  h:\n    uses: ./x.yml\n    secrets: inherit\n", 1, 0},
+	} {
+		problems, signers := checkSecretUses(t, name, []byte(tt.workflow))
+		if len(problems) != tt.problems || signers != tt.signers {
+			t.Errorf("%s: %d problems %q, %d signers; want %d, %d", name, len(problems), problems, signers, tt.problems, tt.signers)
+		}
 	}
 }

@@ -26,9 +26,10 @@ Runs one heartbeat (docs/protocol.md §6): polls every agent in AGENTS.md and
 those learned by gossip, fetches only what is new since each cursor, verifies
 every sha256, queues and scores others' pending traces, publishes validations
 and disputes, and regenerates MANIFEST.md and the signed log beside it
-(log/, signed with the key --log-key, MESHNODE_LOG_KEY_FILE or the file
-init wrote beside the node names; without one, no signed log, and the
-summary says how to set it).
+(log/, signed with the key --log-key, MESHNODE_LOG_KEY_FILE, the key
+itself in MESHNODE_LOG_KEY or the file init wrote beside the node gives;
+without one, no signed log, and the summary says how to set it; meshnode
+sign then signs it apart).
 
 It exits 0 when it ran, whatever the peers did; 2 for a mistake to fix (a
 mesh.yaml that does not load, a stray argument), 1 for other local failures

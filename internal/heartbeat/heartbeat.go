@@ -46,7 +46,7 @@ type Options struct {
 	ManifestWindow, ManifestChunk int
 	// LogKey is the signing key of the node's log (a signed-note signer
 	// key, translog.GenerateKey); "" publishes no signed log and says so
-	// in the summary (keyHint). It is read by the command, never from
+	// in the summary (KeyHint). It is read by the command, never from
 	// the node's directory.
 	LogKey string
 

@@ -69,7 +69,7 @@ func (n *job) publish() error {
 	if res.Changed, err = n.snap.WriteManifest(res.Manifest, res.Archived); err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}
-	logChanged, err := n.writeLog(lu)
+	logChanged, err := lu.Write(n.snap.Dir)
 	if err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}

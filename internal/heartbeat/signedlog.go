@@ -12,67 +12,95 @@ import (
 	"github.com/meshnode/meshnode/internal/translog"
 )
 
-// keyHint is how an owner gives the heartbeat the log's signing key: the
-// words the summary uses when there is none (docs/publishing.md, "The
-// signed log").
-const keyHint = "set --log-key FILE or MESHNODE_LOG_KEY_FILE to the signing key `meshnode init` wrote outside the node (docs/publishing.md, \"The signed log\")"
+// KeyHint is how an owner gives the node the log's signing key: the words
+// the summary and `meshnode sign` use when there is none
+// (docs/publishing.md, "The signed log").
+const KeyHint = "set --log-key FILE, MESHNODE_LOG_KEY_FILE, or MESHNODE_LOG_KEY (the key itself, as a GitHub secret gives it) to the signing key `meshnode init` wrote outside the node (docs/publishing.md, \"The signed log\")"
 
-// logUpdate is the signed log to write after MANIFEST.md: its files before
+// UnsignedError says why the node's log cannot be signed: no key, or a key
+// that IDENTITY.md does not publish under this node's origin. The
+// heartbeat publishes MANIFEST.md without the log and puts Reason in its
+// summary; `meshnode sign` says it and, for a missing key only, succeeds.
+type UnsignedError struct {
+	NoKey  bool
+	Reason string
+}
+
+func (e *UnsignedError) Error() string { return "signed log not published: " + e.Reason }
+
+// LogUpdate is the signed log to write after MANIFEST.md: its files before
 // and after, computed from the same rows.
-type logUpdate struct {
+type LogUpdate struct {
 	old, files map[string][]byte
 }
 
-// planLog computes the node's signed log for rows (docs/protocol.md
-// §3.4), before anything is written, so that a log that cannot extend
-// stops MANIFEST.md too. Without a key, or with one IDENTITY.md does not
-// publish, it returns nil and says why in the summary.
-func (n *job) planLog(rows []manifest.Entry) (*logUpdate, error) {
-	why, err := n.logKeyProblem()
+// PlanLog computes the signed log of the node snap opened, served at url,
+// for rows (docs/protocol.md §3.4), signed with key, before anything is
+// written, so that a log that cannot extend stops MANIFEST.md too. The
+// heartbeat and `meshnode sign` both call it: one computation of the log.
+// Without a key, or with one IDENTITY.md does not publish, the error is an
+// *UnsignedError.
+func PlanLog(snap *node.Snapshot, url string, rows []manifest.Entry, key string) (*LogUpdate, error) {
+	if err := checkLogKey(snap.Dir, url, key); err != nil {
+		return nil, err
+	}
+	old, err := node.ReadLog(snap.Dir)
 	if err != nil {
 		return nil, err
 	}
-	if why != "" {
-		n.sum.LogUnsigned = why
-		n.log.Warn("signed log not published", "reason", why)
-		return nil, nil
-	}
-	old, err := node.ReadLog(n.snap.Dir)
-	if err != nil {
-		return nil, err
-	}
-	files, err := translog.Update(old, n.logEntries(rows), n.opts.LogKey)
+	files, err := translog.Update(old, logEntries(snap, rows), key)
 	if err != nil {
 		return nil, fmt.Errorf("signed log: %w; nothing published (restore %s/ from git, or see docs/publishing.md, \"The signed log\")", err, node.LogDir)
 	}
-	return &logUpdate{old: old, files: files}, nil
+	return &LogUpdate{old: old, files: files}, nil
 }
 
-// logKeyProblem says why the heartbeat cannot sign: no key, or a key that
-// is not the one IDENTITY.md publishes under this node's origin.
-func (n *job) logKeyProblem() (string, error) {
-	if n.opts.LogKey == "" {
-		return "no signing key: " + keyHint, nil
+// Write writes the planned log into the node at dir, after MANIFEST.md,
+// and reports whether a file changed; a nil update writes nothing.
+func (u *LogUpdate) Write(dir string) (bool, error) {
+	if u == nil {
+		return false, nil
 	}
-	vkey, err := translog.VerifierKey(n.opts.LogKey)
+	return node.WriteLog(dir, u.old, u.files)
+}
+
+// planLog is PlanLog for the heartbeat: a key problem goes to the summary
+// and the log, and the heartbeat goes on without the log.
+func (n *job) planLog(rows []manifest.Entry) (*LogUpdate, error) {
+	u, err := PlanLog(n.snap, n.cfg.URL, rows, n.opts.LogKey)
+	if unsigned, ok := errors.AsType[*UnsignedError](err); ok {
+		n.sum.LogUnsigned = unsigned.Reason
+		n.log.Warn("signed log not published", "reason", unsigned.Reason)
+		return nil, nil
+	}
+	return u, err
+}
+
+// checkLogKey refuses to sign without a key, or with one that is not the
+// one IDENTITY.md publishes under the origin of url: an *UnsignedError.
+func checkLogKey(dir, url, key string) error {
+	if key == "" {
+		return &UnsignedError{NoKey: true, Reason: "no signing key: " + KeyHint}
+	}
+	vkey, err := translog.VerifierKey(key)
 	if err != nil {
-		return "", fmt.Errorf("log key: %w", err)
+		return fmt.Errorf("log key: %w", err)
 	}
-	origin, err := translog.Origin(n.cfg.URL)
+	origin, err := translog.Origin(url)
 	if err != nil {
-		return "", err
+		return err
 	}
-	identity, err := node.ReadFile(n.snap.Dir, node.IdentityFile, node.MaxTopFileBytes)
+	identity, err := node.ReadFile(dir, node.IdentityFile, node.MaxTopFileBytes)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("read %s: %w", node.IdentityFile, err)
+		return fmt.Errorf("read %s: %w", node.IdentityFile, err)
 	}
 	switch keys := translog.Keys(identity); {
 	case !slices.Equal(keys, []string{vkey}):
-		return fmt.Sprintf("the signing key's public half %s is not the one %s publishes on its %s line (%v); publish it there, through a person's review", vkey, node.IdentityFile, translog.IdentityKey, keys), nil
+		return &UnsignedError{Reason: fmt.Sprintf("the signing key's public half %s is not the one %s publishes on its %s line (%v); publish it there, through a person's review", vkey, node.IdentityFile, translog.IdentityKey, keys)}
 	case nameOf(vkey) != origin:
-		return fmt.Sprintf("the signing key is named %s, the node's log origin is %s (its url); make a key for this url", nameOf(vkey), origin), nil
+		return &UnsignedError{Reason: fmt.Sprintf("the signing key is named %s, the node's log origin is %s (its url); make a key for this url", nameOf(vkey), origin)}
 	}
-	return "", nil
+	return nil
 }
 
 // nameOf is a verifier key's name, the text before its first '+'.
@@ -83,26 +111,18 @@ func nameOf(vkey string) string {
 
 // logEntries are the log's entries for rows, in seq order, each trace's
 // with the category it declares.
-func (n *job) logEntries(rows []manifest.Entry) []translog.Entry {
+func logEntries(snap *node.Snapshot, rows []manifest.Entry) []translog.Entry {
 	rows = slices.Clone(rows)
 	slices.SortFunc(rows, func(a, b manifest.Entry) int { return int(a.Seq - b.Seq) })
 	out := make([]translog.Entry, len(rows))
 	for i, r := range rows {
 		category := ""
 		if node.KindOf(r) == node.KindTrace {
-			if t, err := n.snap.Trace(r.File); err == nil {
+			if t, err := snap.Trace(r.File); err == nil {
 				category = t.Category
 			}
 		}
 		out[i] = translog.EntryOf(r, category)
 	}
 	return out
-}
-
-// writeLog writes the planned log after MANIFEST.md.
-func (n *job) writeLog(u *logUpdate) (bool, error) {
-	if u == nil {
-		return false, nil
-	}
-	return node.WriteLog(n.snap.Dir, u.old, u.files)
 }

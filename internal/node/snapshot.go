@@ -105,6 +105,13 @@ type parsedTrace struct {
 type Options struct {
 	// Now is the queue's clock (leases, pruning); nil is time.Now.
 	Now func() time.Time
+	// Own reads only what the node itself publishes: MANIFEST.md, its
+	// archive pages and the published directories. Nothing the heartbeat
+	// learned from peers is read (the ledger, the cursors, the copies,
+	// AGENTS.md, FOUNDERS.md, the queue): those fields stay empty. It is
+	// how `meshnode sign`, the step that holds the log's key, opens the
+	// node.
+	Own bool
 }
 
 // readHook and openedHook, when set (tests only), are told every node
@@ -130,10 +137,18 @@ func Open(dir string, o Options) (*Snapshot, error) {
 	if err := s.readManifest(); err != nil {
 		return nil, err
 	}
-	noteRead(FoundersFile)
-	s.Founders, s.FoundersErr = ReadFounders(dir)
+	if !o.Own {
+		noteRead(FoundersFile)
+		s.Founders, s.FoundersErr = ReadFounders(dir)
+	}
 	if err := s.readPublished(); err != nil {
 		return nil, err
+	}
+	if o.Own {
+		if openedHook != nil {
+			openedHook(s)
+		}
+		return s, nil
 	}
 	noteRead(AgentsFile)
 	s.AgentsData, s.AgentsErr = readAgents(dir)

@@ -20,12 +20,34 @@ import (
 // no --log-key flag does.
 const EnvFile = "MESHNODE_LOG_KEY_FILE"
 
+// EnvKey names the environment variable that holds the key itself, as a
+// GitHub environment secret hands it to the step that signs
+// (docs/github.md, "The log's signing key"); read when neither --log-key
+// nor $MESHNODE_LOG_KEY_FILE names a file.
+const EnvKey = "MESHNODE_LOG_KEY"
+
 // maxKeyBytes bounds a key file: a signer key is about 100 bytes.
 const maxKeyBytes = 4 << 10
 
 // ErrInsideNode: the key's file lies in the node's directory, which is
 // published.
 var ErrInsideNode = errors.New("the log's signing key must live outside the node's directory (it is published); name a file elsewhere")
+
+// Find returns the signer key for the node at dir: from the file flag
+// names, else $MESHNODE_LOG_KEY_FILE's, else $MESHNODE_LOG_KEY itself,
+// else the file at DefaultPath when there is one; "" when none gives one.
+func Find(flag, dir string) (string, error) {
+	if flag == "" && os.Getenv(EnvFile) == "" {
+		if text := os.Getenv(EnvKey); text != "" {
+			return parse(text, "$"+EnvKey)
+		}
+	}
+	path, err := Path(flag, dir)
+	if err != nil {
+		return "", err
+	}
+	return Load(path, dir)
+}
 
 // Path is the key's file for the node at dir: flag when set, else
 // $MESHNODE_LOG_KEY_FILE, else DefaultPath when a file is there, else ""
@@ -82,9 +104,15 @@ func Load(path, dir string) (string, error) {
 	if len(data) > maxKeyBytes {
 		return "", fmt.Errorf("log key %s: larger than %d bytes: not a key", path, maxKeyBytes)
 	}
-	skey := strings.TrimSpace(string(data))
+	return parse(string(data), path)
+}
+
+// parse checks that text, read from where, is a signer key. Its errors
+// never repeat the text: it is a secret.
+func parse(text, where string) (string, error) {
+	skey := strings.TrimSpace(text)
 	if _, err := translog.VerifierKey(skey); err != nil {
-		return "", fmt.Errorf("log key %s: %w", path, err)
+		return "", fmt.Errorf("log key %s: %w", where, err)
 	}
 	return skey, nil
 }

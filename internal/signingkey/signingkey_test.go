@@ -69,3 +69,45 @@ func TestLoadRefusesWhatIsNoKey(t *testing.T) {
 		t.Errorf("a key inside the node: %v", err)
 	}
 }
+
+// TestFindTakesTheKeyItselfFromTheEnvironment: a GitHub secret hands the
+// key itself in $MESHNODE_LOG_KEY; a file named by the flag or
+// $MESHNODE_LOG_KEY_FILE comes first, and a bad key's error never repeats
+// it.
+func TestFindTakesTheKeyItselfFromTheEnvironment(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "node")
+	envKey, _, err := translog.GenerateKey("ada.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fileKey, _, err := translog.GenerateKey("ada.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "key")
+	if err := Write(file, dir, fileKey); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(EnvFile, "")
+	t.Setenv(EnvKey, "")
+	if got, err := Find("", dir); got != "" || err != nil {
+		t.Errorf("no key anywhere: %q, %v", got, err)
+	}
+	t.Setenv(EnvKey, "\n"+envKey+"\n")
+	if got, err := Find("", dir); got != envKey || err != nil {
+		t.Errorf("the key in $%s: %q, %v", EnvKey, got, err)
+	}
+	if got, err := Find(file, dir); got != fileKey || err != nil {
+		t.Errorf("the flag's file before $%s: %q, %v", EnvKey, got, err)
+	}
+	t.Setenv(EnvFile, file)
+	if got, err := Find("", dir); got != fileKey || err != nil {
+		t.Errorf("$%s before $%s: %q, %v", EnvFile, EnvKey, got, err)
+	}
+	t.Setenv(EnvFile, "")
+	t.Setenv(EnvKey, "PRIVATE+KEY+secret-looking-text")
+	_, err = Find("", dir)
+	if err == nil || strings.Contains(err.Error(), "secret-looking") {
+		t.Errorf("a bad key in $%s: %v", EnvKey, err)
+	}
+}
