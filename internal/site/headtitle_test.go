@@ -39,3 +39,20 @@ func TestHeadingIDsBeginWithALetter(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderedLinesEndWithoutBlanks: spaces that end a line of a trace,
+// in code or on a line of blanks, do not end a line of its page.
+func TestRenderedLinesEndWithoutBlanks(t *testing.T) {
+	out, err := renderMarkdown([]byte("Some text.\n\n```\ncode   \n   \nmore\t\n```\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, line := range strings.Split(string(out), "\n") {
+		if strings.TrimRight(line, " \t") != line {
+			t.Errorf("line %d ends with blanks: %q", i+1, line)
+		}
+	}
+	if !strings.Contains(string(out), "more") {
+		t.Errorf("the code lost its text: %s", out)
+	}
+}

@@ -77,7 +77,7 @@ func renderBody(src []byte, title string, idx *index, root, source string) ([]by
 	if err := markdown.Convert(src, buf, parser.WithContext(pc)); err != nil {
 		return nil, fmt.Errorf("render markdown: %w", err)
 	}
-	return bytes.Clone(buf.Bytes()), nil
+	return trimLineEnds(buf.Bytes()), nil
 }
 
 // safeURL reports whether a link or image destination may reach a page:
@@ -211,4 +211,21 @@ func (l letterIDs) Generate(value []byte, kind ast.NodeKind) []byte {
 	id = append([]byte("h-"), id...)
 	l.IDs.Put(id)
 	return id
+}
+
+// trimLineEnds returns a copy of html without the spaces and tabs that
+// end its lines: a trace's text may end lines with them (in code, or
+// lines of blanks), which show as nothing and which html-validate's
+// no-trailing-whitespace rule refuses.
+func trimLineEnds(html []byte) []byte {
+	out := make([]byte, 0, len(html))
+	for len(html) > 0 {
+		line, rest, found := bytes.Cut(html, []byte("\n"))
+		out = append(out, bytes.TrimRight(line, " \t")...)
+		if found {
+			out = append(out, '\n')
+		}
+		html = rest
+	}
+	return out
 }
