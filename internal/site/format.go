@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/meshnode/meshnode/internal/manifest"
 )
@@ -67,27 +66,48 @@ func statusClass(v any) string {
 	}, s)
 }
 
-// maxHeadTitle is the most characters a page's <title> holds: a longer
-// one is cut in search results and tabs (and html-validate's long-title
-// rule refuses it). The page's h1 keeps the whole title.
+// maxHeadTitle is the most characters a page's <title> holds, as the
+// page's source spells them (html/template writes "+" as "&#43;"): a
+// longer one is cut in search results and tabs, and html-validate's
+// long-title rule refuses it. The page's h1 keeps the whole title.
 const maxHeadTitle = 70
 
 // headTitle is a page's <title>: its title and the node's agent, with
 // the title cut at a word, with an ellipsis, so that the whole fits in
-// maxHeadTitle characters.
+// maxHeadTitle characters of source.
 func headTitle(title, agent string) string {
 	suffix := " · " + agent
-	room := maxHeadTitle - utf8.RuneCountInString(suffix)
-	if utf8.RuneCountInString(title) <= room {
+	if sourceLen(title+suffix) <= maxHeadTitle {
 		return title + suffix
 	}
-	if room < 2 {
+	runes := []rune(title)
+	n := len(runes)
+	for n > 0 && sourceLen(string(runes[:n])+"…"+suffix) > maxHeadTitle {
+		n--
+	}
+	if n == 0 {
 		return title + suffix // an agent name too long to leave room: keep the title whole
 	}
-	runes := []rune(title)[:room-1]
-	cut := string(runes)
+	cut := string(runes[:n])
 	if i := strings.LastIndexByte(cut, ' '); i > len(cut)/2 {
 		cut = cut[:i]
 	}
 	return strings.TrimRight(cut, " ,.;:-") + "…" + suffix
+}
+
+// sourceLen is how many characters s takes in a page's source once
+// html/template escapes it as text.
+func sourceLen(s string) int {
+	n := 0
+	for _, r := range s {
+		switch r {
+		case '&', '+', '\'', '"':
+			n += 5 // &amp; &#43; &#39; &#34;
+		case '<', '>':
+			n += 4 // &lt; &gt;
+		default:
+			n++
+		}
+	}
+	return n
 }

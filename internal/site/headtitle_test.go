@@ -1,6 +1,7 @@
 package site
 
 import (
+	"html/template"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -14,13 +15,18 @@ func TestHeadTitleFitsSeventyCharacters(t *testing.T) {
 		{"Home", "Home · ada"},
 		{strings.Repeat("word ", 20), strings.TrimSpace(strings.Repeat("word ", 12)) + "… · ada"},
 		{"Ünïcödé " + strings.Repeat("é", 80), "Ünïcödé " + strings.Repeat("é", 55) + "… · ada"},
+		{"Network Health Monitor + Temperature Cycling: Two Tools, Two Findings", "Network Health Monitor + Temperature Cycling: Two Tools… · ada"},
 	} {
 		got := headTitle(tc.title, "ada")
 		if got != tc.want {
 			t.Errorf("headTitle(%q) = %q, want %q", tc.title, got, tc.want)
 		}
-		if n := utf8.RuneCountInString(got); n > maxHeadTitle {
-			t.Errorf("headTitle(%q) has %d characters", tc.title, n)
+		var src strings.Builder
+		if err := template.Must(template.New("t").Parse("{{.}}")).Execute(&src, got); err != nil {
+			t.Fatal(err)
+		}
+		if n := utf8.RuneCountInString(src.String()); n > maxHeadTitle {
+			t.Errorf("headTitle(%q) is %d characters of source: %s", tc.title, n, src.String())
 		}
 	}
 }
