@@ -6,6 +6,11 @@ import "fmt"
 // one page made a 3.5 MB page no phone wants to load.
 const perPage = 100
 
+// meshPerPage is how many rows a page of the mesh's traces holds: each
+// row carries an excerpt, and 100 of them made a page of 29,000 px on a
+// phone, past the browser test's bound (docs/site.md).
+const meshPerPage = 50
+
 // pager is one page of a paged list, newest first: our traces
 // (traces/index.html, then traces/pages/k.html: a directory of its own, so
 // that no trace file's page can take its name), the mesh's traces
@@ -32,14 +37,14 @@ type pageLink struct {
 	Current bool
 }
 
-// paginate splits total rows into pages of perPage, page k at pathOf(k);
-// an empty list still has one, empty, page 1. Each page's rows are
-// [First-1, First-1+Rows).
-func paginate(total int, label string, pathOf func(k int) string) []*pager {
-	count := max(1, (total+perPage-1)/perPage)
+// paginate splits total rows into pages of per rows, page k at
+// pathOf(k); an empty list still has one, empty, page 1. Each page's rows
+// are [First-1, First-1+Rows).
+func paginate(total, per int, label string, pathOf func(k int) string) []*pager {
+	count := max(1, (total+per-1)/per)
 	pages := make([]*pager, count)
 	for i := range pages {
-		lo, hi := i*perPage, min(total, (i+1)*perPage)
+		lo, hi := i*per, min(total, (i+1)*per)
 		pages[i] = &pager{Path: pathOf(i + 1), Number: i + 1, Count: count, First: lo + 1, Total: total, Rows: hi - lo, Label: label}
 	}
 	for i, p := range pages {
@@ -63,7 +68,7 @@ func paginate(total int, label string, pathOf func(k int) string) []*pager {
 
 // tracePages splits n.Traces into pages.
 func tracePages(n *Node) []*pager {
-	pages := paginate(len(n.Traces), "traces", func(k int) string { return pagedPath("traces/index.html", "traces/pages", k) })
+	pages := paginate(len(n.Traces), perPage, "traces", func(k int) string { return pagedPath("traces/index.html", "traces/pages", k) })
 	for _, p := range pages {
 		p.Traces = n.Traces[p.First-1 : p.First-1+p.Rows]
 	}
@@ -72,7 +77,7 @@ func tracePages(n *Node) []*pager {
 
 // meshPages splits the peers' traces, newest first, into pages.
 func meshPages(refs []*Ref) []*pager {
-	pages := paginate(len(refs), "the mesh's traces", func(k int) string { return pagedPath(meshDir+"/index.html", meshDir+"/pages", k) })
+	pages := paginate(len(refs), meshPerPage, "the mesh's traces", func(k int) string { return pagedPath(meshDir+"/index.html", meshDir+"/pages", k) })
 	for _, p := range pages {
 		p.Refs = refs[p.First-1 : p.First-1+p.Rows]
 	}
@@ -81,7 +86,7 @@ func meshPages(refs []*Ref) []*pager {
 
 // votePages splits the validations we gave into pages.
 func votePages(votes []*Vote) []*pager {
-	pages := paginate(len(votes), "validations given", func(k int) string { return pagedPath("validations.html", validationsDir+"/pages", k) })
+	pages := paginate(len(votes), perPage, "validations given", func(k int) string { return pagedPath("validations.html", validationsDir+"/pages", k) })
 	for _, p := range pages {
 		p.Votes = votes[p.First-1 : p.First-1+p.Rows]
 	}
