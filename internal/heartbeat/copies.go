@@ -81,9 +81,11 @@ func (n *job) takeDownDisputed(h manifest.Hash) {
 }
 
 // readDispute takes down the trace a peer's dispute names, as the fetch
-// parsed it (fetched.read).
+// parsed it (fetched.read), when the dispute disputes something
+// (dispute.Check, the test recordDispute applies too): a file that names
+// a hash but no mismatch takes nothing down.
 func (n *job) readDispute(f fetched) {
-	if f.disp != nil {
+	if f.disp != nil && len(f.disp.Check()) == 0 {
 		n.takeDownDisputed(f.disp.ClaimedHash)
 	}
 }
