@@ -56,16 +56,24 @@ func ParseCheckpoint(text string) (Checkpoint, error) {
 	return c, nil
 }
 
-// Sign signs c as a note with skey.
-func Sign(c Checkpoint, skey string) ([]byte, error) {
-	s, err := note.NewSigner(skey)
-	if err != nil {
-		return nil, fmt.Errorf("signing key: %w", err)
+// Sign signs c as a note with each of skeys (two at a key rotation's
+// checkpoint, docs/protocol.md §3.4); every key must be named c's origin.
+func Sign(c Checkpoint, skeys ...string) ([]byte, error) {
+	if len(skeys) == 0 {
+		return nil, errors.New("sign checkpoint: no signing key")
 	}
-	if s.Name() != c.Origin {
-		return nil, fmt.Errorf("signing key is named %q, the log's origin is %q", s.Name(), c.Origin)
+	signers := make([]note.Signer, len(skeys))
+	for i, skey := range skeys {
+		s, err := note.NewSigner(skey)
+		if err != nil {
+			return nil, fmt.Errorf("signing key: %w", err)
+		}
+		if s.Name() != c.Origin {
+			return nil, fmt.Errorf("signing key is named %q, the log's origin is %q", s.Name(), c.Origin)
+		}
+		signers[i] = s
 	}
-	msg, err := note.Sign(&note.Note{Text: string(c.Marshal())}, s)
+	msg, err := note.Sign(&note.Note{Text: string(c.Marshal())}, signers...)
 	if err != nil {
 		return nil, fmt.Errorf("sign checkpoint: %w", err)
 	}
@@ -92,6 +100,42 @@ func Open(msg []byte, vkey string) (Checkpoint, error) {
 	}
 	if c.Origin != v.Name() {
 		return Checkpoint{}, fmt.Errorf("checkpoint: origin %q is not the key's name %q", c.Origin, v.Name())
+	}
+	return c, nil
+}
+
+// OpenRotated verifies a signed checkpoint of a log whose key rotated
+// from oldKey to newKey at startSize (VerifyRotation): a checkpoint
+// smaller than startSize must be signed by oldKey, the one of startSize by
+// both, and a larger one by newKey. A checkpoint past the rotation that
+// only the old key signed is refused: whoever still holds the old key no
+// longer speaks for the log.
+func OpenRotated(msg []byte, oldKey, newKey string, startSize int64) (Checkpoint, error) {
+	if len(msg) > MaxCheckpointBytes {
+		return Checkpoint{}, fmt.Errorf("checkpoint: %d bytes, more than %d", len(msg), MaxCheckpointBytes)
+	}
+	text, err := unverifiedText(msg)
+	if err != nil {
+		return Checkpoint{}, fmt.Errorf("checkpoint: %w", err)
+	}
+	c, err := ParseCheckpoint(text)
+	if err != nil {
+		return Checkpoint{}, err
+	}
+	var need []string
+	switch {
+	case c.Size < startSize:
+		need = []string{oldKey}
+	case c.Size == startSize:
+		need = []string{oldKey, newKey}
+	default:
+		need = []string{newKey}
+	}
+	if _, err := openAll(msg, need); err != nil {
+		return Checkpoint{}, fmt.Errorf("checkpoint of size %d, key rotated at %d: %w", c.Size, startSize, err)
+	}
+	if c.Origin != nameOf(newKey) {
+		return Checkpoint{}, fmt.Errorf("checkpoint: origin %q is not the key's name %q", c.Origin, nameOf(newKey))
 	}
 	return c, nil
 }

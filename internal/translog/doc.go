@@ -6,7 +6,10 @@
 //
 // The cryptography is golang.org/x/mod/sumdb: tlog for the tree, its
 // hashes and tiles, note for keys and signatures. This package holds the
-// formats (an entry, a checkpoint, a tile's path, an entry bundle) and
-// Update, which extends a published log with new rows. It reads and
-// writes no file: internal/node owns where the log lives.
+// formats (an entry, a checkpoint, a tile's path, an entry bundle, a key
+// statement) and Update, which extends a published log with new rows. For
+// readers it holds the pure checks of a change of key: VerifyRotation,
+// VerifyRotationEntry and OpenRotated follow a rotation from a pinned key,
+// VerifyRestart reads a restart that only an operator may accept. It reads
+// and writes no file: internal/node owns where the log lives.
 package translog

@@ -2,6 +2,7 @@ package translog
 
 import (
 	"fmt"
+	"strings"
 
 	"golang.org/x/mod/sumdb/note"
 )
@@ -22,15 +23,19 @@ func (e *HistoryError) Error() string {
 }
 
 // Update returns the log's files (by path under its directory: the
-// checkpoint and every tile) for entries, given the files published
-// before (nil or empty for a new log). The published log must be a prefix
-// of entries, signed by skey's key: its checkpoint verifies, its entry
-// bundles hold the first entries byte for byte except for the category,
-// which the log keeps as first logged, and its root is the new tree's at
-// its size. Otherwise a *HistoryError says where they part and nothing
-// is to be written. The files are a function of the entries and the key:
-// an unchanged log gives the same bytes.
-func Update(old map[string][]byte, entries []Entry, skey string) (map[string][]byte, error) {
+// checkpoint, every tile and the key statements) for entries, given the
+// files published before (nil or empty for a new log). The published log
+// must be a prefix of entries, signed by skey's key: its checkpoint
+// verifies, its entry bundles hold the first entries byte for byte except
+// for the category, which the log keeps as first logged, and its root is
+// the new tree's at its size. Otherwise a *HistoryError says where they
+// part and nothing is to be written. The new checkpoint is signed by skey
+// and each of cosigners (the new key, at a rotation); a log that did not
+// grow keeps its checkpoint, so the rotation's checkpoint, signed by both
+// keys, stays until the next entry. The key statements published before
+// are kept as they are. The files are a function of the entries and the
+// keys: an unchanged log gives the same bytes.
+func Update(old map[string][]byte, entries []Entry, skey string, cosigners ...string) (map[string][]byte, error) {
 	vkey, err := VerifierKey(skey)
 	if err != nil {
 		return nil, err
@@ -67,6 +72,13 @@ func Update(old map[string][]byte, entries []Entry, skey string) (map[string][]b
 	if err != nil {
 		return nil, err
 	}
+	for name, data := range KeyStatements(old) {
+		files[name] = data
+	}
+	if prev != nil && prev.cp.Size == tree.Size() && len(cosigners) == 0 {
+		files[CheckpointFile] = old[CheckpointFile]
+		return files, nil
+	}
 	root, err := tree.Root(tree.Size())
 	if err != nil {
 		return nil, err
@@ -75,12 +87,24 @@ func Update(old map[string][]byte, entries []Entry, skey string) (map[string][]b
 	if err != nil {
 		return nil, fmt.Errorf("signing key: %w", err)
 	}
-	cp, err := Sign(Checkpoint{Origin: s.Name(), Size: tree.Size(), Root: root}, skey)
+	cp, err := Sign(Checkpoint{Origin: s.Name(), Size: tree.Size(), Root: root}, append([]string{skey}, cosigners...)...)
 	if err != nil {
 		return nil, err
 	}
 	files[CheckpointFile] = cp
 	return files, nil
+}
+
+// KeyStatements returns the key statements among a log's files, by path
+// under its directory (KeyStatementPath).
+func KeyStatements(files map[string][]byte) map[string][]byte {
+	out := map[string][]byte{}
+	for name, data := range files {
+		if strings.HasPrefix(name, KeyStatementDir+"/") {
+			out[name] = data
+		}
+	}
+	return out
 }
 
 // publishedLog is a log as published: its verified checkpoint and entries.
