@@ -136,6 +136,11 @@ func (n *job) recordFile(p peer, f fetched) (queue.Item, bool) {
 		n.readDispute(f)
 		return queue.Item{}, false
 	}
+	if f.kind == node.KindKey {
+		// A key statement of the peer's signed log: evidence for a reader
+		// of logs (translog.VerifyRotationEntry), never a trace to score.
+		return queue.Item{}, false
+	}
 	if f.kind == node.KindValidation {
 		n.sum.NewValidations++
 		if !n.recordValidation(p, f) {

@@ -36,8 +36,8 @@ func validationTrace(n string) string {
 	return "# Validating rex/0" + n + "\n\n**Type:** validation\n**Cites:** rex/0" + n + "\n\n## Work\n\nVerdict: VALID. Checked " + n + ".\n"
 }
 
-// TestEachRowIsReadAsWhatItPublishes: a peer's dispute is neither a trace
-// nor queued for scoring; its validation traces (type validation under
+// TestEachRowIsReadAsWhatItPublishes: a peer's dispute, or a key
+// statement of its log, is neither a trace nor queued for scoring; its validation traces (type validation under
 // traces/, naming no hash) are each a trace; a file under validations/
 // that does not parse is a validation that counts for nothing, never a
 // trace (docs/decisions.md, "What a row is").
@@ -50,6 +50,7 @@ func TestEachRowIsReadAsWhatItPublishes(t *testing.T) {
 		{"traces/003-trace.md", validationTrace("12"), "validation", "submitted"},
 		{"traces/004-trace.md", validationTrace("13"), "validation", "submitted"},
 		{"validations/val-111111111111.md", "not a validation at all\n", "validation", "published"},
+		{"log/key/rotation-7", "meshnode log key rotation\norigin beta.example\n", "key", "published"},
 	})
 	dir := newNode(t, [][2]string{{"beta", p.URL + "/beta/"}}, "")
 	sum := beat(t, dir, testNow)
@@ -59,7 +60,7 @@ func TestEachRowIsReadAsWhatItPublishes(t *testing.T) {
 		t.Errorf("ledger holds %d traces of beta, want 4 (one work trace, three validation traces)", got)
 	}
 	for _, tr := range l.TracesBy(url) {
-		if tr.File == "disputes/dispute-000000000000.md" || tr.File == "validations/val-111111111111.md" {
+		if tr.File == "disputes/dispute-000000000000.md" || tr.File == "validations/val-111111111111.md" || tr.File == "log/key/rotation-7" {
 			t.Errorf("%s recorded as a trace", tr.File)
 		}
 	}

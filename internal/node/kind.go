@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/translog"
 )
 
 // Kind is what a MANIFEST.md row publishes: a trace, a validation or a
@@ -16,6 +17,10 @@ const (
 	KindTrace      Kind = "trace"
 	KindValidation Kind = "validation"
 	KindDispute    Kind = "dispute"
+	// KindKey is a statement of the node's signed log that changes its
+	// key (docs/protocol.md §3.4), published in the log's directory: it is
+	// verified like any file but never scored.
+	KindKey Kind = "key"
 )
 
 // Types of the rows that are not traces, as this node writes them in the
@@ -23,11 +28,12 @@ const (
 const (
 	TypeValidation = "validation"
 	TypeDispute    = "dispute"
+	TypeKey        = translog.KeyStatementType
 )
 
 // KindOf says what a row publishes, ours or a peer's, by the directory
 // its file lies under: validations/ holds validations, disputes/
-// disputes, anything else traces. A trace of type validation (real
+// disputes, log/ the signed log's key statements, anything else traces. A trace of type validation (real
 // agents record their verdicts that way) is a trace. A row without a file
 // column (an older layout) is judged by its type, the only thing it says.
 // Every reader of a row asks this, so that a node never scores a peer's
@@ -49,6 +55,8 @@ func KindOf(e manifest.Entry) Kind {
 		return KindValidation
 	case DisputesDir:
 		return KindDispute
+	case LogDir:
+		return KindKey
 	}
 	return KindTrace
 }

@@ -18,6 +18,7 @@ func TestKindOfGoesByTheFilesDirectory(t *testing.T) {
 		{"a validation file of any type", manifest.Entry{File: "validations/x.md", Type: "knowledge"}, KindValidation},
 		{"a dispute", manifest.Entry{File: "disputes/dispute-52c3935626c1.md", Type: "dispute"}, KindDispute},
 		{"a dispute written with ./", manifest.Entry{File: "./disputes/d.md"}, KindDispute},
+		{"a key statement of the log", manifest.Entry{File: "log/key/rotation-42", Type: "key"}, KindKey},
 		{"a file elsewhere is a trace", manifest.Entry{File: "notes/validations/x.md", Type: "dispute"}, KindTrace},
 		{"no file column: by type", manifest.Entry{Type: "Validation"}, KindValidation},
 		{"no file column, dispute", manifest.Entry{Type: "dispute"}, KindDispute},
