@@ -33,6 +33,11 @@ type Options struct {
 	// node.MaxTopFileBytes.
 	Window, Chunk int
 	MaxBytes      int64
+	// Add are rows of files that publishing does not find in the
+	// published directories (a key statement of the signed log,
+	// docs/protocol.md §3.4), given their seqs after the new files', in
+	// order. Their Seq is ignored.
+	Add []manifest.Entry
 }
 
 // Result says what publishing does.
@@ -116,6 +121,7 @@ func Plan(s *node.Snapshot, o Options) (*Result, error) {
 	if err := addNewFiles(m, res, s, o, next); err != nil {
 		return nil, err
 	}
+	addRows(m, res, o.Add, next+manifest.Seq(len(res.NewFiles)))
 	m.Sequence = max(next-1, m.MaxSeq())
 	res.Archived = archive(m, o)
 	if len(res.NewFiles) > 0 || statusChanged || o.RefreshUpdated || m.Updated.IsZero() ||

@@ -349,3 +349,31 @@ func TestPublishRefusesOwnManifestWithRowsThatDoNotParse(t *testing.T) {
 		t.Error("MANIFEST.md was rewritten, dropping a published row")
 	}
 }
+
+// TestPublishAddsGivenRowsAfterTheNewFiles: a row of a file outside the
+// published directories (a key statement of the log) gets the seq after
+// the new files', keeps its status, and a second run keeps it.
+func TestPublishAddsGivenRowsAfterTheNewFiles(t *testing.T) {
+	dir := writeNode(t, map[string]string{
+		"traces/a.md":        traceText("A", "knowledge"),
+		"log/key/rotation-2": "statement\n",
+	})
+	stmt := manifest.Entry{Hash: manifest.HashBytes([]byte("statement\n")), File: "log/key/rotation-2", Type: node.TypeKey, Status: StatusPublished, Submitted: t0}
+	o := opts(dir, t0)
+	o.Add = []manifest.Entry{stmt}
+	res := mustPublish(t, o)
+	if len(res.NewFiles) != 2 || res.NewFiles[1].Seq != 2 || res.NewFiles[1].File != stmt.File {
+		t.Fatalf("new rows %+v, want the trace at 1 and the statement at 2", res.NewFiles)
+	}
+	again := mustPublish(t, opts(dir, t1))
+	if again.Changed || len(again.NewFiles) != 0 {
+		t.Fatalf("a second run changed MANIFEST.md: %+v", again.NewFiles)
+	}
+	m, _, err := manifest.Parse(readFile(t, dir, "MANIFEST.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Entries[0]; got.Seq != 2 || got.Status != StatusPublished || got.Type != node.TypeKey {
+		t.Fatalf("statement row %+v", got)
+	}
+}

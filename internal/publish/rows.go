@@ -80,6 +80,16 @@ func addNewFiles(m *manifest.Manifest, res *Result, s *node.Snapshot, o Options,
 	return nil
 }
 
+// addRows publishes rows, from seq next on.
+func addRows(m *manifest.Manifest, res *Result, rows []manifest.Entry, next manifest.Seq) {
+	for _, e := range rows {
+		e.Seq = next
+		next++
+		m.Entries = append(m.Entries, e)
+		res.NewFiles = append(res.NewFiles, e)
+	}
+}
+
 // newRow builds the row of a file about to be published, or says why it
 // must wait.
 func newRow(s *node.Snapshot, o Options, f node.File) (manifest.Entry, string) {
