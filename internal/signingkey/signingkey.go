@@ -26,6 +26,12 @@ const EnvFile = "MESHNODE_LOG_KEY_FILE"
 // nor $MESHNODE_LOG_KEY_FILE names a file.
 const EnvKey = "MESHNODE_LOG_KEY"
 
+// EnvNewKey names the environment variable that holds the key a rotation
+// hands the log to (`meshnode sign --new-log-key`), as a GitHub
+// environment secret gives it to the signing step (docs/publishing.md,
+// "Rotating the key"); read when no --new-log-key flag names a file.
+const EnvNewKey = "MESHNODE_NEW_LOG_KEY"
+
 // maxKeyBytes bounds a key file: a signer key is about 100 bytes.
 const maxKeyBytes = 4 << 10
 
@@ -47,6 +53,19 @@ func Find(flag, dir string) (string, error) {
 		return "", err
 	}
 	return Load(path, dir)
+}
+
+// FindNew returns the signer key a rotation moves the node at dir to:
+// from the file flag names, else $MESHNODE_NEW_LOG_KEY itself; "" when
+// neither gives one.
+func FindNew(flag, dir string) (string, error) {
+	if flag != "" {
+		return Load(flag, dir)
+	}
+	if text := os.Getenv(EnvNewKey); text != "" {
+		return parse(text, "$"+EnvNewKey)
+	}
+	return "", nil
 }
 
 // Path is the key's file for the node at dir: flag when set, else

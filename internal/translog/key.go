@@ -74,3 +74,29 @@ func Keys(identity []byte) []string {
 	}
 	return out
 }
+
+// SetKey returns identity with its log_key line giving vkey: the first
+// such line rewritten and any other removed, or one added at the end.
+// The rest of the file is kept byte for byte.
+func SetKey(identity []byte, vkey string) []byte {
+	lines := strings.SplitAfter(string(identity), "\n")
+	var b strings.Builder
+	done := false
+	for _, line := range lines {
+		if _, ok := strings.CutPrefix(strings.TrimSpace(line), IdentityKey+":"); ok {
+			if !done {
+				b.WriteString(IdentityKey + ": " + vkey + "\n")
+				done = true
+			}
+			continue
+		}
+		b.WriteString(line)
+	}
+	if !done {
+		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
+			b.WriteString("\n")
+		}
+		b.WriteString(IdentityKey + ": " + vkey + "\n")
+	}
+	return []byte(b.String())
+}

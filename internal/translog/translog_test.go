@@ -257,3 +257,23 @@ func TestVerifierKeyIsTheGeneratedOne(t *testing.T) {
 		}
 	}
 }
+
+func TestSetKeyRewritesTheOneLogKeyLine(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"replaced in place", "# IDENTITY\n\nname: ada\nlog_key: old\nrole: x\n", "# IDENTITY\n\nname: ada\nlog_key: new\nrole: x\n"},
+		{"a second line removed", "log_key: a\nname: ada\n  log_key: b\n", "log_key: new\nname: ada\n"},
+		{"added when missing", "name: ada", "name: ada\nlog_key: new\n"},
+		{"added to an empty file", "", "log_key: new\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := SetKey([]byte(tt.in), "new")
+			if string(got) != tt.want {
+				t.Fatalf("SetKey = %q, want %q", got, tt.want)
+			}
+			if keys := Keys(got); len(keys) != 1 || keys[0] != "new" {
+				t.Fatalf("Keys = %v", keys)
+			}
+		})
+	}
+}
