@@ -178,7 +178,8 @@ func mapValue(n *yaml.Node, key string) *yaml.Node {
 }
 
 // TestOnlyTheSignStepHoldsTheLogKey: of every workflow, the log's signing
-// key is named once, in the env of a step of a workflow no pull request
+// key (and the new key of a rotation, docs/publishing.md "Rotating the
+// key") is named in the env of one step of a workflow no pull request
 // starts, and that step runs `meshnode sign` and nothing else: the
 // heartbeat, which parses peers' files, never holds it (issue 23,
 // docs/github.md "The log's signing key").
@@ -214,11 +215,13 @@ func checkSecretUses(t *testing.T, path string, data []byte) (problems []string,
 	}
 	var uses [][]string
 	secretUses(&doc, nil, &uses)
+	signing := map[string]bool{}
 	for _, u := range uses {
 		where := strings.Join(u, ".")
-		// jobs.JOB.steps.I.env.MESHNODE_LOG_KEY = ${{ secrets.MESHNODE_LOG_KEY }}
-		if len(u) != 7 || u[0] != "jobs" || u[2] != "steps" || u[4] != "env" || u[5] != "MESHNODE_LOG_KEY" ||
-			strings.Join(strings.Fields(u[6]), "") != "${{secrets.MESHNODE_LOG_KEY}}" {
+		// jobs.JOB.steps.I.env.MESHNODE_LOG_KEY = ${{ secrets.MESHNODE_LOG_KEY }},
+		// and the same of MESHNODE_NEW_LOG_KEY
+		if len(u) != 7 || u[0] != "jobs" || u[2] != "steps" || u[4] != "env" || !logKeyVars[u[5]] ||
+			strings.Join(strings.Fields(u[6]), "") != "${{secrets."+u[5]+"}}" {
 			problems = append(problems, fmt.Sprintf("%s: %s: a secret named outside the sign step's env", path, where))
 			continue
 		}
@@ -235,10 +238,14 @@ func checkSecretUses(t *testing.T, path string, data []byte) (problems []string,
 			problems = append(problems, fmt.Sprintf("%s: %s: the step given the log's key must run `meshnode sign` and nothing else", path, where))
 			continue
 		}
-		signers++
+		signing[u[1]+"."+u[3]] = true
 	}
-	return problems, signers
+	return problems, len(signing)
 }
+
+// logKeyVars are the environment variables a sign step may take from
+// secrets of the same name: the log's key and a rotation's new key.
+var logKeyVars = map[string]bool{"MESHNODE_LOG_KEY": true, "MESHNODE_NEW_LOG_KEY": true}
 
 // TestSignStepGuardFindsTheKeyOutOfPlace: the guard above is only as good
 // as what it refuses.
@@ -252,14 +259,17 @@ func TestSignStepGuardFindsTheKeyOutOfPlace(t *testing.T) {
 		problems int
 		signers  int
 	}{
-		"the sign step":            {step(`'"$RUNNER_TEMP/meshnode" sign'`), 0, 1},
-		"the sign step with flags": {step(`'"$RUNNER_TEMP/meshnode" sign --dir node'`), 0, 1},
-		"the heartbeat step":       {step(`'"$RUNNER_TEMP/meshnode" heartbeat'`), 1, 0},
-		"sign and more":            {step(`'"$RUNNER_TEMP/meshnode" sign && curl x'`), 1, 0},
-		"for pull requests":        {strings.Replace(step(`'"$RUNNER_TEMP/meshnode" sign'`), "schedule", "pull_request", 1), 1, 1},
-		"the job's env":            {"on: [schedule]\njobs:\n  h:\n    env:\n      MESHNODE_LOG_KEY: " + key + "\n", 1, 0},
-		"another secret":           {strings.Replace(step(`'"$RUNNER_TEMP/meshnode" sign'`), "secrets.MESHNODE_LOG_KEY", "secrets.OTHER", 1), 1, 0},
-		"secrets: inherit":         {"on: [schedule]\njobs:\n  h:\n    uses: ./x.yml\n    secrets: inherit\n", 1, 0},
+		"the sign step":                   {step(`'"$RUNNER_TEMP/meshnode" sign'`), 0, 1},
+		"the sign step with flags":        {step(`'"$RUNNER_TEMP/meshnode" sign --dir node'`), 0, 1},
+		"the heartbeat step":              {step(`'"$RUNNER_TEMP/meshnode" heartbeat'`), 1, 0},
+		"sign and more":                   {step(`'"$RUNNER_TEMP/meshnode" sign && curl x'`), 1, 0},
+		"for pull requests":               {strings.Replace(step(`'"$RUNNER_TEMP/meshnode" sign'`), "schedule", "pull_request", 1), 1, 1},
+		"the job's env":                   {"on: [schedule]\njobs:\n  h:\n    env:\n      MESHNODE_LOG_KEY: " + key + "\n", 1, 0},
+		"another secret":                  {strings.Replace(step(`'"$RUNNER_TEMP/meshnode" sign'`), "secrets.MESHNODE_LOG_KEY", "secrets.OTHER", 1), 1, 0},
+		"secrets: inherit":                {"on: [schedule]\njobs:\n  h:\n    uses: ./x.yml\n    secrets: inherit\n", 1, 0},
+		"the sign step with the new key":  {step(`'"$RUNNER_TEMP/meshnode" sign'`) + "          MESHNODE_NEW_LOG_KEY: ${{ secrets.MESHNODE_NEW_LOG_KEY }}\n", 0, 1},
+		"the new key in the heartbeat":    {step(`'"$RUNNER_TEMP/meshnode" heartbeat'`) + "          MESHNODE_NEW_LOG_KEY: ${{ secrets.MESHNODE_NEW_LOG_KEY }}\n", 2, 0},
+		"the new key from another secret": {step(`'"$RUNNER_TEMP/meshnode" sign'`) + "          MESHNODE_NEW_LOG_KEY: ${{ secrets.MESHNODE_LOG_KEY }}\n", 1, 1},
 	} {
 		problems, signers := checkSecretUses(t, name, []byte(tt.workflow))
 		if len(problems) != tt.problems || signers != tt.signers {
