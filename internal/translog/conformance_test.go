@@ -32,7 +32,9 @@ const vectorKey = "PRIVATE+KEY+ada.example/mesh+726925c7+AeHQpsapOA9X2DWJzOPXcw3
 // implementation would, with x/mod and this test's own reading of the
 // formats, none of the package's: the checkpoint under IDENTITY.md's key,
 // every tile against its root, and every entry's bytes against its row of
-// MANIFEST.md and its leaf.
+// MANIFEST.md and its leaf. A vector with a pinned/ directory changes the
+// log's key: checkKeyVector reads it as a poller that pinned the old key,
+// with the package's pure checks, which are what a poller calls.
 func TestLogVectorsVerifyWithXMod(t *testing.T) {
 	cases, err := os.ReadDir(logVectors)
 	if err != nil {
@@ -45,9 +47,16 @@ func TestLogVectorsVerifyWithXMod(t *testing.T) {
 		t.Run(c.Name(), func(t *testing.T) {
 			dir := filepath.Join(logVectors, c.Name())
 			if *updateVectors {
-				writeVector(t, dir)
+				if kv, ok := keyVectors[c.Name()]; ok {
+					writeKeyVector(t, dir, kv(t))
+				} else {
+					writeVector(t, dir)
+				}
 			}
 			checkVector(t, dir)
+			if _, err := os.Stat(filepath.Join(dir, "pinned")); err == nil {
+				checkKeyVector(t, dir)
+			}
 		})
 	}
 }
