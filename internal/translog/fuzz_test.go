@@ -76,7 +76,7 @@ func FuzzParseBundle(f *testing.F) {
 
 // FuzzParseKeyStatement: a key statement that parses marshals back to the
 // same text (one spelling per statement), and nothing panics, verifying
-// included.
+// included (a statement, or the same bytes as a rotated checkpoint).
 func FuzzParseKeyStatement(f *testing.F) {
 	newS, newV, err := GenerateKey(testOrigin)
 	if err != nil {
@@ -90,10 +90,13 @@ func FuzzParseKeyStatement(f *testing.F) {
 	k.Kind = KindRestart
 	text, _ = k.Marshal()
 	f.Add(string(text))
+	cp, _ := Sign(Checkpoint{Origin: testOrigin, Size: 4}, testSKey, newS)
+	f.Add(string(cp))
 	f.Add("meshnode log key rotation\norigin o\nprevious o+00000000+AA\nkey o+00000000+AB\nsize 1\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		VerifyRotation(testVKey, []byte(text), testOrigin)
 		VerifyRestart([]byte(text), testOrigin)
+		OpenRotated([]byte(text), testVKey, newV, 4)
 		k, err := ParseKeyStatement(text)
 		if err != nil {
 			return

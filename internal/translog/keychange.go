@@ -275,6 +275,9 @@ func VerifyRotationEntry(oldVerifierKey string, index int64, entry, statement []
 // waits for its operator to re-pin (docs/decisions.md, "Losing the log's
 // key"), never follows it by itself.
 func VerifyRestart(statement []byte, origin string) (KeyStatement, error) {
+	if len(statement) > MaxKeyStatementBytes {
+		return KeyStatement{}, fmt.Errorf("key statement: %d bytes, more than %d", len(statement), MaxKeyStatementBytes)
+	}
 	text, err := unverifiedText(statement)
 	if err != nil {
 		return KeyStatement{}, fmt.Errorf("key statement: %w", err)

@@ -290,6 +290,9 @@ func TestRestartStatement(t *testing.T) {
 	if _, err := VerifyRestart(forged, testOrigin); err == nil {
 		t.Fatal("a restart not signed by the key it names accepted")
 	}
+	if _, err := VerifyRestart(append(msg, make([]byte, MaxKeyStatementBytes)...), testOrigin); err == nil || !strings.Contains(err.Error(), "more than") {
+		t.Fatalf("an oversized restart statement: %v", err)
+	}
 	if _, err := SignKeyStatement(KeyStatement{Kind: KindRotation, Origin: testOrigin, Previous: testVKey, Key: newV, Size: 4}, newS); err == nil {
 		t.Fatal("a rotation signed without the previous key")
 	}
