@@ -34,8 +34,27 @@ func rotatedTo(dir, newKey string) (bool, error) {
 	return slices.Equal(translog.Keys(identity), []string{vkey}), nil
 }
 
-// runRotate rotates the log from key to newKey and says what to do next.
+// loadNewLogKey reads the key a rotation moves to, from the flag's file or
+// $MESHNODE_NEW_LOG_KEY; "" when neither gives one.
+func loadNewLogKey(flag, dir string) (string, error) {
+	skey, err := signingkey.FindNew(flag, dir)
+	if errors.Is(err, signingkey.ErrInsideNode) {
+		return "", usagef("move the key outside the node's directory and pass --new-log-key FILE", "%v", err)
+	}
+	return skey, err
+}
+
+// runRotate rotates the log from key to newKey and says what to do next;
+// once IDENTITY.md names newKey, it signs with newKey instead.
 func runRotate(e *env, dir string, cfg *config.Config, key, newKey string, now time.Time) error {
+	rotated, err := rotatedTo(dir, newKey)
+	if err != nil {
+		return err
+	}
+	if rotated {
+		fmt.Fprintf(e.stdout, "log: %s already names the new key: signing with it; %s\n", node.IdentityFile, replaceSecretHint)
+		return runSign(e, dir, cfg.URL, newKey)
+	}
 	if key == "" {
 		return usagef("give the current key too (--log-key, "+signingkey.EnvKey+"): it signs the rotation", "sign: no signing key to rotate from")
 	}

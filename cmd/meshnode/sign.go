@@ -59,60 +59,42 @@ Flags:
 	})
 }
 
-// signFlags are sign's flags.
-type signFlags struct {
-	nf          nodeFlags
-	key, newKey *string
-	restart     *bool
-}
-
 func runSignCmd(_ context.Context, e *env, args []string) error {
 	fs := newFlagSet("sign")
-	var f signFlags
-	f.nf.add(fs)
-	f.key = addLogKeyFlag(fs)
-	f.newKey = fs.String("new-log-key", "", "rotate the log to the key in this file, outside the node (default: the key itself in $"+signingkey.EnvNewKey+")")
-	f.restart = fs.Bool("restart", false, "the log's key is lost: restart the log under the key --log-key gives, for peers' operators to re-pin")
+	var nf nodeFlags
+	nf.add(fs)
+	keyFlag := addLogKeyFlag(fs)
+	newKeyFlag := fs.String("new-log-key", "", "rotate the log to the key in this file, outside the node (default: the key itself in $"+signingkey.EnvNewKey+")")
+	restart := fs.Bool("restart", false, "the log's key is lost: restart the log under the key --log-key gives, for peers' operators to re-pin")
 	if err := parseFlagsNoArgs(e, fs, args); err != nil {
 		return err
 	}
-	if *f.restart && *f.newKey != "" {
+	if *restart && *newKeyFlag != "" {
 		return usagef("rotate with the old key and --new-log-key, or restart with the new key as --log-key", "sign: --restart and --new-log-key together")
 	}
-	key, err := loadLogKey(*f.key, f.nf.dir)
+	key, err := loadLogKey(*keyFlag, nf.dir)
 	if err != nil {
 		return err
 	}
-	cfg, err := config.Load(f.nf.dir)
+	cfg, err := config.Load(nf.dir)
 	if err != nil {
 		return err
 	}
-	now, err := f.nf.clock(e)
+	now, err := nf.clock(e)
 	if err != nil {
 		return err
 	}
-	if *f.restart {
-		return runRestart(e, f.nf.dir, cfg, key, now())
+	if *restart {
+		return runRestart(e, nf.dir, cfg, key, now())
 	}
-	newKey, err := signingkey.FindNew(*f.newKey, f.nf.dir)
-	if errors.Is(err, signingkey.ErrInsideNode) {
-		return usagef("move the key outside the node's directory and pass --new-log-key FILE", "%v", err)
-	}
-	if err != nil {
+	newKey, err := loadNewLogKey(*newKeyFlag, nf.dir)
+	switch {
+	case err != nil:
 		return err
+	case newKey != "":
+		return runRotate(e, nf.dir, cfg, key, newKey, now())
 	}
-	if newKey != "" {
-		rotated, err := rotatedTo(f.nf.dir, newKey)
-		if err != nil {
-			return err
-		}
-		if !rotated {
-			return runRotate(e, f.nf.dir, cfg, key, newKey, now())
-		}
-		fmt.Fprintf(e.stdout, "log: %s already names the new key: signing with it; %s\n", node.IdentityFile, replaceSecretHint)
-		key = newKey
-	}
-	return runSign(e, f.nf.dir, cfg.URL, key)
+	return runSign(e, nf.dir, cfg.URL, key)
 }
 
 // runSign extends and signs the log with key.
