@@ -130,7 +130,7 @@ func (s *Source) readLog(ctx context.Context, p source.Peer, c *state.Cursor, pi
 	}
 	if cp == nil {
 		req := request(p, checkpointURL(p), translog.MaxCheckpointBytes)
-		if !c.Unread() {
+		if !reread(c, pin) {
 			req.ETag, req.LastModified = pin.ETag, pin.LastModified
 		}
 		var err error
@@ -145,12 +145,21 @@ func (s *Source) readLog(ctx context.Context, p source.Peer, c *state.Cursor, pi
 		l.RateLeft = cp.RateLimit.Remaining
 	}
 	pin.ETag, pin.LastModified = cp.ETag, cp.LastModified
-	if cp.NotModified || string(cp.Body) == pin.Checkpoint && !c.Unread() {
+	if cp.NotModified || string(cp.Body) == pin.Checkpoint && !reread(c, pin) {
 		s.Pins.put(pin)
 		l.Unchanged = true
 		return l, nil
 	}
 	return s.advance(ctx, p, c, pin, cp.Body, l)
+}
+
+// reread reports whether the poll wants entries of the tree accepted
+// before: retries or a backlog (c.Unread), or a cursor behind the pin's
+// last seq, when the poll that read them did not end (interrupted, cut
+// by the deadline) and the cursor it saved is older than the pin. The
+// whole log is then read again and verified, and the plan dedups.
+func reread(c *state.Cursor, pin *Pin) bool {
+	return c.Unread() || c.LastSeenSeq < pin.LastSeq
 }
 
 // advance verifies the checkpoint body against the pin and reads the
@@ -168,14 +177,14 @@ func (s *Source) advance(ctx context.Context, p source.Peer, c *state.Cursor, pi
 		return s.older(p, pin, l, r, prev, to, body)
 	case to.N == prev.N && to.Hash != prev.Hash:
 		return s.refuse(p, pin, l, forkAlarm(pin, body, "two checkpoints of the same size with different roots"))
-	case to.N == prev.N && !c.Unread():
+	case to.N == prev.N && !reread(c, pin):
 		s.Pins.put(pin) // the same tree, signed again
 		l.Unchanged = true
 		return l, nil
 	}
 	from := prev.N
-	if c.Unread() {
-		from = 0 // retries or a backlog: the poll wants entries read before
+	if reread(c, pin) {
+		from = 0
 	}
 	raw, err := r.verify(prev, to, from)
 	if err != nil {

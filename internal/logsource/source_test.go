@@ -262,3 +262,18 @@ func TestPinsSaveOnlyWhatChanged(t *testing.T) {
 		t.Fatalf("loaded %+v", got)
 	}
 }
+
+// TestCursorBehindThePinReadsTheLogAgain: a poll whose result was lost
+// (interrupted, its cursor not saved) must not leave the accepted
+// entries unread.
+func TestCursorBehindThePinReadsTheLogAgain(t *testing.T) {
+	h := newPeerHost(t)
+	r, _ := pinned(t, h)
+	r.cur.LastSeenSeq = 0
+	if l := r.read(t); len(seqsOf(l)) != 300 || l.Unchanged {
+		t.Fatalf("cursor behind: %d entries", len(seqsOf(l)))
+	}
+	if l := r.read(t); !l.Unchanged {
+		t.Fatalf("cursor caught up: %+v", l)
+	}
+}
