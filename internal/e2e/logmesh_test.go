@@ -100,4 +100,44 @@ func TestThreeNodesPublishPollAndValidateThroughLogs(t *testing.T) {
 			t.Fatalf("the log itself verified: %+v", sum.LogsRefused)
 		}
 	})
+
+	t.Run("a checkpoint under another key is refused until a re-pin", func(t *testing.T) {
+		cpFile := filepath.Join(ada.dir, node.LogDir, translog.CheckpointFile)
+		honest, err := os.ReadFile(cpFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		origin, _ := translog.Origin(ada.url)
+		other, _, err := translog.GenerateKey(origin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		forged, err := translog.Sign(translog.Checkpoint{Origin: origin, Size: 1}, other)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, ada.dir, node.LogDir+"/"+translog.CheckpointFile, string(forged))
+		m.now = m.now.Add(heartbeatEvery)
+		sum := m.beat("bob")
+		if len(sum.LogsRefused) != 1 || sum.LogsRefused[0].Peer != "ada" || sum.LogsRefused[0].Kind != logsource.AlarmKeyChange {
+			t.Fatalf("bob's summary: %+v", sum.LogsRefused)
+		}
+		writeFile(t, ada.dir, node.LogDir+"/"+translog.CheckpointFile, string(honest))
+		m.now = m.now.Add(heartbeatEvery)
+		if sum := m.beat("bob"); len(sum.LogsRefused) != 1 {
+			t.Fatalf("the alarm went without a re-pin: %+v", sum.LogsRefused)
+		}
+		pins := pinsOf(t, bob.dir)
+		pins.Repin(ada.url, m.now)
+		if _, err := pins.Save(); err != nil {
+			t.Fatal(err)
+		}
+		m.now = m.now.Add(heartbeatEvery)
+		if sum := m.beat("bob"); len(sum.LogsRefused) != 0 {
+			t.Fatalf("after the re-pin: %+v", sum.LogsRefused)
+		}
+		if p := pinsOf(t, bob.dir).Get(ada.url); p.Key != keys["ada"] || len(p.Resolved) != 1 {
+			t.Fatalf("bob's pin of ada after the re-pin: %+v", p)
+		}
+	})
 }
