@@ -25,6 +25,13 @@ import (
 // real ones are under 2 KiB.
 const maxIdentityBytes = 64 << 10
 
+// maxEntriesPerRead bounds the entries one poll reads from a log, as
+// manifest.MaxRows bounds a MANIFEST.md's: 400 bundles, about 20 MB of
+// entries in memory. A log that grew more since the last poll (or at
+// first contact) fails the poll with a clear error. A variable so tests
+// can lower it.
+var maxEntriesPerRead int64 = manifest.MaxRows
+
 // Source reads the entries of peers that publish a signed log from it,
 // and those of other peers through Manifest.
 type Source struct {
@@ -42,10 +49,12 @@ type Source struct {
 // pinned on that key and read from its log from then on.
 func (s *Source) Read(ctx context.Context, p source.Peer, c *state.Cursor) (*source.Listing, error) {
 	pin := s.Pins.Get(p.URL)
-	if pin != nil && pin.Key != "" {
+	switch {
+	case pin == nil:
+		pin = &Pin{URL: p.URL}
+	case pin.Key != "":
 		return s.readLog(ctx, p, c, pin, nil, 0)
-	}
-	if pin != nil && pin.Repin {
+	case pin.Repin:
 		// An operator re-pinned it: look for the log before anything else.
 		return s.discover(ctx, p, c, pin, nil)
 	}
@@ -53,7 +62,7 @@ func (s *Source) Read(ctx context.Context, p source.Peer, c *state.Cursor) (*sou
 	if err != nil || l.Unchanged {
 		return l, err
 	}
-	return s.discover(ctx, p, c, &Pin{URL: p.URL}, l)
+	return s.discover(ctx, p, c, pin, l)
 }
 
 // discover reads p's IDENTITY.md and log/checkpoint; when it publishes
@@ -185,6 +194,9 @@ func (s *Source) advance(ctx context.Context, p source.Peer, c *state.Cursor, pi
 	from := prev.N
 	if reread(c, pin) {
 		from = 0
+	}
+	if to.N-from > maxEntriesPerRead {
+		return l, fmt.Errorf("log of %d entries: %d to read at once, more than %d", to.N, to.N-from, maxEntriesPerRead)
 	}
 	raw, err := r.verify(prev, to, from)
 	if err != nil {

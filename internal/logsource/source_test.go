@@ -277,3 +277,35 @@ func TestCursorBehindThePinReadsTheLogAgain(t *testing.T) {
 		t.Fatalf("cursor caught up: %+v", l)
 	}
 }
+
+func TestLogTooLargeToReadAtOnceFailsThePoll(t *testing.T) {
+	defer func(n int64) { maxEntriesPerRead = n }(maxEntriesPerRead)
+	maxEntriesPerRead = 299
+	h := newPeerHost(t)
+	h.publish(t, entriesN(1, 300, "x"), h.skey)
+	r := newReader(t, h)
+	l, err := r.src.Read(t.Context(), r.peer, &r.cur)
+	if err == nil || !strings.Contains(err.Error(), "more than 299") || l.Manifest != nil || r.pin() != nil {
+		t.Fatalf("err %v, listing %+v, pin %+v", err, l, r.pin())
+	}
+}
+
+// TestRepinKeepsItsEvidenceWhenThePeerNoLongerPublishesALog: a re-pinned
+// peer without a log is read from MANIFEST.md, and the pin keeps the
+// resolved alarm when a log appears later.
+func TestRepinKeepsItsEvidenceWhenThePeerNoLongerPublishesALog(t *testing.T) {
+	h := newPeerHost(t)
+	r, _ := pinned(t, h)
+	h.publish(t, nil, h.skey)
+	h.set(node.LogDir+"/checkpoint", nil)
+	r.read(t)
+	r.src.Pins.Repin(r.peer.URL, testNow)
+	if l := r.read(t); !slices.Equal(seqsOf(l), []manifest.Seq{1}) || r.man.reads != 2 {
+		t.Fatalf("re-pinned without a log: %v, %d manifest reads", seqsOf(l), r.man.reads)
+	}
+	h.publish(t, entriesN(1, 2, "y"), h.skey)
+	r.cur = state.Cursor{}
+	if l := r.read(t); len(seqsOf(l)) != 2 || r.pin().Key != h.vkey || len(r.pin().Resolved) != 1 || r.pin().Resolved[0].Kind != AlarmLogGone {
+		t.Fatalf("log back: %v, pin %+v", seqsOf(l), r.pin())
+	}
+}
