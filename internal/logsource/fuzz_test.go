@@ -41,3 +41,22 @@ func FuzzVerifyServedLog(f *testing.F) {
 		}
 	})
 }
+
+// FuzzFirstContactIdentity serves any bytes as a peer's IDENTITY.md at
+// first contact, beside a log signed with the peer's real key: the read
+// must never panic, and a pin without an alarm holds the real key.
+func FuzzFirstContactIdentity(f *testing.F) {
+	f.Add([]byte("# IDENTITY\n\nname: a\n"))
+	f.Add([]byte("log_key: a+00000000+AQ==\nlog_key: b\n"))
+	f.Add([]byte("log_key: 127.0.0.1+12345678+Afl8sXv\n"))
+	f.Fuzz(func(t *testing.T, identity []byte) {
+		h := newPeerHost(t)
+		h.publish(t, entriesN(1, 3, "x"), h.skey)
+		h.set(node.IdentityFile, identity)
+		r := newReader(t, h)
+		r.read(t)
+		if p := r.pin(); p != nil && p.Alarm == nil && p.Key != h.vkey {
+			t.Fatalf("pinned %q without an alarm; the log is signed by %q", p.Key, h.vkey)
+		}
+	})
+}
