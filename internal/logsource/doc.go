@@ -2,7 +2,8 @@
 // (docs/protocol.md §3.4, §6.9): a source.Source that pins the peer's
 // log key on first contact, asks for log/checkpoint only (conditionally)
 // at each poll, and when the tree grew fetches only the new entry bundles
-// and the hash tiles above them, verifies the checkpoint's signature with
+// (deriving the hash tiles above them from those its pin kept, fetching
+// them at first contact), verifies the checkpoint's signature with
 // the pinned key, the tiles against its root (tlog.TileHashReader) and
 // the consistency proof against the last checkpoint it accepted, then
 // hands the new entries to the poll as a Listing. Peers that publish no

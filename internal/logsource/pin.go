@@ -33,6 +33,11 @@ type Pin struct {
 	// Accepted are the trees of the last checkpoints accepted, oldest
 	// first, at most keepAccepted.
 	Accepted []Tree `json:"accepted,omitempty"`
+	// Tiles are the rightmost hash tile of each level from 1 up of the
+	// tree accepted, verified against its root, by path under log/
+	// (base64): the next poll derives the tiles of the grown tree from
+	// them and the new bundles instead of fetching them.
+	Tiles map[string]string `json:"tiles,omitempty"`
 	// ETag and LastModified are the checkpoint's validators.
 	ETag         string `json:"etag,omitempty"`
 	LastModified string `json:"last_modified,omitempty"`
@@ -200,6 +205,9 @@ func (p *Pin) normalized() *Pin {
 		n.Alarm = &a
 	}
 	n.Resolved = slices.Clone(p.Resolved)
+	if len(n.Tiles) == 0 {
+		n.Tiles = nil
+	}
 	for i := range n.Resolved {
 		n.Resolved[i].At, n.Resolved[i].Resolved = n.Resolved[i].At.UTC(), n.Resolved[i].Resolved.UTC()
 	}

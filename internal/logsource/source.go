@@ -180,7 +180,7 @@ func (s *Source) advance(ctx context.Context, p source.Peer, c *state.Cursor, pi
 	}
 	to := tlog.Tree{N: cp.Size, Hash: cp.Root}
 	prev := pin.tree()
-	r := newTileReader(ctx, s.getter(p, &l.Requests))
+	r := newTileReader(ctx, s.getter(p, &l.Requests), pin.kept())
 	switch {
 	case to.N < prev.N:
 		return s.older(p, pin, l, r, prev, to, body)
@@ -199,9 +199,16 @@ func (s *Source) advance(ctx context.Context, p source.Peer, c *state.Cursor, pi
 		return l, fmt.Errorf("log of %d entries: %d to read at once, more than %d", to.N, to.N-from, maxEntriesPerRead)
 	}
 	raw, err := r.verify(prev, to, from)
+	if err != nil && r.derived {
+		// Judge a failure on the peer's own tiles, not on ones derived
+		// from what the pin kept: a fork shows as a fork.
+		r = newTileReader(ctx, s.getter(p, &l.Requests), nil)
+		raw, err = r.verify(prev, to, from)
+	}
 	if err != nil {
 		return s.refused(p, pin, l, r, body, err)
 	}
+	pin.keep(r.rightmost())
 	entries, err := parseEntries(raw, pin.LastSeq, from == prev.N && from > 0)
 	if err != nil {
 		return s.refuse(p, pin, l, &Alarm{Kind: AlarmBadEntry, Detail: err.Error(), Checkpoints: []string{string(body)}})
@@ -329,6 +336,27 @@ func nonEmpty(s string) []string {
 		return nil
 	}
 	return []string{s}
+}
+
+// kept returns the tiles the pin keeps, by tile.
+func (p *Pin) kept() map[tlog.Tile][]byte {
+	out := map[tlog.Tile][]byte{}
+	for path, b64 := range p.Tiles {
+		t, err := tlog.ParseTilePath(fmt.Sprintf("tile/%d/%s", translog.TileHeight, strings.TrimPrefix(path, "tile/")))
+		data, derr := base64.StdEncoding.DecodeString(b64)
+		if err == nil && derr == nil && t.L > 0 && len(data) == t.W*tlog.HashSize {
+			out[t] = data
+		}
+	}
+	return out
+}
+
+// keep replaces the tiles the pin keeps.
+func (p *Pin) keep(tiles map[tlog.Tile][]byte) {
+	p.Tiles = make(map[string]string, len(tiles))
+	for t, data := range tiles {
+		p.Tiles[translog.TilePath(t)] = base64.StdEncoding.EncodeToString(data)
+	}
 }
 
 // tree is the tree last accepted, empty before any.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"golang.org/x/mod/sumdb/tlog"
 
@@ -23,29 +24,43 @@ const (
 type getFunc func(ctx context.Context, path string, max int64) ([]byte, error)
 
 // tileReader is a tlog.TileReader over one peer's published log, for one
-// poll: hash tiles of level 1 and up are fetched; those of level 0 are the
-// leaf hashes of the entry bundles, which are fetched once and kept for
-// the entries they hold, so catching up n entries costs their bundles and
-// the hash tiles above them. Nothing it returns is trusted until
-// tlog.TileHashReader verified it against a signed root.
+// poll: a hash tile of level 0 is the leaf hashes of its entry bundle,
+// which is fetched once and kept for the entries it holds; one of level 1
+// and up is derived from the tile the pin kept of its place and the roots
+// of the full tiles below it, or else fetched. Catching up n entries costs
+// their bundles. Nothing it returns is trusted until tlog.TileHashReader
+// verified it against a signed root.
 type tileReader struct {
 	ctx     context.Context
 	get     getFunc
 	tiles   map[tlog.Tile][]byte   // hash tiles as fetched or derived
 	bundles map[tlog.Tile][][]byte // entries of each level-0 tile
 	served  map[string][]byte      // every file fetched, by path, for evidence
+	// kept are the verified tiles the pin kept of the tree accepted
+	// (Pin.Tiles); derived says a tile was derived from them.
+	kept    map[tlog.Tile][]byte
+	derived bool
+	// saved are the tiles of level 1 and up tlog verified (SaveTiles).
+	saved map[tlog.Tile][]byte
 }
 
-func newTileReader(ctx context.Context, get getFunc) *tileReader {
-	return &tileReader{ctx: ctx, get: get, tiles: map[tlog.Tile][]byte{}, bundles: map[tlog.Tile][][]byte{}, served: map[string][]byte{}}
+func newTileReader(ctx context.Context, get getFunc, kept map[tlog.Tile][]byte) *tileReader {
+	return &tileReader{ctx: ctx, get: get, tiles: map[tlog.Tile][]byte{}, bundles: map[tlog.Tile][][]byte{},
+		served: map[string][]byte{}, kept: kept, saved: map[tlog.Tile][]byte{}}
 }
 
 // Height is C2SP tlog-tiles' height.
 func (r *tileReader) Height() int { return translog.TileHeight }
 
-// SaveTiles keeps nothing: a poll reads each tile once, and the next poll
-// needs the tiles of a larger tree.
-func (r *tileReader) SaveTiles([]tlog.Tile, [][]byte) {}
+// SaveTiles notes the tiles of level 1 and up that tlog verified, for the
+// pin to keep the rightmost of each level (rightmost).
+func (r *tileReader) SaveTiles(tiles []tlog.Tile, data [][]byte) {
+	for i, t := range tiles {
+		if t.L > 0 {
+			r.saved[t] = data[i]
+		}
+	}
+}
 
 // ReadTiles returns each tile's hashes.
 func (r *tileReader) ReadTiles(tiles []tlog.Tile) ([][]byte, error) {
@@ -74,6 +89,8 @@ func (r *tileReader) tile(t tlog.Tile) ([]byte, error) {
 			h := tlog.RecordHash(e)
 			data = append(data, h[:]...)
 		}
+	} else if d, ok := r.derive(t); ok {
+		data = d
 	} else {
 		raw, err := r.fetch(t, maxHashTileBytes)
 		if err != nil {
@@ -86,6 +103,67 @@ func (r *tileReader) tile(t tlog.Tile) ([]byte, error) {
 	}
 	r.tiles[t] = data
 	return data, nil
+}
+
+// derive computes hash tile t from the kept tile of its place, which it
+// extends, and the roots of the full tiles below it that complete it
+// since: hashes tlog verifies against the signed root like fetched ones.
+func (r *tileReader) derive(t tlog.Tile) ([]byte, bool) {
+	var base tlog.Tile
+	var data []byte
+	for k, d := range r.kept {
+		if k.L == t.L && k.N == t.N && k.W <= t.W && k.W > base.W {
+			base, data = k, d
+		}
+	}
+	if data == nil {
+		return nil, false
+	}
+	out := slices.Clone(data[:base.W*tlog.HashSize])
+	for k := base.W; k < t.W; k++ {
+		child := tlog.Tile{H: t.H, L: t.L - 1, N: t.N<<translog.TileHeight + int64(k), W: 1 << translog.TileHeight}
+		cd, err := r.tile(child)
+		if err != nil {
+			return nil, false
+		}
+		root := tileRoot(cd)
+		out = append(out, root[:]...)
+	}
+	r.derived = true
+	return out, true
+}
+
+// tileRoot is the root of a full tile's hashes: the hash one level above
+// it in the tree.
+func tileRoot(data []byte) tlog.Hash {
+	level := make([]tlog.Hash, len(data)/tlog.HashSize)
+	for i := range level {
+		copy(level[i][:], data[i*tlog.HashSize:])
+	}
+	for len(level) > 1 {
+		next := make([]tlog.Hash, len(level)/2)
+		for i := range next {
+			next[i] = tlog.NodeHash(level[2*i], level[2*i+1])
+		}
+		level = next
+	}
+	return level[0]
+}
+
+// rightmost is, for each level from 1 up, the verified tile of the
+// highest index: what the pin keeps for the next poll.
+func (r *tileReader) rightmost() map[tlog.Tile][]byte {
+	top := map[int]tlog.Tile{}
+	for t := range r.saved {
+		if cur, ok := top[t.L]; !ok || t.N > cur.N || t.N == cur.N && t.W > cur.W {
+			top[t.L] = t
+		}
+	}
+	out := make(map[tlog.Tile][]byte, len(top))
+	for _, t := range top {
+		out[t] = r.saved[t]
+	}
+	return out
 }
 
 // bundle returns the first t.W entries of level-0 tile t's bundle.
