@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"time"
 
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/logsource"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/presence"
@@ -23,6 +25,7 @@ func init() {
 		name:    "peers",
 		summary: "list known agents with presence, cursor and breaker state",
 		usage: `Usage: meshnode peers [--dir DIR] [--now T] [--json]
+       meshnode peers repin NAME [--dir DIR] [--now T]
 
 Lists every agent this node knows: those in AGENTS.md and those learned from
 peers' AGENTS.md (gossip). For each: its URL, presence (active, stale,
@@ -32,13 +35,23 @@ consecutive failures and backoff, cursor (last seq seen) and gaps still
 asked for, when it was last polled and when it is polled next (a quiet peer
 less often: its presence is then as of its last poll), and how many of its
 traces and validations the ledger holds (and, with --json, how many of its
-traces another agent lists too: copies).
+traces another agent lists too: copies), and how it is read: from its
+MANIFEST.md, or from its signed log (verified entries), or refused (a
+fork, a bad signature, a key change, an altered entry or tile, a log
+gone: docs/decisions.md, "Reading a peer's signed log").
+
+"peers repin NAME" is the only way past a refused log, or a log its owner
+re-started under a new key: it forgets the key and checkpoint pinned for
+NAME (an agent's name or URL), keeps the alarm as evidence, and the next
+heartbeat pins the key NAME's IDENTITY.md then publishes. Check that key
+with the agent first.
 
 Reads mesh.yaml, AGENTS.md and mesh-state/ only; it polls nothing. --json prints a list
 of objects, one per agent; the schema is in docs/cli/peers.md.
 
 Examples:
   meshnode peers
+  meshnode peers repin ada
   meshnode peers --json | jq -r '.[] | select(.presence == "unreachable") | .url'
 
 Flags:
@@ -83,6 +96,9 @@ type peerRow struct {
 	// says, when it is not ours, how it differs (docs/decisions.md, Rule sets).
 	Rules     string `json:"rules,omitempty"`
 	RulesNote string `json:"rules_note,omitempty"`
+	// Log says how the peer is read: "manifest", its signed log's
+	// verified entries, or why its log is refused (logsource.State).
+	Log string `json:"log"`
 }
 
 func runPeers(ctx context.Context, e *env, args []string) error {
@@ -93,12 +109,15 @@ func runPeers(ctx context.Context, e *env, args []string) error {
 	if err := parseFlags(e, fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return usagef("run 'meshnode peers -h' for its flags", "peers: unexpected argument %q", fs.Arg(0))
-	}
 	clock, err := o.clock(e)
 	if err != nil {
 		return err
+	}
+	if fs.NArg() == 2 && fs.Arg(0) == "repin" {
+		return runRepin(e.stdout, o.dir, fs.Arg(1), clock())
+	}
+	if fs.NArg() > 0 {
+		return usagef("run 'meshnode peers -h' for its flags", "peers: unexpected argument %q", fs.Arg(0))
 	}
 	// A broken or missing mesh.yaml is said, not shown as "no peers".
 	cfg, err := config.Load(o.dir)
@@ -140,6 +159,10 @@ func listPeers(dir, self string, now time.Time) ([]peerRow, []roster.Problem, er
 	// Our rule set is compared with each peer's only when our
 	// FOUNDERS.md parses; doctor and signal report one that does not.
 	ours, _ := signal.ParseFounders(snap.Founders)
+	pins, err := logsource.Load(filepath.Join(dir, node.LogPinsFile))
+	if err != nil {
+		return nil, nil, err
+	}
 	rows := []peerRow{}
 	for _, k := range snap.Known(self) {
 		source := "gossip"
@@ -147,6 +170,7 @@ func listPeers(dir, self string, now time.Time) ([]peerRow, []roster.Problem, er
 			source = "agents.md"
 		}
 		r := peerRowFor(k.Name, k.URL, source, snap.Cursors.Cursors[k.URL], snap.Ledger, now)
+		r.Log = logsource.State(pins.Get(k.URL))
 		if ours.Rules != "" {
 			r.RulesNote = signal.RulesNote(r.Agent, ours.Rules, r.Rules)
 		}

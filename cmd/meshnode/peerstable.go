@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/logsource"
 	"github.com/meshnode/meshnode/internal/presence"
 	"github.com/meshnode/meshnode/internal/state"
 )
@@ -38,6 +39,9 @@ func printPeers(w io.Writer, rows []peerRow, now time.Time) error {
 	for _, r := range rows {
 		if r.RulesNote != "" {
 			fmt.Fprintf(w, "rules: %s\n", r.RulesNote)
+		}
+		if r.Log != logsource.StateManifest && !strings.HasPrefix(r.Log, logsource.StateVerified) {
+			fmt.Fprintf(w, "log: %s: %s\n", r.Agent, r.Log)
 		}
 	}
 	return nil

@@ -23,6 +23,7 @@ import (
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/signal"
+	"github.com/meshnode/meshnode/internal/signingkey"
 	"github.com/meshnode/meshnode/internal/statefile"
 )
 
@@ -214,14 +215,22 @@ func beatAt(t testing.TB, dir string, now time.Time) *report.Summary {
 	return sum
 }
 
+// runHeartbeat runs one heartbeat of the node in dir, signing its log
+// with the key beside it (DIR.log-key, signingkey.DefaultPath) when the
+// test gave it one.
 func runHeartbeat(dir string, now time.Time) (*report.Summary, error) {
 	cfg, err := config.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	key, err := signingkey.Find("", dir)
 	if err != nil {
 		return nil, err
 	}
 	return heartbeat.Run(context.Background(), heartbeat.Options{
 		Dir: dir, Config: cfg, Now: func() time.Time { return now },
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		LogKey: key,
 	})
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/meshnode/meshnode/internal/fetch"
 	"github.com/meshnode/meshnode/internal/heartbeat/report"
 	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/logsource"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/presence"
 	"github.com/meshnode/meshnode/internal/queue"
@@ -101,6 +102,9 @@ type job struct {
 	// budget is what this heartbeat's polls spent together, and the bytes
 	// of peers' files held: being fetched, or kept in fetched for scoring.
 	budget nodeBudget
+	// pins are the keys and checkpoints of peers' signed logs
+	// (internal/logsource), saved with the cursors.
+	pins *logsource.Pins
 }
 
 // Run runs one heartbeat of the node in opts.Dir. It returns an error only
@@ -128,6 +132,7 @@ func Run(ctx context.Context, opts Options) (*report.Summary, error) {
 	pollCtx, cancelPoll := context.WithTimeout(ctx, pollWindow(n.cfg.Heartbeat.Deadline))
 	results := n.timedPoll(pollCtx, peers)
 	cancelPoll()
+	n.reportLogs(peers)
 	if err := n.apply(results); err != nil {
 		return nil, err
 	}
@@ -180,8 +185,9 @@ func (n *job) pollAll(ctx context.Context, peers []peer) []*pollResult {
 			return f.kind == node.KindTrace && n.queueable(p, f.entry.Hash, manifest.NormalizeStatus(f.entry.Status))
 		},
 	}
-	// The one place the source of peers' entries is chosen.
-	pl.source = manifestSource{pl}
+	// The one place the source of peers' entries is chosen: a peer's
+	// signed log once it publishes one, else its MANIFEST.md.
+	pl.source = &logsource.Source{Client: n.client, Manifest: manifestSource{pl}, Pins: n.pins, Now: n.now, Logf: pl.logf}
 	results := make([]*pollResult, len(peers))
 	var mu sync.Mutex
 	done := 0

@@ -10,6 +10,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/atomicfile"
 	"github.com/meshnode/meshnode/internal/fetch"
+	"github.com/meshnode/meshnode/internal/logsource"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/statefile"
@@ -61,7 +62,7 @@ func open(ctx context.Context, opts Options) (*job, func(), error) {
 // no temporary file is ever published or committed. It runs under the lock.
 func removeTemps(dir string) error {
 	subs := []string{".", node.StateDir, node.ValidationsDir, node.DisputesDir, node.TracesDir}
-	for _, f := range node.StateFiles {
+	for _, f := range append(node.StateFiles, node.LogPinsFile) {
 		subs = append(subs, statefile.Dir(f))
 	}
 	for _, sub := range subs {
@@ -85,7 +86,8 @@ func (n *job) load() error {
 		return err
 	}
 	n.own = n.snap.OwnHashes()
-	return nil
+	n.pins, err = logsource.Load(filepath.Join(n.opts.Dir, node.LogPinsFile))
+	return err
 }
 
 // lock takes the node's heartbeat lock, waiting for a running heartbeat to

@@ -1,6 +1,8 @@
 package heartbeat
 
 import (
+	"github.com/meshnode/meshnode/internal/heartbeat/report"
+	"github.com/meshnode/meshnode/internal/logsource"
 	"time"
 
 	"github.com/meshnode/meshnode/internal/fetch"
@@ -22,7 +24,11 @@ func (n *job) save() error {
 	if err != nil {
 		return err
 	}
-	n.sum.Changed = n.sum.Changed || changed
+	pinned, err := n.pins.Save()
+	if err != nil {
+		return err
+	}
+	n.sum.Changed = n.sum.Changed || changed || pinned
 	return nil
 }
 
@@ -61,4 +67,15 @@ func hostsFromState(s *state.State) map[string]fetch.HostState {
 		out[k] = fetch.HostState{CooldownUntil: h.CooldownUntil, CrawlDelay: h.CrawlDelay, RobotsFetched: h.RobotsFetched, Robots: h.Robots}
 	}
 	return out
+}
+
+// reportLogs puts the peers whose signed log is refused in the summary.
+func (n *job) reportLogs(peers []peer) {
+	names := make(map[string]string, len(peers))
+	for _, p := range peers {
+		names[p.url] = p.name
+	}
+	for _, p := range n.pins.Alarms() {
+		n.sum.LogsRefused = append(n.sum.LogsRefused, report.LogRefused{Peer: names[p.URL], URL: p.URL, Kind: p.Alarm.Kind, State: logsource.State(p)})
+	}
 }

@@ -42,7 +42,10 @@ const (
 	// CopiesFile names copies/, the bounded copies of peers' traces the
 	// site republishes (internal/copies).
 	CopiesFile = StateDir + "/copies.json"
-	LockFile   = StateDir + "/heartbeat.lock"
+	// LogPinsFile names log-pins/, the keys and checkpoints of peers'
+	// signed logs and their alarms (internal/logsource).
+	LogPinsFile = StateDir + "/log-pins.json"
+	LockFile    = StateDir + "/heartbeat.lock"
 )
 
 // StateFiles are the state files kept as a directory of a file per peer.

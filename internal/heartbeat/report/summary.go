@@ -71,6 +71,11 @@ type Summary struct {
 	// or a key IDENTITY.md does not publish) and how to set the key;
 	// MANIFEST.md is published all the same.
 	LogUnsigned string `json:"log_unsigned,omitempty"`
+	// LogsRefused lists the peers whose signed log contradicted itself
+	// (a fork, a bad signature, a key change, an altered entry or tile,
+	// a log gone): their new entries wait until an operator re-pins them
+	// (docs/decisions.md, "Reading a peer's signed log").
+	LogsRefused []LogRefused `json:"logs_refused,omitempty"`
 	// Interrupted: a signal stopped the run early. What it did is saved;
 	// peers it did not poll and traces it did not score wait for the next.
 	Interrupted bool `json:"interrupted,omitempty"`
@@ -145,6 +150,15 @@ type Spike struct {
 	DailyAvg7d float64 `json:"daily_avg_7d"`
 }
 
+// LogRefused is a peer whose log is refused: Kind is the alarm's kind,
+// State the words `meshnode peers` shows (logsource.State).
+type LogRefused struct {
+	Peer  string `json:"peer"`
+	URL   string `json:"url"`
+	Kind  string `json:"kind"`
+	State string `json:"state"`
+}
+
 // Failure is a failed poll of one peer.
 type Failure struct {
 	Peer  string `json:"peer"`
@@ -173,6 +187,7 @@ func (s *Summary) SortLists() {
 		return a.Reason < b.Reason
 	})
 	sort.Slice(s.Spikes, func(i, j int) bool { return s.Spikes[i].URL < s.Spikes[j].URL })
+	sort.Slice(s.LogsRefused, func(i, j int) bool { return s.LogsRefused[i].URL < s.LogsRefused[j].URL })
 	sort.Slice(s.Copies, func(i, j int) bool {
 		a, b := s.Copies[i], s.Copies[j]
 		if a.URL != b.URL {
@@ -217,6 +232,9 @@ func (s *Summary) WriteText(w io.Writer) {
 	}
 	if s.LogUnsigned != "" {
 		fmt.Fprintf(w, "log: %s\n", s.LogUnsigned)
+	}
+	for _, l := range s.LogsRefused {
+		fmt.Fprintf(w, "log refused: %s: %s\n", l.Peer, oneLine(l.State))
 	}
 	for _, m := range s.HashMismatches {
 		fmt.Fprintf(w, "hash mismatch: %s seq %d %s\n", m.Peer, m.Seq, m.URL)

@@ -1,0 +1,22 @@
+// Package logsource reads a peer's entries from its signed log
+// (docs/protocol.md §3.4, §6.9): a source.Source that pins the peer's
+// log key on first contact, asks for log/checkpoint only (conditionally)
+// at each poll, and when the tree grew fetches only the new entry bundles
+// (deriving the hash tiles above them from those its pin kept, fetching
+// them at first contact), verifies the checkpoint's signature with
+// the pinned key, the tiles against its root (tlog.TileHashReader) and
+// the consistency proof against the last checkpoint it accepted, then
+// hands the new entries to the poll as a Listing. Peers that publish no
+// log are read by the source it wraps (MANIFEST.md) exactly as before; a
+// peer once read through a log is never read from MANIFEST.md alone.
+//
+// What contradicts a signed history (a fork, a bad signature, a key
+// change, an entry or a tile that does not hash to the signed root, a log
+// that vanished) is an Alarm, kept with its evidence in the peer's pin
+// (mesh-state/log-pins/), and the peer's new entries are refused until
+// an operator re-pins it (Pins.Repin, `meshnode peers repin`).
+//
+// The cryptography is golang.org/x/mod/sumdb (note, tlog) through
+// internal/translog's formats. It makes requests only through the
+// fetch.Client it is given, and writes nothing but its pins.
+package logsource

@@ -1,0 +1,227 @@
+package logsource
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/statefile"
+)
+
+// keepAccepted is how many accepted checkpoints a pin remembers: a cache
+// serving a copy of one of them is staleness, recognised without a proof.
+const keepAccepted = 16
+
+// Pin is what the node holds of one peer's log: the key pinned on first
+// contact, the last checkpoint accepted, and an alarm with its evidence
+// when the log contradicted itself (docs/decisions.md, "Reading a peer's
+// signed log").
+type Pin struct {
+	URL string `json:"url"`
+	// Key is the verifier key pinned on first contact; "" after a re-pin,
+	// until the next poll pins the key IDENTITY.md then publishes.
+	Key string `json:"key,omitempty"`
+	// Checkpoint is the last signed checkpoint accepted, byte for byte.
+	Checkpoint string `json:"checkpoint,omitempty"`
+	// LastSeq is the seq of the accepted tree's last entry.
+	LastSeq manifest.Seq `json:"last_seq,omitempty"`
+	// Accepted are the trees of the last checkpoints accepted, oldest
+	// first, at most keepAccepted.
+	Accepted []Tree `json:"accepted,omitempty"`
+	// Tiles are the rightmost hash tile of each level from 1 up of the
+	// tree accepted, verified against its root, by path under log/
+	// (base64): the next poll derives the tiles of the grown tree from
+	// them and the new bundles instead of fetching them.
+	Tiles map[string]string `json:"tiles,omitempty"`
+	// ETag and LastModified are the checkpoint's validators.
+	ETag         string `json:"etag,omitempty"`
+	LastModified string `json:"last_modified,omitempty"`
+	// Repin is set by an operator's re-pin: the next poll pins afresh.
+	Repin bool `json:"repin,omitempty"`
+	// Alarm, when set, refuses the peer's new entries.
+	Alarm *Alarm `json:"alarm,omitempty"`
+	// Resolved are the alarms operators re-pinned past, oldest first,
+	// kept as evidence.
+	Resolved []Alarm `json:"resolved,omitempty"`
+}
+
+// Tree is a checkpoint's size and root (base64), as accepted.
+type Tree struct {
+	Size int64  `json:"size"`
+	Root string `json:"root"`
+}
+
+// Alarm kinds: what a log did that no honest publisher does.
+const (
+	AlarmFork         = "fork"          // two signed checkpoints no consistency proof joins
+	AlarmSignature    = "bad_signature" // a checkpoint the pinned key's signature does not verify
+	AlarmKeyChange    = "key_change"    // a checkpoint signed by another key, without a rotation
+	AlarmAlteredEntry = "altered_entry" // an entry bundle that does not hash to the signed tree
+	AlarmAlteredTile  = "altered_tile"  // a hash tile that does not hash to the signed root
+	AlarmBadEntry     = "bad_entry"     // a signed entry that is not one (unparsable, seqs not rising)
+	AlarmLogGone      = "log_gone"      // the checkpoint is no longer served: no downgrade
+)
+
+// Alarm is a contradiction in a peer's log and its evidence.
+type Alarm struct {
+	Kind   string    `json:"kind"`
+	Detail string    `json:"detail"`
+	At     time.Time `json:"at"`
+	// Checkpoints are the signed checkpoints involved, byte for byte: the
+	// one accepted before, then the one refused. Anyone can check them
+	// with the pinned key: for a fork, both verify and no proof joins them.
+	Checkpoints []string `json:"checkpoints,omitempty"`
+	// Files are the refused bytes' paths and hashes (a tile, a bundle).
+	Files []Evidence `json:"files,omitempty"`
+	// Resolved is when an operator re-pinned past it.
+	Resolved time.Time `json:"resolved,omitzero"`
+}
+
+// Evidence names refused bytes by path and hash.
+type Evidence struct {
+	Path   string        `json:"path"`
+	SHA256 manifest.Hash `json:"sha256"`
+}
+
+// Pins are the pins of every peer, a file per peer under
+// mesh-state/log-pins/ (node.LogPinsFile). Polls of different peers use
+// them concurrently.
+type Pins struct {
+	path string
+	mu   sync.Mutex
+	pins map[string]*Pin   // by peer URL
+	was  map[string][]byte // the files as read, by name
+}
+
+// Load reads the pins kept at path (node.LogPinsFile); none is no pin.
+func Load(path string) (*Pins, error) {
+	_, files, err := statefile.Read(path)
+	if err != nil {
+		return nil, err
+	}
+	ps := &Pins{path: path, pins: map[string]*Pin{}, was: files}
+	for name, data := range files {
+		var p Pin
+		if err := json.Unmarshal(data, &p); err != nil || p.URL == "" {
+			return nil, statefile.Corrupt(statefile.Dir(path)+"/"+name, data, fmt.Errorf("not a log pin: %v", err))
+		}
+		ps.pins[p.URL] = &p
+	}
+	return ps, nil
+}
+
+// Get returns a copy of the pin of the peer at url, nil when none.
+func (ps *Pins) Get(url string) *Pin {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	p, ok := ps.pins[url]
+	if !ok {
+		return nil
+	}
+	c := *p
+	return &c
+}
+
+// put stores p.
+func (ps *Pins) put(p *Pin) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	c := *p
+	ps.pins[p.URL] = &c
+}
+
+// Alarms returns the pins that hold an alarm, by URL.
+func (ps *Pins) Alarms() []*Pin {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	var out []*Pin
+	for _, p := range ps.pins {
+		if p.Alarm != nil {
+			c := *p
+			out = append(out, &c)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].URL < out[j].URL })
+	return out
+}
+
+// Repin forgets the key and checkpoint pinned for the peer at url and
+// clears its alarm, kept among Resolved, so that its next poll pins the
+// key its IDENTITY.md then publishes: the only way past an alarm. It
+// returns the pin as it was, nil when the peer has none.
+func (ps *Pins) Repin(url string, now time.Time) *Pin {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	p, ok := ps.pins[url]
+	if !ok {
+		return nil
+	}
+	before := *p
+	resolved := slices.Clone(p.Resolved)
+	if p.Alarm != nil {
+		a := *p.Alarm
+		a.Resolved = now.UTC()
+		resolved = append(resolved, a)
+	}
+	ps.pins[url] = &Pin{URL: url, Repin: true, Resolved: resolved}
+	return &before
+}
+
+// Save writes every pin whose bytes changed, and reports whether a file
+// changed: a poll that learned nothing rewrites nothing.
+func (ps *Pins) Save() (bool, error) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	files := make(map[string][]byte, len(ps.pins))
+	for url, p := range ps.pins {
+		data, err := json.MarshalIndent(p.normalized(), "", "  ")
+		if err != nil {
+			return false, fmt.Errorf("encode log pin of %s: %w", url, err)
+		}
+		files[statefile.PeerFileName(url)] = append(data, '\n')
+	}
+	if sameFiles(files, ps.was) {
+		return false, nil
+	}
+	changed, err := statefile.Rewrite(ps.path, files, ps.was)
+	if err != nil {
+		return changed, fmt.Errorf("save log pins: %w", err)
+	}
+	ps.was = files
+	return changed, nil
+}
+
+// normalized is p with its times in UTC.
+func (p *Pin) normalized() *Pin {
+	n := *p
+	if p.Alarm != nil {
+		a := *p.Alarm
+		a.At = a.At.UTC()
+		n.Alarm = &a
+	}
+	n.Resolved = slices.Clone(p.Resolved)
+	if len(n.Tiles) == 0 {
+		n.Tiles = nil
+	}
+	for i := range n.Resolved {
+		n.Resolved[i].At, n.Resolved[i].Resolved = n.Resolved[i].At.UTC(), n.Resolved[i].Resolved.UTC()
+	}
+	return &n
+}
+
+func sameFiles(a, b map[string][]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || !bytes.Equal(v, w) {
+			return false
+		}
+	}
+	return true
+}

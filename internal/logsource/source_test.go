@@ -1,0 +1,326 @@
+package logsource
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
+	"github.com/meshnode/meshnode/internal/state"
+	"github.com/meshnode/meshnode/internal/translog"
+)
+
+// pinned returns a reader that pinned h's log of 300 entries on first
+// contact, and those entries.
+func pinned(t *testing.T, h *peerHost) (*reader, []translog.Entry) {
+	t.Helper()
+	all := entriesN(1, 300, "x")
+	h.publish(t, all, h.skey)
+	r := newReader(t, h)
+	l := r.read(t)
+	if got := len(seqsOf(l)); got != 300 || r.pin().Key != h.vkey {
+		t.Fatalf("first contact: %d entries, pin %+v", got, r.pin())
+	}
+	h.total()
+	return r, all
+}
+
+func TestLogPeerIsPinnedOnFirstContactAndReadIncrementally(t *testing.T) {
+	h := newPeerHost(t)
+	r, all := pinned(t, h)
+	if r.man.reads != 1 {
+		t.Fatalf("manifest read %d times, want once (first contact)", r.man.reads)
+	}
+	p := r.pin()
+	if p.LastSeq != 300 || len(p.Accepted) != 1 || p.Accepted[0].Size != 300 {
+		t.Fatalf("pin %+v", p)
+	}
+
+	// Nothing new: one conditional request, answered 304.
+	l := r.read(t)
+	if n, _ := h.total(); !l.Unchanged || n != 1 || l.Requests != 1 {
+		t.Fatalf("idle poll: unchanged %v, %d requests (%d counted)", l.Unchanged, n, l.Requests)
+	}
+
+	// One new entry: the checkpoint and its bundle; the hash tile above
+	// is derived from the one the pin kept.
+	all = append(all, entriesN(301, 1, "x")...)
+	h.publish(t, all, h.skey)
+	l = r.read(t)
+	n, by := h.total()
+	if !slices.Equal(seqsOf(l), []manifest.Seq{301}) || n != 2 || l.Requests != 2 {
+		t.Fatalf("one new entry: seqs %v, %d requests %v (%d counted)", seqsOf(l), n, by, l.Requests)
+	}
+	if !slices.Equal(l.Read, state.Ranges{{From: 301, To: 301}}) || l.Manifest.Sequence != 301 {
+		t.Fatalf("read %v, sequence %d", l.Read, l.Manifest.Sequence)
+	}
+	if r.man.reads != 1 {
+		t.Fatalf("a pinned peer's MANIFEST.md was read: %d reads", r.man.reads)
+	}
+}
+
+// TestCatchingUpCostsTheCheckpointAndTheNewBundles holds issue 23's
+// target: catching up n entries costs at most 2 + ceil(n/256) requests
+// besides the files, the checkpoint and the bundles the new entries are
+// in; the hash tiles are derived from those the pin kept.
+func TestCatchingUpCostsTheCheckpointAndTheNewBundles(t *testing.T) {
+	h := newPeerHost(t)
+	r, all := pinned(t, h)
+	for _, n := range []int{1, 255, 256, 600} {
+		all = append(all, entriesN(len(all)+1, n, "x")...)
+		h.publish(t, all, h.skey)
+		l := r.read(t)
+		got, by := h.total()
+		if len(seqsOf(l)) != n || got > 2+(n+255)/256 || n == 1 && got != 2 {
+			t.Errorf("%d new: %d entries read with %d requests %v", n, len(seqsOf(l)), got, by)
+		}
+	}
+}
+
+func TestPeerWithoutLogIsReadFromManifestAlone(t *testing.T) {
+	h := newPeerHost(t)
+	h.set(node.IdentityFile, []byte("# IDENTITY\n\nname: a\n"))
+	r := newReader(t, h)
+	l := r.read(t)
+	if !slices.Equal(seqsOf(l), []manifest.Seq{1}) || r.pin() != nil || l.Requests != 2 {
+		t.Fatalf("seqs %v, pin %+v, %d requests", seqsOf(l), r.pin(), l.Requests)
+	}
+	// A key without a checkpoint is no log either.
+	h.set(node.IdentityFile, []byte("log_key: "+h.vkey+"\n"))
+	if l := r.read(t); !slices.Equal(seqsOf(l), []manifest.Seq{1}) || r.pin() != nil || l.Requests != 3 {
+		t.Fatalf("key without checkpoint: seqs %v, pin %+v, %d requests", seqsOf(l), r.pin(), l.Requests)
+	}
+}
+
+// tamper cases: each serves altered bytes after a log of 300 entries was
+// pinned, and must end in its alarm, nothing listed, evidence kept, and
+// no request at all at the next poll.
+func TestTamperedLogIsRefusedWithEvidence(t *testing.T) {
+	cases := []struct {
+		name   string
+		tamper func(t *testing.T, h *peerHost, all []translog.Entry)
+		kind   string
+		// checkpoints is how many signed checkpoints the evidence holds.
+		checkpoints int
+		files       bool
+	}{
+		{"fork", func(t *testing.T, h *peerHost, all []translog.Entry) {
+			forked := append(slices.Clone(all), entriesN(301, 1, "x")...)
+			forked[4] = entriesN(5, 1, "rewritten")[0]
+			h.publish(t, forked, h.skey)
+		}, AlarmFork, 2, false},
+		{"fork at the same size", func(t *testing.T, h *peerHost, all []translog.Entry) {
+			forked := slices.Clone(all)
+			forked[299] = entriesN(300, 1, "rewritten")[0]
+			h.publish(t, forked, h.skey)
+		}, AlarmFork, 2, false},
+		{"altered entry", func(t *testing.T, h *peerHost, all []translog.Entry) {
+			h.publish(t, append(slices.Clone(all), entriesN(301, 1, "x")...), h.skey)
+			path := node.LogDir + "/tile/entries/001.p/45"
+			b := h.get(path)
+			h.set(path, []byte(strings.Replace(string(b), "traces/t-0301.md", "traces/t-9999.md", 1)))
+		}, AlarmAlteredEntry, 1, true},
+		{"bad signature", func(t *testing.T, h *peerHost, all []translog.Entry) {
+			h.publish(t, append(slices.Clone(all), entriesN(301, 1, "x")...), h.skey)
+			cp := string(h.get(node.LogDir + "/checkpoint"))
+			i := strings.LastIndex(cp, " ") + 10
+			b := []byte(cp)
+			b[i] ^= 2 // a base64 letter of the signature, after the key hash
+			h.set(node.LogDir+"/checkpoint", b)
+		}, AlarmSignature, 2, false},
+		{"key change without rotation", func(t *testing.T, h *peerHost, all []translog.Entry) {
+			origin, _ := translog.Origin(h.base())
+			skey, vkey, err := translog.GenerateKey(origin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.set(node.IdentityFile, []byte("log_key: "+vkey+"\n"))
+			h.publish(t, append(slices.Clone(all), entriesN(301, 1, "x")...), skey)
+		}, AlarmKeyChange, 2, false},
+		{"downgrade to MANIFEST.md only", func(t *testing.T, h *peerHost, all []translog.Entry) {
+			h.publish(t, nil, h.skey)
+			h.set(node.LogDir+"/checkpoint", nil)
+		}, AlarmLogGone, 1, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newPeerHost(t)
+			r, all := pinned(t, h)
+			accepted := r.pin().Checkpoint
+			tc.tamper(t, h, all)
+			l := r.read(t)
+			p := r.pin()
+			if !l.Unchanged || l.Manifest != nil || p.Alarm == nil || p.Alarm.Kind != tc.kind {
+				t.Fatalf("listing %+v, alarm %+v", l, p.Alarm)
+			}
+			a := p.Alarm
+			if len(a.Checkpoints) != tc.checkpoints || a.Checkpoints[0] != accepted && tc.checkpoints == 2 {
+				t.Fatalf("evidence: %d checkpoints %q, want %d starting with the one accepted", len(a.Checkpoints), a.Checkpoints, tc.checkpoints)
+			}
+			if tc.files != (len(a.Files) > 0) {
+				t.Fatalf("evidence files %+v", a.Files)
+			}
+			if p.Checkpoint != accepted || p.LastSeq != 300 {
+				t.Fatalf("the accepted checkpoint moved: %d", p.LastSeq)
+			}
+			h.total()
+			if l := r.read(t); !l.Unchanged || l.Manifest != nil || l.Requests != 0 || r.man.reads != 1 {
+				t.Fatalf("after the alarm: %+v, manifest reads %d", l, r.man.reads)
+			}
+			if n, by := h.total(); n != 0 {
+				t.Fatalf("after the alarm: %d requests %v", n, by)
+			}
+		})
+	}
+}
+
+// TestAlteredTileIsRefused: a hash tile is read at first contact (later
+// polls derive the tiles from those the pin kept), and one that does not
+// hash to the signed root is refused with its evidence.
+func TestAlteredTileIsRefused(t *testing.T) {
+	h := newPeerHost(t)
+	h.publish(t, entriesN(1, 300, "x"), h.skey)
+	path := node.LogDir + "/tile/1/000.p/1"
+	b := slices.Clone(h.get(path))
+	b[0] ^= 1
+	h.set(path, b)
+	r := newReader(t, h)
+	l := r.read(t)
+	p := r.pin()
+	if l.Manifest != nil || p == nil || p.Alarm == nil || p.Alarm.Kind != AlarmAlteredTile {
+		t.Fatalf("listing %+v, pin %+v", l, p)
+	}
+	if len(p.Alarm.Checkpoints) != 1 || len(p.Alarm.Files) != 1 || p.Alarm.Files[0].Path != "tile/1/000.p/1" || p.Alarm.Files[0].SHA256 != manifest.HashBytes(b) {
+		t.Fatalf("evidence %+v", p.Alarm)
+	}
+}
+
+func TestStaleCheckpointIsStalenessNotAnAlarm(t *testing.T) {
+	h := newPeerHost(t)
+	r, all := pinned(t, h)
+	old := h.publish(t, all, h.skey)
+	all = append(all, entriesN(301, 20, "x")...)
+	h.publish(t, all, h.skey)
+	if l := r.read(t); len(seqsOf(l)) != 20 {
+		t.Fatalf("growth: %v", seqsOf(l))
+	}
+	// A cache serves the checkpoint accepted before.
+	h.set(node.LogDir+"/checkpoint", old[translog.CheckpointFile])
+	if l := r.read(t); !l.Unchanged || r.pin().Alarm != nil || r.pin().LastSeq != 320 {
+		t.Fatalf("stale copy: %+v, alarm %+v", l, r.pin().Alarm)
+	}
+	// An older checkpoint never accepted, proven consistent by the tiles
+	// of the tree accepted.
+	mid, err := translog.Update(nil, all[:310], h.skey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.set(node.LogDir+"/checkpoint", mid[translog.CheckpointFile])
+	if l := r.read(t); !l.Unchanged || r.pin().Alarm != nil {
+		t.Fatalf("older, consistent: %+v, alarm %+v", l, r.pin().Alarm)
+	}
+	// An older checkpoint of another history is a fork.
+	other := slices.Clone(all[:310])
+	other[3] = entriesN(4, 1, "rewritten")[0]
+	forked, err := translog.Update(nil, other, h.skey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.set(node.LogDir+"/checkpoint", forked[translog.CheckpointFile])
+	if l := r.read(t); !l.Unchanged || r.pin().Alarm == nil || r.pin().Alarm.Kind != AlarmFork {
+		t.Fatalf("older, forked: %+v, alarm %+v", l, r.pin().Alarm)
+	}
+}
+
+func TestRepinIsTheWayPastAnAlarm(t *testing.T) {
+	h := newPeerHost(t)
+	r, all := pinned(t, h)
+	origin, _ := translog.Origin(h.base())
+	skey, vkey, err := translog.GenerateKey(origin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.set(node.IdentityFile, []byte("log_key: "+vkey+"\n"))
+	all = append(all, entriesN(301, 1, "x")...)
+	h.publish(t, all, skey)
+	r.read(t)
+	if r.pin().Alarm == nil {
+		t.Fatal("no alarm")
+	}
+	before := r.src.Pins.Repin(r.peer.URL, testNow)
+	if before.Alarm.Kind != AlarmKeyChange || !r.pin().Repin || State(r.pin()) == State(before) {
+		t.Fatalf("repin: before %+v, after %+v", before, r.pin())
+	}
+	l := r.read(t)
+	p := r.pin()
+	if p.Key != vkey || p.Alarm != nil || len(p.Resolved) != 1 || p.Resolved[0].Kind != AlarmKeyChange || len(seqsOf(l)) != 301 {
+		t.Fatalf("after repin: pin %+v, %d entries", p, len(seqsOf(l)))
+	}
+}
+
+func TestPinsSaveOnlyWhatChanged(t *testing.T) {
+	h := newPeerHost(t)
+	r, _ := pinned(t, h)
+	if changed, err := r.src.Pins.Save(); err != nil || !changed {
+		t.Fatalf("first save: %v %v", changed, err)
+	}
+	r.read(t) // 304
+	if changed, err := r.src.Pins.Save(); err != nil || changed {
+		t.Fatalf("idle save: %v %v", changed, err)
+	}
+	back, err := Load(r.src.Pins.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := back.Get(r.peer.URL); got == nil || got.Key != h.vkey || got.LastSeq != 300 {
+		t.Fatalf("loaded %+v", got)
+	}
+}
+
+// TestCursorBehindThePinReadsTheLogAgain: a poll whose result was lost
+// (interrupted, its cursor not saved) must not leave the accepted
+// entries unread.
+func TestCursorBehindThePinReadsTheLogAgain(t *testing.T) {
+	h := newPeerHost(t)
+	r, _ := pinned(t, h)
+	r.cur.LastSeenSeq = 0
+	if l := r.read(t); len(seqsOf(l)) != 300 || l.Unchanged {
+		t.Fatalf("cursor behind: %d entries", len(seqsOf(l)))
+	}
+	if l := r.read(t); !l.Unchanged {
+		t.Fatalf("cursor caught up: %+v", l)
+	}
+}
+
+func TestLogTooLargeToReadAtOnceFailsThePoll(t *testing.T) {
+	defer func(n int64) { maxEntriesPerRead = n }(maxEntriesPerRead)
+	maxEntriesPerRead = 299
+	h := newPeerHost(t)
+	h.publish(t, entriesN(1, 300, "x"), h.skey)
+	r := newReader(t, h)
+	l, err := r.src.Read(t.Context(), r.peer, &r.cur)
+	if err == nil || !strings.Contains(err.Error(), "more than 299") || l.Manifest != nil || r.pin() != nil {
+		t.Fatalf("err %v, listing %+v, pin %+v", err, l, r.pin())
+	}
+}
+
+// TestRepinKeepsItsEvidenceWhenThePeerNoLongerPublishesALog: a re-pinned
+// peer without a log is read from MANIFEST.md, and the pin keeps the
+// resolved alarm when a log appears later.
+func TestRepinKeepsItsEvidenceWhenThePeerNoLongerPublishesALog(t *testing.T) {
+	h := newPeerHost(t)
+	r, _ := pinned(t, h)
+	h.publish(t, nil, h.skey)
+	h.set(node.LogDir+"/checkpoint", nil)
+	r.read(t)
+	r.src.Pins.Repin(r.peer.URL, testNow)
+	if l := r.read(t); !slices.Equal(seqsOf(l), []manifest.Seq{1}) || r.man.reads != 2 {
+		t.Fatalf("re-pinned without a log: %v, %d manifest reads", seqsOf(l), r.man.reads)
+	}
+	h.publish(t, entriesN(1, 2, "y"), h.skey)
+	r.cur = state.Cursor{}
+	if l := r.read(t); len(seqsOf(l)) != 2 || r.pin().Key != h.vkey || len(r.pin().Resolved) != 1 || r.pin().Resolved[0].Kind != AlarmLogGone {
+		t.Fatalf("log back: %v, pin %+v", seqsOf(l), r.pin())
+	}
+}

@@ -1,0 +1,26 @@
+package logsource
+
+import "fmt"
+
+// The beginnings of State's words for a peer read from MANIFEST.md and
+// for one read from its log, for callers that single out the others.
+const (
+	StateManifest = "manifest"
+	StateVerified = "log:"
+)
+
+// State says in a few words how the node reads a peer, given its pin
+// (nil when it has none): the one wording `meshnode peers`, the
+// heartbeat's summary and the site show.
+func State(p *Pin) string {
+	switch {
+	case p == nil || p.Key == "" && !p.Repin:
+		return StateManifest
+	case p.Repin:
+		return "re-pinned: the next poll pins the key IDENTITY.md publishes"
+	case p.Alarm != nil:
+		return fmt.Sprintf("refused: %s (%s); see the evidence, then run meshnode peers repin", p.Alarm.Kind, p.Alarm.Detail)
+	default:
+		return fmt.Sprintf("%s %d entries verified", StateVerified, p.tree().N)
+	}
+}
