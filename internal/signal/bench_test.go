@@ -164,6 +164,9 @@ func TestClosureRoundsAgreeWithTheReport(t *testing.T) {
 			in.Rules = name
 			r := Compute(in)
 			m := newMesh(in, rules)
+			if rules.JurySize > 0 {
+				m.assign(newAssigner(in, rules))
+			}
 			has := make([]bool, len(m.keyOf))
 			for _, a := range r.Agents {
 				has[m.ids[m.key(a.Agent, a.URL)]] = a.Standing
