@@ -46,8 +46,8 @@ func busyPeer(t *testing.T, n int) (*httptest.Server, []manifest.Hash) {
 	return srv, hashes
 }
 
-// juryOf draws, independently of package signal, the five of pool (trace
-// URLs) with the highest sha256(hash + "\n" + URL) (docs/protocol.md §8.8).
+// juryOf draws, independently of package signal, the five of pool (agent
+// names) with the highest sha256(hash + "\n" + name) (docs/protocol.md §8.8).
 func juryOf(h manifest.Hash, pool []string) []string {
 	w := func(u string) []byte { s := sha256.Sum256([]byte(string(h) + "\n" + u)); return s[:] }
 	out := slices.Clone(pool)
@@ -60,12 +60,11 @@ func juryOf(h manifest.Hash, pool []string) []string {
 // their jury names this node; under mesh-2026-3 every one is.
 func TestUnderMesh2026v4TheNodeQueuesOnlyTheTracesAssignedToIt(t *testing.T) {
 	const self = "http://127.0.0.1:1/tester/"
-	pool := []string{self}
+	pool := []string{"tester"}
 	founders := "tester | " + self + "\n"
 	for i := 1; i <= 7; i++ {
-		u := fmt.Sprintf("https://f%d.example/", i)
-		pool = append(pool, u)
-		founders += fmt.Sprintf("f%d | %s\n", i, u)
+		pool = append(pool, fmt.Sprintf("f%d", i))
+		founders += fmt.Sprintf("f%d | https://f%d.example/\n", i, i)
 	}
 	srv, hashes := busyPeer(t, 40)
 	for _, rules := range []string{"mesh-2026-3", "mesh-2026-4"} {
@@ -74,7 +73,7 @@ func TestUnderMesh2026v4TheNodeQueuesOnlyTheTracesAssignedToIt(t *testing.T) {
 			write(t, dir, node.FoundersFile, "rules: "+rules+"\n"+founders)
 			var want []manifest.Hash
 			for _, h := range hashes {
-				if rules == "mesh-2026-3" || slices.Contains(juryOf(h, pool), self) {
+				if rules == "mesh-2026-3" || slices.Contains(juryOf(h, pool), "tester") {
 					want = append(want, h)
 				}
 			}

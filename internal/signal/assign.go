@@ -40,46 +40,50 @@ func EpochOf(t time.Time) int64 {
 // epochStart is the first instant of epoch e.
 func epochStart(e int64) time.Time { return time.Unix(e*epochSeconds, 0).UTC() }
 
-// identity is what a validator is hashed as: its agent key without the
-// kind, the normalized trace URL (or, for an agent known by name only,
-// its lowercased name).
-func identity(key string) string {
-	_, id, _ := strings.Cut(key, " ")
-	return id
+// member is an agent of an epoch's pool: its key (by trace URL, as
+// everywhere in SIGNAL) and the name it is hashed as.
+type member struct {
+	key, name string
 }
 
-// rendezvous is the weight of the validator with identity id for the
-// trace hash h: sha256 of the hash as written in a MANIFEST ("sha256:"
-// and lowercase hex), a newline, and the identity.
-func rendezvous(h manifest.Hash, id string) [sha256.Size]byte {
-	return sha256.Sum256([]byte(string(h) + "\n" + id))
+// hashName is the name a validator is hashed as: the name the mesh knows
+// it by, trimmed and lowercased (names compare case-insensitively), so
+// that observers reaching it by different URLs (http or https, a mirror,
+// a test server's port) draw the same jury.
+func hashName(name string) string { return strings.ToLower(strings.TrimSpace(name)) }
+
+// rendezvous is the weight of the validator named name for the trace
+// hash h: sha256 of the hash as written in a MANIFEST ("sha256:" and
+// lowercase hex), a newline, and hashName(name).
+func rendezvous(h manifest.Hash, name string) [sha256.Size]byte {
+	return sha256.Sum256([]byte(string(h) + "\n" + hashName(name)))
 }
 
 // jury draws the jury of the trace with hash h whose author has key
-// author from the agent keys in pool: the k of them, author excepted,
-// with the highest rendezvous weight (bytes compared as an unsigned
-// big-endian number), ties by identity; highest first. A pool of k or
-// fewer is the whole pool.
-func jury(h manifest.Hash, author string, pool []string, k int) []string {
+// author from pool: the k members, author excepted, with the highest
+// rendezvous weight (bytes compared as an unsigned big-endian number),
+// equal weights (one name at two URLs) by key; highest first. A pool of
+// k or fewer others is the whole pool.
+func jury(h manifest.Hash, author string, pool []member, k int) []member {
 	type cand struct {
-		key string
-		w   [sha256.Size]byte
+		m member
+		w [sha256.Size]byte
 	}
 	cs := make([]cand, 0, len(pool))
 	for _, p := range pool {
-		if p != author {
-			cs = append(cs, cand{p, rendezvous(h, identity(p))})
+		if p.key != author {
+			cs = append(cs, cand{p, rendezvous(h, p.name)})
 		}
 	}
 	sort.Slice(cs, func(i, j int) bool {
 		if c := bytes.Compare(cs[i].w[:], cs[j].w[:]); c != 0 {
 			return c > 0
 		}
-		return identity(cs[i].key) < identity(cs[j].key)
+		return cs[i].m.key < cs[j].m.key
 	})
-	out := make([]string, 0, min(k, len(cs)))
+	out := make([]member, 0, min(k, len(cs)))
 	for _, c := range cs[:min(k, len(cs))] {
-		out = append(out, c.key)
+		out = append(out, c.m)
 	}
 	return out
 }
@@ -93,11 +97,11 @@ type assigner struct {
 	in     Input
 	rules  Rules
 	epochs []int64            // the epochs of in's traces, ascending
-	pools  map[int64][]string // epoch → agent keys with standing as of its start, sorted
+	pools  map[int64][]member // epoch → agents with standing as of its start, by key
 }
 
 func newAssigner(in Input, rules Rules) *assigner {
-	a := &assigner{in: in, rules: rules, pools: map[int64][]string{}}
+	a := &assigner{in: in, rules: rules, pools: map[int64][]member{}}
 	seen := map[int64]bool{}
 	for _, ts := range [][]ledger.Trace{in.Traces, in.Copies} {
 		for _, t := range ts {
@@ -111,8 +115,8 @@ func newAssigner(in Input, rules Rules) *assigner {
 	return a
 }
 
-// pool returns the agent keys with standing as of epoch e's start.
-func (a *assigner) pool(e int64) []string {
+// pool returns the agents with standing as of epoch e's start.
+func (a *assigner) pool(e int64) []member {
 	if p, ok := a.pools[e]; ok {
 		return p
 	}
@@ -125,10 +129,10 @@ func (a *assigner) pool(e int64) []string {
 	m := newMesh(a.in.before(epochStart(e)), a.rules)
 	m.assign(a)
 	c := m.closure()
-	p := []string{}
+	p := []member{}
 	for id, k := range m.keyOf {
 		if c.has[id] {
-			p = append(p, k)
+			p = append(p, member{k, m.names[k]})
 		}
 	}
 	a.pools[e] = p // sorted: keyOf is
@@ -137,7 +141,7 @@ func (a *assigner) pool(e int64) []string {
 
 // juryOf is the jury of trace t: drawn from the pool of its epoch,
 // excepting its author.
-func (a *assigner) juryOf(m *mesh, t ledger.Trace) []string {
+func (a *assigner) juryOf(m *mesh, t ledger.Trace) []member {
 	return jury(t.Hash, m.key(t.Agent, t.AgentURL), a.pool(EpochOf(t.Submitted)), a.rules.JurySize)
 }
 
@@ -176,10 +180,10 @@ func (in Input) before(start time.Time) Input {
 func (m *mesh) assign(a *assigner) {
 	m.juries = make([][]int, len(m.traces))
 	for i, t := range m.traces {
-		keys := a.juryOf(m, t)
-		ids := make([]int, 0, len(keys))
-		for _, k := range keys {
-			if id, ok := m.ids[k]; ok {
+		js := a.juryOf(m, t)
+		ids := make([]int, 0, len(js))
+		for _, j := range js {
+			if id, ok := m.ids[j.key]; ok {
 				ids = append(ids, id)
 			}
 		}
@@ -222,18 +226,18 @@ func NewAssignments(in Input) (Assignments, bool) {
 	return Assignments{a: newAssigner(in, rules), m: &mesh{keys: map[string]string{}}}, true
 }
 
-// Jury returns the trace URLs (or, for agents known by name only, the
-// names) of t's jurors, highest weight first.
+// Jury returns the names of t's jurors, highest weight first.
 func (as Assignments) Jury(t ledger.Trace) []string {
-	keys := as.a.juryOf(as.m, t)
-	out := make([]string, len(keys))
-	for i, k := range keys {
-		out[i] = identity(k)
+	js := as.a.juryOf(as.m, t)
+	out := make([]string, len(js))
+	for i, j := range js {
+		out[i] = j.name
 	}
 	return out
 }
 
 // AssignedTo reports whether the agent at trace URL url is on t's jury.
 func (as Assignments) AssignedTo(t ledger.Trace, url string) bool {
-	return slices.Contains(as.a.juryOf(as.m, t), agentKey("", url))
+	k := agentKey("", url)
+	return slices.ContainsFunc(as.a.juryOf(as.m, t), func(j member) bool { return j.key == k })
 }

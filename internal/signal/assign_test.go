@@ -31,10 +31,10 @@ func traceResult(r Report, h manifest.Hash) TraceResult {
 }
 
 // byWeight is names sorted as the jury rule ranks them for h: the hex of
-// sha256(h + "\n" + trace URL), highest first, computed here independently.
+// sha256(h + "\n" + name), highest first, computed here independently.
 func byWeight(h manifest.Hash, names []string) []string {
 	w := func(n string) string {
-		s := sha256.Sum256([]byte(string(h) + "\n" + "https://" + n + ".example/"))
+		s := sha256.Sum256([]byte(string(h) + "\n" + n))
 		return hex.EncodeToString(s[:])
 	}
 	out := slices.Clone(names)
@@ -58,14 +58,10 @@ func TestTheJuryIsTheKHighestRendezvousWeightsWithoutTheAuthor(t *testing.T) {
 		if got := traceResult(r, tt.Hash).Jury; !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s: jury %v, want %v", tt.Hash, got, want)
 		}
-		var urls []string
-		for _, n := range want {
-			urls = append(urls, "https://"+n+".example/")
+		if got := as.Jury(tt); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: Assignments.Jury %v, want %v", tt.Hash, got, want)
 		}
-		if got := as.Jury(tt); !reflect.DeepEqual(got, urls) {
-			t.Fatalf("%s: Assignments.Jury %v, want %v", tt.Hash, got, urls)
-		}
-		if !as.AssignedTo(tt, urls[0]) || as.AssignedTo(tt, "https://ann.example/") {
+		if !as.AssignedTo(tt, "https://"+want[0]+".example/") || as.AssignedTo(tt, "https://ann.example/") {
 			t.Fatalf("%s: AssignedTo disagrees with the jury", tt.Hash)
 		}
 	}
@@ -180,41 +176,36 @@ func TestAssignmentCoversEveryTraceAndSharesTheLoad(t *testing.T) {
 	rng := rand.New(rand.NewSource(25))
 	for round := 0; round < 40; round++ {
 		n := 1 + rng.Intn(60)
-		pool := make([]string, n)
+		pool := make([]member, n)
 		for i := range pool {
-			pool[i] = agentKey("", fmt.Sprintf("https://v%03d.example/", i))
+			pool[i] = member{agentKey("", fmt.Sprintf("https://v%03d.example/", i)), fmt.Sprintf("v%03d", i)}
 		}
-		slices.Sort(pool)
 		traces := 2000
 		load := map[string]int{}
 		for i := 0; i < traces; i++ {
 			h := manifest.Hash(fmt.Sprintf("sha256:%064x", rng.Uint64()))
-			author := pool[rng.Intn(n)]
+			author, eligible := pool[rng.Intn(n)].key, n-1
 			if rng.Intn(2) == 0 {
-				author = agentKey("", "https://outsider.example/")
+				author, eligible = agentKey("", "https://outsider.example/"), n
 			}
 			j := jury(h, author, pool, JurySize)
-			eligible := n
-			if slices.Contains(pool, author) {
-				eligible--
-			}
 			if len(j) != min(JurySize, eligible) || len(j) < min(3, eligible) {
 				t.Fatalf("pool %d: jury of %d, want %d", n, len(j), min(JurySize, eligible))
 			}
-			for _, k := range j {
-				if k == author || !slices.Contains(pool, k) {
-					t.Fatalf("pool %d: juror %s is the author or outside the pool", n, k)
+			for _, m := range j {
+				if m.key == author || !slices.Contains(pool, m) {
+					t.Fatalf("pool %d: juror %s is the author or outside the pool", n, m.key)
 				}
-				load[k]++
+				load[m.key]++
 			}
 		}
 		if n < 2*JurySize {
 			continue // nearly everyone judges nearly everything
 		}
 		mean := float64(JurySize*traces) / float64(n)
-		for _, k := range pool {
-			if l := float64(load[k]); l < 0.6*mean || l > 1.4*mean {
-				t.Fatalf("pool %d: %s judges %v traces, mean %v", n, k, l, mean)
+		for _, m := range pool {
+			if l := float64(load[m.key]); l < 0.6*mean || l > 1.4*mean {
+				t.Fatalf("pool %d: %s judges %v traces, mean %v", n, m.name, l, mean)
 			}
 		}
 	}
