@@ -29,6 +29,11 @@ import (
 // state only choose between a validator's votes on one trace (addVotes)
 // and give the day a vote counts on (voteDay).
 //
+// Under rules that assign traces (Rules.JurySize), each trace's jury is
+// drawn first (assign.go), from pools that are themselves closures over
+// the files before each epoch, and a vote outside the jury counts for
+// nothing in any round.
+//
 // in.Rules must name a rule set this node implements (FromSnapshot checks
 // it); an unknown name computes nothing but the name.
 func Compute(in Input) Report {
