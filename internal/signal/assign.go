@@ -94,24 +94,29 @@ func jury(h manifest.Hash, author string, pool []member, k int) []member {
 // own epoch's jury. The epochs are computed in order, so every epoch's
 // pool rests only on earlier ones'.
 type assigner struct {
-	in     Input
+	in     Input // the files, each kind sorted by its date (byDate)
 	rules  Rules
-	epochs []int64            // the epochs of in's traces, ascending
-	pools  map[int64][]member // epoch → agents with standing as of its start, by key
+	epochs []int64              // the epochs of in's traces, ascending
+	pools  map[int64][]member   // epoch → agents with standing as of its start, by key
+	juries map[juryKey][]member // juries drawn so far: every epoch's mesh draws the earlier traces' again
+}
+
+// juryKey is what a jury depends on: the trace's hash, author and epoch.
+type juryKey struct {
+	hash   manifest.Hash
+	author string
+	epoch  int64
 }
 
 func newAssigner(in Input, rules Rules) *assigner {
-	a := &assigner{in: in, rules: rules, pools: map[int64][]member{}}
-	seen := map[int64]bool{}
-	for _, ts := range [][]ledger.Trace{in.Traces, in.Copies} {
+	a := &assigner{in: byDate(in), rules: rules, pools: map[int64][]member{}, juries: map[juryKey][]member{}}
+	for _, ts := range [][]ledger.Trace{a.in.Traces, a.in.Copies} {
 		for _, t := range ts {
-			if e := EpochOf(t.Submitted); !seen[e] {
-				seen[e] = true
-				a.epochs = append(a.epochs, e)
-			}
+			a.epochs = append(a.epochs, EpochOf(t.Submitted))
 		}
 	}
 	slices.Sort(a.epochs)
+	a.epochs = slices.Compact(a.epochs)
 	return a
 }
 
@@ -135,45 +140,69 @@ func (a *assigner) pool(e int64) []member {
 			p = append(p, member{k, m.names[k]})
 		}
 	}
-	a.pools[e] = p // sorted: keyOf is
+	a.pools[e] = p // sorted by key: keyOf is
 	return p
 }
 
 // juryOf is the jury of trace t: drawn from the pool of its epoch,
 // excepting its author.
 func (a *assigner) juryOf(m *mesh, t ledger.Trace) []member {
-	return jury(t.Hash, m.key(t.Agent, t.AgentURL), a.pool(EpochOf(t.Submitted)), a.rules.JurySize)
+	k := juryKey{t.Hash, m.key(t.Agent, t.AgentURL), EpochOf(t.Submitted)}
+	j, ok := a.juries[k]
+	if !ok {
+		j = jury(k.hash, k.author, a.pool(k.epoch), a.rules.JurySize)
+		a.juries[k] = j
+	}
+	return j
 }
 
-// before is the part of in dated before start: the traces and their
-// other listings submitted before it, the validations and disputes that
-// state a time before it or none (a validation without one counts as of
-// its trace's time, and one backdated before its trace as of the trace's:
-// voteDay), and the founders and rules.
-func (in Input) before(start time.Time) Input {
-	out := Input{Founders: in.Founders, Rules: in.Rules}
-	e := EpochOf(start)
-	for _, t := range in.Traces {
-		if EpochOf(t.Submitted) < e {
-			out.Traces = append(out.Traces, t)
-		}
+// byDate is in with its traces and other listings sorted by epoch, and
+// its validations and disputes by the time they state (none first), so
+// that the files dated before any time are a prefix of each (before).
+// Compute does not depend on the order of its input.
+func byDate(in Input) Input {
+	out := in
+	out.Traces, out.Copies = slices.Clone(in.Traces), slices.Clone(in.Copies)
+	for _, ts := range [][]ledger.Trace{out.Traces, out.Copies} {
+		slices.SortStableFunc(ts, func(x, y ledger.Trace) int { return cmpInt(EpochOf(x.Submitted), EpochOf(y.Submitted)) })
 	}
-	for _, t := range in.Copies {
-		if EpochOf(t.Submitted) < e {
-			out.Copies = append(out.Copies, t)
-		}
-	}
-	for _, v := range in.Validations {
-		if v.ValidatedAt.Before(start) {
-			out.Validations = append(out.Validations, v)
-		}
-	}
-	for _, d := range in.Disputes {
-		if d.ObservedAt.Before(start) {
-			out.Disputes = append(out.Disputes, d)
-		}
-	}
+	out.Validations = slices.Clone(in.Validations)
+	slices.SortStableFunc(out.Validations, func(x, y ledger.Validation) int { return x.ValidatedAt.Compare(y.ValidatedAt) })
+	out.Disputes = slices.Clone(in.Disputes)
+	slices.SortStableFunc(out.Disputes, func(x, y ledger.Dispute) int { return x.ObservedAt.Compare(y.ObservedAt) })
 	return out
+}
+
+func cmpInt(x, y int64) int {
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
+}
+
+// before is the part of in (sorted by byDate) dated before start: the
+// traces and other listings submitted in earlier epochs, the validations
+// and disputes that state a time before it or none (a validation without
+// one counts as of its trace's time, and one backdated before its trace
+// as of the trace's: voteDay), and the founders and rules.
+func (in Input) before(start time.Time) Input {
+	e := EpochOf(start)
+	earlier := func(t ledger.Trace) bool { return EpochOf(t.Submitted) < e }
+	return Input{Founders: in.Founders, Rules: in.Rules,
+		Traces:      in.Traces[:prefix(len(in.Traces), func(i int) bool { return earlier(in.Traces[i]) })],
+		Copies:      in.Copies[:prefix(len(in.Copies), func(i int) bool { return earlier(in.Copies[i]) })],
+		Validations: in.Validations[:prefix(len(in.Validations), func(i int) bool { return in.Validations[i].ValidatedAt.Before(start) })],
+		Disputes:    in.Disputes[:prefix(len(in.Disputes), func(i int) bool { return in.Disputes[i].ObservedAt.Before(start) })],
+	}
+}
+
+// prefix is the length of the longest prefix of n items all of which
+// keep, for items sorted so that keep holds of a prefix.
+func prefix(n int, keep func(int) bool) int {
+	return sort.Search(n, func(i int) bool { return !keep(i) })
 }
 
 // assign draws every trace's jury and marks the votes outside it.

@@ -251,14 +251,18 @@ func (m *mesh) addTraces(traces []ledger.Trace) {
 // nobody is passed over. verdicts are the votes read from verdict traces
 // (verdictVotes), weighed like files.
 func (m *mesh) addVotes(vals, verdicts []ledger.Validation) {
+	// Votes point into the files, so that sorting them moves pointers, not
+	// records: under mesh-2026-4 a mesh is built once per epoch.
 	type vote struct {
-		v       ledger.Validation
+		v       *ledger.Validation
 		key     string
 		result  string
 		verdict bool
 	}
 	var vs []vote
-	for i, v := range append(append([]ledger.Validation(nil), vals...), verdicts...) {
+	files := append(append([]ledger.Validation(nil), vals...), verdicts...)
+	for i := range files {
+		v := &files[i]
 		r, err := v.Counted()
 		if err != nil || (v.Validator == "" && v.ValidatorURL == "") {
 			continue
@@ -288,7 +292,7 @@ func (m *mesh) addVotes(vals, verdicts []ledger.Validation) {
 		// order the node read them in.
 		return a.v.SourceHash < b.v.SourceHash
 	})
-	all := make([]ledger.Validation, len(vs))
+	all := make([]*ledger.Validation, len(vs))
 	for i, kv := range vs {
 		all[i] = kv.v
 	}
@@ -298,7 +302,7 @@ func (m *mesh) addVotes(vals, verdicts []ledger.Validation) {
 	for _, kv := range vs {
 		v, vk := kv.v, kv.key
 		t, ok := m.byHash[v.TraceHash]
-		if !ok || m.isSelf(v, vk, t) {
+		if !ok || m.isSelf(*v, vk, t) {
 			continue
 		}
 		if m.votes[t.Hash] == nil {
