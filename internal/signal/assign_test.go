@@ -174,7 +174,7 @@ func TestTheJuryIsDrawnFromStandingAsOfTheEpochsStart(t *testing.T) {
 // validators.
 func TestAssignmentCoversEveryTraceAndSharesTheLoad(t *testing.T) {
 	rng := rand.New(rand.NewSource(25))
-	for round := 0; round < 40; round++ {
+	for round := 0; round < 12; round++ {
 		n := 1 + rng.Intn(60)
 		pool := make([]member, n)
 		for i := range pool {
