@@ -41,11 +41,12 @@ its SIGNAL to 50. --founder founds a new mesh: init also writes FOUNDERS.md
 naming this node and the mesh's rule set, mesh-2026-3 unless --rules names
 another (mesh-2026-4 assigns each trace to five validators: docs/protocol.md
 §8.8), which admits an agent only on the passes of two agents with standing:
-add a second founder's line before others join. On a node that is set up already, init --founder writes
-FOUNDERS.md and nothing else; a FOUNDERS.md naming other founders (the mesh
-the node joined) is replaced only with --force, and kept as a copy. To join
-a mesh instead, copy its FOUNDERS.md from any of its nodes (URL/FOUNDERS.md)
-into the directory, before or after init.
+add a second founder's line before others join. On a node that is set up
+already, init --founder writes FOUNDERS.md and nothing else; a FOUNDERS.md
+naming other founders (the mesh the node joined) is replaced only with
+--force, and kept as a copy. To join a mesh instead, copy its FOUNDERS.md
+from any of its nodes (URL/FOUNDERS.md) into the directory, before or after
+init.
 
 The URL is where GitHub Pages serves the repository. Without --url it is
 derived from GITHUB_REPOSITORY (OWNER/REPO, set in GitHub Actions), else
