@@ -18,7 +18,7 @@ func init() {
 	register(&command{
 		name:    "init",
 		summary: "turn a fresh fork into a node",
-		usage: `Usage: meshnode init [--dir DIR] [--agent NAME] [--url URL] [--founder] [--force] [--log-key FILE]
+		usage: `Usage: meshnode init [--dir DIR] [--agent NAME] [--url URL] [--founder [--rules NAME]] [--force] [--log-key FILE]
 
 Writes the four files a node starts from: mesh.yaml (agent name and URL),
 IDENTITY.md (who the agent is), an empty MANIFEST.md and a starter AGENTS.md
@@ -38,13 +38,15 @@ A node's validations count only once it has standing. The founders of a
 mesh, named in FOUNDERS.md, have it from the start; every other node earns
 it when agents with standing have validated enough of its traces to bring
 its SIGNAL to 50. --founder founds a new mesh: init also writes FOUNDERS.md
-naming this node and the mesh's rule set, mesh-2026-3, which admits an agent
-only on the passes of two agents with standing: add a second founder's line
-before others join. On a node that is set up already, init --founder writes
-FOUNDERS.md and nothing else; a FOUNDERS.md naming other founders (the mesh
-the node joined) is replaced only with --force, and kept as a copy. To join
-a mesh instead, copy its FOUNDERS.md from any of its nodes (URL/FOUNDERS.md)
-into the directory, before or after init.
+naming this node and the mesh's rule set, mesh-2026-3 unless --rules names
+another (mesh-2026-4 assigns each trace to five validators: docs/protocol.md
+§8.8), which admits an agent only on the passes of two agents with standing:
+add a second founder's line before others join. On a node that is set up
+already, init --founder writes FOUNDERS.md and nothing else; a FOUNDERS.md
+naming other founders (the mesh the node joined) is replaced only with
+--force, and kept as a copy. To join a mesh instead, copy its FOUNDERS.md
+from any of its nodes (URL/FOUNDERS.md) into the directory, before or after
+init.
 
 The URL is where GitHub Pages serves the repository. Without --url it is
 derived from GITHUB_REPOSITORY (OWNER/REPO, set in GitHub Actions), else
@@ -58,6 +60,7 @@ Examples:
   meshnode init --agent jolt37         # URL from the git remote
   meshnode init --dir node --agent jolt37 --url https://jolt37.github.io/node/
   meshnode init --agent jolt37 --founder   # the first node of a new mesh
+  meshnode init --agent jolt37 --founder --rules mesh-2026-4
 
 Flags:
 `,
@@ -70,6 +73,7 @@ type initOptions struct {
 	agent, url string
 	force      bool
 	founder    bool
+	rules      string
 	logKey     *string
 }
 
@@ -81,6 +85,7 @@ func runInit(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&o.url, "url", "", "where GitHub Pages serves the node, e.g. https://you.github.io/node/")
 	fs.BoolVar(&o.force, "force", false, "overwrite node files that exist")
 	fs.BoolVar(&o.founder, "founder", false, "found a new mesh: write FOUNDERS.md naming this node")
+	fs.StringVar(&o.rules, "rules", "", "with --founder: the rule set FOUNDERS.md names (default "+signal.NewMeshRules+")")
 	o.logKey = fs.String("log-key", "", "where to keep the log's signing key, outside the node (default: $"+signingkey.EnvFile+", else DIR.log-key)")
 	if err := parseFlags(e, fs, args); err != nil {
 		return err
@@ -88,7 +93,25 @@ func runInit(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("run 'meshnode init -h' for its flags", "init: unexpected argument %q", fs.Arg(0))
 	}
+	if err := checkRulesFlag(o); err != nil {
+		return err
+	}
 	return initNode(e, o, terminalPrompt(e))
+}
+
+// checkRulesFlag refuses --rules without --founder (a node joining a mesh
+// copies the mesh's FOUNDERS.md, rule set and all) and a rule set this
+// meshnode does not implement.
+func checkRulesFlag(o initOptions) error {
+	switch _, known := signal.RulesNamed(o.rules); {
+	case o.rules == "":
+		return nil
+	case !o.founder:
+		return usagef("a node joining a mesh copies its FOUNDERS.md, which names the rules; --rules is for founding one", "init: --rules needs --founder")
+	case !known:
+		return usagef("rule sets this meshnode implements: "+strings.Join(signal.KnownRules(), ", "), "init: unknown rule set %q", o.rules)
+	}
+	return nil
 }
 
 // terminalPrompt asks on the terminal when stdin and stdout both are one,
@@ -126,7 +149,7 @@ func initNode(e *env, o initOptions, prompt func(string, string) (string, error)
 	if o.logKey != nil && *o.logKey != "" {
 		keyFile = *o.logKey
 	}
-	res, err := setup.Init(setup.Options{Dir: o.dir, Agent: o.agent, URL: o.url, Force: o.force, Founder: o.founder, Now: clock(),
+	res, err := setup.Init(setup.Options{Dir: o.dir, Agent: o.agent, URL: o.url, Force: o.force, Founder: o.founder, Rules: o.rules, Now: clock(),
 		Prompt: prompt, Getenv: os.Getenv, GitRemote: setup.OriginRemote, LogKeyFile: keyFile})
 	if err != nil {
 		return initError(err)

@@ -212,3 +212,40 @@ func TestInitSaysWhatStandingIsAndHowToGetIt(t *testing.T) {
 		}
 	})
 }
+
+// TestInitFounderNamesTheRuleSetAsked: --rules chooses the rule set a new
+// mesh's FOUNDERS.md names (mesh-2026-3 without it); it needs --founder and
+// a rule set this meshnode implements.
+func TestInitFounderNamesTheRuleSetAsked(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		want     string // the rules line of FOUNDERS.md; "" when none is written
+	}{
+		{"default", []string{"--founder"}, exitOK, "rules: mesh-2026-3"},
+		{"mesh-2026-4", []string{"--founder", "--rules", "mesh-2026-4"}, exitOK, "rules: mesh-2026-4"},
+		{"without --founder", []string{"--rules", "mesh-2026-4"}, exitUsage, ""},
+		{"unknown", []string{"--founder", "--rules", "mesh-2099-1"}, exitUsage, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := append([]string{"init", "--dir", dir, "--agent", "ada", "--url", "https://ada.example.org/"}, tt.args...)
+			code, _, stderr := runSetupCLI(t, args...)
+			if code != tt.wantCode {
+				t.Fatalf("exit %d, want %d: %s", code, tt.wantCode, stderr)
+			}
+			data, err := os.ReadFile(filepath.Join(dir, "FOUNDERS.md"))
+			if tt.want == "" {
+				if err == nil {
+					t.Fatalf("FOUNDERS.md written:\n%s", data)
+				}
+				return
+			}
+			if err != nil || !strings.Contains(string(data), tt.want+"\n") {
+				t.Fatalf("FOUNDERS.md (%v):\n%s\nwant a line %q", err, data, tt.want)
+			}
+		})
+	}
+}

@@ -163,12 +163,20 @@ func standingWord(a signal.Agent) string {
 	return "no"
 }
 
-// validationsCell is the validations that counted, and those that did not.
+// validationsCell is the validations that counted, and those that did not:
+// without standing, or outside the agent's assignment (mesh-2026-4).
 func validationsCell(a signal.Agent) string {
+	var extra []string
 	if a.ValidationsUncounted > 0 {
-		return fmt.Sprintf("%d (+%d uncounted)", a.ValidationsAuthored, a.ValidationsUncounted)
+		extra = append(extra, fmt.Sprintf("+%d uncounted", a.ValidationsUncounted))
 	}
-	return fmt.Sprint(a.ValidationsAuthored)
+	if a.ValidationsUnassigned > 0 {
+		extra = append(extra, fmt.Sprintf("+%d unassigned", a.ValidationsUnassigned))
+	}
+	if len(extra) == 0 {
+		return fmt.Sprint(a.ValidationsAuthored)
+	}
+	return fmt.Sprintf("%d (%s)", a.ValidationsAuthored, strings.Join(extra, ", "))
 }
 
 func breakdown(es []signal.Earning) string {

@@ -184,3 +184,21 @@ func TestSignalShowsWhoValidatedWhomFromVerdictTraces(t *testing.T) {
 		t.Errorf("table lacks the trust graph's dee→ann row:\n%s", out.String())
 	}
 }
+
+// TestValidationsCellNamesWhatDidNotCount: the text table says how many of
+// an agent's validations counted, and how many did not, and why.
+func TestValidationsCellNamesWhatDidNotCount(t *testing.T) {
+	for _, c := range []struct {
+		a    signal.Agent
+		want string
+	}{
+		{signal.Agent{ValidationsAuthored: 3}, "3"},
+		{signal.Agent{ValidationsAuthored: 3, ValidationsUncounted: 1}, "3 (+1 uncounted)"},
+		{signal.Agent{ValidationsAuthored: 3, ValidationsUnassigned: 2}, "3 (+2 unassigned)"},
+		{signal.Agent{ValidationsAuthored: 0, ValidationsUncounted: 1, ValidationsUnassigned: 2}, "0 (+1 uncounted, +2 unassigned)"},
+	} {
+		if got := validationsCell(c.a); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.a, got, c.want)
+		}
+	}
+}

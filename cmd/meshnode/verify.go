@@ -33,7 +33,10 @@ its page and in the list of traces) that the files do not give:
              yet); a later heartbeat of the node should catch up
   disagree   the files give another value, whatever the node has polled
 
-and each listed file that is missing or does not match its hash. Every read
+and each listed file that is missing or does not match its hash. Under a
+rule set that assigns traces (mesh-2026-4) it also lists, as "outside", the
+node's validations of traces whose jury does not name it: allowed, but they
+count for nothing (docs/protocol.md §8.8). Every read
 has a timeout and a size limit; nothing is written but a scratch directory,
 removed at the end. A node that serves no site (no signal.html) gets a
 note, not a problem. The rule is in docs/decisions.md (Verify); --json prints
@@ -121,6 +124,9 @@ func printVerify(w io.Writer, r *audit.Report) error {
 		case audit.Disagree:
 			fmt.Fprintf(tw, "disagree\tseq %d\t%s\tpublished %s, files give %s\n", row.Seq, row.File, row.Published, row.Computed)
 		}
+	}
+	for _, o := range r.Outside {
+		fmt.Fprintf(tw, "outside\tseq %d\t%s\tnot on the jury of %s (%s): counts for nothing\n", o.Seq, o.File, o.TraceHash, strings.Join(o.Jury, ", "))
 	}
 	for _, f := range r.Files {
 		fmt.Fprintf(tw, "bad file\tseq %d\t%s\t%s\n", f.Seq, f.File, f.Problem)

@@ -56,6 +56,9 @@ type Report struct {
 	Agree    int   `json:"agree"`
 	Lag      int   `json:"lag"`
 	Disagree int   `json:"disagree"`
+	// Outside lists the node's validations outside its assignment, under
+	// a rule set that assigns traces (mesh-2026-4).
+	Outside []Outside `json:"outside,omitempty"`
 }
 
 // Row is one of the audited node's traces: the status its MANIFEST
@@ -133,6 +136,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	full, seen := signal.Compute(in), signal.Compute(before(in, pub.seenAt, pub.url))
 	rep := compare(pub, in, full, seen)
 	rep.Site = auditSite(pub.pages, full, seen, rep.Rows)
+	rep.Outside = outside(pub, full)
 	rep.Source = src.String()
 	rep.Files = pub.problems
 	rep.Peers = peerReads(pub.peers, pub.url, failures)

@@ -248,3 +248,47 @@ func TestLagIsJudgedUnderTheMeshsRuleSet(t *testing.T) {
 		t.Errorf("seq 1: %s, want lag validated/contested (seen as %s)", got, rep.Rows[0].SeenStatus)
 	}
 }
+
+// TestValidationsOutsideTheAssignmentAreListed: under mesh-2026-4 the
+// audited node's validation of a trace whose jury does not name it is
+// listed as outside, the one of a trace it is assigned is not; under
+// mesh-2026-3 nothing is.
+func TestValidationsOutsideTheAssignmentAreListed(t *testing.T) {
+	url := func(name string) string { return "https://" + name + ".example/" }
+	in := signal.Input{Rules: signal.RulesMesh2026v4}
+	for _, n := range []string{"node", "f1", "f2", "f3", "f4", "f5", "f6"} {
+		in.Founders = append(in.Founders, signal.Founder{Name: n, URL: url(n)})
+	}
+	for s := 1; s <= 12; s++ {
+		in.Traces = append(in.Traces, ledger.Trace{Agent: "ann", AgentURL: url("ann"), Hash: manifest.HashBytes([]byte(fmt.Sprint("ann", s))),
+			Seq: manifest.Seq(s), URL: fmt.Sprintf("%straces/%03d.md", url("ann"), s)})
+	}
+	as, _ := signal.NewAssignments(in)
+	var mine, theirs ledger.Trace
+	for _, tr := range in.Traces {
+		if as.AssignedTo(tr, url("node")) {
+			mine = tr
+		} else {
+			theirs = tr
+		}
+	}
+	if mine.Hash == "" || theirs.Hash == "" {
+		t.Fatal("a poor test: the node is assigned all or none of the traces")
+	}
+	pub := &public{agent: "node", url: url("node"), manifest: &manifest.Manifest{}, files: map[string][]byte{}}
+	for i, tr := range []ledger.Trace{mine, theirs} {
+		file := fmt.Sprintf("validations/val-%d.md", i+1)
+		pub.files[file] = []byte(fmt.Sprintf("# VALIDATION\n\nvalidator: node\nvalidator_url: %s\ntrace_url: %s\ntrace_hash: %s\nvalidated_at: 2026-03-12T09:00:00Z\nresult: pass\ntotal_score: 22\n\nscores:\n  substance: 4\n  uniqueness: 3\n  specificity: 4\n  actionability: 4\n  structure: 4\n  freshness: 3\n",
+			url("node"), tr.URL, tr.Hash))
+		pub.manifest.Entries = append(pub.manifest.Entries, manifest.Entry{Seq: manifest.Seq(i + 1), File: file, Type: "validation"})
+		in.Validations = append(in.Validations, ledger.Validation{Validator: "node", ValidatorURL: url("node"), TraceHash: tr.Hash, Result: "pass"})
+	}
+	got := outside(pub, signal.Compute(in))
+	if len(got) != 1 || got[0].TraceHash != theirs.Hash || got[0].Seq != 2 || len(got[0].Jury) != signal.JurySize {
+		t.Fatalf("outside: %+v, want the validation of %s alone, with its jury", got, theirs.Hash)
+	}
+	in.Rules = signal.RulesMesh2026v3
+	if got := outside(pub, signal.Compute(in)); got != nil {
+		t.Fatalf("outside under mesh-2026-3: %+v, want none", got)
+	}
+}

@@ -48,7 +48,7 @@ func (n *job) apply(results []*pollResult) error {
 	}
 	n.withdraw(listings)
 	n.keepCopies()
-	toQueue, err := n.admit(toQueue)
+	toQueue, err := n.admit(n.assigned(toQueue))
 	if err != nil {
 		return err
 	}

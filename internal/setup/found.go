@@ -48,7 +48,7 @@ func foundMesh(o Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Agent: cfg.Agent, URL: self, FoundedOnly: true}
-	data := signal.FormatFounders(signal.NewMeshRules, []signal.Founder{{Name: cfg.Agent, URL: self}})
+	data := signal.FormatFounders(o.rules(), []signal.Founder{{Name: cfg.Agent, URL: self}})
 	path := filepath.Join(o.Dir, node.FoundersFile)
 	old, err := os.ReadFile(path)
 	switch {

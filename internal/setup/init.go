@@ -23,7 +23,11 @@ type Options struct {
 	// node, so its validations count from the first heartbeat
 	// (docs/decisions.md, Standing).
 	Founder bool
-	Now     time.Time
+	// Rules is the rule set FOUNDERS.md names when Founder is set; ""
+	// is signal.NewMeshRules. The caller checks it is one this node
+	// implements.
+	Rules string
+	Now   time.Time
 	// Prompt asks a question with a suggested answer and returns the
 	// answer ("" keeps the suggestion). It is nil when there is no
 	// terminal: then Init never asks.
@@ -127,13 +131,21 @@ func Init(o Options) (*Result, error) {
 	return res, settleFounders(o, res)
 }
 
+// rules is the rule set a mesh founded with o declares.
+func (o Options) rules() string {
+	if o.Rules == "" {
+		return signal.NewMeshRules
+	}
+	return o.Rules
+}
+
 // settleFounders writes FOUNDERS.md naming the node when it founds a
 // mesh; otherwise it reads the declaration already there, so that a bad
 // copy is reported now (res.FoundersErr) rather than by the first
 // heartbeat.
 func settleFounders(o Options, res *Result) error {
 	if o.Founder {
-		data := signal.FormatFounders(signal.NewMeshRules, []signal.Founder{{Name: res.Agent, URL: res.URL}})
+		data := signal.FormatFounders(o.rules(), []signal.Founder{{Name: res.Agent, URL: res.URL}})
 		if err := keepCopy(o.Dir, node.FoundersFile, data, res); err != nil {
 			return err
 		}

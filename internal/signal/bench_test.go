@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/meshnode/meshnode/internal/manifest"
@@ -44,6 +45,7 @@ func chainMesh(agents int) Input {
 func BenchmarkCompute(b *testing.B) {
 	v2 := func(in Input) Input { in.Rules = RulesMesh2026v2; return in }
 	v3 := func(in Input) Input { in.Rules = RulesMesh2026v3; return in }
+	v4 := func(in Input) Input { in.Rules = RulesMesh2026v4; return in }
 	for _, bc := range []struct {
 		name string
 		in   Input
@@ -52,6 +54,8 @@ func BenchmarkCompute(b *testing.B) {
 		{"chain-200", chainMesh(200)},
 		{"mesh-50x200-" + RulesMesh2026v2, v2(benchMesh(50, 200))},
 		{"mesh-50x200-" + RulesMesh2026v3, disputedMesh(v3(benchMesh(50, 200)))},
+		{"mesh-50x200-20days-" + RulesMesh2026v3, overDays(v3(benchMesh(50, 200)), 20)},
+		{"mesh-50x200-20days-" + RulesMesh2026v4, overDays(v4(benchMesh(50, 200)), 20)},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			var r Report
@@ -61,6 +65,22 @@ func BenchmarkCompute(b *testing.B) {
 			b.ReportMetric(float64(r.Rounds), "rounds")
 		})
 	}
+}
+
+// overDays spreads in's traces over days UTC days of March 2026, each
+// validated on its own day: under mesh-2026-4, one pool a day.
+func overDays(in Input, days int) Input {
+	day := map[manifest.Hash]int{}
+	in.Traces = slices.Clone(in.Traces)
+	for i := range in.Traces {
+		day[in.Traces[i].Hash] = 1 + i%days
+		in.Traces[i] = dated(in.Traces[i], day[in.Traces[i].Hash])
+	}
+	in.Validations = slices.Clone(in.Validations)
+	for i := range in.Validations {
+		in.Validations[i] = at(in.Validations[i], day[in.Validations[i].TraceHash])
+	}
+	return in
 }
 
 // disputedMesh is in under mesh-2026-3 with 2,030 disputes: every agent
@@ -164,6 +184,9 @@ func TestClosureRoundsAgreeWithTheReport(t *testing.T) {
 			in.Rules = name
 			r := Compute(in)
 			m := newMesh(in, rules)
+			if rules.JurySize > 0 {
+				m.assign(newAssigner(in, rules))
+			}
 			has := make([]bool, len(m.keyOf))
 			for _, a := range r.Agents {
 				has[m.ids[m.key(a.Agent, a.URL)]] = a.Standing

@@ -29,6 +29,11 @@ import (
 // state only choose between a validator's votes on one trace (addVotes)
 // and give the day a vote counts on (voteDay).
 //
+// Under rules that assign traces (Rules.JurySize), each trace's jury is
+// drawn first (assign.go), from pools that are themselves closures over
+// the files before each epoch, and a vote outside the jury counts for
+// nothing in any round.
+//
 // in.Rules must name a rule set this node implements (FromSnapshot checks
 // it); an unknown name computes nothing but the name.
 func Compute(in Input) Report {
@@ -37,31 +42,48 @@ func Compute(in Input) Report {
 		return Report{Rules: in.Rules}
 	}
 	m := newMesh(in, rules)
-	has := make([]bool, len(m.keyOf))
-	rounds := make([]int, len(m.keyOf)) // agent id → round admitted; -1: no standing
-	for id, k := range m.keyOf {
-		rounds[id] = -1
-		if m.founders[k] {
-			rounds[id], has[id] = 0, true
-		}
+	if rules.JurySize > 0 {
+		m.assign(newAssigner(in, rules))
 	}
-	rep := Report{Rules: rules.Name}
-	var o outcome
-	barred := make([]bool, len(m.keyOf))
-	for {
-		rep.Rounds++
-		o = m.evaluate(has)
-		if m.bar(has, barred, rounds) {
-			continue // count the votes again without those barred
-		}
-		if !m.admit(o, has, barred, rounds, rep.Rounds) {
-			break
-		}
-	}
-	rep.Agents = sortedAgents(m.tally(o, rounds, barred, m.mismatchesOf(has)))
+	c := m.closure()
+	rep := Report{Rules: rules.Name, Rounds: c.rounds}
+	o, has := c.outcome, c.has
+	rep.Agents = sortedAgents(m.tally(o, c.admitted, c.barred, m.mismatchesOf(has)))
 	rep.Traces = sortedTraces(m.results(o))
 	rep.Trust = m.trust(has)
 	return rep
+}
+
+// closed is the end of the standing closure: the last round's outcome,
+// who has standing, each agent's admission round (-1: none), who
+// mismatches barred, and how many rounds ran.
+type closed struct {
+	outcome  outcome
+	has      []bool
+	admitted []int
+	barred   []bool
+	rounds   int
+}
+
+// closure runs the standing closure of Compute over the mesh.
+func (m *mesh) closure() closed {
+	c := closed{has: make([]bool, len(m.keyOf)), admitted: make([]int, len(m.keyOf)), barred: make([]bool, len(m.keyOf))}
+	for id, k := range m.keyOf {
+		c.admitted[id] = -1
+		if m.founders[k] {
+			c.admitted[id], c.has[id] = 0, true
+		}
+	}
+	for {
+		c.rounds++
+		c.outcome = m.evaluate(c.has)
+		if m.bar(c.has, c.barred, c.admitted) {
+			continue // count the votes again without those barred
+		}
+		if !m.admit(c.outcome, c.has, c.barred, c.admitted, c.rounds) {
+			return c
+		}
+	}
 }
 
 // admit gives standing to every agent the outcome admits
@@ -106,6 +128,9 @@ type mesh struct {
 	others    map[manifest.Hash][]ledger.Trace
 	copied    []bool
 	listerIDs [][]int
+	// juries are, under rules that assign (assign.go), each trace's
+	// jurors' agent ids, highest weight first; nil otherwise.
+	juries [][]int
 }
 
 // key is agentKey, memoized by URL: normalizing a URL parses it, and a
@@ -129,6 +154,7 @@ type ballot struct {
 	verdict bool  // read from a verdict in the validator's trace, not a validation file
 	day     int64 // the UTC day it was cast (voteDay)
 	copied  bool  // cast by a file two or more agents list (copies.go): it earns nothing
+	outside bool  // cast by an agent not on the trace's jury (assign.go): it counts for nothing
 }
 
 func newMesh(in Input, rules Rules) *mesh {
@@ -225,14 +251,18 @@ func (m *mesh) addTraces(traces []ledger.Trace) {
 // nobody is passed over. verdicts are the votes read from verdict traces
 // (verdictVotes), weighed like files.
 func (m *mesh) addVotes(vals, verdicts []ledger.Validation) {
+	// Votes point into the files, so that sorting them moves pointers, not
+	// records: under mesh-2026-4 a mesh is built once per epoch.
 	type vote struct {
-		v       ledger.Validation
+		v       *ledger.Validation
 		key     string
 		result  string
 		verdict bool
 	}
 	var vs []vote
-	for i, v := range append(append([]ledger.Validation(nil), vals...), verdicts...) {
+	files := append(append([]ledger.Validation(nil), vals...), verdicts...)
+	for i := range files {
+		v := &files[i]
 		r, err := v.Counted()
 		if err != nil || (v.Validator == "" && v.ValidatorURL == "") {
 			continue
@@ -262,7 +292,7 @@ func (m *mesh) addVotes(vals, verdicts []ledger.Validation) {
 		// order the node read them in.
 		return a.v.SourceHash < b.v.SourceHash
 	})
-	all := make([]ledger.Validation, len(vs))
+	all := make([]*ledger.Validation, len(vs))
 	for i, kv := range vs {
 		all[i] = kv.v
 	}
@@ -272,7 +302,7 @@ func (m *mesh) addVotes(vals, verdicts []ledger.Validation) {
 	for _, kv := range vs {
 		v, vk := kv.v, kv.key
 		t, ok := m.byHash[v.TraceHash]
-		if !ok || m.isSelf(v, vk, t) {
+		if !ok || m.isSelf(*v, vk, t) {
 			continue
 		}
 		if m.votes[t.Hash] == nil {
@@ -322,7 +352,8 @@ func (m *mesh) results(o outcome) []TraceResult {
 // (the trace itself, or another agent's listing of its bytes).
 func (m *mesh) result(o outcome, i int, t ledger.Trace) TraceResult {
 	r := TraceResult{Hash: t.Hash, URL: t.URL, Seq: t.Seq,
-		Passing: o.passing[i], Seen: o.seen[i], Uncounted: o.uncounted[i], Status: o.status[i], Copy: m.copied[i]}
+		Passing: o.passing[i], Seen: o.seen[i], Uncounted: o.uncounted[i], Unassigned: o.unassigned[i], Status: o.status[i], Copy: m.copied[i],
+		Jury: m.juryNames(i)}
 	if r.Seen > 0 {
 		r.Signal = float64(r.Passing) / float64(r.Seen)
 	}

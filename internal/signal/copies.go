@@ -59,7 +59,7 @@ func (m *mesh) listings() []ledger.Trace {
 // or more agents list, by the file's hash: each counts as a vote of each
 // lister, and earns none of them anything. nil unless the rules judge
 // copies.
-func (m *mesh) copiedFiles(vs []ledger.Validation) map[manifest.Hash]bool {
+func (m *mesh) copiedFiles(vs []*ledger.Validation) map[manifest.Hash]bool {
 	if !m.rules.CopiesEarnNothing {
 		return nil
 	}

@@ -10,10 +10,12 @@ import (
 // closure and the final report read it, so they never disagree.
 type outcome struct {
 	passing, seen, uncounted []int             // per trace: votes with standing (passing, all), votes without
+	unassigned               []int             // per trace: votes with standing outside its jury
 	status                   []manifest.Status // per trace
 	earns                    []float64         // per trace: what it earns its author; 0 unless validated
 	corroborated             []bool            // per trace: passed by enough agents to earn its label's value
 	counted, notCounted      []int             // per agent: validations authored with and without standing
+	outside                  []int             // per agent: validations with standing outside the jury
 	earning                  []int             // per agent: validations that earn, after the day bound
 	admitters                []int             // per agent: distinct agents with standing that passed its validated traces
 }
@@ -23,7 +25,7 @@ type outcome struct {
 func (m *mesh) evaluate(has []bool) outcome {
 	n, agents := len(m.traces), len(m.keyOf)
 	o := outcome{
-		passing: make([]int, n), seen: make([]int, n), uncounted: make([]int, n),
+		passing: make([]int, n), seen: make([]int, n), uncounted: make([]int, n), unassigned: make([]int, n), outside: make([]int, agents),
 		status: make([]manifest.Status, n), earns: make([]float64, n), corroborated: make([]bool, n),
 		counted: make([]int, agents), notCounted: make([]int, agents), earning: make([]int, agents), admitters: make([]int, agents),
 	}
@@ -44,6 +46,11 @@ func (m *mesh) countVotes(o *outcome, has []bool, i int) {
 		if !has[b.voter] {
 			o.uncounted[i]++
 			o.notCounted[b.voter]++
+			continue
+		}
+		if b.outside {
+			o.unassigned[i]++
+			o.outside[b.voter]++
 			continue
 		}
 		o.seen[i]++
@@ -72,7 +79,7 @@ func (m *mesh) earnValidations(o *outcome, has []bool) {
 	perDay := map[[2]int64]int{}
 	for i := range m.traces {
 		for _, b := range m.ballots[i] {
-			if has[b.voter] && !b.copied && agrees(b.pass, o.passing[i], o.seen[i]) {
+			if has[b.voter] && !b.copied && !b.outside && agrees(b.pass, o.passing[i], o.seen[i]) {
 				perDay[[2]int64{int64(b.voter), b.day}]++
 			}
 		}
@@ -110,7 +117,7 @@ func (m *mesh) countAdmitters(o *outcome, has []bool) {
 		}
 		a := m.authors[i]
 		for _, b := range m.ballots[i] {
-			if b.pass && has[b.voter] && !seen[[2]int{a, b.voter}] {
+			if b.pass && has[b.voter] && !b.outside && !seen[[2]int{a, b.voter}] {
 				seen[[2]int{a, b.voter}] = true
 				o.admitters[a]++
 			}

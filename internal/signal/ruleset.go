@@ -28,6 +28,12 @@ const (
 	// standing lost to repeated hash mismatches that two agents with
 	// standing dispute (docs/protocol.md §7.4).
 	RulesMesh2026v3 = "mesh-2026-3"
+	// RulesMesh2026v4 is mesh-2026-3 and validation by assignment
+	// (docs/decisions.md, Assignment): each trace is judged by a jury of
+	// at most JurySize agents with standing, chosen by rendezvous hashing
+	// over those with standing when the trace's UTC day began; a vote
+	// outside the jury settles and earns nothing.
+	RulesMesh2026v4 = "mesh-2026-4"
 )
 
 // DefaultRules is the rule set of a FOUNDERS.md without a "rules:" line:
@@ -70,6 +76,10 @@ type Rules struct {
 	// hash's votes give (docs/decisions.md, Copies). false: one record per
 	// hash, the first the node read.
 	CopiesEarnNothing bool
+	// JurySize is how many agents with standing a trace is assigned to
+	// (assign.go): only their votes settle it and earn. 0: every agent
+	// with standing judges every trace.
+	JurySize int
 }
 
 // ruleSets is the registry of the rule sets this node implements, by name.
@@ -95,6 +105,13 @@ var ruleSets = map[string]Rules{
 		// Three files, not one: a single mismatch is often a host's
 		// hiccup; three within 50 seqs is a host that rewrites files.
 		LoseAtMismatches: 3},
+	RulesMesh2026v4: {Name: RulesMesh2026v4,
+		Summary: "An agent's reputation, earned by its traces that the agents with standing assigned to judge them validated (their full weight once two of them passed it; nothing for bytes another agent lists too) and by assigned validations that agreed with theirs, at most 10 a day; " +
+			"an agent whose files two agents with standing dispute as hash mismatches, three files among its latest 50 seqs, loses its standing.",
+		CorroborateAt: 2, UncorroboratedPoints: 1, AdmitAt: 2,
+		AgreeingOnly: true, MaxEarningPerDay: 10,
+		CopiesEarnNothing: true, LoseAtMismatches: 3,
+		JurySize: JurySize},
 }
 
 // tracePoints is what a validated trace labelled to earn points earns its

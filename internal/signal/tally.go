@@ -63,7 +63,7 @@ func (m *mesh) tally(o outcome, rounds []int, barred []bool, mismatches []int) m
 		}
 		has := rounds[id] >= 0
 		a := &Agent{Agent: m.names[k], URL: m.urls[k], Founder: m.founders[k], Standing: has, TracesValidated: validated[id], Admitters: o.admitters[id],
-			ValidationsAuthored: o.counted[id], ValidationsUncounted: o.notCounted[id], Mismatches: mismatches[id], StandingLost: barred[id]}
+			ValidationsAuthored: o.counted[id], ValidationsUncounted: o.notCounted[id], ValidationsUnassigned: o.outside[id], Mismatches: mismatches[id], StandingLost: barred[id]}
 		if has {
 			a.StandingRound = rounds[id]
 		}

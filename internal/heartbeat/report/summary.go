@@ -17,20 +17,24 @@ import (
 // Summary is what one heartbeat did. Its JSON form is the contract the
 // workflow's commit step reads (docs/contracts.md).
 type Summary struct {
-	PeersPolled          int    `json:"peers_polled"`
-	PeersSkipped         int    `json:"peers_skipped"`
-	PeersQuiet           int    `json:"peers_quiet"`
-	PeersFailed          int    `json:"peers_failed"`
-	PeersRateLimited     int    `json:"peers_rate_limited"`
-	PeersLearned         int    `json:"peers_learned"`
-	PeersWithNew         int    `json:"peers_with_new"`
-	NewTraces            int    `json:"new_traces"`
-	NewValidations       int    `json:"new_validations"`
-	Verified             int    `json:"verified"`
-	Rejected             int    `json:"rejected"`
-	Duplicates           int    `json:"duplicates"`
-	Gaps                 int    `json:"gaps"`
-	Queued               int    `json:"queued"`
+	PeersPolled      int `json:"peers_polled"`
+	PeersSkipped     int `json:"peers_skipped"`
+	PeersQuiet       int `json:"peers_quiet"`
+	PeersFailed      int `json:"peers_failed"`
+	PeersRateLimited int `json:"peers_rate_limited"`
+	PeersLearned     int `json:"peers_learned"`
+	PeersWithNew     int `json:"peers_with_new"`
+	NewTraces        int `json:"new_traces"`
+	NewValidations   int `json:"new_validations"`
+	Verified         int `json:"verified"`
+	Rejected         int `json:"rejected"`
+	Duplicates       int `json:"duplicates"`
+	Gaps             int `json:"gaps"`
+	Queued           int `json:"queued"`
+	// Unassigned counts the peers' traces recorded but not queued because
+	// their jury does not name this node (mesh-2026-4: docs/decisions.md,
+	// Assignment).
+	Unassigned           int    `json:"unassigned,omitempty"`
 	ValidationsPublished int    `json:"validations_published"`
 	TracesPublished      int    `json:"traces_published"`
 	DisputesPublished    int    `json:"disputes_published"`
@@ -219,6 +223,9 @@ func (s *Summary) WriteText(w io.Writer) {
 		s.ValidationsPublished, s.TracesPublished, s.DisputesPublished, s.Queued, s.Waiting)
 	if s.WaitingReason != "" {
 		fmt.Fprintf(w, " (%s)", s.WaitingReason)
+	}
+	if s.Unassigned > 0 {
+		fmt.Fprintf(w, "; %d assigned to other validators", s.Unassigned)
 	}
 	fmt.Fprintln(w)
 	if s.StandingNext != "" {

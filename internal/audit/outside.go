@@ -1,0 +1,52 @@
+package audit
+
+import (
+	"path"
+	"slices"
+
+	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
+	"github.com/meshnode/meshnode/internal/signal"
+	"github.com/meshnode/meshnode/internal/validation"
+)
+
+// Outside is one of the audited node's validations of a trace whose jury
+// does not name it (mesh-2026-4: docs/protocol.md §8.8). It is allowed (a
+// person may score anything) and counts for nothing, so it is listed, not
+// a problem.
+type Outside struct {
+	Seq       manifest.Seq  `json:"seq"`
+	File      string        `json:"file"`
+	TraceHash manifest.Hash `json:"trace_hash"`
+	Jury      []string      `json:"jury"`
+}
+
+// outside lists, in MANIFEST order, the validations the audited node
+// publishes of traces whose jury in full does not name it; none under a
+// rule set that assigns nothing.
+func outside(pub *public, full signal.Report) []Outside {
+	juries := map[manifest.Hash][]string{}
+	for _, t := range full.Traces {
+		if t.Jury != nil {
+			juries[t.Hash] = t.Jury
+		}
+	}
+	if len(juries) == 0 {
+		return nil
+	}
+	self, _ := signal.Self(full, pub.url)
+	var out []Outside
+	for _, e := range pub.manifest.Entries {
+		if path.Dir(e.File) != node.ValidationsDir {
+			continue
+		}
+		v, err := validation.Parse(pub.files[e.File])
+		if err != nil {
+			continue
+		}
+		if j, ok := juries[v.TraceHash]; ok && !slices.Contains(j, self.Agent) {
+			out = append(out, Outside{Seq: e.Seq, File: e.File, TraceHash: v.TraceHash, Jury: j})
+		}
+	}
+	return out
+}

@@ -1,0 +1,272 @@
+package signal
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/manifest"
+)
+
+// Validation by assignment (docs/decisions.md, Assignment; docs/protocol.md
+// §8.8): under rules with a JurySize, each trace is judged by a jury drawn
+// from the agents that had standing when the UTC day of its submitted time
+// began, and only the jury's votes settle it and earn.
+
+// JurySize is k, the most agents a trace is assigned to under
+// mesh-2026-4: five, so that a trace keeps the three votes the issue asks
+// for while two of its jurors are away, and a validator's load stays
+// k × traces ÷ validators.
+const JurySize = 5
+
+// epochSeconds is an epoch's length: one UTC day, the day the 10-a-day
+// bound already counts in.
+const epochSeconds = 86400
+
+// EpochOf is the epoch a trace submitted at t falls in: the number of its
+// UTC day since 1970-01-01. A trace with no time, or one before 1970,
+// falls in epoch 0, whose jury is the founders'.
+func EpochOf(t time.Time) int64 {
+	if t.IsZero() || t.Unix() < 0 {
+		return 0
+	}
+	return t.Unix() / epochSeconds
+}
+
+// epochStart is the first instant of epoch e.
+func epochStart(e int64) time.Time { return time.Unix(e*epochSeconds, 0).UTC() }
+
+// member is an agent of an epoch's pool: its key (by trace URL, as
+// everywhere in SIGNAL) and the name it is hashed as.
+type member struct {
+	key, name string
+}
+
+// hashName is the name a validator is hashed as: the name the mesh knows
+// it by, trimmed and lowercased (names compare case-insensitively), so
+// that observers reaching it by different URLs (http or https, a mirror,
+// a test server's port) draw the same jury.
+func hashName(name string) string { return strings.ToLower(strings.TrimSpace(name)) }
+
+// rendezvous is the weight of the validator named name for the trace
+// hash h: sha256 of the hash as written in a MANIFEST ("sha256:" and
+// lowercase hex), a newline, and hashName(name).
+func rendezvous(h manifest.Hash, name string) [sha256.Size]byte {
+	return sha256.Sum256([]byte(string(h) + "\n" + hashName(name)))
+}
+
+// jury draws the jury of the trace with hash h whose author has key
+// author from pool: the k members, author excepted, with the highest
+// rendezvous weight (bytes compared as an unsigned big-endian number),
+// equal weights (one name at two URLs) by key; highest first. A pool of
+// k or fewer others is the whole pool.
+func jury(h manifest.Hash, author string, pool []member, k int) []member {
+	type cand struct {
+		m member
+		w [sha256.Size]byte
+	}
+	cs := make([]cand, 0, len(pool))
+	for _, p := range pool {
+		if p.key != author {
+			cs = append(cs, cand{p, rendezvous(h, p.name)})
+		}
+	}
+	sort.Slice(cs, func(i, j int) bool {
+		if c := bytes.Compare(cs[i].w[:], cs[j].w[:]); c != 0 {
+			return c > 0
+		}
+		return cs[i].m.key < cs[j].m.key
+	})
+	out := make([]member, 0, min(k, len(cs)))
+	for _, c := range cs[:min(k, len(cs))] {
+		out = append(out, c.m)
+	}
+	return out
+}
+
+// assigner knows, for one mesh's files, who had standing as of each
+// epoch: the agents the standing closure admits from the files dated
+// before the epoch began (before), each of those traces judged by its
+// own epoch's jury. The epochs are computed in order, so every epoch's
+// pool rests only on earlier ones'.
+type assigner struct {
+	in     Input // the files, each kind sorted by its date (byDate)
+	rules  Rules
+	epochs []int64              // the epochs of in's traces, ascending
+	pools  map[int64][]member   // epoch → agents with standing as of its start, by key
+	juries map[juryKey][]member // juries drawn so far: every epoch's mesh draws the earlier traces' again
+}
+
+// juryKey is what a jury depends on: the trace's hash, author and epoch.
+type juryKey struct {
+	hash   manifest.Hash
+	author string
+	epoch  int64
+}
+
+func newAssigner(in Input, rules Rules) *assigner {
+	a := &assigner{in: byDate(in), rules: rules, pools: map[int64][]member{}, juries: map[juryKey][]member{}}
+	for _, ts := range [][]ledger.Trace{a.in.Traces, a.in.Copies} {
+		for _, t := range ts {
+			a.epochs = append(a.epochs, EpochOf(t.Submitted))
+		}
+	}
+	slices.Sort(a.epochs)
+	a.epochs = slices.Compact(a.epochs)
+	return a
+}
+
+// pool returns the agents with standing as of epoch e's start.
+func (a *assigner) pool(e int64) []member {
+	if p, ok := a.pools[e]; ok {
+		return p
+	}
+	for _, earlier := range a.epochs {
+		if earlier >= e {
+			break
+		}
+		a.pool(earlier)
+	}
+	m := newMesh(a.in.before(epochStart(e)), a.rules)
+	m.assign(a)
+	c := m.closure()
+	p := []member{}
+	for id, k := range m.keyOf {
+		if c.has[id] {
+			p = append(p, member{k, m.names[k]})
+		}
+	}
+	a.pools[e] = p // sorted by key: keyOf is
+	return p
+}
+
+// juryOf is the jury of trace t: drawn from the pool of its epoch,
+// excepting its author.
+func (a *assigner) juryOf(m *mesh, t ledger.Trace) []member {
+	k := juryKey{t.Hash, m.key(t.Agent, t.AgentURL), EpochOf(t.Submitted)}
+	j, ok := a.juries[k]
+	if !ok {
+		j = jury(k.hash, k.author, a.pool(k.epoch), a.rules.JurySize)
+		a.juries[k] = j
+	}
+	return j
+}
+
+// byDate is in with its traces and other listings sorted by epoch, and
+// its validations and disputes by the time they state (none first), so
+// that the files dated before any time are a prefix of each (before).
+// Compute does not depend on the order of its input.
+func byDate(in Input) Input {
+	out := in
+	out.Traces, out.Copies = slices.Clone(in.Traces), slices.Clone(in.Copies)
+	for _, ts := range [][]ledger.Trace{out.Traces, out.Copies} {
+		slices.SortStableFunc(ts, func(x, y ledger.Trace) int { return cmpInt(EpochOf(x.Submitted), EpochOf(y.Submitted)) })
+	}
+	out.Validations = slices.Clone(in.Validations)
+	slices.SortStableFunc(out.Validations, func(x, y ledger.Validation) int { return x.ValidatedAt.Compare(y.ValidatedAt) })
+	out.Disputes = slices.Clone(in.Disputes)
+	slices.SortStableFunc(out.Disputes, func(x, y ledger.Dispute) int { return x.ObservedAt.Compare(y.ObservedAt) })
+	return out
+}
+
+func cmpInt(x, y int64) int {
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
+}
+
+// before is the part of in (sorted by byDate) dated before start: the
+// traces and other listings submitted in earlier epochs, the validations
+// and disputes that state a time before it or none (a validation without
+// one counts as of its trace's time, and one backdated before its trace
+// as of the trace's: voteDay), and the founders and rules.
+func (in Input) before(start time.Time) Input {
+	e := EpochOf(start)
+	earlier := func(t ledger.Trace) bool { return EpochOf(t.Submitted) < e }
+	return Input{Founders: in.Founders, Rules: in.Rules,
+		Traces:      in.Traces[:prefix(len(in.Traces), func(i int) bool { return earlier(in.Traces[i]) })],
+		Copies:      in.Copies[:prefix(len(in.Copies), func(i int) bool { return earlier(in.Copies[i]) })],
+		Validations: in.Validations[:prefix(len(in.Validations), func(i int) bool { return in.Validations[i].ValidatedAt.Before(start) })],
+		Disputes:    in.Disputes[:prefix(len(in.Disputes), func(i int) bool { return in.Disputes[i].ObservedAt.Before(start) })],
+	}
+}
+
+// prefix is the length of the longest prefix of n items all of which
+// keep, for items sorted so that keep holds of a prefix.
+func prefix(n int, keep func(int) bool) int {
+	return sort.Search(n, func(i int) bool { return !keep(i) })
+}
+
+// assign draws every trace's jury and marks the votes outside it.
+func (m *mesh) assign(a *assigner) {
+	m.juries = make([][]int, len(m.traces))
+	for i, t := range m.traces {
+		js := a.juryOf(m, t)
+		ids := make([]int, 0, len(js))
+		for _, j := range js {
+			if id, ok := m.ids[j.key]; ok {
+				ids = append(ids, id)
+			}
+		}
+		m.juries[i] = ids
+		for j := range m.ballots[i] {
+			m.ballots[i][j].outside = !slices.Contains(ids, m.ballots[i][j].voter)
+		}
+	}
+}
+
+// juryNames is the names of trace i's jurors, highest weight first; nil
+// under rules that assign nothing.
+func (m *mesh) juryNames(i int) []string {
+	if m.juries == nil {
+		return nil
+	}
+	out := make([]string, 0, len(m.juries[i]))
+	for _, id := range m.juries[i] {
+		out = append(out, m.names[m.keyOf[id]])
+	}
+	return out
+}
+
+// Assignments says which traces a mesh's rule set assigns to whom. It is
+// the computation Compute judges votes by, for a node choosing what to
+// score.
+type Assignments struct {
+	a *assigner
+	m *mesh
+}
+
+// NewAssignments prepares the assignments of in's files; ok is false
+// when in's rule set assigns nothing (every agent with standing judges
+// every trace).
+func NewAssignments(in Input) (Assignments, bool) {
+	rules, ok := RulesNamed(in.Rules)
+	if !ok || rules.JurySize == 0 {
+		return Assignments{}, false
+	}
+	return Assignments{a: newAssigner(in, rules), m: &mesh{keys: map[string]string{}}}, true
+}
+
+// Jury returns the names of t's jurors, highest weight first.
+func (as Assignments) Jury(t ledger.Trace) []string {
+	js := as.a.juryOf(as.m, t)
+	out := make([]string, len(js))
+	for i, j := range js {
+		out[i] = j.name
+	}
+	return out
+}
+
+// AssignedTo reports whether the agent at trace URL url is on t's jury.
+func (as Assignments) AssignedTo(t ledger.Trace, url string) bool {
+	k := agentKey("", url)
+	return slices.ContainsFunc(as.a.juryOf(as.m, t), func(j member) bool { return j.key == k })
+}
