@@ -4,6 +4,7 @@ import (
 	"github.com/meshnode/meshnode/internal/copies"
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/signal"
 )
 
 // What the node republishes of a peer's trace is a copy taken here, from
@@ -73,21 +74,108 @@ func (n *job) withdraw(listings map[string]*listing) {
 	}
 }
 
-// takeDownDisputed marks the trace with hash h disputed when the ledger
-// holds it: a dispute, ours or a peer's, says the bytes at its URL no
-// longer hash to what its author claims.
-func (n *job) takeDownDisputed(h manifest.Hash) {
-	n.ledger.TakeDown(h, ledger.Disputed)
+// takeDownDisputed marks each peer trace that a dispute which counts
+// names disputed, and publishes again one that no such dispute names
+// (docs/decisions.md, "Taking a peer's text down"). A dispute counts when
+// it is ours (the ledger's rejection: we were served other bytes), when
+// its author disputes its own trace, or when its reporter has standing as
+// SIGNAL computes it: a peer without standing cannot stop us republishing
+// another agent's text. A withdrawn trace is withdraw's.
+func (n *job) takeDownDisputed() error {
+	named := n.disputedHashes()
+	if len(named) == 0 && !n.anyDisputed() {
+		return nil
+	}
+	standing, err := n.standingOf()
+	if err != nil {
+		return err
+	}
+	for _, t := range n.ledger.Traces {
+		if t.TakenDown == ledger.Withdrawn {
+			continue
+		}
+		why := ""
+		if named[t.Hash].counts(t.AgentURL, standing) {
+			why = ledger.Disputed
+		}
+		n.ledger.TakeDown(t.Hash, why)
+	}
+	return nil
 }
 
-// readDispute takes down the trace a peer's dispute names, as the fetch
-// parsed it (fetched.read), when the dispute disputes something
-// (dispute.Check, the test recordDispute applies too): a file that names
-// a hash but no mismatch takes nothing down.
-func (n *job) readDispute(f fetched) {
-	if f.disp != nil && len(f.disp.Check()) == 0 {
-		n.takeDownDisputed(f.disp.ClaimedHash)
+// disputers are who disputes one hash: ours says we were served other
+// bytes; reporters are the peers' trace URLs.
+type disputers struct {
+	ours      bool
+	reporters []string
+}
+
+// counts reports whether a dispute of a trace by author takes it down.
+func (d *disputers) counts(author string, standing func(string) bool) bool {
+	if d == nil {
+		return false
 	}
+	if d.ours {
+		return true
+	}
+	for _, r := range d.reporters {
+		if r == author || standing(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// disputedHashes are the hashes our rejections and peers' disputes name.
+func (n *job) disputedHashes() map[manifest.Hash]*disputers {
+	out := map[manifest.Hash]*disputers{}
+	of := func(h manifest.Hash) *disputers {
+		if out[h] == nil {
+			out[h] = &disputers{}
+		}
+		return out[h]
+	}
+	for _, r := range n.ledger.Rejected {
+		of(r.ClaimedHash).ours = true
+	}
+	for _, d := range n.ledger.Disputes {
+		of(d.ClaimedHash).reporters = append(of(d.ClaimedHash).reporters, d.ReporterURL)
+	}
+	return out
+}
+
+// anyDisputed reports whether the ledger holds a trace marked disputed,
+// which a dispute that no longer counts must publish again.
+func (n *job) anyDisputed() bool {
+	for _, t := range n.ledger.Traces {
+		if t.TakenDown == ledger.Disputed {
+			return true
+		}
+	}
+	return false
+}
+
+// standingOf says whether the agent at a trace URL has standing, from
+// this heartbeat's SIGNAL report (signal.Self: the one computation of
+// standing). Under a rule set this node does not implement, nobody has.
+func (n *job) standingOf() (func(string) bool, error) {
+	r, err := n.signalReport()
+	if unknownRules(err) != nil {
+		return func(string) bool { return false }, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	known := map[string]bool{}
+	return func(url string) bool {
+		has, ok := known[url]
+		if !ok {
+			a, found := signal.Self(r, url)
+			has = found && a.Standing
+			known[url] = has
+		}
+		return has
+	}, nil
 }
 
 // keepCopies keeps the copies internal/copies' bounds select among the

@@ -1,6 +1,7 @@
 package heartbeat
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,21 +123,43 @@ func TestTraceItsAuthorRemovesIsTakenDown(t *testing.T) {
 	}
 }
 
-// TestDisputedTraceLosesItsCopy: a peer's dispute naming a trace's hash
-// takes its copy down.
+// TestDisputedTraceLosesItsCopy: a dispute that counts takes a trace's
+// copy down: one by a peer with standing (a founder), or by the trace's
+// own author; a hostile peer without standing takes nothing down.
 func TestDisputedTraceLosesItsCopy(t *testing.T) {
-	p := newFakePeer(t)
-	p.publishSeqs("/gamma/", 1, map[manifest.Seq][2]string{1: {"traces/x.md", plainTrace}})
-	disputed := manifest.HashBytes([]byte(plainTrace))
-	d := strings.Replace(peersDispute, "sha256:"+zeros, string(disputed), 1)
-	p.publishRows("/beta/", [][4]string{{"disputes/dispute-" + disputed.Hex(12) + ".md", d, "dispute", "published"}})
-	dir := newNode(t, [][2]string{{"gamma", p.URL + "/gamma/"}, {"beta", p.URL + "/beta/"}}, "")
-	beat(t, dir, testNow)
-	if c := loadCopies(t, dir); c.ByHash[disputed] != nil {
-		t.Error("the disputed trace's copy was kept")
-	}
-	if got := loadLedger(t, dir).Traces[disputed].TakenDown; got != ledger.Disputed {
-		t.Errorf("taken down %q, want %q", got, ledger.Disputed)
+	for _, tc := range []struct {
+		name, reporter, founders, want string
+	}{
+		{"peer with standing", "beta", "beta | %s/beta/\n", ledger.Disputed},
+		{"the trace's author", "gamma", "", ledger.Disputed},
+		{"peer without standing", "beta", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newFakePeer(t)
+			p.publishSeqs("/gamma/", 1, map[manifest.Seq][2]string{1: {"traces/x.md", plainTrace}})
+			disputed := manifest.HashBytes([]byte(plainTrace))
+			d := strings.Replace(peersDispute, "sha256:"+zeros, string(disputed), 1)
+			rows := [][4]string{{"disputes/dispute-" + disputed.Hex(12) + ".md", d, "dispute", "published"}}
+			if tc.reporter == "gamma" {
+				rows = append([][4]string{{"traces/x.md", plainTrace, "knowledge", "pending"}}, rows...)
+			}
+			p.publishRows("/"+tc.reporter+"/", rows)
+			peers := [][2]string{{"gamma", p.URL + "/gamma/"}}
+			if tc.reporter != "gamma" {
+				peers = append(peers, [2]string{tc.reporter, p.URL + "/" + tc.reporter + "/"})
+			}
+			dir := newNode(t, peers, "")
+			if tc.founders != "" {
+				write(t, dir, node.FoundersFile, fmt.Sprintf(tc.founders, p.URL))
+			}
+			beat(t, dir, testNow)
+			if got := loadLedger(t, dir).Traces[disputed].TakenDown; got != tc.want {
+				t.Errorf("taken down %q, want %q", got, tc.want)
+			}
+			if kept := loadCopies(t, dir).ByHash[disputed] != nil; kept != (tc.want == "") {
+				t.Errorf("copy kept %v, want %v", kept, tc.want == "")
+			}
+		})
 	}
 }
 
@@ -205,5 +228,27 @@ func TestPeersPagesLineIsKeptInItsCursor(t *testing.T) {
 	beat(t, dir, testNow)
 	if got := loadState(t, dir).Cursors[base].Pages; got != m.Pages {
 		t.Errorf("cursor pages = %q, want %q", got, m.Pages)
+	}
+}
+
+func TestWhichDisputesTakeATraceDown(t *testing.T) {
+	standing := func(url string) bool { return url == "https://founder.example/" }
+	const author = "https://author.example/"
+	for _, tc := range []struct {
+		name string
+		d    *disputers
+		want bool
+	}{
+		{"no dispute", nil, false},
+		{"ours", &disputers{ours: true}, true},
+		{"its author's", &disputers{reporters: []string{author}}, true},
+		{"an agent's with standing", &disputers{reporters: []string{"https://x.example/", "https://founder.example/"}}, true},
+		{"only agents without standing", &disputers{reporters: []string{"https://x.example/", "https://y.example/"}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.d.counts(author, standing); got != tc.want {
+				t.Errorf("counts = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
