@@ -1,7 +1,13 @@
 package heartbeat
 
 import (
+	"context"
+	"sort"
+
+	"golang.org/x/sync/errgroup"
+
 	"github.com/meshnode/meshnode/internal/copies"
+	"github.com/meshnode/meshnode/internal/integrity"
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/signal"
@@ -182,11 +188,101 @@ func (n *job) standingOf() (func(string) bool, error) {
 // traces whose bytes verified and that nothing took down, and drops the
 // rest: those taken down, and those that newer ones pushed out.
 func (n *job) keepCopies() {
+	n.snap.Copies.Keep(n.selectCopies())
+}
+
+// selectCopies is the hashes of the traces the node keeps copies of.
+func (n *job) selectCopies() map[manifest.Hash]bool {
 	var cands []copies.Candidate
 	for _, t := range n.ledger.Traces {
 		if t.Verified && t.TakenDown == "" {
 			cands = append(cands, copies.Candidate{Hash: t.Hash, AgentURL: t.AgentURL, Seq: t.Seq, Submitted: t.Submitted})
 		}
 	}
-	n.snap.Copies.Keep(copies.Select(cands, copies.PerAgent, copies.MaxCopies))
+	return copies.Select(cands, copies.PerAgent, copies.MaxCopies)
+}
+
+// copyBackfill is how many traces a heartbeat fetches again at most to
+// take the copy it lacks (docs/decisions.md, "Taking a peer's text
+// down"): a node that kept no copies before needs at most MaxCopies, a
+// few days of heartbeats, and no heartbeat spends more than this many
+// requests on it.
+const copyBackfill = 50
+
+// backfillWorkers is how many of those requests run at once.
+const backfillWorkers = 4
+
+// backfillCopies fetches again the traces the copies' bounds select and
+// the node holds no copy of (seen before it kept copies, or republished
+// once a dispute stopped counting), newest first, at most copyBackfill,
+// from the peers this heartbeat reached; it keeps the copy of each whose
+// bytes hash to what its MANIFEST.md listed, made as the fetch makes one.
+func (n *job) backfillCopies(ctx context.Context, results []*pollResult) {
+	reached := map[string]peer{}
+	for _, r := range results {
+		if r.err == nil {
+			reached[r.peer.url] = r.peer
+		}
+	}
+	missing := n.missingCopies(reached)
+	got := make([]*copies.Copy, len(missing))
+	var g errgroup.Group
+	g.SetLimit(backfillWorkers)
+	for i, t := range missing {
+		g.Go(func() error {
+			got[i] = n.fetchCopy(ctx, reached[t.AgentURL], t)
+			return nil
+		})
+	}
+	_ = g.Wait() // fetchCopy logs its failures and returns none
+	kept := 0
+	for i, c := range got {
+		if c != nil {
+			n.snap.Copies.Put(missing[i].Hash, c)
+			kept++
+		}
+	}
+	if len(missing) > 0 {
+		n.log.Info("copies backfilled", "count", kept, "tried", len(missing))
+	}
+}
+
+// missingCopies are the selected traces of reached peers without a copy,
+// newest first, at most copyBackfill.
+func (n *job) missingCopies(reached map[string]peer) []*ledger.Trace {
+	var out []*ledger.Trace
+	for h := range n.selectCopies() {
+		t := n.ledger.Traces[h]
+		if _, ok := reached[t.AgentURL]; ok && t.File != "" && n.snap.Copies.ByHash[h] == nil {
+			out = append(out, t)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if !a.Submitted.Equal(b.Submitted) {
+			return a.Submitted.After(b.Submitted)
+		}
+		if a.Seq != b.Seq {
+			return a.Seq > b.Seq
+		}
+		if a.AgentURL != b.AgentURL {
+			return a.AgentURL < b.AgentURL
+		}
+		return a.Hash < b.Hash
+	})
+	return out[:min(len(out), copyBackfill)]
+}
+
+// fetchCopy fetches the trace t of p, verifies its bytes against the
+// hash the ledger holds (the one its MANIFEST.md listed), and returns
+// its copy, or nil.
+func (n *job) fetchCopy(ctx context.Context, p peer, t *ledger.Trace) *copies.Copy {
+	got, err := verifierOf(n.client, p).Fetch(ctx, integrity.Claim{Base: p.url, File: t.File, Hash: t.Hash, MaxBytes: n.cfg.Limits.TraceBytes})
+	if err != nil {
+		n.log.Warn("copy not backfilled", "peer", p.name, "url", p.url, "seq", t.Seq, "sha256", t.Hash, "reason", err)
+		return nil
+	}
+	f := fetched{entry: manifest.Entry{Seq: t.Seq, Hash: t.Hash, File: t.File, Type: t.Type}, url: got.URL, raw: got.Body}
+	f.read(p.name, p.url)
+	return f.copy
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/meshnode/meshnode/internal/copies"
 	"github.com/meshnode/meshnode/internal/ledger"
@@ -250,5 +251,53 @@ func TestWhichDisputesTakeATraceDown(t *testing.T) {
 				t.Errorf("counts = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestCopiesOfTracesSeenBeforeAreBackfilled: a node that holds no copy
+// of traces it verified earlier (seen before it kept copies) fetches
+// them again, at most copyBackfill a heartbeat, newest first, and keeps
+// the copy of each whose bytes still hash to what the MANIFEST listed:
+// the same copy the first fetch made.
+func TestCopiesOfTracesSeenBeforeAreBackfilled(t *testing.T) {
+	const total = copyBackfill + 10
+	p := newFakePeer(t)
+	rows := map[manifest.Seq][2]string{}
+	for seq := manifest.Seq(1); seq <= total; seq++ {
+		rows[seq] = [2]string{fmt.Sprintf("traces/t%d.md", seq), fmt.Sprintf("# Trace %d\n\nWords of trace %d.\n", seq, seq)}
+	}
+	p.publishSeqs("/beta/", total, rows)
+	dir := newNode(t, [][2]string{{"beta", p.URL + "/beta/"}}, "")
+	beat(t, dir, testNow)
+	first := loadCopies(t, dir).ByHash
+	if len(first) != total {
+		t.Fatalf("%d copies after the first heartbeat, want %d", len(first), total)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, statefile.Dir(node.CopiesFile))); err != nil {
+		t.Fatal(err)
+	}
+	// The newest trace's file now serves other bytes: it gets no copy.
+	p.serve("/beta/traces/t60.md", []byte("# Rewritten\n"))
+	changed := manifest.HashBytes([]byte(rows[total][1]))
+
+	beat(t, dir, testNow.Add(30*time.Minute))
+	got := loadCopies(t, dir).ByHash
+	if len(got) != copyBackfill-1 {
+		t.Errorf("%d copies after one heartbeat, want %d (%d fetched, one of them changed)", len(got), copyBackfill-1, copyBackfill)
+	}
+	for seq := manifest.Seq(total - copyBackfill + 1); seq < total; seq++ {
+		h := manifest.HashBytes([]byte(rows[seq][1]))
+		if got[h] == nil || *got[h] != *first[h] {
+			t.Errorf("seq %d: backfilled copy %+v, want %+v", seq, got[h], first[h])
+		}
+	}
+	if p.hitsOf("/beta/traces/t1.md") != 1 {
+		t.Errorf("the oldest trace was fetched %d times, want once (older ones wait for the next heartbeat)", p.hitsOf("/beta/traces/t1.md"))
+	}
+
+	beat(t, dir, testNow.Add(time.Hour))
+	got = loadCopies(t, dir).ByHash
+	if len(got) != total-1 || got[changed] != nil {
+		t.Errorf("%d copies after two heartbeats (changed one kept: %v), want %d", len(got), got[changed] != nil, total-1)
 	}
 }
