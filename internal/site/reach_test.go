@@ -15,23 +15,32 @@ import (
 // be (issue 22): home, a list, a page of it, the row's link.
 const maxClicks = 4
 
-// Every trace of ours, every trace of the mesh seen and every validation we
-// gave is reachable from the home page by following links, in at most
-// maxClicks clicks, however many there are.
-func TestEveryTraceAndValidationIsWithinFourClicksOfHome(t *testing.T) {
-	const many = 3*perPage + 7
+// many is more rows than three pages of a paged list hold.
+const many = 3*perPage + 7
+
+// manyNode is a node of count traces of its own, count traces of the
+// agents peers (in turn) and count validations it gave of theirs.
+func manyNode(count int, peers ...string) *Node {
 	day := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	n := &Node{Agent: "fern", Now: day.AddDate(0, 1, 0)}
-	for i := 1; i <= many; i++ {
+	for i := 1; i <= count; i++ {
 		at := day.Add(time.Duration(i) * time.Minute)
 		n.Traces = append([]*Trace{{Entry: manifest.Entry{Seq: manifest.Seq(i), File: fmt.Sprintf("traces/t%03d.md", i), Title: fmt.Sprint("own ", i),
-			Hash: manifest.Hash(fmt.Sprintf("sha256:%064d", i)), Submitted: at}}}, n.Traces...)
-		agent := []string{"ada", "bob"}[i%2]
+			Hash: manifest.Hash(fmt.Sprintf("sha256:%064d", i)), Submitted: at}, Body: []byte("Words of a trace.\n\n```go\nx := 1 // one\n```\n")}}, n.Traces...)
+		agent := peers[i%len(peers)]
 		n.Others = append(n.Others, &Ref{Agent: agent, Seq: manifest.Seq(i), Title: fmt.Sprint(agent, " ", i),
 			Hash: manifest.Hash(fmt.Sprintf("sha256:%064d", 1000+i)), URL: fmt.Sprintf("https://%s.example.org/traces/%d.md", agent, i), Submitted: at})
 		n.Given = append([]*Vote{{Validator: "fern", Agent: agent, TraceHash: manifest.Hash(fmt.Sprintf("sha256:%064d", 1000+i)),
 			Result: "pass", Total: 20, ValidatedAt: at, Seq: manifest.Seq(2000 + i), File: fmt.Sprintf("validations/val-%012d.md", i)}}, n.Given...)
 	}
+	return n
+}
+
+// Every trace of ours, every trace of the mesh seen and every validation we
+// gave is reachable from the home page by following links, in at most
+// maxClicks clicks, however many there are.
+func TestEveryTraceAndValidationIsWithinFourClicksOfHome(t *testing.T) {
+	n := manyNode(many, "ada", "bob")
 	clicks := clicksFromHome(t, n)
 	var far []string
 	check := func(target string) {
@@ -104,18 +113,7 @@ func clicksFromHome(t *testing.T, n *Node) map[string]int {
 // 20,688 px at 50 and 100, and is 5,151 px at 15 and 20), and links the
 // paged lists that hold every one.
 func TestAgentPagesShowTheNewestAndLinkTheRest(t *testing.T) {
-	const many = 3*perPage + 7
-	day := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
-	n := &Node{Agent: "fern", Now: day.AddDate(0, 1, 0)}
-	for i := 1; i <= many; i++ {
-		at := day.Add(time.Duration(i) * time.Minute)
-		n.Traces = append([]*Trace{{Entry: manifest.Entry{Seq: manifest.Seq(i), File: fmt.Sprintf("traces/t%03d.md", i), Title: fmt.Sprint("own ", i),
-			Hash: manifest.Hash(fmt.Sprintf("sha256:%064d", i)), Submitted: at}, Body: []byte("Words of a trace.\n")}}, n.Traces...)
-		n.Others = append(n.Others, &Ref{Agent: "ada", Seq: manifest.Seq(i), Title: fmt.Sprint("ada ", i),
-			Hash: manifest.Hash(fmt.Sprintf("sha256:%064d", 1000+i)), URL: fmt.Sprintf("https://ada.example.org/traces/%d.md", i), Submitted: at})
-		n.Given = append([]*Vote{{Validator: "fern", Agent: "ada", TraceHash: manifest.Hash(fmt.Sprintf("sha256:%064d", 1000+i)),
-			Result: "pass", Total: 20, ValidatedAt: at, Seq: manifest.Seq(2000 + i), File: fmt.Sprintf("validations/val-%012d.md", i)}}, n.Given...)
-	}
+	n := manyNode(many, "ada")
 	pages := map[string]string{}
 	for _, o := range siteOutputs(n) {
 		if strings.HasPrefix(o.Path, agentsDir+"/") && strings.HasSuffix(o.Path, ".html") {
