@@ -301,3 +301,31 @@ func TestCopiesOfTracesSeenBeforeAreBackfilled(t *testing.T) {
 		t.Errorf("%d copies after two heartbeats (changed one kept: %v), want %d", len(got), got[changed] != nil, total-1)
 	}
 }
+
+// TestTraceIsRepublishedWhenItsDisputerLosesStanding: which disputes take
+// a trace down is decided again at every heartbeat, so once its only
+// disputer has no standing the trace is republished and its copy
+// fetched again.
+func TestTraceIsRepublishedWhenItsDisputerLosesStanding(t *testing.T) {
+	p := newFakePeer(t)
+	p.publishSeqs("/gamma/", 1, map[manifest.Seq][2]string{1: {"traces/x.md", plainTrace}})
+	disputed := manifest.HashBytes([]byte(plainTrace))
+	d := strings.Replace(peersDispute, "sha256:"+zeros, string(disputed), 1)
+	p.publishRows("/beta/", [][4]string{{"disputes/dispute-" + disputed.Hex(12) + ".md", d, "dispute", "published"}})
+	dir := newNode(t, [][2]string{{"gamma", p.URL + "/gamma/"}, {"beta", p.URL + "/beta/"}}, "")
+	write(t, dir, node.FoundersFile, "beta | "+p.URL+"/beta/\n")
+	beat(t, dir, testNow)
+	if got := loadLedger(t, dir).Traces[disputed].TakenDown; got != ledger.Disputed {
+		t.Fatalf("taken down %q while its disputer has standing, want %q", got, ledger.Disputed)
+	}
+	if err := os.Remove(filepath.Join(dir, node.FoundersFile)); err != nil {
+		t.Fatal(err)
+	}
+	beat(t, dir, testNow.Add(30*time.Minute))
+	if got := loadLedger(t, dir).Traces[disputed].TakenDown; got != "" {
+		t.Errorf("taken down %q once its disputer has no standing, want republished", got)
+	}
+	if loadCopies(t, dir).ByHash[disputed] == nil {
+		t.Error("the republished trace's copy was not fetched again")
+	}
+}
