@@ -47,6 +47,9 @@ func (n *job) apply(results []*pollResult) error {
 		n.learn(r)
 	}
 	n.withdraw(listings)
+	if err := n.takeDownDisputed(); err != nil {
+		return err
+	}
 	n.keepCopies()
 	toQueue, err := n.admit(n.assigned(toQueue))
 	if err != nil {
@@ -133,7 +136,6 @@ func (n *job) recordFile(p peer, f fetched) (queue.Item, bool) {
 		// but a record SIGNAL weighs under mesh-2026-3, and reason enough
 		// to stop republishing that trace's text.
 		n.recordDispute(p, f)
-		n.readDispute(f)
 		return queue.Item{}, false
 	}
 	if f.kind == node.KindKey {
@@ -223,7 +225,6 @@ func (n *job) recordMismatches(p peer, ms []mismatch) {
 			continue
 		}
 		n.disputeCount[p.url]++
-		n.takeDownDisputed(m.entry.Hash)
 		n.ledger.AddRejection(m.url, &ledger.Rejection{
 			Agent: p.name, AgentURL: p.url, Seq: m.entry.Seq,
 			ClaimedHash: m.entry.Hash, ServedHash: m.served, At: n.now,

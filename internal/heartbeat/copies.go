@@ -1,9 +1,16 @@
 package heartbeat
 
 import (
+	"context"
+	"sort"
+
+	"golang.org/x/sync/errgroup"
+
 	"github.com/meshnode/meshnode/internal/copies"
+	"github.com/meshnode/meshnode/internal/integrity"
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/signal"
 )
 
 // What the node republishes of a peer's trace is a copy taken here, from
@@ -73,32 +80,209 @@ func (n *job) withdraw(listings map[string]*listing) {
 	}
 }
 
-// takeDownDisputed marks the trace with hash h disputed when the ledger
-// holds it: a dispute, ours or a peer's, says the bytes at its URL no
-// longer hash to what its author claims.
-func (n *job) takeDownDisputed(h manifest.Hash) {
-	n.ledger.TakeDown(h, ledger.Disputed)
+// takeDownDisputed marks each peer trace that a dispute which counts
+// names disputed, and publishes again one that no such dispute names
+// (docs/decisions.md, "Taking a peer's text down"). A dispute counts when
+// it is ours (the ledger's rejection: we were served other bytes), when
+// its author disputes its own trace, or when its reporter has standing as
+// SIGNAL computes it: a peer without standing cannot stop us republishing
+// another agent's text. A withdrawn trace is withdraw's.
+func (n *job) takeDownDisputed() error {
+	named := n.disputedHashes()
+	if len(named) == 0 && !n.anyDisputed() {
+		return nil
+	}
+	standing, err := n.standingOf()
+	if err != nil {
+		return err
+	}
+	for _, t := range n.ledger.Traces {
+		if t.TakenDown == ledger.Withdrawn {
+			continue
+		}
+		why := ""
+		if named[t.Hash].counts(t.AgentURL, standing) {
+			why = ledger.Disputed
+		}
+		n.ledger.TakeDown(t.Hash, why)
+	}
+	return nil
 }
 
-// readDispute takes down the trace a peer's dispute names, as the fetch
-// parsed it (fetched.read), when the dispute disputes something
-// (dispute.Check, the test recordDispute applies too): a file that names
-// a hash but no mismatch takes nothing down.
-func (n *job) readDispute(f fetched) {
-	if f.disp != nil && len(f.disp.Check()) == 0 {
-		n.takeDownDisputed(f.disp.ClaimedHash)
+// disputers are who disputes one hash: ours says we were served other
+// bytes; reporters are the peers' trace URLs.
+type disputers struct {
+	ours      bool
+	reporters []string
+}
+
+// counts reports whether a dispute of a trace by author takes it down.
+func (d *disputers) counts(author string, standing func(string) bool) bool {
+	if d == nil {
+		return false
 	}
+	if d.ours {
+		return true
+	}
+	for _, r := range d.reporters {
+		if r == author || standing(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// disputedHashes are the hashes our rejections and peers' disputes name.
+func (n *job) disputedHashes() map[manifest.Hash]*disputers {
+	out := map[manifest.Hash]*disputers{}
+	of := func(h manifest.Hash) *disputers {
+		if out[h] == nil {
+			out[h] = &disputers{}
+		}
+		return out[h]
+	}
+	for _, r := range n.ledger.Rejected {
+		of(r.ClaimedHash).ours = true
+	}
+	for _, d := range n.ledger.Disputes {
+		of(d.ClaimedHash).reporters = append(of(d.ClaimedHash).reporters, d.ReporterURL)
+	}
+	return out
+}
+
+// anyDisputed reports whether the ledger holds a trace marked disputed,
+// which a dispute that no longer counts must publish again.
+func (n *job) anyDisputed() bool {
+	for _, t := range n.ledger.Traces {
+		if t.TakenDown == ledger.Disputed {
+			return true
+		}
+	}
+	return false
+}
+
+// standingOf says whether the agent at a trace URL has standing, from
+// this heartbeat's SIGNAL report (signal.Self: the one computation of
+// standing). Under a rule set this node does not implement, nobody has.
+func (n *job) standingOf() (func(string) bool, error) {
+	r, err := n.signalReport()
+	if unknownRules(err) != nil {
+		return func(string) bool { return false }, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	known := map[string]bool{}
+	return func(url string) bool {
+		has, ok := known[url]
+		if !ok {
+			a, found := signal.Self(r, url)
+			has = found && a.Standing
+			known[url] = has
+		}
+		return has
+	}, nil
 }
 
 // keepCopies keeps the copies internal/copies' bounds select among the
 // traces whose bytes verified and that nothing took down, and drops the
 // rest: those taken down, and those that newer ones pushed out.
 func (n *job) keepCopies() {
+	n.snap.Copies.Keep(n.selectCopies())
+}
+
+// selectCopies is the hashes of the traces the node keeps copies of.
+func (n *job) selectCopies() map[manifest.Hash]bool {
 	var cands []copies.Candidate
 	for _, t := range n.ledger.Traces {
 		if t.Verified && t.TakenDown == "" {
 			cands = append(cands, copies.Candidate{Hash: t.Hash, AgentURL: t.AgentURL, Seq: t.Seq, Submitted: t.Submitted})
 		}
 	}
-	n.snap.Copies.Keep(copies.Select(cands, copies.PerAgent, copies.MaxCopies))
+	return copies.Select(cands, copies.PerAgent, copies.MaxCopies)
+}
+
+// copyBackfill is how many traces a heartbeat fetches again at most to
+// take the copy it lacks (docs/decisions.md, "Taking a peer's text
+// down"): a node that kept no copies before needs at most MaxCopies, a
+// few days of heartbeats, and no heartbeat spends more than this many
+// requests on it.
+const copyBackfill = 50
+
+// backfillWorkers is how many of those requests run at once.
+const backfillWorkers = 4
+
+// backfillCopies fetches again the traces the copies' bounds select and
+// the node holds no copy of (seen before it kept copies, or republished
+// once a dispute stopped counting), newest first, at most copyBackfill,
+// from the peers this heartbeat reached; it keeps the copy of each whose
+// bytes hash to what its MANIFEST.md listed, made as the fetch makes one.
+func (n *job) backfillCopies(ctx context.Context, results []*pollResult) {
+	reached := map[string]peer{}
+	for _, r := range results {
+		if r.err == nil {
+			reached[r.peer.url] = r.peer
+		}
+	}
+	missing := n.missingCopies(reached)
+	got := make([]*copies.Copy, len(missing))
+	var g errgroup.Group
+	g.SetLimit(backfillWorkers)
+	for i, t := range missing {
+		g.Go(func() error {
+			got[i] = n.fetchCopy(ctx, reached[t.AgentURL], t)
+			return nil
+		})
+	}
+	_ = g.Wait() // fetchCopy logs its failures and returns none
+	kept := 0
+	for i, c := range got {
+		if c != nil {
+			n.snap.Copies.Put(missing[i].Hash, c)
+			kept++
+		}
+	}
+	if len(missing) > 0 {
+		n.log.Info("copies backfilled", "count", kept, "tried", len(missing))
+	}
+}
+
+// missingCopies are the selected traces of reached peers without a copy,
+// newest first, at most copyBackfill.
+func (n *job) missingCopies(reached map[string]peer) []*ledger.Trace {
+	var out []*ledger.Trace
+	for h := range n.selectCopies() {
+		t := n.ledger.Traces[h]
+		if _, ok := reached[t.AgentURL]; ok && t.File != "" && n.snap.Copies.ByHash[h] == nil {
+			out = append(out, t)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if !a.Submitted.Equal(b.Submitted) {
+			return a.Submitted.After(b.Submitted)
+		}
+		if a.Seq != b.Seq {
+			return a.Seq > b.Seq
+		}
+		if a.AgentURL != b.AgentURL {
+			return a.AgentURL < b.AgentURL
+		}
+		return a.Hash < b.Hash
+	})
+	return out[:min(len(out), copyBackfill)]
+}
+
+// fetchCopy fetches the trace t of p, verifies its bytes against the
+// hash the ledger holds (the one its MANIFEST.md listed), and returns
+// its copy, or nil.
+func (n *job) fetchCopy(ctx context.Context, p peer, t *ledger.Trace) *copies.Copy {
+	got, err := verifierOf(n.client, p).Fetch(ctx, integrity.Claim{Base: p.url, File: t.File, Hash: t.Hash, MaxBytes: n.cfg.Limits.TraceBytes})
+	if err != nil {
+		n.log.Warn("copy not backfilled", "peer", p.name, "url", p.url, "seq", t.Seq, "sha256", t.Hash, "reason", err)
+		return nil
+	}
+	f := fetched{entry: manifest.Entry{Seq: t.Seq, Hash: t.Hash, File: t.File, Type: t.Type}, url: got.URL, raw: got.Body}
+	f.read(p.name, p.url)
+	return f.copy
 }

@@ -1,10 +1,12 @@
 package heartbeat
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/meshnode/meshnode/internal/copies"
 	"github.com/meshnode/meshnode/internal/ledger"
@@ -122,21 +124,43 @@ func TestTraceItsAuthorRemovesIsTakenDown(t *testing.T) {
 	}
 }
 
-// TestDisputedTraceLosesItsCopy: a peer's dispute naming a trace's hash
-// takes its copy down.
+// TestDisputedTraceLosesItsCopy: a dispute that counts takes a trace's
+// copy down: one by a peer with standing (a founder), or by the trace's
+// own author; a hostile peer without standing takes nothing down.
 func TestDisputedTraceLosesItsCopy(t *testing.T) {
-	p := newFakePeer(t)
-	p.publishSeqs("/gamma/", 1, map[manifest.Seq][2]string{1: {"traces/x.md", plainTrace}})
-	disputed := manifest.HashBytes([]byte(plainTrace))
-	d := strings.Replace(peersDispute, "sha256:"+zeros, string(disputed), 1)
-	p.publishRows("/beta/", [][4]string{{"disputes/dispute-" + disputed.Hex(12) + ".md", d, "dispute", "published"}})
-	dir := newNode(t, [][2]string{{"gamma", p.URL + "/gamma/"}, {"beta", p.URL + "/beta/"}}, "")
-	beat(t, dir, testNow)
-	if c := loadCopies(t, dir); c.ByHash[disputed] != nil {
-		t.Error("the disputed trace's copy was kept")
-	}
-	if got := loadLedger(t, dir).Traces[disputed].TakenDown; got != ledger.Disputed {
-		t.Errorf("taken down %q, want %q", got, ledger.Disputed)
+	for _, tc := range []struct {
+		name, reporter, founders, want string
+	}{
+		{"peer with standing", "beta", "beta | %s/beta/\n", ledger.Disputed},
+		{"the trace's author", "gamma", "", ledger.Disputed},
+		{"peer without standing", "beta", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newFakePeer(t)
+			p.publishSeqs("/gamma/", 1, map[manifest.Seq][2]string{1: {"traces/x.md", plainTrace}})
+			disputed := manifest.HashBytes([]byte(plainTrace))
+			d := strings.Replace(peersDispute, "sha256:"+zeros, string(disputed), 1)
+			rows := [][4]string{{"disputes/dispute-" + disputed.Hex(12) + ".md", d, "dispute", "published"}}
+			if tc.reporter == "gamma" {
+				rows = append([][4]string{{"traces/x.md", plainTrace, "knowledge", "pending"}}, rows...)
+			}
+			p.publishRows("/"+tc.reporter+"/", rows)
+			peers := [][2]string{{"gamma", p.URL + "/gamma/"}}
+			if tc.reporter != "gamma" {
+				peers = append(peers, [2]string{tc.reporter, p.URL + "/" + tc.reporter + "/"})
+			}
+			dir := newNode(t, peers, "")
+			if tc.founders != "" {
+				write(t, dir, node.FoundersFile, fmt.Sprintf(tc.founders, p.URL))
+			}
+			beat(t, dir, testNow)
+			if got := loadLedger(t, dir).Traces[disputed].TakenDown; got != tc.want {
+				t.Errorf("taken down %q, want %q", got, tc.want)
+			}
+			if kept := loadCopies(t, dir).ByHash[disputed] != nil; kept != (tc.want == "") {
+				t.Errorf("copy kept %v, want %v", kept, tc.want == "")
+			}
+		})
 	}
 }
 
@@ -205,5 +229,103 @@ func TestPeersPagesLineIsKeptInItsCursor(t *testing.T) {
 	beat(t, dir, testNow)
 	if got := loadState(t, dir).Cursors[base].Pages; got != m.Pages {
 		t.Errorf("cursor pages = %q, want %q", got, m.Pages)
+	}
+}
+
+func TestWhichDisputesTakeATraceDown(t *testing.T) {
+	standing := func(url string) bool { return url == "https://founder.example/" }
+	const author = "https://author.example/"
+	for _, tc := range []struct {
+		name string
+		d    *disputers
+		want bool
+	}{
+		{"no dispute", nil, false},
+		{"ours", &disputers{ours: true}, true},
+		{"its author's", &disputers{reporters: []string{author}}, true},
+		{"an agent's with standing", &disputers{reporters: []string{"https://x.example/", "https://founder.example/"}}, true},
+		{"only agents without standing", &disputers{reporters: []string{"https://x.example/", "https://y.example/"}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.d.counts(author, standing); got != tc.want {
+				t.Errorf("counts = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestCopiesOfTracesSeenBeforeAreBackfilled: a node that holds no copy
+// of traces it verified earlier (seen before it kept copies) fetches
+// them again, at most copyBackfill a heartbeat, newest first, and keeps
+// the copy of each whose bytes still hash to what the MANIFEST listed:
+// the same copy the first fetch made.
+func TestCopiesOfTracesSeenBeforeAreBackfilled(t *testing.T) {
+	const total = copyBackfill + 10
+	p := newFakePeer(t)
+	rows := map[manifest.Seq][2]string{}
+	for seq := manifest.Seq(1); seq <= total; seq++ {
+		rows[seq] = [2]string{fmt.Sprintf("traces/t%d.md", seq), fmt.Sprintf("# Trace %d\n\nWords of trace %d.\n", seq, seq)}
+	}
+	p.publishSeqs("/beta/", total, rows)
+	dir := newNode(t, [][2]string{{"beta", p.URL + "/beta/"}}, "")
+	beat(t, dir, testNow)
+	first := loadCopies(t, dir).ByHash
+	if len(first) != total {
+		t.Fatalf("%d copies after the first heartbeat, want %d", len(first), total)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, statefile.Dir(node.CopiesFile))); err != nil {
+		t.Fatal(err)
+	}
+	// The newest trace's file now serves other bytes: it gets no copy.
+	p.serve("/beta/traces/t60.md", []byte("# Rewritten\n"))
+	changed := manifest.HashBytes([]byte(rows[total][1]))
+
+	beat(t, dir, testNow.Add(30*time.Minute))
+	got := loadCopies(t, dir).ByHash
+	if len(got) != copyBackfill-1 {
+		t.Errorf("%d copies after one heartbeat, want %d (%d fetched, one of them changed)", len(got), copyBackfill-1, copyBackfill)
+	}
+	for seq := manifest.Seq(total - copyBackfill + 1); seq < total; seq++ {
+		h := manifest.HashBytes([]byte(rows[seq][1]))
+		if got[h] == nil || *got[h] != *first[h] {
+			t.Errorf("seq %d: backfilled copy %+v, want %+v", seq, got[h], first[h])
+		}
+	}
+	if p.hitsOf("/beta/traces/t1.md") != 1 {
+		t.Errorf("the oldest trace was fetched %d times, want once (older ones wait for the next heartbeat)", p.hitsOf("/beta/traces/t1.md"))
+	}
+
+	beat(t, dir, testNow.Add(time.Hour))
+	got = loadCopies(t, dir).ByHash
+	if len(got) != total-1 || got[changed] != nil {
+		t.Errorf("%d copies after two heartbeats (changed one kept: %v), want %d", len(got), got[changed] != nil, total-1)
+	}
+}
+
+// TestTraceIsRepublishedWhenItsDisputerLosesStanding: which disputes take
+// a trace down is decided again at every heartbeat, so once its only
+// disputer has no standing the trace is republished and its copy
+// fetched again.
+func TestTraceIsRepublishedWhenItsDisputerLosesStanding(t *testing.T) {
+	p := newFakePeer(t)
+	p.publishSeqs("/gamma/", 1, map[manifest.Seq][2]string{1: {"traces/x.md", plainTrace}})
+	disputed := manifest.HashBytes([]byte(plainTrace))
+	d := strings.Replace(peersDispute, "sha256:"+zeros, string(disputed), 1)
+	p.publishRows("/beta/", [][4]string{{"disputes/dispute-" + disputed.Hex(12) + ".md", d, "dispute", "published"}})
+	dir := newNode(t, [][2]string{{"gamma", p.URL + "/gamma/"}, {"beta", p.URL + "/beta/"}}, "")
+	write(t, dir, node.FoundersFile, "beta | "+p.URL+"/beta/\n")
+	beat(t, dir, testNow)
+	if got := loadLedger(t, dir).Traces[disputed].TakenDown; got != ledger.Disputed {
+		t.Fatalf("taken down %q while its disputer has standing, want %q", got, ledger.Disputed)
+	}
+	if err := os.Remove(filepath.Join(dir, node.FoundersFile)); err != nil {
+		t.Fatal(err)
+	}
+	beat(t, dir, testNow.Add(30*time.Minute))
+	if got := loadLedger(t, dir).Traces[disputed].TakenDown; got != "" {
+		t.Errorf("taken down %q once its disputer has no standing, want republished", got)
+	}
+	if loadCopies(t, dir).ByHash[disputed] == nil {
+		t.Error("the republished trace's copy was not fetched again")
 	}
 }

@@ -13,7 +13,8 @@ import (
 // warning. A peer keeps at most maxDisputesPerPeer disputes in the
 // ledger, the bound on what we publish about one peer applied to what we
 // keep of one: past it a dispute is passed over, not carried (its hash
-// is seen), and counted in heldDisputes for the summary.
+// is seen), and counted in heldDisputes for the summary. Whether a
+// recorded dispute takes its trace's text down is takeDownDisputed's.
 func (n *job) recordDispute(p peer, f fetched) {
 	if f.disp == nil {
 		return // unreadable: the poll logged why

@@ -136,6 +136,7 @@ func Run(ctx context.Context, opts Options) (*report.Summary, error) {
 	if err := n.apply(results); err != nil {
 		return nil, err
 	}
+	n.backfillCopies(ctx, results)
 	n.compareRules(peers)
 	// The ledger goes down before scoring: a validation on disk always
 	// names a trace the saved ledger knows (check's rule), wherever a

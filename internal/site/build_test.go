@@ -228,3 +228,39 @@ func TestBuildRestoresGCSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestParallelBuildEqualsSerialBuild: pages are rendered and written on
+// several writers at once; the site they make is byte for byte the one a
+// single writer makes, cold and over an earlier build.
+func TestParallelBuildEqualsSerialBuild(t *testing.T) {
+	build := func(w int, out string) map[string]string {
+		t.Helper()
+		defer func(old int) { writers = old }(writers)
+		writers = w
+		if _, err := Write(context.Background(), manyNode(perPage+7, "ada", "bob"), out); err != nil {
+			t.Fatal(err)
+		}
+		files := map[string]string{}
+		for _, f := range siteFiles(t, out) {
+			b, err := os.ReadFile(filepath.Join(out, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[f] = string(b)
+		}
+		return files
+	}
+	serial := build(1, filepath.Join(t.TempDir(), "serial"))
+	parallelOut := filepath.Join(t.TempDir(), "parallel")
+	for _, run := range []string{"cold", "over an earlier build"} {
+		parallel := build(16, parallelOut)
+		if len(parallel) != len(serial) {
+			t.Errorf("%s: %d files in parallel, %d serially", run, len(parallel), len(serial))
+		}
+		for f, want := range serial {
+			if parallel[f] != want {
+				t.Errorf("%s: %s differs between a parallel and a serial build", run, f)
+			}
+		}
+	}
+}

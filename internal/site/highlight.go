@@ -3,6 +3,7 @@ package site
 import (
 	"bytes"
 	"io"
+	"strings"
 
 	"github.com/alecthomas/chroma/v2"
 	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
@@ -92,12 +93,19 @@ func renderCode(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.Wa
 	return ast.WalkSkipChildren, nil
 }
 
-// highlight writes code formatted in the named language to w, if chroma
-// knows the language, and reports whether it did; when it did not, it
+// highlight writes code formatted in the named language to w, if the
+// site's lexer (lexer.go) or chroma knows the language, and reports whether it did; when it did not, it
 // wrote nothing.
 func highlight(w io.Writer, language, code string) bool {
 	if language == "" || len(language) > maxLanguageLen || len(code) > maxHighlighted {
 		return false
+	}
+	if s := syntaxes[strings.ToLower(language)]; s != nil {
+		b := getBuffer()
+		defer putBuffer(b)
+		s.lex(b, code)
+		_, _ = w.Write(b.Bytes())
+		return true
 	}
 	lexer := lexers.Get(language)
 	if lexer == nil {

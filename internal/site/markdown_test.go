@@ -109,7 +109,7 @@ func TestHugeCodeBlockIsShownPlain(t *testing.T) {
 	small := "```go\nfunc f() {}\n```\n"
 	huge := "```go\n" + strings.Repeat("x := \"<b>\" // a comment\n", maxHighlighted/20) + "```\n"
 	b, err := renderMarkdown([]byte(small))
-	if err != nil || !strings.Contains(string(b), `<span class="kd">func</span>`) {
+	if err != nil || !strings.Contains(string(b), `<span class="k">func</span>`) {
 		t.Fatalf("small block not highlighted (%v):\n%s", err, b)
 	}
 	start := time.Now()

@@ -83,7 +83,7 @@ func TestTracePageReadsWell(t *testing.T) {
 		t.Error("trace page uses the align attribute, or links a previous trace the first one has not")
 	}
 	code := readPage(t, out, "traces/002-citation-graph.html")
-	if !strings.Contains(code, `<pre tabindex="0" class="chroma"><code>`) || !strings.Contains(code, `<span class="kd">map</span>`) {
+	if !strings.Contains(code, `<pre tabindex="0" class="chroma"><code>`) || !strings.Contains(code, `<span class="k">map</span>`) {
 		t.Error("go code is not highlighted into classes")
 	}
 	css := readPage(t, out, "style.css")

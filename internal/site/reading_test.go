@@ -115,19 +115,26 @@ func FuzzPeerCopy(f *testing.F) {
 }
 
 // TestReadingPageOfHighlightBombIsBounded: 16 KiB of code whose every
-// byte highlighting would wrap in a span is shown as escaped text, so a
-// reading page stays under its bound.
+// token highlighting wraps in a span, by the site's lexer or by chroma,
+// is shown as escaped text, so a reading page stays under its bound.
 func TestReadingPageOfHighlightBombIsBounded(t *testing.T) {
-	text := "```go\n" + strings.Repeat("a b c d e f g h i j k l m n o p\n", 500) + "```\n"
-	h := manifest.HashBytes([]byte(text))
-	r := &Ref{Agent: "mallory", Seq: 1, Hash: h, Title: "bomb", URL: "https://mallory.example/traces/x.md", Text: []byte(text), Read: readingPage(h)}
-	n := &Node{Agent: "fern", Others: []*Ref{r}}
-	body, err := readingBody(r, prepare(n), "../")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(body) > readingBodyBytes || !strings.HasPrefix(string(body), `<pre class="copy">`) {
-		t.Errorf("reading body of %d bytes of code: %d bytes, starts %.40q", len(text), len(body), body)
+	for _, tc := range []struct{ lang, line string }{
+		{"go", "1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6\n"},
+		{"rust", "a b c d e f g h i j k l m n o p\n"},
+	} {
+		t.Run(tc.lang, func(t *testing.T) {
+			text := "```" + tc.lang + "\n" + strings.Repeat(tc.line, 500) + "```\n"
+			h := manifest.HashBytes([]byte(text))
+			r := &Ref{Agent: "mallory", Seq: 1, Hash: h, Title: "bomb", URL: "https://mallory.example/traces/x.md", Text: []byte(text), Read: readingPage(h)}
+			n := &Node{Agent: "fern", Others: []*Ref{r}}
+			body, err := readingBody(r, prepare(n), "../")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(body) > readingBodyBytes || !strings.HasPrefix(string(body), `<pre class="copy">`) {
+				t.Errorf("reading body of %d bytes of code: %d bytes, starts %.40q", len(text), len(body), body)
+			}
+		})
 	}
 }
 
