@@ -47,9 +47,10 @@ const fetchAhead = 2
 // result to use in entry order, so what the poll records does not depend
 // on timing. Fetches run at most fetchAhead entries ahead of use. Each
 // holds, of the heartbeat's maxHeldBytes, only what it has read so far
-// (bodyHold), and is refused more when there is no room; use then fetches
-// that entry again, first reserving its whole body's bytes and waiting for
-// room (a result with full set when the files taken leave none). What use does not keep is given back. When use
+// (bodyHold), and is refused more when there is no room; use then lets go
+// of the fetches ahead of it and fetches that entry again, first reserving
+// its whole body's bytes and waiting for room (a result with full set when
+// the files taken leave none). What use does not keep is given back. When use
 // returns false the fetches under way are canceled and no more are
 // started.
 func (pl *poller) fetchInOrder(ctx context.Context, p peer, entries []manifest.Entry, use func(int, *entryResult) bool) {
@@ -94,6 +95,14 @@ func (pl *poller) fetchInOrder(ctx context.Context, p peer, entries []manifest.E
 		}
 		got := <-results[i]
 		if got.full && got.ahead {
+			// Refused room: let go of what runs ahead too, so that the poll
+			// holds nothing while it waits for room for this entry, and no
+			// two polls wait for each other; they are fetched again after it.
+			for j := i + 1; j < next; j++ {
+				r := <-results[j]
+				pl.node.release(r.reserved)
+			}
+			next = i + 1
 			pl.node.release(got.reserved)
 			start(i, true)
 			got = <-results[i]
