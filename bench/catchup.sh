@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The big catch-up and idle heartbeats at scale (issue 24, item 3): the
 # real `meshnode heartbeat` process of this tree ("new") side by side with
-# the binary built from BASELINE ("old", default 11fdbc4), alternating, on
+# the binary built from BASELINE ("old", default 3edd0c6), alternating, on
 # loopback (bench/meshsim, whose node is a founder: it scores).
 #
 #   bash bench/catchup.sh [BASELINE]     # ROUNDS=3, IDLE_PEERS=10000
@@ -9,14 +9,17 @@
 # 1. big: 1,000 peers x 20 traces on 50 hosts, 50 ms per answer, first
 #    heartbeat (--now fixed): wall, CPU (user + system), peak RSS, the
 #    polling time and requests of its summary; then whether both binaries
-#    left the same ledger, cursors, queue, validations and MANIFEST.md.
+#    left the same ledger, cursors, queue, validations and MANIFEST.md;
+#    and the floor: the network time of its requests at 50 hosts x
+#    max_conns_per_host (4) at 50 ms each, or its CPU time on every core
+#    (nproc), whichever is longer, with each binary's median wall over it.
 # 2. idle: IDLE_PEERS peers with one trace each on 50 hosts, 50 ms: after
 #    a first heartbeat, one 30 minutes later that finds nothing new: the
 #    TCP connections the hosts accepted, and the opens of files under
 #    mesh-state/ (strace), most per file and in all.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-base=${1:-11fdbc4}
+base=${1:-3edd0c6}
 rounds=${ROUNDS:-3}
 idle_peers=${IDLE_PEERS:-10000}
 rows=" ${ROWS:-big idle} "
@@ -71,6 +74,13 @@ if [[ $rows == *" big "* ]]; then
     diff -rq "$out/b-new/$p" "$out/b-old/$p" >/dev/null || { same=no; echo "differs: $p"; }
   done
   echo "same ledger, cursors, queue, validations and MANIFEST.md: $same"
+  for w in new old; do
+    req=$(field requests_total "$out/sum-$w.json")
+    cpu=$(stats <"$out/$w.cpu" | awk -F' / ' '{ print $2 }')
+    wall=$(stats <"$out/$w.wall" | awk -F' / ' '{ print $2 }')
+    echo "$req $cpu $wall $(nproc)" | awk -v w="$w" '{ net = $1 * 0.050 / (50 * 4); cpu = $2 / $4; f = net > cpu ? net : cpu
+      printf "floor of %s: network %.1f s (%d requests / 200 connections x 50 ms), CPU %.1f s (%.1f s / %d cores): %.1f s; median wall %.1f s = %.1fx the floor\n", w, net, $1, cpu, $2, $4, f, $3, $3 / f }'
+  done
 fi
 
 if [[ $rows == *" idle "* ]]; then
