@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sync"
 	"testing"
 )
 
@@ -17,12 +18,19 @@ func TestCacheOpensOnlyWhatChanged(t *testing.T) {
 	if _, err := Write(path, map[string][]byte{"a.json": []byte("a1"), "b.json": []byte("b1"), "c.json": []byte("c1")}); err != nil {
 		t.Fatal(err)
 	}
+	var mu sync.Mutex // Write reads files on several goroutines
 	opened := map[string]int{}
-	t.Cleanup(SetReadHook(func(p string) { opened[filepath.Base(p)]++ }))
+	t.Cleanup(SetReadHook(func(p string) {
+		mu.Lock()
+		opened[filepath.Base(p)]++
+		mu.Unlock()
+	}))
 	var c Cache
 	read := func(want map[string]string) map[string]int {
 		t.Helper()
+		mu.Lock()
 		clear(opened)
+		mu.Unlock()
 		_, files, err := c.Read(path)
 		if err != nil {
 			t.Fatal(err)
@@ -34,6 +42,8 @@ func TestCacheOpensOnlyWhatChanged(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("read %v, want %v", got, want)
 		}
+		mu.Lock()
+		defer mu.Unlock()
 		return maps.Clone(opened)
 	}
 	all := map[string]string{"a.json": "a1", "b.json": "b1", "c.json": "c1"}
