@@ -8,7 +8,8 @@
 #
 # 1. big: 1,000 peers x 20 traces on 50 hosts, 50 ms per answer, first
 #    heartbeat (--now fixed): wall, CPU (user + system), peak RSS, the
-#    polling time and requests of its summary; then whether both binaries
+#    polling time and requests of its summary, the most requests the
+#    hosts answered at once; then whether both binaries
 #    left the same ledger, cursors, queue, validations and MANIFEST.md;
 #    and the floor: the network time of its requests at 50 hosts x
 #    max_conns_per_host (4) at 50 ms each, or its CPU time on every core
@@ -53,21 +54,24 @@ t0=2026-03-01T12:00:00Z
 
 if [[ $rows == *" big "* ]]; then
   sim big -peers 1000 -hosts 50 -traces 20 -latency 50ms
-  for w in new old; do : >"$out/$w.wall"; : >"$out/$w.cpu"; : >"$out/$w.rss"; : >"$out/$w.poll"; done
+  inflight_url=$(awk '/^publish/ { sub("/_meshsim/publish", "/_meshsim/inflight", $2); print $2 }' "$out/big.sim")
+  for w in new old; do : >"$out/$w.wall"; : >"$out/$w.cpu"; : >"$out/$w.rss"; : >"$out/$w.poll"; : >"$out/$w.inflight"; done
   for r in $(seq "$rounds"); do
     for w in new old; do
       rm -rf "$out/b-$w"; cp -r "$out/big" "$out/b-$w"
+      curl -fsS "$inflight_url" >/dev/null
       /usr/bin/time -f '%e %M %U %S' -o "$out/time" "$out/$w" heartbeat --dir "$out/b-$w" --now "$t0" --summary "$out/sum-$w.json" >/dev/null 2>"$out/log-$w"
       read -r secs kb user sys <"$out/time"
       echo "$secs" >>"$out/$w.wall"; echo "$user + $sys" | bc >>"$out/$w.cpu"; echo $((kb / 1024)) >>"$out/$w.rss"
       field poll_latency_seconds "$out/sum-$w.json" >>"$out/$w.poll"
+      curl -fsS "$inflight_url" >>"$out/$w.inflight"
     done
   done
   echo
-  echo "| 1,000 x 20 catch-up | wall s | CPU s | peak RSS MB | polling s | requests | validations |"
-  echo "|---|---|---|---|---|---|---|"
+  echo "| 1,000 x 20 catch-up | wall s | CPU s | peak RSS MB | polling s | most requests in flight | requests | validations |"
+  echo "|---|---|---|---|---|---|---|---|"
   for w in new old; do
-    echo "| $w | $(stats <"$out/$w.wall") | $(stats <"$out/$w.cpu") | $(stats <"$out/$w.rss") | $(stats <"$out/$w.poll") | $(field requests_total "$out/sum-$w.json") | $(field validations_published "$out/sum-$w.json") |"
+    echo "| $w | $(stats <"$out/$w.wall") | $(stats <"$out/$w.cpu") | $(stats <"$out/$w.rss") | $(stats <"$out/$w.poll") | $(stats <"$out/$w.inflight") | $(field requests_total "$out/sum-$w.json") | $(field validations_published "$out/sum-$w.json") |"
   done
   same=yes
   for p in mesh-state/ledger mesh-state/polling-cursors mesh-state/queue validations MANIFEST.md; do
