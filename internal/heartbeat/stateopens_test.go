@@ -18,7 +18,8 @@ import (
 // each write to compare), the ledger's and the cursors' twice: about
 // 120,000 opens at 10,000 peers. A heartbeat that scores the waiting
 // traces read each queue file three times more (to list, claim and
-// finish); the queue now keeps what it read and wrote between calls.
+// finish); the queue now keeps what it read and wrote between calls. The
+// site's copies were read again by their save, to compare.
 func TestIdleHeartbeatReadsEachStateFileOnce(t *testing.T) {
 	for _, tc := range []struct {
 		name           string
@@ -47,7 +48,7 @@ func TestIdleHeartbeatReadsEachStateFileOnce(t *testing.T) {
 				founder()
 			}
 			var files []string
-			for _, f := range []string{node.QueueFile, node.LedgerFile, node.CursorsFile} {
+			for _, f := range []string{node.QueueFile, node.LedgerFile, node.CursorsFile, node.CopiesFile} {
 				got, err := filepath.Glob(filepath.Join(dir, filepath.FromSlash(statefile.Dir(f)), "*.json"))
 				if err != nil || len(got) < len(mesh.peers) {
 					t.Fatalf("%s after the first heartbeat: %v, %v; want a file per peer", f, got, err)
