@@ -1,22 +1,27 @@
 #!/usr/bin/env bash
 # The big catch-up and idle heartbeats at scale (issue 24, item 3): the
 # real `meshnode heartbeat` process of this tree ("new") side by side with
-# the binary built from BASELINE ("old", default 11fdbc4), alternating, on
+# the binary built from BASELINE ("old", default 3edd0c6), alternating, on
 # loopback (bench/meshsim, whose node is a founder: it scores).
 #
 #   bash bench/catchup.sh [BASELINE]     # ROUNDS=3, IDLE_PEERS=10000
 #
 # 1. big: 1,000 peers x 20 traces on 50 hosts, 50 ms per answer, first
 #    heartbeat (--now fixed): wall, CPU (user + system), peak RSS, the
-#    polling time and requests of its summary; then whether both binaries
-#    left the same ledger, cursors, queue, validations and MANIFEST.md.
+#    polling time and requests of its summary, the most requests the
+#    hosts answered at once; then whether both binaries
+#    left the same ledger, cursors, queue, validations and MANIFEST.md;
+#    and the floor: the network time of its requests at 50 hosts x
+#    max_conns_per_host (4) at 50 ms each, or its CPU time on every core
+#    (nproc), whichever is longer, with each binary's median wall over it.
 # 2. idle: IDLE_PEERS peers with one trace each on 50 hosts, 50 ms: after
 #    a first heartbeat, one 30 minutes later that finds nothing new: the
 #    TCP connections the hosts accepted, and the opens of files under
-#    mesh-state/ (strace), most per file and in all.
+#    mesh-state/ (strace; a file that is not there is not counted), most
+#    per file and in all.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-base=${1:-11fdbc4}
+base=${1:-3edd0c6}
 rounds=${ROUNDS:-3}
 idle_peers=${IDLE_PEERS:-10000}
 rows=" ${ROWS:-big idle} "
@@ -50,27 +55,37 @@ t0=2026-03-01T12:00:00Z
 
 if [[ $rows == *" big "* ]]; then
   sim big -peers 1000 -hosts 50 -traces 20 -latency 50ms
-  for w in new old; do : >"$out/$w.wall"; : >"$out/$w.cpu"; : >"$out/$w.rss"; : >"$out/$w.poll"; done
+  inflight_url=$(awk '/^publish/ { sub("/_meshsim/publish", "/_meshsim/inflight", $2); print $2 }' "$out/big.sim")
+  for w in new old; do : >"$out/$w.wall"; : >"$out/$w.cpu"; : >"$out/$w.rss"; : >"$out/$w.poll"; : >"$out/$w.inflight"; done
   for r in $(seq "$rounds"); do
     for w in new old; do
       rm -rf "$out/b-$w"; cp -r "$out/big" "$out/b-$w"
+      curl -fsS "$inflight_url" >/dev/null
       /usr/bin/time -f '%e %M %U %S' -o "$out/time" "$out/$w" heartbeat --dir "$out/b-$w" --now "$t0" --summary "$out/sum-$w.json" >/dev/null 2>"$out/log-$w"
       read -r secs kb user sys <"$out/time"
       echo "$secs" >>"$out/$w.wall"; echo "$user + $sys" | bc >>"$out/$w.cpu"; echo $((kb / 1024)) >>"$out/$w.rss"
       field poll_latency_seconds "$out/sum-$w.json" >>"$out/$w.poll"
+      curl -fsS "$inflight_url" >>"$out/$w.inflight"
     done
   done
   echo
-  echo "| 1,000 x 20 catch-up | wall s | CPU s | peak RSS MB | polling s | requests | validations |"
-  echo "|---|---|---|---|---|---|---|"
+  echo "| 1,000 x 20 catch-up | wall s | CPU s | peak RSS MB | polling s | most requests in flight | requests | validations |"
+  echo "|---|---|---|---|---|---|---|---|"
   for w in new old; do
-    echo "| $w | $(stats <"$out/$w.wall") | $(stats <"$out/$w.cpu") | $(stats <"$out/$w.rss") | $(stats <"$out/$w.poll") | $(field requests_total "$out/sum-$w.json") | $(field validations_published "$out/sum-$w.json") |"
+    echo "| $w | $(stats <"$out/$w.wall") | $(stats <"$out/$w.cpu") | $(stats <"$out/$w.rss") | $(stats <"$out/$w.poll") | $(stats <"$out/$w.inflight") | $(field requests_total "$out/sum-$w.json") | $(field validations_published "$out/sum-$w.json") |"
   done
   same=yes
   for p in mesh-state/ledger mesh-state/polling-cursors mesh-state/queue validations MANIFEST.md; do
     diff -rq "$out/b-new/$p" "$out/b-old/$p" >/dev/null || { same=no; echo "differs: $p"; }
   done
   echo "same ledger, cursors, queue, validations and MANIFEST.md: $same"
+  for w in new old; do
+    req=$(field requests_total "$out/sum-$w.json")
+    cpu=$(stats <"$out/$w.cpu" | awk -F' / ' '{ print $2 }')
+    wall=$(stats <"$out/$w.wall" | awk -F' / ' '{ print $2 }')
+    echo "$req $cpu $wall $(nproc)" | awk -v w="$w" '{ net = $1 * 0.050 / (50 * 4); cpu = $2 / $4; f = net > cpu ? net : cpu
+      printf "floor of %s: network %.1f s (%d requests / 200 connections x 50 ms), CPU %.1f s (%.1f s / %d cores): %.1f s; median wall %.1f s = %.1fx the floor\n", w, net, $1, cpu, $2, $4, f, $3, $3 / f }'
+  done
 fi
 
 if [[ $rows == *" idle "* ]]; then
@@ -86,7 +101,7 @@ if [[ $rows == *" idle "* ]]; then
     /usr/bin/time -f '%e' -o "$out/time" strace -f -qq -e trace=openat -o "$out/strace-$w" \
       "$out/$w" heartbeat --dir "$out/i-$w" --now 2026-03-01T12:30:00Z --summary "$out/isum-$w.json" >/dev/null 2>&1
     after=$(curl -fsS "$conns_url")
-    opens=$(grep -o '"[^"]*mesh-state/[^"]*\.json"' "$out/strace-$w" | grep -v '\.tmp-' | sort | uniq -c | sort -rn)
+    opens=$(grep -v ENOENT "$out/strace-$w" | grep -o '"[^"]*mesh-state/[^"]*\.json"' | grep -v '\.tmp-' | sort | uniq -c | sort -rn)
     echo "| $w | $(cat "$out/time") (under strace) | $((after - before - 1)) | $(field requests_total "$out/isum-$w.json") | $(echo "$opens" | head -1 | awk '{ print $1 }'), $(echo "$opens" | awk '{ s += $1 } END { print s }'), $(echo "$opens" | wc -l) |"
   done
 fi

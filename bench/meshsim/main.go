@@ -8,9 +8,10 @@
 //
 // Synthetic peers each publish -traces pending traces of about 3 kB,
 // distinct in wording; a GET of the printed publish URL adds one more to
-// the first peer, and a GET of /_meshsim/conns on that host answers how
-// many TCP connections all its servers accepted so far. The node is a
-// founder (FOUNDERS.md), so it scores.
+// the first peer, a GET of /_meshsim/conns on that host answers how
+// many TCP connections all its servers accepted so far, and one of
+// /_meshsim/inflight the most requests they answered at once since the
+// last such GET. The node is a founder (FOUNDERS.md), so it scores.
 //
 // With -tls it serves HTTPS with a self-signed certificate written to
 // -cert, speaking HTTP/2 unless -http1; the node trusts it only when run
@@ -74,6 +75,20 @@ var srvTLS struct {
 // conns counts the TCP connections every server accepted, for
 // GET /_meshsim/conns (bench/catchup.sh).
 var conns atomic.Int64
+
+// inFlight counts the requests all servers are answering, and the most
+// at once since GET /_meshsim/inflight last read (and reset) it.
+var inFlight gauge
+
+type gauge struct{ now, most atomic.Int64 }
+
+// enter counts one request in until the returned function is called.
+func (g *gauge) enter() func() {
+	n := g.now.Add(1)
+	for m := g.most.Load(); n > m && !g.most.CompareAndSwap(m, n); m = g.most.Load() {
+	}
+	return func() { g.now.Add(-1) }
+}
 
 // serve starts h on loopback as the flags say. Every httptest TLS server
 // uses the same built-in certificate, so writing it once is enough.

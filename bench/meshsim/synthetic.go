@@ -26,6 +26,7 @@ type synthetic struct {
 func serveSynthetic(peers, hosts, traces int, latency time.Duration) []roster.Agent {
 	sim := &synthetic{traces: traces, cache: map[string][]byte{}}
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer inFlight.enter()()
 		time.Sleep(latency)
 		sim.serve(w, r)
 	})
@@ -50,6 +51,9 @@ func (s *synthetic) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	case "/_meshsim/conns":
 		fmt.Fprintln(w, conns.Load())
+		return
+	case "/_meshsim/inflight":
+		fmt.Fprintln(w, inFlight.most.Swap(0))
 		return
 	}
 	parts := strings.Split(strings.TrimPrefix(p, "/a"), "/")

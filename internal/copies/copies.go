@@ -36,6 +36,9 @@ type Copy struct {
 // hash of the trace each copy was taken from.
 type Copies struct {
 	ByHash map[manifest.Hash]*Copy `json:"copies"`
+	// read are the bytes of each file as Load read them, by name, so Save
+	// rewrites the files that changed without opening them again.
+	read map[string][]byte
 }
 
 // New returns an empty set of copies.
@@ -81,6 +84,7 @@ func Load(path string) (*Copies, error) {
 		return nil, err
 	}
 	s := New()
+	s.read = files
 	if legacy != nil {
 		if err := s.merge(legacy); err != nil {
 			return nil, statefile.Corrupt(path, legacy, err)
@@ -145,12 +149,19 @@ func (s *Copies) Files() (map[string][]byte, error) {
 }
 
 // Save writes the copies named by path, a file per peer, each atomically
-// and only when its bytes change, and removes the files of peers it holds
-// none of; it reports whether anything on disk changed.
+// and only when its bytes change (compared with what Load read, else with
+// the file on disk), and removes the files of peers it holds none of; it
+// reports whether anything on disk changed.
 func (s *Copies) Save(path string) (bool, error) {
 	files, err := s.Files()
 	if err != nil {
 		return false, err
 	}
-	return statefile.Write(path, files)
+	changed, err := statefile.Rewrite(path, files, s.read)
+	if err != nil {
+		s.read = nil // what is on disk is not known any more: compare with it
+		return changed, err
+	}
+	s.read = files
+	return changed, nil
 }

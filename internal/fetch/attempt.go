@@ -59,7 +59,7 @@ func (c *Client) attempt(parent context.Context, h *host, u *url.URL, r Request)
 		return notModified(out, r), nil
 	}
 	resp.Body = guardRate(resp.Body, sent, c.opts.Now)
-	out.Body, err = readCapped(resp, maxBytes(r), r.truncate)
+	out.Body, err = readCapped(resp, maxBytes(r), r.truncate, r.Hold)
 	if err != nil {
 		return nil, bodyError(parent, u.String(), err)
 	}
@@ -155,16 +155,43 @@ func (c *Client) hostSignalled(h *host, until time.Time) {
 
 var errTooLarge = errors.New("body exceeds the size limit")
 
-// readCapped reads at most max decoded bytes. The Transport has already
+// readChunk is how much of a body is read at a time, and so how far a
+// body may run ahead of what its hold was told.
+const readChunk = 32 << 10
+
+// heldError is a refusal by Request.Hold.
+type heldError struct{ err error }
+
+func (e heldError) Error() string { return e.err.Error() }
+func (e heldError) Unwrap() error { return e.err }
+
+// readCapped reads at most max decoded bytes, telling hold (when set) the
+// bytes read so far before it keeps them. The Transport has already
 // undone any gzip, so a small compressed body that inflates past max is
 // caught here too.
-func readCapped(resp *http.Response, max int64, truncate bool) ([]byte, error) {
+func readCapped(resp *http.Response, max int64, truncate bool, hold func(int64) error) ([]byte, error) {
 	if resp.ContentLength > max && !truncate {
 		return nil, fmt.Errorf("%w: Content-Length %d > %d", errTooLarge, resp.ContentLength, max)
 	}
-	b, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
-	if err != nil {
-		return nil, err
+	b := make([]byte, 0, 512)
+	body := io.LimitReader(resp.Body, max+1)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // grows as io.ReadAll does
+		}
+		n, err := body.Read(b[len(b):min(cap(b), len(b)+readChunk)])
+		if n > 0 && hold != nil {
+			if herr := hold(int64(len(b) + n)); herr != nil {
+				return nil, heldError{herr}
+			}
+		}
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	if int64(len(b)) > max {
 		if truncate {
@@ -201,9 +228,12 @@ func transportError(parent context.Context, target string, err error) *Error {
 // bodyError classifies an error met while reading a response.
 func bodyError(parent context.Context, target string, err error) *Error {
 	var ne net.Error
+	var he heldError
 	switch {
 	case errors.Is(err, errTooLarge):
 		return &Error{Kind: KindTooLarge, URL: target, Err: err}
+	case errors.As(err, &he):
+		return &Error{Kind: KindHeld, URL: target, Err: he.err}
 	case errors.Is(err, errBodyTooSlow):
 		return &Error{Kind: KindTimeout, URL: target, Err: err}
 	case errors.Is(parent.Err(), context.Canceled):

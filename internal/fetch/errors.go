@@ -28,6 +28,7 @@ const (
 	KindTimeout     Kind = "timeout"         // Options.Timeout or the caller's deadline ran out
 	KindNetwork     Kind = "network"         // connection refused, reset, DNS failure, TLS failure
 	KindCanceled    Kind = "canceled"        // the caller's context was canceled
+	KindHeld        Kind = "held"            // Request.Hold refused the body's bytes: the caller's memory budget is spent
 )
 
 // String returns the kind's stable name.

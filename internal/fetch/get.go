@@ -29,6 +29,12 @@ type Request struct {
 	// when Options.AllowPrivate lets others reach them: a peer learned by
 	// gossip is not one the owner vouched for (gossip.allow_private_addresses).
 	Public bool
+	// Hold, when set, is told the decoded bytes read so far each time the
+	// body grows, before they are kept, and may refuse them: the fetch then
+	// fails with KindHeld, wrapping Hold's error, and is not retried. It
+	// lets a caller count a body in its memory budget as it arrives rather
+	// than reserve MaxBytes before asking.
+	Hold func(read int64) error
 
 	truncate bool // keep the first MaxBytes instead of failing (robots.txt)
 }

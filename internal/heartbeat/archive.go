@@ -100,7 +100,7 @@ func wantsRange(c *state.Cursor, from, to manifest.Seq) bool {
 // limits.manifest_bytes, checks it against the hash its link gives, and
 // returns its rows inside the link's range.
 func (pl *poller) readPage(ctx context.Context, p peer, requests *int, a manifest.Archive) ([]manifest.Entry, error) {
-	got, err := pl.verifier(p).Fetch(ctx, integrity.Claim{Base: p.url, File: a.File, Hash: a.Hash, MaxBytes: pl.limits.manifest})
+	got, err := verifierOf(pl.client, p).Fetch(ctx, integrity.Claim{Base: p.url, File: a.File, Hash: a.Hash, MaxBytes: pl.limits.manifest})
 	var ie *integrity.Error
 	if err == nil || errors.As(err, &ie) && ie.Requested {
 		*requests++

@@ -28,10 +28,11 @@ type entryResult struct {
 	file     *fetched
 	requests int
 	warn     string // what went wrong, logged by the poll if it takes the entry
-	// reserved is what the fetch reserved of the heartbeat's maxHeldBytes,
-	// given back unless the poll takes the file.
+	// reserved is what the fetch holds of the heartbeat's maxHeldBytes,
+	// given back once the poll takes the file or drops it.
 	reserved int64
 	full     bool // the heartbeat's maxHeldBytes left no room: not fetched
+	ahead    bool // fetched ahead of use, holding only what it read
 }
 
 // fetchAhead is how many rounds of fileWorkers fetches may run ahead of
@@ -44,12 +45,14 @@ const fetchAhead = 2
 // fileWorkers at once (the host's cap in the fetcher decides how many are
 // really in flight: more over HTTP/2 than over HTTP/1.1), and hands each
 // result to use in entry order, so what the poll records does not depend
-// on timing. Fetches run at most fetchAhead entries ahead of use, and each
-// first reserves its body's bytes of the heartbeat's maxHeldBytes: ahead
-// of use only when they fit at once, for the entry use waits on by
-// waiting for room (a result with full set when the files taken leave
-// none). What use does not keep is given back. When use returns false the
-// fetches under way are canceled and no more are started.
+// on timing. Fetches run at most fetchAhead entries ahead of use. Each
+// holds, of the heartbeat's maxHeldBytes, only what it has read so far
+// (bodyHold), and is refused more when there is no room; use then lets go
+// of the fetches ahead of it and fetches that entry again, first reserving
+// its whole body's bytes and waiting for room (a result with full set when
+// the files taken leave none). What use does not keep is given back. When use
+// returns false the fetches under way are canceled and no more are
+// started.
 func (pl *poller) fetchInOrder(ctx context.Context, p peer, entries []manifest.Entry, use func(int, *entryResult) bool) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -59,52 +62,51 @@ func (pl *poller) fetchInOrder(ctx context.Context, p peer, entries []manifest.E
 	slots := make(chan struct{}, workers)
 	results := make([]chan entryResult, len(entries))
 	reserve := min(max(pl.limits.trace, 1), heldReserveCap)
-	// start starts entry i's fetch, or reports false when it is ahead of
-	// use (not head) and its bytes do not fit yet.
-	start := func(i int, head bool) bool {
-		e := entries[i]
-		switch {
-		case e.File == "":
-			results[i] = make(chan entryResult, 1)
-			results[i] <- entryResult{}
-			return true
-		case ctx.Err() != nil:
-			results[i] = make(chan entryResult, 1)
-			results[i] <- entryResult{retry: true}
-			return true
-		case pl.seen(p.url, e.Hash) && !pl.rereading[p.url]:
-			results[i] = make(chan entryResult, 1)
-			results[i] <- entryResult{dup: true}
-			return true
-		}
-		if !pl.node.reserve(reserve, head) {
-			if !head {
-				return false
-			}
-			results[i] = make(chan entryResult, 1)
-			results[i] <- entryResult{full: true}
-			return true
-		}
+	// start starts entry i's fetch, holding what it reads, or for the
+	// head of use (again), reserving its whole body first.
+	start := func(i int, head bool) {
 		results[i] = make(chan entryResult, 1)
+		if r, done := pl.settled(ctx, p, entries[i]); done {
+			results[i] <- r
+			return
+		}
+		h := &bodyHold{node: pl.node}
+		if head {
+			if !pl.node.reserve(reserve, true) {
+				results[i] <- entryResult{full: true}
+				return
+			}
+			h.held = reserve
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			slots <- struct{}{}
 			defer func() { <-slots }()
-			got := pl.fetchEntry(ctx, p, e)
-			got.reserved = reserve
+			got := pl.fetchEntry(ctx, p, entries[i], h)
+			got.reserved, got.ahead = h.held, !head
 			results[i] <- got
 		}()
-		return true
 	}
 	next := 0
 	for i := range entries {
 		for ; next < len(entries) && next < i+fetchAhead*workers; next++ {
-			if !start(next, next == i) {
-				break
-			}
+			start(next, false)
 		}
 		got := <-results[i]
+		if got.full && got.ahead {
+			// Refused room: let go of what runs ahead too, so that the poll
+			// holds nothing while it waits for room for this entry, and no
+			// two polls wait for each other; they are fetched again after it.
+			for j := i + 1; j < next; j++ {
+				r := <-results[j]
+				pl.node.release(r.reserved)
+			}
+			next = i + 1
+			pl.node.release(got.reserved)
+			start(i, true)
+			got = <-results[i]
+		}
 		results[i] = nil
 		more := use(i, &got)
 		pl.node.release(got.reserved)
@@ -119,15 +121,34 @@ func (pl *poller) fetchInOrder(ctx context.Context, p peer, entries []manifest.E
 	}
 }
 
-// fetchEntry fetches one file and verifies it (integrity.Verifier.Fetch).
-func (pl *poller) fetchEntry(ctx context.Context, p peer, e manifest.Entry) entryResult {
+// settled is the result of an entry that needs no fetch, and true; or
+// false when it must be fetched.
+func (pl *poller) settled(ctx context.Context, p peer, e manifest.Entry) (entryResult, bool) {
+	switch {
+	case e.File == "":
+		return entryResult{}, true
+	case ctx.Err() != nil:
+		return entryResult{retry: true}, true
+	case pl.seen(p.url, e.Hash) && !pl.rereading[p.url]:
+		return entryResult{dup: true}, true
+	}
+	return entryResult{}, false
+}
+
+// fetchEntry fetches one file and verifies it (integrity.Verifier.Fetch),
+// its body held by h as it is read.
+func (pl *poller) fetchEntry(ctx context.Context, p peer, e manifest.Entry, h *bodyHold) entryResult {
 	if ctx.Err() != nil {
 		return entryResult{retry: true}
 	}
-	got, err := pl.verifier(p).Fetch(ctx, integrity.Claim{Base: p.url, File: e.File, Hash: e.Hash, MaxBytes: pl.limits.trace})
+	v := integrity.Verifier{Get: getHeld(pl.client, p, h)}
+	got, err := v.Fetch(ctx, integrity.Claim{Base: p.url, File: e.File, Hash: e.Hash, MaxBytes: pl.limits.trace})
 	if err == nil {
 		f := fetched{entry: e, url: got.URL, raw: got.Body}
 		return entryResult{file: &f, requests: 1, warn: f.read(p.name, p.url)}
+	}
+	if fetch.IsKind(err, fetch.KindHeld) {
+		return entryResult{full: true, requests: 1}
 	}
 	var ie *integrity.Error
 	if !errors.As(err, &ie) {
@@ -149,21 +170,26 @@ func (pl *poller) fetchEntry(ctx context.Context, p peer, e manifest.Entry) entr
 	return r
 }
 
-// verifier is the integrity.Verifier that reads p's files through the
-// poller's client, under p's base URL and address guard.
-func (pl *poller) verifier(p peer) integrity.Verifier {
-	return verifierOf(pl.client, p)
+// verifierOf reads p's files through client, under p's base URL and
+// address guard.
+func verifierOf(client *fetch.Client, p peer) integrity.Verifier {
+	return integrity.Verifier{Get: getHeld(client, p, nil)}
 }
 
-// verifierOf reads p's files through client.
-func verifierOf(client *fetch.Client, p peer) integrity.Verifier {
-	return integrity.Verifier{Get: func(ctx context.Context, u string, max int64) ([]byte, error) {
-		resp, err := client.Get(ctx, p.request(u, max))
+// getHeld gets p's files through client, their bodies held by h as they
+// are read (nil: not held).
+func getHeld(client *fetch.Client, p peer, h *bodyHold) func(context.Context, string, int64) ([]byte, error) {
+	return func(ctx context.Context, u string, max int64) ([]byte, error) {
+		r := p.request(u, max)
+		if h != nil {
+			r.Hold = h.grow
+		}
+		resp, err := client.Get(ctx, r)
 		if err != nil {
 			return nil, err
 		}
 		return resp.Body, nil
-	}}
+	}
 }
 
 // read parses a verified file of the peer named author, polled at

@@ -27,7 +27,7 @@ func TestHeartbeatRefusesBadFilesLikeEveryCaller(t *testing.T) {
 	n := &job{cfg: cfg, client: client, snap: &node.Snapshot{}, fetched: map[manifest.Hash]fetched{}}
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
-			got := pl.fetchEntry(context.Background(), peer{name: "peer", url: base}, manifest.Entry{Seq: 1, Hash: c.Hash, File: c.File})
+			got := pl.fetchEntry(context.Background(), peer{name: "peer", url: base}, manifest.Entry{Seq: 1, Hash: c.Hash, File: c.File}, &bodyHold{node: &nodeBudget{}})
 			if k := entryKind(got); k != c.Want {
 				t.Errorf("poll: %+v ends as %q, want %q", got, k, c.Want)
 			}

@@ -1,6 +1,7 @@
 package heartbeat
 
 import (
+	"errors"
 	"sync"
 
 	"github.com/meshnode/meshnode/internal/manifest"
@@ -14,10 +15,14 @@ import (
 // and its remainder is read in a later heartbeat.
 const (
 	// maxHeldBytes bounds the bytes of peers' files in memory at once:
-	// those being fetched, each counted at limits.trace_bytes (at most
-	// heldReserveCap) until the poll takes or drops it, and those kept
-	// for scoring (at most maxKeptBytes). Eight peers each at
-	// maxBytesPerPoll took 703 MB of RSS without it.
+	// those being fetched, each counted at what it has read so far (or,
+	// fetched for the entry its poll waits on, at limits.trace_bytes, at
+	// most heldReserveCap) until the poll takes or drops it, and those
+	// kept for scoring (at most maxKeptBytes). Eight peers each at
+	// maxBytesPerPoll took 703 MB of RSS without it. Each fetch once
+	// reserved limits.trace_bytes before asking, which let only 64 of
+	// them run at once: the 1,000-peer catch-up polled at a third of the
+	// rate its hosts' connections allowed.
 	maxHeldBytes = 64 << 20
 	// heldReserveCap bounds what one fetch reserves of maxHeldBytes before
 	// its body is read, so a large limits.trace_bytes still lets eight
@@ -120,6 +125,29 @@ func (nb *nodeBudget) inUse() (now, peak int64) {
 	nb.mu.Lock()
 	defer nb.mu.Unlock()
 	return nb.reserved + nb.kept, nb.peak
+}
+
+// bodyHold is what one fetch holds of maxHeldBytes: reserved up front,
+// or grown as its body is read (fetch.Request.Hold).
+type bodyHold struct {
+	node *nodeBudget
+	held int64
+}
+
+// errNoRoom refuses a body's bytes when maxHeldBytes has no room for them.
+var errNoRoom = errors.New("the heartbeat holds as many bytes of peers' files as it may")
+
+// grow holds read bytes in all, taking what is missing from the node's
+// budget without waiting, or refuses with errNoRoom.
+func (h *bodyHold) grow(read int64) error {
+	if read <= h.held {
+		return nil
+	}
+	if !h.node.reserve(read-h.held, false) {
+		return errNoRoom
+	}
+	h.held = read
+	return nil
 }
 
 func (nb *nodeBudget) broadcast() {

@@ -16,14 +16,19 @@ import (
 // seven times (by opening the queue, by the count of waiting items, by
 // the workers' stored results, by the summary's depths, and again by
 // each write to compare), the ledger's and the cursors' twice: about
-// 120,000 opens at 10,000 peers.
+// 120,000 opens at 10,000 peers. A heartbeat that scores the waiting
+// traces read each queue file three times more (to list, claim and
+// finish); the queue now keeps what it read and wrote between calls. The
+// site's copies were read again by their save, to compare.
 func TestIdleHeartbeatReadsEachStateFileOnce(t *testing.T) {
 	for _, tc := range []struct {
-		name    string
-		waiting int
+		name           string
+		waiting        int
+		standing, late bool // a founder from the first heartbeat, or from the second
 	}{
-		{"without standing, traces wait", 6},
-		{"a founder, traces scored", 0},
+		{"without standing, traces wait", 6, false, false},
+		{"a founder, traces scored", 0, true, false},
+		{"standing arrives, waiting traces scored", 0, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mesh := newSimMesh(t, 6)
@@ -32,12 +37,18 @@ func TestIdleHeartbeatReadsEachStateFileOnce(t *testing.T) {
 				p.body = p.m.Format()
 			}
 			dir := newNode(t, mesh.roster(), "")
-			if tc.waiting == 0 {
-				write(t, dir, node.FoundersFile, "tester | http://127.0.0.1:1/tester/\n")
+			founder := func() { write(t, dir, node.FoundersFile, "tester | http://127.0.0.1:1/tester/\n") }
+			if tc.standing {
+				founder()
 			}
-			beat(t, dir, testNow)
+			if first := beat(t, dir, testNow); tc.late && first.Waiting != len(mesh.peers) {
+				t.Fatalf("first heartbeat: %d waiting, want %d", first.Waiting, len(mesh.peers))
+			}
+			if tc.late {
+				founder()
+			}
 			var files []string
-			for _, f := range []string{node.QueueFile, node.LedgerFile, node.CursorsFile} {
+			for _, f := range []string{node.QueueFile, node.LedgerFile, node.CursorsFile, node.CopiesFile} {
 				got, err := filepath.Glob(filepath.Join(dir, filepath.FromSlash(statefile.Dir(f)), "*.json"))
 				if err != nil || len(got) < len(mesh.peers) {
 					t.Fatalf("%s after the first heartbeat: %v, %v; want a file per peer", f, got, err)
@@ -54,6 +65,9 @@ func TestIdleHeartbeatReadsEachStateFileOnce(t *testing.T) {
 			sum := beat(t, dir, testNow.Add(30*time.Minute))
 			if sum.Waiting != tc.waiting || sum.NewTraces != 0 {
 				t.Fatalf("second heartbeat: %d waiting, %d new traces; want %d and 0", sum.Waiting, sum.NewTraces, tc.waiting)
+			}
+			if scored := sum.ValidationsPublished; tc.late && scored != len(mesh.peers) {
+				t.Fatalf("second heartbeat published %d validations, want %d", scored, len(mesh.peers))
 			}
 			for _, f := range files {
 				if reads[f] != 1 {

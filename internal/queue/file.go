@@ -22,9 +22,10 @@ type file struct {
 
 // read loads the queue named by path: the directory path without ".json",
 // one file per peer, and the single file older nodes kept at path, if it
-// is still there (statefile.Dir).
-func read(path string) (*file, error) {
-	legacy, files, err := statefile.Read(path)
+// is still there (statefile.Dir); it opens only the files that changed
+// since c last read or wrote them.
+func read(path string, c *statefile.Cache) (*file, error) {
+	legacy, files, err := c.Read(path)
 	if err != nil {
 		return nil, err
 	}
@@ -111,13 +112,13 @@ func (it *Item) Expired(now time.Time) bool {
 	return it.Terminal() && it.UpdatedAt.Before(now.Add(-SettledRetention))
 }
 
-func (f *file) write(path string, now time.Time) error {
+func (f *file) write(path string, now time.Time, c *statefile.Cache) error {
 	f.prune(now)
 	files, err := f.files()
 	if err != nil {
 		return err
 	}
-	_, err = statefile.Rewrite(path, files, f.read)
+	_, err = c.Rewrite(path, files, f.read)
 	return err
 }
 

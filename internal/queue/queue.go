@@ -13,16 +13,20 @@ import (
 )
 
 // File is the queue stored in files: named by mesh-state/queue.json, kept
-// in mesh-state/queue/, one file per peer (statefile.Dir). It holds no
-// items between calls: every call reads and writes the files under one
-// lock, once for its whole batch; settled items older than
-// SettledRetention are dropped at each write.
+// in mesh-state/queue/, one file per peer (statefile.Dir). Every call
+// reads and writes the files under one lock, once for its whole batch;
+// settled items older than SettledRetention are dropped at each write.
+// Between calls it keeps the files' bytes as it last read or wrote them
+// (statefile.Cache), so a call opens only the files another process
+// changed since: a heartbeat that lists, claims and finishes opens each
+// file once.
 type File struct {
 	path string
 	// Now stamps items Enqueue adds without a QueuedAt, and dates the
 	// retention of settled items; it defaults to time.Now.
-	Now func() time.Time
-	mu  sync.Mutex // serializes this process's calls; the flock covers others
+	Now   func() time.Time
+	mu    sync.Mutex // serializes this process's calls; the flock covers others
+	cache statefile.Cache
 }
 
 var _ Store = (*File)(nil)
@@ -40,7 +44,7 @@ func (q *File) update(fn func(f *file) error) error {
 		if err := fn(f); err != nil {
 			return err
 		}
-		if err := f.write(q.path, q.Now()); err != nil {
+		if err := f.write(q.path, q.Now(), &q.cache); err != nil {
 			return fmt.Errorf("write queue: %w", err)
 		}
 		return nil
@@ -56,7 +60,7 @@ func (q *File) locked(fn func(f *file) error) error {
 		return err
 	}
 	defer unlock()
-	f, err := read(q.path)
+	f, err := read(q.path, &q.cache)
 	if err != nil {
 		return err
 	}

@@ -62,6 +62,13 @@ func PeerFileName(url string) string {
 // (nil when there is none) and every *.json file of its directory, by
 // name. A file it cannot read is a *CorruptError.
 func Read(path string) (legacy []byte, files map[string][]byte, err error) {
+	return (*Cache)(nil).Read(path)
+}
+
+// Read is statefile.Read that opens only the files of the directory that
+// changed since c last read or wrote them, and keeps what it reads. The
+// bytes it returns are shared with c: callers must not change them.
+func (c *Cache) Read(path string) (legacy []byte, files map[string][]byte, err error) {
 	legacy, err = os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		legacy, err = nil, nil
@@ -83,13 +90,34 @@ func Read(path string) (legacy []byte, files map[string][]byte, err error) {
 			continue
 		}
 		p := filepath.Join(dir, e.Name())
-		data, err := readFile(p)
+		data, err := c.readFile(p, e)
 		if err != nil {
 			return nil, nil, &CorruptError{Path: p, Err: err}
 		}
 		files[e.Name()] = data
 	}
 	return legacy, files, nil
+}
+
+// readFile reads the file of directory entry e at p, or takes it from c
+// when e is the file c kept.
+func (c *Cache) readFile(p string, e fs.DirEntry) ([]byte, error) {
+	if c == nil {
+		return readFile(p)
+	}
+	info, err := e.Info()
+	if err != nil {
+		return nil, err
+	}
+	if data, ok := c.get(p, info); ok {
+		return data, nil
+	}
+	data, info, err := readFileInfo(p)
+	if err != nil {
+		return nil, err
+	}
+	c.put(p, data, info)
+	return data, nil
 }
 
 // Write makes the split state named by path hold exactly files: it
@@ -106,8 +134,14 @@ func Write(path string, files map[string][]byte) (bool, error) {
 // left alone without being opened again, and any other is written. With
 // was nil, each file is read back and compared, as Write does.
 func Rewrite(path string, files, was map[string][]byte) (bool, error) {
+	return (*Cache)(nil).Rewrite(path, files, was)
+}
+
+// Rewrite is statefile.Rewrite that keeps in c what it writes, and
+// forgets what it removes.
+func (c *Cache) Rewrite(path string, files, was map[string][]byte) (bool, error) {
 	dir := Dir(path)
-	changed, err := writeAll(dir, files, was)
+	changed, err := writeAll(dir, files, was, c)
 	if err != nil {
 		return changed, err
 	}
@@ -119,7 +153,9 @@ func Rewrite(path string, files, was map[string][]byte) (bool, error) {
 		if _, keep := files[e.Name()]; keep || !strings.HasSuffix(e.Name(), ".json") || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+		p := filepath.Join(dir, e.Name())
+		c.put(p, nil, nil)
+		if err := os.Remove(p); err != nil {
 			return changed, fmt.Errorf("remove %s: %w", e.Name(), err)
 		}
 		changed = true
@@ -138,7 +174,7 @@ func Rewrite(path string, files, was map[string][]byte) (bool, error) {
 // reports whether anything on disk changed.
 func WriteSome(path string, files map[string][]byte, gone []string) (bool, error) {
 	dir := Dir(path)
-	changed, err := writeAll(dir, files, nil)
+	changed, err := writeAll(dir, files, nil, nil)
 	if err != nil {
 		return changed, err
 	}
@@ -162,8 +198,8 @@ const writeParallel = 16
 
 // writeAll writes files into dir, each atomically and only when its bytes
 // differ from was, or from the file on disk when was is nil, several at
-// once, and reports whether any changed.
-func writeAll(dir string, files, was map[string][]byte) (bool, error) {
+// once, keeping what it writes in c, and reports whether any changed.
+func writeAll(dir string, files, was map[string][]byte, c *Cache) (bool, error) {
 	names := make([]string, 0, len(files))
 	for name := range files {
 		names = append(names, name)
@@ -185,8 +221,10 @@ func writeAll(dir string, files, was map[string][]byte) (bool, error) {
 				return nil
 			}
 			if err := atomicfile.WriteFile(p, files[name], 0o644); err != nil {
+				c.put(p, nil, nil)
 				return fmt.Errorf("write %s: %w", name, err)
 			}
+			c.putWritten(p, files[name])
 			changed.Store(true)
 			return nil
 		})
@@ -202,10 +240,30 @@ var readHook func(path string)
 // readFile reads one file of a split directory: the one place they are
 // read, so a test can count the reads.
 func readFile(path string) ([]byte, error) {
+	data, _, err := readFileInfo(path)
+	return data, err
+}
+
+// readFileInfo reads one file of a split directory and describes the
+// file it read (Cache).
+func readFileInfo(path string) ([]byte, fs.FileInfo, error) {
 	if readHook != nil {
 		readHook(path)
 	}
-	return os.ReadFile(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, info.Size()+1))
+	if _, err := buf.ReadFrom(f); err != nil {
+		return nil, nil, err
+	}
+	return buf.Bytes(), info, nil
 }
 
 // SetReadHook makes hook be told the path of every file of a split
