@@ -19,6 +19,7 @@ package main
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"flag"
@@ -35,6 +36,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/heartbeat"
@@ -221,8 +224,25 @@ func (p *peer) sign(before, after map[string][]byte) error {
 		return err
 	}
 	p.pin = logsource.Pin{URL: p.url, Key: vkey, Checkpoint: string(old),
-		Accepted: []logsource.Tree{{Size: cp.Size, Root: rootText(cp)}}}
+		Accepted: []logsource.Tree{{Size: cp.Size, Root: rootText(cp)}}, Tiles: keptTiles(before, cp.Size)}
 	return nil
+}
+
+// keptTiles are the hash tiles a node keeps of a tree of size n after
+// reading it (logsource.Pin.Tiles): the rightmost of each level from 1.
+func keptTiles(files map[string][]byte, n int64) map[string]string {
+	top := map[int]tlog.Tile{}
+	for _, t := range tlog.NewTiles(translog.TileHeight, 0, n) {
+		if cur, ok := top[t.L]; t.L > 0 && (!ok || t.N > cur.N) {
+			top[t.L] = t
+		}
+	}
+	out := map[string]string{}
+	for _, t := range top {
+		path := translog.TilePath(t)
+		out[path] = base64.StdEncoding.EncodeToString(files[path])
+	}
+	return out
 }
 
 func checkpointText(signed []byte) string {
