@@ -5,7 +5,8 @@
 //
 // One headless Chromium (Debian's, through puppeteer-core) crawls every
 // HTML page reachable from each BASE_URL/index.html (and BASE_URL's 404
-// page), a few tabs at a time, and opens each page once. In it:
+// page), TABS (default 2) tabs at a time, and runs every check on every
+// page, none sampled. In it:
 //   - every internal href and src must answer 200, and every fragment
 //     (#id) must name an element of its page;
 //   - at 1280x800 and 390x844, light and dark: axe-core with the WCAG 2.0,
@@ -21,7 +22,9 @@
 // The pages named name=path are also saved as screenshots of their top,
 // at most maxShotScreens screens high, as
 // SHOTS_DIR/NODE/NAME-{desktop,phone}-{light,dark}.png.
-// Exits 1 when any check finds anything.
+// It prints its progress every 100 pages and, at the end, its wall time,
+// Chromium's CPU seconds and where the time went. Exits 1 when any check
+// finds anything.
 import { createRequire } from "node:module";
 import puppeteer from "puppeteer-core";
 
@@ -34,17 +37,9 @@ const maxLineChars = 80;
 const jumpAfterScreens = 6;
 const maxPhonePx = 25000;
 const maxShotScreens = 2;
-// Reading pages (mesh/<16 hex>.html) are one template over peers' texts,
-// 855 of them on a node caught up with the real snapshot: every one is
-// opened and its links and fragments checked (and html-validate reads
-// them all), but axe and the layout checks run on the first
-// readingSample of each site only, or the test would take over an hour.
-const readingSample = Number(process.env.READING_SAMPLE || 40);
-const readingPage = /\/mesh\/[0-9a-f]{16}\.html$/;
-// One tab by default: Chromium captures a screenshot of a tab in the
-// background only when it draws it, and headless, it may never do so
-// (a run hung there for ten minutes).
-const tabs = Number(process.env.TABS || 1);
+// Tabs checking pages at once, each in its own renderer process: two keep
+// both of a 2-core machine's cores busy (docs/site.md, "Browser test").
+const tabs = Number(process.env.TABS || 2);
 
 const viewports = [
   { name: "desktop", width: 1280, height: 800 },
@@ -56,7 +51,7 @@ const [shotsDir, ...rest] = process.argv.slice(2);
 const sites = [];
 for (const arg of rest) {
   if (arg === "--") {
-    sites.push({ shots: new Map(), reading: 0 });
+    sites.push({ shots: new Map() });
     continue;
   }
   const s = sites.at(-1);
@@ -167,7 +162,7 @@ const checked = new Map(); // url -> its HTTP status, fetched once
 const idsOf = new Map(); // page url -> the ids it holds
 const fragments = []; // [from, target page url, id]
 let pages = 0;
-let linksOnly = 0; // reading pages past the sample: links and fragments only
+const start = Date.now();
 let tallest = { height: 0 };
 
 async function status(url) {
@@ -175,10 +170,27 @@ async function status(url) {
   return checked.get(url);
 }
 
+// time adds the milliseconds fn takes to the phase's total (summed over
+// the tabs), printed at the end: where the test's time goes.
+const spent = { load: 0, axe: 0, layout: 0, screenshots: 0 };
+async function time(phase, fn) {
+  const t0 = performance.now();
+  try {
+    return await fn();
+  } finally {
+    spent[phase] += performance.now() - t0;
+  }
+}
+
+// screenshotting is held by the tab taking screenshots: headless Chromium
+// captures a tab only when it is in front (a tab in the background hung a
+// run for ten minutes), so one tab at a time comes to the front for it.
+let screenshotting = Promise.resolve();
+
 // visit opens one page, runs every check on it at each size and scheme,
 // and returns the site's pages it links to.
 async function visit(site, page, url) {
-  const resp = await page.goto(url, { waitUntil: "load" });
+  const resp = await time("load", () => page.goto(url, { waitUntil: "load" }));
   const notFound = url.endsWith("/no/such/page.html");
   if (!resp || resp.status() !== (notFound ? 404 : 200)) {
     report(url, `answered ${resp ? resp.status() : "nothing"}`);
@@ -201,44 +213,56 @@ async function visit(site, page, url) {
     }
     if (u.endsWith(".html") || u.endsWith("/")) next.push(u);
   }
-  if (readingPage.test(url) && !site.shots.has(url) && site.reading++ >= readingSample) {
-    linksOnly++;
-    return next;
-  }
-  // The tab keeps its last size: start with it, since a change between
-  // desktop and phone (isMobile) reloads the page.
-  const current = page.viewport()?.width === viewports[1].width ? 1 : 0;
-  for (const vp of [viewports[current], viewports[1 - current]]) {
-    for (const scheme of schemes) {
-      await page.setViewport(vp);
+  // The tab keeps its last size and scheme: start with them, since a
+  // change between desktop and phone (isMobile) reloads the page.
+  const size = page.viewport()?.width === viewports[1].width ? 1 : 0;
+  for (const vp of [viewports[size], viewports[1 - size]]) {
+    await time("load", () => page.setViewport(vp));
+    const first = page.scheme === "dark" ? 1 : 0;
+    for (const scheme of [schemes[first], schemes[1 - first]]) {
       await page.emulateMediaFeatures([{ name: "prefers-color-scheme", value: scheme }]);
-      const where = `${url} ${vp.width}px ${scheme}`;
-      // A change of isMobile reloads the page, which drops axe.
-      if (!(await page.evaluate(() => typeof axe !== "undefined"))) await page.addScriptTag({ content: axeSource });
-      const res = await page.evaluate(() =>
-        // eslint-disable-next-line no-undef
-        axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"] } }),
-      );
-      for (const v of res.violations) {
-        const nodes = v.nodes.slice(0, 5).map((n) => `\n    ${n.target.join(" ")}: ${n.failureSummary.split("\n").slice(1, 2).join(" ").trim()}`);
-        report(where, `axe ${v.id} (${v.impact}): ${v.help}${nodes.join("")}`);
-      }
-      for (const p of await page.evaluate(layoutProblems, minFontPx)) report(where, `layout: ${p}`);
-      if (scheme === "light") await measure(page, vp, where);
-      const name = site.shots.get(url);
-      if (name) {
-        const height = await page.evaluate(() => document.documentElement.scrollHeight);
-        await page.bringToFront();
-        await page.screenshot({
-          path: `${shotsDir}/${site.name}/${name}-${vp.name}-${scheme}.png`,
-          clip: { x: 0, y: 0, width: vp.width, height: Math.min(height, maxShotScreens * vp.height) },
-          captureBeyondViewport: true,
-        });
-      }
+      page.scheme = scheme;
+      await checkVariant(site, page, url, vp, scheme);
     }
   }
-  pages++;
+  if (++pages % 100 === 0) console.log(`browser check: ${pages} pages checked, ${Math.round((Date.now() - start) / 1000)} s`);
   return next;
+}
+
+// checkVariant runs axe and the layout checks on the page as it is drawn
+// at one size in one scheme, and saves its screenshot when it is one of
+// the site's named pages.
+async function checkVariant(site, page, url, vp, scheme) {
+  const where = `${url} ${vp.width}px ${scheme}`;
+  const res = await time("axe", () =>
+    page.evaluate(() =>
+      // eslint-disable-next-line no-undef
+      axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"] } }),
+    ),
+  );
+  for (const v of res.violations) {
+    const nodes = v.nodes.slice(0, 5).map((n) => `\n    ${n.target.join(" ")}: ${n.failureSummary.split("\n").slice(1, 2).join(" ").trim()}`);
+    report(where, `axe ${v.id} (${v.impact}): ${v.help}${nodes.join("")}`);
+  }
+  await time("layout", async () => {
+    for (const p of await page.evaluate(layoutProblems, minFontPx)) report(where, `layout: ${p}`);
+    if (scheme === "light") await measure(page, vp, where);
+  });
+  const name = site.shots.get(url);
+  if (!name) return;
+  const shot = screenshotting.then(() =>
+    time("screenshots", async () => {
+      const height = await page.evaluate(() => document.documentElement.scrollHeight);
+      await page.bringToFront();
+      await page.screenshot({
+        path: `${shotsDir}/${site.name}/${name}-${vp.name}-${scheme}.png`,
+        clip: { x: 0, y: 0, width: vp.width, height: Math.min(height, maxShotScreens * vp.height) },
+        captureBeyondViewport: true,
+      });
+    }),
+  );
+  screenshotting = shot.catch(() => {});
+  await shot;
 }
 
 // measure checks line length at desktop width and height on a phone.
@@ -262,6 +286,9 @@ async function crawl(site) {
   let busy = 0;
   async function worker() {
     const page = await browser.newPage();
+    // axe-core is in every document the tab loads, reloads included, before
+    // the page's own content: cheaper than adding it to each page after.
+    await page.evaluateOnNewDocument(axeSource);
     await page.setViewport(viewports[0]);
     await page.setRequestInterception(true);
     page.on("request", (req) => {
@@ -293,7 +320,35 @@ async function crawl(site) {
   await Promise.all(Array.from({ length: tabs }, worker));
 }
 
-const start = Date.now();
+// chromiumCPU is the CPU seconds (user and system) Chromium's processes
+// have used so far, those that ended included, read from Linux's /proc (0
+// elsewhere): on a machine shared with other work, a steadier figure than
+// the wall time.
+function chromiumCPU() {
+  const fs = require("node:fs");
+  const stats = new Map(); // pid -> [ppid, CPU ticks]
+  for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const f = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+      stats.set(Number(pid), [Number(f[1]), Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])]);
+    } catch {
+      // gone, or not Linux
+    }
+  }
+  const root = browser.process()?.pid;
+  let ticks = 0;
+  for (const [pid, [, t]] of stats) {
+    for (let p = pid; p > 1 && stats.has(p); p = stats.get(p)[0]) {
+      if (p === root) {
+        ticks += t;
+        break;
+      }
+    }
+  }
+  return ticks / 100;
+}
+
+let cpu = 0;
 try {
   for (const site of sites) {
     (await import("node:fs")).mkdirSync(`${shotsDir}/${site.name}`, { recursive: true });
@@ -301,6 +356,7 @@ try {
     await crawl(site);
     console.log(`${site.name}: ${pages - before} pages`);
   }
+  cpu = chromiumCPU();
 } finally {
   await browser.close();
 }
@@ -309,8 +365,9 @@ for (const [from, url, id] of fragments) {
   if (ids && !ids.has(id)) report(from, `fragment link #${id}: no element of ${url} has that id`);
 }
 console.log(
-  `browser check: ${pages} pages x ${viewports.length} sizes x ${schemes.length} schemes (and ${linksOnly} reading pages past the sample of ${readingSample} a site, for links only), ${checked.size} internal links, ` +
+  `browser check: ${pages} pages x ${viewports.length} sizes x ${schemes.length} schemes, ${checked.size} internal links, ` +
     `${fragments.length} fragment links, tallest on a phone ${tallest.height}px (${tallest.where ?? "none"}), ` +
-    `${Math.round((Date.now() - start) / 1000)} s, ${problems.length} problems`,
+    `${Math.round((Date.now() - start) / 1000)} s in ${tabs} tabs (Chromium's CPU ${Math.round(cpu)} s), ${problems.length} problems`,
 );
+console.log(`browser check: tab-seconds ${Object.entries(spent).map(([k, ms]) => `${k} ${Math.round(ms / 1000)}`).join(", ")}`);
 process.exit(problems.length ? 1 : 0);
