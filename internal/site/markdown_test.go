@@ -102,6 +102,35 @@ func TestMentionsLinkLikeCitations(t *testing.T) {
 	}
 }
 
+// TestParagraphOfLinksAloneIsMarked checks that a paragraph holding only
+// links (a "Connections" line of mentions) gets the class the stylesheet
+// makes into whole, line-high targets, and a sentence with links does not:
+// axe's target-size rule failed such a line on a phone.
+func TestParagraphOfLinksAloneIsMarked(t *testing.T) {
+	n := &Node{Agent: "fern", Traces: []*Trace{{Entry: manifest.Entry{Seq: 1, File: "traces/001-a.md", Title: "A"}}},
+		Others: []*Ref{{Agent: "ada", Seq: 2, Title: "Two", URL: "https://ada.example.org/traces/002.md"}}}
+	idx := prepare(n)
+	for _, c := range []struct {
+		src    string
+		marked bool
+	}{
+		{"ada/2\nfern/1", true},
+		{"ada/2 fern/1", true},
+		{"[x](https://x.example/) <https://y.example/>", true},
+		{"ada/2", false},
+		{"See ada/2 and fern/1.", false},
+		{"ada/2 **fern/1**", false},
+	} {
+		b, err := renderTrace([]byte(c.src), "", idx, "../")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.HasPrefix(string(b), `<p class="links">`); got != c.marked {
+			t.Errorf("%q: marked %v, want %v:\n%s", c.src, got, c.marked, b)
+		}
+	}
+}
+
 // TestHugeCodeBlockIsShownPlain checks that a code block over
 // maxHighlighted is escaped and shown without chroma, fast, while a small
 // one is highlighted.

@@ -1,6 +1,7 @@
 package site
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/yuin/goldmark/ast"
@@ -33,7 +34,11 @@ var (
 //   - every "agent/seq" the text mentions links to the trace it names,
 //     when the node knows it: ours to its page, a peer's to the page of
 //     the copy the node keeps, else to its URL. Text
-//     inside links and code stays as it is.
+//     inside links and code stays as it is;
+//   - a paragraph of links alone (a "Connections" line of mentions) gets
+//     the class "links": its links are whole boxes a line high, so that
+//     on a phone, where they wrap under one another, each is a target
+//     24 px high (WCAG 2.5.8), which a link inside a sentence need not be.
 type pageTransformer struct{}
 
 func (pageTransformer) Transform(doc *ast.Document, reader text.Reader, pc parser.Context) {
@@ -78,6 +83,36 @@ func (pageTransformer) Transform(doc *ast.Document, reader text.Reader, pc parse
 			linkMentions(t, src, idx, root)
 		}
 	}
+	markLinkParagraphs(doc, src)
+}
+
+// markLinkParagraphs gives the class "links" to every paragraph whose
+// content is two or more links and blanks between them.
+func markLinkParagraphs(doc *ast.Document, src []byte) {
+	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
+		if p, ok := n.(*ast.Paragraph); ok && onlyLinks(p, src) {
+			p.SetAttributeString("class", []byte("links"))
+		}
+	}
+}
+
+// onlyLinks reports whether p holds at least two links and nothing else
+// but blanks.
+func onlyLinks(p *ast.Paragraph, src []byte) bool {
+	links := 0
+	for c := p.FirstChild(); c != nil; c = c.NextSibling() {
+		switch v := c.(type) {
+		case *ast.Link, *ast.AutoLink:
+			links++
+		case *ast.Text:
+			if len(bytes.TrimSpace(v.Segment.Value(src))) > 0 {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return links >= 2
 }
 
 // plainOf is the text of an inline tree, without its markup.
