@@ -126,6 +126,7 @@ func TestRotationBetweenPollsIsFollowed(t *testing.T) {
 func TestRotationsMissedWhileAwayAreFollowed(t *testing.T) {
 	h := newPeerHost(t)
 	r, all := pinned(t, h)
+	before := h.get(node.LogDir + "/checkpoint")
 	s2, v2, _, all := rotate(t, h, all, h.skey, h.vkey)
 	all = append(all, entriesN(302, 3, "y")...)
 	h.grow(t, all, s2)
@@ -139,6 +140,12 @@ func TestRotationsMissedWhileAwayAreFollowed(t *testing.T) {
 	}
 	if len(p.Rotations) != 2 || p.Rotations[0].Key != v2 || p.Rotations[1].Previous != v2 || p.Rotations[1].Size != 305 {
 		t.Fatalf("rotations %+v", p.Rotations)
+	}
+	// A cache still serving the checkpoint of before the rotations, which
+	// only the first key signed, is staleness, not a key change.
+	h.set(node.LogDir+"/checkpoint", before)
+	if l := r.read(t); !l.Unchanged || r.pin().Alarm != nil || r.pin().Key != v3 {
+		t.Fatalf("stale copy: %+v, pin %+v", l, r.pin())
 	}
 }
 
@@ -243,4 +250,25 @@ func TestRestartWaitsForRepinThenReads(t *testing.T) {
 	if l := r.read(t); r.pin().Alarm != nil || !slices.Equal(seqsOf(l), []manifest.Seq{302}) {
 		t.Fatalf("after the restart: alarm %+v, seqs %v", r.pin().Alarm, seqsOf(l))
 	}
+}
+
+// FuzzServedKeyStatement serves any bytes as the statement of a rotation
+// the log holds: the read must never panic, and the pin moves to the new
+// key only for the statement's own bytes.
+func FuzzServedKeyStatement(f *testing.F) {
+	f.Add([]byte{})
+	f.Add([]byte("meshnode log key rotation\norigin 127.0.0.1\n"))
+	f.Add([]byte("meshnode log key restart\norigin a\nprevious a+00000000+AQ==\nkey a+00000001+AQ==\nsize 301\n\n— a AAAA\n"))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		h := newPeerHost(t)
+		r, all := pinned(t, h)
+		skey, vkey, stmt, all := rotate(t, h, all, h.skey, h.vkey)
+		h.grow(t, append(all, entriesN(302, 1, "y")...), skey)
+		h.set(node.LogDir+"/"+translog.KeyStatementPath(translog.KindRotation, 301), body)
+		r.read(t)
+		p := r.pin()
+		if moved := p.Key == vkey; moved != (string(body) == string(stmt)) || moved == (p.Alarm != nil) {
+			t.Fatalf("served %q: pin %+v", body, p)
+		}
+	})
 }
