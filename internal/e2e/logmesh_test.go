@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/meshnode/meshnode/internal/config"
+	"github.com/meshnode/meshnode/internal/heartbeat"
 	"github.com/meshnode/meshnode/internal/logsource"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
@@ -92,6 +94,13 @@ func TestThreeNodesPublishPollAndValidateThroughLogs(t *testing.T) {
 		if err := os.WriteFile(f, []byte(strings.Replace(string(data), "a", "4", 1)), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		// Put it back after: a published file that changed stops the
+		// owner's own rotation below.
+		t.Cleanup(func() {
+			if err := os.WriteFile(f, data, 0o644); err != nil {
+				t.Error(err)
+			}
+		})
 		sum := m.beat("bob")
 		if len(sum.HashMismatches) != 1 || sum.HashMismatches[0].URL != ada.url+"traces/002-manifest-diff-tool.md" || sum.Verified != 0 {
 			t.Fatalf("bob's summary: mismatches %+v, verified %d", sum.HashMismatches, sum.Verified)
@@ -140,4 +149,52 @@ func TestThreeNodesPublishPollAndValidateThroughLogs(t *testing.T) {
 			t.Fatalf("bob's pin of ada after the re-pin: %+v", p)
 		}
 	})
+
+	t.Run("a rotation by ada's owner is followed with no alarm", func(t *testing.T) {
+		newV := rotateLog(t, m, ada)
+		ada.addTraces(t, "bob", "003-robots-cache.md")
+		m.beat("ada")
+		m.now = m.now.Add(heartbeatEvery)
+		sum := m.beat("bob")
+		if len(sum.LogsRefused) != 0 {
+			t.Fatalf("bob refused ada's rotated log: %+v", sum.LogsRefused)
+		}
+		p := pinsOf(t, bob.dir).Get(ada.url)
+		if p.Key != newV || len(p.Rotations) != 1 || p.Rotations[0].Previous != keys["ada"] || p.LastSeq != readManifest(t, ada.dir).MaxSeq() {
+			t.Fatalf("bob's pin of ada after its rotation: %+v", p)
+		}
+	})
+}
+
+// rotateLog rotates n's log to a new key, as `meshnode sign --new-log-key`
+// does, and leaves the new key beside the node for its next heartbeats.
+func rotateLog(t *testing.T, m *testMesh, n *testNode) string {
+	t.Helper()
+	path, err := signingkey.DefaultPath(n.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldS, err := signingkey.Load(path, n.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	origin, _ := translog.Origin(n.url)
+	newS, newV, err := translog.GenerateKey(origin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(n.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := heartbeat.Rotate(n.dir, cfg, oldS, newS, m.now); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := signingkey.Write(path, n.dir, newS); err != nil {
+		t.Fatal(err)
+	}
+	return newV
 }

@@ -10,8 +10,12 @@
 // log are read by the source it wraps (MANIFEST.md) exactly as before; a
 // peer once read through a log is never read from MANIFEST.md alone.
 //
+// A key change is followed only as protocol.md §3.4 says: a rotation
+// statement among the new entries that the pinned key signed moves the
+// pin, and is kept in it (Rotation); a restart waits for the operator.
+//
 // What contradicts a signed history (a fork, a bad signature, a key
-// change, an entry or a tile that does not hash to the signed root, a log
+// change without rotation, a restart, an entry or a tile that does not hash to the signed root, a log
 // that vanished) is an Alarm, kept with its evidence in the peer's pin
 // (mesh-state/log-pins/), and the peer's new entries are refused until
 // an operator re-pins it (Pins.Repin, `meshnode peers repin`).

@@ -45,6 +45,9 @@ type Pin struct {
 	Repin bool `json:"repin,omitempty"`
 	// Alarm, when set, refuses the peer's new entries.
 	Alarm *Alarm `json:"alarm,omitempty"`
+	// Rotations are the key rotations followed, oldest first, each with
+	// the statement the key pinned before signed.
+	Rotations []Rotation `json:"rotations,omitempty"`
 	// Resolved are the alarms operators re-pinned past, oldest first,
 	// kept as evidence.
 	Resolved []Alarm `json:"resolved,omitempty"`
@@ -61,6 +64,7 @@ const (
 	AlarmFork         = "fork"          // two signed checkpoints no consistency proof joins
 	AlarmSignature    = "bad_signature" // a checkpoint the pinned key's signature does not verify
 	AlarmKeyChange    = "key_change"    // a checkpoint signed by another key, without a rotation
+	AlarmRestart      = "restart"       // the log restarted under a new key: only an operator may accept it
 	AlarmAlteredEntry = "altered_entry" // an entry bundle that does not hash to the signed tree
 	AlarmAlteredTile  = "altered_tile"  // a hash tile that does not hash to the signed root
 	AlarmBadEntry     = "bad_entry"     // a signed entry that is not one (unparsable, seqs not rising)
@@ -78,6 +82,12 @@ type Alarm struct {
 	Checkpoints []string `json:"checkpoints,omitempty"`
 	// Files are the refused bytes' paths and hashes (a tile, a bundle).
 	Files []Evidence `json:"files,omitempty"`
+	// Statement is the key statement refused, byte for byte.
+	Statement string `json:"statement,omitempty"`
+	// Key and Size are, for a restart, the new key and the size from
+	// which it signs: what an operator checks with the peer's owner.
+	Key  string `json:"key,omitempty"`
+	Size int64  `json:"size,omitempty"`
 	// Resolved is when an operator re-pinned past it.
 	Resolved time.Time `json:"resolved,omitzero"`
 }
@@ -168,7 +178,7 @@ func (ps *Pins) Repin(url string, now time.Time) *Pin {
 		a.Resolved = now.UTC()
 		resolved = append(resolved, a)
 	}
-	ps.pins[url] = &Pin{URL: url, Repin: true, Resolved: resolved}
+	ps.pins[url] = &Pin{URL: url, Repin: true, Resolved: resolved, Rotations: p.Rotations}
 	return &before
 }
 

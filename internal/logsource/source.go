@@ -174,12 +174,16 @@ func reread(c *state.Cursor, pin *Pin) bool {
 // advance verifies the checkpoint body against the pin and reads the
 // entries it adds.
 func (s *Source) advance(ctx context.Context, p source.Peer, c *state.Cursor, pin *Pin, body []byte, l *source.Listing) (*source.Listing, error) {
-	cp, err := translog.Open(body, pin.Key)
+	cp, signed, err := openCheckpoint(body, pin.Key)
 	if err != nil {
 		return s.refuse(p, pin, l, signatureAlarm(pin, body, err))
 	}
 	to := tlog.Tree{N: cp.Size, Hash: cp.Root}
 	prev := pin.tree()
+	if !signed && to.N <= prev.N && !slices.Contains(pin.Accepted, treeOf(to)) {
+		// Another key, and no new entry that could rotate to it.
+		return s.refuse(p, pin, l, keyChangeAlarm(pin, body, "the checkpoint bears no signature by the pinned key "+pin.Key+" and adds no entry that could announce another"))
+	}
 	r := newTileReader(ctx, s.getter(p, &l.Requests), pin.kept())
 	switch {
 	case to.N < prev.N:
@@ -208,11 +212,18 @@ func (s *Source) advance(ctx context.Context, p source.Peer, c *state.Cursor, pi
 	if err != nil {
 		return s.refused(p, pin, l, r, body, err)
 	}
-	pin.keep(r.rightmost())
 	entries, err := parseEntries(raw, pin.LastSeq, from == prev.N && from > 0)
 	if err != nil {
 		return s.refuse(p, pin, l, &Alarm{Kind: AlarmBadEntry, Detail: err.Error(), Checkpoints: []string{string(body)}})
 	}
+	a, err := s.follow(ctx, p, &l.Requests, pin, body, signed, raw, entries, from, prev.N)
+	if err != nil {
+		return l, err
+	}
+	if a != nil {
+		return s.refuse(p, pin, l, a)
+	}
+	pin.keep(r.rightmost())
 	return s.accept(p, c, pin, l, body, to, entries), nil
 }
 
@@ -312,19 +323,10 @@ func parseEntries(raw [][]byte, after manifest.Seq, continued bool) ([]manifest.
 	return out, nil
 }
 
-// signatureAlarm says why a checkpoint did not open with the pinned key.
+// signatureAlarm says why a checkpoint did not open with the pinned key
+// (a checkpoint signed by another key opens unverified: openCheckpoint).
 func signatureAlarm(pin *Pin, body []byte, err error) *Alarm {
-	a := &Alarm{Kind: AlarmSignature, Detail: err.Error(), Checkpoints: append(nonEmpty(pin.Checkpoint), string(body))}
-	var unverified *note.UnverifiedNoteError
-	if errors.As(err, &unverified) {
-		// Signed, but not by the pinned key. A rotation statement signed
-		// with the pinned key (internal/translog, once it defines one)
-		// is where a new key will be accepted; until then every key
-		// change is unannounced.
-		a.Kind = AlarmKeyChange
-		a.Detail = "the checkpoint bears no signature by the pinned key " + pin.Key + " and no rotation announces another"
-	}
-	return a
+	return &Alarm{Kind: AlarmSignature, Detail: err.Error(), Checkpoints: append(nonEmpty(pin.Checkpoint), string(body))}
 }
 
 func forkAlarm(pin *Pin, body []byte, why string) *Alarm {

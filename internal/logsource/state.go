@@ -18,6 +18,8 @@ func State(p *Pin) string {
 		return StateManifest
 	case p.Repin:
 		return "re-pinned: the next poll pins the key IDENTITY.md publishes"
+	case p.Alarm != nil && p.Alarm.Kind == AlarmRestart:
+		return fmt.Sprintf("waiting for its operator: the log restarted under the key %s at size %d; check it with the peer's owner, then run meshnode peers repin", p.Alarm.Key, p.Alarm.Size)
 	case p.Alarm != nil:
 		return fmt.Sprintf("refused: %s (%s); see the evidence, then run meshnode peers repin", p.Alarm.Kind, p.Alarm.Detail)
 	default:
