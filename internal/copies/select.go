@@ -31,6 +31,22 @@ type Candidate struct {
 	Submitted time.Time
 }
 
+// Newer reports whether c comes before d in the mesh's newest-first
+// order: later submitted, then higher seq, then agent URL and hash, so
+// that the order is total.
+func (c Candidate) Newer(d Candidate) bool {
+	if !c.Submitted.Equal(d.Submitted) {
+		return c.Submitted.After(d.Submitted)
+	}
+	if c.Seq != d.Seq {
+		return c.Seq > d.Seq
+	}
+	if c.AgentURL != d.AgentURL {
+		return c.AgentURL < d.AgentURL
+	}
+	return c.Hash < d.Hash
+}
+
 // Select returns the candidates whose copies the node keeps: of each
 // agent its perAgent newest by seq (then hash), then of those the max
 // newest of the mesh. It depends only on its input, so a heartbeat that
@@ -58,19 +74,7 @@ func Select(cands []Candidate, perAgent, max int) map[manifest.Hash]bool {
 		}
 		n++
 	}
-	sort.Slice(kept, func(i, j int) bool {
-		a, b := kept[i], kept[j]
-		if !a.Submitted.Equal(b.Submitted) {
-			return a.Submitted.After(b.Submitted)
-		}
-		if a.Seq != b.Seq {
-			return a.Seq > b.Seq
-		}
-		if a.AgentURL != b.AgentURL {
-			return a.AgentURL < b.AgentURL
-		}
-		return a.Hash < b.Hash
-	})
+	sort.Slice(kept, func(i, j int) bool { return kept[i].Newer(kept[j]) })
 	out := make(map[manifest.Hash]bool, min(len(kept), max))
 	for _, c := range kept[:min(len(kept), max)] {
 		out[c.Hash] = true

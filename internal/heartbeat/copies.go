@@ -196,7 +196,7 @@ func (n *job) selectCopies() map[manifest.Hash]bool {
 	var cands []copies.Candidate
 	for _, t := range n.ledger.Traces {
 		if t.Verified && t.TakenDown == "" {
-			cands = append(cands, copies.Candidate{Hash: t.Hash, AgentURL: t.AgentURL, Seq: t.Seq, Submitted: t.Submitted})
+			cands = append(cands, candidateOf(t))
 		}
 	}
 	return copies.Select(cands, copies.PerAgent, copies.MaxCopies)
@@ -247,6 +247,11 @@ func (n *job) backfillCopies(ctx context.Context, results []*pollResult) {
 	}
 }
 
+// candidateOf is the trace as copies.Select weighs it.
+func candidateOf(t *ledger.Trace) copies.Candidate {
+	return copies.Candidate{Hash: t.Hash, AgentURL: t.AgentURL, Seq: t.Seq, Submitted: t.Submitted}
+}
+
 // missingCopies are the selected traces of reached peers without a copy,
 // newest first, at most copyBackfill.
 func (n *job) missingCopies(reached map[string]peer) []*ledger.Trace {
@@ -257,19 +262,7 @@ func (n *job) missingCopies(reached map[string]peer) []*ledger.Trace {
 			out = append(out, t)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if !a.Submitted.Equal(b.Submitted) {
-			return a.Submitted.After(b.Submitted)
-		}
-		if a.Seq != b.Seq {
-			return a.Seq > b.Seq
-		}
-		if a.AgentURL != b.AgentURL {
-			return a.AgentURL < b.AgentURL
-		}
-		return a.Hash < b.Hash
-	})
+	sort.Slice(out, func(i, j int) bool { return candidateOf(out[i]).Newer(candidateOf(out[j])) })
 	return out[:min(len(out), copyBackfill)]
 }
 
