@@ -49,8 +49,8 @@ func (w htmlw) int(n int) {
 	w.Write(strconv.AppendInt(b[:0], int64(n), 10))
 }
 
-// url writes s as html/template writes a value at the start of a URL
-// attribute: a scheme other than http, https or mailto becomes
+// url writes s as html/template writes a value in a URL attribute before
+// any query (each such value, not only the first): a scheme other than http, https or mailto becomes
 // "#ZgotmplZ", bytes outside a URL's are percent-encoded, and the result
 // is escaped as an attribute value.
 func (w htmlw) url(s string) {

@@ -42,6 +42,8 @@ var funcs = template.FuncMap{
 	"firstGave":    func(vs []*Vote) []*Vote { return firstN(vs, agentGave) },
 	"givenByAgent": givenByAgent,
 	"headTitle":    headTitle,
+	"traceRows":    traceRows,
+	"refRows":      refRows,
 }
 
 // rooted hands a part template its value with the page it is on, so the
