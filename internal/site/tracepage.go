@@ -100,9 +100,7 @@ func writeTraceMetaline(w htmlw, v *view) {
 	}
 	w.WriteString(" · ")
 	writeStatus(w, string(t.Status))
-	if t.Copy {
-		w.WriteString(" <span class=\"muted\" data-copy title=\"another agent lists the same bytes: they earn nobody\">copy</span>")
-	}
+	writeCopyMark(w, t.Copy)
 	if t.Seen != 0 {
 		w.WriteString(" <span class=\"muted\">")
 		w.int(t.Passing)
