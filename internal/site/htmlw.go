@@ -49,8 +49,10 @@ func (w htmlw) int(n int) {
 	w.Write(strconv.AppendInt(b[:0], int64(n), 10))
 }
 
-// url writes s as html/template writes a value in a URL attribute before
-// any query (each such value, not only the first): a scheme other than http, https or mailto becomes
+// url writes s as html/template writes a value at the start of a URL
+// attribute or right after another value there (html/template checks
+// each such value, not only the first; after literal text it would not):
+// a scheme other than http, https or mailto becomes
 // "#ZgotmplZ", bytes outside a URL's are percent-encoded, and the result
 // is escaped as an attribute value.
 func (w htmlw) url(s string) {
@@ -60,7 +62,7 @@ func (w htmlw) url(s string) {
 	}
 	last := 0
 	for i := 0; i < len(s); i++ {
-		if urlKeeps(s[i]) {
+		if urlKeeps(s, i) {
 			continue
 		}
 		w.text(s[last:i])
@@ -79,14 +81,22 @@ func templateSafeURL(s string) bool {
 	return strings.EqualFold(scheme, "http") || strings.EqualFold(scheme, "https") || strings.EqualFold(scheme, "mailto")
 }
 
-// urlKeeps reports whether html/template's URL normalizer leaves c as it
-// is.
-func urlKeeps(c byte) bool {
+// urlKeeps reports whether html/template's URL normalizer leaves s[i]
+// as it is: a byte a URL may hold, or a '%' that starts an escape (with
+// html/template's quirk that the escape must not end s).
+func urlKeeps(s string, i int) bool {
+	c := s[i]
 	switch {
 	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
 		return true
+	case c == '%':
+		return i+2 < len(s) && isHexDigit(s[i+1]) && isHexDigit(s[i+2])
 	}
-	return strings.IndexByte("!#$&*+,/:;=?@[]-._~%", c) >= 0
+	return strings.IndexByte("!#$&*+,/:;=?@[]-._~", c) >= 0
+}
+
+func isHexDigit(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
 // hexByte is c in two lowercase hex digits.
