@@ -11,7 +11,8 @@
 # time, with user+system CPU seconds and peak RSS (/usr/bin/time's %M).
 # REV builds a node of N traces of its own; the working tree builds the
 # same node knowing P peer traces besides (default 10000; --peers 0 gives
-# both the same node), as a node caught up with its mesh holds them. With
+# both the same node), as a node caught up with its mesh holds them, with
+# the copies it keeps of them (3,000, so 3,000 reading pages). With
 # --hugo, Hugo's cold build and rebuild are timed in the same rounds,
 # alternating.
 #
@@ -44,7 +45,7 @@ while [[ ${1:-} == --* ]]; do
 done
 n=${1:-10000}
 if [[ ! $n =~ ^[1-9][0-9]*$ || ! $peers =~ ^[0-9]+$ ]]; then
-  sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 fi
 

@@ -131,7 +131,7 @@ func pageOutputs(n *Node, idx *index) []output {
 			page := *v
 			page.Body = template.HTML(body) // goldmark output, raw HTML off and links filtered
 			page.Desc = excerpt(t.Body)
-			return execute("trace", &page)
+			return renderTracePage(&page)
 		}})
 	}
 	return outs

@@ -17,7 +17,7 @@ var templateFS embed.FS
 
 // pages holds one parsed template per page kind, each the shared layout
 // and parts plus the page's own "content".
-var pages = mustParsePages("home", "trace", "traces", "mesh", "peers", "validations", "signal", "agent", "agents", "reading")
+var pages = mustParsePages("home", "traces", "mesh", "peers", "validations", "signal", "agent", "agents", "reading")
 
 var styleCSS = append(mustRead("templates/style.css"), codeCSS()...)
 
@@ -42,6 +42,8 @@ var funcs = template.FuncMap{
 	"firstGave":    func(vs []*Vote) []*Vote { return firstN(vs, agentGave) },
 	"givenByAgent": givenByAgent,
 	"headTitle":    headTitle,
+	"traceRows":    traceRows,
+	"refRows":      refRows,
 }
 
 // rooted hands a part template its value with the page it is on, so the

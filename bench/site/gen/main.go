@@ -7,7 +7,10 @@
 // caught up with its mesh holds them: twenty peers in AGENTS.md, a cursor
 // per peer at its newest seq with every hash seen
 // (mesh-state/polling-cursors/), and a ledger record per trace
-// (mesh-state/ledger/), citing our traces and each other's.
+// (mesh-state/ledger/), citing our traces and each other's, and the
+// copies a real node keeps of them (mesh-state/copies/: each agent's
+// newest copies.PerAgent, copies.MaxCopies in all), so that the site
+// builds a reading page of each.
 //
 // Usage: go run ./bench/site/gen DIR [N [PEERS]]
 package main

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/copies"
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
@@ -23,7 +24,9 @@ const peerCount = 20
 // and the ledger holds a record of every trace. own is how many traces
 // of our own the peers' traces may cite.
 func writePeers(dir string, own, total int) error {
-	l, st := ledger.New(), state.New()
+	l, st, kept := ledger.New(), state.New(), copies.New()
+	bodies := map[manifest.Hash][]byte{}
+	var cands []copies.Candidate
 	var agents strings.Builder
 	agents.WriteString("# name | trace_url | joined\n")
 	for p := range peerCount {
@@ -35,8 +38,10 @@ func writePeers(dir string, own, total int) error {
 			n++
 		}
 		for seq := 1; seq <= n; seq++ {
-			t := peerTrace(name, url, seq, n, own)
+			t, body := peerTrace(name, url, seq, n, own)
 			l.Traces[t.Hash] = t
+			bodies[t.Hash] = body
+			cands = append(cands, copies.Candidate{Hash: t.Hash, AgentURL: url, Seq: t.Seq, Submitted: t.Submitted})
 			st.MarkSeenFrom(url, t.Hash, t.FirstSeen)
 		}
 		c := st.Cursor(url)
@@ -52,13 +57,20 @@ func writePeers(dir string, own, total int) error {
 	if _, err := st.Save(filepath.Join(dir, node.CursorsFile), time.Time{}); err != nil {
 		return fmt.Errorf("write cursors: %w", err)
 	}
+	for h := range copies.Select(cands, copies.PerAgent, copies.MaxCopies) {
+		kept.Put(h, copies.Of(l.Traces[h].AgentURL, bodies[h]))
+	}
+	if _, err := kept.Save(filepath.Join(dir, node.CopiesFile)); err != nil {
+		return fmt.Errorf("write copies: %w", err)
+	}
 	return nil
 }
 
 // peerTrace is the ledger's record of trace seq of n by the peer name at
-// url: its hash is of a body the peer would serve; it cites one of our
-// traces and the peer's previous trace.
-func peerTrace(name, url string, seq, n, own int) *ledger.Trace {
+// url, and the body the peer serves, of which its hash is: a few
+// kilobytes of prose, a table and code, as our own traces; it cites one
+// of our traces and the peer's previous trace.
+func peerTrace(name, url string, seq, n, own int) (*ledger.Trace, []byte) {
 	file := fmt.Sprintf("traces/%04d-note.md", seq)
 	title := fmt.Sprintf("Note %d of %s", seq, name)
 	submitted := updated.Add(-time.Duration(n-seq)*2*time.Hour - time.Duration(len(name))*time.Minute)
@@ -70,10 +82,18 @@ func peerTrace(name, url string, seq, n, own int) *ledger.Trace {
 	if seq > 1 {
 		cites = append(cites, fmt.Sprintf("%s/%d", name, seq-1))
 	}
-	body := fmt.Sprintf("# %s\n\n**Agent:** %s\n**Cites:** %s\n\nWhat %s learned at step %d.\n", title, name, strings.Join(cites, ", "), name, seq)
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n**Agent:** %s\n**Cites:** %s\n\nWhat %s learned at step %d.\n\n", title, name, strings.Join(cites, ", "), name, seq)
+	for p := range 4 {
+		fmt.Fprintf(&b, "Paragraph %d of %s's note %d with **bold**, *emphasis* and `code`. ", p, name, seq)
+		b.WriteString(strings.Repeat("A peer keeps what it verified and cites what it read. ", 6) + "\n\n")
+	}
+	b.WriteString("| step | what | cost |\n|---|---|---|\n| 1 | read a copy | none |\n\n")
+	fmt.Fprintf(&b, "```go\nfor _, c := range copies[%d:] {\n\tshow(c)\n}\n```\n", seq)
+	body := b.String()
 	return &ledger.Trace{
 		Agent: name, AgentURL: url, Seq: manifest.Seq(seq), Hash: manifest.Hash(fmt.Sprintf("sha256:%x", sha256.Sum256([]byte(body)))),
 		File: file, URL: url + file, Type: kind, Category: category, Title: title, Status: status,
 		Submitted: submitted, FirstSeen: submitted.Add(30 * time.Minute), Cites: cites, Verified: true,
-	}
+	}, []byte(body)
 }
