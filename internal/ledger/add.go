@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/statefile"
 )
 
 // AddTrace records t by its hash. A trace already known keeps its first-seen
@@ -148,6 +149,7 @@ func (l *Ledger) validations(keep func(*Validation) bool) []*Validation {
 // a person (docs/decisions.md, "Names").
 func (l *Ledger) Forget(agentURL string) []manifest.Hash {
 	l.touch(agentURL)
+	l.unseal(statefile.PeerFileName(agentURL))
 	var hashes []manifest.Hash
 	for h, t := range l.Traces {
 		if t != nil && t.AgentURL == agentURL {
@@ -186,6 +188,7 @@ func (l *Ledger) Forget(agentURL string) []manifest.Hash {
 // same agent spelled another way; file URLs under from move under to.
 func (l *Ledger) Rename(from, to string) {
 	l.touch(from, to)
+	l.unseal(statefile.PeerFileName(from))
 	under := func(u string) string {
 		if rest, ok := strings.CutPrefix(u, from); ok {
 			return to + rest
@@ -231,7 +234,11 @@ func (l *Ledger) TakeDown(h manifest.Hash, why string) bool {
 		return false
 	}
 	if t.TakenDown != why {
-		t.TakenDown = why
+		// A new record, not a change of this one: a sealed record stays as
+		// its segment holds it, and the new one goes to its peer's file.
+		nt := *t
+		nt.TakenDown = why
+		l.Traces[h] = &nt
 		l.touch(t.AgentURL)
 	}
 	return true

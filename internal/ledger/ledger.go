@@ -2,9 +2,9 @@ package ledger
 
 import (
 	"encoding/json"
-	"fmt"
 	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/meshnode/meshnode/internal/manifest"
@@ -36,7 +36,8 @@ type Ledger struct {
 	// rewrites those only; nil means untracked, and Save writes every
 	// file. Only the methods of Ledger change records once it is loaded.
 	changed map[string]bool
-	edits   int // changes made through its methods (Edits)
+	edits   int      // changes made through its methods (Edits)
+	seal    *sealing // its segments, nil while it has none (Compact)
 }
 
 // New returns an empty ledger.
@@ -44,44 +45,66 @@ func New() *Ledger {
 	return &Ledger{Traces: map[manifest.Hash]*Trace{}, Validations: map[string]*Validation{}, Rejected: map[string]*Rejection{}, Disputes: map[string]*Dispute{}}
 }
 
-// Load reads the ledger named by path (mesh-state/ledger.json): the
-// directory mesh-state/ledger/, one file per peer, and the single file
-// older nodes kept at path if it is still there (statefile.Dir). Nothing
-// on disk gives an empty ledger; a file that cannot be read or decoded
-// gives a *statefile.CorruptError and is left untouched.
+// Load reads the ledger named by path (mesh-state/ledger.json): its
+// segments (mesh-state/ledger-segments/, Compact), then the directory
+// mesh-state/ledger/, one file per peer, whose records replace a sealed
+// record of the same key, and the single file older nodes kept at path if
+// it is still there (statefile.Dir). Nothing on disk gives an empty
+// ledger; a file that cannot be read or decoded gives a
+// *statefile.CorruptError and is left untouched.
 func Load(path string) (*Ledger, error) {
+	segs, err := statefile.ReadSegments(path)
+	if err != nil {
+		return nil, err
+	}
 	legacy, files, err := statefile.Read(path)
 	if err != nil {
 		return nil, err
 	}
 	l := New()
+	for _, rel := range slices.Sorted(maps.Keys(segs)) {
+		if err := l.loadSegment(rel, segs[rel]); err != nil {
+			return nil, statefile.Corrupt(filepath.Join(statefile.SegmentsDir(path), filepath.FromSlash(rel)), segs[rel], err)
+		}
+	}
 	if legacy != nil {
 		if err := l.merge(legacy); err != nil {
 			return nil, statefile.Corrupt(path, legacy, err)
 		}
-	} else {
-		l.changed = map[string]bool{} // the old single file is split by a full Save
 	}
+	changed := map[string]bool{}
 	dir := statefile.Dir(path)
-	names := make([]string, 0, len(files))
-	for name := range files {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		if err := l.merge(files[name]); err != nil {
 			return nil, statefile.Corrupt(filepath.Join(dir, name), files[name], err)
 		}
+		if l.seal != nil && l.seal.dropped {
+			changed[name], l.seal.dropped = true, false
+		}
+	}
+	if legacy == nil {
+		l.changed = changed // the old single file is split by a full Save
 	}
 	return l, nil
 }
 
-// merge adds the records of one ledger file to l.
+// merge adds the records of one ledger file to l. A record equal to the sealed one of
+// its key was left in the file by a Save that stopped after writing its
+// segment: the segment's is kept, and the file is noted for rewriting.
 func (l *Ledger) merge(data []byte) error {
 	in, err := decode(data)
 	if err != nil {
 		return err
 	}
+	if l.seal != nil {
+		l.seal.dropSealed(in)
+	}
+	l.add(in)
+	return nil
+}
+
+// add puts the records of in into l.
+func (l *Ledger) add(in *Ledger) {
 	maps.Copy(l.Traces, in.Traces)
 	maps.Copy(l.Validations, in.Validations)
 	maps.Copy(l.Rejected, in.Rejected)
@@ -92,7 +115,6 @@ func (l *Ledger) merge(data []byte) error {
 		}
 		maps.Copy(l.Copies, in.Copies)
 	}
-	return nil
 }
 
 func decode(data []byte) (*Ledger, error) {
@@ -158,7 +180,7 @@ func (l *Ledger) files(keep func(name string) bool) (map[string][]byte, error) {
 		return parts[name]
 	}
 	for k, t := range l.Traces {
-		if t == nil {
+		if t == nil || l.seal.holds(traceKey(k), t) {
 			continue
 		}
 		if p := part(t.AgentURL); p != nil {
@@ -166,7 +188,7 @@ func (l *Ledger) files(keep func(name string) bool) (map[string][]byte, error) {
 		}
 	}
 	for k, v := range l.Validations {
-		if v == nil {
+		if v == nil || l.seal.holds(validationKey(k), v) {
 			continue
 		}
 		if p := part(v.ValidatorURL); p != nil {
@@ -176,7 +198,7 @@ func (l *Ledger) files(keep func(name string) bool) (map[string][]byte, error) {
 		}
 	}
 	for k, r := range l.Rejected {
-		if r == nil {
+		if r == nil || l.seal.holds(rejectionKey(k), r) {
 			continue
 		}
 		if p := part(r.AgentURL); p != nil {
@@ -186,15 +208,15 @@ func (l *Ledger) files(keep func(name string) bool) (map[string][]byte, error) {
 		}
 	}
 	for k, d := range l.Disputes {
-		if d == nil {
+		if d == nil || l.seal.holds(disputeKey(k), d) {
 			continue
 		}
 		if p := part(d.ReporterURL); p != nil {
 			p.Disputes[k] = d.normalized()
 		}
 	}
-	for _, t := range l.Copies {
-		if t == nil {
+	for k, t := range l.Copies {
+		if t == nil || l.seal.holds(copyKey(k), t) {
 			continue
 		}
 		if p := part(t.AgentURL); p != nil {
@@ -203,21 +225,38 @@ func (l *Ledger) files(keep func(name string) bool) (map[string][]byte, error) {
 	}
 	files := make(map[string][]byte, len(parts))
 	for name, p := range parts {
-		data, err := json.MarshalIndent(p, "", "  ")
+		data, err := encodePart(p)
 		if err != nil {
-			return nil, fmt.Errorf("encode ledger: %w", err)
+			return nil, err
 		}
-		files[name] = append(data, '\n')
+		files[name] = data
 	}
 	return files, nil
 }
 
-// Save writes the ledger named by path, one file per peer, each
-// atomically and only when its bytes change, and removes the single file
-// of older nodes; it reports whether anything on disk changed. A ledger
-// Load read re-encodes only the files whose records changed since (or
-// since its last Save), and removes those left with none.
+// Save writes the ledger named by path: the segments Compact made, each
+// once, then one file per peer, each atomically and only when its bytes
+// change, then removes the single file of older nodes and the segments
+// whose records went back to their peer's file; it reports whether
+// anything on disk changed. A crash at any point leaves a ledger Load
+// reads whole. A ledger Load read re-encodes only the files whose records
+// changed since (or since its last Save), and removes those left with
+// none.
 func (l *Ledger) Save(path string) (bool, error) {
+	created, err := l.saveSegments(path)
+	if err != nil {
+		return created, err
+	}
+	changed, err := l.saveFiles(path)
+	if err != nil {
+		return created || changed, err
+	}
+	removed, err := l.removeSegments(path)
+	return created || changed || removed, err
+}
+
+// saveFiles writes the peers' files (Save).
+func (l *Ledger) saveFiles(path string) (bool, error) {
 	if l.changed == nil {
 		files, err := l.Files()
 		if err != nil {

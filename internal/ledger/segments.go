@@ -1,0 +1,390 @@
+package ledger
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"path"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/statefile"
+)
+
+// Window is how long a record stays in its peer's file before Compact may
+// seal it into a segment: the protocol's 90-day window (docs/protocol.md
+// §9, seen hashes and silent peers are forgotten after it), so a peer's
+// file holds about its last 90 days and one quarter (docs/decisions.md,
+// "The ledger's window").
+const Window = 90 * 24 * time.Hour
+
+// segmentName is a segment's name in its peer's directory: the quarter its
+// records fall in and 8 hex digits of the sha256 of its bytes, so a
+// segment made again with other records never takes an old one's name.
+var segmentName = regexp.MustCompile(`^([0-9]{4}-Q[1-4])-[0-9a-f]{8}\.json$`)
+
+// sealing is what the ledger knows of its segments: the records they hold
+// (by kind and key, the very values in the ledger's maps, so a record a
+// method replaced is seen as changed), and each peer file's segments and
+// sealed quarters.
+type sealing struct {
+	records map[string]any
+	peers   map[string]*peerSegments // by the peer's file name
+	create  map[string][]byte        // segments Save writes, by rel
+	remove  map[string]bool          // segments Save removes, by rel
+	dropped bool                     // dropSealed found a record twice
+}
+
+type peerSegments struct {
+	names    []string        // rels of its segments
+	quarters map[string]bool // quarters sealed
+	keys     []string        // its sealed records, as in sealing.records
+}
+
+// Keys of sealing.records: a kind and the record's key in its map.
+func traceKey(h manifest.Hash) string             { return "t " + string(h) }
+func validationKey(k string) string               { return "v " + k }
+func rejectionKey(k string) string                { return "r " + k }
+func disputeKey(k string) string                  { return "d " + k }
+func copyKey(k string) string                     { return "c " + k }
+func (s *sealing) holds(key string, rec any) bool { return s != nil && s.records[key] == rec }
+
+// quarter names the calendar quarter (UTC) of t, "2026-Q1"; a zero time
+// falls in the first quarter of year 1.
+func quarter(t time.Time) string {
+	t = t.UTC()
+	return fmt.Sprintf("%04d-Q%d", t.Year(), (int(t.Month())-1)/3+1)
+}
+
+// quarterEnd is when the quarter q ("2026-Q1") ends.
+func quarterEnd(q string) time.Time {
+	var y, n int
+	fmt.Sscanf(q, "%d-Q%d", &y, &n)
+	return time.Date(y, time.Month(3*n+1), 1, 0, 0, 0, 0, time.UTC)
+}
+
+// Times a record is sealed by: when this node first saw a trace (or, for a
+// record without it, when its author says it submitted it), when a
+// validation says it was made, when we found a mismatch, and when a
+// dispute says it was observed.
+func traceTime(t *Trace) time.Time {
+	if !t.FirstSeen.IsZero() {
+		return t.FirstSeen
+	}
+	return t.Submitted
+}
+
+// Compact seals into segments every record that fell in a quarter ended
+// at least Window before now, for each peer whose segments do not yet
+// hold that quarter: Save writes those segments once and the peers' files
+// without their records. A record of a quarter its peer already sealed (a
+// validation dated in the past, an old record a method changed) stays in
+// the peer's file. The records, and everything computed from them, stay
+// as they were.
+func (l *Ledger) Compact(now time.Time) error {
+	cut := now.Add(-Window)
+	batch := map[string]map[string]*Ledger{} // peer file → quarter → records
+	names := map[string]string{}
+	add := func(url string, at time.Time, key string, rec any, put func(*Ledger)) {
+		if l.seal.holds(key, rec) {
+			return
+		}
+		q := quarter(at)
+		if quarterEnd(q).After(cut) {
+			return
+		}
+		name, ok := names[url]
+		if !ok {
+			name = statefile.PeerFileName(url)
+			names[url] = name
+		}
+		if ps := l.seal.peer(name); ps != nil && ps.quarters[q] {
+			return
+		}
+		if batch[name] == nil {
+			batch[name] = map[string]*Ledger{}
+		}
+		if batch[name][q] == nil {
+			batch[name][q] = New()
+		}
+		put(batch[name][q])
+	}
+	for k, t := range l.Traces {
+		if t != nil {
+			add(t.AgentURL, traceTime(t), traceKey(k), t, func(p *Ledger) { p.Traces[k] = t })
+		}
+	}
+	for k, v := range l.Validations {
+		if v != nil {
+			add(v.ValidatorURL, v.ValidatedAt, validationKey(k), v, func(p *Ledger) { p.Validations[k] = v })
+		}
+	}
+	for k, r := range l.Rejected {
+		if r != nil {
+			add(r.AgentURL, r.At, rejectionKey(k), r, func(p *Ledger) { p.Rejected[k] = r })
+		}
+	}
+	for k, d := range l.Disputes {
+		if d != nil {
+			add(d.ReporterURL, d.ObservedAt, disputeKey(k), d, func(p *Ledger) { p.Disputes[k] = d })
+		}
+	}
+	for k, t := range l.Copies {
+		if t != nil {
+			add(t.AgentURL, traceTime(t), copyKey(k), t, func(p *Ledger) {
+				if p.Copies == nil {
+					p.Copies = map[string]*Trace{}
+				}
+				p.Copies[k] = t
+			})
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(batch)) {
+		for _, q := range slices.Sorted(maps.Keys(batch[name])) {
+			if err := l.sealQuarter(name, q, batch[name][q]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// sealQuarter makes the segment of peer file name's records part, of
+// quarter q.
+func (l *Ledger) sealQuarter(name, q string, part *Ledger) error {
+	data, err := encodePart(part.normalizedCopy())
+	if err != nil {
+		return fmt.Errorf("seal %s of %s: %w", q, name, err)
+	}
+	sum := sha256.Sum256(data)
+	rel := strings.TrimSuffix(name, ".json") + "/" + q + "-" + hex.EncodeToString(sum[:4]) + ".json"
+	s := l.sealer()
+	s.create[rel] = data
+	delete(s.remove, rel)
+	ps := s.peerOrNew(name)
+	ps.names = append(ps.names, rel)
+	ps.quarters[q] = true
+	part.each(func(key string, rec any) {
+		s.records[key] = rec
+		ps.keys = append(ps.keys, key)
+	})
+	// Sealing changes no record, so Edits stays: what was computed from
+	// the records holds.
+	if l.changed != nil {
+		l.changed[name] = true
+	}
+	return nil
+}
+
+// unseal returns the records of the segments of peer file name to its
+// file and removes those segments at the next Save: a method is about to
+// delete or move one of them, which a segment, never rewritten, cannot.
+func (l *Ledger) unseal(name string) {
+	ps := l.seal.peer(name)
+	if ps == nil {
+		return
+	}
+	for _, k := range ps.keys {
+		delete(l.seal.records, k)
+	}
+	for _, rel := range ps.names {
+		if _, pending := l.seal.create[rel]; pending {
+			delete(l.seal.create, rel)
+		} else {
+			l.seal.remove[rel] = true
+		}
+	}
+	delete(l.seal.peers, name)
+	if l.changed != nil {
+		l.changed[name] = true
+	}
+}
+
+func (s *sealing) peer(name string) *peerSegments {
+	if s == nil {
+		return nil
+	}
+	return s.peers[name]
+}
+
+func (l *Ledger) sealer() *sealing {
+	if l.seal == nil {
+		l.seal = &sealing{records: map[string]any{}, peers: map[string]*peerSegments{}, create: map[string][]byte{}, remove: map[string]bool{}}
+	}
+	return l.seal
+}
+
+func (s *sealing) peerOrNew(name string) *peerSegments {
+	ps := s.peers[name]
+	if ps == nil {
+		ps = &peerSegments{quarters: map[string]bool{}}
+		s.peers[name] = ps
+	}
+	return ps
+}
+
+// each calls f with the sealing key and value of every record of l.
+func (l *Ledger) each(f func(key string, rec any)) {
+	for k, t := range l.Traces {
+		f(traceKey(k), t)
+	}
+	for k, v := range l.Validations {
+		f(validationKey(k), v)
+	}
+	for k, r := range l.Rejected {
+		f(rejectionKey(k), r)
+	}
+	for k, d := range l.Disputes {
+		f(disputeKey(k), d)
+	}
+	for k, t := range l.Copies {
+		f(copyKey(k), t)
+	}
+}
+
+// loadSegment merges the segment rel into l and notes its records as
+// sealed.
+func (l *Ledger) loadSegment(rel string, data []byte) error {
+	dir, name := path.Split(rel)
+	m := segmentName.FindStringSubmatch(name)
+	if m == nil {
+		return fmt.Errorf("%q is not a segment's name (quarter-hash.json)", name)
+	}
+	in, err := decode(data)
+	if err != nil {
+		return err
+	}
+	l.add(in)
+	s := l.sealer()
+	ps := s.peerOrNew(strings.TrimSuffix(dir, "/") + ".json")
+	ps.names = append(ps.names, rel)
+	ps.quarters[m[1]] = true
+	in.each(func(key string, rec any) {
+		s.records[key] = rec
+		ps.keys = append(ps.keys, key)
+	})
+	return nil
+}
+
+// saveSegments writes the segments Compact made, several at once as
+// statefile.Write does, and reports whether it wrote any.
+func (l *Ledger) saveSegments(p string) (bool, error) {
+	if l.seal == nil || len(l.seal.create) == 0 {
+		return false, nil
+	}
+	var g errgroup.Group
+	g.SetLimit(segmentsParallel)
+	for _, rel := range slices.Sorted(maps.Keys(l.seal.create)) {
+		data := l.seal.create[rel]
+		g.Go(func() error { return statefile.CreateSegment(p, rel, data) })
+	}
+	if err := g.Wait(); err != nil {
+		return true, err
+	}
+	clear(l.seal.create)
+	return true, nil
+}
+
+// segmentsParallel is how many segments saveSegments writes at once: each
+// waits for its fsync, and a quarter's end seals one per peer.
+const segmentsParallel = 16
+
+// removeSegments removes the segments unseal gave up: after the peers'
+// files hold their records again.
+func (l *Ledger) removeSegments(p string) (bool, error) {
+	if l.seal == nil {
+		return false, nil
+	}
+	changed := false
+	for _, rel := range slices.Sorted(maps.Keys(l.seal.remove)) {
+		if err := statefile.RemoveSegment(p, rel); err != nil {
+			return changed, err
+		}
+		changed = true
+		delete(l.seal.remove, rel)
+	}
+	return changed, nil
+}
+
+// normalizedCopy is l with every record as Save writes it.
+func (l *Ledger) normalizedCopy() *Ledger {
+	out := New()
+	for k, t := range l.Traces {
+		out.Traces[k] = t.normalized()
+	}
+	for k, v := range l.Validations {
+		c := *v
+		c.ValidatedAt = utc(v.ValidatedAt)
+		out.Validations[k] = &c
+	}
+	for k, r := range l.Rejected {
+		c := *r
+		c.At = utc(r.At)
+		out.Rejected[k] = &c
+	}
+	for k, d := range l.Disputes {
+		out.Disputes[k] = d.normalized()
+	}
+	for _, t := range l.Copies {
+		out.AddCopy(t.normalized())
+	}
+	return out
+}
+
+// encodePart is the bytes of a ledger file or segment: keys sorted,
+// two-space indent, a final newline.
+func encodePart(p *Ledger) ([]byte, error) {
+	data, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encode ledger: %w", err)
+	}
+	return append(data, '\n'), nil
+}
+
+// dropSealed removes from in, a peer's file just decoded, the records
+// equal to the sealed record of their key, and notes that it did.
+func (s *sealing) dropSealed(in *Ledger) {
+	for k, t := range in.Traces {
+		if s.same(traceKey(k), t) {
+			delete(in.Traces, k)
+		}
+	}
+	for k, v := range in.Validations {
+		if s.same(validationKey(k), v) {
+			delete(in.Validations, k)
+		}
+	}
+	for k, r := range in.Rejected {
+		if s.same(rejectionKey(k), r) {
+			delete(in.Rejected, k)
+		}
+	}
+	for k, d := range in.Disputes {
+		if s.same(disputeKey(k), d) {
+			delete(in.Disputes, k)
+		}
+	}
+	for k, t := range in.Copies {
+		if s.same(copyKey(k), t) {
+			delete(in.Copies, k)
+		}
+	}
+}
+
+// same reports whether rec equals the sealed record of key, noting it.
+func (s *sealing) same(key string, rec any) bool {
+	old, ok := s.records[key]
+	if ok && reflect.DeepEqual(old, rec) {
+		s.dropped = true
+		return true
+	}
+	return false
+}
