@@ -58,9 +58,13 @@ func copyKey(k string) string                     { return "c " + k }
 func (s *sealing) holds(key string, rec any) bool { return s != nil && s.records[key] == rec }
 
 // quarter names the calendar quarter (UTC) of t, "2026-Q1"; a zero time
-// falls in the first quarter of year 1.
+// falls in the first quarter of year 1, and a time before it there too
+// (no record dated after year 9999 encodes, nor is one ever sealed).
 func quarter(t time.Time) string {
 	t = t.UTC()
+	if t.Year() < 1 {
+		return "0001-Q1"
+	}
 	return fmt.Sprintf("%04d-Q%d", t.Year(), (int(t.Month())-1)/3+1)
 }
 
@@ -203,6 +207,16 @@ func (l *Ledger) unseal(name string) {
 	delete(l.seal.peers, name)
 	if l.changed != nil {
 		l.changed[name] = true
+	}
+}
+
+// movedFrom unseals the segments of the peer at from when the sealed
+// record old, filed under key, is replaced by a record of another peer:
+// two peers' segments must never hold one key, since which of them is
+// read last would decide which record the ledger holds.
+func (l *Ledger) movedFrom(from, to, key string, old any) {
+	if from != to && l.seal.holds(key, old) {
+		l.unseal(statefile.PeerFileName(from))
 	}
 }
 

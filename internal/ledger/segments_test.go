@@ -106,6 +106,14 @@ func TestSaveOfEachChangeToASealedRecordLoadsBack(t *testing.T) {
 			l.AddTrace(&Trace{Agent: "jolt37", AgentURL: jolt, Seq: 42, Hash: "sha256:bb", Status: "validated"})
 		}},
 		{"take a sealed trace down", func(l *Ledger) { l.TakeDown("sha256:bb", Withdrawn) }},
+		// aaa's segments are read before jolt's: were jolt's old record of
+		// the trace still sealed, it would hide aaa's once that is sealed.
+		{"sealed trace that moves to another agent", func(l *Ledger) {
+			l.AddTrace(&Trace{Agent: "aaa", AgentURL: "https://aaa.example/traces/", Seq: 9, Hash: "sha256:aa"})
+		}},
+		{"sealed rejection of a file now another agent's", func(l *Ledger) {
+			l.AddRejection(jolt+"traces/c.md", &Rejection{Agent: "aaa", AgentURL: "https://aaa.example/traces/", ClaimedHash: "sha256:c2", ServedHash: "sha256:d2", At: day1})
+		}},
 		{"validation of a sealed trace", func(l *Ledger) {
 			l.AddValidation(&Validation{Validator: "bolt", ValidatorURL: bolt, TraceHash: "sha256:bb", Result: "fail", SourceHash: "sha256:v1", ValidatedAt: later})
 		}},
@@ -244,5 +252,23 @@ func TestSegmentWithABadNameIsCorrupt(t *testing.T) {
 	var ce *statefile.CorruptError
 	if _, err := Load(p); !errors.As(err, &ce) {
 		t.Fatalf("load: %v, want a CorruptError", err)
+	}
+}
+
+func TestQuarterNamesEveryTimeASegmentCanHold(t *testing.T) {
+	for _, tc := range []struct {
+		at   time.Time
+		want string
+	}{
+		{time.Time{}, "0001-Q1"},
+		{time.Date(-5, 6, 1, 0, 0, 0, 0, time.UTC), "0001-Q1"},
+		{time.Date(2026, 3, 31, 23, 59, 0, 0, time.UTC), "2026-Q1"},
+		{time.Date(2026, 4, 1, 1, 0, 0, 0, time.FixedZone("X", 7200)), "2026-Q1"}, // 23:00 UTC on 31 March
+		{time.Date(2026, 12, 31, 0, 0, 0, 0, time.UTC), "2026-Q4"},
+	} {
+		got := quarter(tc.at)
+		if got != tc.want || !segmentName.MatchString(got+"-00000000.json") {
+			t.Errorf("quarter(%s) = %q, want %q", tc.at, got, tc.want)
+		}
 	}
 }
