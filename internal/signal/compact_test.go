@@ -24,8 +24,8 @@ import (
 // 45 days, late votes and take-downs arriving for records long sealed), and
 // SIGNAL's report over both must be the same under every rule set.
 
-// event is one change of a history: when it happens and what it records.
-type event struct {
+// dated is one change of a history: when it happens and what it records.
+type dated struct {
 	at     time.Time
 	record func(l *ledger.Ledger)
 }
@@ -41,7 +41,7 @@ var historyStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // read up to 300 days after the date it gives), disputes
 // anywhere in the span, and about one trace in eight withdrawn a year
 // after it was seen.
-func timedHistory(seed int64) (Input, []event) {
+func timedHistory(seed int64) (Input, []dated) {
 	in, chain := randomMesh(seed), chainMesh(6)
 	in.Traces = append(in.Traces, chain.Traces...)
 	in.Validations = append(in.Validations, chain.Validations...)
@@ -51,19 +51,19 @@ func timedHistory(seed int64) (Input, []event) {
 		return historyStart.Add(time.Duration(d)*24*time.Hour + time.Duration(rng.Intn(86400))*time.Second)
 	}
 	seen := map[manifest.Hash]int{}
-	var evs []event
+	var evs []dated
 	for i, t := range in.Traces {
 		t.FirstSeen = day(3 * i)
 		seen[t.Hash] = 3 * i
-		evs = append(evs, event{t.FirstSeen, func(l *ledger.Ledger) { l.AddTrace(&t) }})
+		evs = append(evs, dated{t.FirstSeen, func(l *ledger.Ledger) { l.AddTrace(&t) }})
 		if rng.Intn(8) == 0 {
 			h := t.Hash
-			evs = append(evs, event{day(3*i + 365), func(l *ledger.Ledger) { l.TakeDown(h, ledger.Withdrawn) }})
+			evs = append(evs, dated{day(3*i + 365), func(l *ledger.Ledger) { l.TakeDown(h, ledger.Withdrawn) }})
 		}
 	}
 	for _, c := range in.Copies {
 		c.FirstSeen = day(seen[c.Hash] + rng.Intn(60))
-		evs = append(evs, event{c.FirstSeen, func(l *ledger.Ledger) { l.AddCopy(&c) }})
+		evs = append(evs, dated{c.FirstSeen, func(l *ledger.Ledger) { l.AddCopy(&c) }})
 	}
 	for i, v := range in.Validations {
 		v.ValidatedAt = day(seen[v.TraceHash] + rng.Intn(400))
@@ -76,19 +76,19 @@ func timedHistory(seed int64) (Input, []event) {
 			// may be sealed already.
 			arrives = arrives.Add(time.Duration(rng.Intn(300)) * 24 * time.Hour)
 		}
-		evs = append(evs, event{arrives, func(l *ledger.Ledger) { l.AddValidation(&v) }})
+		evs = append(evs, dated{arrives, func(l *ledger.Ledger) { l.AddValidation(&v) }})
 	}
 	for i, d := range in.Disputes {
 		d.ObservedAt = day(rng.Intn(500))
 		d.SourceHash = manifest.Hash(fmt.Sprintf("sha256:d%d", i))
-		evs = append(evs, event{d.ObservedAt, func(l *ledger.Ledger) { l.AddDispute(&d) }})
+		evs = append(evs, dated{d.ObservedAt, func(l *ledger.Ledger) { l.AddDispute(&d) }})
 	}
 	sort.SliceStable(evs, func(i, j int) bool { return evs[i].at.Before(evs[j].at) })
 	return Input{Founders: in.Founders}, evs
 }
 
 // recordAll is the history recorded into one ledger, never saved.
-func recordAll(evs []event) *ledger.Ledger {
+func recordAll(evs []dated) *ledger.Ledger {
 	l := ledger.New()
 	for _, e := range evs {
 		e.record(l)
@@ -98,7 +98,7 @@ func recordAll(evs []event) *ledger.Ledger {
 
 // recordCompacted is the history as a node keeps it: every 45 days the
 // changes since, then Compact, Save and Load, in the ledger at p.
-func recordCompacted(t *testing.T, p string, evs []event) *ledger.Ledger {
+func recordCompacted(t *testing.T, p string, evs []dated) *ledger.Ledger {
 	t.Helper()
 	l := ledger.New()
 	end := evs[len(evs)-1].at.Add(ledger.Window)
@@ -224,15 +224,15 @@ func TestCorpusCompactionChangesNoStatusSignalTierOrStanding(t *testing.T) {
 	in := corpusInput(t)
 	submitted := corpusSubmitted(t)
 	url := func(agent string) string { return "https://mycelnet.ai/basecamp/agents-hosted/" + agent + "/" }
-	var evs []event
+	var evs []dated
 	for _, tr := range in.Traces {
 		tr.AgentURL, tr.FirstSeen = url(tr.Agent), submitted[tr.Hash]
-		evs = append(evs, event{tr.FirstSeen, func(l *ledger.Ledger) { l.AddTrace(&tr) }})
+		evs = append(evs, dated{tr.FirstSeen, func(l *ledger.Ledger) { l.AddTrace(&tr) }})
 	}
 	for i, v := range in.Validations {
 		v.ValidatorURL, v.ValidatedAt = url(v.Validator), submitted[v.TraceHash].Add(time.Duration(i%90)*24*time.Hour)
 		v.SourceHash = manifest.Hash(fmt.Sprintf("sha256:v%d", i))
-		evs = append(evs, event{v.ValidatedAt, func(l *ledger.Ledger) { l.AddValidation(&v) }})
+		evs = append(evs, dated{v.ValidatedAt, func(l *ledger.Ledger) { l.AddValidation(&v) }})
 	}
 	sort.SliceStable(evs, func(i, j int) bool { return evs[i].at.Before(evs[j].at) })
 	p := filepath.Join(t.TempDir(), "ledger.json")
