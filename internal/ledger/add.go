@@ -22,7 +22,7 @@ func (l *Ledger) AddTrace(t *Trace) {
 	if old != nil {
 		mergeTrace(&nt, old)
 		l.touch(old.AgentURL)
-		l.movedFrom(old.AgentURL, nt.AgentURL, traceKey(t.Hash), old)
+		l.movedFrom(old.AgentURL, nt.AgentURL, old)
 	}
 	l.touch(nt.AgentURL)
 	l.Traces[t.Hash] = &nt
@@ -85,7 +85,7 @@ func (l *Ledger) AddRejection(fileURL string, r *Rejection) {
 	nr := *r
 	if old := l.Rejected[fileURL]; old != nil {
 		l.touch(old.AgentURL)
-		l.movedFrom(old.AgentURL, nr.AgentURL, rejectionKey(fileURL), old)
+		l.movedFrom(old.AgentURL, nr.AgentURL, old)
 	}
 	l.touch(nr.AgentURL)
 	l.Rejected[fileURL] = &nr

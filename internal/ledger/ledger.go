@@ -97,7 +97,7 @@ func (l *Ledger) merge(data []byte) error {
 		return err
 	}
 	if l.seal != nil {
-		l.seal.dropSealed(in)
+		l.dropSealed(in)
 	}
 	l.add(in)
 	return nil
@@ -117,33 +117,21 @@ func (l *Ledger) add(in *Ledger) {
 	}
 }
 
+// decode reads one ledger file or segment. It keeps the maps the JSON
+// decoder built where their keys stand, rather than copying every record
+// into new ones: a heartbeat decodes every record of the ledger.
 func decode(data []byte) (*Ledger, error) {
 	var in Ledger
 	if err := json.Unmarshal(data, &in); err != nil {
 		return nil, err
 	}
-	l := New()
-	for k, t := range in.Traces {
-		if t != nil {
-			l.Traces[k] = t
-		}
-	}
-	for _, v := range in.Validations {
-		if v != nil {
-			// Older nodes keyed a validation by the trace it names, so that
-			// files naming none shared one key; each file is its own now.
-			l.Validations[v.Key()] = v
-		}
-	}
-	for k, r := range in.Rejected {
-		if r != nil {
-			l.Rejected[k] = r
-		}
-	}
-	for _, d := range in.Disputes {
-		if d != nil {
-			l.Disputes[d.Key()] = d
-		}
+	l := &Ledger{
+		Traces:   withoutNil(in.Traces),
+		Rejected: withoutNil(in.Rejected),
+		// Older nodes keyed a validation by the trace it names, so that
+		// files naming none shared one key; each file is its own now.
+		Validations: rekeyed(in.Validations, (*Validation).Key),
+		Disputes:    rekeyed(in.Disputes, (*Dispute).Key),
 	}
 	for _, t := range in.Copies {
 		if t != nil {
@@ -151,6 +139,31 @@ func decode(data []byte) (*Ledger, error) {
 		}
 	}
 	return l, nil
+}
+
+// withoutNil is m without its null records, never nil.
+func withoutNil[K comparable, V any](m map[K]*V) map[K]*V {
+	if m == nil {
+		return map[K]*V{}
+	}
+	maps.DeleteFunc(m, func(_ K, v *V) bool { return v == nil })
+	return m
+}
+
+// rekeyed is m without its null records, each under key(record), never
+// nil: m itself when every record is under its key already.
+func rekeyed[V any](m map[string]*V, key func(*V) string) map[string]*V {
+	m = withoutNil(m)
+	for k, v := range m {
+		if key(v) != k {
+			out := make(map[string]*V, len(m))
+			for _, v := range m {
+				out[key(v)] = v
+			}
+			return out
+		}
+	}
+	return m
 }
 
 // Files returns the ledger's files as Save writes them: one per peer
@@ -165,13 +178,16 @@ func (l *Ledger) Files() (map[string][]byte, error) {
 func (l *Ledger) files(keep func(name string) bool) (map[string][]byte, error) {
 	parts := map[string]*Ledger{}
 	names := map[string]string{} // URL → file name, memoized: a mesh names few URLs
-	part := func(url string) *Ledger {
+	// part is the part of the record rec filed under url, nil when its
+	// file is not kept or a segment holds rec; keep comes first, as it
+	// passes over most records when few files changed.
+	part := func(url string, rec any) *Ledger {
 		name, ok := names[url]
 		if !ok {
 			name = statefile.PeerFileName(url)
 			names[url] = name
 		}
-		if !keep(name) {
+		if !keep(name) || l.seal.holds(rec) {
 			return nil
 		}
 		if parts[name] == nil {
@@ -180,46 +196,46 @@ func (l *Ledger) files(keep func(name string) bool) (map[string][]byte, error) {
 		return parts[name]
 	}
 	for k, t := range l.Traces {
-		if t == nil || l.seal.holds(traceKey(k), t) {
+		if t == nil {
 			continue
 		}
-		if p := part(t.AgentURL); p != nil {
+		if p := part(t.AgentURL, t); p != nil {
 			p.Traces[k] = t.normalized()
 		}
 	}
 	for k, v := range l.Validations {
-		if v == nil || l.seal.holds(validationKey(k), v) {
+		if v == nil {
 			continue
 		}
-		if p := part(v.ValidatorURL); p != nil {
+		if p := part(v.ValidatorURL, v); p != nil {
 			c := *v
 			c.ValidatedAt = utc(v.ValidatedAt)
 			p.Validations[k] = &c
 		}
 	}
 	for k, r := range l.Rejected {
-		if r == nil || l.seal.holds(rejectionKey(k), r) {
+		if r == nil {
 			continue
 		}
-		if p := part(r.AgentURL); p != nil {
+		if p := part(r.AgentURL, r); p != nil {
 			c := *r
 			c.At = utc(r.At)
 			p.Rejected[k] = &c
 		}
 	}
 	for k, d := range l.Disputes {
-		if d == nil || l.seal.holds(disputeKey(k), d) {
+		if d == nil {
 			continue
 		}
-		if p := part(d.ReporterURL); p != nil {
+		if p := part(d.ReporterURL, d); p != nil {
 			p.Disputes[k] = d.normalized()
 		}
 	}
-	for k, t := range l.Copies {
-		if t == nil || l.seal.holds(copyKey(k), t) {
+	for _, t := range l.Copies {
+		if t == nil {
 			continue
 		}
-		if p := part(t.AgentURL); p != nil {
+		if p := part(t.AgentURL, t); p != nil {
 			p.AddCopy(t.normalized())
 		}
 	}

@@ -15,7 +15,6 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/statefile"
 )
 
@@ -32,11 +31,11 @@ const Window = 90 * 24 * time.Hour
 var segmentName = regexp.MustCompile(`^([0-9]{4}-Q[1-4])-[0-9a-f]{8}\.json$`)
 
 // sealing is what the ledger knows of its segments: the records they hold
-// (by kind and key, the very values in the ledger's maps, so a record a
-// method replaced is seen as changed), and each peer file's segments and
-// sealed quarters.
+// (the very pointers in the ledger's maps, so a record a method replaced
+// is seen as unsealed, and no key is built per record), and each peer
+// file's segments and sealed quarters.
 type sealing struct {
-	records map[string]any
+	records map[any]struct{}
 	peers   map[string]*peerSegments // by the peer's file name
 	create  map[string][]byte        // segments Save writes, by rel
 	remove  map[string]bool          // segments Save removes, by rel
@@ -46,16 +45,17 @@ type sealing struct {
 type peerSegments struct {
 	names    []string        // rels of its segments
 	quarters map[string]bool // quarters sealed
-	keys     []string        // its sealed records, as in sealing.records
+	records  []any           // its sealed records, as in sealing.records
 }
 
-// Keys of sealing.records: a kind and the record's key in its map.
-func traceKey(h manifest.Hash) string             { return "t " + string(h) }
-func validationKey(k string) string               { return "v " + k }
-func rejectionKey(k string) string                { return "r " + k }
-func disputeKey(k string) string                  { return "d " + k }
-func copyKey(k string) string                     { return "c " + k }
-func (s *sealing) holds(key string, rec any) bool { return s != nil && s.records[key] == rec }
+// holds reports whether rec, a record of the ledger's maps, is sealed.
+func (s *sealing) holds(rec any) bool {
+	if s == nil {
+		return false
+	}
+	_, ok := s.records[rec]
+	return ok
+}
 
 // quarter names the calendar quarter (UTC) of t, "2026-Q1"; a zero time
 // falls in the first quarter of year 1, and a time before it there too
@@ -96,11 +96,18 @@ func (l *Ledger) Compact(now time.Time) error {
 	cut := now.Add(-Window)
 	batch := map[string]map[string]*Ledger{} // peer file → quarter → records
 	names := map[string]string{}
+	quarters := map[int]string{} // year*4 + quarter → its name, memoized: a year has four
 	add := func(url string, at time.Time, put func(*Ledger)) {
 		if quarterEndOf(at).After(cut) {
 			return
 		}
-		q := quarter(at)
+		u := at.UTC()
+		qi := u.Year()*4 + (int(u.Month())-1)/3
+		q, ok := quarters[qi]
+		if !ok {
+			q = quarter(at)
+			quarters[qi] = q
+		}
 		name, ok := names[url]
 		if !ok {
 			name = statefile.PeerFileName(url)
@@ -174,9 +181,9 @@ func (l *Ledger) sealQuarter(name, q string, part *Ledger) error {
 	ps := s.peerOrNew(name)
 	ps.names = append(ps.names, rel)
 	ps.quarters[q] = true
-	part.each(func(key string, rec any) {
-		s.records[key] = rec
-		ps.keys = append(ps.keys, key)
+	part.each(func(rec any) {
+		s.records[rec] = struct{}{}
+		ps.records = append(ps.records, rec)
 	})
 	// Sealing changes no record, so Edits stays: what was computed from
 	// the records holds.
@@ -194,8 +201,8 @@ func (l *Ledger) unseal(name string) {
 	if ps == nil {
 		return
 	}
-	for _, k := range ps.keys {
-		delete(l.seal.records, k)
+	for _, rec := range ps.records {
+		delete(l.seal.records, rec)
 	}
 	for _, rel := range ps.names {
 		if _, pending := l.seal.create[rel]; pending {
@@ -211,11 +218,11 @@ func (l *Ledger) unseal(name string) {
 }
 
 // movedFrom unseals the segments of the peer at from when the sealed
-// record old, filed under key, is replaced by a record of another peer:
-// two peers' segments must never hold one key, since which of them is
-// read last would decide which record the ledger holds.
-func (l *Ledger) movedFrom(from, to, key string, old any) {
-	if from != to && l.seal.holds(key, old) {
+// record old is replaced by a record of another peer under its key: two
+// peers' segments must never hold one key, since which of them is read
+// last would decide which record the ledger holds.
+func (l *Ledger) movedFrom(from, to string, old any) {
+	if from != to && l.seal.holds(old) {
 		l.unseal(statefile.PeerFileName(from))
 	}
 }
@@ -229,7 +236,7 @@ func (s *sealing) peer(name string) *peerSegments {
 
 func (l *Ledger) sealer() *sealing {
 	if l.seal == nil {
-		l.seal = &sealing{records: map[string]any{}, peers: map[string]*peerSegments{}, create: map[string][]byte{}, remove: map[string]bool{}}
+		l.seal = &sealing{records: map[any]struct{}{}, peers: map[string]*peerSegments{}, create: map[string][]byte{}, remove: map[string]bool{}}
 	}
 	return l.seal
 }
@@ -243,22 +250,22 @@ func (s *sealing) peerOrNew(name string) *peerSegments {
 	return ps
 }
 
-// each calls f with the sealing key and value of every record of l.
-func (l *Ledger) each(f func(key string, rec any)) {
-	for k, t := range l.Traces {
-		f(traceKey(k), t)
+// each calls f with every record of l.
+func (l *Ledger) each(f func(rec any)) {
+	for _, t := range l.Traces {
+		f(t)
 	}
-	for k, v := range l.Validations {
-		f(validationKey(k), v)
+	for _, v := range l.Validations {
+		f(v)
 	}
-	for k, r := range l.Rejected {
-		f(rejectionKey(k), r)
+	for _, r := range l.Rejected {
+		f(r)
 	}
-	for k, d := range l.Disputes {
-		f(disputeKey(k), d)
+	for _, d := range l.Disputes {
+		f(d)
 	}
-	for k, t := range l.Copies {
-		f(copyKey(k), t)
+	for _, t := range l.Copies {
+		f(t)
 	}
 }
 
@@ -279,9 +286,9 @@ func (l *Ledger) loadSegment(rel string, data []byte) error {
 	ps := s.peerOrNew(strings.TrimSuffix(dir, "/") + ".json")
 	ps.names = append(ps.names, rel)
 	ps.quarters[m[1]] = true
-	in.each(func(key string, rec any) {
-		s.records[key] = rec
-		ps.keys = append(ps.keys, key)
+	in.each(func(rec any) {
+		s.records[rec] = struct{}{}
+		ps.records = append(ps.records, rec)
 	})
 	return nil
 }
@@ -362,41 +369,43 @@ func encodePart(p *Ledger) ([]byte, error) {
 }
 
 // dropSealed removes from in, a peer's file just decoded, the records
-// equal to the sealed record of their key, and notes that it did.
-func (s *sealing) dropSealed(in *Ledger) {
+// equal to the sealed record l holds under their key, and notes that it
+// did.
+func (l *Ledger) dropSealed(in *Ledger) {
+	s := l.seal
 	for k, t := range in.Traces {
-		if s.same(traceKey(k), t) {
+		if same(s, l.Traces[k], t) {
 			delete(in.Traces, k)
 		}
 	}
 	for k, v := range in.Validations {
-		if s.same(validationKey(k), v) {
+		if same(s, l.Validations[k], v) {
 			delete(in.Validations, k)
 		}
 	}
 	for k, r := range in.Rejected {
-		if s.same(rejectionKey(k), r) {
+		if same(s, l.Rejected[k], r) {
 			delete(in.Rejected, k)
 		}
 	}
 	for k, d := range in.Disputes {
-		if s.same(disputeKey(k), d) {
+		if same(s, l.Disputes[k], d) {
 			delete(in.Disputes, k)
 		}
 	}
 	for k, t := range in.Copies {
-		if s.same(copyKey(k), t) {
+		if same(s, l.Copies[k], t) {
 			delete(in.Copies, k)
 		}
 	}
 }
 
-// same reports whether rec equals the sealed record of key, noting it.
-func (s *sealing) same(key string, rec any) bool {
-	old, ok := s.records[key]
-	if ok && reflect.DeepEqual(old, rec) {
-		s.dropped = true
-		return true
+// same reports whether rec equals old, the record l holds under its key,
+// and old is sealed, noting it.
+func same[T any](s *sealing, old, rec *T) bool {
+	if old == nil || !s.holds(old) || !reflect.DeepEqual(old, rec) {
+		return false
 	}
-	return false
+	s.dropped = true
+	return true
 }
