@@ -4,22 +4,28 @@
 # through the real ledger, state and queue code): the real `meshnode
 # heartbeat` process of this tree ("new") side by side with the binary
 # built from BASELINE ("old"), alternating, ROUNDS runs each, on fresh
-# copies of one git checkout of the node.
+# copies of a git checkout of the node. The new binary runs on the history
+# as this tree keeps it (the ledger compacted into segments at every
+# save), the old one on the same records as nodes before segments kept
+# them (stateyear -compact=false).
 #
-#   bash bench/stateyear.sh [BASELINE]          # AGENTS=1000 DAYS=365 ROUNDS=3
+#   bash bench/stateyear.sh [BASELINE]          # AGENTS=1000 DAYS=365 ROUNDS=3 SAVE_EVERY=30
 #
 # Per binary, min / median / max: wall seconds, CPU seconds (user +
 # system), peak RSS; and the bytes on disk a heartbeat opens (mesh-state/,
 # MANIFEST.md and the published files), the largest file the node writes,
-# our MANIFEST.md's size, and the files the heartbeat changed in the git
-# checkout (what it would commit; the lock files are never committed). The checkout is committed after one
-# heartbeat of the new binary at T0; the measured ones run at T0 + 30 min.
+# our MANIFEST.md's size, the files the heartbeat changed in the git
+# checkout (what it would commit; the lock files are never committed) and
+# the bytes git stores for that commit (compressed objects). Each checkout
+# is committed after one heartbeat of its binary at T0; the measured ones
+# run at T0 + 30 min.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-base=${1:-11fdbc4}
+base=${1:-3edd0c6}
 rounds=${ROUNDS:-3}
 agents=${AGENTS:-1000}
 days=${DAYS:-365}
+every=${SAVE_EVERY:-30} # days between the simulation's saves: what a save rewrites is shown for each
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
@@ -32,32 +38,48 @@ echo "new: $(git rev-parse --short HEAD) (+ working tree), old: $(git rev-parse 
 
 t0=2027-01-01T12:00:00Z
 t1=2027-01-01T12:30:00Z
-"$out/stateyear" -agents "$agents" -days "$days" -save-every "$days" -dir "$out/year" -node >"$out/year.out"
-tail -1 "$out/year.out"
-"$out/new" heartbeat --dir "$out/year" --now "$t0" >/dev/null 2>"$out/log" || { tail -5 "$out/log"; exit 1; }
-(cd "$out/year" && git init -q && git add -A && git -c user.name=b -c user.email=b@b commit -qm year)
+commit() { (cd "$1" && git add -A -- . ':(exclude,glob)mesh-state/*.lock' && git -c user.name=b -c user.email=b@b commit -qm "$2"); }
+for w in new old; do
+  compact=true; [ "$w" = old ] && compact=false
+  "$out/stateyear" -agents "$agents" -days "$days" -save-every "$every" -compact="$compact" -dir "$out/year-$w" -node >"$out/year.out"
+  tail -2 "$out/year.out" | sed "s/^/$w, /"
+  "$out/$w" heartbeat --dir "$out/year-$w" --now "$t0" >/dev/null 2>"$out/log" || { tail -5 "$out/log"; exit 1; }
+  (cd "$out/year-$w" && git init -q) && commit "$out/year-$w" year
+done
 
 stats() { sort -g | awk '{ v[NR] = $1 } END { printf "%s / %s / %s", v[1], v[int((NR + 1) / 2)], v[NR] }'; }
+# stored: the KB of the compressed objects a commit of the heartbeat's
+# changes adds (commit, trees and blobs git did not have); 0 when it
+# changed nothing, as a heartbeat that changes nothing commits nothing.
+stored() {
+  (cd "$1" && git add -A -- . ':(exclude,glob)mesh-state/*.lock' &&
+    if git diff --cached --quiet; then echo 0; else
+      git -c user.name=b -c user.email=b@b commit -qm beat &&
+        git rev-list --objects HEAD ^HEAD~1 | cut -d' ' -f1 | git cat-file --batch-check='%(objectsize:disk)' |
+        awk '{ s += $1 } END { printf "%.1f", s / 1024 }'
+    fi)
+}
 opened() { du -cb "$1/mesh-state" "$1/MANIFEST.md" "$1"/traces "$1"/validations "$1"/disputes 2>/dev/null | tail -1 | awk '{ printf "%.0f", $1 / 1e6 }'; }
 largest() { find "$1" -path "$1/.git" -prune -o -type f -printf '%s %P\n' | sort -n | tail -1 | awk '{ printf "%.0f KB (%s)", $1 / 1024, $2 }'; }
 
 echo
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 echo
-echo "| $agents agents x $days days, nothing new | binary | wall s (min / median / max) | CPU s, user + system | peak RSS MB | MB opened | largest file | MANIFEST.md | files changed |"
-echo "|---|---|---|---|---|---|---|---|---|"
-for w in new old; do : >"$out/$w.wall"; : >"$out/$w.cpu"; : >"$out/$w.rss"; : >"$out/$w.changed"; done
+echo "| $agents agents x $days days, nothing new | binary | wall s (min / median / max) | CPU s, user + system | peak RSS MB | MB opened | largest file | MANIFEST.md | files changed | KB committed |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+for w in new old; do : >"$out/$w.wall"; : >"$out/$w.cpu"; : >"$out/$w.rss"; : >"$out/$w.changed"; : >"$out/$w.stored"; done
 for r in $(seq "$rounds"); do
   for w in new old; do
-    rm -rf "$out/run"; cp -a "$out/year" "$out/run"
+    rm -rf "$out/run"; cp -a "$out/year-$w" "$out/run"
     /usr/bin/time -f '%e %M %U %S' -o "$out/time" "$out/$w" heartbeat --dir "$out/run" --now "$t1" >/dev/null 2>"$out/log" ||
       { tail -5 "$out/log"; exit 1; }
     read -r secs kb user sys <"$out/time"
     echo "$secs" >>"$out/$w.wall"; echo "$user $sys" | awk '{ print $1 + $2 }' >>"$out/$w.cpu"; echo $((kb / 1024)) >>"$out/$w.rss"
     (cd "$out/run" && git status --porcelain -- . ':(exclude,glob)mesh-state/*.lock' | wc -l) >>"$out/$w.changed"
     echo "$(opened "$out/run") | $(largest "$out/run") | $(stat -c %s "$out/run/MANIFEST.md") B" >"$out/$w.other"
+    stored "$out/run" >>"$out/$w.stored"
   done
 done
 for w in new old; do
-  echo "| | $w | $(stats <"$out/$w.wall") | $(stats <"$out/$w.cpu") | $(stats <"$out/$w.rss") | $(cat "$out/$w.other") | $(stats <"$out/$w.changed") |"
+  echo "| | $w | $(stats <"$out/$w.wall") | $(stats <"$out/$w.cpu") | $(stats <"$out/$w.rss") | $(cat "$out/$w.other") | $(stats <"$out/$w.changed") | $(stats <"$out/$w.stored") |"
 done

@@ -8,11 +8,17 @@
 // (bench/stateyear.sh): its AGENTS.md lists nobody and the simulated
 // agents are not learned peers, so such a heartbeat polls nobody and
 // finds nothing new, and costs what loading and saving the history costs.
+// The ledger is compacted at each save as the heartbeat does
+// (ledger.Compact: records past the 90-day window sealed into segments);
+// with -compact=false it is kept as nodes before segments kept it, every
+// record in its peer's file (bench/stateyear.sh runs the old binary on
+// that one).
 //
 //	stateyear -agents 1000 -days 365 -dir /tmp/year
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io/fs"
@@ -35,11 +41,12 @@ func main() {
 	every := flag.Int("save-every", 30, "days between saves (the sizes are measured at each save)")
 	dir := flag.String("dir", "", "node directory to write (created)")
 	asNode := flag.Bool("node", false, "also write a mesh.yaml, so a heartbeat runs on the directory")
+	compact := flag.Bool("compact", true, "seal the ledger's records past its window into segments at each save, as the heartbeat does")
 	flag.Parse()
 	if *dir == "" {
 		log.Fatal("stateyear: -dir is required")
 	}
-	if err := run(*dir, *agents, *days, *every); err != nil {
+	if err := run(*dir, *agents, *days, *every, *compact); err != nil {
 		log.Fatal(err)
 	}
 	if *asNode {
@@ -59,7 +66,7 @@ func writeConfig(dir string) error {
 	return os.WriteFile(filepath.Join(dir, node.AgentsFile), []byte("# name | trace_url | joined\n"), 0o644)
 }
 
-func run(dir string, agents, days, every int) error {
+func run(dir string, agents, days, every int, compact bool) error {
 	cursors := filepath.Join(dir, filepath.FromSlash(node.CursorsFile))
 	ledgerPath := filepath.Join(dir, filepath.FromSlash(node.LedgerFile))
 	st, led := state.New(), ledger.New()
@@ -92,18 +99,60 @@ func run(dir string, agents, days, every int) error {
 			}
 		}
 		if d%every == 0 || d == days {
-			if _, err := st.Save(cursors, time.Time{}); err != nil {
+			before, err := stamps(dir)
+			if err != nil {
 				return err
 			}
-			if _, err := led.Save(ledgerPath); err != nil {
+			if err := save(st, led, cursors, ledgerPath, now, compact); err != nil {
 				return err
 			}
-			if err := report(dir, d); err != nil {
+			if err := report(dir, d, before); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// save writes the cursors and the ledger as the heartbeat does, the
+// ledger compacted first unless compact is false.
+func save(st *state.State, led *ledger.Ledger, cursors, ledgerPath string, now time.Time, compact bool) error {
+	if _, err := st.Save(cursors, time.Time{}); err != nil {
+		return err
+	}
+	if compact {
+		if err := led.Compact(now); err != nil {
+			return err
+		}
+	}
+	_, err := led.Save(ledgerPath)
+	return err
+}
+
+// stamp is what says a file was written: its size and modification time.
+type stamp struct {
+	size int64
+	mod  time.Time
+}
+
+// stamps is the stamp of every file under dir's mesh-state/.
+func stamps(dir string) (map[string]stamp, error) {
+	out := map[string]stamp{}
+	err := filepath.WalkDir(filepath.Join(dir, node.StateDir), func(p string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil || d.IsDir() {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		out[p] = stamp{fi.Size(), fi.ModTime()}
+		return nil
+	})
+	return out, err
 }
 
 // score queues the day's traces and settles them as a heartbeat does: one
@@ -124,31 +173,29 @@ func score(q *queue.File, items []queue.Item, now time.Time) error {
 	return err
 }
 
-// report prints the day, the number of state files, their total size and
-// the largest.
-func report(dir string, day int) error {
-	var n int
-	var total, largest int64
-	var name string
-	err := filepath.WalkDir(filepath.Join(dir, node.StateDir), func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		n++
-		total += fi.Size()
-		if fi.Size() > largest {
-			largest, name = fi.Size(), p
-		}
-		return nil
-	})
+// report prints the day, the number of state files, their total size,
+// the largest, and the bytes of the files the save wrote (those whose
+// stamp differs from before).
+func report(dir string, day int, before map[string]stamp) error {
+	after, err := stamps(dir)
 	if err != nil {
 		return err
 	}
+	var total, largest, wrote int64
+	var name string
+	for p, s := range after {
+		total += s.size
+		if s.size > largest || (s.size == largest && p < name) {
+			largest, name = s.size, p
+		}
+		if before[p] != s {
+			wrote += s.size
+		}
+	}
 	rel, _ := filepath.Rel(dir, name)
-	fmt.Printf("day %d: %d state files, %.1f MB in all, largest %s %.1f KB\n", day, n, float64(total)/1e6, rel, float64(largest)/1e3)
-	return os.Stdout.Sync()
+	fmt.Printf("day %d: %d state files, %.1f MB in all, largest %s %.1f KB; this save wrote %.1f MB\n",
+		day, len(after), float64(total)/1e6, rel, float64(largest)/1e3, float64(wrote)/1e6)
+	// Shown as it goes when stdout is a file; a pipe cannot be synced.
+	_ = os.Stdout.Sync()
+	return nil
 }

@@ -34,10 +34,15 @@ func (n *job) save() error {
 
 // saveLedger writes what the node learned of its peers' files, and the
 // copies of their traces first: a copy is taken only when its bytes are
-// fetched, and a file once seen is not fetched again.
+// fetched, and a file once seen is not fetched again. Records past the
+// ledger's window are sealed into segments first (ledger.Compact), so
+// what a heartbeat rewrites follows recent activity.
 func (n *job) saveLedger() error {
 	copied, err := n.snap.SaveCopies()
 	if err != nil {
+		return err
+	}
+	if err := n.snap.Ledger.Compact(n.now); err != nil {
 		return err
 	}
 	changed, err := n.snap.SaveLedger()

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/statefile"
 )
 
 // AddTrace records t by its hash. A trace already known keeps its first-seen
@@ -21,6 +22,7 @@ func (l *Ledger) AddTrace(t *Trace) {
 	if old != nil {
 		mergeTrace(&nt, old)
 		l.touch(old.AgentURL)
+		l.movedFrom(old.AgentURL, nt.AgentURL, old)
 	}
 	l.touch(nt.AgentURL)
 	l.Traces[t.Hash] = &nt
@@ -83,6 +85,7 @@ func (l *Ledger) AddRejection(fileURL string, r *Rejection) {
 	nr := *r
 	if old := l.Rejected[fileURL]; old != nil {
 		l.touch(old.AgentURL)
+		l.movedFrom(old.AgentURL, nr.AgentURL, old)
 	}
 	l.touch(nr.AgentURL)
 	l.Rejected[fileURL] = &nr
@@ -148,6 +151,7 @@ func (l *Ledger) validations(keep func(*Validation) bool) []*Validation {
 // a person (docs/decisions.md, "Names").
 func (l *Ledger) Forget(agentURL string) []manifest.Hash {
 	l.touch(agentURL)
+	l.unseal(statefile.PeerFileName(agentURL))
 	var hashes []manifest.Hash
 	for h, t := range l.Traces {
 		if t != nil && t.AgentURL == agentURL {
@@ -186,6 +190,7 @@ func (l *Ledger) Forget(agentURL string) []manifest.Hash {
 // same agent spelled another way; file URLs under from move under to.
 func (l *Ledger) Rename(from, to string) {
 	l.touch(from, to)
+	l.unseal(statefile.PeerFileName(from))
 	under := func(u string) string {
 		if rest, ok := strings.CutPrefix(u, from); ok {
 			return to + rest
@@ -231,7 +236,11 @@ func (l *Ledger) TakeDown(h manifest.Hash, why string) bool {
 		return false
 	}
 	if t.TakenDown != why {
-		t.TakenDown = why
+		// A new record, not a change of this one: a sealed record stays as
+		// its segment holds it, and the new one goes to its peer's file.
+		nt := *t
+		nt.TakenDown = why
+		l.Traces[h] = &nt
 		l.touch(t.AgentURL)
 	}
 	return true

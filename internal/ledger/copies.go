@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/statefile"
 )
 
 // CopyKey is the key of a trace in Ledger.Copies: the URL of the agent
@@ -89,6 +90,7 @@ func (l *Ledger) forgetCopies(agentURL string, removed []manifest.Hash) []manife
 	}
 	for _, t := range l.SortedCopies() {
 		if gone[t.Hash] && l.Traces[t.Hash] == nil {
+			l.unseal(statefile.PeerFileName(t.AgentURL))
 			delete(l.Copies, CopyKey(t.AgentURL, t.Hash))
 			l.touch(t.AgentURL)
 			l.Traces[t.Hash] = t

@@ -2,9 +2,9 @@ package ledger
 
 import (
 	"encoding/json"
-	"fmt"
 	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/meshnode/meshnode/internal/manifest"
@@ -36,7 +36,8 @@ type Ledger struct {
 	// rewrites those only; nil means untracked, and Save writes every
 	// file. Only the methods of Ledger change records once it is loaded.
 	changed map[string]bool
-	edits   int // changes made through its methods (Edits)
+	edits   int      // changes made through its methods (Edits)
+	seal    *sealing // its segments, nil while it has none (Compact)
 }
 
 // New returns an empty ledger.
@@ -44,44 +45,66 @@ func New() *Ledger {
 	return &Ledger{Traces: map[manifest.Hash]*Trace{}, Validations: map[string]*Validation{}, Rejected: map[string]*Rejection{}, Disputes: map[string]*Dispute{}}
 }
 
-// Load reads the ledger named by path (mesh-state/ledger.json): the
-// directory mesh-state/ledger/, one file per peer, and the single file
-// older nodes kept at path if it is still there (statefile.Dir). Nothing
-// on disk gives an empty ledger; a file that cannot be read or decoded
-// gives a *statefile.CorruptError and is left untouched.
+// Load reads the ledger named by path (mesh-state/ledger.json): its
+// segments (mesh-state/ledger-segments/, Compact), then the directory
+// mesh-state/ledger/, one file per peer, whose records replace a sealed
+// record of the same key, and the single file older nodes kept at path if
+// it is still there (statefile.Dir). Nothing on disk gives an empty
+// ledger; a file that cannot be read or decoded gives a
+// *statefile.CorruptError and is left untouched.
 func Load(path string) (*Ledger, error) {
+	segs, err := statefile.ReadSegments(path)
+	if err != nil {
+		return nil, err
+	}
 	legacy, files, err := statefile.Read(path)
 	if err != nil {
 		return nil, err
 	}
 	l := New()
+	for _, rel := range slices.Sorted(maps.Keys(segs)) {
+		if err := l.loadSegment(rel, segs[rel]); err != nil {
+			return nil, statefile.Corrupt(filepath.Join(statefile.SegmentsDir(path), filepath.FromSlash(rel)), segs[rel], err)
+		}
+	}
 	if legacy != nil {
 		if err := l.merge(legacy); err != nil {
 			return nil, statefile.Corrupt(path, legacy, err)
 		}
-	} else {
-		l.changed = map[string]bool{} // the old single file is split by a full Save
 	}
+	changed := map[string]bool{}
 	dir := statefile.Dir(path)
-	names := make([]string, 0, len(files))
-	for name := range files {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		if err := l.merge(files[name]); err != nil {
 			return nil, statefile.Corrupt(filepath.Join(dir, name), files[name], err)
 		}
+		if l.seal != nil && l.seal.dropped {
+			changed[name], l.seal.dropped = true, false
+		}
+	}
+	if legacy == nil {
+		l.changed = changed // the old single file is split by a full Save
 	}
 	return l, nil
 }
 
-// merge adds the records of one ledger file to l.
+// merge adds the records of one ledger file to l. A record equal to the sealed one of
+// its key was left in the file by a Save that stopped after writing its
+// segment: the segment's is kept, and the file is noted for rewriting.
 func (l *Ledger) merge(data []byte) error {
 	in, err := decode(data)
 	if err != nil {
 		return err
 	}
+	if l.seal != nil {
+		l.dropSealed(in)
+	}
+	l.add(in)
+	return nil
+}
+
+// add puts the records of in into l.
+func (l *Ledger) add(in *Ledger) {
 	maps.Copy(l.Traces, in.Traces)
 	maps.Copy(l.Validations, in.Validations)
 	maps.Copy(l.Rejected, in.Rejected)
@@ -92,36 +115,23 @@ func (l *Ledger) merge(data []byte) error {
 		}
 		maps.Copy(l.Copies, in.Copies)
 	}
-	return nil
 }
 
+// decode reads one ledger file or segment. It keeps the maps the JSON
+// decoder built where their keys stand, rather than copying every record
+// into new ones: a heartbeat decodes every record of the ledger.
 func decode(data []byte) (*Ledger, error) {
 	var in Ledger
 	if err := json.Unmarshal(data, &in); err != nil {
 		return nil, err
 	}
-	l := New()
-	for k, t := range in.Traces {
-		if t != nil {
-			l.Traces[k] = t
-		}
-	}
-	for _, v := range in.Validations {
-		if v != nil {
-			// Older nodes keyed a validation by the trace it names, so that
-			// files naming none shared one key; each file is its own now.
-			l.Validations[v.Key()] = v
-		}
-	}
-	for k, r := range in.Rejected {
-		if r != nil {
-			l.Rejected[k] = r
-		}
-	}
-	for _, d := range in.Disputes {
-		if d != nil {
-			l.Disputes[d.Key()] = d
-		}
+	l := &Ledger{
+		Traces:   withoutNil(in.Traces),
+		Rejected: withoutNil(in.Rejected),
+		// Older nodes keyed a validation by the trace it names, so that
+		// files naming none shared one key; each file is its own now.
+		Validations: rekeyed(in.Validations, (*Validation).Key),
+		Disputes:    rekeyed(in.Disputes, (*Dispute).Key),
 	}
 	for _, t := range in.Copies {
 		if t != nil {
@@ -129,6 +139,31 @@ func decode(data []byte) (*Ledger, error) {
 		}
 	}
 	return l, nil
+}
+
+// withoutNil is m without its null records, never nil.
+func withoutNil[K comparable, V any](m map[K]*V) map[K]*V {
+	if m == nil {
+		return map[K]*V{}
+	}
+	maps.DeleteFunc(m, func(_ K, v *V) bool { return v == nil })
+	return m
+}
+
+// rekeyed is m without its null records, each under key(record), never
+// nil: m itself when every record is under its key already.
+func rekeyed[V any](m map[string]*V, key func(*V) string) map[string]*V {
+	m = withoutNil(m)
+	for k, v := range m {
+		if key(v) != k {
+			out := make(map[string]*V, len(m))
+			for _, v := range m {
+				out[key(v)] = v
+			}
+			return out
+		}
+	}
+	return m
 }
 
 // Files returns the ledger's files as Save writes them: one per peer
@@ -143,13 +178,16 @@ func (l *Ledger) Files() (map[string][]byte, error) {
 func (l *Ledger) files(keep func(name string) bool) (map[string][]byte, error) {
 	parts := map[string]*Ledger{}
 	names := map[string]string{} // URL → file name, memoized: a mesh names few URLs
-	part := func(url string) *Ledger {
+	// part is the part of the record rec filed under url, nil when its
+	// file is not kept or a segment holds rec; keep comes first, as it
+	// passes over most records when few files changed.
+	part := func(url string, rec any) *Ledger {
 		name, ok := names[url]
 		if !ok {
 			name = statefile.PeerFileName(url)
 			names[url] = name
 		}
-		if !keep(name) {
+		if !keep(name) || l.seal.holds(rec) {
 			return nil
 		}
 		if parts[name] == nil {
@@ -161,7 +199,7 @@ func (l *Ledger) files(keep func(name string) bool) (map[string][]byte, error) {
 		if t == nil {
 			continue
 		}
-		if p := part(t.AgentURL); p != nil {
+		if p := part(t.AgentURL, t); p != nil {
 			p.Traces[k] = t.normalized()
 		}
 	}
@@ -169,7 +207,7 @@ func (l *Ledger) files(keep func(name string) bool) (map[string][]byte, error) {
 		if v == nil {
 			continue
 		}
-		if p := part(v.ValidatorURL); p != nil {
+		if p := part(v.ValidatorURL, v); p != nil {
 			c := *v
 			c.ValidatedAt = utc(v.ValidatedAt)
 			p.Validations[k] = &c
@@ -179,7 +217,7 @@ func (l *Ledger) files(keep func(name string) bool) (map[string][]byte, error) {
 		if r == nil {
 			continue
 		}
-		if p := part(r.AgentURL); p != nil {
+		if p := part(r.AgentURL, r); p != nil {
 			c := *r
 			c.At = utc(r.At)
 			p.Rejected[k] = &c
@@ -189,7 +227,7 @@ func (l *Ledger) files(keep func(name string) bool) (map[string][]byte, error) {
 		if d == nil {
 			continue
 		}
-		if p := part(d.ReporterURL); p != nil {
+		if p := part(d.ReporterURL, d); p != nil {
 			p.Disputes[k] = d.normalized()
 		}
 	}
@@ -197,27 +235,44 @@ func (l *Ledger) files(keep func(name string) bool) (map[string][]byte, error) {
 		if t == nil {
 			continue
 		}
-		if p := part(t.AgentURL); p != nil {
+		if p := part(t.AgentURL, t); p != nil {
 			p.AddCopy(t.normalized())
 		}
 	}
 	files := make(map[string][]byte, len(parts))
 	for name, p := range parts {
-		data, err := json.MarshalIndent(p, "", "  ")
+		data, err := encodePart(p)
 		if err != nil {
-			return nil, fmt.Errorf("encode ledger: %w", err)
+			return nil, err
 		}
-		files[name] = append(data, '\n')
+		files[name] = data
 	}
 	return files, nil
 }
 
-// Save writes the ledger named by path, one file per peer, each
-// atomically and only when its bytes change, and removes the single file
-// of older nodes; it reports whether anything on disk changed. A ledger
-// Load read re-encodes only the files whose records changed since (or
-// since its last Save), and removes those left with none.
+// Save writes the ledger named by path: the segments Compact made, each
+// once, then one file per peer, each atomically and only when its bytes
+// change, then removes the single file of older nodes and the segments
+// whose records went back to their peer's file; it reports whether
+// anything on disk changed. A crash at any point leaves a ledger Load
+// reads whole. A ledger Load read re-encodes only the files whose records
+// changed since (or since its last Save), and removes those left with
+// none.
 func (l *Ledger) Save(path string) (bool, error) {
+	created, err := l.saveSegments(path)
+	if err != nil {
+		return created, err
+	}
+	changed, err := l.saveFiles(path)
+	if err != nil {
+		return created || changed, err
+	}
+	removed, err := l.removeSegments(path)
+	return created || changed || removed, err
+}
+
+// saveFiles writes the peers' files (Save).
+func (l *Ledger) saveFiles(path string) (bool, error) {
 	if l.changed == nil {
 		files, err := l.Files()
 		if err != nil {

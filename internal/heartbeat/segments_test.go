@@ -1,0 +1,50 @@
+package heartbeat
+
+import (
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/node"
+	"github.com/meshnode/meshnode/internal/statefile"
+)
+
+// TestFirstHeartbeatSealsAnOldNodesLedger: a node whose ledger an older
+// node wrote (every record in its peer's file) seals the records past the
+// window into segments at its first heartbeat, loses none of them, and
+// its next heartbeat, finding nothing new, writes nothing.
+func TestFirstHeartbeatSealsAnOldNodesLedger(t *testing.T) {
+	mesh := newSimMesh(t, 3)
+	dir := newNode(t, mesh.roster(), "")
+	beat(t, dir, testNow)
+	p := filepath.Join(dir, node.LedgerFile)
+	if segs, _ := statefile.ReadSegments(p); len(segs) != 0 {
+		t.Fatalf("segments %v after the first heartbeat: nothing is past the window", segs)
+	}
+	before, err := ledger.Load(p)
+	if err != nil || len(before.Traces) == 0 {
+		t.Fatalf("ledger after the first heartbeat: %d traces, %v", len(before.Traces), err)
+	}
+	later := testNow.Add(200 * 24 * time.Hour)
+	beat(t, dir, later)
+	segs, err := statefile.ReadSegments(p)
+	if err != nil || len(segs) != len(mesh.peers) {
+		t.Fatalf("segments %d (%v) after 200 days, want one per peer: %d", len(segs), err, len(mesh.peers))
+	}
+	_, files, _ := statefile.Read(p)
+	if len(files) != 0 {
+		t.Errorf("peers' files %d after sealing, want none: no peer published since", len(files))
+	}
+	after, err := ledger.Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(after.SortedTraces(), before.SortedTraces()) || !reflect.DeepEqual(after.Validations, before.Validations) {
+		t.Errorf("the sealed ledger's records differ from the old node's")
+	}
+	if sum := beat(t, dir, later.Add(30*time.Minute)); sum.Changed {
+		t.Error("a heartbeat that found nothing new after sealing changed the node")
+	}
+}

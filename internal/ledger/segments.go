@@ -1,0 +1,411 @@
+package ledger
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"path"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/meshnode/meshnode/internal/statefile"
+)
+
+// Window is how long a record stays in its peer's file before Compact may
+// seal it into a segment: the protocol's 90-day window (docs/protocol.md
+// §9, seen hashes and silent peers are forgotten after it), so a peer's
+// file holds about its last 90 days and one quarter (docs/decisions.md,
+// "The ledger's window").
+const Window = 90 * 24 * time.Hour
+
+// segmentName is a segment's name in its peer's directory: the quarter its
+// records fall in and 8 hex digits of the sha256 of its bytes, so a
+// segment made again with other records never takes an old one's name.
+var segmentName = regexp.MustCompile(`^([0-9]{4}-Q[1-4])-[0-9a-f]{8}\.json$`)
+
+// sealing is what the ledger knows of its segments: the records they hold
+// (the very pointers in the ledger's maps, so a record a method replaced
+// is seen as unsealed, and no key is built per record), and each peer
+// file's segments and sealed quarters.
+type sealing struct {
+	records map[any]struct{}
+	peers   map[string]*peerSegments // by the peer's file name
+	create  map[string][]byte        // segments Save writes, by rel
+	remove  map[string]bool          // segments Save removes, by rel
+	dropped bool                     // dropSealed found a record twice
+}
+
+type peerSegments struct {
+	names    []string        // rels of its segments
+	quarters map[string]bool // quarters sealed
+	records  []any           // its sealed records, as in sealing.records
+}
+
+// holds reports whether rec, a record of the ledger's maps, is sealed.
+func (s *sealing) holds(rec any) bool {
+	if s == nil {
+		return false
+	}
+	_, ok := s.records[rec]
+	return ok
+}
+
+// quarter names the calendar quarter (UTC) of t, "2026-Q1"; a zero time
+// falls in the first quarter of year 1, and a time before it there too
+// (no record dated after year 9999 encodes, nor is one ever sealed).
+func quarter(t time.Time) string {
+	t = t.UTC()
+	if t.Year() < 1 {
+		return "0001-Q1"
+	}
+	return fmt.Sprintf("%04d-Q%d", t.Year(), (int(t.Month())-1)/3+1)
+}
+
+// quarterEndOf is when the quarter of t ends.
+func quarterEndOf(t time.Time) time.Time {
+	t = t.UTC()
+	return time.Date(t.Year(), time.Month((int(t.Month())-1)/3*3+4), 1, 0, 0, 0, 0, time.UTC)
+}
+
+// Times a record is sealed by: when this node first saw a trace (or, for a
+// record without it, when its author says it submitted it), when a
+// validation says it was made, when we found a mismatch, and when a
+// dispute says it was observed.
+func traceTime(t *Trace) time.Time {
+	if !t.FirstSeen.IsZero() {
+		return t.FirstSeen
+	}
+	return t.Submitted
+}
+
+// Compact seals into segments every record that fell in a quarter ended
+// at least Window before now, for each peer whose segments do not yet
+// hold that quarter: Save writes those segments once and the peers' files
+// without their records. A record of a quarter its peer already sealed (a
+// validation dated in the past, an old record a method changed) stays in
+// the peer's file. The records, and everything computed from them, stay
+// as they were.
+func (l *Ledger) Compact(now time.Time) error {
+	cut := now.Add(-Window)
+	batch := map[string]map[string]*Ledger{} // peer file → quarter → records
+	names := map[string]string{}
+	quarters := map[int]string{} // year*4 + quarter → its name, memoized: a year has four
+	add := func(url string, at time.Time, put func(*Ledger)) {
+		if quarterEndOf(at).After(cut) {
+			return
+		}
+		u := at.UTC()
+		qi := u.Year()*4 + (int(u.Month())-1)/3
+		q, ok := quarters[qi]
+		if !ok {
+			q = quarter(at)
+			quarters[qi] = q
+		}
+		name, ok := names[url]
+		if !ok {
+			name = statefile.PeerFileName(url)
+			names[url] = name
+		}
+		// A sealed record is in a sealed quarter of its peer, so this
+		// check, which builds no key, passes over all of them.
+		if ps := l.seal.peer(name); ps != nil && ps.quarters[q] {
+			return
+		}
+		if batch[name] == nil {
+			batch[name] = map[string]*Ledger{}
+		}
+		if batch[name][q] == nil {
+			batch[name][q] = New()
+		}
+		put(batch[name][q])
+	}
+	for k, t := range l.Traces {
+		if t != nil {
+			add(t.AgentURL, traceTime(t), func(p *Ledger) { p.Traces[k] = t })
+		}
+	}
+	for k, v := range l.Validations {
+		if v != nil {
+			add(v.ValidatorURL, v.ValidatedAt, func(p *Ledger) { p.Validations[k] = v })
+		}
+	}
+	for k, r := range l.Rejected {
+		if r != nil {
+			add(r.AgentURL, r.At, func(p *Ledger) { p.Rejected[k] = r })
+		}
+	}
+	for k, d := range l.Disputes {
+		if d != nil {
+			add(d.ReporterURL, d.ObservedAt, func(p *Ledger) { p.Disputes[k] = d })
+		}
+	}
+	for k, t := range l.Copies {
+		if t != nil {
+			add(t.AgentURL, traceTime(t), func(p *Ledger) {
+				if p.Copies == nil {
+					p.Copies = map[string]*Trace{}
+				}
+				p.Copies[k] = t
+			})
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(batch)) {
+		for _, q := range slices.Sorted(maps.Keys(batch[name])) {
+			if err := l.sealQuarter(name, q, batch[name][q]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// sealQuarter makes the segment of peer file name's records part, of
+// quarter q.
+func (l *Ledger) sealQuarter(name, q string, part *Ledger) error {
+	data, err := encodePart(part.normalizedCopy())
+	if err != nil {
+		return fmt.Errorf("seal %s of %s: %w", q, name, err)
+	}
+	sum := sha256.Sum256(data)
+	rel := strings.TrimSuffix(name, ".json") + "/" + q + "-" + hex.EncodeToString(sum[:4]) + ".json"
+	s := l.sealer()
+	s.create[rel] = data
+	delete(s.remove, rel)
+	ps := s.peerOrNew(name)
+	ps.names = append(ps.names, rel)
+	ps.quarters[q] = true
+	part.each(func(rec any) {
+		s.records[rec] = struct{}{}
+		ps.records = append(ps.records, rec)
+	})
+	// Sealing changes no record, so Edits stays: what was computed from
+	// the records holds.
+	if l.changed != nil {
+		l.changed[name] = true
+	}
+	return nil
+}
+
+// unseal returns the records of the segments of peer file name to its
+// file and removes those segments at the next Save: a method is about to
+// delete or move one of them, which a segment, never rewritten, cannot.
+func (l *Ledger) unseal(name string) {
+	ps := l.seal.peer(name)
+	if ps == nil {
+		return
+	}
+	for _, rec := range ps.records {
+		delete(l.seal.records, rec)
+	}
+	for _, rel := range ps.names {
+		if _, pending := l.seal.create[rel]; pending {
+			delete(l.seal.create, rel)
+		} else {
+			l.seal.remove[rel] = true
+		}
+	}
+	delete(l.seal.peers, name)
+	if l.changed != nil {
+		l.changed[name] = true
+	}
+}
+
+// movedFrom unseals the segments of the peer at from when the sealed
+// record old is replaced by a record of another peer under its key: two
+// peers' segments must never hold one key, since which of them is read
+// last would decide which record the ledger holds.
+func (l *Ledger) movedFrom(from, to string, old any) {
+	if from != to && l.seal.holds(old) {
+		l.unseal(statefile.PeerFileName(from))
+	}
+}
+
+func (s *sealing) peer(name string) *peerSegments {
+	if s == nil {
+		return nil
+	}
+	return s.peers[name]
+}
+
+func (l *Ledger) sealer() *sealing {
+	if l.seal == nil {
+		l.seal = &sealing{records: map[any]struct{}{}, peers: map[string]*peerSegments{}, create: map[string][]byte{}, remove: map[string]bool{}}
+	}
+	return l.seal
+}
+
+func (s *sealing) peerOrNew(name string) *peerSegments {
+	ps := s.peers[name]
+	if ps == nil {
+		ps = &peerSegments{quarters: map[string]bool{}}
+		s.peers[name] = ps
+	}
+	return ps
+}
+
+// each calls f with every record of l.
+func (l *Ledger) each(f func(rec any)) {
+	for _, t := range l.Traces {
+		f(t)
+	}
+	for _, v := range l.Validations {
+		f(v)
+	}
+	for _, r := range l.Rejected {
+		f(r)
+	}
+	for _, d := range l.Disputes {
+		f(d)
+	}
+	for _, t := range l.Copies {
+		f(t)
+	}
+}
+
+// loadSegment merges the segment rel into l and notes its records as
+// sealed.
+func (l *Ledger) loadSegment(rel string, data []byte) error {
+	dir, name := path.Split(rel)
+	m := segmentName.FindStringSubmatch(name)
+	if m == nil {
+		return fmt.Errorf("%q is not a segment's name (quarter-hash.json)", name)
+	}
+	in, err := decode(data)
+	if err != nil {
+		return err
+	}
+	l.add(in)
+	s := l.sealer()
+	ps := s.peerOrNew(strings.TrimSuffix(dir, "/") + ".json")
+	ps.names = append(ps.names, rel)
+	ps.quarters[m[1]] = true
+	in.each(func(rec any) {
+		s.records[rec] = struct{}{}
+		ps.records = append(ps.records, rec)
+	})
+	return nil
+}
+
+// saveSegments writes the segments Compact made, several at once as
+// statefile.Write does, and reports whether it wrote any.
+func (l *Ledger) saveSegments(p string) (bool, error) {
+	if l.seal == nil || len(l.seal.create) == 0 {
+		return false, nil
+	}
+	var g errgroup.Group
+	g.SetLimit(segmentsParallel)
+	for _, rel := range slices.Sorted(maps.Keys(l.seal.create)) {
+		data := l.seal.create[rel]
+		g.Go(func() error { return statefile.CreateSegment(p, rel, data) })
+	}
+	if err := g.Wait(); err != nil {
+		return true, err
+	}
+	clear(l.seal.create)
+	return true, nil
+}
+
+// segmentsParallel is how many segments saveSegments writes at once: each
+// waits for its fsync, and a quarter's end seals one per peer.
+const segmentsParallel = 16
+
+// removeSegments removes the segments unseal gave up: after the peers'
+// files hold their records again.
+func (l *Ledger) removeSegments(p string) (bool, error) {
+	if l.seal == nil {
+		return false, nil
+	}
+	changed := false
+	for _, rel := range slices.Sorted(maps.Keys(l.seal.remove)) {
+		if err := statefile.RemoveSegment(p, rel); err != nil {
+			return changed, err
+		}
+		changed = true
+		delete(l.seal.remove, rel)
+	}
+	return changed, nil
+}
+
+// normalizedCopy is l with every record as Save writes it.
+func (l *Ledger) normalizedCopy() *Ledger {
+	out := New()
+	for k, t := range l.Traces {
+		out.Traces[k] = t.normalized()
+	}
+	for k, v := range l.Validations {
+		c := *v
+		c.ValidatedAt = utc(v.ValidatedAt)
+		out.Validations[k] = &c
+	}
+	for k, r := range l.Rejected {
+		c := *r
+		c.At = utc(r.At)
+		out.Rejected[k] = &c
+	}
+	for k, d := range l.Disputes {
+		out.Disputes[k] = d.normalized()
+	}
+	for _, t := range l.Copies {
+		out.AddCopy(t.normalized())
+	}
+	return out
+}
+
+// encodePart is the bytes of a ledger file or segment: keys sorted,
+// two-space indent, a final newline.
+func encodePart(p *Ledger) ([]byte, error) {
+	data, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encode ledger: %w", err)
+	}
+	return append(data, '\n'), nil
+}
+
+// dropSealed removes from in, a peer's file just decoded, the records
+// equal to the sealed record l holds under their key, and notes that it
+// did.
+func (l *Ledger) dropSealed(in *Ledger) {
+	s := l.seal
+	for k, t := range in.Traces {
+		if same(s, l.Traces[k], t) {
+			delete(in.Traces, k)
+		}
+	}
+	for k, v := range in.Validations {
+		if same(s, l.Validations[k], v) {
+			delete(in.Validations, k)
+		}
+	}
+	for k, r := range in.Rejected {
+		if same(s, l.Rejected[k], r) {
+			delete(in.Rejected, k)
+		}
+	}
+	for k, d := range in.Disputes {
+		if same(s, l.Disputes[k], d) {
+			delete(in.Disputes, k)
+		}
+	}
+	for k, t := range in.Copies {
+		if same(s, l.Copies[k], t) {
+			delete(in.Copies, k)
+		}
+	}
+}
+
+// same reports whether rec equals old, the record l holds under its key,
+// and old is sealed, noting it.
+func same[T any](s *sealing, old, rec *T) bool {
+	if old == nil || !s.holds(old) || !reflect.DeepEqual(old, rec) {
+		return false
+	}
+	s.dropped = true
+	return true
+}
