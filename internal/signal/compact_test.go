@@ -33,7 +33,7 @@ type datedRecord struct {
 var historyStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // timedHistory is randomMesh(seed), and a chain of six agents each
-// admitted by the one before (chainMesh), datedRecord over about a year and a
+// admitted by the one before (chainMesh), dated over about a year and a
 // half:
 // trace i is first seen on day 3i, its copies up to 60 days later, its
 // votes from that day to 400 days later (many on a trace sealed long
@@ -217,7 +217,7 @@ func TestCompactionTestSeesADroppedSegment(t *testing.T) {
 }
 
 // TestCorpusCompactionChangesNoStatusSignalTierOrStanding: the real
-// snapshot's traces, datedRecord by their MANIFEST rows, and its votes, datedRecord
+// snapshot's traces, dated by their MANIFEST rows, and its votes, dated
 // with their traces, give the same report compacted as whole, with
 // abernath37 (one of the mesh's two first agents) a founder.
 func TestCorpusCompactionChangesNoStatusSignalTierOrStanding(t *testing.T) {
