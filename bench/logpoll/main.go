@@ -41,7 +41,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/heartbeat"
-	"github.com/meshnode/meshnode/internal/logsource"
+	"github.com/meshnode/meshnode/internal/logpin"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/state"
@@ -151,7 +151,7 @@ type peer struct {
 	name, url  string
 	identity   []byte
 	checkpoint []byte // the grown log's, signed with the peer's key
-	pin        logsource.Pin
+	pin        logpin.Pin
 }
 
 func newMesh(n, rows, hosts int) (*mesh, error) {
@@ -223,13 +223,13 @@ func (p *peer) sign(before, after map[string][]byte) error {
 	if p.checkpoint, _, err = resign(after); err != nil {
 		return err
 	}
-	p.pin = logsource.Pin{URL: p.url, Key: vkey, Checkpoint: string(old),
-		Accepted: []logsource.Tree{{Size: cp.Size, Root: rootText(cp)}}, Tiles: keptTiles(before, cp.Size)}
+	p.pin = logpin.Pin{URL: p.url, Key: vkey, Checkpoint: string(old),
+		Accepted: []logpin.Tree{{Size: cp.Size, Root: rootText(cp)}}, Tiles: keptTiles(before, cp.Size)}
 	return nil
 }
 
 // keptTiles are the hash tiles a node keeps of a tree of size n after
-// reading it (logsource.Pin.Tiles): the rightmost of each level from 1.
+// reading it (logpin.Pin.Tiles): the rightmost of each level from 1.
 func keptTiles(files map[string][]byte, n int64) map[string]string {
 	top := map[int]tlog.Tile{}
 	for _, t := range tlog.NewTiles(translog.TileHeight, 0, n) {

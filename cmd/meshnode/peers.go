@@ -11,7 +11,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/ledger"
-	"github.com/meshnode/meshnode/internal/logsource"
+	"github.com/meshnode/meshnode/internal/logpin"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/presence"
@@ -97,7 +97,7 @@ type peerRow struct {
 	Rules     string `json:"rules,omitempty"`
 	RulesNote string `json:"rules_note,omitempty"`
 	// Log says how the peer is read: "manifest", its signed log's
-	// verified entries, or why its log is refused (logsource.State).
+	// verified entries, or why its log is refused (logpin.State).
 	Log string `json:"log"`
 }
 
@@ -159,7 +159,7 @@ func listPeers(dir, self string, now time.Time) ([]peerRow, []roster.Problem, er
 	// Our rule set is compared with each peer's only when our
 	// FOUNDERS.md parses; doctor and signal report one that does not.
 	ours, _ := signal.ParseFounders(snap.Founders)
-	pins, err := logsource.Load(filepath.Join(dir, node.LogPinsFile))
+	pins, err := logpin.Load(filepath.Join(dir, node.LogPinsFile))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -170,7 +170,7 @@ func listPeers(dir, self string, now time.Time) ([]peerRow, []roster.Problem, er
 			source = "agents.md"
 		}
 		r := peerRowFor(k.Name, k.URL, source, snap.Cursors.Cursors[k.URL], snap.Ledger, now)
-		r.Log = logsource.State(pins.Get(k.URL))
+		r.Log = logpin.State(pins.Get(k.URL))
 		if ours.Rules != "" {
 			r.RulesNote = signal.RulesNote(r.Agent, ours.Rules, r.Rules)
 		}

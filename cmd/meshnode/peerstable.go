@@ -7,7 +7,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/meshnode/meshnode/internal/logsource"
+	"github.com/meshnode/meshnode/internal/logpin"
 	"github.com/meshnode/meshnode/internal/presence"
 	"github.com/meshnode/meshnode/internal/state"
 )
@@ -40,7 +40,7 @@ func printPeers(w io.Writer, rows []peerRow, now time.Time) error {
 		if r.RulesNote != "" {
 			fmt.Fprintf(w, "rules: %s\n", r.RulesNote)
 		}
-		if r.Log != logsource.StateManifest && !strings.HasPrefix(r.Log, logsource.StateVerified) {
+		if r.Log != logpin.StateManifest && !strings.HasPrefix(r.Log, logpin.StateVerified) {
 			fmt.Fprintf(w, "log: %s: %s\n", r.Agent, r.Log)
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/meshnode/meshnode/internal/logsource"
+	"github.com/meshnode/meshnode/internal/logpin"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/statefile"
 )
@@ -38,7 +38,7 @@ func runRepin(w io.Writer, dir, who string, now time.Time) error {
 		return err
 	}
 	defer unlock()
-	pins, err := logsource.Load(filepath.Join(dir, node.LogPinsFile))
+	pins, err := logpin.Load(filepath.Join(dir, node.LogPinsFile))
 	if err != nil {
 		return err
 	}

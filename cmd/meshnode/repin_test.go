@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/meshnode/meshnode/internal/logsource"
+	"github.com/meshnode/meshnode/internal/logpin"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/statefile"
 )
@@ -18,8 +18,8 @@ import (
 // fork alarm, as a heartbeat leaves it.
 func writeForkedPin(t *testing.T, dir string) {
 	t.Helper()
-	p := logsource.Pin{URL: "https://ann.example/", Key: "ann.example+01234567+AQ==", Checkpoint: "ann.example\n5\nAAA=\n",
-		Alarm: &logsource.Alarm{Kind: logsource.AlarmFork, Detail: "two checkpoints of the same size with different roots", At: peersNow,
+	p := logpin.Pin{URL: "https://ann.example/", Key: "ann.example+01234567+AQ==", Checkpoint: "ann.example\n5\nAAA=\n",
+		Alarm: &logpin.Alarm{Kind: logpin.AlarmFork, Detail: "two checkpoints of the same size with different roots", At: peersNow,
 			Checkpoints: []string{"ann.example\n5\nAAA=\n", "ann.example\n5\nBBB=\n"}}}
 	data, err := json.Marshal(p)
 	if err != nil {
@@ -46,7 +46,7 @@ func TestPeersShowsARefusedLogAndRepinClearsItKeepingTheEvidence(t *testing.T) {
 	if !strings.Contains(out, "re-pinned ann (https://ann.example/): dropped key ann.example+01234567+AQ==") || !strings.Contains(out, "its fork alarm and the evidence stay in mesh-state/log-pins/") {
 		t.Fatalf("repin says:\n%s", out)
 	}
-	pins, err := logsource.Load(filepath.Join(dir, node.LogPinsFile))
+	pins, err := logpin.Load(filepath.Join(dir, node.LogPinsFile))
 	if err != nil {
 		t.Fatal(err)
 	}

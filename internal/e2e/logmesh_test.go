@@ -8,7 +8,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/heartbeat"
-	"github.com/meshnode/meshnode/internal/logsource"
+	"github.com/meshnode/meshnode/internal/logpin"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/signingkey"
@@ -40,9 +40,9 @@ func (m *testMesh) withLog(name string) string {
 }
 
 // pinsOf reads the log pins the node in dir keeps.
-func pinsOf(t *testing.T, dir string) *logsource.Pins {
+func pinsOf(t *testing.T, dir string) *logpin.Pins {
 	t.Helper()
-	ps, err := logsource.Load(filepath.Join(dir, node.LogPinsFile))
+	ps, err := logpin.Load(filepath.Join(dir, node.LogPinsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestThreeNodesPublishPollAndValidateThroughLogs(t *testing.T) {
 		writeFile(t, ada.dir, node.LogDir+"/"+translog.CheckpointFile, string(forged))
 		m.now = m.now.Add(heartbeatEvery)
 		sum := m.beat("bob")
-		if len(sum.LogsRefused) != 1 || sum.LogsRefused[0].Peer != "ada" || sum.LogsRefused[0].Kind != logsource.AlarmKeyChange {
+		if len(sum.LogsRefused) != 1 || sum.LogsRefused[0].Peer != "ada" || sum.LogsRefused[0].Kind != logpin.AlarmKeyChange {
 			t.Fatalf("bob's summary: %+v", sum.LogsRefused)
 		}
 		writeFile(t, ada.dir, node.LogDir+"/"+translog.CheckpointFile, string(honest))

@@ -18,6 +18,7 @@ import (
 	"github.com/meshnode/meshnode/internal/fetch"
 	"github.com/meshnode/meshnode/internal/heartbeat/report"
 	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/logpin"
 	"github.com/meshnode/meshnode/internal/logsource"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/presence"
@@ -103,8 +104,8 @@ type job struct {
 	// of peers' files held: being fetched, or kept in fetched for scoring.
 	budget nodeBudget
 	// pins are the keys and checkpoints of peers' signed logs
-	// (internal/logsource), saved with the cursors.
-	pins *logsource.Pins
+	// (internal/logpin), saved with the cursors.
+	pins *logpin.Pins
 }
 
 // Run runs one heartbeat of the node in opts.Dir. It returns an error only

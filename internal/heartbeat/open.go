@@ -10,7 +10,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/atomicfile"
 	"github.com/meshnode/meshnode/internal/fetch"
-	"github.com/meshnode/meshnode/internal/logsource"
+	"github.com/meshnode/meshnode/internal/logpin"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/statefile"
@@ -86,7 +86,7 @@ func (n *job) load() error {
 		return err
 	}
 	n.own = n.snap.OwnHashes()
-	n.pins, err = logsource.Load(filepath.Join(n.opts.Dir, node.LogPinsFile))
+	n.pins, err = logpin.Load(filepath.Join(n.opts.Dir, node.LogPinsFile))
 	return err
 }
 

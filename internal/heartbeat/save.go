@@ -2,7 +2,7 @@ package heartbeat
 
 import (
 	"github.com/meshnode/meshnode/internal/heartbeat/report"
-	"github.com/meshnode/meshnode/internal/logsource"
+	"github.com/meshnode/meshnode/internal/logpin"
 	"time"
 
 	"github.com/meshnode/meshnode/internal/fetch"
@@ -81,6 +81,6 @@ func (n *job) reportLogs(peers []peer) {
 		names[p.url] = p.name
 	}
 	for _, p := range n.pins.Alarms() {
-		n.sum.LogsRefused = append(n.sum.LogsRefused, report.LogRefused{Peer: names[p.URL], URL: p.URL, Kind: p.Alarm.Kind, State: logsource.State(p)})
+		n.sum.LogsRefused = append(n.sum.LogsRefused, report.LogRefused{Peer: names[p.URL], URL: p.URL, Kind: p.Alarm.Kind, State: logpin.State(p)})
 	}
 }

@@ -12,15 +12,16 @@
 //
 // A key change is followed only as protocol.md §3.4 says: a rotation
 // statement among the new entries that the pinned key signed moves the
-// pin, and is kept in it (Rotation); a restart waits for the operator.
+// pin, and is kept in it (logpin.Rotation); a restart waits for the operator.
 //
 // What contradicts a signed history (a fork, a bad signature, a key
 // change without rotation, a restart, an entry or a tile that does not hash to the signed root, a log
-// that vanished) is an Alarm, kept with its evidence in the peer's pin
+// that vanished) is a logpin.Alarm, kept with its evidence in the peer's pin
 // (mesh-state/log-pins/), and the peer's new entries are refused until
-// an operator re-pins it (Pins.Repin, `meshnode peers repin`).
+// an operator re-pins it (logpin.Pins.Repin, `meshnode peers repin`).
 //
 // The cryptography is golang.org/x/mod/sumdb (note, tlog) through
 // internal/translog's formats. It makes requests only through the
-// fetch.Client it is given, and writes nothing but its pins.
+// fetch.Client it is given, and writes nothing but its pins (internal/logpin,
+// which the site reads too).
 package logsource

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/meshnode/meshnode/internal/fetch"
+	"github.com/meshnode/meshnode/internal/logpin"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/source"
@@ -151,7 +152,7 @@ type reader struct {
 
 func newReader(t *testing.T, h *peerHost) *reader {
 	r := &reader{man: &fakeManifest{}, peer: source.Peer{Name: "a", URL: h.base()}, dir: t.TempDir()}
-	pins, err := Load(filepath.Join(r.dir, node.LogPinsFile))
+	pins, err := logpin.Load(filepath.Join(r.dir, node.LogPinsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +176,7 @@ func (r *reader) read(t *testing.T) *source.Listing {
 	return l
 }
 
-func (r *reader) pin() *Pin { return r.src.Pins.Get(r.peer.URL) }
+func (r *reader) pin() *logpin.Pin { return r.src.Pins.Get(r.peer.URL) }
 
 func seqsOf(l *source.Listing) []manifest.Seq {
 	if l.Manifest == nil {

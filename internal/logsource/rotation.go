@@ -9,22 +9,11 @@ import (
 
 	"golang.org/x/mod/sumdb/note"
 
+	"github.com/meshnode/meshnode/internal/logpin"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/source"
 	"github.com/meshnode/meshnode/internal/translog"
 )
-
-// Rotation is a change of a peer's log key that the node followed: the
-// statement, signed by the key pinned before, is kept byte for byte as
-// the evidence of why the pin moved (docs/protocol.md §3.4).
-type Rotation struct {
-	// Size is the tree size from which Key signs the log.
-	Size     int64  `json:"size"`
-	Previous string `json:"previous"`
-	Key      string `json:"key"`
-	// Statement is the signed rotation statement, as served.
-	Statement string `json:"statement"`
-}
 
 // openCheckpoint opens body with the pinned key. A checkpoint signed by
 // another key is returned unverified (signed false): only a rotation among
@@ -53,9 +42,9 @@ func openCheckpoint(body []byte, key string) (cp translog.Checkpoint, signed boo
 // key did not sign, a checkpoint whose keys do not match its size, or a
 // restart (which only an operator may accept). Trust on first use: the
 // key entries of the first tree read are not checked.
-func (s *Source) follow(ctx context.Context, p source.Peer, n *int, pin *Pin, body []byte, signed bool, raw [][]byte, entries []manifest.Entry, first, after int64) (*Alarm, error) {
+func (s *Source) follow(ctx context.Context, p source.Peer, n *int, pin *logpin.Pin, body []byte, signed bool, raw [][]byte, entries []manifest.Entry, first, after int64) (*logpin.Alarm, error) {
 	key, prevKey, start := pin.Key, "", int64(0)
-	var rotations []Rotation
+	var rotations []logpin.Rotation
 	for i, e := range entries {
 		index := first + int64(i)
 		if after == 0 || index < after || e.Type != translog.KeyStatementType {
@@ -69,7 +58,7 @@ func (s *Source) follow(ctx context.Context, p source.Peer, n *int, pin *Pin, bo
 		if err != nil {
 			return changeAlarm(pin, body, e, stmt, key, index, err), nil
 		}
-		rotations = append(rotations, Rotation{Size: size, Previous: key, Key: newKey, Statement: string(stmt)})
+		rotations = append(rotations, logpin.Rotation{Size: size, Previous: key, Key: newKey, Statement: string(stmt)})
 		prevKey, key, start = key, newKey, size
 	}
 	if len(rotations) == 0 {
@@ -91,7 +80,7 @@ func (s *Source) follow(ctx context.Context, p source.Peer, n *int, pin *Pin, bo
 // changeAlarm is the alarm for key entry e (entry index, statement stmt)
 // that is no rotation from key: a restart when it is one, signed by the
 // new key it names, a key change otherwise.
-func changeAlarm(pin *Pin, body []byte, e manifest.Entry, stmt []byte, key string, index int64, rotErr error) *Alarm {
+func changeAlarm(pin *logpin.Pin, body []byte, e manifest.Entry, stmt []byte, key string, index int64, rotErr error) *logpin.Alarm {
 	k, err := translog.VerifyRestart(stmt, originOf(key))
 	if err != nil || k.Previous != key || k.Size != index+1 || e.Hash != manifest.HashBytes(stmt) {
 		a := keyChangeAlarm(pin, body, fmt.Sprintf("entry %d (%s) is no rotation from the pinned key: %v", index, e.File, rotErr))
@@ -103,13 +92,13 @@ func changeAlarm(pin *Pin, body []byte, e manifest.Entry, stmt []byte, key strin
 		a.Statement = string(stmt)
 		return a
 	}
-	return &Alarm{Kind: AlarmRestart, Key: k.Key, Size: k.Size, Statement: string(stmt),
+	return &logpin.Alarm{Kind: logpin.AlarmRestart, Key: k.Key, Size: k.Size, Statement: string(stmt),
 		Detail:      fmt.Sprintf("the log restarted under the key %s at size %d (%s): nothing proves the lost key's owner wrote it", k.Key, k.Size, e.File),
 		Checkpoints: append(nonEmpty(pin.Checkpoint), string(body))}
 }
 
-func keyChangeAlarm(pin *Pin, body []byte, why string) *Alarm {
-	return &Alarm{Kind: AlarmKeyChange, Detail: why, Checkpoints: append(nonEmpty(pin.Checkpoint), string(body))}
+func keyChangeAlarm(pin *logpin.Pin, body []byte, why string) *logpin.Alarm {
+	return &logpin.Alarm{Kind: logpin.AlarmKeyChange, Detail: why, Checkpoints: append(nonEmpty(pin.Checkpoint), string(body))}
 }
 
 // statement fetches the key statement at file (a MANIFEST row's file

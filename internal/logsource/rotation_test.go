@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/mod/sumdb/note"
 
+	"github.com/meshnode/meshnode/internal/logpin"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/translog"
@@ -111,7 +112,7 @@ func TestRotationBetweenPollsIsFollowed(t *testing.T) {
 	if p.Alarm != nil || p.Key != vkey || !slices.Equal(seqsOf(l), []manifest.Seq{301}) {
 		t.Fatalf("at the rotation: alarm %+v, key %s, seqs %v", p.Alarm, p.Key, seqsOf(l))
 	}
-	if len(p.Rotations) != 1 || p.Rotations[0] != (Rotation{Size: 301, Previous: h.vkey, Key: vkey, Statement: string(stmt)}) {
+	if len(p.Rotations) != 1 || p.Rotations[0] != (logpin.Rotation{Size: 301, Previous: h.vkey, Key: vkey, Statement: string(stmt)}) {
 		t.Fatalf("rotations %+v", p.Rotations)
 	}
 	h.grow(t, append(all, entriesN(302, 2, "y")...), skey)
@@ -184,7 +185,7 @@ func TestKeyChangesThatAreNoRotationAreRefused(t *testing.T) {
 			stmt := tc.change(t, h, all)
 			l := r.read(t)
 			p := r.pin()
-			if l.Manifest != nil || p.Alarm == nil || p.Alarm.Kind != AlarmKeyChange || p.Key != h.vkey || p.LastSeq != 300 {
+			if l.Manifest != nil || p.Alarm == nil || p.Alarm.Kind != logpin.AlarmKeyChange || p.Key != h.vkey || p.LastSeq != 300 {
 				t.Fatalf("listing %+v, pin %+v", l, p)
 			}
 			a := p.Alarm
@@ -210,7 +211,7 @@ func TestOldKeyAfterAFollowedRotationIsRefused(t *testing.T) {
 		h.set(node.LogDir+"/"+p, b)
 	}
 	l := r.read(t)
-	if p := r.pin(); l.Manifest != nil || p.Alarm == nil || p.Alarm.Kind != AlarmKeyChange || p.Key != vkey || len(p.Alarm.Checkpoints) != 2 {
+	if p := r.pin(); l.Manifest != nil || p.Alarm == nil || p.Alarm.Kind != logpin.AlarmKeyChange || p.Key != vkey || len(p.Alarm.Checkpoints) != 2 {
 		t.Fatalf("listing %+v, pin %+v", l, p)
 	}
 }
@@ -233,17 +234,17 @@ func TestRestartWaitsForRepinThenReads(t *testing.T) {
 	for range 2 {
 		l := r.read(t)
 		p := r.pin()
-		if l.Manifest != nil || p.Alarm == nil || p.Alarm.Kind != AlarmRestart || p.Alarm.Key != vkey || p.Alarm.Size != 301 || p.Key != h.vkey || p.Alarm.Statement != string(stmt) || len(p.Alarm.Checkpoints) != 2 {
+		if l.Manifest != nil || p.Alarm == nil || p.Alarm.Kind != logpin.AlarmRestart || p.Alarm.Key != vkey || p.Alarm.Size != 301 || p.Key != h.vkey || p.Alarm.Statement != string(stmt) || len(p.Alarm.Checkpoints) != 2 {
 			t.Fatalf("listing %+v, pin %+v", l, p)
 		}
-		if s := State(p); !strings.Contains(s, "waiting for its operator") || !strings.Contains(s, vkey) || !strings.Contains(s, "301") {
+		if s := logpin.State(p); !strings.Contains(s, "waiting for its operator") || !strings.Contains(s, vkey) || !strings.Contains(s, "301") {
 			t.Fatalf("state %q", s)
 		}
 	}
 	r.src.Pins.Repin(r.peer.URL, testNow)
 	l := r.read(t)
 	p := r.pin()
-	if p.Alarm != nil || p.Key != vkey || len(seqsOf(l)) != 301 || len(p.Resolved) != 1 || p.Resolved[0].Kind != AlarmRestart {
+	if p.Alarm != nil || p.Key != vkey || len(seqsOf(l)) != 301 || len(p.Resolved) != 1 || p.Resolved[0].Kind != logpin.AlarmRestart {
 		t.Fatalf("after repin: pin %+v, %d entries", p, len(seqsOf(l)))
 	}
 	h.grow(t, append(all, entriesN(302, 1, "y")...), skey)

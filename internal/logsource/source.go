@@ -13,6 +13,7 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/meshnode/meshnode/internal/fetch"
+	"github.com/meshnode/meshnode/internal/logpin"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/presence"
@@ -38,7 +39,7 @@ type Source struct {
 	Client *fetch.Client
 	// Manifest reads peers without a log (heartbeat's MANIFEST.md source).
 	Manifest source.Source
-	Pins     *Pins
+	Pins     *logpin.Pins
 	Now      time.Time
 	Logf     func(format string, args ...any)
 }
@@ -51,7 +52,7 @@ func (s *Source) Read(ctx context.Context, p source.Peer, c *state.Cursor) (*sou
 	pin := s.Pins.Get(p.URL)
 	switch {
 	case pin == nil:
-		pin = &Pin{URL: p.URL}
+		pin = &logpin.Pin{URL: p.URL}
 	case pin.Key != "":
 		return s.readLog(ctx, p, c, pin, nil, 0)
 	case pin.Repin:
@@ -69,7 +70,7 @@ func (s *Source) Read(ctx context.Context, p source.Peer, c *state.Cursor) (*sou
 // a log key and the checkpoint exists, it pins the key and reads the
 // log, dropping l (what the manifest gave). Otherwise l stands, or, after
 // a re-pin, MANIFEST.md is read.
-func (s *Source) discover(ctx context.Context, p source.Peer, c *state.Cursor, pin *Pin, l *source.Listing) (*source.Listing, error) {
+func (s *Source) discover(ctx context.Context, p source.Peer, c *state.Cursor, pin *logpin.Pin, l *source.Listing) (*source.Listing, error) {
 	key, cp, requests := s.probe(ctx, p)
 	switch {
 	case key != "":
@@ -84,7 +85,7 @@ func (s *Source) discover(ctx context.Context, p source.Peer, c *state.Cursor, p
 		return l, nil
 	}
 	pin.Repin = false
-	s.Pins.put(pin)
+	s.Pins.Put(pin)
 	l, err := s.Manifest.Read(ctx, p, c)
 	if l != nil {
 		l.Requests += requests
@@ -130,7 +131,7 @@ func (s *Source) probe(ctx context.Context, p source.Peer) (string, *fetch.Respo
 
 // readLog reads p's log past the pinned checkpoint: cp is the checkpoint
 // when probe already fetched it, and requests the requests made before.
-func (s *Source) readLog(ctx context.Context, p source.Peer, c *state.Cursor, pin *Pin, cp *fetch.Response, requests int) (*source.Listing, error) {
+func (s *Source) readLog(ctx context.Context, p source.Peer, c *state.Cursor, pin *logpin.Pin, cp *fetch.Response, requests int) (*source.Listing, error) {
 	l := &source.Listing{RateLeft: -1, Requests: requests}
 	if pin.Alarm != nil {
 		// Refused until an operator re-pins it (Pins.Repin): nothing read.
@@ -146,7 +147,7 @@ func (s *Source) readLog(ctx context.Context, p source.Peer, c *state.Cursor, pi
 		cp, err = s.Client.Get(ctx, req)
 		l.Requests++
 		if fetch.IsKind(err, fetch.KindNotFound) {
-			return s.refuse(p, pin, l, &Alarm{Kind: AlarmLogGone, Detail: "log/checkpoint is no longer served; a peer once read through its log is never read from MANIFEST.md alone", Checkpoints: nonEmpty(pin.Checkpoint)})
+			return s.refuse(p, pin, l, &logpin.Alarm{Kind: logpin.AlarmLogGone, Detail: "log/checkpoint is no longer served; a peer once read through its log is never read from MANIFEST.md alone", Checkpoints: nonEmpty(pin.Checkpoint)})
 		}
 		if err != nil {
 			return l, err
@@ -155,7 +156,7 @@ func (s *Source) readLog(ctx context.Context, p source.Peer, c *state.Cursor, pi
 	}
 	pin.ETag, pin.LastModified = cp.ETag, cp.LastModified
 	if cp.NotModified || string(cp.Body) == pin.Checkpoint && !reread(c, pin) {
-		s.Pins.put(pin)
+		s.Pins.Put(pin)
 		l.Unchanged = true
 		return l, nil
 	}
@@ -167,31 +168,31 @@ func (s *Source) readLog(ctx context.Context, p source.Peer, c *state.Cursor, pi
 // last seq, when the poll that read them did not end (interrupted, cut
 // by the deadline) and the cursor it saved is older than the pin. The
 // whole log is then read again and verified, and the plan dedups.
-func reread(c *state.Cursor, pin *Pin) bool {
+func reread(c *state.Cursor, pin *logpin.Pin) bool {
 	return c.Unread() || c.LastSeenSeq < pin.LastSeq
 }
 
 // advance verifies the checkpoint body against the pin and reads the
 // entries it adds.
-func (s *Source) advance(ctx context.Context, p source.Peer, c *state.Cursor, pin *Pin, body []byte, l *source.Listing) (*source.Listing, error) {
+func (s *Source) advance(ctx context.Context, p source.Peer, c *state.Cursor, pin *logpin.Pin, body []byte, l *source.Listing) (*source.Listing, error) {
 	cp, signed, err := openCheckpoint(body, pin.Key)
 	if err != nil {
 		return s.refuse(p, pin, l, signatureAlarm(pin, body, err))
 	}
 	to := tlog.Tree{N: cp.Size, Hash: cp.Root}
-	prev := pin.tree()
+	prev := acceptedTree(pin)
 	if !signed && to.N <= prev.N && !slices.Contains(pin.Accepted, treeOf(to)) {
 		// Another key, and no new entry that could rotate to it.
 		return s.refuse(p, pin, l, keyChangeAlarm(pin, body, "the checkpoint bears no signature by the pinned key "+pin.Key+" and adds no entry that could announce another"))
 	}
-	r := newTileReader(ctx, s.getter(p, &l.Requests), pin.kept())
+	r := newTileReader(ctx, s.getter(p, &l.Requests), keptTiles(pin))
 	switch {
 	case to.N < prev.N:
 		return s.older(p, pin, l, r, prev, to, body)
 	case to.N == prev.N && to.Hash != prev.Hash:
 		return s.refuse(p, pin, l, forkAlarm(pin, body, "two checkpoints of the same size with different roots"))
 	case to.N == prev.N && !reread(c, pin):
-		s.Pins.put(pin) // the same tree, signed again
+		s.Pins.Put(pin) // the same tree, signed again
 		l.Unchanged = true
 		return l, nil
 	}
@@ -214,7 +215,7 @@ func (s *Source) advance(ctx context.Context, p source.Peer, c *state.Cursor, pi
 	}
 	entries, err := parseEntries(raw, pin.LastSeq, from == prev.N && from > 0)
 	if err != nil {
-		return s.refuse(p, pin, l, &Alarm{Kind: AlarmBadEntry, Detail: err.Error(), Checkpoints: []string{string(body)}})
+		return s.refuse(p, pin, l, &logpin.Alarm{Kind: logpin.AlarmBadEntry, Detail: err.Error(), Checkpoints: []string{string(body)}})
 	}
 	a, err := s.follow(ctx, p, &l.Requests, pin, body, signed, raw, entries, from, prev.N)
 	if err != nil {
@@ -223,14 +224,14 @@ func (s *Source) advance(ctx context.Context, p source.Peer, c *state.Cursor, pi
 	if a != nil {
 		return s.refuse(p, pin, l, a)
 	}
-	pin.keep(r.rightmost())
+	keepTiles(pin, r.rightmost())
 	return s.accept(p, c, pin, l, body, to, entries), nil
 }
 
 // older judges a checkpoint smaller than the one accepted: staleness when
 // it is one accepted before or a proof joins them, a fork when the proof
 // fails.
-func (s *Source) older(p source.Peer, pin *Pin, l *source.Listing, r *tileReader, prev, to tlog.Tree, body []byte) (*source.Listing, error) {
+func (s *Source) older(p source.Peer, pin *logpin.Pin, l *source.Listing, r *tileReader, prev, to tlog.Tree, body []byte) (*source.Listing, error) {
 	l.Unchanged = true
 	if slices.Contains(pin.Accepted, treeOf(to)) {
 		return l, nil
@@ -248,7 +249,7 @@ func (s *Source) older(p source.Peer, pin *Pin, l *source.Listing, r *tileReader
 
 // refused turns a verification failure into the poll's failure (a fetch
 // error) or an alarm.
-func (s *Source) refused(p source.Peer, pin *Pin, l *source.Listing, r *tileReader, body []byte, err error) (*source.Listing, error) {
+func (s *Source) refused(p source.Peer, pin *logpin.Pin, l *source.Listing, r *tileReader, body []byte, err error) (*source.Listing, error) {
 	var fe *forkError
 	if errors.As(err, &fe) {
 		return s.refuse(p, pin, l, forkAlarm(pin, body, fe.Error()))
@@ -257,22 +258,22 @@ func (s *Source) refused(p source.Peer, pin *Pin, l *source.Listing, r *tileRead
 	if ae == nil {
 		return l, fmt.Errorf("read log: %w", err)
 	}
-	a := &Alarm{Kind: ae.kind, Detail: ae.Error(), Checkpoints: []string{string(body)}, Files: r.evidence(ae.kind == AlarmAlteredEntry)}
+	a := &logpin.Alarm{Kind: ae.kind, Detail: ae.Error(), Checkpoints: []string{string(body)}, Files: r.evidence(ae.kind == logpin.AlarmAlteredEntry)}
 	return s.refuse(p, pin, l, a)
 }
 
 // refuse records a on pin: the peer's entries are refused until a re-pin.
-func (s *Source) refuse(p source.Peer, pin *Pin, l *source.Listing, a *Alarm) (*source.Listing, error) {
+func (s *Source) refuse(p source.Peer, pin *logpin.Pin, l *source.Listing, a *logpin.Alarm) (*source.Listing, error) {
 	a.At = s.Now
 	pin.Alarm = a
-	s.Pins.put(pin)
+	s.Pins.Put(pin)
 	s.Logf("peer %s: log refused (%s): %s; its new entries wait until an operator runs `meshnode peers repin %s`", p.Name, a.Kind, a.Detail, p.Name)
 	l.Unchanged = true
 	return l, nil
 }
 
 // accept records checkpoint body (tree to) as accepted and lists entries.
-func (s *Source) accept(p source.Peer, c *state.Cursor, pin *Pin, l *source.Listing, body []byte, to tlog.Tree, entries []manifest.Entry) *source.Listing {
+func (s *Source) accept(p source.Peer, c *state.Cursor, pin *logpin.Pin, l *source.Listing, body []byte, to tlog.Tree, entries []manifest.Entry) *source.Listing {
 	first := pin.LastSeq + 1
 	if len(entries) > 0 {
 		if entries[0].Seq < first {
@@ -283,9 +284,9 @@ func (s *Source) accept(p source.Peer, c *state.Cursor, pin *Pin, l *source.List
 	pin.Checkpoint = string(body)
 	if t := treeOf(to); len(pin.Accepted) == 0 || pin.Accepted[len(pin.Accepted)-1] != t {
 		pin.Accepted = append(pin.Accepted, t)
-		pin.Accepted = pin.Accepted[max(0, len(pin.Accepted)-keepAccepted):]
+		pin.Accepted = pin.Accepted[max(0, len(pin.Accepted)-logpin.KeepAccepted):]
 	}
-	s.Pins.put(pin)
+	s.Pins.Put(pin)
 	m := &manifest.Manifest{Agent: p.Name, Sequence: pin.LastSeq, Entries: entries}
 	l.Manifest = m
 	if len(entries) > 0 {
@@ -325,12 +326,12 @@ func parseEntries(raw [][]byte, after manifest.Seq, continued bool) ([]manifest.
 
 // signatureAlarm says why a checkpoint did not open with the pinned key
 // (a checkpoint signed by another key opens unverified: openCheckpoint).
-func signatureAlarm(pin *Pin, body []byte, err error) *Alarm {
-	return &Alarm{Kind: AlarmSignature, Detail: err.Error(), Checkpoints: append(nonEmpty(pin.Checkpoint), string(body))}
+func signatureAlarm(pin *logpin.Pin, body []byte, err error) *logpin.Alarm {
+	return &logpin.Alarm{Kind: logpin.AlarmSignature, Detail: err.Error(), Checkpoints: append(nonEmpty(pin.Checkpoint), string(body))}
 }
 
-func forkAlarm(pin *Pin, body []byte, why string) *Alarm {
-	return &Alarm{Kind: AlarmFork, Detail: why, Checkpoints: []string{pin.Checkpoint, string(body)}}
+func forkAlarm(pin *logpin.Pin, body []byte, why string) *logpin.Alarm {
+	return &logpin.Alarm{Kind: logpin.AlarmFork, Detail: why, Checkpoints: []string{pin.Checkpoint, string(body)}}
 }
 
 func nonEmpty(s string) []string {
@@ -340,8 +341,8 @@ func nonEmpty(s string) []string {
 	return []string{s}
 }
 
-// kept returns the tiles the pin keeps, by tile.
-func (p *Pin) kept() map[tlog.Tile][]byte {
+// keptTiles returns the tiles p keeps, by tile.
+func keptTiles(p *logpin.Pin) map[tlog.Tile][]byte {
 	out := map[tlog.Tile][]byte{}
 	for path, b64 := range p.Tiles {
 		t, err := tlog.ParseTilePath(fmt.Sprintf("tile/%d/%s", translog.TileHeight, strings.TrimPrefix(path, "tile/")))
@@ -353,16 +354,16 @@ func (p *Pin) kept() map[tlog.Tile][]byte {
 	return out
 }
 
-// keep replaces the tiles the pin keeps.
-func (p *Pin) keep(tiles map[tlog.Tile][]byte) {
+// keepTiles replaces the tiles p keeps.
+func keepTiles(p *logpin.Pin, tiles map[tlog.Tile][]byte) {
 	p.Tiles = make(map[string]string, len(tiles))
 	for t, data := range tiles {
 		p.Tiles[translog.TilePath(t)] = base64.StdEncoding.EncodeToString(data)
 	}
 }
 
-// tree is the tree last accepted, empty before any.
-func (p *Pin) tree() tlog.Tree {
+// acceptedTree is the tree p last accepted, empty before any.
+func acceptedTree(p *logpin.Pin) tlog.Tree {
 	if len(p.Accepted) == 0 {
 		return tlog.Tree{}
 	}
@@ -373,8 +374,8 @@ func (p *Pin) tree() tlog.Tree {
 	return tlog.Tree{N: t.Size, Hash: h}
 }
 
-func treeOf(t tlog.Tree) Tree {
-	return Tree{Size: t.N, Root: base64.StdEncoding.EncodeToString(t.Hash[:])}
+func treeOf(t tlog.Tree) logpin.Tree {
+	return logpin.Tree{Size: t.N, Root: base64.StdEncoding.EncodeToString(t.Hash[:])}
 }
 
 // getter fetches files of p's log/, counting the requests in n.
@@ -401,6 +402,6 @@ func request(p source.Peer, u string, max int64) fetch.Request {
 
 func isBundle(path string) bool { return strings.HasPrefix(path, "tile/entries/") }
 
-func sortEvidence(e []Evidence) {
-	slices.SortFunc(e, func(a, b Evidence) int { return strings.Compare(a.Path, b.Path) })
+func sortEvidence(e []logpin.Evidence) {
+	slices.SortFunc(e, func(a, b logpin.Evidence) int { return strings.Compare(a.Path, b.Path) })
 }

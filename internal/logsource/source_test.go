@@ -1,10 +1,12 @@
 package logsource
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/meshnode/meshnode/internal/logpin"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/state"
@@ -109,18 +111,18 @@ func TestTamperedLogIsRefusedWithEvidence(t *testing.T) {
 			forked := append(slices.Clone(all), entriesN(301, 1, "x")...)
 			forked[4] = entriesN(5, 1, "rewritten")[0]
 			h.publish(t, forked, h.skey)
-		}, AlarmFork, 2, false},
+		}, logpin.AlarmFork, 2, false},
 		{"fork at the same size", func(t *testing.T, h *peerHost, all []translog.Entry) {
 			forked := slices.Clone(all)
 			forked[299] = entriesN(300, 1, "rewritten")[0]
 			h.publish(t, forked, h.skey)
-		}, AlarmFork, 2, false},
+		}, logpin.AlarmFork, 2, false},
 		{"altered entry", func(t *testing.T, h *peerHost, all []translog.Entry) {
 			h.publish(t, append(slices.Clone(all), entriesN(301, 1, "x")...), h.skey)
 			path := node.LogDir + "/tile/entries/001.p/45"
 			b := h.get(path)
 			h.set(path, []byte(strings.Replace(string(b), "traces/t-0301.md", "traces/t-9999.md", 1)))
-		}, AlarmAlteredEntry, 1, true},
+		}, logpin.AlarmAlteredEntry, 1, true},
 		{"bad signature", func(t *testing.T, h *peerHost, all []translog.Entry) {
 			h.publish(t, append(slices.Clone(all), entriesN(301, 1, "x")...), h.skey)
 			cp := string(h.get(node.LogDir + "/checkpoint"))
@@ -128,7 +130,7 @@ func TestTamperedLogIsRefusedWithEvidence(t *testing.T) {
 			b := []byte(cp)
 			b[i] ^= 2 // a base64 letter of the signature, after the key hash
 			h.set(node.LogDir+"/checkpoint", b)
-		}, AlarmSignature, 2, false},
+		}, logpin.AlarmSignature, 2, false},
 		{"key change without rotation", func(t *testing.T, h *peerHost, all []translog.Entry) {
 			origin, _ := translog.Origin(h.base())
 			skey, vkey, err := translog.GenerateKey(origin)
@@ -137,11 +139,11 @@ func TestTamperedLogIsRefusedWithEvidence(t *testing.T) {
 			}
 			h.set(node.IdentityFile, []byte("log_key: "+vkey+"\n"))
 			h.publish(t, append(slices.Clone(all), entriesN(301, 1, "x")...), skey)
-		}, AlarmKeyChange, 2, false},
+		}, logpin.AlarmKeyChange, 2, false},
 		{"downgrade to MANIFEST.md only", func(t *testing.T, h *peerHost, all []translog.Entry) {
 			h.publish(t, nil, h.skey)
 			h.set(node.LogDir+"/checkpoint", nil)
-		}, AlarmLogGone, 1, false},
+		}, logpin.AlarmLogGone, 1, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -188,7 +190,7 @@ func TestAlteredTileIsRefused(t *testing.T) {
 	r := newReader(t, h)
 	l := r.read(t)
 	p := r.pin()
-	if l.Manifest != nil || p == nil || p.Alarm == nil || p.Alarm.Kind != AlarmAlteredTile {
+	if l.Manifest != nil || p == nil || p.Alarm == nil || p.Alarm.Kind != logpin.AlarmAlteredTile {
 		t.Fatalf("listing %+v, pin %+v", l, p)
 	}
 	if len(p.Alarm.Checkpoints) != 1 || len(p.Alarm.Files) != 1 || p.Alarm.Files[0].Path != "tile/1/000.p/1" || p.Alarm.Files[0].SHA256 != manifest.HashBytes(b) {
@@ -228,7 +230,7 @@ func TestStaleCheckpointIsStalenessNotAnAlarm(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.set(node.LogDir+"/checkpoint", forked[translog.CheckpointFile])
-	if l := r.read(t); !l.Unchanged || r.pin().Alarm == nil || r.pin().Alarm.Kind != AlarmFork {
+	if l := r.read(t); !l.Unchanged || r.pin().Alarm == nil || r.pin().Alarm.Kind != logpin.AlarmFork {
 		t.Fatalf("older, forked: %+v, alarm %+v", l, r.pin().Alarm)
 	}
 }
@@ -249,12 +251,12 @@ func TestRepinIsTheWayPastAnAlarm(t *testing.T) {
 		t.Fatal("no alarm")
 	}
 	before := r.src.Pins.Repin(r.peer.URL, testNow)
-	if before.Alarm.Kind != AlarmKeyChange || !r.pin().Repin || State(r.pin()) == State(before) {
+	if before.Alarm.Kind != logpin.AlarmKeyChange || !r.pin().Repin || logpin.State(r.pin()) == logpin.State(before) {
 		t.Fatalf("repin: before %+v, after %+v", before, r.pin())
 	}
 	l := r.read(t)
 	p := r.pin()
-	if p.Key != vkey || p.Alarm != nil || len(p.Resolved) != 1 || p.Resolved[0].Kind != AlarmKeyChange || len(seqsOf(l)) != 301 {
+	if p.Key != vkey || p.Alarm != nil || len(p.Resolved) != 1 || p.Resolved[0].Kind != logpin.AlarmKeyChange || len(seqsOf(l)) != 301 {
 		t.Fatalf("after repin: pin %+v, %d entries", p, len(seqsOf(l)))
 	}
 }
@@ -269,7 +271,7 @@ func TestPinsSaveOnlyWhatChanged(t *testing.T) {
 	if changed, err := r.src.Pins.Save(); err != nil || changed {
 		t.Fatalf("idle save: %v %v", changed, err)
 	}
-	back, err := Load(r.src.Pins.path)
+	back, err := logpin.Load(filepath.Join(r.dir, node.LogPinsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +322,7 @@ func TestRepinKeepsItsEvidenceWhenThePeerNoLongerPublishesALog(t *testing.T) {
 	}
 	h.publish(t, entriesN(1, 2, "y"), h.skey)
 	r.cur = state.Cursor{}
-	if l := r.read(t); len(seqsOf(l)) != 2 || r.pin().Key != h.vkey || len(r.pin().Resolved) != 1 || r.pin().Resolved[0].Kind != AlarmLogGone {
+	if l := r.read(t); len(seqsOf(l)) != 2 || r.pin().Key != h.vkey || len(r.pin().Resolved) != 1 || r.pin().Resolved[0].Kind != logpin.AlarmLogGone {
 		t.Fatalf("log back: %v, pin %+v", seqsOf(l), r.pin())
 	}
 }

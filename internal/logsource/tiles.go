@@ -9,6 +9,7 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/meshnode/meshnode/internal/fetch"
+	"github.com/meshnode/meshnode/internal/logpin"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/translog"
 )
@@ -97,7 +98,7 @@ func (r *tileReader) tile(t tlog.Tile) ([]byte, error) {
 			return nil, err
 		}
 		if len(raw) < t.W*tlog.HashSize {
-			return nil, &alteredError{kind: AlarmAlteredTile, path: translog.TilePath(t), why: fmt.Sprintf("%d bytes, %d hashes expected", len(raw), t.W)}
+			return nil, &alteredError{kind: logpin.AlarmAlteredTile, path: translog.TilePath(t), why: fmt.Sprintf("%d bytes, %d hashes expected", len(raw), t.W)}
 		}
 		data = raw[:t.W*tlog.HashSize]
 	}
@@ -182,7 +183,7 @@ func (r *tileReader) bundle(t tlog.Tile) ([][]byte, error) {
 		err = fmt.Errorf("%d entries, %d expected", len(entries), t.W)
 	}
 	if err != nil {
-		return nil, &alteredError{kind: AlarmAlteredEntry, path: translog.TilePath(b), why: err.Error()}
+		return nil, &alteredError{kind: logpin.AlarmAlteredEntry, path: translog.TilePath(b), why: err.Error()}
 	}
 	r.bundles[t] = entries[:t.W]
 	return entries[:t.W], nil
@@ -228,11 +229,11 @@ func tileOf(t tlog.Tile, n int64) tlog.Tile {
 }
 
 // evidence names every file this reader fetched whose kind matches.
-func (r *tileReader) evidence(bundles bool) []Evidence {
-	var out []Evidence
+func (r *tileReader) evidence(bundles bool) []logpin.Evidence {
+	var out []logpin.Evidence
 	for path, raw := range r.served {
 		if isBundle(path) == bundles {
-			out = append(out, Evidence{Path: path, SHA256: manifest.HashBytes(raw)})
+			out = append(out, logpin.Evidence{Path: path, SHA256: manifest.HashBytes(raw)})
 		}
 	}
 	sortEvidence(out)
@@ -297,10 +298,10 @@ func (r *tileReader) diagnose() *alteredError {
 	for t := range r.bundles {
 		published, err := r.get(r.ctx, translog.TilePath(t), maxHashTileBytes)
 		if err == nil && string(published) != string(r.tiles[t]) {
-			return &alteredError{kind: AlarmAlteredEntry, path: translog.TilePath(bundleOf(t)), why: "its entries' leaf hashes are not the published hash tile's, and the tree's root is signed"}
+			return &alteredError{kind: logpin.AlarmAlteredEntry, path: translog.TilePath(bundleOf(t)), why: "its entries' leaf hashes are not the published hash tile's, and the tree's root is signed"}
 		}
 	}
-	return &alteredError{kind: AlarmAlteredTile, why: "the hash tiles do not hash to the signed root"}
+	return &alteredError{kind: logpin.AlarmAlteredTile, why: "the hash tiles do not hash to the signed root"}
 }
 
 func bundleOf(t tlog.Tile) tlog.Tile {

@@ -43,7 +43,7 @@ const (
 	// site republishes (internal/copies).
 	CopiesFile = StateDir + "/copies.json"
 	// LogPinsFile names log-pins/, the keys and checkpoints of peers'
-	// signed logs and their alarms (internal/logsource).
+	// signed logs and their alarms (internal/logpin).
 	LogPinsFile = StateDir + "/log-pins.json"
 	LockFile    = StateDir + "/heartbeat.lock"
 )

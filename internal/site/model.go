@@ -108,6 +108,13 @@ type Peer struct {
 	Pages         string // where it serves its traces as pages, its MANIFEST's "pages:" (manifest.PageURL)
 	Validations   int    // validations by this peer seen
 	LearnedFrom   string
+	// Log says how the node reads the peer's entries when it reads its
+	// signed log, in logpin.State's words ("log: 300 entries verified",
+	// "refused: fork (…)"); "" for a peer read from MANIFEST.md.
+	Log string
+	// LogAlarm is the kind of the alarm that refuses the peer's log
+	// (logpin.AlarmFork …), "" when none.
+	LogAlarm string
 }
 
 // Standing is one agent's SIGNAL as this node computes it.

@@ -1,26 +1,35 @@
 package site
 
 import (
+	"fmt"
+	"path/filepath"
 	"sort"
 	"time"
 
 	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/logpin"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/presence"
 )
 
 // loadPeers lists the agents the node knows (node.Snapshot.Known: the
 // ones the heartbeat polls) with their cursors, each peer's presence at
-// now and what the ledger holds of it.
+// now, how its log reads (its pin under mesh-state/log-pins/) and what
+// the ledger holds of it.
 func loadPeers(n *Node, snap *node.Snapshot, now time.Time) error {
 	if snap.AgentsErr != nil {
 		return snap.AgentsErr
+	}
+	pins, err := logpin.Load(filepath.Join(n.Dir, node.LogPinsFile))
+	if err != nil {
+		return fmt.Errorf("read the log pins: %w", err)
 	}
 	l, st := snap.Ledger, snap.Cursors
 	byURL := map[string]*Peer{}
 	for _, k := range snap.Known(n.URL) {
 		p := &Peer{Name: k.Name, URL: k.URL}
 		byURL[k.URL] = p
+		logStateOf(p, pins.Get(k.URL))
 		c := st.Cursors[k.URL]
 		if c == nil {
 			continue
@@ -43,6 +52,18 @@ func loadPeers(n *Node, snap *node.Snapshot, now time.Time) error {
 		return n.Peers[i].URL < n.Peers[j].URL
 	})
 	return nil
+}
+
+// logStateOf sets how p's log reads from its pin (nil when it has none):
+// nothing for a peer read from MANIFEST.md, the node's usual way, which
+// keeps its page calm.
+func logStateOf(p *Peer, pin *logpin.Pin) {
+	if s := logpin.State(pin); s != logpin.StateManifest {
+		p.Log = s
+	}
+	if pin != nil && pin.Alarm != nil {
+		p.LogAlarm = pin.Alarm.Kind
+	}
 }
 
 // ledgerCounts counts the traces and validations seen per agent URL, in

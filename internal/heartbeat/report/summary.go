@@ -155,7 +155,7 @@ type Spike struct {
 }
 
 // LogRefused is a peer whose log is refused: Kind is the alarm's kind,
-// State the words `meshnode peers` shows (logsource.State).
+// State the words `meshnode peers` shows (logpin.State).
 type LogRefused struct {
 	Peer  string `json:"peer"`
 	URL   string `json:"url"`

@@ -1,4 +1,4 @@
-package logsource
+package logpin
 
 import (
 	"bytes"
@@ -13,9 +13,9 @@ import (
 	"github.com/meshnode/meshnode/internal/statefile"
 )
 
-// keepAccepted is how many accepted checkpoints a pin remembers: a cache
+// KeepAccepted is how many accepted checkpoints a pin remembers: a cache
 // serving a copy of one of them is staleness, recognised without a proof.
-const keepAccepted = 16
+const KeepAccepted = 16
 
 // Pin is what the node holds of one peer's log: the key pinned on first
 // contact, the last checkpoint accepted, and an alarm with its evidence
@@ -31,7 +31,7 @@ type Pin struct {
 	// LastSeq is the seq of the accepted tree's last entry.
 	LastSeq manifest.Seq `json:"last_seq,omitempty"`
 	// Accepted are the trees of the last checkpoints accepted, oldest
-	// first, at most keepAccepted.
+	// first, at most KeepAccepted.
 	Accepted []Tree `json:"accepted,omitempty"`
 	// Tiles are the rightmost hash tile of each level from 1 up of the
 	// tree accepted, verified against its root, by path under log/
@@ -98,6 +98,18 @@ type Evidence struct {
 	SHA256 manifest.Hash `json:"sha256"`
 }
 
+// Rotation is a change of a peer's log key that the node followed: the
+// statement, signed by the key pinned before, is kept byte for byte as
+// the evidence of why the pin moved (docs/protocol.md §3.4).
+type Rotation struct {
+	// Size is the tree size from which Key signs the log.
+	Size     int64  `json:"size"`
+	Previous string `json:"previous"`
+	Key      string `json:"key"`
+	// Statement is the signed rotation statement, as served.
+	Statement string `json:"statement"`
+}
+
 // Pins are the pins of every peer, a file per peer under
 // mesh-state/log-pins/ (node.LogPinsFile). Polls of different peers use
 // them concurrently.
@@ -137,8 +149,8 @@ func (ps *Pins) Get(url string) *Pin {
 	return &c
 }
 
-// put stores p.
-func (ps *Pins) put(p *Pin) {
+// Put stores a copy of p as the pin of the peer at p.URL.
+func (ps *Pins) Put(p *Pin) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	c := *p

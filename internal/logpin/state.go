@@ -1,4 +1,4 @@
-package logsource
+package logpin
 
 import "fmt"
 
@@ -23,6 +23,14 @@ func State(p *Pin) string {
 	case p.Alarm != nil:
 		return fmt.Sprintf("refused: %s (%s); see the evidence, then run meshnode peers repin", p.Alarm.Kind, p.Alarm.Detail)
 	default:
-		return fmt.Sprintf("%s %d entries verified", StateVerified, p.tree().N)
+		return fmt.Sprintf("%s %d entries verified", StateVerified, p.size())
 	}
+}
+
+// size is the size of the tree last accepted, 0 before any.
+func (p *Pin) size() int64 {
+	if len(p.Accepted) == 0 {
+		return 0
+	}
+	return p.Accepted[len(p.Accepted)-1].Size
 }

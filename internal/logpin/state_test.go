@@ -1,0 +1,30 @@
+package logpin
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestStateWords(t *testing.T) {
+	tree := []Tree{{Size: 2, Root: "AAA="}, {Size: 300, Root: "BBB="}}
+	tests := []struct {
+		name string
+		pin  *Pin
+		want string
+	}{
+		{"no pin", nil, StateManifest},
+		{"pin without key", &Pin{URL: "u"}, StateManifest},
+		{"verified", &Pin{URL: "u", Key: "k", Accepted: tree}, "log: 300 entries verified"},
+		{"verified, nothing accepted yet", &Pin{URL: "u", Key: "k"}, "log: 0 entries verified"},
+		{"re-pinned", &Pin{URL: "u", Repin: true}, "re-pinned: "},
+		{"fork", &Pin{URL: "u", Key: "k", Accepted: tree, Alarm: &Alarm{Kind: AlarmFork, Detail: "no proof"}}, "refused: fork (no proof); "},
+		{"restart", &Pin{URL: "u", Key: "k", Alarm: &Alarm{Kind: AlarmRestart, Key: "k2", Size: 301}}, "waiting for its operator: the log restarted under the key k2 at size 301"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := State(tc.pin); !strings.HasPrefix(got, tc.want) {
+				t.Errorf("State = %q, want %q…", got, tc.want)
+			}
+		})
+	}
+}
