@@ -47,9 +47,13 @@ func TestFirstHeartbeatSealsAnOldNodesLedger(t *testing.T) {
 		t.Errorf("the sealed ledger's records differ from the old node's")
 	}
 	// The ledger is what sealing is about: a heartbeat that finds nothing
-	// new rewrites none of it. (hosts.json may still change: a host's
-	// robots.txt, stale after the jump of 200 days, is fetched again when
-	// its peers are next due, which is not this test's subject.)
+	// new rewrites none of it. (hosts.json may still change: the peers,
+	// quiet for 200 days, are polled max_interval apart on a walk from
+	// their last news offset by their URL's hash, docs/decisions.md
+	// "Adaptive polling", so the jump lands between two of their polls
+	// unless the random port's hash aligns them; the host's stale
+	// robots.txt is fetched again at the first of those polls, up to 6
+	// hours later, in this heartbeat or the next.)
 	was := ledgerFiles(t, dir)
 	beat(t, dir, later.Add(30*time.Minute))
 	if now := ledgerFiles(t, dir); !reflect.DeepEqual(now, was) {
