@@ -28,8 +28,23 @@ type Pin struct {
 	Key string `json:"key,omitempty"`
 	// Checkpoint is the last signed checkpoint accepted, byte for byte.
 	Checkpoint string `json:"checkpoint,omitempty"`
-	// LastSeq is the seq of the accepted tree's last entry.
+	// LastSeq is the seq of the last entry handed on: the accepted
+	// tree's last entry once it was read whole.
 	LastSeq manifest.Seq `json:"last_seq,omitempty"`
+	// Behind is how many entries of the accepted tree are not read yet:
+	// a big log is read in chunks over several polls (docs/decisions.md,
+	// "Reading a peer's signed log"), 0 once it was read whole.
+	Behind int64 `json:"behind,omitempty"`
+	// From and After are where the last read began: the index of its
+	// first entry and the seq of the entry before it (0 at the start). A
+	// poll whose cursor still wants entries of that read reads again from
+	// there.
+	From  int64        `json:"from,omitempty"`
+	After manifest.Seq `json:"after,omitempty"`
+	// Checked is, while Behind, the index below which key statements were
+	// checked or trusted on first contact: those above it are checked as
+	// their chunk is read.
+	Checked int64 `json:"checked,omitempty"`
 	// Accepted are the trees of the last checkpoints accepted, oldest
 	// first, at most KeepAccepted.
 	Accepted []Tree `json:"accepted,omitempty"`

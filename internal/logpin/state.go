@@ -22,13 +22,15 @@ func State(p *Pin) string {
 		return fmt.Sprintf("waiting for its operator: the log restarted under the key %s at size %d; check it with the peer's owner, then run meshnode peers repin", p.Alarm.Key, p.Alarm.Size)
 	case p.Alarm != nil:
 		return fmt.Sprintf("refused: %s (%s); see the evidence, then run meshnode peers repin", p.Alarm.Kind, p.Alarm.Detail)
+	case p.Behind > 0:
+		return fmt.Sprintf("%s %d of %d entries read", StateVerified, p.Size()-p.Behind, p.Size())
 	default:
-		return fmt.Sprintf("%s %d entries verified", StateVerified, p.size())
+		return fmt.Sprintf("%s %d entries verified", StateVerified, p.Size())
 	}
 }
 
-// size is the size of the tree last accepted, 0 before any.
-func (p *Pin) size() int64 {
+// Size is the size of the tree last accepted, 0 before any.
+func (p *Pin) Size() int64 {
 	if len(p.Accepted) == 0 {
 		return 0
 	}

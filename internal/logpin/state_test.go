@@ -15,6 +15,7 @@ func TestStateWords(t *testing.T) {
 		{"no pin", nil, StateManifest},
 		{"pin without key", &Pin{URL: "u"}, StateManifest},
 		{"verified", &Pin{URL: "u", Key: "k", Accepted: tree}, "log: 300 entries verified"},
+		{"catching up", &Pin{URL: "u", Key: "k", Accepted: tree, Behind: 100}, "log: 200 of 300 entries read"},
 		{"verified, nothing accepted yet", &Pin{URL: "u", Key: "k"}, "log: 0 entries verified"},
 		{"re-pinned", &Pin{URL: "u", Repin: true}, "re-pinned: "},
 		{"fork", &Pin{URL: "u", Key: "k", Accepted: tree, Alarm: &Alarm{Kind: AlarmFork, Detail: "no proof"}}, "refused: fork (no proof); "},

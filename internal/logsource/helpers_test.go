@@ -30,6 +30,9 @@ type peerHost struct {
 	mu       sync.Mutex
 	files    map[string][]byte // by path under the base URL
 	requests map[string]int
+	// logBytes counts the bytes of log tiles and bundles served (the
+	// checkpoint aside), for the byte budget.
+	logBytes int64
 	srv      *httptest.Server
 	skey     string
 	vkey     string
@@ -69,7 +72,20 @@ func (h *peerHost) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
+	if strings.HasPrefix(path, node.LogDir+"/tile/") {
+		h.logBytes += int64(len(body))
+	}
 	w.Write(body)
+}
+
+// tileBytes returns the bytes of log tiles and bundles served since the
+// last call, and forgets them.
+func (h *peerHost) tileBytes() int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := h.logBytes
+	h.logBytes = 0
+	return n
 }
 
 func (h *peerHost) set(path string, body []byte) {
