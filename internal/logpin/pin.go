@@ -66,6 +66,17 @@ type Pin struct {
 	// Resolved are the alarms operators re-pinned past, oldest first,
 	// kept as evidence.
 	Resolved []Alarm `json:"resolved,omitempty"`
+	// Mirrors are the mirrors the peer's IDENTITY.md listed when its key
+	// was pinned (base URLs): read, and verified like the origin, while
+	// the origin is down.
+	Mirrors []string `json:"mirrors,omitempty"`
+	// MirrorSince is when the node began reading the log from a mirror
+	// alone, the origin down; zero once the origin answers.
+	MirrorSince time.Time `json:"mirror_since,omitzero"`
+	// MirrorFault is the last time a mirror served bytes the log refuses
+	// (altered, or signed by no key of the peer's), with its evidence:
+	// the mirror's fault, not the peer's, so no alarm.
+	MirrorFault *Alarm `json:"mirror_fault,omitempty"`
 }
 
 // Tree is a checkpoint's size and root (base64), as accepted.
@@ -241,6 +252,12 @@ func (p *Pin) normalized() *Pin {
 		a.At = a.At.UTC()
 		n.Alarm = &a
 	}
+	if p.MirrorFault != nil {
+		a := *p.MirrorFault
+		a.At = a.At.UTC()
+		n.MirrorFault = &a
+	}
+	n.MirrorSince = p.MirrorSince.UTC()
 	n.Resolved = slices.Clone(p.Resolved)
 	if len(n.Tiles) == 0 {
 		n.Tiles = nil

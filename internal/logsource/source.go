@@ -97,15 +97,15 @@ func (s *Source) Read(ctx context.Context, p source.Peer, c *state.Cursor) (*sou
 // log, dropping l (what the manifest gave). Otherwise l stands, or, after
 // a re-pin, MANIFEST.md is read.
 func (s *Source) discover(ctx context.Context, p source.Peer, c *state.Cursor, pin *logpin.Pin, l *source.Listing) (*source.Listing, error) {
-	key, cp, requests := s.probe(ctx, p)
+	f, requests := s.probe(ctx, p)
 	switch {
-	case key != "":
+	case f.key != "":
 		if l != nil && l.Release != nil {
 			l.Release()
 		}
-		s.Logf("peer %s: log key %s pinned on first contact", p.Name, key)
-		pin.Key, pin.Repin = key, false
-		return s.readLog(ctx, p, c, pin, cp, requests+requestsOf(l))
+		s.Logf("peer %s: log key %s pinned on first contact", p.Name, f.key)
+		pin.Key, pin.Repin, pin.Mirrors = f.key, false, f.mirrors
+		return s.readLog(ctx, p, c, pin, f.checkpoint, requests+requestsOf(l))
 	case l != nil:
 		l.Requests += requests
 		return l, nil
@@ -129,30 +129,38 @@ func requestsOf(l *source.Listing) int {
 // probe returns the log key p's IDENTITY.md publishes and its
 // log/checkpoint, or "" when it publishes no log (or either cannot be
 // read now: the manifest stands until a later poll finds both).
-func (s *Source) probe(ctx context.Context, p source.Peer) (string, *fetch.Response, int) {
+func (s *Source) probe(ctx context.Context, p source.Peer) (found, int) {
 	id, err := s.Client.Get(ctx, request(p, p.URL+node.IdentityFile, maxIdentityBytes))
 	if err != nil {
 		if !fetch.IsKind(err, fetch.KindNotFound) {
 			s.Logf("peer %s: %s not read, log key unknown: %v", p.Name, node.IdentityFile, err)
 		}
-		return "", nil, 1
+		return found{}, 1
 	}
 	keys := translog.Keys(id.Body)
 	if len(keys) == 0 {
-		return "", nil, 1
+		return found{}, 1
 	}
 	if _, err := note.NewVerifier(keys[0]); len(keys) > 1 || err != nil {
 		s.Logf("peer %s: %s publishes %d %s lines, the first %q: not one key, no log read", p.Name, node.IdentityFile, len(keys), translog.IdentityKey, keys[0])
-		return "", nil, 1
+		return found{}, 1
 	}
 	cp, err := s.Client.Get(ctx, request(p, checkpointURL(p), translog.MaxCheckpointBytes))
 	if err != nil {
 		if !fetch.IsKind(err, fetch.KindNotFound) {
 			s.Logf("peer %s: its log key is published, its checkpoint not read: %v", p.Name, err)
 		}
-		return "", nil, 2
+		return found{}, 2
 	}
-	return keys[0], cp, 2
+	return found{key: keys[0], checkpoint: cp, mirrors: Mirrors(id.Body, p.URL)}, 2
+}
+
+// found is what probe found of a peer's log: its key ("" for none), its
+// checkpoint and its mirrors.
+type found struct {
+	key        string
+	checkpoint *fetch.Response
+	mirrors    []string
 }
 
 // readLog reads p's log past the pinned checkpoint: cp is the checkpoint
@@ -173,11 +181,15 @@ func (s *Source) readLog(ctx context.Context, p source.Peer, c *state.Cursor, pi
 		if fetch.IsKind(err, fetch.KindNotFound) {
 			return s.refuse(p, pin, l, &logpin.Alarm{Kind: logpin.AlarmLogGone, Detail: "log/checkpoint is no longer served; a peer once read through its log is never read from MANIFEST.md alone", Checkpoints: nonEmpty(pin.Checkpoint)})
 		}
+		if isDown(err) && len(pin.Mirrors) > 0 {
+			return s.fromMirrors(ctx, p, c, pin, l, err)
+		}
 		if err != nil {
 			return l, err
 		}
 		l.RateLeft = cp.RateLimit.Remaining
 	}
+	s.originAnswered(pin)
 	pin.ETag, pin.LastModified = cp.ETag, cp.LastModified
 	if cp.NotModified || string(cp.Body) == pin.Checkpoint {
 		return s.resume(ctx, p, c, pin, l)
@@ -362,7 +374,12 @@ func (s *Source) refused(p source.Peer, pin *logpin.Pin, l *source.Listing, r *t
 }
 
 // refuse records a on pin: the peer's entries are refused until a re-pin.
+// Served by a mirror, only a fork (two histories the peer's key signed)
+// is the peer's; anything else is the mirror's fault (mirrorFault).
 func (s *Source) refuse(p source.Peer, pin *logpin.Pin, l *source.Listing, a *logpin.Alarm) (*source.Listing, error) {
+	if servedByMirror(p, pin) && a.Kind != logpin.AlarmFork {
+		return l, s.mirrorFault(p, pin, a)
+	}
 	a.At = s.Now
 	pin.Alarm = a
 	s.Pins.Put(pin)
