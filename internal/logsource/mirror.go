@@ -9,6 +9,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/fetch"
 	"github.com/meshnode/meshnode/internal/logpin"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/roster"
 	"github.com/meshnode/meshnode/internal/source"
 	"github.com/meshnode/meshnode/internal/state"
@@ -89,6 +90,24 @@ func (s *Source) fromMirrors(ctx context.Context, p source.Peer, c *state.Cursor
 		return got, nil
 	}
 	return l, originErr
+}
+
+// refreshMirrors reads p's IDENTITY.md again for its mirrors, on a poll
+// whose log grew, at most once in probeEvery: a mirror the agent lists
+// later is known within a day of its next entry. Its log_key lines are
+// not read: only the log moves the pinned key. A failure keeps the list.
+func (s *Source) refreshMirrors(ctx context.Context, p source.Peer, c *state.Cursor, pin *logpin.Pin, l *source.Listing) {
+	if s.Now.Before(c.LogProbed.Add(probeEvery)) {
+		return
+	}
+	c.LogProbed = s.Now
+	l.Requests++
+	id, err := s.Client.Get(ctx, request(p, p.URL+node.IdentityFile, maxIdentityBytes))
+	if err != nil {
+		s.Logf("peer %s: %s not read, its mirrors kept: %v", p.Name, node.IdentityFile, err)
+		return
+	}
+	pin.Mirrors = Mirrors(id.Body, p.URL)
 }
 
 // mirrorFault records that mirror m served bytes a's kind of alarm would

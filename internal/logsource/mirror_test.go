@@ -158,3 +158,29 @@ func FuzzIdentityMirrors(f *testing.F) {
 		}
 	})
 }
+
+// TestMirrorsListedLaterAreLearnedWithinADay: a pinned peer's IDENTITY.md
+// is read again for its mirrors on a poll whose log grew, at most once a
+// day; its log key there moves nothing.
+func TestMirrorsListedLaterAreLearnedWithinADay(t *testing.T) {
+	h, m := newPeerHost(t), newPeerHost(t)
+	r, all := pinned(t, h)
+	h.set(node.IdentityFile, []byte(translog.IdentityKey+": "+h.vkey+"\n"+IdentityMirror+": "+m.base()+"\n"))
+	for i, tc := range []struct {
+		after    time.Duration
+		requests int
+		mirrors  []string
+	}{
+		{time.Hour, 2, nil},                 // within the day of the first contact: checkpoint, bundle
+		{probeEvery, 3, []string{m.base()}}, // a day later: IDENTITY.md too
+		{probeEvery + time.Hour, 2, []string{m.base()}},
+	} {
+		all = append(all, entriesN(len(all)+1, 1, "x")...)
+		h.publish(t, all, h.skey)
+		r.src.Now = testNow.Add(tc.after)
+		l := r.read(t)
+		if l.Requests != tc.requests || !slices.Equal(r.pin().Mirrors, tc.mirrors) || r.pin().Key != h.vkey {
+			t.Fatalf("poll %d: %d requests, mirrors %q", i, l.Requests, r.pin().Mirrors)
+		}
+	}
+}

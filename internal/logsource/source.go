@@ -194,6 +194,7 @@ func (s *Source) readLog(ctx context.Context, p source.Peer, c *state.Cursor, pi
 	if cp.NotModified || string(cp.Body) == pin.Checkpoint {
 		return s.resume(ctx, p, c, pin, l)
 	}
+	s.refreshMirrors(ctx, p, c, pin, l)
 	return s.advance(ctx, p, c, pin, cp.Body, l)
 }
 

@@ -72,8 +72,9 @@ type Cursor struct {
 	NextPoll time.Time `json:"next_poll,omitzero"`
 
 	// LogProbed is when the signed-log reader last looked in the peer's
-	// IDENTITY.md for a log key (internal/logsource): at most once a day,
-	// on a poll that found news, while the peer publishes no log.
+	// IDENTITY.md (internal/logsource), for a log key while it publishes
+	// none, then for its mirrors: at most once a day, on a poll that found
+	// news.
 	LogProbed time.Time `json:"log_probed,omitzero"`
 
 	// LearnedFrom is the URL of the peer whose AGENTS.md listed this one,
