@@ -11,9 +11,9 @@
 // besides them (checkpoint, tiles, IDENTITY.md, MANIFEST.md, robots.txt),
 // and the heartbeat's wall time, then what each class of file cost
 // (the peers' AGENTS.md, read for gossip, and robots.txt, once a host,
-// are the same either way; a peer without a log also answers the
-// IDENTITY.md its changed MANIFEST.md makes the node look at). Peers are
-// served on -hosts loopback servers.
+// are the same either way; the node looked at the IDENTITY.md of a peer
+// without a log in the heartbeat before, and looks again a day later, so
+// here it asks none). Peers are served on -hosts loopback servers.
 package main
 
 import (
@@ -328,6 +328,7 @@ func (m *mesh) writeNode() error {
 		c := st.Cursor(p.url)
 		c.Agent, c.LastSeenSeq = p.name, manifest.Seq(m.rows)
 		c.RecordSuccess(now.Add(-30 * time.Minute))
+		c.LogProbed = now.Add(-30 * time.Minute) // that heartbeat looked for a log
 		data, err := json.MarshalIndent(p.pin, "", "  ")
 		if err != nil {
 			return err

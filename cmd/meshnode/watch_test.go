@@ -396,7 +396,7 @@ func cursorsOf(t *testing.T, dir string) map[string]state.Cursor {
 	out := map[string]state.Cursor{}
 	for u, c := range s.Cursors {
 		c := *c
-		c.LastPolled, c.LastSuccess, c.FirstFailure, c.LastNews, c.NextPoll = time.Time{}, time.Time{}, time.Time{}, time.Time{}, time.Time{}
+		c.LastPolled, c.LastSuccess, c.FirstFailure, c.LastNews, c.NextPoll, c.LogProbed = time.Time{}, time.Time{}, time.Time{}, time.Time{}, time.Time{}, time.Time{}
 		out[u] = c
 	}
 	return out

@@ -372,11 +372,11 @@ func TestScoredBodiesAreHandedOn(t *testing.T) {
 		t.Errorf("held %d bytes of files at most and %d at the end, want at most %d and 0", peak, held, maxHeldBytes)
 	}
 	kept := int(maxKeptBytes / size)
-	// Each peer: its robots.txt, MANIFEST.md and IDENTITY.md (read when a
-	// manifest changed, to find a signed log), its files, and the files not
+	// Each peer: its robots.txt, MANIFEST.md and IDENTITY.md (read at
+	// first contact, to find a signed log), its files, and the files not
 	// kept fetched again.
-	if want := 3*peers + peers*files + (peers*files - kept); sum.RequestsTotal > int64(want) {
-		t.Errorf("%d requests, want at most %d: robots.txt, manifests, identities, files, and the files not kept fetched again", sum.RequestsTotal, want)
+	if want := 3*peers + peers*files + (peers*files - kept); sum.RequestsTotal != int64(want) {
+		t.Errorf("%d requests, want %d: robots.txt, manifests, identities, files, and the files not kept fetched again", sum.RequestsTotal, want)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/meshnode/meshnode/internal/copies"
@@ -158,11 +159,16 @@ func (pl *poller) fetchEntry(ctx context.Context, p peer, e manifest.Entry, h *b
 	if ie.Requested {
 		r.requests = 1
 	}
-	switch ie.Kind {
-	case integrity.KindPath, integrity.KindAttestation:
+	switch {
+	case ie.Kind == integrity.KindPath, ie.Kind == integrity.KindAttestation:
 		// Neither gets better by asking again.
 		r.rejected = r.warn
-	case integrity.KindHash:
+	case ie.Kind == integrity.KindHash && p.mirror != "":
+		// The mirror's fault, not the peer's: no dispute, and the
+		// origin's copy is read once it answers.
+		r.retry = true
+		r.warn = fmt.Sprintf("seq %d: mirror %s served %s, not the logged %s: refused, asked again next poll", e.Seq, p.mirror, ie.Served, e.Hash)
+	case ie.Kind == integrity.KindHash:
 		r.mismatch = &mismatch{entry: e, url: ie.URL, served: ie.Served}
 	default:
 		r.retry = true
@@ -181,6 +187,9 @@ func verifierOf(client *fetch.Client, p peer) integrity.Verifier {
 func getHeld(client *fetch.Client, p peer, h *bodyHold) func(context.Context, string, int64) ([]byte, error) {
 	return func(ctx context.Context, u string, max int64) ([]byte, error) {
 		r := p.request(u, max)
+		if rest, ok := strings.CutPrefix(u, p.url); ok && p.mirror != "" {
+			r.URL, r.Within = p.mirror+rest, p.mirror // the same path, on the mirror
+		}
 		if h != nil {
 			r.Hold = h.grow
 		}

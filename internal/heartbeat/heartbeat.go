@@ -188,8 +188,11 @@ func (n *job) pollAll(ctx context.Context, peers []peer) []*pollResult {
 		},
 	}
 	// The one place the source of peers' entries is chosen: a peer's
-	// signed log once it publishes one, else its MANIFEST.md.
-	pl.source = &logsource.Source{Client: n.client, Manifest: manifestSource{pl}, Pins: n.pins, Now: n.now, Logf: pl.logf}
+	// signed log once it publishes one, else its MANIFEST.md. A poll reads
+	// as much of a log as of a MANIFEST.md: the rows it works on, and
+	// limits.manifest_bytes of tiles and bundles.
+	pl.source = &logsource.Source{Client: n.client, Manifest: manifestSource{pl}, Pins: n.pins, Now: n.now, Logf: pl.logf,
+		MaxEntries: maxEntriesPerPoll, MaxBytes: n.cfg.Limits.ManifestBytes}
 	results := make([]*pollResult, len(peers))
 	var mu sync.Mutex
 	done := 0

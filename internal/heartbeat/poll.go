@@ -18,6 +18,9 @@ type peer struct {
 	name   string
 	url    string // trace URL, ending in "/"
 	public bool   // reached on public addresses only (job.vouched)
+	// mirror, when set, is where this poll reads the peer's files, its
+	// origin down (source.Listing.Mirror): getHeld asks it instead.
+	mirror string
 }
 
 // request is a request for u, a file of the peer, of at most max bytes.
@@ -91,6 +94,7 @@ func (pl *poller) poll(ctx context.Context, p peer, c state.Cursor) *pollResult 
 		return r
 	}
 	r.listed = listingOf(l.Listed)
+	r.peer.mirror = l.Mirror
 	pl.process(ctx, r, archiveView{m: l.Manifest, read: l.Read, truncated: l.Truncated})
 	if pl.wantPeers {
 		pl.gossip(ctx, r)

@@ -28,8 +28,23 @@ type Pin struct {
 	Key string `json:"key,omitempty"`
 	// Checkpoint is the last signed checkpoint accepted, byte for byte.
 	Checkpoint string `json:"checkpoint,omitempty"`
-	// LastSeq is the seq of the accepted tree's last entry.
+	// LastSeq is the seq of the last entry handed on: the accepted
+	// tree's last entry once it was read whole.
 	LastSeq manifest.Seq `json:"last_seq,omitempty"`
+	// Behind is how many entries of the accepted tree are not read yet:
+	// a big log is read in chunks over several polls (docs/decisions.md,
+	// "Reading a peer's signed log"), 0 once it was read whole.
+	Behind int64 `json:"behind,omitempty"`
+	// From and After are where the last read began: the index of its
+	// first entry and the seq of the entry before it (0 at the start). A
+	// poll whose cursor still wants entries of that read reads again from
+	// there.
+	From  int64        `json:"from,omitempty"`
+	After manifest.Seq `json:"after,omitempty"`
+	// Checked is, while Behind, the index below which key statements were
+	// checked or trusted on first contact: those above it are checked as
+	// their chunk is read.
+	Checked int64 `json:"checked,omitempty"`
 	// Accepted are the trees of the last checkpoints accepted, oldest
 	// first, at most KeepAccepted.
 	Accepted []Tree `json:"accepted,omitempty"`
@@ -51,6 +66,17 @@ type Pin struct {
 	// Resolved are the alarms operators re-pinned past, oldest first,
 	// kept as evidence.
 	Resolved []Alarm `json:"resolved,omitempty"`
+	// Mirrors are the mirrors the peer's IDENTITY.md listed when its key
+	// was pinned (base URLs): read, and verified like the origin, while
+	// the origin is down.
+	Mirrors []string `json:"mirrors,omitempty"`
+	// MirrorSince is when the node began reading the log from a mirror
+	// alone, the origin down; zero once the origin answers.
+	MirrorSince time.Time `json:"mirror_since,omitzero"`
+	// MirrorFault is the last time a mirror served bytes the log refuses
+	// (altered, or signed by no key of the peer's), with its evidence:
+	// the mirror's fault, not the peer's, so no alarm.
+	MirrorFault *Alarm `json:"mirror_fault,omitempty"`
 }
 
 // Tree is a checkpoint's size and root (base64), as accepted.
@@ -226,6 +252,12 @@ func (p *Pin) normalized() *Pin {
 		a.At = a.At.UTC()
 		n.Alarm = &a
 	}
+	if p.MirrorFault != nil {
+		a := *p.MirrorFault
+		a.At = a.At.UTC()
+		n.MirrorFault = &a
+	}
+	n.MirrorSince = p.MirrorSince.UTC()
 	n.Resolved = slices.Clone(p.Resolved)
 	if len(n.Tiles) == 0 {
 		n.Tiles = nil

@@ -22,13 +22,23 @@ func State(p *Pin) string {
 		return fmt.Sprintf("waiting for its operator: the log restarted under the key %s at size %d; check it with the peer's owner, then run meshnode peers repin", p.Alarm.Key, p.Alarm.Size)
 	case p.Alarm != nil:
 		return fmt.Sprintf("refused: %s (%s); see the evidence, then run meshnode peers repin", p.Alarm.Kind, p.Alarm.Detail)
+	case p.Behind > 0:
+		return fmt.Sprintf("%s %d of %d entries read", StateVerified, p.Size()-p.Behind, p.Size()) + p.mirrored()
 	default:
-		return fmt.Sprintf("%s %d entries verified", StateVerified, p.size())
+		return fmt.Sprintf("%s %d entries verified", StateVerified, p.Size()) + p.mirrored()
 	}
 }
 
-// size is the size of the tree last accepted, 0 before any.
-func (p *Pin) size() int64 {
+// mirrored says since when a peer is read from a mirror alone, if it is.
+func (p *Pin) mirrored() string {
+	if p.MirrorSince.IsZero() {
+		return ""
+	}
+	return "; origin down, read from a mirror since " + p.MirrorSince.UTC().Format("2006-01-02 15:04 UTC")
+}
+
+// Size is the size of the tree last accepted, 0 before any.
+func (p *Pin) Size() int64 {
 	if len(p.Accepted) == 0 {
 		return 0
 	}

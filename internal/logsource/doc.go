@@ -6,9 +6,13 @@
 // them at first contact), verifies the checkpoint's signature with
 // the pinned key, the tiles against its root (tlog.TileHashReader) and
 // the consistency proof against the last checkpoint it accepted, then
-// hands the new entries to the poll as a Listing. Peers that publish no
-// log are read by the source it wraps (MANIFEST.md) exactly as before; a
-// peer once read through a log is never read from MANIFEST.md alone.
+// hands the new entries to the poll as a Listing. A log that grew by more
+// than one poll reads (Source.MaxEntries, MaxBytes) is read in chunks over
+// the next polls, each verified against the checkpoint accepted, its pin
+// saying how far it got. Peers that publish no log are read by the source
+// it wraps (MANIFEST.md) exactly as before, their IDENTITY.md looked at for
+// a log key at most once a day; a peer once read through a log is never
+// read from MANIFEST.md alone.
 //
 // A key change is followed only as protocol.md §3.4 says: a rotation
 // statement among the new entries that the pinned key signed moves the

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -30,9 +31,14 @@ type peerHost struct {
 	mu       sync.Mutex
 	files    map[string][]byte // by path under the base URL
 	requests map[string]int
-	srv      *httptest.Server
-	skey     string
-	vkey     string
+	// logBytes counts the bytes of log tiles and bundles served (the
+	// checkpoint aside), for the byte budget.
+	logBytes int64
+	// down answers every request with 500: the host is down.
+	down bool
+	srv  *httptest.Server
+	skey string
+	vkey string
 }
 
 func newPeerHost(t *testing.T) *peerHost {
@@ -57,6 +63,10 @@ func (h *peerHost) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer h.mu.Unlock()
 	path := strings.TrimPrefix(r.URL.Path, "/a/")
 	h.requests[path]++
+	if h.down {
+		http.Error(w, "down", http.StatusInternalServerError)
+		return
+	}
 	body, ok := h.files[path]
 	if !ok {
 		http.NotFound(w, r)
@@ -69,7 +79,20 @@ func (h *peerHost) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
+	if strings.HasPrefix(path, node.LogDir+"/tile/") {
+		h.logBytes += int64(len(body))
+	}
 	w.Write(body)
+}
+
+// tileBytes returns the bytes of log tiles and bundles served since the
+// last call, and forgets them.
+func (h *peerHost) tileBytes() int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := h.logBytes
+	h.logBytes = 0
+	return n
 }
 
 func (h *peerHost) set(path string, body []byte) {
@@ -187,4 +210,21 @@ func seqsOf(l *source.Listing) []manifest.Seq {
 		out = append(out, e.Seq)
 	}
 	return out
+}
+
+// setDown takes h down, or back up.
+func (h *peerHost) setDown(down bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.down = down
+}
+
+// mirror serves a copy of every file origin serves now.
+func (h *peerHost) mirror(origin *peerHost) {
+	origin.mu.Lock()
+	files := maps.Clone(origin.files)
+	origin.mu.Unlock()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.files = files
 }

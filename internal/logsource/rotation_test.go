@@ -273,3 +273,25 @@ func FuzzServedKeyStatement(f *testing.F) {
 		}
 	})
 }
+
+// TestRotatedLogTooLargeToReadAtOnceFailsThePoll: under a checkpoint the
+// pinned key does not sign, the new entries are read whole to find the
+// rotation before any is handed on; past maxEntriesRotated the poll
+// fails and says so, no alarm, nothing accepted, and the peer is read
+// once the cap allows.
+func TestRotatedLogTooLargeToReadAtOnceFailsThePoll(t *testing.T) {
+	defer func(n int64) { maxEntriesRotated = n }(maxEntriesRotated)
+	h := newPeerHost(t)
+	r, all := pinned(t, h)
+	skey, vkey, _, all := rotate(t, h, all, h.skey, h.vkey)
+	h.grow(t, append(all, entriesN(302, 50, "y")...), skey)
+	maxEntriesRotated = 50
+	l, err := r.src.Read(t.Context(), r.peer, &r.cur)
+	if err == nil || !strings.Contains(err.Error(), "more than 50") || l.Manifest != nil || r.pin().Alarm != nil || r.pin().LastSeq != 300 {
+		t.Fatalf("err %v, listing %+v, pin %+v", err, l, r.pin())
+	}
+	maxEntriesRotated = 51
+	if l := r.read(t); len(seqsOf(l)) != 51 || r.pin().Key != vkey {
+		t.Fatalf("within the cap: %d entries, key %s", len(seqsOf(l)), r.pin().Key)
+	}
+}

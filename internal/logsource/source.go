@@ -22,16 +22,35 @@ import (
 	"github.com/meshnode/meshnode/internal/translog"
 )
 
+// probeEvery is how often, at most, a peer without a log has its
+// IDENTITY.md read for a log key, on a poll that found news: a peer that
+// starts publishing a log is read through it from its first news a day
+// after the last look, and the others cost one request a day, not one
+// every poll with news.
+const probeEvery = 24 * time.Hour
+
 // maxIdentityBytes bounds a peer's IDENTITY.md, read for its log_key:
 // real ones are under 2 KiB.
 const maxIdentityBytes = 64 << 10
 
-// maxEntriesPerRead bounds the entries one poll reads from a log, as
-// manifest.MaxRows bounds a MANIFEST.md's: 400 bundles, about 20 MB of
-// entries in memory. A log that grew more since the last poll (or at
-// first contact) fails the poll with a clear error. A variable so tests
-// can lower it.
-var maxEntriesPerRead int64 = manifest.MaxRows
+// What one poll reads of a log, unless the Source says otherwise
+// (docs/decisions.md, "Reading a peer's signed log"): a bigger log is
+// read in chunks over several polls.
+const (
+	// defaultMaxEntries is the entries handed on a poll: the rows a poll
+	// of a MANIFEST.md works on (heartbeat's maxEntriesPerPoll).
+	defaultMaxEntries = 5000
+	// defaultMaxBytes is the bytes of tiles and bundles fetched a poll,
+	// as much as a MANIFEST.md may weigh (limits.manifest_bytes).
+	defaultMaxBytes = 4 << 20
+)
+
+// maxEntriesRotated bounds the entries read at once under a checkpoint
+// the pinned key does not sign: they must be read whole, to find the
+// rotation that makes it acceptable, before any is handed on. A peer that
+// changed keys and grew by more since our last poll fails the poll with a
+// clear error. A variable so tests can lower it.
+var maxEntriesRotated int64 = manifest.MaxRows
 
 // Source reads the entries of peers that publish a signed log from it,
 // and those of other peers through Manifest.
@@ -42,12 +61,18 @@ type Source struct {
 	Pins     *logpin.Pins
 	Now      time.Time
 	Logf     func(format string, args ...any)
+	// MaxEntries and MaxBytes bound one poll's read of a log: the entries
+	// handed on, and the bytes of tiles and bundles fetched, past which
+	// the bundle read is the last; the rest is read at the next polls.
+	// Zero is defaultMaxEntries, defaultMaxBytes.
+	MaxEntries, MaxBytes int64
 }
 
 // Read reads p's new entries. A pinned peer is read from its log alone.
-// Another is read through Manifest; when that finds news, IDENTITY.md is
-// read for a log_key, and a peer that publishes one and log/checkpoint is
-// pinned on that key and read from its log from then on.
+// Another is read through Manifest; when that finds news, and IDENTITY.md
+// was not looked at in the last probeEvery, it is read for a log_key, and
+// a peer that publishes one and log/checkpoint is pinned on that key and
+// read from its log from then on.
 func (s *Source) Read(ctx context.Context, p source.Peer, c *state.Cursor) (*source.Listing, error) {
 	pin := s.Pins.Get(p.URL)
 	switch {
@@ -60,9 +85,10 @@ func (s *Source) Read(ctx context.Context, p source.Peer, c *state.Cursor) (*sou
 		return s.discover(ctx, p, c, pin, nil)
 	}
 	l, err := s.Manifest.Read(ctx, p, c)
-	if err != nil || l.Unchanged {
+	if err != nil || l.Unchanged || s.Now.Before(c.LogProbed.Add(probeEvery)) {
 		return l, err
 	}
+	c.LogProbed = s.Now
 	return s.discover(ctx, p, c, pin, l)
 }
 
@@ -71,15 +97,15 @@ func (s *Source) Read(ctx context.Context, p source.Peer, c *state.Cursor) (*sou
 // log, dropping l (what the manifest gave). Otherwise l stands, or, after
 // a re-pin, MANIFEST.md is read.
 func (s *Source) discover(ctx context.Context, p source.Peer, c *state.Cursor, pin *logpin.Pin, l *source.Listing) (*source.Listing, error) {
-	key, cp, requests := s.probe(ctx, p)
+	f, requests := s.probe(ctx, p)
 	switch {
-	case key != "":
+	case f.key != "":
 		if l != nil && l.Release != nil {
 			l.Release()
 		}
-		s.Logf("peer %s: log key %s pinned on first contact", p.Name, key)
-		pin.Key, pin.Repin = key, false
-		return s.readLog(ctx, p, c, pin, cp, requests+requestsOf(l))
+		s.Logf("peer %s: log key %s pinned on first contact", p.Name, f.key)
+		pin.Key, pin.Repin, pin.Mirrors = f.key, false, f.mirrors
+		return s.readLog(ctx, p, c, pin, f.checkpoint, requests+requestsOf(l))
 	case l != nil:
 		l.Requests += requests
 		return l, nil
@@ -103,30 +129,38 @@ func requestsOf(l *source.Listing) int {
 // probe returns the log key p's IDENTITY.md publishes and its
 // log/checkpoint, or "" when it publishes no log (or either cannot be
 // read now: the manifest stands until a later poll finds both).
-func (s *Source) probe(ctx context.Context, p source.Peer) (string, *fetch.Response, int) {
+func (s *Source) probe(ctx context.Context, p source.Peer) (found, int) {
 	id, err := s.Client.Get(ctx, request(p, p.URL+node.IdentityFile, maxIdentityBytes))
 	if err != nil {
 		if !fetch.IsKind(err, fetch.KindNotFound) {
 			s.Logf("peer %s: %s not read, log key unknown: %v", p.Name, node.IdentityFile, err)
 		}
-		return "", nil, 1
+		return found{}, 1
 	}
 	keys := translog.Keys(id.Body)
 	if len(keys) == 0 {
-		return "", nil, 1
+		return found{}, 1
 	}
 	if _, err := note.NewVerifier(keys[0]); len(keys) > 1 || err != nil {
 		s.Logf("peer %s: %s publishes %d %s lines, the first %q: not one key, no log read", p.Name, node.IdentityFile, len(keys), translog.IdentityKey, keys[0])
-		return "", nil, 1
+		return found{}, 1
 	}
 	cp, err := s.Client.Get(ctx, request(p, checkpointURL(p), translog.MaxCheckpointBytes))
 	if err != nil {
 		if !fetch.IsKind(err, fetch.KindNotFound) {
 			s.Logf("peer %s: its log key is published, its checkpoint not read: %v", p.Name, err)
 		}
-		return "", nil, 2
+		return found{}, 2
 	}
-	return keys[0], cp, 2
+	return found{key: keys[0], checkpoint: cp, mirrors: Mirrors(id.Body, p.URL)}, 2
+}
+
+// found is what probe found of a peer's log: its key ("" for none), its
+// checkpoint and its mirrors.
+type found struct {
+	key        string
+	checkpoint *fetch.Response
+	mirrors    []string
 }
 
 // readLog reads p's log past the pinned checkpoint: cp is the checkpoint
@@ -140,36 +174,75 @@ func (s *Source) readLog(ctx context.Context, p source.Peer, c *state.Cursor, pi
 	}
 	if cp == nil {
 		req := request(p, checkpointURL(p), translog.MaxCheckpointBytes)
-		if !reread(c, pin) {
-			req.ETag, req.LastModified = pin.ETag, pin.LastModified
-		}
+		req.ETag, req.LastModified = pin.ETag, pin.LastModified
 		var err error
 		cp, err = s.Client.Get(ctx, req)
 		l.Requests++
 		if fetch.IsKind(err, fetch.KindNotFound) {
 			return s.refuse(p, pin, l, &logpin.Alarm{Kind: logpin.AlarmLogGone, Detail: "log/checkpoint is no longer served; a peer once read through its log is never read from MANIFEST.md alone", Checkpoints: nonEmpty(pin.Checkpoint)})
 		}
+		if isDown(err) && len(pin.Mirrors) > 0 {
+			return s.fromMirrors(ctx, p, c, pin, l, err)
+		}
 		if err != nil {
 			return l, err
 		}
 		l.RateLeft = cp.RateLimit.Remaining
 	}
+	s.originAnswered(pin)
 	pin.ETag, pin.LastModified = cp.ETag, cp.LastModified
-	if cp.NotModified || string(cp.Body) == pin.Checkpoint && !reread(c, pin) {
+	if cp.NotModified || string(cp.Body) == pin.Checkpoint {
+		return s.resume(ctx, p, c, pin, l)
+	}
+	s.refreshMirrors(ctx, p, c, pin, l)
+	return s.advance(ctx, p, c, pin, cp.Body, l)
+}
+
+// resume reads on in the tree accepted, when the poll wants entries of
+// it (startOf); otherwise nothing changed.
+func (s *Source) resume(ctx context.Context, p source.Peer, c *state.Cursor, pin *logpin.Pin, l *source.Listing) (*source.Listing, error) {
+	at, ok := startOf(c, pin)
+	if !ok {
 		s.Pins.Put(pin)
 		l.Unchanged = true
 		return l, nil
 	}
-	return s.advance(ctx, p, c, pin, cp.Body, l)
+	tree := acceptedTree(pin)
+	return s.read(ctx, p, c, pin, l, []byte(pin.Checkpoint), tree, tree, at, true)
 }
 
-// reread reports whether the poll wants entries of the tree accepted
-// before: retries or a backlog (c.Unread), or a cursor behind the pin's
-// last seq, when the poll that read them did not end (interrupted, cut
-// by the deadline) and the cursor it saved is older than the pin. The
-// whole log is then read again and verified, and the plan dedups.
-func reread(c *state.Cursor, pin *logpin.Pin) bool {
-	return c.Unread() || c.LastSeenSeq < pin.LastSeq
+// start is where a poll reads a log from: the index of the first entry
+// it reads, and the seq of the entry before it (0 at the start).
+type start struct {
+	index int64
+	after manifest.Seq
+}
+
+// startOf is where the poll reads the tree pin accepted from, and false
+// when it wants nothing of it. A cursor that still wants entries the
+// last read handed on (a poll that did not end, cut by the heartbeat's
+// budget or deadline, or a file to retry) reads from that read's start,
+// or from the log's start when it wants one before; otherwise a log not
+// read whole reads on where the last read stopped.
+func startOf(c *state.Cursor, pin *logpin.Pin) (start, bool) {
+	switch {
+	case wantsUpTo(c, pin.After):
+		return start{}, true
+	case wantsUpTo(c, pin.LastSeq):
+		return start{index: pin.From, after: pin.After}, true
+	case pin.Behind > 0:
+		return start{index: pin.Size() - pin.Behind, after: pin.LastSeq}, true
+	}
+	return start{}, false
+}
+
+// wantsUpTo reports whether the poll of cursor c wants an entry of seq
+// at most s: its cursor is below s, or it retries one.
+func wantsUpTo(c *state.Cursor, s manifest.Seq) bool {
+	if c.LastSeenSeq < s {
+		return true
+	}
+	return slices.ContainsFunc(c.Retry, func(r manifest.Seq) bool { return r <= s })
 }
 
 // advance verifies the checkpoint body against the pin and reads the
@@ -185,39 +258,43 @@ func (s *Source) advance(ctx context.Context, p source.Peer, c *state.Cursor, pi
 		// Another key, and no new entry that could rotate to it.
 		return s.refuse(p, pin, l, keyChangeAlarm(pin, body, "the checkpoint bears no signature by the pinned key "+pin.Key+" and adds no entry that could announce another"))
 	}
-	r := newTileReader(ctx, s.getter(p, &l.Requests), keptTiles(pin))
 	switch {
 	case to.N < prev.N:
+		r := newTileReader(ctx, s.getter(p, &l.Requests), keptTiles(pin), 0)
 		return s.older(p, pin, l, r, prev, to, body)
 	case to.N == prev.N && to.Hash != prev.Hash:
 		return s.refuse(p, pin, l, forkAlarm(pin, body, "two checkpoints of the same size with different roots"))
-	case to.N == prev.N && !reread(c, pin):
-		s.Pins.Put(pin) // the same tree, signed again
-		l.Unchanged = true
-		return l, nil
+	case to.N == prev.N:
+		return s.resume(ctx, p, c, pin, l) // the same tree, signed again
 	}
-	from := prev.N
-	if reread(c, pin) {
-		from = 0
+	at, ok := startOf(c, pin)
+	if !ok {
+		at = start{index: prev.N, after: pin.LastSeq}
 	}
-	if to.N-from > maxEntriesPerRead {
-		return l, fmt.Errorf("log of %d entries: %d to read at once, more than %d", to.N, to.N-from, maxEntriesPerRead)
+	return s.read(ctx, p, c, pin, l, body, prev, to, at, signed)
+}
+
+// read verifies tree to (checkpoint body) against prev, the tree
+// accepted, and reads its entries from at on, as many as one poll reads
+// (MaxEntries, MaxBytes); under a checkpoint the pinned key does not
+// sign (signed false) it reads them all (maxEntriesRotated), or fails.
+func (s *Source) read(ctx context.Context, p source.Peer, c *state.Cursor, pin *logpin.Pin, l *source.Listing, body []byte, prev, to tlog.Tree, at start, signed bool) (*source.Listing, error) {
+	maxEntries, maxBytes := s.caps()
+	if !signed {
+		maxEntries, maxBytes = maxEntriesRotated, 0
+		if to.N-at.index > maxEntries {
+			return l, fmt.Errorf("log of %d entries under a key other than the pinned one: %d to read at once to find its rotation, more than %d", to.N, to.N-at.index, maxEntries)
+		}
 	}
-	raw, err := r.verify(prev, to, from)
-	if err != nil && r.derived {
-		// Judge a failure on the peer's own tiles, not on ones derived
-		// from what the pin kept: a fork shows as a fork.
-		r = newTileReader(ctx, s.getter(p, &l.Requests), nil)
-		raw, err = r.verify(prev, to, from)
-	}
+	raw, r, err := s.verify(ctx, p, l, pin, prev, to, at.index, maxEntries, maxBytes)
 	if err != nil {
 		return s.refused(p, pin, l, r, body, err)
 	}
-	entries, err := parseEntries(raw, pin.LastSeq, from == prev.N && from > 0)
+	entries, err := parseEntries(raw, at.after, at.index > 0)
 	if err != nil {
 		return s.refuse(p, pin, l, &logpin.Alarm{Kind: logpin.AlarmBadEntry, Detail: err.Error(), Checkpoints: []string{string(body)}})
 	}
-	a, err := s.follow(ctx, p, &l.Requests, pin, body, signed, raw, entries, from, prev.N)
+	a, err := s.follow(ctx, p, &l.Requests, pin, body, signed, raw, entries, at.index, checkedOf(pin))
 	if err != nil {
 		return l, err
 	}
@@ -225,7 +302,42 @@ func (s *Source) advance(ctx context.Context, p source.Peer, c *state.Cursor, pi
 		return s.refuse(p, pin, l, a)
 	}
 	keepTiles(pin, r.rightmost())
-	return s.accept(p, c, pin, l, body, to, entries), nil
+	return s.accept(p, c, pin, l, body, to, at, entries), nil
+}
+
+// verify reads the entries of tree to from index from on, within the
+// caps, and checks that to extends prev. The tiles are derived from
+// those the pin kept where they can be; a failure on derived tiles is
+// judged again on the peer's own, so a fork shows as a fork.
+func (s *Source) verify(ctx context.Context, p source.Peer, l *source.Listing, pin *logpin.Pin, prev, to tlog.Tree, from, maxEntries, maxBytes int64) ([][]byte, *tileReader, error) {
+	r := newTileReader(ctx, s.getter(p, &l.Requests), keptTiles(pin), maxBytes)
+	raw, err := r.verify(prev, to, from, maxEntries)
+	if err != nil && r.derived {
+		r = newTileReader(ctx, s.getter(p, &l.Requests), nil, maxBytes)
+		raw, err = r.verify(prev, to, from, maxEntries)
+	}
+	return raw, r, err
+}
+
+// caps are the Source's bounds on one poll's read, defaults filled in.
+func (s *Source) caps() (maxEntries, maxBytes int64) {
+	maxEntries, maxBytes = s.MaxEntries, s.MaxBytes
+	if maxEntries <= 0 {
+		maxEntries = defaultMaxEntries
+	}
+	if maxBytes <= 0 {
+		maxBytes = defaultMaxBytes
+	}
+	return maxEntries, maxBytes
+}
+
+// checkedOf is the index below which pin's key statements need no check:
+// those of the tree read whole, or while a big log is read, Checked.
+func checkedOf(pin *logpin.Pin) int64 {
+	if pin.Behind > 0 {
+		return pin.Checked
+	}
+	return pin.Size()
 }
 
 // older judges a checkpoint smaller than the one accepted: staleness when
@@ -263,7 +375,12 @@ func (s *Source) refused(p source.Peer, pin *logpin.Pin, l *source.Listing, r *t
 }
 
 // refuse records a on pin: the peer's entries are refused until a re-pin.
+// Served by a mirror, only a fork (two histories the peer's key signed)
+// is the peer's; anything else is the mirror's fault (mirrorFault).
 func (s *Source) refuse(p source.Peer, pin *logpin.Pin, l *source.Listing, a *logpin.Alarm) (*source.Listing, error) {
+	if servedByMirror(p, pin) && a.Kind != logpin.AlarmFork {
+		return l, s.mirrorFault(p, pin, a)
+	}
 	a.At = s.Now
 	pin.Alarm = a
 	s.Pins.Put(pin)
@@ -272,13 +389,20 @@ func (s *Source) refuse(p source.Peer, pin *logpin.Pin, l *source.Listing, a *lo
 	return l, nil
 }
 
-// accept records checkpoint body (tree to) as accepted and lists entries.
-func (s *Source) accept(p source.Peer, c *state.Cursor, pin *logpin.Pin, l *source.Listing, body []byte, to tlog.Tree, entries []manifest.Entry) *source.Listing {
-	first := pin.LastSeq + 1
+// accept records checkpoint body (tree to) as accepted, the read from at
+// as done, and lists entries.
+func (s *Source) accept(p source.Peer, c *state.Cursor, pin *logpin.Pin, l *source.Listing, body []byte, to tlog.Tree, at start, entries []manifest.Entry) *source.Listing {
+	end := at.index + int64(len(entries))
+	checked := checkedOf(pin)
+	if len(pin.Accepted) == 0 {
+		checked = to.N // trusted on first use
+	}
+	pin.From, pin.After, pin.Behind = at.index, at.after, to.N-end
+	pin.Checked = 0
+	if pin.Behind > 0 {
+		pin.Checked = max(checked, end)
+	}
 	if len(entries) > 0 {
-		if entries[0].Seq < first {
-			first = 1 // read from the start
-		}
 		pin.LastSeq = entries[len(entries)-1].Seq
 	}
 	pin.Checkpoint = string(body)
@@ -287,10 +411,13 @@ func (s *Source) accept(p source.Peer, c *state.Cursor, pin *logpin.Pin, l *sour
 		pin.Accepted = pin.Accepted[max(0, len(pin.Accepted)-logpin.KeepAccepted):]
 	}
 	s.Pins.Put(pin)
-	m := &manifest.Manifest{Agent: p.Name, Sequence: pin.LastSeq, Entries: entries}
-	l.Manifest = m
+	if pin.Behind > 0 {
+		s.Logf("peer %s: %s", p.Name, logpin.State(pin))
+	}
+	l.Manifest = &manifest.Manifest{Agent: p.Name, Sequence: pin.LastSeq, Entries: entries}
+	l.Truncated = pin.Behind > 0
 	if len(entries) > 0 {
-		l.Read = state.Ranges{{From: first, To: pin.LastSeq}}
+		l.Read = state.Ranges{{From: at.after + 1, To: pin.LastSeq}}
 		times := make([]time.Time, len(entries))
 		for i, e := range entries {
 			times[i] = e.Submitted

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/meshnode/meshnode/internal/logpin"
 	"github.com/meshnode/meshnode/internal/manifest"
@@ -90,8 +91,41 @@ func TestPeerWithoutLogIsReadFromManifestAlone(t *testing.T) {
 	}
 	// A key without a checkpoint is no log either.
 	h.set(node.IdentityFile, []byte("log_key: "+h.vkey+"\n"))
+	r.src.Now = testNow.Add(probeEvery)
 	if l := r.read(t); !slices.Equal(seqsOf(l), []manifest.Seq{1}) || r.pin() != nil || l.Requests != 3 {
 		t.Fatalf("key without checkpoint: seqs %v, pin %+v, %d requests", seqsOf(l), r.pin(), l.Requests)
+	}
+}
+
+// TestPeerWithoutLogCostsOneIdentityLookADay: news from a peer without a
+// log has its IDENTITY.md read at most once a day (probeEvery), and a
+// peer that starts publishing a log is read through it at its first news
+// a day after the last look.
+func TestPeerWithoutLogCostsOneIdentityLookADay(t *testing.T) {
+	h := newPeerHost(t)
+	h.set(node.IdentityFile, []byte("# IDENTITY\n\nname: a\n"))
+	r := newReader(t, h)
+	for i, tc := range []struct {
+		after    time.Duration
+		requests int
+	}{
+		{0, 2},                         // first contact: MANIFEST.md, IDENTITY.md
+		{time.Hour, 1},                 // news within the day: MANIFEST.md alone
+		{probeEvery - time.Second, 1},  // still within it
+		{probeEvery, 2},                // a day after the last look
+		{probeEvery + 23*time.Hour, 1}, // within the next day
+	} {
+		r.src.Now = testNow.Add(tc.after)
+		if l := r.read(t); l.Requests != tc.requests || r.pin() != nil {
+			t.Fatalf("poll %d (+%s): %d requests, want %d", i, tc.after, l.Requests, tc.requests)
+		}
+		h.total()
+	}
+	h.set(node.IdentityFile, []byte(translog.IdentityKey+": "+h.vkey+"\n"))
+	h.publish(t, entriesN(1, 3, "x"), h.skey)
+	r.src.Now = testNow.Add(2 * probeEvery)
+	if l := r.read(t); len(seqsOf(l)) != 3 || r.pin() == nil || r.pin().Key != h.vkey {
+		t.Fatalf("a log started: %v, pin %+v", seqsOf(l), r.pin())
 	}
 }
 
@@ -292,18 +326,6 @@ func TestCursorBehindThePinReadsTheLogAgain(t *testing.T) {
 	}
 	if l := r.read(t); !l.Unchanged {
 		t.Fatalf("cursor caught up: %+v", l)
-	}
-}
-
-func TestLogTooLargeToReadAtOnceFailsThePoll(t *testing.T) {
-	defer func(n int64) { maxEntriesPerRead = n }(maxEntriesPerRead)
-	maxEntriesPerRead = 299
-	h := newPeerHost(t)
-	h.publish(t, entriesN(1, 300, "x"), h.skey)
-	r := newReader(t, h)
-	l, err := r.src.Read(t.Context(), r.peer, &r.cur)
-	if err == nil || !strings.Contains(err.Error(), "more than 299") || l.Manifest != nil || r.pin() != nil {
-		t.Fatalf("err %v, listing %+v, pin %+v", err, l, r.pin())
 	}
 }
 

@@ -43,12 +43,19 @@ type tileReader struct {
 	derived bool
 	// saved are the tiles of level 1 and up tlog verified (SaveTiles).
 	saved map[tlog.Tile][]byte
+	// bytes are the bytes fetched; past maxBytes (when not 0) the read
+	// stops after the bundle it is in (verify), and no bundle is fetched
+	// to derive a tile.
+	bytes, maxBytes int64
 }
 
-func newTileReader(ctx context.Context, get getFunc, kept map[tlog.Tile][]byte) *tileReader {
+func newTileReader(ctx context.Context, get getFunc, kept map[tlog.Tile][]byte, maxBytes int64) *tileReader {
 	return &tileReader{ctx: ctx, get: get, tiles: map[tlog.Tile][]byte{}, bundles: map[tlog.Tile][][]byte{},
-		served: map[string][]byte{}, kept: kept, saved: map[tlog.Tile][]byte{}}
+		served: map[string][]byte{}, kept: kept, saved: map[tlog.Tile][]byte{}, maxBytes: maxBytes}
 }
+
+// spent reports whether the reader fetched its byte budget.
+func (r *tileReader) spent() bool { return r.maxBytes > 0 && r.bytes >= r.maxBytes }
 
 // Height is C2SP tlog-tiles' height.
 func (r *tileReader) Height() int { return translog.TileHeight }
@@ -123,6 +130,9 @@ func (r *tileReader) derive(t tlog.Tile) ([]byte, bool) {
 	out := slices.Clone(data[:base.W*tlog.HashSize])
 	for k := base.W; k < t.W; k++ {
 		child := tlog.Tile{H: t.H, L: t.L - 1, N: t.N<<translog.TileHeight + int64(k), W: 1 << translog.TileHeight}
+		if _, ok := r.tiles[child]; !ok && r.spent() {
+			return nil, false // the hash tile costs less than the bundles below it
+		}
 		cd, err := r.tile(child)
 		if err != nil {
 			return nil, false
@@ -204,16 +214,21 @@ func (r *tileReader) fetch(t tlog.Tile, max int64) ([]byte, error) {
 		return nil, err
 	}
 	r.served[path] = raw
+	r.bytes += int64(len(raw))
 	return raw, nil
 }
 
-// entries returns the entries [from, to) the bundles read hold.
-func (r *tileReader) entries(from, to int64) [][]byte {
+// entries returns the entries [from, to) of a tree of size n that the
+// bundles read hold.
+func (r *tileReader) entries(from, to, n int64) [][]byte {
 	out := make([][]byte, 0, to-from)
 	for i := from; i < to; {
 		t := tlog.TileForIndex(translog.TileHeight, tlog.StoredHashIndex(0, i))
-		got := r.bundles[tileOf(t, to)]
+		got := r.bundles[tileOf(t, n)]
 		first := t.N << translog.TileHeight
+		if i-first >= int64(len(got)) {
+			break // not read: verify read every bundle of [from, to)
+		}
 		for ; i < to && i-first < int64(len(got)); i++ {
 			out = append(out, got[i-first])
 		}
@@ -255,27 +270,41 @@ func (e *forkError) Error() string {
 	return "no consistency proof joins the checkpoints: " + e.err.Error()
 }
 
-// verify checks, with the tiles of tree to, that the entries [from,
-// to.N) are its leaves and that to extends prev, and returns them. An
-// error is a *fetch.Error (the peer failed), an *alteredError or a
+// verify checks, with the tiles of tree to, that the entries from index
+// from on are its leaves and that to extends prev, and returns them:
+// bundle after bundle, at most maxEntries, and none after the bundle in
+// which the reader fetched its byte budget, unless it holds it already.
+// An error is a *fetch.Error (the peer failed), an *alteredError or a
 // *forkError, or tlog's word that a tile does not hash to the root.
-func (r *tileReader) verify(prev, to tlog.Tree, from int64) ([][]byte, error) {
+func (r *tileReader) verify(prev, to tlog.Tree, from, maxEntries int64) ([][]byte, error) {
 	thr := tlog.TileHashReader(to, r)
-	indexes := make([]int64, 0, to.N-from)
-	for i := from; i < to.N; i++ {
-		indexes = append(indexes, tlog.StoredHashIndex(0, i))
-	}
-	if len(indexes) > 0 {
+	end := min(to.N, from+maxEntries)
+	i := from
+	for i < end && (i == from || !r.spent() || r.holds(i, to.N)) {
+		next := min(end, (i>>translog.TileHeight+1)<<translog.TileHeight)
+		indexes := make([]int64, 0, next-i)
+		for j := i; j < next; j++ {
+			indexes = append(indexes, tlog.StoredHashIndex(0, j))
+		}
 		if _, err := thr.ReadHashes(indexes); err != nil {
 			return nil, err
 		}
+		i = next
 	}
 	if prev.N > 0 && prev.N < to.N {
 		if err := consistent(thr, prev, to); err != nil {
 			return nil, err
 		}
 	}
-	return r.entries(from, to.N), nil
+	return r.entries(from, i, to.N), nil
+}
+
+// holds reports whether the bundle of entry i of a tree of size n was
+// read already.
+func (r *tileReader) holds(i, n int64) bool {
+	t := tlog.TileForIndex(translog.TileHeight, tlog.StoredHashIndex(0, i))
+	_, ok := r.bundles[tileOf(t, n)]
+	return ok
 }
 
 // consistent checks that tree to, read through thr, extends tree prev.

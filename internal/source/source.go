@@ -37,6 +37,12 @@ type Listing struct {
 	Requests int
 	// RateLeft is the host's X-RateLimit-Remaining, -1 when not sent.
 	RateLeft int
+	// Mirror, when set, is the base URL of the mirror the entries were
+	// read from, the origin down: their files are fetched from it, under
+	// the same paths, and verified against the entries' hashes as from
+	// the origin; bytes that do not match are the mirror's fault, retried,
+	// never the peer's mismatch.
+	Mirror string
 	// Release, when set, gives back what the source holds for the
 	// listing (memory reserved to parse it); the poll calls it when done.
 	Release func()

@@ -71,6 +71,12 @@ type Cursor struct {
 	// cursor without one (an older node's file) is scheduled by it.
 	NextPoll time.Time `json:"next_poll,omitzero"`
 
+	// LogProbed is when the signed-log reader last looked in the peer's
+	// IDENTITY.md (internal/logsource), for a log key while it publishes
+	// none, then for its mirrors: at most once a day, on a poll that found
+	// news.
+	LogProbed time.Time `json:"log_probed,omitzero"`
+
 	// LearnedFrom is the URL of the peer whose AGENTS.md listed this one,
 	// or "" for a peer of our own AGENTS.md.
 	LearnedFrom string `json:"learned_from,omitempty"`
@@ -84,7 +90,7 @@ type Cursor struct {
 // capped, retries sorted, unique and capped.
 func (c *Cursor) normalized() *Cursor {
 	n := *c
-	for _, t := range []*time.Time{&n.LastPolled, &n.LastSuccess, &n.FirstFailure, &n.ManifestUpdated, &n.NewestEntry, &n.LastNews, &n.NextPoll} {
+	for _, t := range []*time.Time{&n.LastPolled, &n.LastSuccess, &n.FirstFailure, &n.ManifestUpdated, &n.NewestEntry, &n.LastNews, &n.NextPoll, &n.LogProbed} {
 		*t = utc(*t)
 	}
 	if c.Schedule != nil {
