@@ -154,7 +154,7 @@ func readingOutputs(n *Node, idx *index, base func(page, title, nav, desc string
 				return nil, fmt.Errorf("copy of %s: %w", r.Hash, err)
 			}
 			v.Body = body
-			return execute("reading", v)
+			return renderReadingPage(v)
 		}})
 	}
 	return outs
