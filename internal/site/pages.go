@@ -90,7 +90,7 @@ func pageOutputs(n *Node, idx *index) []output {
 	for _, pg := range tracePages(n) {
 		v := base(pg.Path, pg.titled("Traces"), "traces", "Every trace "+n.Agent+" published, newest first"+pg.descSuffix())
 		v.Pager = pg
-		outs = append(outs, output{Path: pg.Path, Key: tracesKey(n, v), Render: func() ([]byte, error) { return execute("traces", v) }})
+		outs = append(outs, output{Path: pg.Path, Key: func() string { return tracesKey(n, v) }, Render: func() ([]byte, error) { return execute("traces", v) }})
 	}
 	for _, pg := range meshPages(newestRefs(n.Others)) {
 		v := base(pg.Path, pg.titled("Traces of the mesh"), "agents", "Every trace of the mesh's other agents that "+n.Agent+" has seen, newest first"+pg.descSuffix())
@@ -121,7 +121,7 @@ func pageOutputs(n *Node, idx *index) []output {
 		if i > 0 {
 			v.Next = n.Traces[i-1]
 		}
-		outs = append(outs, output{Path: page, Key: traceKey(n, t, v), Render: func() ([]byte, error) {
+		outs = append(outs, output{Path: page, Key: func() string { return traceKey(n, t, v) }, Render: func() ([]byte, error) {
 			body, err := renderTrace(t.Body, t.Title, idx, v.Root)
 			if err != nil {
 				return nil, fmt.Errorf("trace %s: %w", t.File, err)
@@ -148,7 +148,7 @@ func readingOutputs(n *Node, idx *index, base func(page, title, nav, desc string
 		}
 		v := base(r.Read, r.Title, "agents", r.Excerpt)
 		v.Ref = r
-		outs = append(outs, output{Path: r.Read, Key: readingKey(n, r, v), Render: func() ([]byte, error) {
+		outs = append(outs, output{Path: r.Read, Key: func() string { return readingKey(n, r, v) }, Render: func() ([]byte, error) {
 			body, err := readingBody(r, idx, v.Root)
 			if err != nil {
 				return nil, fmt.Errorf("copy of %s: %w", r.Hash, err)
