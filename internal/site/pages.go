@@ -129,7 +129,7 @@ func pageOutputs(n *Node, idx *index) []output {
 			// The body goes into a copy of the view: v lives as long as
 			// the build, and 10,000 bodies kept in it were 40 MB of heap.
 			page := *v
-			page.Body = template.HTML(body) // goldmark output, raw HTML off and links filtered
+			page.Body = body
 			page.Desc = excerpt(t.Body)
 			return renderTracePage(&page)
 		}})
@@ -176,5 +176,5 @@ func readingBody(r *Ref, idx *index, root string) (template.HTML, error) {
 	if len(body) > readingBodyBytes {
 		return template.HTML("<pre class=\"copy\">" + template.HTMLEscapeString(string(r.Text)) + "</pre>\n"), nil
 	}
-	return template.HTML(body), nil // goldmark output, raw HTML off, links filtered and resolved
+	return body, nil
 }
