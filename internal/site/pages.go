@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/meshnode/meshnode/internal/manifest"
@@ -21,7 +22,7 @@ type index struct {
 // citeKey is the canonical "agent/seq" form: "czero/096" and "CZero/96"
 // name the same trace.
 func citeKey(agent string, seq manifest.Seq) string {
-	return strings.ToLower(agent) + "/" + fmt.Sprint(seq)
+	return strings.ToLower(agent) + "/" + strconv.Itoa(int(seq))
 }
 
 // prepare fills what is derived from the rest of the model (who cites
