@@ -1,7 +1,9 @@
 package site
 
 import (
+	"bufio"
 	"bytes"
+	"io"
 	"sync"
 )
 
@@ -25,4 +27,21 @@ func putBuffer(b *bytes.Buffer) {
 	if b.Cap() <= maxPooled {
 		buffers.Put(b)
 	}
+}
+
+// bufWriters are the bufio.Writers markdown is rendered through, reused
+// as buffers are.
+var bufWriters = sync.Pool{New: func() any { return bufio.NewWriter(nil) }}
+
+// getBufWriter is a pooled bufio.Writer writing to w.
+func getBufWriter(w io.Writer) *bufio.Writer {
+	b := bufWriters.Get().(*bufio.Writer)
+	b.Reset(w)
+	return b
+}
+
+// putBufWriter returns b to the pool, holding no reference to its writer.
+func putBufWriter(b *bufio.Writer) {
+	b.Reset(nil)
+	bufWriters.Put(b)
 }

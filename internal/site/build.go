@@ -153,16 +153,16 @@ func Write(ctx context.Context, n *Node, out string) (Stats, error) {
 	outs := siteOutputs(n)
 	st := Stats{Files: len(outs) + 1, Traces: len(n.Traces)}
 	cached := readCache(out)
-	put := func(o output) (bool, error) { return writeOutput(out, o, cached[o.Path]) }
+	put := func(o output, key string) (bool, error) { return writeOutput(out, o, key, cached[o.Path]) }
 	var stg *stage
 	if fresh {
 		if stg, err = newStage(out); err != nil {
 			return st, err
 		}
 		defer stg.discard()
-		put = stg.write
+		put = func(o output, _ string) (bool, error) { return stg.write(o) }
 	}
-	written, err := writeAll(ctx, outs, put)
+	keys, written, err := writeAll(ctx, outs, put)
 	if err == nil && stg != nil {
 		err = stg.publish()
 	}
@@ -170,9 +170,9 @@ func Write(ctx context.Context, n *Node, out string) (Stats, error) {
 		return st, fmt.Errorf("build site in %s: %w", out, err)
 	}
 	cache := make(map[string]string, len(outs))
-	for _, o := range outs {
-		if o.Key != "" {
-			cache[o.Path] = o.Key
+	for i, o := range outs {
+		if keys[i] != "" {
+			cache[o.Path] = keys[i]
 		}
 	}
 	if err := writeCache(out, cache); err != nil {
@@ -186,17 +186,23 @@ func Write(ctx context.Context, n *Node, out string) (Stats, error) {
 }
 
 // writeAll puts every output in place with put, on several writers, and
-// counts the files that changed.
-func writeAll(ctx context.Context, outs []output, put func(output) (bool, error)) (int, error) {
+// counts the files that changed. The writers also make the outputs' keys
+// (a serial phase before them when the build made them first), which it
+// returns in the order of outs.
+func writeAll(ctx context.Context, outs []output, put func(o output, key string) (bool, error)) ([]string, int, error) {
 	var written atomic.Int64
+	keys := make([]string, len(outs))
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(writers)
-	for _, o := range outs {
+	for i, o := range outs {
 		g.Go(func() error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			changed, err := put(o)
+			if o.Key != nil {
+				keys[i] = o.Key()
+			}
+			changed, err := put(o, keys[i])
 			if changed {
 				written.Add(1)
 			}
@@ -204,15 +210,15 @@ func writeAll(ctx context.Context, outs []output, put func(output) (bool, error)
 		})
 	}
 	err := g.Wait()
-	return int(written.Load()), err
+	return keys, int(written.Load()), err
 }
 
 // writeOutput renders o and writes it unless its bytes are already there.
 // An output whose key matches the cache and whose file exists is skipped
 // without rendering.
-func writeOutput(out string, o output, cachedKey string) (bool, error) {
+func writeOutput(out string, o output, key, cachedKey string) (bool, error) {
 	p := filepath.Join(out, filepath.FromSlash(o.Path))
-	if o.Key != "" && o.Key == cachedKey {
+	if key != "" && key == cachedKey {
 		if _, err := os.Lstat(p); err == nil {
 			return false, nil
 		}

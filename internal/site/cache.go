@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/meshnode/meshnode/internal/atomicfile"
 	"github.com/meshnode/meshnode/internal/manifest"
@@ -75,7 +76,7 @@ func keyOf(parts ...any) string {
 	for _, p := range parts {
 		switch v := p.(type) {
 		case []byte:
-			fmt.Fprintf(h, "\x00b%d:", len(v))
+			io.WriteString(h, "\x00b"+strconv.Itoa(len(v))+":")
 			h.Write(v)
 		case string:
 			keyString(h, v)
@@ -90,8 +91,10 @@ func keyOf(parts ...any) string {
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
+// keyString writes s with its length before it; without fmt, which
+// was most of the cost of a trace page's key.
 func keyString(w io.Writer, s string) {
-	fmt.Fprintf(w, "\x00s%d:", len(s))
+	io.WriteString(w, "\x00s"+strconv.Itoa(len(s))+":")
 	io.WriteString(w, s)
 }
 

@@ -192,14 +192,14 @@ func ownEntry(n *Node, idx *index, s feedSite, t *Trace, withBody bool) (atomEnt
 	if c.Agent.Href != "" {
 		c.Agent.Href = s.url(c.Agent.Href)
 	}
-	var body []byte
+	var body template.HTML
 	if withBody {
 		var err error
 		if body, err = renderTrace(t.Body, t.Title, idx, n.URL); err != nil {
 			return atomEntry{}, fmt.Errorf("trace %s: %w", t.File, err)
 		}
 		if len(body) > feedBodyBytes {
-			body, c.TooLong = nil, true
+			body, c.TooLong = "", true
 		} else {
 			c.Excerpt = ""
 		}
@@ -235,7 +235,7 @@ func peerEntry(idx *index, s feedSite, r *Ref) (atomEntry, error) {
 	if c.Agent.Href != "" {
 		c.Agent.Href = s.url(c.Agent.Href)
 	}
-	content, err := c.html(nil)
+	content, err := c.html("")
 	if err != nil {
 		return atomEntry{}, err
 	}
@@ -323,13 +323,13 @@ type card struct {
 }
 
 // html is the card as HTML, followed by body (already sanitized HTML).
-func (c card) html(body []byte) (string, error) {
+func (c card) html(body template.HTML) (string, error) {
 	var b bytes.Buffer
 	b.Grow(512 + len(body))
 	if err := cardTemplate.Execute(&b, c); err != nil {
 		return "", fmt.Errorf("feed entry %q: %w", c.Title, err)
 	}
-	b.Write(body)
+	b.WriteString(string(body))
 	return b.String(), nil
 }
 

@@ -11,7 +11,9 @@ import (
 type output struct {
 	Path   string // slash-separated, relative to the site root
 	Render func() ([]byte, error)
-	Key    string // when set, a key of the inputs: equal keys give equal bytes
+	// Key, when set, makes a key of the inputs: equal keys give equal
+	// bytes. The writers call it, on both cores.
+	Key    func() string
 	Source string // when set, the node's file this output is a copy of (linked, not copied)
 }
 
@@ -20,7 +22,7 @@ func siteOutputs(n *Node) []output {
 	idx := prepare(n)
 	outs := pageOutputs(n, idx)
 	for _, f := range n.Files {
-		o := output{Path: f.Path, Render: constant(f.Data), Key: keyOf(manifest.HashBytes(f.Data))}
+		o := output{Path: f.Path, Render: constant(f.Data), Key: func() string { return keyOf(manifest.HashBytes(f.Data)) }}
 		if n.Dir != "" {
 			o.Source = filepath.Join(n.Dir, filepath.FromSlash(f.Path))
 		}

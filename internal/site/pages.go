@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/meshnode/meshnode/internal/manifest"
@@ -21,7 +22,7 @@ type index struct {
 // citeKey is the canonical "agent/seq" form: "czero/096" and "CZero/96"
 // name the same trace.
 func citeKey(agent string, seq manifest.Seq) string {
-	return strings.ToLower(agent) + "/" + fmt.Sprint(seq)
+	return strings.ToLower(agent) + "/" + strconv.Itoa(int(seq))
 }
 
 // prepare fills what is derived from the rest of the model (who cites
@@ -90,7 +91,7 @@ func pageOutputs(n *Node, idx *index) []output {
 	for _, pg := range tracePages(n) {
 		v := base(pg.Path, pg.titled("Traces"), "traces", "Every trace "+n.Agent+" published, newest first"+pg.descSuffix())
 		v.Pager = pg
-		outs = append(outs, output{Path: pg.Path, Key: tracesKey(n, v), Render: func() ([]byte, error) { return execute("traces", v) }})
+		outs = append(outs, output{Path: pg.Path, Key: func() string { return tracesKey(n, v) }, Render: func() ([]byte, error) { return execute("traces", v) }})
 	}
 	for _, pg := range meshPages(newestRefs(n.Others)) {
 		v := base(pg.Path, pg.titled("Traces of the mesh"), "agents", "Every trace of the mesh's other agents that "+n.Agent+" has seen, newest first"+pg.descSuffix())
@@ -121,7 +122,7 @@ func pageOutputs(n *Node, idx *index) []output {
 		if i > 0 {
 			v.Next = n.Traces[i-1]
 		}
-		outs = append(outs, output{Path: page, Key: traceKey(n, t, v), Render: func() ([]byte, error) {
+		outs = append(outs, output{Path: page, Key: func() string { return traceKey(n, t, v) }, Render: func() ([]byte, error) {
 			body, err := renderTrace(t.Body, t.Title, idx, v.Root)
 			if err != nil {
 				return nil, fmt.Errorf("trace %s: %w", t.File, err)
@@ -129,7 +130,7 @@ func pageOutputs(n *Node, idx *index) []output {
 			// The body goes into a copy of the view: v lives as long as
 			// the build, and 10,000 bodies kept in it were 40 MB of heap.
 			page := *v
-			page.Body = template.HTML(body) // goldmark output, raw HTML off and links filtered
+			page.Body = body
 			page.Desc = excerpt(t.Body)
 			return renderTracePage(&page)
 		}})
@@ -148,13 +149,13 @@ func readingOutputs(n *Node, idx *index, base func(page, title, nav, desc string
 		}
 		v := base(r.Read, r.Title, "agents", r.Excerpt)
 		v.Ref = r
-		outs = append(outs, output{Path: r.Read, Key: readingKey(n, r, v), Render: func() ([]byte, error) {
+		outs = append(outs, output{Path: r.Read, Key: func() string { return readingKey(n, r, v) }, Render: func() ([]byte, error) {
 			body, err := readingBody(r, idx, v.Root)
 			if err != nil {
 				return nil, fmt.Errorf("copy of %s: %w", r.Hash, err)
 			}
 			v.Body = body
-			return execute("reading", v)
+			return renderReadingPage(v)
 		}})
 	}
 	return outs
@@ -176,5 +177,5 @@ func readingBody(r *Ref, idx *index, root string) (template.HTML, error) {
 	if len(body) > readingBodyBytes {
 		return template.HTML("<pre class=\"copy\">" + template.HTMLEscapeString(string(r.Text)) + "</pre>\n"), nil
 	}
-	return template.HTML(body), nil // goldmark output, raw HTML off, links filtered and resolved
+	return body, nil
 }

@@ -17,7 +17,7 @@ var templateFS embed.FS
 
 // pages holds one parsed template per page kind, each the shared layout
 // and parts plus the page's own "content".
-var pages = mustParsePages("home", "traces", "mesh", "peers", "validations", "signal", "agent", "agents", "reading")
+var pages = mustParsePages("home", "traces", "mesh", "peers", "validations", "signal", "agent", "agents")
 
 var styleCSS = append(mustRead("templates/style.css"), codeCSS()...)
 

@@ -13,14 +13,22 @@ import (
 // written by hand (htmlw) rather than by templates/trace.html, which stays
 // as its specification: TestTracePageMatchesTemplate renders both on
 // varied and hostile traces and wants the same bytes. Change the two
-// together.
+// together. Reading pages (readingpage.go) share the page around the
+// article with it.
 
 // renderTracePage is the trace page of v.Trace, its body already
 // rendered in v.Body.
 func renderTracePage(v *view) ([]byte, error) {
+	return renderPage(v, "article", writeTraceArticle)
+}
+
+// renderPage is templates/layout.html's "layout" for a page of og:type
+// ogType whose content article writes (a view with no Agent: the layout's
+// link to an agent's feed is left out).
+func renderPage(v *view, ogType string, article func(htmlw, *view)) ([]byte, error) {
 	c, err := v.Chrome()
 	if err != nil {
-		return nil, fmt.Errorf("render trace page: %w", err)
+		return nil, fmt.Errorf("render page: %w", err)
 	}
 	buf := getBuffer()
 	defer putBuffer(buf)
@@ -29,7 +37,9 @@ func renderTracePage(v *view) ([]byte, error) {
 	w.text(headTitle(v.Title, v.Node.Agent))
 	w.WriteString("</title>\n<meta name=\"description\" content=\"")
 	w.text(v.Desc)
-	w.WriteString("\">\n<meta property=\"og:type\" content=\"article\">\n<meta property=\"og:title\" content=\"")
+	w.WriteString("\">\n<meta property=\"og:type\" content=\"")
+	w.WriteString(ogType)
+	w.WriteString("\">\n<meta property=\"og:title\" content=\"")
 	w.text(v.Title)
 	w.WriteString("\">\n<meta property=\"og:description\" content=\"")
 	w.text(v.Desc)
@@ -47,7 +57,7 @@ func renderTracePage(v *view) ([]byte, error) {
 	w.WriteString("</head>\n<body>\n")
 	w.WriteString(string(c.Header))
 	w.WriteString("<main>\n\n\n")
-	writeTraceArticle(w, v)
+	article(w, v)
 	w.WriteString("\n\n\n</main>\n")
 	w.WriteString(string(c.Footer))
 	w.WriteString("</body>\n</html>\n")

@@ -3,7 +3,7 @@ package trace
 import (
 	"bytes"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,6 +27,9 @@ func splitFrontMatter(data []byte) ([]field, []byte) {
 	if !ok {
 		return nil, data
 	}
+	if fields, ok := plainFrontMatter(data[:end]); ok {
+		return fields, data[end:]
+	}
 	if fields, err := decodeYAML(data[:end]); err == nil {
 		return fields, data[end:]
 	}
@@ -42,20 +45,41 @@ func splitFrontMatter(data []byte) ([]field, []byte) {
 // and a closing "---" line, within maxFrontMatterBytes. It returns the
 // lines between the delimiters and the offset just past the closing one.
 func frontMatterBlock(data []byte) (block []byte, end int, ok bool) {
-	lines := splitLines(data)
-	i := 0
-	for i < len(lines) && strings.TrimSpace(lines[i].text) == "" {
-		i++
+	// Lines are cut one at a time: splitLines would copy every line of the
+	// body to find the few at its top.
+	start, next := 0, 0
+	var text []byte
+	for next < len(data) {
+		start = next
+		text, next = lineAt(data, start)
+		if len(bytes.TrimSpace(text)) != 0 {
+			break
+		}
 	}
-	if i == len(lines) || strings.TrimSpace(strings.TrimPrefix(lines[i].text, "\ufeff")) != "---" {
+	if !bytes.Equal(bytes.TrimSpace(bytes.TrimPrefix(text, []byte("\ufeff"))), []byte("---")) {
 		return nil, 0, false
 	}
-	for j := i + 1; j < len(lines) && lines[j].end <= maxFrontMatterBytes; j++ {
-		if strings.TrimSpace(lines[j].text) == "---" {
-			return data[lines[i].end:lines[j].start], lines[j].end, true
+	open := next
+	for next < len(data) {
+		start = next
+		if text, next = lineAt(data, start); next > maxFrontMatterBytes {
+			break
+		}
+		if bytes.Equal(bytes.TrimSpace(text), []byte("---")) {
+			return data[open:start], next, true
 		}
 	}
 	return nil, 0, false
+}
+
+// lineAt is the line of data starting at start, without its line ending,
+// and the offset of the next line.
+func lineAt(data []byte, start int) (text []byte, next int) {
+	end := bytes.IndexByte(data[start:], '\n')
+	if end < 0 {
+		return bytes.TrimSuffix(data[start:], []byte("\r")), len(data)
+	}
+	return bytes.TrimSuffix(data[start:start+end], []byte("\r")), start + end + 1
 }
 
 // decodeYAML decodes front matter through the frontmatter library. The
@@ -70,17 +94,20 @@ func decodeYAML(data []byte) (fields []field, err error) {
 	if _, err := frontmatter.Parse(bytes.NewReader(bytes.TrimPrefix(data, []byte("\ufeff"))), &m, yamlFormat); err != nil {
 		return nil, fmt.Errorf("front matter: %w", err)
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if v, ok := scalarText(m[k]); ok {
-			fields = append(fields, field{key: k, value: v})
+	for k, v := range m {
+		if text, ok := scalarText(v); ok {
+			fields = append(fields, field{key: k, value: text})
 		}
 	}
+	sortFields(fields)
 	return fields, nil
+}
+
+// sortFields orders fields by key, as the map they were read into would
+// not: the earlier of two fields meaning the same (Parse's normalizeKey)
+// wins, so the order must not change from one run to the next.
+func sortFields(fields []field) {
+	slices.SortFunc(fields, func(a, b field) int { return strings.Compare(a.key, b.key) })
 }
 
 // scalarText renders a front matter value as field text: scalars as

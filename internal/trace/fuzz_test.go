@@ -3,6 +3,7 @@ package trace
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/meshnode/meshnode/internal/corpustest"
@@ -52,6 +53,38 @@ func FuzzParse(f *testing.F) {
 			if c.Seq < 1 || c.Agent == "" {
 				t.Fatalf("bad citation %+v", c)
 			}
+		}
+	})
+}
+
+// FuzzPlainFrontMatter checks the fast path for front matter against the
+// YAML decoder: wherever the fast path reads a block, the decoder reads
+// it too, to the same fields.
+func FuzzPlainFrontMatter(f *testing.F) {
+	f.Add([]byte("---\ntitle: Trace number 7\ntype: knowledge\ntags: [bench, synthetic]\n---\n"))
+	f.Add([]byte("---\nrefs:\n  - czero/095\n  - 'x y'\nagent: \"a b\"\n\n---"))
+	f.Add([]byte("---\nk: a:b c\nl: [a, 'b,c', \"d\"]\nm: x # y\nyes: no\n---\n"))
+	if dir, ok := corpustest.Find(); ok {
+		files, _ := filepath.Glob(filepath.Join(dir, "agents-hosted", "*", "traces", "*.md"))
+		for _, name := range files {
+			if data, err := os.ReadFile(name); err == nil {
+				if _, end, ok := frontMatterBlock(data); ok {
+					f.Add(data[:end])
+				}
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, fm []byte) {
+		got, ok := plainFrontMatter(fm)
+		if !ok {
+			return
+		}
+		want, err := decodeYAML(fm)
+		if err != nil {
+			t.Fatalf("the fast path read %q as %q; the YAML decoder refuses it: %v", fm, got, err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("%q: fast path %q, YAML decoder %q", fm, got, want)
 		}
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -162,5 +163,37 @@ func TestParseCleansControlCharactersInMetadata(t *testing.T) {
 				t.Errorf("title %q, type %q; want %q, %q", tr.Title, tr.Type, tc.title, tc.typ)
 			}
 		})
+	}
+}
+
+// TestParseKeepsNoCopyOfTheText checks that what Parse returns, its body
+// aside (a slice of the input), holds no copy of the whole text: the
+// lines it reads are substrings of one copy of it, and a title or field
+// kept as such a substring would keep the copy alive with it, 10,000
+// traces' worth in a site build.
+func TestParseKeepsNoCopyOfTheText(t *testing.T) {
+	const n, size = 50, 64 << 10
+	text := "---\ntitle: A title\ntags: [a, b]\n---\n# Heading\n**Agent:** czero\n\n## Builds On\nhttps://example.org/x\n\n## Work\n" +
+		strings.Repeat("Prose that pads the trace out to its size.\n", size/43)
+	live := func() uint64 {
+		var m runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	before := live()
+	kept := make([]*Trace, n)
+	for i := range kept {
+		tr, err := Parse([]byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr.Body = nil
+		kept[i] = tr
+	}
+	after := live()
+	runtime.KeepAlive(kept)
+	if after > before && after-before > n*size/4 {
+		t.Errorf("%d parsed traces of %d kB keep %d kB", n, size>>10, (after-before)>>10)
 	}
 }

@@ -70,12 +70,14 @@ type field struct {
 	key, value string
 }
 
-// fill records fields not already known: the earlier source wins.
+// fill records fields not already known: the earlier source wins. Keys
+// and values are copied out of the lines they were read from, which are
+// substrings of one copy of the whole trace (splitLines).
 func (t *Trace) fill(fields []field) {
 	for _, f := range fields {
 		k := normalizeKey(f.key)
 		if _, ok := t.Fields[k]; !ok && k != "" {
-			t.Fields[k] = peertext.Clean(f.value)
+			t.Fields[strings.Clone(k)] = strings.Clone(peertext.Clean(f.value))
 		}
 	}
 }
@@ -93,8 +95,9 @@ var citeFields = []string{"cites", "citations", "refs", "references", "in respon
 
 func (t *Trace) derive(lines []line) {
 	s := readStructure(lines)
-	t.Sections = s.sections
-	t.Title = firstNonEmpty(t.Fields["title"], peertext.Clean(s.title))
+	// What comes from the lines is copied out of them (fill says why).
+	t.Sections = cloneAll(s.sections)
+	t.Title = firstNonEmpty(t.Fields["title"], strings.Clone(peertext.Clean(s.title)))
 	t.Agent = firstNonEmpty(t.Fields["agent"], t.Fields["author"])
 	t.Date = t.Fields["date"]
 	t.Type = t.Fields["type"]
@@ -105,7 +108,14 @@ func (t *Trace) derive(lines []line) {
 		cites = append(cites, FindCitations([]byte(t.Fields[k]))...)
 	}
 	t.Cites = dedupCitations(cites)
-	t.BuildsOn = buildsOn(t.Fields["builds on"], s.buildsOn)
+	t.BuildsOn = buildsOn(t.Fields["builds on"], cloneAll(s.buildsOn))
+}
+
+func cloneAll(ss []string) []string {
+	for i, s := range ss {
+		ss[i] = strings.Clone(s)
+	}
+	return ss
 }
 
 func firstNonEmpty(values ...string) string {
