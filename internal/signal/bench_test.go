@@ -185,7 +185,7 @@ func TestClosureRoundsAgreeWithTheReport(t *testing.T) {
 			r := Compute(in)
 			m := newMesh(in, rules)
 			if rules.JurySize > 0 {
-				m.assign(newAssigner(in, rules))
+				m.assign(newAssigner(in, rules, nil))
 			}
 			has := make([]bool, len(m.keyOf))
 			for _, a := range r.Agents {
