@@ -28,7 +28,7 @@ type arrival struct {
 }
 
 // poolHistory is randomMesh(seed) and admissions (standing admitted day
-// after day), dated over about a month: trace i submitted on day i/4,
+// after day), dated over about three weeks: trace i submitted on day i/6,
 // one in six read up to ten days after its date (backdated), its copies
 // listed a few days later, its votes dated from its day to a week later
 // (one in ten undated, one in ten backdated before the trace, one in two
@@ -50,7 +50,7 @@ func poolHistory(seed int64) (Input, []arrival) {
 	day := map[manifest.Hash]int{}
 	read := map[manifest.Hash]int{}
 	for i, t := range in.Traces {
-		d := i / 4
+		d := i / 6
 		t.Submitted, day[t.Hash], read[t.Hash] = on(d), d, d
 		if rng.Intn(6) == 0 {
 			read[t.Hash] = late(d, 10)
@@ -87,7 +87,7 @@ func poolHistory(seed int64) (Input, []arrival) {
 		evs = append(evs, arrival{r, func(in *Input) { in.Validations = append(in.Validations, v) }})
 	}
 	for _, ds := range in.Disputes {
-		d := rng.Intn(1 + len(in.Traces)/4)
+		d := rng.Intn(1 + len(in.Traces)/6)
 		ds.ObservedAt = on(d)
 		evs = append(evs, arrival{late(d, 5), func(in *Input) { in.Disputes = append(in.Disputes, ds) }})
 	}
@@ -147,13 +147,13 @@ func takeDown(in *Input, h manifest.Hash) {
 
 // TestPoolsGiveTheReportComputedWithout replays histories day by day, as
 // a node's heartbeats would, under every rule set: each day's report and
-// juries computed with the cache, written to its file and read back
-// between days, are the ones computed without it, and the cache is used
+// juries (every fourth day) computed with the cache, written to its file
+// and read back between days, are the ones computed without it, and the cache is used
 // (fewer pools computed than epochs asked for).
 func TestPoolsGiveTheReportComputedWithout(t *testing.T) {
 	seeds := int64(1)
 	if slowtest.Enabled() {
-		seeds = 3
+		seeds = 2
 	}
 	for _, rules := range KnownRules() {
 		asked, computed := 0, 0
@@ -175,7 +175,9 @@ func TestPoolsGiveTheReportComputedWithout(t *testing.T) {
 				if !reflect.DeepEqual(got, want) {
 					t.Fatalf("%s seed %d day %d: the report with the cache differs:\n got %+v\nwant %+v", rules, seed, d, got, want)
 				}
-				checkJuries(t, p, in, fmt.Sprintf("%s seed %d day %d", rules, seed, d))
+				if d%4 == 0 || i == len(evs) { // drawn from nothing, juries cost what a report does
+					checkJuries(t, p, in, fmt.Sprintf("%s seed %d day %d", rules, seed, d))
+				}
 				file = MarshalPools(p)
 				asked += len(newAssigner(in, Rules{}, nil).epochs)
 				computed += p.Computed()
