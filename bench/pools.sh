@@ -3,7 +3,7 @@
 # ("new") side by side with the tree at BASELINE ("old", default e94f3e6,
 # before the pools were kept), alternating, ROUNDS runs each.
 #
-#   bash bench/pools.sh [BASELINE]     # ROUNDS=3, SIM_DAYS="30 90"
+#   bash bench/pools.sh [BASELINE]     # ROUNDS=3, SIM_DAYS=30, NEW_DAYS=90
 #
 # 1. `BenchmarkCompute/mesh-50x200-20days` (10,000 traces over 20 days,
 #    one run of each case a round): both trees from nothing, and this tree
@@ -15,11 +15,15 @@
 #    and its own timings of Compute over the final files, -rounds 3
 #    alternating within the run. The simulations' per-day lines must be
 #    the same for both trees: the script stops when they differ.
+# 3. The same over each of NEW_DAYS days with this tree alone, -rounds 1:
+#    the baseline's simulation grows with the square of the days (30 took
+#    506 s under load 23), and its Compute is this tree's "from nothing".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 base=${1:-e94f3e6}
 rounds=${ROUNDS:-3}
-days=${SIM_DAYS:-30 90}
+days=${SIM_DAYS:-30}
+new_days=${NEW_DAYS:-90}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
@@ -64,4 +68,12 @@ for d in $days; do
   if ! diff <(grep -v 'Compute over' "$out/old.sim.$d") <(grep -v 'Compute over' "$out/new.sim.$d") >/dev/null; then
     echo "the simulations over $d days differ"; exit 1
   fi
+done
+
+for d in $new_days; do
+  start=$(date +%s.%N)
+  "$out/new.sim" -agents 2000 -days "$d" -validators 20 -rounds 1 >"$out/new.sim.$d"
+  end=$(date +%s.%N)
+  echo "assignsim -agents 2000 -days $d -validators 20 -rounds 1, new alone: $(echo "$end - $start" | bc) s in all; load average $(cut -d' ' -f1 /proc/loadavg)"
+  grep 'Compute over' "$out/new.sim.$d" | sed 's/^/  /'
 done
