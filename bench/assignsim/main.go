@@ -3,11 +3,15 @@
 // two rule sets side by side: mesh-2026-3 (every validator scores every
 // trace) and mesh-2026-4 (each scores the traces whose jury names it,
 // chosen by signal.Assignments, the computation the heartbeat uses). Each
-// day's standing comes from signal.Compute over the files so far. It prints,
-// per rule set and day, the validations each validator wrote (min / median
-// / max), the counted votes per trace of the day (min / median), the traces
-// left with fewer than three, and the time Compute took, alternating the
-// rule sets, -rounds times each at the end.
+// day's standing comes from signal.Compute over the files so far, with the
+// pools of past epochs kept from day to day in their file (signal.Pools,
+// MarshalPools, ReadPools), as a node keeps them. It prints, per rule set
+// and day, the validations each validator wrote (min / median / max), the
+// counted votes per trace of the day (min / median), the traces left with
+// fewer than three, and the time Compute took over the final files,
+// alternating the rule sets, -rounds times each at the end: from nothing,
+// and under mesh-2026-4 also with the kept pools read from their file
+// (what a node's heartbeat costs).
 //
 //	go run ./bench/assignsim -agents 10000 -publish 0.1 -days 3 -validators 20
 package main
@@ -48,10 +52,21 @@ func main() {
 func name(i int) string { return fmt.Sprintf("a%05d", i) }
 func url(i int) string  { return fmt.Sprintf("https://%s.example/", name(i)) }
 
-// sim is one rule set's mesh as it grows.
+// sim is one rule set's mesh as it grows, and the pool cache file its
+// node keeps.
 type sim struct {
 	rules string
 	in    signal.Input
+	pools []byte
+}
+
+// kept is the sim's pool cache as read from its file; empty on the first
+// day.
+func (s *sim) kept() (*signal.Pools, error) {
+	if s.pools == nil {
+		return signal.NewPools(), nil
+	}
+	return signal.ReadPools(s.pools)
 }
 
 func run(o options) error {
@@ -75,8 +90,7 @@ func run(o options) error {
 			}
 		}
 	}
-	timeCompute(o, sims)
-	return nil
+	return timeCompute(o, sims)
 }
 
 // publish is the day's traces: each agent publishes one with probability
@@ -100,9 +114,13 @@ func publish(o options, day int) []ledger.Trace {
 // day adds the day's traces, has every agent with standing score what
 // the rule set gives it, and prints the day's figures.
 func (s *sim) day(o options, day int, traces []ledger.Trace) error {
-	standing := s.standing()
+	pools, err := s.kept()
+	if err != nil {
+		return err
+	}
+	standing := s.standing(pools)
 	s.in.Traces = append(s.in.Traces, traces...)
-	as, assigns := signal.NewAssignments(s.in)
+	as, assigns := pools.Assignments(s.in)
 	rng := rand.New(rand.NewPCG(uint64(day), 4))
 	at := traces[0].Submitted.Add(6 * time.Hour)
 	written := map[string]int{}
@@ -120,7 +138,8 @@ func (s *sim) day(o options, day int, traces []ledger.Trace) error {
 			written[v.URL]++
 		}
 	}
-	r := signal.Compute(s.in)
+	r := pools.Compute(s.in)
+	s.pools = signal.MarshalPools(pools)
 	per := make([]int, 0, len(standing))
 	for _, v := range standing {
 		per = append(per, written[v.URL])
@@ -132,9 +151,9 @@ func (s *sim) day(o options, day int, traces []ledger.Trace) error {
 }
 
 // standing is the agents with standing in the mesh so far.
-func (s *sim) standing() []signal.Agent {
+func (s *sim) standing(pools *signal.Pools) []signal.Agent {
 	var out []signal.Agent
-	for _, a := range signal.Compute(s.in).Agents {
+	for _, a := range pools.Compute(s.in).Agents {
 		if a.Standing {
 			out = append(out, a)
 		}
@@ -168,22 +187,46 @@ func votesOn(r signal.Report, traces []ledger.Trace) ([]int, int) {
 	return seen, short
 }
 
-// timeCompute times Compute over each rule set's final files, alternating.
-func timeCompute(o options, sims []*sim) {
-	times := make([][]time.Duration, len(sims))
+// timeCompute times Compute over each rule set's final files, from
+// nothing and, where the node keeps pools, with them read from their
+// file, alternating.
+func timeCompute(o options, sims []*sim) error {
+	type row struct {
+		name    string
+		s       *sim
+		compute func() error
+	}
+	var rows []row
+	for _, s := range sims {
+		rows = append(rows, row{s.rules + " from nothing", s, func() error { signal.Compute(s.in); return nil }})
+		if s.pools != nil {
+			rows = append(rows, row{s.rules + " with the pools kept", s, func() error {
+				p, err := signal.ReadPools(s.pools)
+				if err != nil {
+					return err
+				}
+				p.Compute(s.in)
+				return nil
+			}})
+		}
+	}
+	times := make([][]time.Duration, len(rows))
 	for r := 0; r < o.rounds; r++ {
-		for i, s := range sims {
+		for i, row := range rows {
 			start := time.Now()
-			signal.Compute(s.in)
+			if err := row.compute(); err != nil {
+				return err
+			}
 			times[i] = append(times[i], time.Since(start))
 		}
 	}
-	for i, s := range sims {
+	for i, row := range rows {
 		slices.Sort(times[i])
 		t := times[i]
 		fmt.Printf("%s: Compute over %d traces and %d validations: %v / %v / %v (min / median / max of %d, alternating)\n",
-			s.rules, len(s.in.Traces), len(s.in.Validations), t[0].Round(time.Millisecond), t[len(t)/2].Round(time.Millisecond), t[len(t)-1].Round(time.Millisecond), len(t))
+			row.name, len(row.s.in.Traces), len(row.s.in.Validations), t[0].Round(time.Millisecond), t[len(t)/2].Round(time.Millisecond), t[len(t)-1].Round(time.Millisecond), len(t))
 	}
+	return nil
 }
 
 func spread(xs []int) string {

@@ -118,7 +118,11 @@ func computeSignal(dir string) (signal.Report, *config.Config, signal.Declaratio
 	if err != nil {
 		return signal.Report{}, nil, decl, fmt.Errorf("signal: %w", err)
 	}
-	return signal.Compute(in), cfg, decl, nil
+	// The pools the heartbeat keeps, read only: a file that does not
+	// read costs only the time of computing them, and the next heartbeat
+	// says so and rewrites it.
+	pools, _ := signal.LoadPools(dir)
+	return pools.Compute(in), cfg, decl, nil
 }
 
 func nonNil[T any](s []T) []T {

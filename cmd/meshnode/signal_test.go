@@ -202,3 +202,35 @@ func TestValidationsCellNamesWhatDidNotCount(t *testing.T) {
 		}
 	}
 }
+
+// TestSignalGivesTheSameReportWithTheKeptPools: under mesh-2026-4,
+// `meshnode signal` reads the pools the heartbeat keeps, and prints the
+// same report with them, without them and with a damaged file.
+func TestSignalGivesTheSameReportWithTheKeptPools(t *testing.T) {
+	dir := writeSignalNode(t)
+	writeT(t, dir, "FOUNDERS.md", "rules: mesh-2026-4\nbob | https://bob.example/\n")
+	report := func() string {
+		var out, errOut bytes.Buffer
+		if err := run(context.Background(), []string{"signal", "--dir", dir, "--now", "2026-03-14T00:00:00Z", "--json"}, &out, &errOut); err != nil {
+			t.Fatalf("signal: %v (stderr %s)", err, errOut.String())
+		}
+		return out.String()
+	}
+	without := report()
+	in, err := signal.Load(dir, "jolt", "https://jolt.example/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := signal.NewPools()
+	p.Compute(in)
+	kept := signal.MarshalPools(p)
+	if kept == nil {
+		t.Fatal("no pools to keep")
+	}
+	for name, file := range map[string][]byte{"kept": kept, "damaged": kept[:len(kept)-9]} {
+		writeT(t, dir, "mesh-state/assignment-pools.json", string(file))
+		if got := report(); got != without {
+			t.Errorf("with the %s pools:\n%s\nwant\n%s", name, got, without)
+		}
+	}
+}

@@ -20,7 +20,7 @@ func (n *job) assigned(toQueue []queue.Item) []queue.Item {
 	if err != nil {
 		return toQueue
 	}
-	as, ok := signal.NewAssignments(in)
+	as, ok := n.assignmentPools().Assignments(in)
 	if !ok {
 		return toQueue
 	}

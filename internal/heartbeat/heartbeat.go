@@ -24,6 +24,7 @@ import (
 	"github.com/meshnode/meshnode/internal/presence"
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/roster"
+	"github.com/meshnode/meshnode/internal/signal"
 	"github.com/meshnode/meshnode/internal/state"
 )
 
@@ -106,6 +107,9 @@ type job struct {
 	// pins are the keys and checkpoints of peers' signed logs
 	// (internal/logpin), saved with the cursors.
 	pins *logpin.Pins
+	// pools are the pools of past epochs SIGNAL and the assignments
+	// share (assignmentPools), saved at the end.
+	pools *signal.Pools
 }
 
 // Run runs one heartbeat of the node in opts.Dir. It returns an error only
@@ -155,6 +159,9 @@ func Run(ctx context.Context, opts Options) (*report.Summary, error) {
 		return nil, err
 	}
 	if err := n.save(); err != nil {
+		return nil, err
+	}
+	if err := n.savePools(); err != nil {
 		return nil, err
 	}
 	n.reportHeld()

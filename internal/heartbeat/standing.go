@@ -25,7 +25,7 @@ func (n *job) signalReport() (signal.Report, error) {
 	if err != nil {
 		c.err = fmt.Errorf("compute SIGNAL: %w", err)
 	} else {
-		c.report = signal.Compute(in)
+		c.report = n.assignmentPools().Compute(in)
 	}
 	n.signal = c
 	return c.report, c.err

@@ -45,7 +45,11 @@ const (
 	// LogPinsFile names log-pins/, the keys and checkpoints of peers'
 	// signed logs and their alarms (internal/logpin).
 	LogPinsFile = StateDir + "/log-pins.json"
-	LockFile    = StateDir + "/heartbeat.lock"
+	// PoolsFile holds the pools of past epochs under mesh-2026-4, kept
+	// between heartbeats so that they are not computed again
+	// (signal.Pools): one file, only an optimisation.
+	PoolsFile = StateDir + "/assignment-pools.json"
+	LockFile  = StateDir + "/heartbeat.lock"
 )
 
 // StateFiles are the state files kept as a directory of a file per peer.

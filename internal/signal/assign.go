@@ -99,6 +99,8 @@ type assigner struct {
 	epochs []int64              // the epochs of in's traces, ascending
 	pools  map[int64][]member   // epoch → agents with standing as of its start, by key
 	juries map[juryKey][]member // juries drawn so far: every epoch's mesh draws the earlier traces' again
+	cache  *Pools               // pools kept from other computations; nil: none
+	keys   map[int64]poolKey    // each epoch's key in cache (poolKeys), once one is needed
 }
 
 // juryKey is what a jury depends on: the trace's hash, author and epoch.
@@ -108,8 +110,8 @@ type juryKey struct {
 	epoch  int64
 }
 
-func newAssigner(in Input, rules Rules) *assigner {
-	a := &assigner{in: byDate(in), rules: rules, pools: map[int64][]member{}, juries: map[juryKey][]member{}}
+func newAssigner(in Input, rules Rules, cache *Pools) *assigner {
+	a := &assigner{in: byDate(in), rules: rules, pools: map[int64][]member{}, juries: map[juryKey][]member{}, cache: cache}
 	for _, ts := range [][]ledger.Trace{a.in.Traces, a.in.Copies} {
 		for _, t := range ts {
 			a.epochs = append(a.epochs, EpochOf(t.Submitted))
@@ -123,6 +125,10 @@ func newAssigner(in Input, rules Rules) *assigner {
 // pool returns the agents with standing as of epoch e's start.
 func (a *assigner) pool(e int64) []member {
 	if p, ok := a.pools[e]; ok {
+		return p
+	}
+	if p, ok := a.cached(e); ok {
+		a.pools[e] = p
 		return p
 	}
 	for _, earlier := range a.epochs {
@@ -141,7 +147,36 @@ func (a *assigner) pool(e int64) []member {
 		}
 	}
 	a.pools[e] = p // sorted by key: keyOf is
+	if a.cache != nil {
+		a.cache.store(e, a.key(e), p)
+	}
 	return p
+}
+
+// cached returns epoch e's pool from the cache, when it holds it under
+// the key of the files before e.
+func (a *assigner) cached(e int64) ([]member, bool) {
+	if a.cache == nil {
+		return nil, false
+	}
+	return a.cache.lookup(e, a.key(e))
+}
+
+// key is epoch e's key in the cache: computed at once for the epochs of
+// the input's traces, and for another epoch (a trace Assignments is asked
+// about that the input lacks) with it among them, which gives the key the
+// files before it would give it among any epochs.
+func (a *assigner) key(e int64) poolKey {
+	if a.keys == nil {
+		a.keys = poolKeys(a.in, a.epochs)
+	}
+	k, ok := a.keys[e]
+	if !ok {
+		i, _ := slices.BinarySearch(a.epochs, e)
+		k = poolKeys(a.in, slices.Insert(slices.Clone(a.epochs), i, e))[e]
+		a.keys[e] = k
+	}
+	return k
 }
 
 // juryOf is the jury of trace t: drawn from the pool of its epoch,
@@ -247,12 +282,14 @@ type Assignments struct {
 // NewAssignments prepares the assignments of in's files; ok is false
 // when in's rule set assigns nothing (every agent with standing judges
 // every trace).
-func NewAssignments(in Input) (Assignments, bool) {
+func NewAssignments(in Input) (Assignments, bool) { return newAssignments(in, nil) }
+
+func newAssignments(in Input, cache *Pools) (Assignments, bool) {
 	rules, ok := RulesNamed(in.Rules)
 	if !ok || rules.JurySize == 0 {
 		return Assignments{}, false
 	}
-	return Assignments{a: newAssigner(in, rules), m: &mesh{keys: map[string]string{}}}, true
+	return Assignments{a: newAssigner(in, rules, cache), m: &mesh{keys: map[string]string{}}}, true
 }
 
 // Jury returns the names of t's jurors, highest weight first.

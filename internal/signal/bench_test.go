@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/meshnode/meshnode/internal/manifest"
 )
@@ -46,25 +47,69 @@ func BenchmarkCompute(b *testing.B) {
 	v2 := func(in Input) Input { in.Rules = RulesMesh2026v2; return in }
 	v3 := func(in Input) Input { in.Rules = RulesMesh2026v3; return in }
 	v4 := func(in Input) Input { in.Rules = RulesMesh2026v4; return in }
+	days20 := overDays(v4(benchMesh(50, 200)), 20)
 	for _, bc := range []struct {
-		name string
-		in   Input
+		name  string
+		in    Input
+		pools []byte // the pool cache file read before each Compute; nil: none
 	}{
-		{"mesh-50x200", benchMesh(50, 200)},
-		{"chain-200", chainMesh(200)},
-		{"mesh-50x200-" + RulesMesh2026v2, v2(benchMesh(50, 200))},
-		{"mesh-50x200-" + RulesMesh2026v3, disputedMesh(v3(benchMesh(50, 200)))},
-		{"mesh-50x200-20days-" + RulesMesh2026v3, overDays(v3(benchMesh(50, 200)), 20)},
-		{"mesh-50x200-20days-" + RulesMesh2026v4, overDays(v4(benchMesh(50, 200)), 20)},
+		{"mesh-50x200", benchMesh(50, 200), nil},
+		{"chain-200", chainMesh(200), nil},
+		{"mesh-50x200-" + RulesMesh2026v2, v2(benchMesh(50, 200)), nil},
+		{"mesh-50x200-" + RulesMesh2026v3, disputedMesh(v3(benchMesh(50, 200))), nil},
+		{"mesh-50x200-20days-" + RulesMesh2026v3, overDays(v3(benchMesh(50, 200)), 20), nil},
+		{"mesh-50x200-20days-" + RulesMesh2026v4, days20, nil},
+		// A heartbeat with the pools of the 19 days before kept: the first
+		// of day 20 computes its pool, the later ones none.
+		{"mesh-50x200-20days-" + RulesMesh2026v4 + "-newday", days20, poolsOf(firstDays(days20, 19))},
+		{"mesh-50x200-20days-" + RulesMesh2026v4 + "-kept", days20, poolsOf(days20)},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			var r Report
 			for i := 0; i < b.N; i++ {
-				r = Compute(bc.in)
+				if bc.pools == nil {
+					r = Compute(bc.in)
+					continue
+				}
+				p, err := ReadPools(bc.pools)
+				if err != nil {
+					b.Fatal(err)
+				}
+				r = p.Compute(bc.in)
 			}
 			b.ReportMetric(float64(r.Rounds), "rounds")
 		})
 	}
+}
+
+// poolsOf is the pool cache file a node holds after computing SIGNAL
+// over in.
+func poolsOf(in Input) []byte {
+	p := NewPools()
+	p.Compute(in)
+	return MarshalPools(p)
+}
+
+// firstDays is in (made by overDays) with only its traces of the first
+// days days and the votes on them.
+func firstDays(in Input, days int) Input {
+	end := time.Date(2026, 3, days+1, 0, 0, 0, 0, time.UTC)
+	kept := map[manifest.Hash]bool{}
+	out := in
+	out.Traces = nil
+	for _, t := range in.Traces {
+		if t.Submitted.Before(end) {
+			out.Traces = append(out.Traces, t)
+			kept[t.Hash] = true
+		}
+	}
+	out.Validations = nil
+	for _, v := range in.Validations {
+		if kept[v.TraceHash] {
+			out.Validations = append(out.Validations, v)
+		}
+	}
+	return out
 }
 
 // overDays spreads in's traces over days UTC days of March 2026, each
@@ -185,7 +230,7 @@ func TestClosureRoundsAgreeWithTheReport(t *testing.T) {
 			r := Compute(in)
 			m := newMesh(in, rules)
 			if rules.JurySize > 0 {
-				m.assign(newAssigner(in, rules))
+				m.assign(newAssigner(in, rules, nil))
 			}
 			has := make([]bool, len(m.keyOf))
 			for _, a := range r.Agents {

@@ -36,14 +36,18 @@ import (
 //
 // in.Rules must name a rule set this node implements (FromSnapshot checks
 // it); an unknown name computes nothing but the name.
-func Compute(in Input) Report {
+func Compute(in Input) Report { return compute(in, nil) }
+
+// compute is Compute, with the pools of past epochs taken from and kept
+// in cache (nil: none).
+func compute(in Input, cache *Pools) Report {
 	rules, ok := RulesNamed(cmp.Or(in.Rules, DefaultRules))
 	if !ok {
 		return Report{Rules: in.Rules}
 	}
 	m := newMesh(in, rules)
 	if rules.JurySize > 0 {
-		m.assign(newAssigner(in, rules))
+		m.assign(newAssigner(in, rules, cache))
 	}
 	c := m.closure()
 	rep := Report{Rules: rules.Name, Rounds: c.rounds}

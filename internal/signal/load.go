@@ -1,6 +1,9 @@
 package signal
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
 	"strings"
 
 	"github.com/meshnode/meshnode/internal/dispute"
@@ -18,6 +21,25 @@ func Load(dir, agent, url string) (Input, error) {
 		return Input{}, err
 	}
 	return FromSnapshot(s, agent, url)
+}
+
+// LoadPools reads the pools the node at dir keeps (node.PoolsFile), for a
+// computation to take those it needs from. No file is an empty cache; a
+// file that cannot be read, or that ReadPools refuses, is an empty cache
+// and the error, for the caller to say: the pools are computed again, and
+// a heartbeat rewrites the file whole.
+func LoadPools(dir string) (*Pools, error) {
+	data, err := node.ReadFile(dir, node.PoolsFile, MaxPoolsBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return NewPools(), nil
+	}
+	if err == nil {
+		var p *Pools
+		if p, err = ReadPools(data); err == nil {
+			return p, nil
+		}
+	}
+	return NewPools(), fmt.Errorf("%s: %w", node.PoolsFile, err)
 }
 
 // FromSnapshot gathers SIGNAL's input from a snapshot of a node: peers'
