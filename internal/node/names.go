@@ -45,7 +45,10 @@ const (
 	// LogPinsFile names log-pins/, the keys and checkpoints of peers'
 	// signed logs and their alarms (internal/logpin).
 	LogPinsFile = StateDir + "/log-pins.json"
-	LockFile    = StateDir + "/heartbeat.lock"
+	// RelaysFile names relays/, what the node holds of each relay it
+	// reads and a relay's fault with its evidence (internal/relay).
+	RelaysFile = StateDir + "/relays.json"
+	LockFile   = StateDir + "/heartbeat.lock"
 )
 
 // StateFiles are the state files kept as a directory of a file per peer.
