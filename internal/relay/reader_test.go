@@ -122,7 +122,9 @@ func TestWithholdingRelayDelaysAnAgentAtMostTheDirectPollBound(t *testing.T) {
 	a := m.agents[1]
 	c := polled(t0, t0.Add(-48*time.Hour))
 	a.size++ // published at t0 + 1m; the relay never lists it
+	published := t0.Add(time.Minute)
 	var dueAt time.Time
+	saved := 0
 	for now := t0.Add(30 * time.Minute); now.Before(t0.Add(3 * DefaultDirectPoll)); now = now.Add(30 * time.Minute) {
 		m.rd.Now = now
 		m.read(t)
@@ -131,12 +133,39 @@ func TestWithholdingRelayDelaysAnAgentAtMostTheDirectPollBound(t *testing.T) {
 			dueAt = now
 			break
 		}
+		if c.Due(now) {
+			saved++
+		}
 	}
-	if dueAt.IsZero() || dueAt.Sub(t0.Add(time.Minute)) > DefaultDirectPoll {
-		t.Fatalf("withheld agent due at %v, more than the bound %v after it published", dueAt, DefaultDirectPoll)
+	if dueAt.IsZero() || dueAt.Sub(published) > DefaultDirectPoll {
+		t.Fatalf("withheld agent due at %v, more than the bound %v after it published at %v", dueAt, DefaultDirectPoll, published)
 	}
-	if dueAt.Before(t0.Add(DefaultDirectPoll - state.DueSlack)) {
-		t.Fatalf("agent due at %v: the relay's vouching saved nothing", dueAt)
+	if saved == 0 {
+		t.Fatalf("agent due at %v, and its own schedule polled it no sooner: the relay's vouching saved nothing", dueAt)
+	}
+}
+
+func TestDirectPollBoundIsDerivedNotStored(t *testing.T) {
+	m := newMesh(t, 40, 1)
+	m.read(t)
+	news := t0.Add(-72 * time.Hour)
+	phases := map[time.Duration]bool{}
+	for _, a := range m.agents {
+		// last_polled as a file keeps it: not when the agent was last polled.
+		c := polled(news, news)
+		polls := 0
+		for now := t0; now.Before(t0.Add(2 * DefaultDirectPoll)); now = now.Add(30 * time.Minute) {
+			if m.view(map[string]*state.Cursor{a.url: c}, now).Due(a.url, c, now) {
+				polls++
+				phases[now.Sub(t0)%DefaultDirectPoll] = true
+			}
+		}
+		if polls != 2 {
+			t.Fatalf("agent %s vouched for, polled %d times in two bounds, want 2", a.url, polls)
+		}
+	}
+	if len(phases) < 10 {
+		t.Fatalf("40 agents' direct polls fall on %d heartbeats of the day: not spread", len(phases))
 	}
 }
 

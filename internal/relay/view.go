@@ -1,10 +1,12 @@
 package relay
 
 import (
+	"hash/fnv"
 	"sort"
 	"time"
 
 	"github.com/meshnode/meshnode/internal/logpin"
+	"github.com/meshnode/meshnode/internal/presence"
 	"github.com/meshnode/meshnode/internal/state"
 	"github.com/meshnode/meshnode/internal/translog"
 )
@@ -67,9 +69,10 @@ func (v *View) lags(h *Held, cursor func(string) *state.Cursor, now time.Time) b
 
 // Due reports whether the agent at url, with cursor c, is polled directly
 // now. News on any relay makes it due; a relay that does not lag listing
-// the checkpoint the node holds lets it wait until the direct-poll bound
-// since its last poll; otherwise its own schedule decides (c.Due). A
-// failing agent follows its circuit breaker alone.
+// the checkpoint the node holds lets it wait for its direct poll, which
+// comes once every direct-poll bound (boundDue); otherwise its own
+// schedule decides (c.Due). A failing agent follows its circuit breaker
+// alone.
 func (v *View) Due(url string, c *state.Cursor, now time.Time) bool {
 	if v == nil || len(v.relays) == 0 || c.LastPolled.IsZero() || c.FailureCount > 0 {
 		return c.Due(now)
@@ -98,7 +101,27 @@ func (v *View) Due(url string, c *state.Cursor, now time.Time) bool {
 	if !vouched {
 		return c.Due(now)
 	}
-	return c.LastPolled.After(now) || !now.Before(c.LastPolled.Add(v.bound-state.DueSlack))
+	return boundDue(url, c, now, v.bound)
+}
+
+// boundDue reports whether the direct poll of a vouched-for agent falls
+// at now: every bound since the node last saw its news, on the heartbeat
+// grid, at a phase its URL gives, so agents vouched for together spread
+// over the heartbeats. Derived, not stored, as the quiet schedule is
+// (docs/decisions.md, "Adaptive polling"): a poll that finds nothing
+// leaves the agent's file as it was, so its last_polled on disk is not
+// when it was last polled. A heartbeat that does not run delays the
+// agents it would have polled by one more bound.
+func boundDue(url string, c *state.Cursor, now time.Time, bound time.Duration) bool {
+	if c.LastNews.IsZero() || c.LastNews.After(now) {
+		return c.Due(now)
+	}
+	period := max(int64(bound/presence.Heartbeat), 1)
+	j := int64((now.Sub(c.LastNews) + presence.Heartbeat/2) / presence.Heartbeat)
+	h := fnv.New64a()
+	h.Write([]byte(url))
+	phase := int64(h.Sum64() % uint64(period))
+	return j >= 1 && ((j-phase)%period+period)%period == 0
 }
 
 // Settle judges the checkpoints held pending against the pins as they
