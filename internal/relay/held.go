@@ -41,12 +41,12 @@ type Held struct {
 	LastModified string `json:"last_modified,omitempty"`
 	// Agents are, by agent URL, the newest agent checkpoint it listed
 	// that the agent's pinned key verified.
-	Agents map[string]Listed `json:"agents,omitempty"`
+	Agents map[string]Listed `json:"-"`
 	// Pending are, by agent URL, relayed checkpoints not verified yet:
 	// the agent was not pinned, or its pinned key did not verify them. The
 	// agent is polled directly, and the checkpoint judged after that poll
 	// (a first contact pins the key; the agent may have rotated it).
-	Pending map[string]string `json:"pending,omitempty"`
+	Pending map[string]string `json:"-"`
 	// Fault, once set, stops the node from reading the relay.
 	Fault *Fault `json:"fault,omitempty"`
 }
@@ -73,12 +73,29 @@ type Fault struct {
 	Entry string `json:"entry,omitempty"`
 }
 
-// Store is the Held of every relay, a file per relay under
-// mesh-state/relays/ (node.RelaysFile).
+// Store is the Held of every relay under mesh-state/relays/
+// (node.RelaysFile): a file per relay, and a file per agent a relay
+// listed holding what each relay listed of it.
 type Store struct {
 	path  string
 	relay map[string]*Held // by relay URL
 	was   map[string][]byte
+}
+
+// agentFile is what the node holds of one agent from every relay, the
+// file of the agent under mesh-state/relays/: an agent's file changes
+// only when a relay lists it anew, so a heartbeat rewrites the files of
+// the agents that changed, not every agent's.
+type agentFile struct {
+	Agent string `json:"agent"`
+	// Listed and Pending are by relay URL (Held.Agents, Held.Pending).
+	Listed  map[string]Listed `json:"listed,omitempty"`
+	Pending map[string]string `json:"pending,omitempty"`
+}
+
+// relayFile is a relay's own file: its Held without the agents.
+type relayFile struct {
+	Relay *Held `json:"relay"`
 }
 
 // LoadStore reads the relays' state kept at path; none is a new store.
@@ -88,12 +105,42 @@ func LoadStore(path string) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{path: path, relay: map[string]*Held{}, was: files}
+	var agents []agentFile
 	for name, data := range files {
-		var h Held
-		if err := json.Unmarshal(data, &h); err != nil || h.URL == "" {
-			return nil, statefile.Corrupt(statefile.Dir(path)+"/"+name, data, fmt.Errorf("not a relay's state: %v", err))
+		var probe struct {
+			Relay *Held  `json:"relay"`
+			Agent string `json:"agent"`
 		}
-		s.relay[h.URL] = &h
+		if err := json.Unmarshal(data, &probe); err != nil || (probe.Relay == nil || probe.Relay.URL == "") == (probe.Agent == "") {
+			return nil, statefile.Corrupt(statefile.Dir(path)+"/"+name, data, fmt.Errorf("not a relay's or an agent's relayed state: %v", err))
+		}
+		if probe.Relay != nil {
+			s.relay[probe.Relay.URL] = probe.Relay
+			continue
+		}
+		var a agentFile
+		if err := json.Unmarshal(data, &a); err != nil {
+			return nil, statefile.Corrupt(statefile.Dir(path)+"/"+name, data, err)
+		}
+		agents = append(agents, a)
+	}
+	for _, a := range agents {
+		for r, l := range a.Listed {
+			if h, ok := s.relay[r]; ok {
+				if h.Agents == nil {
+					h.Agents = map[string]Listed{}
+				}
+				h.Agents[a.Agent] = l
+			}
+		}
+		for r, cp := range a.Pending {
+			if h, ok := s.relay[r]; ok {
+				if h.Pending == nil {
+					h.Pending = map[string]string{}
+				}
+				h.Pending[a.Agent] = cp
+			}
+		}
 	}
 	return s, nil
 }
@@ -129,16 +176,39 @@ func (s *Store) All() []*Held {
 	return out
 }
 
-// Save writes every relay's file whose bytes changed, and reports whether
-// one did: a read that learned nothing rewrites nothing.
+// Save writes every file whose bytes changed (a file per relay, a file
+// per agent a relay listed), and reports whether one did: a read that
+// learned nothing rewrites nothing.
 func (s *Store) Save() (bool, error) {
-	files := make(map[string][]byte, len(s.relay))
+	files := map[string][]byte{}
+	agents := map[string]*agentFile{}
 	for u, h := range s.relay {
-		data, err := json.MarshalIndent(h.normalized(), "", "  ")
+		n := h.normalized()
+		data, err := json.MarshalIndent(relayFile{Relay: n}, "", "  ")
 		if err != nil {
 			return false, fmt.Errorf("encode relay state of %s: %w", u, err)
 		}
 		files[statefile.PeerFileName(u)] = append(data, '\n')
+		for a, l := range n.Agents {
+			agentOf(agents, a).Listed[u] = l
+		}
+		for a, cp := range n.Pending {
+			f := agentOf(agents, a)
+			if f.Pending == nil {
+				f.Pending = map[string]string{}
+			}
+			f.Pending[u] = cp
+		}
+	}
+	for a, f := range agents {
+		if len(f.Listed) == 0 {
+			f.Listed = nil
+		}
+		data, err := json.MarshalIndent(f, "", "  ")
+		if err != nil {
+			return false, fmt.Errorf("encode relayed state of %s: %w", a, err)
+		}
+		files[statefile.PeerFileName(a)] = append(data, '\n')
 	}
 	if same(files, s.was) {
 		return false, nil
@@ -149,6 +219,15 @@ func (s *Store) Save() (bool, error) {
 	}
 	s.was = files
 	return changed, nil
+}
+
+func agentOf(m map[string]*agentFile, agent string) *agentFile {
+	f, ok := m[agent]
+	if !ok {
+		f = &agentFile{Agent: agent, Listed: map[string]Listed{}}
+		m[agent] = f
+	}
+	return f
 }
 
 // normalized is h with its times in UTC and empty maps left out.
