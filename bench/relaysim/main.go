@@ -103,7 +103,7 @@ type counts struct {
 	cpu                 time.Duration
 	filesWritten        int64
 	bytesWritten        int64
-	news, delaySum      time.Duration
+	delaySum            time.Duration
 	seen                int64
 	stateBytes          int64
 }
