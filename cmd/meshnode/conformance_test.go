@@ -25,6 +25,9 @@ const conformanceDir = "../../conformance"
 // poll: internal/translog's TestLogVectorsVerifyWithXMod checks them.
 const logVectorsDir = "logs"
 
+// relayVectorsDir holds the relay vectors, checked by internal/relay.
+const relayVectorsDir = "relay"
+
 // conformanceNow is the fixed time every vector is judged at.
 var conformanceNow = time.Date(2026, 3, 15, 0, 0, 0, 0, time.UTC)
 
@@ -45,8 +48,8 @@ func TestConformanceVectors(t *testing.T) {
 	}
 	cases := 0
 	for _, e := range entries {
-		if !e.IsDir() || e.Name() == logVectorsDir {
-			continue // the log vectors are checked by internal/translog
+		if !e.IsDir() || e.Name() == logVectorsDir || e.Name() == relayVectorsDir {
+			continue // the log and relay vectors are checked by internal/translog and internal/relay
 		}
 		cases++
 		t.Run(e.Name(), func(t *testing.T) { runConformanceCase(t, filepath.Join(conformanceDir, e.Name())) })

@@ -112,6 +112,7 @@ func TestEveryCommandAnswersAMistakeWithExit2AndAHint(t *testing.T) {
 		{"doctor before init finds problems", unsetFork, []string{"doctor", "--dir", "DIR"}, exitProblem, "problem"},
 		{"sign with a broken mesh.yaml", brokenConfig, []string{"sign", "--dir", "DIR"}, exitUsage, "line 1"},
 		{"keygen without --out", aNode, []string{"keygen", "--dir", "DIR"}, exitUsage, "keygen --out FILE"},
+		{"relay without --key", aNode, []string{"relay", "--dir", "DIR", "--url", "https://relay.example/"}, exitUsage, "relay --url URL --key FILE"},
 		{"commit outside a repository", aNode, []string{"commit", "--dir", "DIR"}, exitUsage, "not a git repository"},
 		{"commit --push to a remote that does not exist", aClone, []string{"commit", "--dir", "DIR", "--push", "--remote", "nosuch"}, exitUsage, `commit: remote "nosuch": no such remote`},
 		{"worker without a queue database", aNode, []string{"worker"}, exitUsage, "worker: no queue database: set MESHNODE_QUEUE_DSN"},

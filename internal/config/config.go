@@ -56,6 +56,7 @@ type Config struct {
 	Gossip                Gossip
 	Limits                Limits
 	Watch                 Watch
+	Relays                Relays
 	UserAgentContact      string // optional contact added to the User-Agent
 }
 

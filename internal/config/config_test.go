@@ -69,6 +69,7 @@ func TestLoadReadsEveryKey(t *testing.T) {
 		Gossip:                Gossip{Enabled: false, MaxNewPeersPerHeartbeat: 5, MaxPeers: 50},
 		Limits:                Limits{ManifestBytes: 1048576, TraceBytes: 524288, AgentsBytes: 65536},
 		Watch:                 Watch{Enabled: true, Interval: 5 * time.Minute},
+		Relays:                Relays{List: []string{"https://relay.example/mesh/ relay.example/mesh+e3fb7236+AcScXp+juds1vVPnTT0pPj/iiWZUOLC8XGRkXl5XolFK"}, DirectPoll: 12 * time.Hour},
 		UserAgentContact:      "ops@hive37.ai",
 	}
 	if !reflect.DeepEqual(c, want) {
@@ -86,7 +87,7 @@ func TestLoadRejectsMistakesWithLineAndKey(t *testing.T) {
 		{"concurrency out of range", head + "heartbeat:\n  deadline: 5m\n  concurrency: 0\n",
 			"mesh.yaml:5: heartbeat.concurrency: must be a whole number between 1 and 256"},
 		{"unknown top-level key", head + "scorer: heuristic\nleese: 2m\n",
-			"mesh.yaml:4: leese: unknown key (known keys here: agent, url, scorer, scorer_command, scorer_timeout, scorer_concurrency, lease, allow_private_addresses, heartbeat, polling, gossip, limits, watch, user_agent_contact)"},
+			"mesh.yaml:4: leese: unknown key (known keys here: agent, url, scorer, scorer_command, scorer_timeout, scorer_concurrency, lease, allow_private_addresses, heartbeat, polling, gossip, limits, watch, relays, user_agent_contact)"},
 		{"camelCase key gets a suggestion", head + "gossip:\n  maxPeers: 3\n",
 			"mesh.yaml:4: gossip.maxPeers: unknown key (did you mean max_peers?)"},
 		{"bad duration", head + "lease: two minutes\n", "mesh.yaml:3: lease: must be a duration like 90s, 2m or 1h"},
@@ -94,6 +95,10 @@ func TestLoadRejectsMistakesWithLineAndKey(t *testing.T) {
 		{"quiet_after neither 0 nor in range", head + "polling:\n  quiet_after: 5m\n", "mesh.yaml:4: polling.quiet_after: must be between 30m and 168h, or 0 for off"},
 		{"bad scorer", head + "scorer: llm\n", "mesh.yaml:3: scorer: must be one of heuristic, command, manual"},
 		{"bool that is not a bool", head + "allow_private_addresses: yes please\n", "mesh.yaml:3: allow_private_addresses: must be true or false"},
+		{"relay whose key names another host", head + "relays:\n  list:\n    - https://other.example/mesh/ relay.example/mesh+e3fb7236+AcScXp+juds1vVPnTT0pPj/iiWZUOLC8XGRkXl5XolFK\n",
+			`mesh.yaml:5: relays.list[0]: relay key is named "relay.example/mesh", not the relay's url without its scheme "other.example/mesh"`},
+		{"relay without a key", head + "relays:\n  list:\n    - https://relay.example/mesh/\n",
+			`mesh.yaml:5: relays.list[0]: must be "URL KEY", got 1 words`},
 		{"section that is not a mapping", head + "limits: 5\n", "mesh.yaml:3: limits: must be a mapping of keys"},
 		{"key given twice", head + "agent: other\n", "mesh.yaml:3: agent: given twice"},
 		{"url without scheme", "agent: a\nurl: tester.example/mesh\n", "mesh.yaml:2: url: must be an http or https URL like https://you.github.io/mesh/, with no query or fragment"},

@@ -116,6 +116,7 @@ var keys = []key{
 		leaf("interval", "time between two heartbeats of a watching node", DefaultWatchInterval,
 			func(c *Config) *time.Duration { return &c.Watch.Interval }, parseDuration(time.Second, 24*time.Hour), showDuration),
 	}},
+	relayKeys,
 	leaf("user_agent_contact", "a contact (URL or e-mail) added to the User-Agent, so peers' operators can reach you", "",
 		func(c *Config) *string { return &c.UserAgentContact }, parseContact, show[string]),
 }

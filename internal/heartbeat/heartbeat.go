@@ -110,6 +110,9 @@ type job struct {
 	// pools are the pools of past epochs SIGNAL and the assignments
 	// share (assignmentPools), saved at the end.
 	pools *signal.Pools
+	// relays are the relays read this heartbeat (readRelays), nil
+	// before.
+	relays *relays
 }
 
 // Run runs one heartbeat of the node in opts.Dir. It returns an error only
@@ -135,8 +138,13 @@ func Run(ctx context.Context, opts Options) (*report.Summary, error) {
 	n.rereadMisread(peers)
 	// Polling stops early enough to leave scoring its own share.
 	pollCtx, cancelPoll := context.WithTimeout(ctx, pollWindow(n.cfg.Heartbeat.Deadline))
+	if err := n.readRelays(pollCtx, peers); err != nil {
+		cancelPoll()
+		return nil, err
+	}
 	results := n.timedPoll(pollCtx, peers)
 	cancelPoll()
+	n.settleRelays()
 	n.reportLogs(peers)
 	if err := n.apply(results); err != nil {
 		return nil, err
@@ -190,6 +198,7 @@ func (n *job) pollAll(ctx context.Context, peers []peer) []*pollResult {
 		parsing:     semaphore.NewWeighted(maxParseBytes),
 		pages:       semaphore.NewWeighted(maxParseBytes),
 		node:        &n.budget,
+		relays:      n.relays,
 		scorable: func(p peer, f *fetched) bool {
 			return f.kind == node.KindTrace && n.queueable(p, f.entry.Hash, manifest.NormalizeStatus(f.entry.Status))
 		},

@@ -61,6 +61,8 @@ type poller struct {
 	scorable func(p peer, f *fetched) bool
 	// source is where peers' entries come from (manifestSource).
 	source source.Source
+	// relays decide when a peer is due, when the node reads any.
+	relays *relays
 }
 
 type limits struct {
@@ -72,7 +74,7 @@ func (pl *poller) poll(ctx context.Context, p peer, c state.Cursor) *pollResult 
 	start := time.Now()
 	r := &pollResult{peer: p, cursor: c, start: c, rateLeft: -1}
 	defer func() { r.latency = time.Since(start) }()
-	if !c.Due(pl.now) {
+	if !pl.relays.due(p, &c, pl.now) {
 		r.outcome = outcomeSkipped
 		return r
 	}

@@ -28,7 +28,11 @@ func (n *job) save() error {
 	if err != nil {
 		return err
 	}
-	n.sum.Changed = n.sum.Changed || changed || pinned
+	relayed, err := n.saveRelays()
+	if err != nil {
+		return err
+	}
+	n.sum.Changed = n.sum.Changed || changed || pinned || relayed
 	return nil
 }
 

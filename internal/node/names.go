@@ -49,7 +49,10 @@ const (
 	// between heartbeats so that they are not computed again
 	// (signal.Pools): one file, only an optimisation.
 	PoolsFile = StateDir + "/assignment-pools.json"
-	LockFile  = StateDir + "/heartbeat.lock"
+	// RelaysFile names relays/, what the node holds of each relay it
+	// reads and a relay's fault with its evidence (internal/relay).
+	RelaysFile = StateDir + "/relays.json"
+	LockFile   = StateDir + "/heartbeat.lock"
 )
 
 // StateFiles are the state files kept as a directory of a file per peer.

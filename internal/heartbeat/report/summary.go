@@ -80,6 +80,13 @@ type Summary struct {
 	// a log gone): their new entries wait until an operator re-pins them
 	// (docs/decisions.md, "Reading a peer's signed log").
 	LogsRefused []LogRefused `json:"logs_refused,omitempty"`
+	// Relays lists the relays read, by URL, with their state: ok,
+	// lagging (it vouches for nothing) or faulted (not read until an
+	// operator acts: docs/decisions.md, "Relays").
+	Relays []Relay `json:"relays,omitempty"`
+	// RelaySkipped counts the peers not polled because a relay listed
+	// the checkpoint the node holds, within relays.direct_poll.
+	RelaySkipped int `json:"relay_skipped,omitempty"`
 	// Interrupted: a signal stopped the run early. What it did is saved;
 	// peers it did not poll and traces it did not score wait for the next.
 	Interrupted bool `json:"interrupted,omitempty"`
@@ -97,6 +104,17 @@ type Summary struct {
 	BackoffSeconds     float64          `json:"backoff_seconds"`
 	InboxSize          int              `json:"inbox_size"`
 	QueueDepth         map[string]int   `json:"queue_depth"`
+}
+
+// Relay is a relay the node reads and its state this heartbeat.
+type Relay struct {
+	URL     string `json:"url"`
+	State   string `json:"state"` // ok, lagging or faulted
+	Size    int64  `json:"size"`  // its log's size accepted
+	Read    int64  `json:"read"`  // its entries read
+	Agents  int    `json:"agents"`
+	Fault   string `json:"fault,omitempty"`
+	Problem string `json:"problem,omitempty"` // this heartbeat's failure to read it
 }
 
 // Held is one of our files that publication left out, and why.
@@ -242,6 +260,11 @@ func (s *Summary) WriteText(w io.Writer) {
 	}
 	for _, l := range s.LogsRefused {
 		fmt.Fprintf(w, "log refused: %s: %s\n", l.Peer, oneLine(l.State))
+	}
+	for _, r := range s.Relays {
+		if r.State != "ok" || r.Problem != "" {
+			fmt.Fprintf(w, "relay %s: %s %s%s\n", r.State, r.URL, oneLine(r.Fault), oneLine(r.Problem))
+		}
 	}
 	for _, m := range s.HashMismatches {
 		fmt.Fprintf(w, "hash mismatch: %s seq %d %s\n", m.Peer, m.Seq, m.URL)

@@ -1,0 +1,540 @@
+// Command relaysim simulates, in process, one node of a mesh of -agents
+// agents that publish through signed logs (a -publish share of them a
+// trace a day, at random times) for -days days after a day of warm-up,
+// twice side by side on one fake clock: polling every agent directly on
+// today's adaptive schedule, and reading through -relays honest relays.
+//
+// Real code: each agent's ed25519 key and signed checkpoints
+// (internal/translog), the relays' logs (relay.Log.Extend) served over
+// loopback HTTP and read incrementally by relay.Reader through the fetch
+// client (every relay request and byte counted as served), relay.NewView,
+// View.Due and relay.Settle, the node's pins (internal/logpin) and
+// cursors with the real schedule (state.Cursor.Due, RecordSuccess,
+// RecordActivity). Modelled: a direct poll of an agent, which is not sent
+// over HTTP: one conditional request for its checkpoint answered 304 when
+// nothing changed, else the checkpoint (250 B), the partial entry bundle
+// (220 B an entry of its partial tile) and the new trace (3 KiB); and the
+// headers, 400 B a request in "bytes with headers". CPU seconds are the
+// process's (user + system) while the node's part of each mode runs;
+// state is the node's cursors (and, with relays, the relays' state) as
+// JSON; files written count the cursor and relay files whose bytes
+// changed at each heartbeat.
+//
+//	go run ./bench/relaysim -agents 10000 -publish 0.1 -days 1 -relays 2
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/meshnode/meshnode/internal/fetch"
+	"github.com/meshnode/meshnode/internal/logpin"
+	"github.com/meshnode/meshnode/internal/presence"
+	"github.com/meshnode/meshnode/internal/relay"
+	"github.com/meshnode/meshnode/internal/state"
+	"github.com/meshnode/meshnode/internal/translog"
+)
+
+// Modelled sizes of a direct poll (see the package comment).
+const (
+	checkpointBytes = 250
+	entryBytes      = 220
+	traceBytes      = 3 << 10
+	headerBytes     = 400
+)
+
+var start = time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+
+type options struct {
+	agents, days, relays int
+	publish              float64
+	directPoll           time.Duration
+	seed                 uint64
+}
+
+func main() {
+	var o options
+	flag.IntVar(&o.agents, "agents", 10000, "agents in the mesh")
+	flag.Float64Var(&o.publish, "publish", 0.1, "share of agents publishing a trace each day")
+	flag.IntVar(&o.days, "days", 1, "measured days, after a day of warm-up")
+	flag.IntVar(&o.relays, "relays", 2, "relays the node reads")
+	flag.Uint64Var(&o.seed, "seed", 1, "random seed")
+	flag.DurationVar(&o.directPoll, "direct-poll", relay.DefaultDirectPoll, "relays.direct_poll: the longest an agent a relay vouches for waits for a direct poll")
+	flag.Parse()
+	if err := run(o); err != nil {
+		fmt.Fprintln(os.Stderr, "relaysim:", err)
+		os.Exit(1)
+	}
+}
+
+// agent is one agent: its key and how many entries its log holds.
+type agent struct {
+	url, skey, vkey, origin string
+	size                    int64
+	publishes               []time.Time // this run's, sorted
+}
+
+func (a *agent) checkpoint() ([]byte, error) {
+	return translog.Sign(translog.Checkpoint{Origin: a.origin, Size: a.size, Root: a.root()}, a.skey)
+}
+
+func (a *agent) root() tlog.Hash { return tlog.RecordHash(fmt.Appendf(nil, "%s %d", a.url, a.size)) }
+
+// counts are one mode's costs over the measured days.
+type counts struct {
+	requests, bodyBytes int64
+	cpu                 time.Duration
+	filesWritten        int64
+	bytesWritten        int64
+	delaySum            time.Duration
+	seen                int64
+	stateBytes          int64
+}
+
+func run(o options) error {
+	agents, err := makeAgents(o)
+	if err != nil {
+		return err
+	}
+	schedule := state.Schedule{Heartbeat: presence.Heartbeat, QuietAfter: 2 * time.Hour, MaxInterval: 6 * time.Hour, SpikeFactor: 3}
+	tmp, err := os.MkdirTemp(scratch(), "relaysim-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	for _, d := range []string{"direct", "relays"} {
+		if err := os.Mkdir(filepath.Join(tmp, d), 0o755); err != nil {
+			return err
+		}
+	}
+	direct := newNode(agents, schedule, filepath.Join(tmp, "direct"))
+	relayed := newNode(agents, schedule, filepath.Join(tmp, "relays"))
+	srv := newSite()
+	defer srv.close()
+	rs, err := makeRelays(o.relays, srv)
+	if err != nil {
+		return err
+	}
+	client := fetch.New(fetch.Options{UserAgent: "relaysim", AllowPrivate: true, Timeout: time.Minute, MaxConnsPerHost: 4})
+	var measured [2]counts
+	beats := (o.days + 1) * int(24*time.Hour/presence.Heartbeat)
+	for b := 1; b <= beats; b++ {
+		now := start.Add(time.Duration(b) * presence.Heartbeat)
+		counting := now.After(start.Add(24 * time.Hour))
+		changed := publish(agents, now)
+		for _, r := range rs {
+			if err := r.run(agents, changed); err != nil {
+				return err
+			}
+		}
+		c0 := direct.beat(now, nil, counting)
+		c1 := relayed.beat(now, &relayRead{relays: rs, client: client, site: srv, directPoll: o.directPoll}, counting)
+		if counting {
+			measured[0].add(c0)
+			measured[1].add(c1)
+		}
+	}
+	measured[0].stateBytes = direct.stateBytes()
+	measured[1].stateBytes = relayed.stateBytes()
+	report(o, measured)
+	return nil
+}
+
+// scratch is where the nodes' state is saved: memory when the system
+// has a tmpfs there, so fsyncs cost nothing the sim does not measure.
+func scratch() string {
+	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+		return "/dev/shm"
+	}
+	return os.TempDir()
+}
+
+func makeAgents(o options) ([]*agent, error) {
+	rng := rand.New(rand.NewPCG(o.seed, 2))
+	out := make([]*agent, o.agents)
+	for i := range out {
+		u := fmt.Sprintf("https://a%06d.example/mesh/", i)
+		origin, _ := translog.Origin(u)
+		skey, vkey, err := translog.GenerateKey(origin)
+		if err != nil {
+			return nil, err
+		}
+		a := &agent{url: u, skey: skey, vkey: vkey, origin: origin, size: 1}
+		for d := 0; d <= o.days; d++ {
+			if rng.Float64() < o.publish {
+				a.publishes = append(a.publishes, start.Add(time.Duration(d)*24*time.Hour+time.Duration(rng.Int64N(int64(24*time.Hour)))))
+			}
+		}
+		out[i] = a
+	}
+	return out, nil
+}
+
+// publish grows the logs of the agents that publish in the heartbeat
+// before now and returns them.
+func publish(agents []*agent, now time.Time) []*agent {
+	var out []*agent
+	for _, a := range agents {
+		for _, p := range a.publishes {
+			if p.After(now.Add(-presence.Heartbeat)) && !p.After(now) {
+				a.size++
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}
+
+func (c *counts) add(d counts) {
+	c.requests += d.requests
+	c.bodyBytes += d.bodyBytes
+	c.cpu += d.cpu
+	c.filesWritten += d.filesWritten
+	c.bytesWritten += d.bytesWritten
+	c.delaySum += d.delaySum
+	c.seen += d.seen
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func report(o options, m [2]counts) {
+	days := float64(o.days)
+	fmt.Printf("relaysim: %d agents, %.0f%% publishing a day, %d relays, relays.direct_poll %v, %d measured day(s) after a day of warm-up\n", o.agents, o.publish*100, o.relays, o.directPoll, o.days)
+	fmt.Printf("%-22s %14s %14s %8s\n", "per node per day", "direct", "relays", "ratio")
+	row := func(name string, a, b float64, unit string) {
+		ratio := "-"
+		if b > 0 {
+			ratio = fmt.Sprintf("%.1fx", a/b)
+		}
+		fmt.Printf("%-22s %14s %14s %8s\n", name, fmt.Sprintf("%.0f%s", a, unit), fmt.Sprintf("%.0f%s", b, unit), ratio)
+	}
+	row("requests", float64(m[0].requests)/days, float64(m[1].requests)/days, "")
+	row("body bytes", float64(m[0].bodyBytes)/days, float64(m[1].bodyBytes)/days, "")
+	row("bytes with headers", float64(m[0].bodyBytes+headerBytes*m[0].requests)/days, float64(m[1].bodyBytes+headerBytes*m[1].requests)/days, "")
+	row("files written", float64(m[0].filesWritten)/days, float64(m[1].filesWritten)/days, "")
+	row("bytes written", float64(m[0].bytesWritten)/days, float64(m[1].bytesWritten)/days, "")
+	row("state bytes", float64(m[0].stateBytes), float64(m[1].stateBytes), "")
+	fmt.Printf("%-22s %14.2f %14.2f\n", "CPU seconds", m[0].cpu.Seconds()/days, m[1].cpu.Seconds()/days)
+	for i, name := range []string{"direct", "relays"} {
+		if m[i].seen > 0 {
+			fmt.Printf("mean delay publish→read (%s): %v over %d traces\n", name, (m[i].delaySum / time.Duration(m[i].seen)).Round(time.Minute), m[i].seen)
+		}
+	}
+}
+
+// site serves relays' files from memory, with ETags, and counts what it
+// served.
+type site struct {
+	srv      *httptest.Server
+	mu       sync.Mutex
+	files    map[string][]byte
+	requests int64
+	bytes    int64
+}
+
+func newSite() *site {
+	s := &site{files: map[string][]byte{}}
+	s.srv = httptest.NewServer(s)
+	return s
+}
+
+func (s *site) close() { s.srv.Close() }
+
+func (s *site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	data, ok := s.files[strings.TrimPrefix(r.URL.Path, "/")]
+	s.requests++
+	s.mu.Unlock()
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	sum := sha256.Sum256(data)
+	etag := `"` + hex.EncodeToString(sum[:8]) + `"`
+	w.Header().Set("ETag", etag)
+	if r.Header.Get("If-None-Match") == etag {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	s.mu.Lock()
+	s.bytes += int64(len(data))
+	s.mu.Unlock()
+	w.Write(data)
+}
+
+func (s *site) take() (int64, int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, b := s.requests, s.bytes
+	s.requests, s.bytes = 0, 0
+	return r, b
+}
+
+// relayLog is an honest relay: it lists each agent's checkpoint as soon
+// as it changes (it polls every agent every heartbeat, at its own cost).
+type relayLog struct {
+	rel  relay.Relay
+	skey string
+	dir  string
+	log  *relay.Log
+	site *site
+}
+
+func makeRelays(n int, s *site) ([]*relayLog, error) {
+	var out []*relayLog
+	for i := range n {
+		dir := fmt.Sprintf("relay%d", i)
+		u := s.srv.URL + "/" + dir + "/"
+		origin, _ := translog.Origin(u)
+		skey, vkey, err := translog.GenerateKey(origin)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, &relayLog{rel: relay.Relay{URL: u, Key: vkey}, skey: skey, dir: dir, log: &relay.Log{}, site: s})
+	}
+	return out, nil
+}
+
+// run appends the agents that changed (all of them the first time).
+func (r *relayLog) run(agents, changed []*agent) error {
+	if len(r.log.Entries) == 0 {
+		changed = agents
+	}
+	if len(changed) == 0 {
+		return nil
+	}
+	add := make([]relay.Entry, 0, len(changed))
+	for _, a := range changed {
+		cp, err := a.checkpoint()
+		if err != nil {
+			return err
+		}
+		add = append(add, relay.Entry{Agent: a.url, Checkpoint: cp})
+	}
+	files, err := r.log.Extend(add, r.skey)
+	if err != nil {
+		return err
+	}
+	r.site.mu.Lock()
+	for name, data := range files {
+		r.site.files[r.dir+"/log/"+name] = data
+	}
+	r.site.mu.Unlock()
+	return nil
+}
+
+// relayRead is what the relay mode reads each heartbeat.
+type relayRead struct {
+	relays     []*relayLog
+	client     *fetch.Client
+	site       *site
+	directPoll time.Duration
+}
+
+// node is one mode's node: its cursors and pins.
+type node struct {
+	agents   []*agent
+	st       *state.State
+	pins     *logpin.Pins
+	schedule state.Schedule
+	held     []*relay.Held
+	seenSize map[string]int64
+	polled   map[string]time.Time // the last direct poll of each agent
+	path     string               // where its cursors are saved
+	files    map[string][]byte    // its cursor files as last saved
+	// relayFiles are the relays' state files as last counted.
+	relayFiles map[string]string
+}
+
+func newNode(agents []*agent, s state.Schedule, dir string) *node {
+	pins, _ := logpin.Load(filepath.Join(dir, "log-pins.json"))
+	return &node{agents: agents, st: state.New(), pins: pins, schedule: s, seenSize: map[string]int64{}, polled: map[string]time.Time{},
+		path: filepath.Join(dir, "polling-cursors.json")}
+}
+
+// beat runs one heartbeat of the node at now: the relays read (rr nil:
+// none), then each agent due polled.
+func (n *node) beat(now time.Time, rr *relayRead, counting bool) counts {
+	var c counts
+	cpu0 := cpuTime()
+	if n.files != nil {
+		// Each heartbeat opens the state the last one saved, as a run does.
+		st, err := state.Load(n.path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "relaysim: load:", err)
+		} else {
+			n.st = st
+		}
+	}
+	var view *relay.View
+	var store *relay.Store
+	if rr != nil {
+		var err error
+		if store, err = relay.LoadStore(filepath.Join(filepath.Dir(n.path), "relays.json")); err != nil {
+			fmt.Fprintln(os.Stderr, "relaysim: relays' state:", err)
+			return c
+		}
+		n.held = n.held[:0]
+		for _, r := range rr.relays {
+			n.held = append(n.held, store.Held(r.rel))
+		}
+		rd := &relay.Reader{Client: rr.client, Pins: n.pins, Now: now}
+		for i, r := range rr.relays {
+			if _, err := rd.Read(context.Background(), r.rel, n.held[i]); err != nil {
+				fmt.Fprintln(os.Stderr, "relaysim: relay read:", err)
+			}
+		}
+		req, b := rr.site.take()
+		c.requests += req
+		c.bodyBytes += b
+		view = relay.NewView(n.held, n.pins, func(u string) *state.Cursor { return n.st.Cursors[u] }, rr.directPoll, now)
+	}
+	for _, a := range n.agents {
+		cur := n.st.Cursor(a.url)
+		due := cur.Due(now)
+		if view != nil {
+			due = view.Due(a.url, cur, now)
+		}
+		if !due {
+			continue
+		}
+		n.poll(a, cur, now, &c)
+	}
+	if rr != nil {
+		relay.Settle(n.held, n.pins, now)
+		if _, err := store.Save(); err != nil {
+			fmt.Fprintln(os.Stderr, "relaysim: save relays' state:", err)
+		}
+		// The last heartbeat of the warm-up takes the snapshot the first
+		// measured one compares with.
+		if counting || !now.Add(presence.Heartbeat).Before(start.Add(24*time.Hour)) {
+			files, size := n.relayFilesChanged()
+			if counting {
+				c.filesWritten += files
+				c.bytesWritten += size
+			}
+		}
+	}
+	written, wbytes, err := n.save(now)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "relaysim: save:", err)
+	}
+	c.filesWritten += written
+	c.bytesWritten += wbytes
+	c.cpu = cpuTime() - cpu0
+	return c
+}
+
+// relayFilesChanged counts the files of the relays' state whose bytes
+// changed since the last call: relay.Store.Save writes only those.
+func (n *node) relayFilesChanged() (int64, int64) {
+	dir := filepath.Join(filepath.Dir(n.path), "relays")
+	entries, _ := os.ReadDir(dir)
+	now := make(map[string]string, len(entries))
+	var files, size int64
+	for _, e := range entries {
+		data, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+		now[e.Name()] = string(data)
+		if n.relayFiles[e.Name()] != string(data) {
+			files++
+			size += int64(len(data))
+		}
+	}
+	n.relayFiles = now
+	return files, size
+}
+
+// save writes the cursors as the heartbeat does (state.Save: a file per
+// peer, only those whose bytes changed, poll times alone once a day) and
+// returns how many files changed and their bytes.
+func (n *node) save(now time.Time) (int64, int64, error) {
+	var timesBefore time.Time
+	if now.Sub(now.Truncate(24*time.Hour)) < presence.Heartbeat {
+		timesBefore = now.Add(-state.PollTimesEvery)
+	}
+	files, err := n.st.Files(timesBefore)
+	if err != nil {
+		return 0, 0, err
+	}
+	var changed, size int64
+	for name, data := range files {
+		if old, ok := n.files[name]; !ok || string(old) != string(data) {
+			changed++
+			size += int64(len(data))
+		}
+	}
+	n.files = files
+	_, err = n.st.Save(n.path, timesBefore)
+	return changed, size, err
+}
+
+// poll is a modelled direct poll of a's log: the node accepts its
+// checkpoint and pins it.
+func (n *node) poll(a *agent, cur *state.Cursor, now time.Time, c *counts) {
+	cur.LastPolled = now
+	news := int(a.size - n.seenSize[a.url])
+	if n.seenSize[a.url] == 0 {
+		news = 0 // first contact: the history, not news
+	}
+	c.requests++
+	if news > 0 || n.seenSize[a.url] == 0 {
+		c.requests += 2
+		c.bodyBytes += checkpointBytes + entryBytes*(a.size%256) + traceBytes
+	}
+	if news > 0 {
+		for _, p := range a.publishes {
+			if p.After(n.polled[a.url]) && !p.After(now) {
+				c.delaySum += now.Sub(p)
+				c.seen++
+			}
+		}
+	}
+	n.polled[a.url] = now
+	n.seenSize[a.url] = a.size
+	cur.RecordSuccess(now)
+	cur.RecordActivity(now, news, n.schedule)
+	r := a.root()
+	n.pins.Put(&logpin.Pin{URL: a.url, Key: a.vkey, Accepted: []logpin.Tree{{Size: a.size, Root: base64.StdEncoding.EncodeToString(r[:])}}})
+}
+
+// stateBytes is the node's state as JSON: its cursors, and the relays'.
+func (n *node) stateBytes() int64 {
+	var total int64
+	urls := make([]string, 0, len(n.st.Cursors))
+	for u := range n.st.Cursors {
+		urls = append(urls, u)
+	}
+	slices.Sort(urls)
+	for _, u := range urls {
+		b, _ := json.Marshal(n.st.Cursors[u])
+		total += int64(len(b))
+	}
+	entries, _ := os.ReadDir(filepath.Join(filepath.Dir(n.path), "relays"))
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil {
+			total += info.Size()
+		}
+	}
+	return total
+}

@@ -1,0 +1,68 @@
+package relay
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/meshnode/meshnode/internal/fetch"
+	"github.com/meshnode/meshnode/internal/logpin"
+	"github.com/meshnode/meshnode/internal/node"
+	"github.com/meshnode/meshnode/internal/translog"
+)
+
+// PublishOptions are one run of a relay whose files live in Dir: its log
+// under log/ (node.LogDir), the agents' pinned keys under
+// mesh-state/log-pins/ (node.LogPinsFile).
+type PublishOptions struct {
+	Dir    string
+	Key    string   // the relay's signer key
+	Agents []string // the agents' trace URLs, normalised
+	Client *fetch.Client
+	Logf   func(format string, args ...any)
+}
+
+// Published is what a run did.
+type Published struct {
+	Relayed  int   // entries appended
+	Size     int64 // the log's size after
+	Requests int
+	Changed  bool // a file was written
+}
+
+// Publish polls the agents and appends each changed checkpoint to the
+// relay's log, writing only the files that changed: a run that relays
+// nothing writes nothing.
+func Publish(ctx context.Context, o PublishOptions) (*Published, error) {
+	vkey, err := translog.VerifierKey(o.Key)
+	if err != nil {
+		return nil, err
+	}
+	old, err := node.ReadLog(o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	l, err := OpenLog(old, vkey)
+	if err != nil {
+		return nil, fmt.Errorf("%w (is this the relay's key?)", err)
+	}
+	pins, err := logpin.Load(filepath.Join(o.Dir, node.LogPinsFile))
+	if err != nil {
+		return nil, err
+	}
+	p := &Poller{Client: o.Client, Pins: pins, Logf: o.Logf}
+	add, requests := p.Poll(ctx, o.Agents, l.Latest())
+	files, err := l.Extend(add, o.Key)
+	if err != nil {
+		return nil, err
+	}
+	changed, err := node.WriteLog(o.Dir, old, files)
+	if err != nil {
+		return nil, err
+	}
+	pinned, err := pins.Save()
+	if err != nil {
+		return nil, err
+	}
+	return &Published{Relayed: len(add), Size: int64(len(l.Entries)), Requests: requests, Changed: changed || pinned}, nil
+}

@@ -1,0 +1,196 @@
+package relay
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"time"
+
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/meshnode/meshnode/internal/fetch"
+	"github.com/meshnode/meshnode/internal/logpin"
+	"github.com/meshnode/meshnode/internal/node"
+	"github.com/meshnode/meshnode/internal/translog"
+)
+
+// MaxEntriesPerRead bounds the entries one read takes from a relay: a
+// relay's log read for the first time is read over several heartbeats,
+// every part verified against the signed root. A variable so tests can
+// lower it.
+var MaxEntriesPerRead int64 = 1 << 16
+
+// Relay is a relay a node reads: its base URL (its log is under log/)
+// and its verifier key, named its origin (translog.Origin).
+type Relay struct {
+	URL string
+	Key string
+}
+
+// Reader reads relays' logs into their Held state.
+type Reader struct {
+	Client *fetch.Client
+	// Pins are the agents' pinned keys: the only keys a relayed
+	// checkpoint is verified with.
+	Pins *logpin.Pins
+	// Known reports whether the node polls the agent at a URL; nil
+	// knows every agent. Entries of other agents are passed over.
+	Known func(url string) bool
+	Now   time.Time
+}
+
+// Read reads what relay r added since h, verified, into h, and returns
+// the requests it made. A relay that serves what no honest relay serves
+// gets h.Fault and is not read again; a failure to fetch is the error,
+// and h is as it was.
+func (rd *Reader) Read(ctx context.Context, r Relay, h *Held) (int, error) {
+	if h.Fault != nil {
+		return 0, nil
+	}
+	n := 0
+	get := func(ctx context.Context, path string, max int64) ([]byte, error) {
+		n++
+		resp, err := rd.Client.Get(ctx, fetch.Request{URL: r.URL + node.LogDir + "/" + path, MaxBytes: max, Within: r.URL})
+		if err != nil {
+			return nil, err
+		}
+		return resp.Body, nil
+	}
+	resp, err := rd.Client.Get(ctx, fetch.Request{URL: r.URL + node.LogDir + "/" + translog.CheckpointFile,
+		MaxBytes: translog.MaxCheckpointBytes, Within: r.URL, ETag: h.ETag, LastModified: h.LastModified})
+	n++
+	if err != nil {
+		return n, fmt.Errorf("relay %s: %w", r.URL, err)
+	}
+	tr := newTileReader(ctx, get)
+	if !resp.NotModified && string(resp.Body) != h.Checkpoint {
+		if err := rd.advance(tr, r, h, resp.Body); err != nil || h.Fault != nil {
+			return n, err
+		}
+	}
+	h.ETag, h.LastModified = resp.ETag, resp.LastModified
+	return n, rd.readEntries(tr, h)
+}
+
+// advance accepts the relay's checkpoint body when it extends the tree
+// held: a bad signature or a fork is a fault; an older tree is a stale
+// copy, ignored.
+func (rd *Reader) advance(tr *tileReader, r Relay, h *Held, body []byte) error {
+	cp, err := translog.Open(body, r.Key)
+	if err != nil {
+		rd.fault(h, &Fault{Kind: FaultSignature, Detail: err.Error(), Checkpoints: nonEmpty(h.Checkpoint, string(body))})
+		return nil
+	}
+	prev := heldTree(h)
+	to := tlog.Tree{N: cp.Size, Hash: cp.Root}
+	switch {
+	case to.N < prev.N:
+		return nil
+	case to.N == prev.N && to.Hash != prev.Hash:
+		rd.fault(h, &Fault{Kind: FaultFork, Detail: "two checkpoints of the same size with different roots", Checkpoints: []string{h.Checkpoint, string(body)}})
+		return nil
+	case to.N > prev.N && prev.N > 0:
+		if err := tr.consistent(prev, to); err != nil {
+			return rd.failed(h, err, body)
+		}
+	}
+	h.Checkpoint, h.Size, h.Root = string(body), to.N, base64.StdEncoding.EncodeToString(to.Hash[:])
+	return nil
+}
+
+// readEntries reads the entries of the tree held past h.Read, at most
+// MaxEntriesPerRead, and takes each agent's checkpoint.
+func (rd *Reader) readEntries(tr *tileReader, h *Held) error {
+	to := min(h.Size, h.Read+MaxEntriesPerRead)
+	if to <= h.Read {
+		return nil
+	}
+	raw, err := tr.entries(heldTree(h), h.Read, to)
+	if err != nil {
+		return rd.failed(h, err, []byte(h.Checkpoint))
+	}
+	for _, b := range raw {
+		e, err := ParseEntry(b)
+		if err != nil {
+			rd.fault(h, &Fault{Kind: FaultBadEntry, Detail: err.Error(), Checkpoints: []string{h.Checkpoint}, Entry: string(b)})
+			return nil
+		}
+		rd.take(h, e)
+	}
+	h.Read = to
+	return nil
+}
+
+// take records e when the agent's pinned key verifies it, or holds it
+// pending for Settle when the agent is not pinned yet or the key does not
+// verify it: a relay never introduces a key. Agents the node does not
+// poll are passed over.
+func (rd *Reader) take(h *Held, e Entry) {
+	if rd.Known != nil && !rd.Known(e.Agent) {
+		return
+	}
+	pin := rd.Pins.Get(e.Agent)
+	key := ""
+	if pin != nil {
+		key = pin.Key
+	}
+	cp, err := translog.Open(e.Checkpoint, key)
+	if key == "" || err != nil {
+		if h.Pending == nil {
+			h.Pending = map[string]string{}
+		}
+		h.Pending[e.Agent] = string(e.Checkpoint)
+		return
+	}
+	delete(h.Pending, e.Agent)
+	listed(h, e.Agent, cp, rd.Now)
+}
+
+// listed records cp as the agent's newest checkpoint on h, unless h
+// listed a larger one before.
+func listed(h *Held, agent string, cp translog.Checkpoint, now time.Time) {
+	root := base64.StdEncoding.EncodeToString(cp.Root[:])
+	if l, ok := h.Agents[agent]; ok && (l.Size > cp.Size || l.Size == cp.Size && l.Root == root) {
+		return
+	}
+	if h.Agents == nil {
+		h.Agents = map[string]Listed{}
+	}
+	h.Agents[agent] = Listed{Size: cp.Size, Root: root, Seen: now}
+}
+
+// failed turns a verification failure into a fault, or a failure to
+// fetch into the read's error.
+func (rd *Reader) failed(h *Held, err error, body []byte) error {
+	kind := faultOf(err)
+	if kind == "" {
+		return fmt.Errorf("relay %s: %w", h.URL, err)
+	}
+	rd.fault(h, &Fault{Kind: kind, Detail: err.Error(), Checkpoints: nonEmpty(h.Checkpoint, string(body))})
+	return nil
+}
+
+func (rd *Reader) fault(h *Held, f *Fault) {
+	f.At = rd.Now
+	h.Fault = f
+}
+
+// heldTree is the relay tree h accepted, empty before any.
+func heldTree(h *Held) tlog.Tree {
+	root, _ := base64.StdEncoding.DecodeString(h.Root)
+	var t tlog.Tree
+	t.N = h.Size
+	copy(t.Hash[:], root)
+	return t
+}
+
+// nonEmpty is the non-empty ones of ss, once each.
+func nonEmpty(ss ...string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != "" && (len(out) == 0 || out[len(out)-1] != s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,193 @@
+package relay
+
+import (
+	"hash/fnv"
+	"sort"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/logpin"
+	"github.com/meshnode/meshnode/internal/presence"
+	"github.com/meshnode/meshnode/internal/state"
+	"github.com/meshnode/meshnode/internal/translog"
+)
+
+// LagAfter is how long a relay may trail what the node knows of an agent
+// (a direct poll, or another relay) before it is judged lagging: two
+// heartbeats, the time an honest relay polling every heartbeat needs.
+const LagAfter = time.Hour
+
+// DefaultDirectPoll is how long an agent that a relay lists as unchanged
+// may go without a direct poll (config relays.direct_poll): the longest
+// a relay that withholds the agent's news can delay it.
+const DefaultDirectPoll = 24 * time.Hour
+
+// View is what the relays say of each agent, for one heartbeat: when an
+// agent is due, and which relays lag. Its methods may be called from
+// the poll goroutines.
+type View struct {
+	relays []*Held
+	pins   *logpin.Pins
+	bound  time.Duration
+	// lagging are the relays judged lagging, by URL.
+	lagging map[string]bool
+}
+
+// NewView judges the relays held against the pins and cursors as the
+// heartbeat starts: a relay lags when an agent's checkpoint it lists
+// trails one another relay listed, or a direct poll read, for longer than
+// LagAfter. Faulted relays count for nothing.
+func NewView(held []*Held, pins *logpin.Pins, cursor func(url string) *state.Cursor, bound time.Duration, now time.Time) *View {
+	v := &View{pins: pins, bound: bound, lagging: map[string]bool{}}
+	for _, h := range held {
+		if h.Fault == nil {
+			v.relays = append(v.relays, h)
+		}
+	}
+	for _, h := range v.relays {
+		v.lagging[h.URL] = v.lags(h, cursor, now)
+	}
+	return v
+}
+
+// lags reports whether h trails, for some agent, what the node knew of
+// it LagAfter ago.
+func (v *View) lags(h *Held, cursor func(string) *state.Cursor, now time.Time) bool {
+	for agent, l := range h.Agents {
+		for _, o := range v.relays {
+			if ol, ok := o.Agents[agent]; ok && ol.Size > l.Size && !ol.Seen.After(now.Add(-LagAfter)) {
+				return true
+			}
+		}
+		if t, ok := pinnedTree(v.pins.Get(agent)); ok && t.Size > l.Size {
+			if c := cursor(agent); c != nil && !c.NewestEntry.IsZero() && !c.NewestEntry.After(now.Add(-LagAfter)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Due reports whether the agent at url, with cursor c, is polled directly
+// now. News on any relay makes it due; a relay that does not lag listing
+// the checkpoint the node holds lets it wait for its direct poll, which
+// comes once every direct-poll bound (boundDue); otherwise its own
+// schedule decides (c.Due). A failing agent follows its circuit breaker
+// alone.
+func (v *View) Due(url string, c *state.Cursor, now time.Time) bool {
+	if v == nil || len(v.relays) == 0 || c.LastPolled.IsZero() || c.FailureCount > 0 {
+		return c.Due(now)
+	}
+	pin := v.pins.Get(url)
+	held, ok := pinnedTree(pin)
+	if !ok || pin.Alarm != nil {
+		return c.Due(now)
+	}
+	vouched := false
+	for _, h := range v.relays {
+		if _, ok := h.Pending[url]; ok {
+			return true
+		}
+		l, ok := h.Agents[url]
+		switch {
+		case !ok:
+		case l.Size > held.Size, l.Size == held.Size && l.Root != held.Root:
+			// News, or a checkpoint the agent signed that contradicts
+			// ours: its direct read judges it.
+			return true
+		case l.Size == held.Size && !v.lagging[h.URL]:
+			vouched = true
+		}
+	}
+	if !vouched {
+		return c.Due(now)
+	}
+	return boundDue(url, c, now, v.bound)
+}
+
+// boundDue reports whether the direct poll of a vouched-for agent falls
+// at now: every bound since the node last saw its news, on the heartbeat
+// grid, at a phase its URL gives, so agents vouched for together spread
+// over the heartbeats. Derived, not stored, as the quiet schedule is
+// (docs/decisions.md, "Adaptive polling"): a poll that finds nothing
+// leaves the agent's file as it was, so its last_polled on disk is not
+// when it was last polled. A heartbeat that does not run delays the
+// agents it would have polled by one more bound.
+func boundDue(url string, c *state.Cursor, now time.Time, bound time.Duration) bool {
+	if c.LastNews.IsZero() || c.LastNews.After(now) {
+		return c.Due(now)
+	}
+	period := max(int64(bound/presence.Heartbeat), 1)
+	j := int64((now.Sub(c.LastNews) + presence.Heartbeat/2) / presence.Heartbeat)
+	h := fnv.New64a()
+	h.Write([]byte(url))
+	phase := int64(h.Sum64() % uint64(period))
+	return j >= 1 && ((j-phase)%period+period)%period == 0
+}
+
+// Settle judges the checkpoints held pending against the pins as they
+// are after the direct polls they made due: one the agent's pinned key
+// now verifies (a first contact, or a rotation followed) is listed; one
+// of an agent still not pinned stays pending; any other was forged by
+// the relay, a fault.
+func Settle(held []*Held, pins *logpin.Pins, now time.Time) {
+	for _, h := range held {
+		agents := make([]string, 0, len(h.Pending))
+		for a := range h.Pending {
+			agents = append(agents, a)
+		}
+		sort.Strings(agents)
+		for _, a := range agents {
+			cp := h.Pending[a]
+			pin := pins.Get(a)
+			if pin == nil || pin.Key == "" {
+				continue
+			}
+			c, err := translog.Open([]byte(cp), pin.Key)
+			if err != nil {
+				h.Fault = &Fault{Kind: FaultForged, Detail: "the agent's pinned key does not verify the checkpoint it relayed: " + err.Error(),
+					At: now, Checkpoints: nonEmpty(h.Checkpoint), Agent: a, Entry: cp}
+				break
+			}
+			delete(h.Pending, a)
+			listed(h, a, c, now)
+		}
+	}
+}
+
+// Status is a relay as the summary shows it.
+type Status struct {
+	URL     string `json:"url"`
+	State   string `json:"state"` // StateOK, StateLagging or StateFaulted
+	Size    int64  `json:"size"`
+	Read    int64  `json:"read"`
+	Agents  int    `json:"agents"`
+	Fault   string `json:"fault,omitempty"`
+	Problem string `json:"problem,omitempty"` // this heartbeat's failure to read it
+}
+
+// The states of a relay.
+const (
+	StateOK      = "ok"
+	StateLagging = "lagging"
+	StateFaulted = "faulted"
+)
+
+// StatusOf is h's status in v.
+func (v *View) StatusOf(h *Held) Status {
+	s := Status{URL: h.URL, State: StateOK, Size: h.Size, Read: h.Read, Agents: len(h.Agents)}
+	switch {
+	case h.Fault != nil:
+		s.State, s.Fault = StateFaulted, h.Fault.Kind+": "+h.Fault.Detail
+	case v.lagging[h.URL]:
+		s.State = StateLagging
+	}
+	return s
+}
+
+// pinnedTree is the tree p last accepted, and whether there is one.
+func pinnedTree(p *logpin.Pin) (logpin.Tree, bool) {
+	if p == nil || p.Key == "" || len(p.Accepted) == 0 {
+		return logpin.Tree{}, false
+	}
+	return p.Accepted[len(p.Accepted)-1], true
+}
