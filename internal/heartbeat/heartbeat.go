@@ -106,6 +106,13 @@ type job struct {
 	// pins are the keys and checkpoints of peers' signed logs
 	// (internal/logpin), saved with the cursors.
 	pins *logpin.Pins
+	// quiet is the derived record this heartbeat uses instead of the
+	// history while the snapshot defers it (quiet.go); nil once the
+	// history is loaded. startInputs digests the inputs found at open,
+	// "" when git could not say.
+	quiet       *derived
+	startInputs string
+	histErr     error // loading the history where no error can be returned (led)
 }
 
 // Run runs one heartbeat of the node in opts.Dir. It returns an error only
@@ -125,15 +132,23 @@ func Run(ctx context.Context, opts Options) (*report.Summary, error) {
 		n.log.Info("evicted seen hashes older than 90 days", "count", ev)
 	}
 	peers, err := n.peers()
+	if err == nil {
+		err = n.histErr
+	}
 	if err != nil {
 		return nil, err
 	}
-	n.rereadMisread(peers)
+	if err := n.rereadMisread(peers); err != nil {
+		return nil, err
+	}
 	// Polling stops early enough to leave scoring its own share.
 	pollCtx, cancelPoll := context.WithTimeout(ctx, pollWindow(n.cfg.Heartbeat.Deadline))
 	results := n.timedPoll(pollCtx, peers)
 	cancelPoll()
 	n.reportLogs(peers)
+	if err := n.quietUnless(results); err != nil {
+		return nil, err
+	}
 	if err := n.apply(results); err != nil {
 		return nil, err
 	}
@@ -155,6 +170,9 @@ func Run(ctx context.Context, opts Options) (*report.Summary, error) {
 		return nil, err
 	}
 	if err := n.save(); err != nil {
+		return nil, err
+	}
+	if err := n.saveDerived(ctx); err != nil {
 		return nil, err
 	}
 	n.reportHeld()
