@@ -50,7 +50,9 @@ func firstEntry(status []byte) string {
 func run(ctx context.Context, dir string, args []string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	// --no-optional-locks: a check never writes git's index, so it never
+	// races a git command a person or a workflow runs beside it.
+	cmd := exec.CommandContext(ctx, "git", append([]string{"--no-optional-locks", "-C", dir}, args...)...)
 	var out, stderr capped
 	out.max, stderr.max = maxOutput, 4<<10
 	cmd.Stdout, cmd.Stderr = &out, &stderr
