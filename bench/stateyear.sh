@@ -10,6 +10,7 @@
 # them (stateyear -compact=false).
 #
 #   bash bench/stateyear.sh [BASELINE]          # AGENTS=1000 DAYS=365 ROUNDS=3 SAVE_EVERY=30
+#   AGENTS=10000 DAYS=30 bash bench/stateyear.sh -   # this tree alone, no baseline
 #
 # Per binary, min / median / max: wall seconds, CPU seconds (user +
 # system), peak RSS, the MB the heartbeat read (rchar of /proc/PID/io:
@@ -35,16 +36,25 @@ trap 'rm -rf "$out"' EXIT
 
 go build -o "$out/new" ./cmd/meshnode
 go build -o "$out/stateyear" ./bench/stateyear
-mkdir "$out/base-src"
-git archive "$base" | tar -x -C "$out/base-src"
-(cd "$out/base-src" && go build -o "$out/old" ./cmd/meshnode)
-echo "new: $(git rev-parse --short HEAD) (+ working tree), old: $(git rev-parse --short "$base")"
+bins="new old"
+if [ "$base" = - ]; then
+  bins=new
+  echo "new: $(git rev-parse --short HEAD) (+ working tree), no baseline"
+else
+  mkdir "$out/base-src"
+  git archive "$base" | tar -x -C "$out/base-src"
+  (cd "$out/base-src" && go build -o "$out/old" ./cmd/meshnode)
+  echo "new: $(git rev-parse --short HEAD) (+ working tree), old: $(git rev-parse --short "$base")"
+fi
 
-t0=2027-01-01T12:00:00Z
-t0b=2027-01-01T12:15:00Z
-t1=2027-01-01T12:30:00Z
+# The simulation starts on 2026-01-01; the heartbeats run at noon of its
+# last day (2027-01-01 for 365 days).
+at() { date -u -d "2026-01-01T12:$1:00Z + $days days" +%Y-%m-%dT%H:%M:%SZ; }
+t0=$(at 00)
+t0b=$(at 15)
+t1=$(at 30)
 commit() { (cd "$1" && git add -A -- . ':(exclude,glob)mesh-state/*.lock' && git -c user.name=b -c user.email=b@b commit -qm "$2"); }
-for w in new old; do
+for w in $bins; do
   compact=true; [ "$w" = old ] && compact=false
   "$out/stateyear" -agents "$agents" -days "$days" -save-every "$every" -compact="$compact" -dir "$out/year-$w" -node >"$out/year.out"
   tail -2 "$out/year.out" | sed "s/^/$w, /"
@@ -53,7 +63,7 @@ for w in new old; do
   "$out/$w" heartbeat --dir "$out/year-$w" --now "$t0b" >/dev/null 2>"$out/log" || { tail -5 "$out/log"; exit 1; }
   commit "$out/year-$w" quiet >/dev/null 2>&1 || true # nothing to commit for a binary that keeps no derived state
 done
-echo "history on disk: $(du -sh --exclude=.git "$out/year-new" | cut -f1) (new), $(du -sh --exclude=.git "$out/year-old" | cut -f1) (old)"
+echo "history on disk: $(for w in $bins; do printf "%s %s  " "$w" "$(du -sh --exclude=.git "$out/year-$w" | cut -f1)"; done)"
 
 stats() { sort -g | awk '{ v[NR] = $1 } END { printf "%s / %s / %s", v[1], v[int((NR + 1) / 2)], v[NR] }'; }
 # stored: the KB of the compressed objects a commit of the heartbeat's
@@ -75,9 +85,9 @@ echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 echo
 echo "| $agents agents x $days days, nothing new | binary | wall s (min / median / max) | CPU s, user + system | peak RSS MB | MB read | MB of history | largest file | MANIFEST.md | files changed | KB committed |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
-for w in new old; do : >"$out/$w.wall"; : >"$out/$w.cpu"; : >"$out/$w.rss"; : >"$out/$w.read"; : >"$out/$w.changed"; : >"$out/$w.stored"; done
+for w in $bins; do : >"$out/$w.wall"; : >"$out/$w.cpu"; : >"$out/$w.rss"; : >"$out/$w.read"; : >"$out/$w.changed"; : >"$out/$w.stored"; done
 for r in $(seq "$rounds"); do
-  for w in new old; do
+  for w in $bins; do
     rm -rf "$out/run"; cp -a "$out/year-$w" "$out/run"
     # A shell reads its reaped children's I/O counters in its own.
     sh -c '/usr/bin/time -f "%e %M %U %S" -o "$1" "$2" heartbeat --dir "$3" --now "$4" >/dev/null 2>"$5" || exit 1
@@ -90,6 +100,6 @@ for r in $(seq "$rounds"); do
     stored "$out/run" >>"$out/$w.stored"
   done
 done
-for w in new old; do
+for w in $bins; do
   echo "| | $w | $(stats <"$out/$w.wall") | $(stats <"$out/$w.cpu") | $(stats <"$out/$w.rss") | $(stats <"$out/$w.read") | $(cat "$out/$w.other") | $(stats <"$out/$w.changed") | $(stats <"$out/$w.stored") |"
 done
