@@ -180,13 +180,15 @@ func (n *job) saveDerived(ctx context.Context) error {
 	if n.snap.Deferred() || n.startInputs == "" {
 		return nil
 	}
+	// A history that changed, or that git cannot digest, keeps no
+	// derived state; nor does one without SIGNAL (an unknown rule set).
 	in, err := n.inputsDigest(ctx)
 	if err != nil || in != n.startInputs {
-		return nil //nolint:nilerr // a history that changed keeps no derived state
+		return nil
 	}
 	r, err := n.signalReport()
 	if err != nil {
-		return nil //nolint:nilerr // no SIGNAL (an unknown rule set): nothing to keep
+		return nil
 	}
 	d := &derived{Version: derivedVersion, Inputs: in, CompactDue: ledger.NextCompaction(n.now),
 		Own: sortedHashes(n.own), Standing: n.sum.Standing, StandingNext: n.sum.StandingNext,
