@@ -10,8 +10,9 @@ import (
 )
 
 // timeout bounds each git command: the work tree's clean check reads
-// git's index and stats the files under the paths, never their bytes
-// unless their stat changed.
+// git's index and stats the files under the paths, and reads their bytes
+// only where the stat data differs from the index's (a copy, a racily
+// clean entry): 1.1 s for 186 MB of ledger on a loaded 2-core machine.
 const timeout = 30 * time.Second
 
 // maxOutput bounds what is kept of git's output: a clean check prints
@@ -50,9 +51,10 @@ func firstEntry(status []byte) string {
 func run(ctx context.Context, dir string, args []string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	// --no-optional-locks: a check never writes git's index, so it never
-	// races a git command a person or a workflow runs beside it.
-	cmd := exec.CommandContext(ctx, "git", append([]string{"--no-optional-locks", "-C", dir}, args...)...)
+	// git status may refresh the index's stat data (when no other git
+	// command holds its lock): a check after a copy or a checkout whose
+	// stat data went stale reads the files' bytes once, not every time.
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
 	var out, stderr capped
 	out.max, stderr.max = maxOutput, 4<<10
 	cmd.Stdout, cmd.Stderr = &out, &stderr
