@@ -97,8 +97,7 @@ func (n *job) load(ctx context.Context) error {
 		n.log.Info("history not loaded: nothing changed since its derived state was computed")
 		return nil
 	}
-	n.log.Debug("history loaded", "reason", why)
-	return n.history()
+	return n.history(why)
 }
 
 // lock takes the node's heartbeat lock, waiting for a running heartbeat to

@@ -130,13 +130,14 @@ func (n *job) inputsDigest(ctx context.Context) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// history loads what the snapshot deferred, once: from then on the
-// heartbeat runs on the whole history and its derived record is set
-// aside.
-func (n *job) history() error {
+// history loads what the snapshot deferred, once, and logs why: from
+// then on the heartbeat runs on the whole history and its derived record
+// is set aside.
+func (n *job) history(why string) error {
 	if !n.snap.Deferred() {
 		return nil
 	}
+	n.log.Info("history loaded", "reason", why)
 	if err := n.snap.LoadHistory(); err != nil {
 		return err
 	}
@@ -148,7 +149,7 @@ func (n *job) history() error {
 // that fails leaves an empty ledger and its error in n.histErr, which
 // Run returns.
 func (n *job) led() *ledger.Ledger {
-	if err := n.history(); err != nil {
+	if err := n.history("a peer's records move or go"); err != nil {
 		n.histErr = err
 		return ledger.New()
 	}
@@ -165,8 +166,11 @@ func (n *job) quietUnless(results []*pollResult) error {
 	for _, r := range results {
 		news := len(r.files)+len(r.records)+len(r.mismatches)+len(r.rejected)+len(r.learned) > 0 ||
 			r.listed != nil || r.backwards
-		if news || r.err == nil && slices.Contains(n.quiet.MissingCopies, r.peer.url) {
-			return n.history()
+		switch {
+		case news:
+			return n.history("news from " + r.peer.url)
+		case r.err == nil && slices.Contains(n.quiet.MissingCopies, r.peer.url):
+			return n.history("copies to fetch again from " + r.peer.url)
 		}
 	}
 	return nil

@@ -26,7 +26,7 @@ func (n *job) rereadMisread(peers []peer) error {
 		if !slices.ContainsFunc(peers, func(p peer) bool { return slices.Contains(n.quiet.Misread, p.url) }) {
 			return nil
 		}
-		if err := n.history(); err != nil {
+		if err := n.history("a peer to read again is polled"); err != nil {
 			return err
 		}
 	}

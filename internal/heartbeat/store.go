@@ -35,7 +35,7 @@ func (n *job) publishResults() error {
 	if len(todo) == 0 {
 		return nil
 	}
-	if err := n.history(); err != nil {
+	if err := n.history("workers' results to publish"); err != nil {
 		return err
 	}
 	ok, err := n.standing()

@@ -28,7 +28,7 @@ func (n *job) suggest(ctx context.Context) error {
 	}
 	var known []score.Known
 	if len(items) > 0 {
-		if err := n.history(); err != nil {
+		if err := n.history("queued traces to suggest scores for"); err != nil {
 			return err
 		}
 		known = n.known()

@@ -56,7 +56,7 @@ func (n *job) scoreQueue(ctx context.Context, scorer score.Scorer) error {
 	if !c.wanted(listed) {
 		return nil // nothing to claim: the queue is not read again
 	}
-	if err := n.history(); err != nil {
+	if err := n.history("queued traces to score"); err != nil {
 		return err
 	}
 	items, err := c.claim()
