@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"time"
 
@@ -119,8 +120,8 @@ func (n *job) inputsDigest(ctx context.Context) (string, error) {
 		return "", err
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "meshnode derived %d\nversion %q\nwindow %d %d\nlimits %+v\nkey %x\n",
-		derivedVersion, n.opts.Version, n.opts.ManifestWindow, n.opts.ManifestChunk, n.opts.pubLimits, sha256.Sum256([]byte(n.opts.LogKey)))
+	fmt.Fprintf(h, "meshnode derived %d\nversion %q %q\nwindow %d %d\nlimits %+v\nkey %x\n",
+		derivedVersion, n.opts.Version, buildRevision(), n.opts.ManifestWindow, n.opts.ManifestChunk, n.opts.pubLimits, sha256.Sum256([]byte(n.opts.LogKey)))
 	h.Write(config.Marshal(n.cfg))
 	h.Write(tree)
 	for _, u := range n.state.SortedURLs() {
@@ -128,6 +129,23 @@ func (n *job) inputsDigest(ctx context.Context) (string, error) {
 		fmt.Fprintf(h, "peer %q %q %q %q\n", u, c.Agent, c.LearnedFrom, c.Status)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// buildRevision is the commit the binary was built from, and whether its
+// tree was modified, as the Go toolchain records it: a development build
+// (version "dev") of other code computes another derived state.
+func buildRevision() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	var out string
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" || s.Key == "vcs.modified" || s.Key == "vcs.time" {
+			out += s.Key + "=" + s.Value + " "
+		}
+	}
+	return out
 }
 
 // history loads what the snapshot deferred, once, and logs why: from
