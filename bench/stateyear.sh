@@ -89,6 +89,9 @@ for w in $bins; do : >"$out/$w.wall"; : >"$out/$w.cpu"; : >"$out/$w.rss"; : >"$o
 for r in $(seq "$rounds"); do
   for w in $bins; do
     rm -rf "$out/run"; cp -a "$out/year-$w" "$out/run"
+    # A copy has new inodes and change times: refresh git's stat data, as
+    # a fresh checkout has it, or git's clean check reads every file.
+    git -C "$out/run" update-index -q --refresh >/dev/null 2>&1 || true
     # A shell reads its reaped children's I/O counters in its own.
     sh -c '/usr/bin/time -f "%e %M %U %S" -o "$1" "$2" heartbeat --dir "$3" --now "$4" >/dev/null 2>"$5" || exit 1
       awk "/^rchar/ { printf \"%.1f\n\", \$2 / 1e6 }" /proc/$$/io' sh "$out/time" "$out/$w" "$out/run" "$t1" "$out/log" >>"$out/$w.read" ||
