@@ -47,10 +47,14 @@ func (n *job) apply(results []*pollResult) error {
 		n.learn(r)
 	}
 	n.withdraw(listings)
-	if err := n.takeDownDisputed(); err != nil {
-		return err
+	// A quiet heartbeat brought nothing new: what takeDownDisputed and
+	// keepCopies compute from the history stands as last computed.
+	if n.quiet == nil {
+		if err := n.takeDownDisputed(); err != nil {
+			return err
+		}
+		n.keepCopies()
 	}
-	n.keepCopies()
 	toQueue, err := n.admit(n.assigned(toQueue))
 	if err != nil {
 		return err

@@ -218,6 +218,9 @@ const backfillWorkers = 4
 // from the peers this heartbeat reached; it keeps the copy of each whose
 // bytes hash to what its MANIFEST.md listed, made as the fetch makes one.
 func (n *job) backfillCopies(ctx context.Context, results []*pollResult) {
+	if n.quiet != nil {
+		return // no peer reached has a copy missing (quietUnless)
+	}
 	reached := map[string]peer{}
 	for _, r := range results {
 		if r.err == nil {

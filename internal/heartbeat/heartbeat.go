@@ -113,6 +113,13 @@ type job struct {
 	// relays are the relays read this heartbeat (readRelays), nil
 	// before.
 	relays *relays
+	// quiet is the derived record this heartbeat uses instead of the
+	// history while the snapshot defers it (quiet.go); nil once the
+	// history is loaded. startInputs digests the inputs found at open,
+	// "" when git could not say.
+	quiet       *derived
+	startInputs string
+	histErr     error // loading the history where no error can be returned (led)
 }
 
 // Run runs one heartbeat of the node in opts.Dir. It returns an error only
@@ -132,10 +139,15 @@ func Run(ctx context.Context, opts Options) (*report.Summary, error) {
 		n.log.Info("evicted seen hashes older than 90 days", "count", ev)
 	}
 	peers, err := n.peers()
+	if err == nil {
+		err = n.histErr
+	}
 	if err != nil {
 		return nil, err
 	}
-	n.rereadMisread(peers)
+	if err := n.rereadMisread(peers); err != nil {
+		return nil, err
+	}
 	// Polling stops early enough to leave scoring its own share.
 	pollCtx, cancelPoll := context.WithTimeout(ctx, pollWindow(n.cfg.Heartbeat.Deadline))
 	if err := n.readRelays(pollCtx, peers); err != nil {
@@ -146,6 +158,9 @@ func Run(ctx context.Context, opts Options) (*report.Summary, error) {
 	cancelPoll()
 	n.settleRelays()
 	n.reportLogs(peers)
+	if err := n.quietUnless(results); err != nil {
+		return nil, err
+	}
 	if err := n.apply(results); err != nil {
 		return nil, err
 	}
@@ -170,6 +185,9 @@ func Run(ctx context.Context, opts Options) (*report.Summary, error) {
 		return nil, err
 	}
 	if err := n.savePools(); err != nil {
+		return nil, err
+	}
+	if err := n.saveDerived(ctx); err != nil {
 		return nil, err
 	}
 	n.reportHeld()

@@ -46,7 +46,7 @@ func open(ctx context.Context, opts Options) (*job, func(), error) {
 	}
 	n := &job{opts: opts, cfg: opts.Config, now: opts.Now().UTC().Truncate(time.Second), log: opts.Logger, fetched: map[manifest.Hash]fetched{},
 		firstSeen: map[manifest.Hash]time.Time{}, rereading: map[string]bool{}}
-	if err := n.load(); err != nil {
+	if err := n.load(ctx); err != nil {
 		unlock()
 		return nil, nil, err
 	}
@@ -74,20 +74,30 @@ func removeTemps(dir string) error {
 }
 
 // load opens the node's snapshot: the one read of its files this
-// heartbeat makes (docs/design.md).
-func (n *job) load() error {
+// heartbeat makes (docs/design.md). The history (published files, ledger,
+// copies) is read only when the derived record cannot stand for it
+// (quiet.go).
+func (n *job) load(ctx context.Context) error {
 	var err error
-	n.snap, err = node.Open(n.opts.Dir, node.Options{Now: func() time.Time { return n.now }})
+	n.snap, err = node.Open(n.opts.Dir, node.Options{Now: func() time.Time { return n.now }, Deferred: true})
 	if err != nil {
 		return err
 	}
-	n.state, n.ledger = n.snap.Cursors, n.snap.Ledger
+	n.state = n.snap.Cursors
 	if n.queue, err = n.openQueue(); err != nil {
 		return err
 	}
-	n.own = n.snap.OwnHashes()
 	n.pins, err = logpin.Load(filepath.Join(n.opts.Dir, node.LogPinsFile))
-	return err
+	if err != nil {
+		return err
+	}
+	var why string
+	if n.quiet, why = n.quietRecord(ctx); n.quiet != nil {
+		n.own = hashSet(n.quiet.Own)
+		n.log.Info("history not loaded: nothing changed since its derived state was computed")
+		return nil
+	}
+	return n.history(why)
 }
 
 // lock takes the node's heartbeat lock, waiting for a running heartbeat to

@@ -46,6 +46,12 @@ func (n *job) publishDisputes() error {
 // publish writes disputes, resolves our traces' statuses and regenerates
 // MANIFEST.md with everything new.
 func (n *job) publish() error {
+	if n.quiet != nil {
+		// Nothing published, nothing new: MANIFEST.md and the log stay
+		// as the derived record's inputs hold them.
+		n.quietSummary()
+		return nil
+	}
 	if err := n.publishDisputes(); err != nil {
 		return err
 	}

@@ -58,7 +58,7 @@ func (n *job) adoptRespelled() {
 			continue
 		}
 		if n.state.Rename(u, canon) {
-			n.ledger.Rename(u, canon)
+			n.led().Rename(u, canon)
 			n.log.Info("cursor moved to the agent's URL as AGENTS.md spells it", "from", u, "to", canon)
 		}
 	}
@@ -124,7 +124,7 @@ func (n *job) vouched(url string) bool {
 // the agent the name belongs to is not refused the same bytes.
 func (n *job) forgetPeer(url, name string, why error) {
 	delete(n.state.Cursors, url)
-	hashes := n.ledger.Forget(url)
+	hashes := n.led().Forget(url)
 	for _, h := range hashes {
 		delete(n.state.SeenHashes, h)
 	}

@@ -1,6 +1,7 @@
 package heartbeat
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -18,7 +19,17 @@ import (
 // though it was seen, so this heartbeat records the peer as every node now does
 // (docs/decisions.md, "What a row is"). Each record keeps its first-seen
 // time. The cursor's polling history (breaker, presence, schedule) stays.
-func (n *job) rereadMisread(peers []peer) {
+func (n *job) rereadMisread(peers []peer) error {
+	if n.quiet != nil {
+		// The derived record names the peers to read again, so their
+		// records are only loaded when one of them is polled.
+		if !slices.ContainsFunc(peers, func(p peer) bool { return slices.Contains(n.quiet.Misread, p.url) }) {
+			return nil
+		}
+		if err := n.history("a peer to read again is polled"); err != nil {
+			return err
+		}
+	}
 	stale := misread(n.ledger)
 	for _, p := range peers {
 		c := n.state.Cursors[p.url]
@@ -36,6 +47,7 @@ func (n *job) rereadMisread(peers []peer) {
 		n.log.Info("peer read again: its records were made under an older reading of rows",
 			"peer", p.name, "url", p.url, "records", len(hashes))
 	}
+	return nil
 }
 
 // misread returns the agent URLs of which the ledger holds a record

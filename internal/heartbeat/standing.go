@@ -35,6 +35,11 @@ func (n *job) signalReport() (signal.Report, error) {
 // from: the snapshot's and the ledger's counts of changes.
 type signalInputs struct{ writes, edits int }
 
+// signalStanding says whether the node at url has standing in r.
+func signalStanding(r signal.Report, url string) bool {
+	return signal.ProgressOf(r, url).HasStanding()
+}
+
 // computedSignal is the last SIGNAL report a heartbeat computed.
 type computedSignal struct {
 	at     signalInputs
@@ -66,6 +71,10 @@ func (n *job) ownStatuses() (map[manifest.Hash]manifest.Status, error) {
 // (docs/decisions.md, Standing). The summary says where the node stands
 // and, without standing, what to do next.
 func (n *job) standing() (bool, error) {
+	if n.quiet != nil {
+		n.sum.Standing, n.sum.StandingNext = n.quiet.Standing, n.quiet.StandingNext
+		return n.quiet.HasStanding, nil
+	}
 	r, err := n.signalReport()
 	if ue := unknownRules(err); ue != nil {
 		n.sum.Standing, n.sum.StandingNext = "no standing: "+ue.Error(), "upgrade meshnode to a version that implements the mesh's rule set"

@@ -35,6 +35,9 @@ func (n *job) publishResults() error {
 	if len(todo) == 0 {
 		return nil
 	}
+	if err := n.history("workers' results to publish"); err != nil {
+		return err
+	}
 	ok, err := n.standing()
 	if err != nil {
 		return err

@@ -22,16 +22,19 @@ func (n *job) suggest(ctx context.Context) error {
 	}
 	var items []queue.Item
 	for _, it := range listed {
-		if it.Status == queue.StatusQueued {
+		if it.Status == queue.StatusQueued && it.Suggested == nil {
 			items = append(items, it)
 		}
 	}
-	known := n.known()
+	var known []score.Known
+	if len(items) > 0 {
+		if err := n.history("queued traces to suggest scores for"); err != nil {
+			return err
+		}
+		known = n.known()
+	}
 	var updates []queue.Update
 	for _, it := range items {
-		if it.Suggested != nil {
-			continue
-		}
 		in, err := n.scoreInput(ctx, &it)
 		if err != nil {
 			n.log.Warn("no suggestion for queued trace", "peer", it.From, "sha256", it.Hash, "err", err.Error())

@@ -56,6 +56,9 @@ func (n *job) scoreQueue(ctx context.Context, scorer score.Scorer) error {
 	if !c.wanted(listed) {
 		return nil // nothing to claim: the queue is not read again
 	}
+	if err := n.history("queued traces to score"); err != nil {
+		return err
+	}
 	items, err := c.claim()
 	if err != nil {
 		return fmt.Errorf("claim from queue: %w", err)

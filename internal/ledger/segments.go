@@ -409,3 +409,11 @@ func same[T any](s *sealing, old, rec *T) bool {
 	s.dropped = true
 	return true
 }
+
+// NextCompaction is the first time after now at which Compact may seal a
+// quarter it could not seal at now: when the quarter that holds
+// now - Window ends, plus Window. Until then, a Compact that ran at now
+// finds nothing more to seal, whatever the ledger holds.
+func NextCompaction(now time.Time) time.Time {
+	return quarterEndOf(now.Add(-Window)).Add(Window)
+}

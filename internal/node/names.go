@@ -53,7 +53,19 @@ const (
 	// reads and a relay's fault with its evidence (internal/relay).
 	RelaysFile = StateDir + "/relays.json"
 	LockFile   = StateDir + "/heartbeat.lock"
+	// DerivedFile is what the heartbeat last computed from the node's
+	// history, with the digest of the history it was computed from
+	// (docs/decisions.md, "A quiet heartbeat").
+	DerivedFile = StateDir + "/derived.json"
 )
+
+// HistoryPaths are the node's files a heartbeat computes its derived
+// state from, besides its cursors: its configuration and top-level files,
+// its published files, its archive and log, and the ledger and copies (a
+// file per peer, the segments, and an older node's single files).
+var HistoryPaths = []string{ConfigFile, ManifestFile, AgentsFile, IdentityFile, FoundersFile,
+	TracesDir, ValidationsDir, DisputesDir, ArchiveDir, LogDir,
+	LedgerFile, StateDir + "/ledger", StateDir + "/ledger-segments", CopiesFile, StateDir + "/copies"}
 
 // StateFiles are the state files kept as a directory of a file per peer.
 var StateFiles = []string{CursorsFile, LedgerFile, QueueFile, CopiesFile}

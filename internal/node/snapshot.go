@@ -112,11 +112,17 @@ type Options struct {
 	// how `meshnode sign`, the step that holds the log's key, opens the
 	// node.
 	Own bool
+	// Deferred leaves the node's history unread until LoadHistory: the
+	// published files, the ledger and the copies. The heartbeat opens
+	// so, and reads them only when its derived state does not hold what
+	// it needs of them (docs/decisions.md, "A quiet heartbeat").
+	Deferred bool
 }
 
 // readHook and openedHook, when set (tests only), are told every node
 // file a snapshot reads, as a slash path relative to the node, and every
-// snapshot once it is open.
+// snapshot once it is open (a deferred one, once LoadHistory read its
+// history).
 var (
 	readHook   func(rel string)
 	openedHook func(*Snapshot)
@@ -141,8 +147,10 @@ func Open(dir string, o Options) (*Snapshot, error) {
 		noteRead(FoundersFile)
 		s.Founders, s.FoundersErr = ReadFounders(dir)
 	}
-	if err := s.readPublished(); err != nil {
-		return nil, err
+	if !o.Deferred {
+		if err := s.readPublished(); err != nil {
+			return nil, err
+		}
 	}
 	if o.Own {
 		if openedHook != nil {
@@ -154,26 +162,61 @@ func Open(dir string, o Options) (*Snapshot, error) {
 	s.AgentsData, s.AgentsErr = readAgents(dir)
 	s.Agents, s.AgentsProblems = roster.Parse(s.AgentsData)
 	var err error
-	noteRead(LedgerFile)
-	if s.Ledger, err = ledger.Load(s.path(LedgerFile)); err != nil {
-		return nil, err
+	if !o.Deferred {
+		if err := s.readState(); err != nil {
+			return nil, err
+		}
 	}
 	noteRead(CursorsFile)
 	if s.Cursors, err = state.Load(s.path(CursorsFile)); err != nil {
-		return nil, err
-	}
-	noteRead(CopiesFile)
-	if s.Copies, err = copies.Load(s.path(CopiesFile)); err != nil {
 		return nil, err
 	}
 	s.Queue = queue.Open(s.path(QueueFile))
 	if o.Now != nil {
 		s.Queue.Now = o.Now
 	}
-	if openedHook != nil {
+	if openedHook != nil && !o.Deferred {
 		openedHook(s)
 	}
 	return s, nil
+}
+
+// LoadHistory reads what Open with Deferred left unread: the published
+// files, the ledger and the copies, once; a snapshot opened whole has
+// them already and reads nothing.
+func (s *Snapshot) LoadHistory() error {
+	if s.Ledger != nil {
+		return nil
+	}
+	if err := s.readPublished(); err != nil {
+		return err
+	}
+	if err := s.readState(); err != nil {
+		return err
+	}
+	if openedHook != nil {
+		openedHook(s)
+	}
+	return nil
+}
+
+// Deferred reports whether the snapshot's history is still unread.
+func (s *Snapshot) Deferred() bool { return s.Ledger == nil }
+
+// readState reads the ledger and the copies.
+func (s *Snapshot) readState() error {
+	noteRead(LedgerFile)
+	led, err := ledger.Load(s.path(LedgerFile))
+	if err != nil {
+		return err
+	}
+	noteRead(CopiesFile)
+	cp, err := copies.Load(s.path(CopiesFile))
+	if err != nil {
+		return err
+	}
+	s.Ledger, s.Copies = led, cp
+	return nil
 }
 
 func (s *Snapshot) path(rel string) string { return filepath.Join(s.Dir, filepath.FromSlash(rel)) }

@@ -1,0 +1,284 @@
+package heartbeat
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/atomicfile"
+	"github.com/meshnode/meshnode/internal/config"
+	"github.com/meshnode/meshnode/internal/gittree"
+	"github.com/meshnode/meshnode/internal/heartbeat/report"
+	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
+	"github.com/meshnode/meshnode/internal/presence"
+)
+
+// derivedVersion names what a derived record holds and how its inputs
+// are digested: a record of another version is never used.
+const derivedVersion = 1
+
+// maxDerivedBytes bounds the derived record as read: it holds a few
+// strings and our own traces' hashes.
+const maxDerivedBytes = 16 << 20
+
+// derived is what a heartbeat computed from the node's history, kept in
+// node.DerivedFile with the digest of the inputs it was computed from
+// (docs/decisions.md, "A quiet heartbeat"). A heartbeat whose inputs
+// digest the same, and that finds nothing new, uses it instead of
+// loading the history.
+type derived struct {
+	Version int    `json:"version"`
+	Inputs  string `json:"inputs"` // inputsDigest
+	// CompactDue is when the ledger may next seal a quarter
+	// (ledger.NextCompaction): a quiet heartbeat runs before it only.
+	CompactDue time.Time `json:"compact_due"`
+	// Own are the hashes of our own traces, never validated by us.
+	Own []manifest.Hash `json:"own,omitempty"`
+	// Standing is SIGNAL's word on the node (signal.ProgressOf), as the
+	// summary says it.
+	Standing     string `json:"standing,omitempty"`
+	StandingNext string `json:"standing_next,omitempty"`
+	HasStanding  bool   `json:"has_standing,omitempty"`
+	// Held and LogUnsigned are what publishing said: the files it held
+	// back, and why no signed log was published.
+	Held        []report.Held `json:"held,omitempty"`
+	LogUnsigned string        `json:"log_unsigned,omitempty"`
+	// Misread and MissingCopies are the peers a heartbeat polling them
+	// must load the history for: records made under an older reading of
+	// rows (rereadMisread), and copies to fetch again (backfillCopies).
+	Misread       []string `json:"misread,omitempty"`
+	MissingCopies []string `json:"missing_copies,omitempty"`
+}
+
+// quietRecord returns the derived record a heartbeat may use instead of
+// the history, or nil, with why not for the log: none kept, another
+// version, other inputs (or git cannot say), a quarter to seal, or our
+// MANIFEST.md's `updated:` due its daily refresh. It keeps the digest of
+// the inputs it found in n.startInputs, for saveDerived.
+func (n *job) quietRecord(ctx context.Context) (*derived, string) {
+	in, err := n.inputsDigest(ctx)
+	if err != nil {
+		return nil, err.Error()
+	}
+	n.startInputs = in
+	d, err := readDerived(n.opts.Dir)
+	if err != nil {
+		return nil, err.Error()
+	}
+	if d == nil || d.Version != derivedVersion {
+		return nil, "no derived state of this version"
+	}
+	switch {
+	case in != d.Inputs:
+		return nil, "the history changed since its derived state was computed"
+	case !n.now.Before(d.CompactDue):
+		return nil, "a quarter of the ledger is due to be sealed"
+	case presence.RefreshDue(n.snap.Manifest.Updated, n.now):
+		return nil, "our MANIFEST.md is due its daily refresh"
+	}
+	return d, ""
+}
+
+// readDerived reads node.DerivedFile: nil when there is none.
+func readDerived(dir string) (*derived, error) {
+	data, err := node.ReadFile(dir, node.DerivedFile, maxDerivedBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", node.DerivedFile, err)
+	}
+	d := &derived{}
+	if err := json.Unmarshal(data, d); err != nil {
+		// Derived state is recomputed, never trusted: one that does not
+		// decode is as good as none.
+		return nil, fmt.Errorf("%s does not decode: %w", node.DerivedFile, err)
+	}
+	return d, nil
+}
+
+// inputsDigest digests everything the derived record is computed from:
+// what git records for node.HistoryPaths (content hashes, once git finds
+// the work tree clean there), the configuration as this run reads it,
+// the binary's version, the log's key, the options that size our
+// MANIFEST.md, and the peers the cursors know. Any change to one of them
+// gives another digest.
+func (n *job) inputsDigest(ctx context.Context) (string, error) {
+	tree, err := gittree.Of(ctx, n.opts.Dir, node.HistoryPaths)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "meshnode derived %d\nversion %q %q\nwindow %d %d\nlimits %+v\nkey %x\n",
+		derivedVersion, n.opts.Version, buildRevision(), n.opts.ManifestWindow, n.opts.ManifestChunk, n.opts.pubLimits, sha256.Sum256([]byte(n.opts.LogKey)))
+	h.Write(config.Marshal(n.cfg))
+	h.Write(tree)
+	for _, u := range n.state.SortedURLs() {
+		c := n.state.Cursors[u]
+		fmt.Fprintf(h, "peer %q %q %q %q\n", u, c.Agent, c.LearnedFrom, c.Status)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// buildRevision is the commit the binary was built from, and whether its
+// tree was modified, as the Go toolchain records it: a development build
+// (version "dev") of other code computes another derived state.
+func buildRevision() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	var out string
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" || s.Key == "vcs.modified" || s.Key == "vcs.time" {
+			out += s.Key + "=" + s.Value + " "
+		}
+	}
+	return out
+}
+
+// history loads what the snapshot deferred, once, and logs why: from
+// then on the heartbeat runs on the whole history and its derived record
+// is set aside.
+func (n *job) history(why string) error {
+	if !n.snap.Deferred() {
+		return nil
+	}
+	n.log.Info("history loaded", "reason", why)
+	if err := n.snap.LoadHistory(); err != nil {
+		return err
+	}
+	n.ledger, n.own, n.quiet = n.snap.Ledger, n.snap.OwnHashes(), nil
+	return nil
+}
+
+// led is the ledger, loaded first when the snapshot deferred it; a load
+// that fails leaves an empty ledger and its error in n.histErr, which
+// Run returns.
+func (n *job) led() *ledger.Ledger {
+	if err := n.history("a peer's records move or go"); err != nil {
+		n.histErr = err
+		return ledger.New()
+	}
+	return n.ledger
+}
+
+// quietUnless loads the history when a poll brought news, or reached a
+// peer the derived record says needs it: then the heartbeat applies and
+// publishes as it always does.
+func (n *job) quietUnless(results []*pollResult) error {
+	if n.quiet == nil {
+		return nil
+	}
+	for _, r := range results {
+		news := len(r.files)+len(r.records)+len(r.mismatches)+len(r.rejected)+len(r.learned) > 0 ||
+			r.listed != nil || r.backwards
+		switch {
+		case news:
+			return n.history("news from " + r.peer.url)
+		case r.err == nil && slices.Contains(n.quiet.MissingCopies, r.peer.url):
+			return n.history("copies to fetch again from " + r.peer.url)
+		}
+	}
+	return nil
+}
+
+// saveDerived keeps what this heartbeat computed from the history, when
+// it loaded it and the history is as it found it: the same inputs digest
+// at the end as at the start. A heartbeat that changed its history
+// writes none; the next one that changes nothing does.
+func (n *job) saveDerived(ctx context.Context) error {
+	if n.snap.Deferred() || n.startInputs == "" {
+		return nil
+	}
+	// A history that changed, or that git cannot digest, keeps no
+	// derived state; nor does one without SIGNAL (an unknown rule set).
+	in, err := n.inputsDigest(ctx)
+	if err != nil || in != n.startInputs {
+		return nil
+	}
+	r, err := n.signalReport()
+	if err != nil {
+		return nil
+	}
+	d := &derived{Version: derivedVersion, Inputs: in, CompactDue: ledger.NextCompaction(n.now),
+		Own: sortedHashes(n.own), Standing: n.sum.Standing, StandingNext: n.sum.StandingNext,
+		HasStanding: signalStanding(r, n.cfg.URL), Held: n.sum.Held, LogUnsigned: n.sum.LogUnsigned,
+		Misread: sortedKeys(misread(n.ledger)), MissingCopies: n.missingCopyPeers()}
+	data, err := json.MarshalIndent(d, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", node.DerivedFile, err)
+	}
+	p := filepath.Join(n.opts.Dir, filepath.FromSlash(node.DerivedFile))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", node.DerivedFile, err)
+	}
+	changed, err := atomicfile.WriteFileIfChanged(p, append(data, '\n'), 0o644)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", node.DerivedFile, err)
+	}
+	n.sum.Changed = n.sum.Changed || changed
+	return nil
+}
+
+// quietSummary puts in the summary what the stages a quiet heartbeat
+// skips would have put there: publishing's word on held files and the
+// signed log.
+func (n *job) quietSummary() {
+	n.sum.Held = append(n.sum.Held, n.quiet.Held...)
+	n.sum.LogUnsigned = n.quiet.LogUnsigned
+}
+
+// missingCopyPeers are the peers of which the copies' bounds select a
+// trace the node holds no copy of: backfillCopies fetches them again
+// when it reaches the peer.
+func (n *job) missingCopyPeers() []string {
+	set := map[string]bool{}
+	for h := range n.selectCopies() {
+		if t := n.ledger.Traces[h]; t.File != "" && n.snap.Copies.ByHash[h] == nil {
+			set[t.AgentURL] = true
+		}
+	}
+	return sortedKeys(set)
+}
+
+func sortedHashes(m map[manifest.Hash]bool) []manifest.Hash {
+	out := make([]manifest.Hash, 0, len(m))
+	for h, ok := range m {
+		if ok {
+			out = append(out, h)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k, ok := range m {
+		if ok {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func hashSet(hs []manifest.Hash) map[manifest.Hash]bool {
+	out := make(map[manifest.Hash]bool, len(hs))
+	for _, h := range hs {
+		out[h] = true
+	}
+	return out
+}
