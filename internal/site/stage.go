@@ -64,7 +64,9 @@ func modeNeedsSetting(dir string) (bool, error) {
 // node's file (a copy where linking fails or the file was edited since
 // Load, see linkAs), a page as a new file.
 func (s *stage) write(o output) (bool, error) {
-	data, err := o.Render()
+	buf := getBuffer()
+	defer putBuffer(buf)
+	data, err := o.Render(buf)
 	if err != nil {
 		return false, err
 	}
