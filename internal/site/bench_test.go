@@ -1,6 +1,7 @@
 package site
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -111,13 +112,13 @@ func TestTracePagesKeepNothing(t *testing.T) {
 	}
 	// The first page compiles chroma's lexer and renders the chrome,
 	// once per process and per build.
-	if _, err := pages[0].Render(); err != nil {
+	if _, err := pages[0].Render(new(bytes.Buffer)); err != nil {
 		t.Fatal(err)
 	}
 	before := live()
 	rendered := 0
 	for _, o := range pages[1:] {
-		b, err := o.Render()
+		b, err := o.Render(new(bytes.Buffer))
 		if err != nil {
 			t.Fatal(err)
 		}

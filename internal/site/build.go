@@ -223,7 +223,9 @@ func writeOutput(out string, o output, key, cachedKey string) (bool, error) {
 			return false, nil
 		}
 	}
-	data, err := o.Render()
+	buf := getBuffer()
+	defer putBuffer(buf)
+	data, err := o.Render(buf)
 	if err != nil {
 		return false, err
 	}

@@ -42,13 +42,13 @@ const (
 // validations we gave, and one per other agent whose traces we have seen.
 func feedOutputs(n *Node, idx *index) []output {
 	outs := []output{
-		{Path: tracesFeedPath, Render: func() ([]byte, error) { return tracesFeed(n, idx) }},
-		{Path: meshFeedPath, Render: func() ([]byte, error) { return meshFeed(n, idx) }},
-		{Path: validationsFeedPath, Render: func() ([]byte, error) { return validationsFeed(n, idx) }},
+		{Path: tracesFeedPath, Render: own(func() ([]byte, error) { return tracesFeed(n, idx) })},
+		{Path: meshFeedPath, Render: own(func() ([]byte, error) { return meshFeed(n, idx) })},
+		{Path: validationsFeedPath, Render: own(func() ([]byte, error) { return validationsFeed(n, idx) })},
 	}
 	for _, a := range n.Agents {
 		if p := a.Feed(); p != "" {
-			outs = append(outs, output{Path: p, Render: func() ([]byte, error) { return agentFeed(n, idx, a) }})
+			outs = append(outs, output{Path: p, Render: own(func() ([]byte, error) { return agentFeed(n, idx, a) })})
 		}
 	}
 	return outs

@@ -1,6 +1,7 @@
 package site
 
 import (
+	"bytes"
 	"path/filepath"
 	"sort"
 
@@ -9,8 +10,12 @@ import (
 
 // output is one file of the site and how to make its bytes.
 type output struct {
-	Path   string // slash-separated, relative to the site root
-	Render func() ([]byte, error)
+	Path string // slash-separated, relative to the site root
+	// Render gives the output's bytes, written into buf (a page) or held
+	// by the output (a constant); either way they are the caller's only
+	// until it next uses buf. A writer reuses one buffer from page to
+	// page, so a page is rendered without a copy of its own.
+	Render func(buf *bytes.Buffer) ([]byte, error)
 	// Key, when set, makes a key of the inputs: equal keys give equal
 	// bytes. The writers call it, on both cores.
 	Key    func() string
@@ -33,7 +38,7 @@ func siteOutputs(n *Node) []output {
 		// turn traces/*.md into HTML instead of serving their bytes.
 		output{Path: ".nojekyll", Render: constant(nil)},
 		output{Path: "style.css", Render: constant(styleCSS)},
-		output{Path: "404.html", Render: func() ([]byte, error) { return notFound(n, idx) }},
+		output{Path: "404.html", Render: own(func() ([]byte, error) { return notFound(n, idx) })},
 		output{Path: "favicon.svg", Render: constant(favicon)},
 	)
 	outs = append(outs, feedOutputs(n, idx)...)
@@ -47,6 +52,11 @@ func siteOutputs(n *Node) []output {
 	return outs
 }
 
-func constant(b []byte) func() ([]byte, error) {
-	return func() ([]byte, error) { return b, nil }
+func constant(b []byte) func(*bytes.Buffer) ([]byte, error) {
+	return func(*bytes.Buffer) ([]byte, error) { return b, nil }
+}
+
+// own is an output that renders into bytes of its own (feeds, rare pages).
+func own(render func() ([]byte, error)) func(*bytes.Buffer) ([]byte, error) {
+	return func(*bytes.Buffer) ([]byte, error) { return render() }
 }

@@ -1,6 +1,7 @@
 package site
 
 import (
+	"bytes"
 	"fmt"
 	"html/template"
 	"sort"
@@ -71,43 +72,43 @@ func pageOutputs(n *Node, idx *index) []output {
 	}
 	timelineData := buildTimeline(traceTimes(n), voteTimes(n.Votes))
 	outs := []output{
-		{Path: "index.html", Render: func() ([]byte, error) {
+		{Path: "index.html", Render: func(buf *bytes.Buffer) ([]byte, error) {
 			v := base("index.html", "Home", "home", homeDesc(n))
 			v.Home, v.Timeline, v.Graph = homeOf(n, idx), timelineData, buildGraph("home", n.Agent, n.Trust)
-			return execute("home", v)
+			return execute(buf, "home", v)
 		}},
-		{Path: agentsDir + "/index.html", Render: func() ([]byte, error) {
-			return execute("agents", base(agentsDir+"/index.html", "Agents", "agents", "Every agent of the mesh "+n.Agent+" knows, with SIGNAL and presence."))
+		{Path: agentsDir + "/index.html", Render: func(buf *bytes.Buffer) ([]byte, error) {
+			return execute(buf, "agents", base(agentsDir+"/index.html", "Agents", "agents", "Every agent of the mesh "+n.Agent+" knows, with SIGNAL and presence."))
 		}},
-		{Path: "peers.html", Render: func() ([]byte, error) {
-			return execute("peers", base("peers.html", "Peers", "peers", "How polling each peer of "+n.Agent+" goes."))
+		{Path: "peers.html", Render: func(buf *bytes.Buffer) ([]byte, error) {
+			return execute(buf, "peers", base("peers.html", "Peers", "peers", "How polling each peer of "+n.Agent+" goes."))
 		}},
-		{Path: "signal.html", Render: func() ([]byte, error) {
+		{Path: "signal.html", Render: func(buf *bytes.Buffer) ([]byte, error) {
 			v := base("signal.html", "SIGNAL", "signal", "SIGNAL standings of the mesh as "+n.Agent+" computes them, and how each was earned.")
 			v.Graph = buildGraph("signal", n.Agent, n.Trust)
-			return execute("signal", v)
+			return execute(buf, "signal", v)
 		}},
 	}
 	for _, pg := range tracePages(n) {
 		v := base(pg.Path, pg.titled("Traces"), "traces", "Every trace "+n.Agent+" published, newest first"+pg.descSuffix())
 		v.Pager = pg
-		outs = append(outs, output{Path: pg.Path, Key: func() string { return tracesKey(n, v) }, Render: func() ([]byte, error) { return execute("traces", v) }})
+		outs = append(outs, output{Path: pg.Path, Key: func() string { return tracesKey(n, v) }, Render: func(buf *bytes.Buffer) ([]byte, error) { return execute(buf, "traces", v) }})
 	}
 	for _, pg := range meshPages(newestRefs(n.Others)) {
 		v := base(pg.Path, pg.titled("Traces of the mesh"), "agents", "Every trace of the mesh's other agents that "+n.Agent+" has seen, newest first"+pg.descSuffix())
 		v.Pager = pg
-		outs = append(outs, output{Path: pg.Path, Render: func() ([]byte, error) { return execute("mesh", v) }})
+		outs = append(outs, output{Path: pg.Path, Render: func(buf *bytes.Buffer) ([]byte, error) { return execute(buf, "mesh", v) }})
 	}
 	for _, pg := range votePages(n.Given) {
 		v := base(pg.Path, pg.titled("Validations given"), "validations", "Every score "+n.Agent+" gave other agents' traces, newest first"+pg.descSuffix())
 		v.Pager = pg
-		outs = append(outs, output{Path: pg.Path, Render: func() ([]byte, error) { return execute("validations", v) }})
+		outs = append(outs, output{Path: pg.Path, Render: func(buf *bytes.Buffer) ([]byte, error) { return execute(buf, "validations", v) }})
 	}
 	for _, a := range n.Agents {
-		outs = append(outs, output{Path: a.Page(), Render: func() ([]byte, error) {
+		outs = append(outs, output{Path: a.Page(), Render: func(buf *bytes.Buffer) ([]byte, error) {
 			v := base(a.Page(), a.Name, "agents", a.Name+": traces, validations, SIGNAL and presence, as "+n.Agent+" sees them.")
 			v.Agent = a
-			return execute("agent", v)
+			return execute(buf, "agent", v)
 		}})
 	}
 	outs = append(outs, readingOutputs(n, idx, base)...)
@@ -122,7 +123,7 @@ func pageOutputs(n *Node, idx *index) []output {
 		if i > 0 {
 			v.Next = n.Traces[i-1]
 		}
-		outs = append(outs, output{Path: page, Key: func() string { return traceKey(n, t, v) }, Render: func() ([]byte, error) {
+		outs = append(outs, output{Path: page, Key: func() string { return traceKey(n, t, v) }, Render: func(buf *bytes.Buffer) ([]byte, error) {
 			body, err := renderTrace(t.Body, t.Title, idx, v.Root)
 			if err != nil {
 				return nil, fmt.Errorf("trace %s: %w", t.File, err)
@@ -132,7 +133,7 @@ func pageOutputs(n *Node, idx *index) []output {
 			page := *v
 			page.Body = body
 			page.Desc = excerpt(t.Body)
-			return renderTracePage(&page)
+			return renderTracePage(buf, &page)
 		}})
 	}
 	return outs
@@ -149,13 +150,13 @@ func readingOutputs(n *Node, idx *index, base func(page, title, nav, desc string
 		}
 		v := base(r.Read, r.Title, "agents", r.Excerpt)
 		v.Ref = r
-		outs = append(outs, output{Path: r.Read, Key: func() string { return readingKey(n, r, v) }, Render: func() ([]byte, error) {
+		outs = append(outs, output{Path: r.Read, Key: func() string { return readingKey(n, r, v) }, Render: func(buf *bytes.Buffer) ([]byte, error) {
 			body, err := readingBody(r, idx, v.Root)
 			if err != nil {
 				return nil, fmt.Errorf("copy of %s: %w", r.Hash, err)
 			}
 			v.Body = body
-			return renderReadingPage(v)
+			return renderReadingPage(buf, v)
 		}})
 	}
 	return outs

@@ -1,6 +1,7 @@
 package site
 
 import (
+	"bytes"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -72,7 +73,7 @@ func clicksFromHome(t *testing.T, n *Node) map[string]int {
 	pages := map[string]string{}
 	for _, o := range siteOutputs(n) {
 		if strings.HasSuffix(o.Path, ".html") {
-			b, err := o.Render()
+			b, err := o.Render(new(bytes.Buffer))
 			if err != nil {
 				t.Fatalf("render %s: %v", o.Path, err)
 			}
@@ -117,7 +118,7 @@ func TestAgentPagesShowTheNewestAndLinkTheRest(t *testing.T) {
 	pages := map[string]string{}
 	for _, o := range siteOutputs(n) {
 		if strings.HasPrefix(o.Path, agentsDir+"/") && strings.HasSuffix(o.Path, ".html") {
-			b, err := o.Render()
+			b, err := o.Render(new(bytes.Buffer))
 			if err != nil {
 				t.Fatal(err)
 			}

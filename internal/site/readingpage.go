@@ -1,5 +1,7 @@
 package site
 
+import "bytes"
+
 // A reading page shows the copy of a peer's trace; a build renders up to
 // 3,000 of them, so like the trace page it is written by hand, and
 // templates/reading.html stays as its specification:
@@ -8,8 +10,8 @@ package site
 
 // renderReadingPage is the reading page of v.Ref, its copy already
 // rendered in v.Body.
-func renderReadingPage(v *view) ([]byte, error) {
-	return renderPage(v, "website", writeReadingArticle)
+func renderReadingPage(buf *bytes.Buffer, v *view) ([]byte, error) {
+	return renderPage(buf, v, "website", writeReadingArticle)
 }
 
 // writeReadingArticle is the reading page's content.

@@ -55,7 +55,7 @@ func compareReadingPage(t *testing.T, v *view) {
 	if err := readingTemplate.ExecuteTemplate(&want, "layout", v); err != nil {
 		t.Fatal(err)
 	}
-	got, err := renderReadingPage(v)
+	got, err := renderReadingPage(new(bytes.Buffer), v)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -143,11 +143,11 @@ func (v *view) Refs(cites []string) []refLink {
 // CopyKiB is how much of a peer's trace a copy holds, in KiB.
 func (v *view) CopyKiB() int { return copies.MaxTextBytes >> 10 }
 
-func execute(name string, v *view) ([]byte, error) {
-	buf := getBuffer()
-	defer putBuffer(buf)
+// execute renders the template name of v into buf.
+func execute(buf *bytes.Buffer, name string, v *view) ([]byte, error) {
+	buf.Reset()
 	if err := pages[name].ExecuteTemplate(buf, "layout", v); err != nil {
 		return nil, fmt.Errorf("render %s page: %w", name, err)
 	}
-	return bytes.Clone(buf.Bytes()), nil
+	return buf.Bytes(), nil
 }

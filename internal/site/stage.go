@@ -1,9 +1,7 @@
 package site
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,6 +19,9 @@ const stagePrefix = ".meshnode-stage-"
 // rename), a tenth of the work of a cold build of 10,000 traces.
 type stage struct {
 	out, dir string
+	// chmod is whether a new file needs its mode set after its create:
+	// only when the umask or a default ACL takes bits off sitePerm.
+	chmod bool
 }
 
 func newStage(out string) (*stage, error) {
@@ -31,14 +32,41 @@ func newStage(out string) (*stage, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w: %w", out, ErrOutUnusable, err)
 	}
-	return &stage{out: out, dir: dir}, nil
+	chmod, err := modeNeedsSetting(dir)
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("%s: %w: %w", out, ErrOutUnusable, err)
+	}
+	return &stage{out: out, dir: dir, chmod: chmod}, nil
+}
+
+// modeNeedsSetting creates a file in dir to see whether the umask (or a
+// default ACL) leaves a new file sitePerm as it was asked for: then no
+// file of the stage, in dir or below it, needs a chmod after its create.
+func modeNeedsSetting(dir string) (bool, error) {
+	p := filepath.Join(dir, ".mode-probe")
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, sitePerm)
+	if err != nil {
+		return true, fmt.Errorf("probe the mode of new files: %w", err)
+	}
+	fi, err := f.Stat()
+	f.Close()
+	if rerr := os.Remove(p); err == nil {
+		err = rerr
+	}
+	if err != nil {
+		return true, fmt.Errorf("probe the mode of new files: %w", err)
+	}
+	return fi.Mode().Perm() != sitePerm, nil
 }
 
 // write renders o into the stage: a published file as a hard link to the
 // node's file (a copy where linking fails or the file was edited since
 // Load, see linkAs), a page as a new file.
 func (s *stage) write(o output) (bool, error) {
-	data, err := o.Render()
+	buf := getBuffer()
+	defer putBuffer(buf)
+	data, err := o.Render(buf)
 	if err != nil {
 		return false, err
 	}
@@ -46,7 +74,7 @@ func (s *stage) write(o output) (bool, error) {
 	if o.Source != "" && linkAs(o.Source, p, data) == nil {
 		return true, nil
 	}
-	return true, create(p, data)
+	return true, create(p, data, s.chmod)
 }
 
 // publish moves every top-level entry of the stage into out, then removes
@@ -76,30 +104,4 @@ func (s *stage) discard() {
 // left behind, which the next build may delete.
 func isStage(name string) bool {
 	return strings.HasPrefix(name, stagePrefix)
-}
-
-// create writes data to a new file at path, creating its directory if it
-// is missing. The mode is set explicitly, whatever the umask.
-func create(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, sitePerm)
-	if errors.Is(err, fs.ErrNotExist) {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
-		}
-		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, sitePerm)
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(sitePerm)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }

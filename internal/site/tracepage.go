@@ -18,20 +18,19 @@ import (
 
 // renderTracePage is the trace page of v.Trace, its body already
 // rendered in v.Body.
-func renderTracePage(v *view) ([]byte, error) {
-	return renderPage(v, "article", writeTraceArticle)
+func renderTracePage(buf *bytes.Buffer, v *view) ([]byte, error) {
+	return renderPage(buf, v, "article", writeTraceArticle)
 }
 
 // renderPage is templates/layout.html's "layout" for a page of og:type
 // ogType whose content article writes (a view with no Agent: the layout's
 // link to an agent's feed is left out).
-func renderPage(v *view, ogType string, article func(htmlw, *view)) ([]byte, error) {
+func renderPage(buf *bytes.Buffer, v *view, ogType string, article func(htmlw, *view)) ([]byte, error) {
 	c, err := v.Chrome()
 	if err != nil {
 		return nil, fmt.Errorf("render page: %w", err)
 	}
-	buf := getBuffer()
-	defer putBuffer(buf)
+	buf.Reset()
 	w := htmlw{buf}
 	w.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta name=\"color-scheme\" content=\"light dark\">\n<title>")
 	w.text(headTitle(v.Title, v.Node.Agent))
@@ -61,7 +60,7 @@ func renderPage(v *view, ogType string, article func(htmlw, *view)) ([]byte, err
 	w.WriteString("\n\n\n</main>\n")
 	w.WriteString(string(c.Footer))
 	w.WriteString("</body>\n</html>\n")
-	return bytes.Clone(buf.Bytes()), nil
+	return buf.Bytes(), nil
 }
 
 // writeTraceArticle is the trace page's content: the article, its

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -259,11 +260,23 @@ func readFileInfo(path string) ([]byte, fs.FileInfo, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	buf := bytes.NewBuffer(make([]byte, 0, info.Size()+1))
-	if _, err := buf.ReadFrom(f); err != nil {
-		return nil, nil, err
+	// One slice for the file and the read that finds its end:
+	// bytes.Buffer.ReadFrom wants 512 bytes free before each read, so it
+	// grew every file's buffer to twice its size to see the end.
+	data := make([]byte, 0, info.Size()+1)
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, info, nil
+		}
+		if err != nil {
+			return nil, nil, err
+		}
 	}
-	return buf.Bytes(), info, nil
 }
 
 // SetReadHook makes hook be told the path of every file of a split

@@ -1,11 +1,13 @@
 package statefile
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"testing"
 )
 
@@ -62,3 +64,27 @@ func TestCorruptNamesLineAndColumn(t *testing.T) {
 }
 
 func jsonUnmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }
+
+// TestReadFileInfoAllocatesTheFileOnce reads a 64 KiB state file and
+// wants about its size allocated: bytes.Buffer.ReadFrom grew each file's
+// buffer to twice its size to find the end.
+func TestReadFileInfoAllocatesTheFileOnce(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "part.json")
+	data := bytes.Repeat([]byte("x"), 64<<10)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const runs = 20
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range runs {
+		got, _, err := readFileInfo(p)
+		if err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("read %d bytes (err %v), want %d", len(got), err, len(data))
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / runs; per > uint64(len(data))*5/4 {
+		t.Errorf("reading a %d-byte file allocated %d bytes", len(data), per)
+	}
+}

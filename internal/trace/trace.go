@@ -82,10 +82,15 @@ func (t *Trace) fill(fields []field) {
 	}
 }
 
+// keySpacer reads "_" and "-" in a key as spaces. It is made once: a
+// Replacer builds its tables on first use, 1 kB for every field of every
+// trace when it was made per key.
+var keySpacer = strings.NewReplacer("_", " ", "-", " ")
+
 // normalizeKey lowercases a key and reads "_" and "-" as spaces, so that
 // "In Response To", "in_response_to" and "in-response-to" are one field.
 func normalizeKey(k string) string {
-	k = strings.NewReplacer("_", " ", "-", " ").Replace(strings.ToLower(strings.TrimSpace(k)))
+	k = keySpacer.Replace(strings.ToLower(strings.TrimSpace(k)))
 	return strings.Join(strings.Fields(k), " ")
 }
 

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Result is what a judge said of a trace.
@@ -78,8 +79,35 @@ func Find(text []byte) []Verdict {
 // title saying "validated") or "verdict" (an endorsement). Most traces
 // hold neither, and are read in one pass instead of line by line.
 func mayJudge(text []byte) bool {
-	low := bytes.ToLower(text)
-	return bytes.Contains(low, []byte("valid")) || bytes.Contains(low, []byte("verdict"))
+	for _, c := range text {
+		if c >= utf8.RuneSelf {
+			// Letters outside ASCII may lower into ASCII ones (İ into i).
+			low := bytes.ToLower(text)
+			return bytes.Contains(low, []byte("valid")) || bytes.Contains(low, []byte("verdict"))
+		}
+	}
+	// ASCII text, nearly all of it, is searched in place: a lowered copy
+	// of every trace was 17 MB of a cold site build's garbage.
+	for i, c := range text {
+		if c|0x20 == 'v' && (hasPrefixFold(text[i:], "valid") || hasPrefixFold(text[i:], "verdict")) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasPrefixFold reports whether ASCII text starts with the lower-case
+// word w, in any case.
+func hasPrefixFold(text []byte, w string) bool {
+	if len(text) < len(w) {
+		return false
+	}
+	for i := range len(w) {
+		if text[i]|0x20 != w[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // titleVerdicts reads a response's title, line i, that says the traces it

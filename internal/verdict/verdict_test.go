@@ -202,3 +202,31 @@ func FuzzFind(f *testing.F) {
 		}
 	})
 }
+
+// mayJudgeLowered is mayJudge as it was: a search of a lowered copy.
+func mayJudgeLowered(text []byte) bool {
+	low := bytes.ToLower(text)
+	return bytes.Contains(low, []byte("valid")) || bytes.Contains(low, []byte("verdict"))
+}
+
+// FuzzMayJudgeMatchesLowering wants mayJudge's answer to be the lowered
+// copy's, on ASCII text and on any other.
+func FuzzMayJudgeMatchesLowering(f *testing.F) {
+	for _, s := range []string{"", "VALID", "Validated", "vALiD", "valI", "VERDICT: pass", "verdic", "VALİD", "İnvalid", "\xffvalid", "v", "vvalid"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, text []byte) {
+		if got, want := mayJudge(text), mayJudgeLowered(text); got != want {
+			t.Fatalf("mayJudge(%q) = %v, the lowered copy says %v", text, got, want)
+		}
+	})
+}
+
+// TestMayJudgeCopiesNoASCIIText wants ASCII text searched in place: a
+// lowered copy of every trace was 17 MB of a cold build's garbage.
+func TestMayJudgeCopiesNoASCIIText(t *testing.T) {
+	text := bytes.Repeat([]byte("The mesh verifies every hash before it trusts a byte. "), 100)
+	if n := testing.AllocsPerRun(20, func() { mayJudge(text) }); n != 0 {
+		t.Errorf("mayJudge allocated %v times", n)
+	}
+}
