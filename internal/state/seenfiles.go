@@ -25,9 +25,10 @@ import (
 // Rename); Save writes the files it read, if they changed, and leaves the
 // others as they are.
 
-// seenPath names the split state of the peers' seen hashes beside the
-// cursors' split state named by path.
-func seenPath(path string) string { return statefile.Dir(path) + "-seen.json" }
+// SeenPath names the split state of the peers' seen hashes beside the
+// cursors' split state named by path: mesh-state/polling-cursors-seen/
+// beside mesh-state/polling-cursors/.
+func SeenPath(path string) string { return statefile.Dir(path) + "-seen.json" }
 
 // seenFile is a peer's file of seen hashes.
 type seenFile struct {
@@ -41,7 +42,7 @@ func (s *State) listSeen(path string) error {
 	s.path = path
 	s.seenOnDisk = map[string][]byte{}
 	s.unread = map[string]bool{}
-	dir := statefile.Dir(seenPath(path))
+	dir := statefile.Dir(SeenPath(path))
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -69,17 +70,17 @@ func (s *State) ensureSeen(url string) error {
 // readSeen reads the seen file name into s, dropping the hashes
 // EvictSeen would have dropped. The caller holds s.mu.
 func (s *State) readSeen(name string) error {
-	data, err := statefile.ReadOne(seenPath(s.path), name)
+	data, err := statefile.ReadOne(SeenPath(s.path), name)
 	if err != nil {
 		return err
 	}
 	var f seenFile
 	if data != nil {
 		if err := json.Unmarshal(data, &f); err != nil {
-			return statefile.Corrupt(filepath.Join(statefile.Dir(seenPath(s.path)), name), data, err)
+			return statefile.Corrupt(filepath.Join(statefile.Dir(SeenPath(s.path)), name), data, err)
 		}
 		if f.URL == "" {
-			return statefile.Corrupt(filepath.Join(statefile.Dir(seenPath(s.path)), name), data, fmt.Errorf("no url"))
+			return statefile.Corrupt(filepath.Join(statefile.Dir(SeenPath(s.path)), name), data, fmt.Errorf("no url"))
 		}
 		s.seenOnDisk[name] = data
 	}

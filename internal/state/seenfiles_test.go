@@ -51,7 +51,7 @@ func countReads(t *testing.T) func(path string) int {
 }
 
 func seenFileOf(p, url string) string {
-	return filepath.Join(statefile.Dir(seenPath(p)), statefile.PeerFileName(url))
+	return filepath.Join(statefile.Dir(SeenPath(p)), statefile.PeerFileName(url))
 }
 
 func TestSeenHashesAreReadOnlyForThePeerAskedAbout(t *testing.T) {

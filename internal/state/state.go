@@ -271,7 +271,7 @@ func (s *State) Save(path string, timesBefore time.Time) (bool, error) {
 	if err != nil {
 		return changed, err
 	}
-	removed, err := statefile.Update(seenPath(path), nil, nil, gone)
+	removed, err := statefile.Update(SeenPath(path), nil, nil, gone)
 	changed = changed || removed
 	if err != nil {
 		return changed, err
@@ -290,9 +290,9 @@ func (s *State) Save(path string, timesBefore time.Time) (bool, error) {
 // s.mu.
 func (s *State) writeSeen(path string, seen map[string][]byte) (bool, error) {
 	if s.seenOnDisk == nil {
-		return statefile.Rewrite(seenPath(path), seen, nil)
+		return statefile.Rewrite(SeenPath(path), seen, nil)
 	}
-	return statefile.Update(seenPath(path), seen, s.seenOnDisk, nil)
+	return statefile.Update(SeenPath(path), seen, s.seenOnDisk, nil)
 }
 
 // fail keeps err as the first seen file that could not be read. The

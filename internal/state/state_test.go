@@ -153,12 +153,12 @@ func splitText(t *testing.T, p string) []byte {
 		b.WriteString("== " + name + "\n")
 		b.Write(files[name])
 	}
-	_, seen, err := statefile.Read(seenPath(p))
+	_, seen, err := statefile.Read(SeenPath(p))
 	if err != nil {
 		t.Fatalf("read seen files: %v", err)
 	}
 	for _, name := range sortedNames(seen) {
-		b.WriteString("== " + filepath.Base(statefile.Dir(seenPath(p))) + "/" + name + "\n")
+		b.WriteString("== " + filepath.Base(statefile.Dir(SeenPath(p))) + "/" + name + "\n")
 		b.Write(seen[name])
 	}
 	return []byte(b.String())
@@ -192,8 +192,8 @@ func TestOnePeerChangedRewritesThatPeerOnly(t *testing.T) {
 func readTree(t *testing.T, p string) map[string]string {
 	t.Helper()
 	out := readDir(t, statefile.Dir(p))
-	if _, err := os.Stat(statefile.Dir(seenPath(p))); err == nil {
-		for name, data := range readDir(t, statefile.Dir(seenPath(p))) {
+	if _, err := os.Stat(statefile.Dir(SeenPath(p))); err == nil {
+		for name, data := range readDir(t, statefile.Dir(SeenPath(p))) {
 			out["seen/"+name] = data
 		}
 	}
