@@ -7,7 +7,9 @@
 # copies of a git checkout of the node. The new binary runs on the history
 # as this tree keeps it (the ledger compacted into segments at every
 # save), the old one on the same records as nodes before segments kept
-# them (stateyear -compact=false).
+# them (stateyear -compact=false; OLD_COMPACT=true for a baseline that
+# has segments), written by the baseline's own stateyear, so each binary
+# starts from the files its code writes.
 #
 #   bash bench/stateyear.sh [BASELINE]          # AGENTS=1000 DAYS=365 ROUNDS=3 SAVE_EVERY=30
 #   AGENTS=10000 DAYS=30 bash bench/stateyear.sh -   # this tree alone, no baseline
@@ -43,7 +45,7 @@ if [ "$base" = - ]; then
 else
   mkdir "$out/base-src"
   git archive "$base" | tar -x -C "$out/base-src"
-  (cd "$out/base-src" && go build -o "$out/old" ./cmd/meshnode)
+  (cd "$out/base-src" && go build -o "$out/old" ./cmd/meshnode && go build -o "$out/stateyear-old" ./bench/stateyear)
   echo "new: $(git rev-parse --short HEAD) (+ working tree), old: $(git rev-parse --short "$base")"
 fi
 
@@ -53,10 +55,10 @@ at() { date -u -d "2026-01-01T12:$1:00Z + $days days" +%Y-%m-%dT%H:%M:%SZ; }
 t0=$(at 00)
 t0b=$(at 15)
 t1=$(at 30)
-commit() { (cd "$1" && git add -A -- . ':(exclude,glob)mesh-state/*.lock' && git -c user.name=b -c user.email=b@b commit -qm "$2"); }
+commit() { (cd "$1" && git add -A -- . ':(exclude,glob)mesh-state/*.lock' && git -c gc.auto=0 -c user.name=b -c user.email=b@b commit -qm "$2"); }
 for w in $bins; do
-  compact=true; [ "$w" = old ] && compact=false
-  "$out/stateyear" -agents "$agents" -days "$days" -save-every "$every" -compact="$compact" -dir "$out/year-$w" -node >"$out/year.out"
+  compact=true gen="$out/stateyear"; [ "$w" = old ] && compact=${OLD_COMPACT:-false} gen="$out/stateyear-old"
+  "$gen" -agents "$agents" -days "$days" -save-every "$every" -compact="$compact" -dir "$out/year-$w" -node >"$out/year.out"
   tail -2 "$out/year.out" | sed "s/^/$w, /"
   "$out/$w" heartbeat --dir "$out/year-$w" --now "$t0" >/dev/null 2>"$out/log" || { tail -5 "$out/log"; exit 1; }
   (cd "$out/year-$w" && git init -q) && commit "$out/year-$w" year
@@ -72,7 +74,7 @@ stats() { sort -g | awk '{ v[NR] = $1 } END { printf "%s / %s / %s", v[1], v[int
 stored() {
   (cd "$1" && git add -A -- . ':(exclude,glob)mesh-state/*.lock' &&
     if git diff --cached --quiet; then echo 0; else
-      git -c user.name=b -c user.email=b@b commit -qm beat &&
+      git -c gc.auto=0 -c user.name=b -c user.email=b@b commit -qm beat &&
         git rev-list --objects HEAD ^HEAD~1 | cut -d' ' -f1 | git cat-file --batch-check='%(objectsize:disk)' |
         awk '{ s += $1 } END { printf "%.1f", s / 1024 }'
     fi)

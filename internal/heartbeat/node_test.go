@@ -78,7 +78,7 @@ func beat(t testing.TB, dir string, now time.Time) *report.Summary {
 
 func loadState(t testing.TB, dir string) *state.State {
 	t.Helper()
-	s, err := state.Load(filepath.Join(dir, node.CursorsFile))
+	s, err := state.LoadAll(filepath.Join(dir, node.CursorsFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -125,9 +125,7 @@ func (n *job) vouched(url string) bool {
 func (n *job) forgetPeer(url, name string, why error) {
 	delete(n.state.Cursors, url)
 	hashes := n.led().Forget(url)
-	for _, h := range hashes {
-		delete(n.state.SeenHashes, h)
-	}
+	n.state.ForgetSeen(hashes)
 	n.log.Warn("learned peer forgotten", "peer", name, "url", url,
 		"records", len(hashes), "reason", why.Error())
 }

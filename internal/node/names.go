@@ -8,6 +8,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/roster"
+	"github.com/meshnode/meshnode/internal/state"
 )
 
 // The node's published files and directories, relative to its directory.
@@ -67,8 +68,13 @@ var HistoryPaths = []string{ConfigFile, ManifestFile, AgentsFile, IdentityFile, 
 	TracesDir, ValidationsDir, DisputesDir, ArchiveDir, LogDir,
 	LedgerFile, StateDir + "/ledger", StateDir + "/ledger-segments", CopiesFile, StateDir + "/copies"}
 
+// CursorsSeenFile names polling-cursors-seen/, the hashes seen from each
+// peer, kept apart from its cursor so that a heartbeat reads them only
+// when a poll of the peer lists a file (internal/state names it so).
+var CursorsSeenFile = state.SeenPath(CursorsFile)
+
 // StateFiles are the state files kept as a directory of a file per peer.
-var StateFiles = []string{CursorsFile, LedgerFile, QueueFile, CopiesFile}
+var StateFiles = []string{CursorsFile, CursorsSeenFile, LedgerFile, QueueFile, CopiesFile}
 
 // TopFiles are the files at the top of the node that the site publishes
 // byte for byte.

@@ -26,7 +26,7 @@ var stateFiles = []struct {
 	name string
 	load func(path string) error
 }{
-	{"polling-cursors.json", func(p string) error { _, err := state.Load(p); return err }},
+	{"polling-cursors.json", func(p string) error { _, err := state.LoadAll(p); return err }},
 	{"ledger.json", func(p string) error { _, err := ledger.Load(p); return err }},
 	{"queue.json", func(p string) error { _, err := queue.Open(p).List(); return err }},
 	{"copies.json", func(p string) error { _, err := copies.Load(p); return err }},

@@ -168,6 +168,10 @@ func TestDoctorFindsWhatIsBroken(t *testing.T) {
 		{"corrupt cursors", func(t *testing.T, n *testNode) {
 			mustWrite(t, filepath.Join(n.dir, "mesh-state/polling-cursors.json"), "[]")
 		}, time.Hour, "state polling-cursors", StatusFail, "mesh-state/polling-cursors.json", "move it away"},
+		{"corrupt seen hashes of a peer, which a heartbeat reads only when the peer has news", func(t *testing.T, n *testNode) {
+			mustWrite(t, filepath.Join(n.dir, "mesh-state/polling-cursors/hosts.json"), "{}\n")
+			mustWrite(t, filepath.Join(n.dir, "mesh-state/polling-cursors-seen/peer-00e76d08.json"), "{\"url\": ")
+		}, time.Hour, "state polling-cursors", StatusFail, "mesh-state/polling-cursors-seen/peer-00e76d08.json", "restore mesh-state/polling-cursors-seen/peer-00e76d08.json from history"},
 		{"unreachable peer is a warning", func(t *testing.T, n *testNode) {
 			mustWrite(t, filepath.Join(n.dir, "AGENTS.md"), "gone | "+n.url+"gone/ | 2026-01-01\n")
 		}, time.Hour, "peers", StatusWarn, "peer gone unreachable", "trace_url"},

@@ -22,7 +22,9 @@ const (
 // presence refresh writes them although nothing else changed.
 const PollTimesEvery = 24 * time.Hour
 
-// peerFile is one peer's file: its cursor and the hashes seen from it.
+// peerFile is one peer's file: its cursor. Older nodes kept the hashes
+// seen from the peer in it too; they are read from there and written to
+// the peer's seen file (seenfiles.go).
 type peerFile struct {
 	URL        string                      `json:"url"`
 	Cursor     *Cursor                     `json:"cursor"`
@@ -34,9 +36,10 @@ type hostsFile struct {
 	Hosts map[string]*Host `json:"hosts"`
 }
 
-// seenFile is seen.json: hashes seen from no known peer, such as those an
-// older node's single file listed; they leave by the 90-day eviction.
-type seenFile struct {
+// seenFileOfNone is seen.json: hashes seen from no known peer, such as
+// those an older node's single file listed; they leave by the 90-day
+// eviction.
+type seenFileOfNone struct {
 	SeenHashes map[manifest.Hash]time.Time `json:"seen_hashes"`
 }
 
@@ -57,7 +60,7 @@ func (s *State) decodeSplit(name string, data []byte) error {
 			}
 		}
 	case seenName:
-		var f seenFile
+		var f seenFileOfNone
 		if err := json.Unmarshal(data, &f); err != nil {
 			return err
 		}
@@ -78,53 +81,67 @@ func (s *State) decodeSplit(name string, data []byte) error {
 			s.SeenHashes[h] = t
 			s.addSeenFrom(h, f.URL)
 		}
+		s.inline = s.inline || len(f.SeenHashes) > 0
 	}
 	return nil
 }
 
-// Files returns the split state's files by name, as Save writes them:
-// keys sorted, two-space indent, a final newline, times in UTC, gaps
-// merged and capped, retries sorted. See Save for timesBefore.
+// Files returns the cursors' split state's files by name, as Save writes
+// them: keys sorted, two-space indent, a final newline, times in UTC, gaps
+// merged and capped, retries sorted. See Save for timesBefore. The
+// peers' seen hashes are in files of their own (seenfiles.go).
 func (s *State) Files(timesBefore time.Time) (map[string][]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	files, _, err := s.files(timesBefore)
+	return files, err
+}
+
+// files returns the cursors' files and the hashes seen from each peer
+// with a cursor, by URL. The caller holds s.mu.
+func (s *State) files(timesBefore time.Time) (map[string][]byte, map[string]map[manifest.Hash]time.Time, error) {
 	peers := make(map[string]*peerFile, len(s.Cursors))
+	owned := make(map[string]map[manifest.Hash]time.Time, len(s.Cursors))
 	for url, c := range s.Cursors {
 		if writable(url, c) {
 			c.url = url
 			peers[url] = &peerFile{URL: url, Cursor: s.cursorToWrite(url, c, timesBefore)}
+			owned[url] = nil
 		}
 	}
 	unowned := map[manifest.Hash]time.Time{}
 	for h, t := range s.SeenHashes {
-		owned := false
+		isOwned := false
 		for _, url := range s.seenFrom[h] {
-			if p := peers[url]; p != nil {
-				if p.SeenHashes == nil {
-					p.SeenHashes = map[manifest.Hash]time.Time{}
+			if hashes, ok := owned[url]; ok {
+				if hashes == nil {
+					hashes = map[manifest.Hash]time.Time{}
+					owned[url] = hashes
 				}
-				p.SeenHashes[h], owned = t.UTC(), true
+				hashes[h], isOwned = t.UTC(), true
 			}
 		}
-		if !owned {
+		if !isOwned {
 			unowned[h] = t.UTC()
 		}
 	}
 	files := make(map[string][]byte, len(peers)+2)
 	for url, p := range peers {
 		if err := put(files, statefile.PeerFileName(url), p); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if len(unowned) > 0 {
-		if err := put(files, seenName, seenFile{SeenHashes: unowned}); err != nil {
-			return nil, err
+		if err := put(files, seenName, seenFileOfNone{SeenHashes: unowned}); err != nil {
+			return nil, nil, err
 		}
 	}
 	if hosts := s.normalizedHosts(); len(hosts) > 0 {
 		if err := put(files, hostsName, hostsFile{Hosts: hosts}); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return files, nil
+	return files, owned, nil
 }
 
 // cursorToWrite is c normalized, with the poll times (last_polled,

@@ -15,6 +15,12 @@ const SeenRetention = 90 * 24 * time.Hour
 // Seen reports whether the file with this hash was already processed,
 // from any peer.
 func (s *State) Seen(hash manifest.Hash) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.readAllSeen(); err != nil {
+		s.fail(err)
+		return true
+	}
 	_, ok := s.SeenHashes[hash]
 	return ok
 }
@@ -24,8 +30,15 @@ func (s *State) Seen(hash manifest.Hash) bool {
 // (a hash an older node's single file listed). The same bytes listed by
 // another peer are that peer's file too, read and recorded as its own
 // (docs/decisions.md, "Copies"), so a mirror that lists them first cannot
-// make us skip the author's.
+// make us skip the author's. It reads the peer's seen file the first
+// time; one that cannot be read counts every hash as seen (see Err).
 func (s *State) SeenFrom(url string, hash manifest.Hash) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.ensureSeen(url); err != nil {
+		s.fail(err)
+		return true
+	}
 	if _, ok := s.SeenHashes[hash]; !ok {
 		return false
 	}
@@ -38,8 +51,13 @@ func (s *State) SeenFrom(url string, hash manifest.Hash) bool {
 // one's file. A hash already seen keeps its first-seen time, so re-listing
 // a file does not extend its retention.
 func (s *State) MarkSeenFrom(url string, hash manifest.Hash, now time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.ensureSeen(url); err != nil {
+		s.fail(err)
+	}
 	s.addSeenFrom(hash, url)
-	s.MarkSeen(hash, now)
+	s.markSeen(hash, now)
 }
 
 // addSeenFrom adds url to the peers hash was seen from, kept sorted.
@@ -56,6 +74,12 @@ func (s *State) addSeenFrom(hash manifest.Hash, url string) {
 // MarkSeen records hash as processed at now, from no peer in particular.
 // A hash already seen keeps its first-seen time.
 func (s *State) MarkSeen(hash manifest.Hash, now time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.markSeen(hash, now)
+}
+
+func (s *State) markSeen(hash manifest.Hash, now time.Time) {
 	if s.SeenHashes == nil {
 		s.SeenHashes = map[manifest.Hash]time.Time{}
 	}
@@ -65,9 +89,14 @@ func (s *State) MarkSeen(hash manifest.Hash, now time.Time) {
 }
 
 // EvictSeen drops the hashes first seen more than SeenRetention before now
-// and returns how many it dropped. The heartbeat runs it at its start.
+// and returns how many it dropped. The heartbeat runs it at its start. A
+// peer's seen file read later drops them as it is read, and one never
+// read keeps them until a poll of that peer reads it.
 func (s *State) EvictSeen(now time.Time) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	cutoff := now.Add(-SeenRetention)
+	s.evictBefore = cutoff
 	n := 0
 	for h, t := range s.SeenHashes {
 		if t.Before(cutoff) {
@@ -76,4 +105,17 @@ func (s *State) EvictSeen(now time.Time) int {
 		}
 	}
 	return n
+}
+
+// ForgetSeen makes the hashes not seen, from any peer: every peer's seen
+// file is read first, so none keeps them.
+func (s *State) ForgetSeen(hashes []manifest.Hash) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.readAllSeen(); err != nil {
+		s.fail(err)
+	}
+	for _, h := range hashes {
+		delete(s.SeenHashes, h)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/meshnode/meshnode/internal/manifest"
@@ -30,6 +31,25 @@ type State struct {
 	// them, by name, so Save rewrites only what changed without reading
 	// the files again.
 	onDisk map[string][]byte
+
+	// mu guards the seen hashes, which polls running at once read, and
+	// read from disk, as they need them (seenfiles.go).
+	mu   sync.Mutex
+	path string // the path Load read, "" for a State from New
+	// unread names the peers' seen files on disk not read yet;
+	// seenOnDisk holds the bytes of those read or written, by name.
+	unread     map[string]bool
+	seenOnDisk map[string][]byte
+	// seenErr is the first seen file that could not be read: Save
+	// refuses to write over a state it could not read whole.
+	seenErr error
+	// evictBefore is EvictSeen's cutoff, which a seen file read later
+	// is held to as well.
+	evictBefore time.Time
+	// inline is set when a peer's file held its seen hashes, as older
+	// nodes wrote it: then every seen file is read at load, so the
+	// migration keeps the union of both.
+	inline bool
 }
 
 // Host is the politeness a host asked for that outlives one heartbeat. Its
@@ -65,9 +85,17 @@ func (s *State) Cursor(url string) *Cursor {
 // it, to the URL to. It moves nothing, and reports false, when from has
 // no cursor or to already has one.
 func (s *State) Rename(from, to string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	c, ok := s.Cursors[from]
 	if _, taken := s.Cursors[to]; !ok || taken || from == to {
 		return false
+	}
+	if err := s.ensureSeen(from); err != nil {
+		s.fail(err)
+	}
+	if err := s.ensureSeen(to); err != nil {
+		s.fail(err)
 	}
 	delete(s.Cursors, from)
 	c.url = to
@@ -93,6 +121,22 @@ func Load(path string) (*State, error) {
 	return load(path, time.Now)
 }
 
+// LoadAll is Load that reads every peer's seen hashes as well, for a
+// check of the whole state (meshnode doctor): Load reads a peer's only
+// when a poll asks about them.
+func LoadAll(path string) (*State, error) {
+	s, err := Load(path)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.readAllSeen(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
 func load(path string, now func() time.Time) (*State, error) {
 	legacy, files, err := statefile.Read(path)
 	if err != nil {
@@ -111,6 +155,14 @@ func load(path string, now func() time.Time) (*State, error) {
 		}
 	}
 	s.onDisk = files
+	if err := s.listSeen(path); err != nil {
+		return nil, err
+	}
+	if s.inline {
+		if err := s.readAllSeen(); err != nil {
+			return nil, err
+		}
+	}
 	s.loaded = make(map[string]Cursor, len(s.Cursors))
 	for url, c := range s.Cursors {
 		s.loaded[url] = *c.normalized()
@@ -180,23 +232,84 @@ func decodeSeen(raw json.RawMessage, now time.Time) (map[manifest.Hash]time.Time
 }
 
 // Save writes the state named by path as one file per peer, hosts.json
-// and seen.json (each atomically, each only when its bytes change) and
-// removes the single file of older nodes; it reports whether anything on
-// disk changed. A peer whose cursor differs from the one loaded only in
-// its poll times (last_polled, last_success) keeps its file unless the
-// stored last_polled is before timesBefore, so a heartbeat that found
-// nothing new writes nothing; the zero time never writes poll times
-// alone.
+// and seen.json (each atomically, each only when its bytes change), the
+// seen files of the peers whose hashes were read, and removes the single
+// file of older nodes; it reports whether anything on disk changed. A
+// peer whose cursor differs from the one loaded only in its poll times
+// (last_polled, last_success) keeps its file unless the stored
+// last_polled is before timesBefore, so a heartbeat that found nothing
+// new writes nothing; the zero time never writes poll times alone. It
+// writes nothing when a seen file could not be read.
 func (s *State) Save(path string, timesBefore time.Time) (bool, error) {
-	files, err := s.Files(timesBefore)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.seenErr != nil {
+		return false, fmt.Errorf("save state: %w", s.seenErr)
+	}
+	if s.orphaned() {
+		if err := s.readAllSeen(); err != nil {
+			return false, fmt.Errorf("save state: %w", err)
+		}
+	}
+	files, owned, err := s.files(timesBefore)
 	if err != nil {
 		return false, err
 	}
-	changed, err := statefile.Rewrite(path, files, s.onDisk)
-	if err == nil && s.onDisk != nil {
+	seen, gone, err := s.seenFiles(owned)
+	if err != nil {
+		return false, err
+	}
+	// The seen files go first and the files they replace last, so a
+	// crash between leaves hashes in two places, which Load joins, never
+	// in none.
+	changed, err := s.writeSeen(path, seen)
+	if err != nil {
+		return changed, err
+	}
+	cursors, err := statefile.Rewrite(path, files, s.onDisk)
+	changed = changed || cursors
+	if err != nil {
+		return changed, err
+	}
+	removed, err := statefile.Update(SeenPath(path), nil, nil, gone)
+	changed = changed || removed
+	if err != nil {
+		return changed, err
+	}
+	if s.onDisk != nil {
 		s.onDisk = files
 	}
-	return changed, err
+	if s.seenOnDisk != nil {
+		s.seenOnDisk = seen
+	}
+	return changed, nil
+}
+
+// writeSeen writes the seen files: those that changed, for a State Load
+// read; all of them, and no other, for one from New. The caller holds
+// s.mu.
+func (s *State) writeSeen(path string, seen map[string][]byte) (bool, error) {
+	if s.seenOnDisk == nil {
+		return statefile.Rewrite(SeenPath(path), seen, nil)
+	}
+	return statefile.Update(SeenPath(path), seen, s.seenOnDisk, nil)
+}
+
+// fail keeps err as the first seen file that could not be read. The
+// caller holds s.mu.
+func (s *State) fail(err error) {
+	if s.seenErr == nil {
+		s.seenErr = err
+	}
+}
+
+// Err reports the first seen file that could not be read, which Save
+// refuses to write over; a poll asking about that peer's hashes was told
+// they were seen, so nothing was fetched twice.
+func (s *State) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.seenErr
 }
 
 // utc returns t in UTC without its monotonic reading; the zero time stays

@@ -153,6 +153,14 @@ func splitText(t *testing.T, p string) []byte {
 		b.WriteString("== " + name + "\n")
 		b.Write(files[name])
 	}
+	_, seen, err := statefile.Read(SeenPath(p))
+	if err != nil {
+		t.Fatalf("read seen files: %v", err)
+	}
+	for _, name := range sortedNames(seen) {
+		b.WriteString("== " + filepath.Base(statefile.Dir(SeenPath(p))) + "/" + name + "\n")
+		b.Write(seen[name])
+	}
 	return []byte(b.String())
 }
 
@@ -161,22 +169,35 @@ func TestOnePeerChangedRewritesThatPeerOnly(t *testing.T) {
 	if _, err := sampleState().Save(p, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
-	before := readDir(t, statefile.Dir(p))
+	before := readTree(t, p)
 	s, _ := Load(p)
 	s.MarkSeenFrom("https://learned.example/", "sha256:ccc", loadTime)
 	if _, err := s.Save(p, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
-	after := readDir(t, statefile.Dir(p))
+	after := readTree(t, p)
 	var differ []string
 	for name, data := range after {
 		if before[name] != data {
 			differ = append(differ, name)
 		}
 	}
-	if want := statefile.PeerFileName("https://learned.example/"); len(differ) != 1 || differ[0] != want {
+	if want := "seen/" + statefile.PeerFileName("https://learned.example/"); len(differ) != 1 || differ[0] != want {
 		t.Fatalf("files changed: %v; want only %s", differ, want)
 	}
+}
+
+// readTree is readDir of the cursors' directory and, under "seen/", of
+// the seen files'.
+func readTree(t *testing.T, p string) map[string]string {
+	t.Helper()
+	out := readDir(t, statefile.Dir(p))
+	if _, err := os.Stat(statefile.Dir(SeenPath(p))); err == nil {
+		for name, data := range readDir(t, statefile.Dir(SeenPath(p))) {
+			out["seen/"+name] = data
+		}
+	}
+	return out
 }
 
 func TestPollTimesAloneAreWrittenOnlyWhenDue(t *testing.T) {

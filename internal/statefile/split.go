@@ -169,13 +169,38 @@ func (c *Cache) Rewrite(path string, files, was map[string][]byte) (bool, error)
 	return changed, nil
 }
 
+// ReadOne reads the file name of the split state named by path alone,
+// for a caller that reads a peer's file only when it needs it; a file
+// that is not there gives nil. A file it cannot read is a *CorruptError.
+func ReadOne(path, name string) ([]byte, error) {
+	if filepath.Base(name) != name || !strings.HasSuffix(name, ".json") {
+		return nil, fmt.Errorf("read %s: not a state file name", name)
+	}
+	p := filepath.Join(Dir(path), name)
+	data, err := readFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, &CorruptError{Path: p, Err: err}
+	}
+	return data, nil
+}
+
 // WriteSome writes files into the split state named by path and removes
 // the files named in gone, leaving its other files as they are: a caller
 // that knows which peers' records changed rewrites theirs only. It
 // reports whether anything on disk changed.
 func WriteSome(path string, files map[string][]byte, gone []string) (bool, error) {
+	return Update(path, files, nil, gone)
+}
+
+// Update is WriteSome for a caller that holds the bytes it last read or
+// wrote of each file (was, as Rewrite takes them): a file whose bytes
+// equal was[name] is left alone without being opened again.
+func Update(path string, files, was map[string][]byte, gone []string) (bool, error) {
 	dir := Dir(path)
-	changed, err := writeAll(dir, files, nil, nil)
+	changed, err := writeAll(dir, files, was, nil)
 	if err != nil {
 		return changed, err
 	}
