@@ -18,9 +18,7 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -39,6 +37,7 @@ import (
 
 	"golang.org/x/mod/sumdb/tlog"
 
+	"github.com/meshnode/meshnode/bench/internal/static"
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/heartbeat"
 	"github.com/meshnode/meshnode/internal/logpin"
@@ -284,18 +283,7 @@ func (m *mesh) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	t := m.tally(m.classOf(path))
 	t.requests++
-	if body == nil {
-		http.NotFound(w, r)
-		return
-	}
-	sum := sha256.Sum256(body)
-	etag := `"` + hex.EncodeToString(sum[:8]) + `"`
-	w.Header().Set("ETag", etag)
-	if r.Header.Get("If-None-Match") == etag {
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
-	n, _ := w.Write(body)
+	n := static.Serve(w, r, body)
 	m.mu.Lock()
 	t.bytes += int64(n)
 	m.mu.Unlock()

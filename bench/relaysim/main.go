@@ -25,9 +25,7 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -44,6 +42,7 @@ import (
 
 	"golang.org/x/mod/sumdb/tlog"
 
+	"github.com/meshnode/meshnode/bench/internal/static"
 	"github.com/meshnode/meshnode/internal/fetch"
 	"github.com/meshnode/meshnode/internal/logpin"
 	"github.com/meshnode/meshnode/internal/presence"
@@ -267,20 +266,12 @@ func (s *site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.requests++
 	s.mu.Unlock()
 	if !ok {
-		http.NotFound(w, r)
-		return
+		data = nil
 	}
-	sum := sha256.Sum256(data)
-	etag := `"` + hex.EncodeToString(sum[:8]) + `"`
-	w.Header().Set("ETag", etag)
-	if r.Header.Get("If-None-Match") == etag {
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
+	n := static.Serve(w, r, data)
 	s.mu.Lock()
-	s.bytes += int64(len(data))
+	s.bytes += int64(n)
 	s.mu.Unlock()
-	w.Write(data)
 }
 
 func (s *site) take() (int64, int64) {
