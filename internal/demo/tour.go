@@ -20,7 +20,8 @@ func tour(w io.Writer, o Options, now time.Time) {
 		"FOUNDERS.md                      the sample mesh's founders (the node and cyd): their validations count",
 		"validations/                     our validations of the peers' traces",
 		"disputes/                        the hash mismatch we saw on cyd",
-		statefile.Dir(node.CursorsFile) + "/      cursors, gaps, failures, seen hashes: a file per peer",
+		statefile.Dir(node.CursorsFile) + "/      cursors, gaps, failures: a file per peer",
+		statefile.Dir(node.CursorsSeenFile) + "/ the hashes seen from each peer: a file per peer",
 		statefile.Dir(node.LedgerFile) + "/               what we know of the peers' files: a file per peer",
 		statefile.Dir(node.QueueFile) + "/                the validation queue: a file per peer",
 	}
