@@ -25,12 +25,20 @@ func init() {
 		summary: "poll agents' signed checkpoints and publish them as a relay's signed log",
 		usage: `Usage: meshnode relay --url URL --key FILE [--dir DIR] [--deadline 10m] [--allow-private-addresses]
 
-Runs a relay once (docs/protocol.md §3.5): polls the log/checkpoint of
-every agent DIR/AGENTS.md lists, verifies each with the key the agent's
-IDENTITY.md published on first contact, and appends every checkpoint that
-changed to the relay's own signed log in DIR/log/, served at URL as static
-files (meshnode serve, GitHub Pages, any web server). A run that relays
-nothing writes nothing. Nodes read it through relays.list in mesh.yaml.
+Runs a relay once (docs/protocol.md §3.5): reads the signed log of every
+agent DIR/AGENTS.md lists as a node does (its key pinned from IDENTITY.md
+on first contact, each checkpoint verified with it and joined to the last,
+a key rotation among the new entries followed), and appends every
+checkpoint that changed to the relay's own signed log in DIR/log/, served
+at URL as static files (meshnode serve, GitHub Pages, any web server). A
+run that relays nothing new writes no log file. Nodes read it through
+relays.list in mesh.yaml.
+
+An agent that cannot be read, publishes no signed log, or whose log is
+refused is left out and named on stderr; the run still exits 0, as a
+heartbeat does whatever its peers did. A refused log (a fork, a key
+change no rotation announced, a restart) waits for "meshnode peers repin
+URL --dir DIR".
 
 FILE is the relay's signing key, outside DIR; when it does not exist a
 new key named after URL is written there. Every run prints the line a
@@ -87,13 +95,13 @@ func runRelay(ctx context.Context, e *env, o relayOptions) error {
 	defer cancel()
 	client := fetch.New(fetch.Options{UserAgent: fmt.Sprintf("meshnode/%s (+%s; relay)", moduleVersion(), u),
 		AllowPrivate: o.allowPrivate, Timeout: 20 * time.Second})
-	res, err := relay.Publish(ctx, relay.PublishOptions{Dir: o.dir, Key: skey, Agents: agents, Client: client,
+	res, err := relay.Publish(ctx, relay.PublishOptions{Dir: o.dir, Key: skey, Agents: agents, Client: client, Now: e.now(),
 		Logf: func(f string, a ...any) { fmt.Fprintf(e.stderr, "meshnode: "+f+"\n", a...) }})
 	if err != nil {
 		return err
 	}
 	vkey, _ := translog.VerifierKey(skey)
-	fmt.Fprintf(e.stdout, "relayed %d checkpoints of %d agents; log size %d; %d requests\n", res.Relayed, len(agents), res.Size, res.Requests)
+	fmt.Fprintf(e.stdout, "relayed %d checkpoints of %d agents; %d left out; log size %d; %d requests\n", res.Relayed, len(agents), res.LeftOut, res.Size, res.Requests)
 	fmt.Fprintf(e.stdout, "relays.list entry: %s %s\n", u, vkey)
 	return nil
 }

@@ -2,10 +2,11 @@
 // (docs/protocol.md §3.5) and how a node reads it (docs/decisions.md,
 // "Relays").
 //
-// A relay polls agents' log/checkpoint and publishes, as a signed log in
-// translog's format under its own key, an entry each time an agent's
-// checkpoint changes: the agent's URL and its signed checkpoint, byte for
-// byte (Entry, Extend). A node reads a relay's log incrementally, as a
+// A relay reads agents' signed logs as a node does (Poller, through
+// logsource.Source: key pinned on first contact, rotations followed) and
+// publishes, as a signed log in translog's format under its own key, an
+// entry each time an agent's accepted checkpoint changes: the agent's URL
+// and its signed checkpoint, byte for byte (Entry, Extend). A node reads a relay's log incrementally, as a
 // peer's: the checkpoint conditionally, then only the entry bundles it
 // has not read, every leaf verified against the relay's signed root and
 // every new tree against the last by a consistency proof (Reader). Each
@@ -24,5 +25,6 @@
 // The cryptography is golang.org/x/mod/sumdb (note, tlog) through
 // internal/translog's formats. It makes requests only through the
 // fetch.Client it is given; it writes only its Held state (through
-// statefile) and, for a relay, the relay's log (through node.WriteLog).
+// statefile) and, for a relay, the relay's log (through node.WriteLog)
+// and its pins of the agents (logpin).
 package relay
