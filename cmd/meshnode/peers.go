@@ -26,6 +26,7 @@ func init() {
 		summary: "list known agents with presence, cursor and breaker state",
 		usage: `Usage: meshnode peers [--dir DIR] [--now T] [--json]
        meshnode peers repin NAME [--dir DIR] [--now T]
+       meshnode peers forgive-relay URL [--dir DIR]
 
 Lists every agent this node knows: those in AGENTS.md and those learned from
 peers' AGENTS.md (gossip). For each: its URL, presence (active, stale,
@@ -40,6 +41,16 @@ MANIFEST.md, or from its signed log (verified entries), or refused (a
 fork, a bad signature, a key change, an altered entry or tile, a log
 gone: docs/decisions.md, "Reading a peer's signed log").
 
+Under the table, a line for each relay of mesh.yaml's relays.list: ok,
+lagging (an agent it lists trails another relay or a direct poll by an
+hour or more) or faulted (with the file holding the evidence), and how
+many of its entries the node has read (docs/decisions.md, "Relays").
+
+"peers forgive-relay URL" is the only way back for a faulted relay, once
+its evidence is checked: it drops what the node holds of the relay,
+printing the fault and its evidence, and the next heartbeat reads the
+relay from the start.
+
 "peers repin NAME" is the only way past a refused log, or a log its owner
 re-started under a new key: it forgets the key and checkpoint pinned for
 NAME (an agent's name or URL), keeps the alarm as evidence, and the next
@@ -52,6 +63,7 @@ of objects, one per agent; the schema is in docs/cli/peers.md.
 Examples:
   meshnode peers
   meshnode peers repin ada
+  meshnode peers forgive-relay https://relay.example/mesh/
   meshnode peers --json | jq -r '.[] | select(.presence == "unreachable") | .url'
 
 Flags:
@@ -116,7 +128,8 @@ func runPeers(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() == 2 && fs.Arg(0) == "repin" {
 		return runRepin(e.stdout, o.dir, fs.Arg(1), clock())
 	}
-	if fs.NArg() > 0 {
+	forgive := fs.NArg() == 2 && fs.Arg(0) == "forgive-relay"
+	if fs.NArg() > 0 && !forgive {
 		return usagef("run 'meshnode peers -h' for its flags", "peers: unexpected argument %q", fs.Arg(0))
 	}
 	// A broken or missing mesh.yaml is said, not shown as "no peers".
@@ -124,17 +137,32 @@ func runPeers(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	rows, skipped, err := listPeers(o.dir, cfg.URL, clock())
+	if forgive {
+		return runForgiveRelay(e.stdout, o.dir, fs.Arg(1), cfg)
+	}
+	l, err := listPeers(o.dir, cfg, clock())
 	if err != nil {
 		return err
 	}
-	sayAgentsSkipped(e.stderr, skipped)
+	sayAgentsSkipped(e.stderr, l.skipped)
 	if o.json {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(rows)
+		return enc.Encode(l.rows)
 	}
-	return printPeers(e.stdout, rows, clock())
+	if err := printPeers(e.stdout, l.rows, clock()); err != nil {
+		return err
+	}
+	printRelays(e.stdout, l.relays)
+	return nil
+}
+
+// peersListing is what `peers` shows: a row per agent, a row per relay,
+// and the lines of AGENTS.md that list no agent.
+type peersListing struct {
+	rows    []peerRow
+	relays  []relayRow
+	skipped []roster.Problem
 }
 
 // sayAgentsSkipped shows each line of AGENTS.md that lists no agent on w
@@ -147,24 +175,25 @@ func sayAgentsSkipped(w io.Writer, skipped []roster.Problem) {
 
 // listPeers joins the agents the node knows (node.Snapshot.Known), their
 // cursors and the ledger into one row per agent, sorted by name then URL,
-// and returns the lines of AGENTS.md it skipped.
-func listPeers(dir, self string, now time.Time) ([]peerRow, []roster.Problem, error) {
+// judges the relays of relays.list, and returns the lines of AGENTS.md it
+// skipped.
+func listPeers(dir string, cfg *config.Config, now time.Time) (*peersListing, error) {
 	snap, err := node.Open(dir, node.Options{})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if snap.AgentsErr != nil {
-		return nil, nil, snap.AgentsErr
+		return nil, snap.AgentsErr
 	}
 	// Our rule set is compared with each peer's only when our
 	// FOUNDERS.md parses; doctor and signal report one that does not.
 	ours, _ := signal.ParseFounders(snap.Founders)
 	pins, err := logpin.Load(filepath.Join(dir, node.LogPinsFile))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	rows := []peerRow{}
-	for _, k := range snap.Known(self) {
+	for _, k := range snap.Known(cfg.URL) {
 		source := "gossip"
 		if k.Listed {
 			source = "agents.md"
@@ -182,7 +211,11 @@ func listPeers(dir, self string, now time.Time) ([]peerRow, []roster.Problem, er
 		}
 		return rows[i].URL < rows[j].URL
 	})
-	return rows, snap.AgentsProblems, nil
+	relays, err := listRelays(dir, cfg, pins, snap.Cursors, now)
+	if err != nil {
+		return nil, err
+	}
+	return &peersListing{rows: rows, relays: relays, skipped: snap.AgentsProblems}, nil
 }
 
 func peerRowFor(name, url, source string, c *state.Cursor, led *ledger.Ledger, now time.Time) peerRow {

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/config"
+	"github.com/meshnode/meshnode/internal/logpin"
+	"github.com/meshnode/meshnode/internal/node"
+	"github.com/meshnode/meshnode/internal/relay"
+	"github.com/meshnode/meshnode/internal/roster"
+	"github.com/meshnode/meshnode/internal/state"
+	"github.com/meshnode/meshnode/internal/statefile"
+)
+
+// relayRow is one relay of relays.list as `peers` shows it: its status as
+// the heartbeat's summary judges it (relay.View.StatusOf), and for a
+// faulted relay the file that holds the evidence.
+type relayRow struct {
+	relay.Status
+	// Unread: the node holds nothing of it under this key yet.
+	Unread bool
+	// Evidence is the relay's state file, path under the node's
+	// directory, when it is faulted.
+	Evidence string
+}
+
+// relaysFile is where the node keeps what it holds of the relay at url.
+func relaysFile(url string) string {
+	return path.Join(statefile.Dir(node.RelaysFile), statefile.PeerFileName(url))
+}
+
+// configRelays are the relays of mesh.yaml's relays.list.
+func configRelays(cfg *config.Config) []relay.Relay {
+	list := cfg.Relays.Each()
+	out := make([]relay.Relay, len(list))
+	for i, r := range list {
+		out[i] = relay.Relay{URL: r.URL, Key: r.Key}
+	}
+	return out
+}
+
+// listRelays judges each relay of relays.list from what the node holds
+// (mesh-state/relays/), as the next heartbeat would start from: faulted,
+// lagging behind another relay or a direct poll, or ok. It reads only.
+func listRelays(dir string, cfg *config.Config, pins *logpin.Pins, cursors *state.State, now time.Time) ([]relayRow, error) {
+	rs := configRelays(cfg)
+	if len(rs) == 0 {
+		return nil, nil
+	}
+	store, err := relay.LoadStore(filepath.Join(dir, node.RelaysFile))
+	if err != nil {
+		return nil, err
+	}
+	store.Keep(rs)
+	held := make([]*relay.Held, len(rs))
+	for i, r := range rs {
+		held[i] = store.Held(r)
+	}
+	cursor := func(url string) *state.Cursor { return cursors.Cursors[url] }
+	view := relay.NewView(store.All(), pins, cursor, cfg.Relays.DirectPoll, now)
+	out := make([]relayRow, len(rs))
+	for i, h := range held {
+		out[i] = relayRow{Status: view.StatusOf(h), Unread: h.Checkpoint == "" && h.Fault == nil}
+		if h.Fault != nil {
+			out[i].Evidence = relaysFile(h.URL)
+		}
+	}
+	return out, nil
+}
+
+// printRelays writes a line for each relay under the peers table.
+func printRelays(w io.Writer, rows []relayRow) {
+	for _, r := range rows {
+		switch {
+		case r.Unread:
+			fmt.Fprintf(w, "relay: %s: not read yet\n", r.URL)
+		case r.State == relay.StateFaulted:
+			fmt.Fprintf(w, "relay: %s: faulted (%s); read %d of %d entries; evidence in %s; once checked, run meshnode peers forgive-relay %s\n",
+				r.URL, r.Fault, r.Read, r.Size, r.Evidence, r.URL)
+		default:
+			fmt.Fprintf(w, "relay: %s: %s; read %d of %d entries; %d agents listed\n", r.URL, r.State, r.Read, r.Size, r.Agents)
+		}
+	}
+}
+
+// runForgiveRelay is `meshnode peers forgive-relay URL`: under the node's
+// lock, it drops what the node holds of a faulted relay, its fault with
+// it, so that the next heartbeat reads the relay from the start as a new
+// one. It prints the fault it dropped, evidence included.
+func runForgiveRelay(w io.Writer, dir, url string, cfg *config.Config) error {
+	u, err := roster.NormalizeURL(url)
+	if err != nil {
+		return usagef("give the relay's URL as relays.list names it", "peers forgive-relay: %v", err)
+	}
+	var r *relay.Relay
+	for _, c := range configRelays(cfg) {
+		if c.URL == u {
+			r = &c
+		}
+	}
+	if r == nil {
+		return usagef("run 'meshnode peers' for the relays mesh.yaml's relays.list names", "peers forgive-relay: %s is not in relays.list", u)
+	}
+	unlock, err := node.Lock(dir)
+	if errors.Is(err, node.ErrLocked) {
+		return usagef("try again when it has ended", "peers forgive-relay: a heartbeat holds the node (%s)", node.LockHolder(dir))
+	}
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	store, err := relay.LoadStore(filepath.Join(dir, node.RelaysFile))
+	if err != nil {
+		return err
+	}
+	h := store.Held(*r)
+	if h.Fault == nil {
+		return usagef("only a faulted relay is forgiven: run 'meshnode peers' for its state", "peers forgive-relay: %s is not faulted", u)
+	}
+	f := *h.Fault
+	*h = relay.Held{URL: r.URL, Key: r.Key}
+	if _, err := store.Save(); err != nil {
+		return err
+	}
+	sayForgiven(w, u, f)
+	return nil
+}
+
+// sayForgiven prints the fault dropped and its evidence, verbatim: the
+// relay's state file no longer holds them.
+func sayForgiven(w io.Writer, url string, f relay.Fault) {
+	fmt.Fprintf(w, "forgave relay %s: dropped its %s fault of %s (%s) and what the node held of it\n", url, f.Kind, f.At.UTC().Format(time.RFC3339), f.Detail)
+	for i, cp := range f.Checkpoints {
+		fmt.Fprintf(w, "\nthe relay's checkpoint %d of %d, as it served it:\n%s", i+1, len(f.Checkpoints), lines(cp))
+	}
+	if f.Entry != "" {
+		fmt.Fprintf(w, "\nwhat it relayed of %s, as it served it:\n%s", cmp.Or(f.Agent, "an agent"), lines(f.Entry))
+	}
+	fmt.Fprintln(w, "\nthe next heartbeat reads the relay from the start, as a new one; if it still serves what it was faulted for, it is faulted again")
+}
+
+// lines is s ending in a newline, as the evidence is printed.
+func lines(s string) string {
+	if strings.HasSuffix(s, "\n") {
+		return s
+	}
+	return s + "\n"
+}
