@@ -275,6 +275,42 @@ func TestRelayFollowsAnAgentsKeyRotation(t *testing.T) {
 	}
 }
 
+// TestRelayRequestsFollowWhatChanged holds the relay's requests to what
+// docs/cli/relay.md says: one conditional request for an agent whose log
+// did not change, at most 2 + ⌈n/256⌉ for one that grew by n entries.
+func TestRelayRequestsFollowWhatChanged(t *testing.T) {
+	var agents []*testLogAgent
+	var urls []string
+	for range 3 {
+		a := newTestLogAgent(t)
+		a.publish(t, 300, a.skey)
+		agents, urls = append(agents, a), append(urls, a.url)
+	}
+	r := newTestRelay(t, urls...)
+	requests := func(name string) int {
+		t.Helper()
+		code, out, errOut := r.run(t)
+		var relayed, n int
+		if _, err := fmt.Sscanf(out[strings.Index(out, "relayed "):], "relayed %d checkpoints", &relayed); err != nil || code != 0 {
+			t.Fatalf("%s: exit %d\n%s%s", name, code, out, errOut)
+		}
+		fields := strings.Fields(out[:strings.Index(out, " requests")])
+		fmt.Sscan(fields[len(fields)-1], &n)
+		t.Logf("%s: relayed %d, %d requests for %d agents", name, relayed, n, len(agents))
+		return n
+	}
+	requests("first contact")
+	if n := requests("nothing new"); n != len(agents) {
+		t.Errorf("a run with nothing new made %d requests, want one per agent (%d)", n, len(agents))
+	}
+	for _, a := range agents {
+		a.publish(t, 1, a.skey)
+	}
+	if n := requests("one new entry each"); n > 3*len(agents) {
+		t.Errorf("a run after one new entry each made %d requests, want at most 3 per agent (%d)", n, 3*len(agents))
+	}
+}
+
 func writeTestFile(t *testing.T, dir, name, content string) {
 	t.Helper()
 	p := filepath.Join(dir, filepath.FromSlash(name))
