@@ -6,11 +6,11 @@
 // logsource.Source: key pinned on first contact, rotations followed) and
 // publishes, as a signed log in translog's format under its own key, an
 // entry each time an agent's accepted checkpoint changes: the agent's URL
-// and its signed checkpoint, byte for byte (Entry, Extend). A node reads a relay's log incrementally, as a
-// peer's: the checkpoint conditionally, then only the entry bundles it
-// has not read, every leaf verified against the relay's signed root and
-// every new tree against the last by a consistency proof (Reader). Each
-// relayed checkpoint is verified with the agent's own key the node
+// and its signed checkpoint, byte for byte (Entry, Extend). A node reads
+// a relay's log incrementally, as a peer's: the checkpoint conditionally,
+// then only the entry bundles it has not read, every leaf verified
+// against the relay's signed root and every new tree against the last by
+// a consistency proof (Reader). Each relayed checkpoint is verified with the agent's own key the node
 // pinned on first contact, never with one a relay names, so a relay can
 // delay or omit but never forge: what a relay alters, or a relay log that
 // forks, is a Fault kept with its evidence, and the relay is not used

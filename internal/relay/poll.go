@@ -104,7 +104,7 @@ func (p *Poller) poll(ctx context.Context, src *logsource.Source, agent string, 
 	pin := p.Pins.Get(agent)
 	switch {
 	case pin == nil || pin.Key == "" || pin.Checkpoint == "":
-		p.Logf("agent %s: no signed log read (no %s in its IDENTITY.md, or no log/checkpoint): not relayed", agent, translog.IdentityKey)
+		p.Logf("agent %s: no signed log read (not reached, no %s in its IDENTITY.md, or no log/checkpoint): not relayed", agent, translog.IdentityKey)
 		return nil, n, false
 	case pin.Alarm != nil:
 		p.Logf("agent %s: log refused (%s), not relayed: %s", agent, pin.Alarm.Kind, logpin.State(pin))
