@@ -10,11 +10,11 @@
 // a relay's log incrementally, as a peer's: the checkpoint conditionally,
 // then only the entry bundles it has not read, every leaf verified
 // against the relay's signed root and every new tree against the last by
-// a consistency proof (Reader). Each relayed checkpoint is verified with the agent's own key the node
-// pinned on first contact, never with one a relay names, so a relay can
-// delay or omit but never forge: what a relay alters, or a relay log that
-// forks, is a Fault kept with its evidence, and the relay is not used
-// again until an operator acts.
+// a consistency proof (Reader). Each relayed checkpoint is verified with
+// the agent's own key the node pinned on first contact, never with one a
+// relay names, so a relay can delay or omit but never forge: what a relay
+// alters, or a relay log that forks, is a Fault kept with its evidence,
+// and the relay is not used again until an operator acts.
 //
 // View turns what the relays hold into when each agent is due: news on a
 // relay makes it due now, a relay that lists the checkpoint the node
