@@ -275,6 +275,26 @@ func TestRelayFollowsAnAgentsKeyRotation(t *testing.T) {
 	}
 }
 
+// TestRelayFollowsARotationItSawHappen: the relay reads the checkpoint
+// both keys signed at the rotation, then the next one, signed by the new
+// key alone: the rotation read with the first moves its pin.
+func TestRelayFollowsARotationItSawHappen(t *testing.T) {
+	a := newTestLogAgent(t)
+	a.publish(t, 2, a.skey)
+	r := newTestRelay(t, a.url)
+	for i, step := range []func(){
+		func() {},
+		func() { a.rotate(t) },
+		func() { a.publish(t, 1, a.skey) },
+	} {
+		step()
+		code, out, errOut := r.run(t)
+		if want := fmt.Sprintf("relayed 1 checkpoints of 1 agents; 0 left out; log size %d", i+1); code != 0 || !strings.Contains(out, want) {
+			t.Fatalf("run %d: exit %d, want %q\nstdout %s\nstderr %s", i+1, code, want, out, errOut)
+		}
+	}
+}
+
 // TestRelayRequestsFollowWhatChanged holds the relay's requests to what
 // docs/cli/relay.md says: one conditional request for an agent whose log
 // did not change, at most 2 + ⌈n/256⌉ for one that grew by n entries.
