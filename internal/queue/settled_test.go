@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -212,5 +213,39 @@ func writeFile(t *testing.T, p, data string) {
 	}
 	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCorruptSettledFileIsReportedWhenReadAndKept: a settled file that
+// does not decode is found by the first call that reads it (List, a
+// write that settles an item of its peer), which fails with its position
+// and leaves it as it is; calls that do not read it go on.
+func TestCorruptSettledFileIsReportedWhenReadAndKept(t *testing.T) {
+	q, p := newQueue(t)
+	if _, err := q.Enqueue(item(1), item(2)); err != nil {
+		t.Fatal(err)
+	}
+	if err := Set(q, item(1).ID, StatusDone, "pass", t0); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(statefile.Dir(SettledPath(p)), statefile.PeerFileName(item(1).FromURL))
+	writeFile(t, bad, "{\"items\": {")
+	q = Open(p)
+	q.Now = func() time.Time { return t0 }
+	if a, err := q.Active(); err != nil || len(a.Items) != 1 || a.Settled[StatusDone] != 1 {
+		t.Fatalf("active beside a torn settled file: %+v, %v", a, err)
+	}
+	var ce *statefile.CorruptError
+	if _, err := q.List(); !errors.As(err, &ce) || ce.Path != bad || ce.Line != 1 {
+		t.Errorf("list: %v, want a *statefile.CorruptError at %s:1", err, bad)
+	}
+	if err := Set(q, item(2).ID, StatusSkipped, "no", t0); !errors.As(err, &ce) {
+		t.Errorf("settling an item of its peer: %v, want a *statefile.CorruptError", err)
+	}
+	if got, _ := os.ReadFile(bad); string(got) != "{\"items\": {" {
+		t.Errorf("the torn settled file was rewritten: %q", got)
+	}
+	if a, _ := q.Active(); len(a.Items) != 1 || a.Items[0].Status != StatusQueued {
+		t.Errorf("the refused write changed the queue: %+v", a.Items)
 	}
 }
