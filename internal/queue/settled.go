@@ -84,16 +84,6 @@ func (ix *index) count(counts map[string]int) {
 	counts[StatusSkipped] += len(ix.Skipped)
 }
 
-// holds reports whether the index lists id.
-func (ix *index) holds(id string) bool {
-	for _, ids := range [][]string{ix.Done, ix.Failed, ix.Skipped} {
-		if _, ok := slices.BinarySearch(ids, id); ok {
-			return true
-		}
-	}
-	return false
-}
-
 // loadSettled reads the settled file name into f, unless it was read
 // already; an item f holds already stays as it is.
 func (f *file) loadSettled(name string) error {
@@ -177,13 +167,21 @@ func (f *file) loadForWrite(now time.Time) error {
 // whose index lists an item's ID or the ID its hash gives, and the file of
 // its own peer.
 func (f *file) loadHolding(items []Item) error {
-	if len(f.index) == 0 {
+	if len(f.index) == 0 || len(items) == 0 {
 		return nil
+	}
+	owner := map[string]string{} // settled ID → the file that holds it
+	for name, ix := range f.index {
+		for _, ids := range [][]string{ix.Done, ix.Failed, ix.Skipped} {
+			for _, id := range ids {
+				owner[id] = name
+			}
+		}
 	}
 	var names []string
 	for _, it := range items {
-		for name, ix := range f.index {
-			if ix.holds(it.ID) || ix.holds(it.Hash.Hex(12)) {
+		for _, id := range []string{it.ID, it.Hash.Hex(12)} {
+			if name, ok := owner[id]; ok {
 				names = append(names, name)
 			}
 		}
