@@ -236,7 +236,7 @@ func (f *file) writeSettled(settled map[string]*file) error {
 	}
 	for name := range settled {
 		if !f.isLoaded(name) {
-			return fmt.Errorf("write queue: settled items of %s whose file was not read", name)
+			return fmt.Errorf("settled items of %s whose file was not read", name)
 		}
 	}
 	slices.Sort(gone)
