@@ -24,6 +24,7 @@ func tour(w io.Writer, o Options, now time.Time) {
 		statefile.Dir(node.CursorsSeenFile) + "/ the hashes seen from each peer: a file per peer",
 		statefile.Dir(node.LedgerFile) + "/               what we know of the peers' files: a file per peer",
 		statefile.Dir(node.QueueFile) + "/                the validation queue: a file per peer",
+		statefile.Dir(node.QueueSettledFile) + "/        the queue's settled items: a file per peer",
 	}
 	if o.Build != nil {
 		lines = append(lines, "_site/index.html                 the static site (open the file in a browser)")

@@ -53,6 +53,9 @@ func (n *job) countPolling(before fetch.Stats) {
 	for _, it := range items {
 		n.sum.QueueDepth[it.Status]++
 	}
+	for status, count := range n.settled {
+		n.sum.QueueDepth[status] += count
+	}
 	n.sum.InboxSize = n.sum.QueueDepth[queue.StatusQueued] + n.sum.QueueDepth[queue.StatusInProgress]
 }
 

@@ -99,8 +99,9 @@ type job struct {
 	signal       *computedSignal // the last SIGNAL computed (signalReport)
 	// items is the queue as listed once after apply (queueItems), with
 	// the statuses this run's claims ended in.
-	items  []queue.Item
-	listed bool
+	items   []queue.Item
+	settled map[string]int // the settled items, counted by status
+	listed  bool
 	// budget is what this heartbeat's polls spent together, and the bytes
 	// of peers' files held: being fetched, or kept in fetched for scoring.
 	budget nodeBudget

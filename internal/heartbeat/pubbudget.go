@@ -155,15 +155,41 @@ func (n *job) reportHeld() {
 
 // admit returns the items of toQueue the queue may take: a peer's traces
 // while it has fewer than maxQueuedPerPeer waiting, all peers' while fewer
-// than maxQueued wait; the rest are held back, noted in the budget.
+// than maxQueued wait; the rest are held back, noted in the budget. It
+// reads the queue's items at work; a trace it would hold back may be a
+// settled item's, which Enqueue would skip, so then it reads them all.
 func (n *job) admit(toQueue []queue.Item) ([]queue.Item, error) {
 	if len(toQueue) == 0 {
 		return nil, nil
 	}
-	items, err := n.queue.List()
+	a, err := n.queue.Active()
 	if err != nil {
 		return nil, fmt.Errorf("read queue: %w", err)
 	}
+	b := n.publishing()
+	out, held := admitted(toQueue, a.Items, b.limits)
+	if len(held) > 0 {
+		all, err := n.queue.List()
+		if err != nil {
+			return nil, fmt.Errorf("read queue: %w", err)
+		}
+		out, held = admitted(toQueue, all, b.limits)
+	}
+	for _, h := range held {
+		b.hold(h.item, h.why)
+	}
+	return out, nil
+}
+
+// heldItem is a trace admitted holds back, and why.
+type heldItem struct {
+	item queue.Item
+	why  string
+}
+
+// admitted splits toQueue into the items the queue, holding items, may
+// take within limits and those held back.
+func admitted(toQueue, items []queue.Item, limits pubLimits) (out []queue.Item, held []heldItem) {
 	waiting := map[string]int{}
 	total := 0
 	queued := map[manifest.Hash]bool{}
@@ -174,16 +200,14 @@ func (n *job) admit(toQueue []queue.Item) ([]queue.Item, error) {
 			total++
 		}
 	}
-	b := n.publishing()
-	var out []queue.Item
 	for _, it := range toQueue {
 		switch {
 		case queued[it.Hash]:
 			out = append(out, it) // already there: Enqueue adds nothing
-		case total >= b.limits.queued:
-			b.hold(it, fmt.Sprintf(heldQueue, b.limits.queued))
-		case waiting[it.FromURL] >= b.limits.queuedPerPeer:
-			b.hold(it, fmt.Sprintf(heldQueuePerPeer, b.limits.queuedPerPeer))
+		case total >= limits.queued:
+			held = append(held, heldItem{it, fmt.Sprintf(heldQueue, limits.queued)})
+		case waiting[it.FromURL] >= limits.queuedPerPeer:
+			held = append(held, heldItem{it, fmt.Sprintf(heldQueuePerPeer, limits.queuedPerPeer)})
 		default:
 			out = append(out, it)
 			waiting[it.FromURL]++
@@ -191,5 +215,5 @@ func (n *job) admit(toQueue []queue.Item) ([]queue.Item, error) {
 			queued[it.Hash] = true
 		}
 	}
-	return out, nil
+	return out, held
 }

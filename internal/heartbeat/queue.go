@@ -55,42 +55,33 @@ func sharedStore(dsn string) (*pgqueue.Store, error) {
 	return s, nil
 }
 
-// queueItems lists the queue once a heartbeat, after this run's enqueues:
-// scoring, the workers' stored results and the summary's counts all read
-// this one list, so an idle heartbeat reads each file of mesh-state/queue/
-// once. What other processes change meanwhile is seen next heartbeat; the
-// queue's compare-and-swap keeps their changes either way.
+// queueItems lists the queue's items at work once a heartbeat, after
+// this run's enqueues: scoring, the workers' stored results and the
+// summary's counts all read this one list, so an idle heartbeat reads
+// each file of mesh-state/queue/ once, and no settled item (they are
+// counted, in n.settled). What other processes change meanwhile is seen
+// next heartbeat; the queue's compare-and-swap keeps their changes either
+// way.
 func (n *job) queueItems() ([]queue.Item, error) {
 	if !n.listed {
-		items, err := n.queue.List()
+		a, err := n.queue.Active()
 		if err != nil {
 			return nil, fmt.Errorf("read queue: %w", err)
 		}
-		if items, err = n.dropExpired(items); err != nil {
-			return nil, err
+		if a.Expired {
+			// A write drops the items settled more than
+			// queue.SettledRetention ago; a heartbeat that changes nothing
+			// else in the queue writes it only then.
+			if _, err := n.queue.Update(); err != nil {
+				return nil, fmt.Errorf("drop settled queue items: %w", err)
+			}
+			if a, err = n.queue.Active(); err != nil {
+				return nil, fmt.Errorf("read queue: %w", err)
+			}
 		}
-		n.items, n.listed = items, true
+		n.items, n.settled, n.listed = a.Items, a.Settled, true
 	}
 	return n.items, nil
-}
-
-// dropExpired has the queue drop the items settled more than
-// queue.SettledRetention ago, when the list holds any: a write does it, and
-// a heartbeat that changes nothing else in the queue writes it only then.
-func (n *job) dropExpired(items []queue.Item) ([]queue.Item, error) {
-	kept := items[:0:0]
-	for _, it := range items {
-		if !it.Expired(n.now) {
-			kept = append(kept, it)
-		}
-	}
-	if len(kept) == len(items) {
-		return items, nil
-	}
-	if _, err := n.queue.Update(); err != nil {
-		return nil, fmt.Errorf("drop settled queue items: %w", err)
-	}
-	return kept, nil
 }
 
 // noteEnded records in the listed queue the status each item this run

@@ -57,6 +57,10 @@ func TestIdleHeartbeatReadsEachStateFileOnce(t *testing.T) {
 				}
 				files = append(files, got...)
 			}
+			settled, err := filepath.Glob(filepath.Join(dir, filepath.FromSlash(statefile.Dir(node.QueueSettledFile)), "*.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
 			var mu sync.Mutex
 			reads := map[string]int{}
 			t.Cleanup(statefile.SetReadHook(func(p string) {
@@ -74,6 +78,11 @@ func TestIdleHeartbeatReadsEachStateFileOnce(t *testing.T) {
 			for _, f := range files {
 				if reads[f] != 1 {
 					t.Errorf("%s read %d times, want once", f[len(dir):], reads[f])
+				}
+			}
+			for _, f := range settled {
+				if reads[f] > 1 {
+					t.Errorf("%s read %d times, want once at most", f[len(dir):], reads[f])
 				}
 			}
 		})
@@ -138,5 +147,103 @@ func TestQuietPeersSeenHashesAreNotRead(t *testing.T) {
 	}
 	if len(read) != 1 || !strings.Contains(read[0], statefile.PeerFileName(mesh.URL+"/p0/")) {
 		t.Errorf("seen hashes read from %v; want p0's file only", read)
+	}
+}
+
+// TestQuietHeartbeatReadsNoSettledItem runs a heartbeat that finds
+// nothing new after one that scored every peer's trace, and checks that
+// no file of the queue it reads holds a settled item: a peer's settled
+// items (a week of them: 39 MB at 10,000 agents) were in its file of the
+// queue, read at every heartbeat. The summary still counts them.
+func TestQuietHeartbeatReadsNoSettledItem(t *testing.T) {
+	mesh := newSimMesh(t, 4)
+	for _, p := range mesh.peers {
+		p.m.Entries[0].Status = "pending"
+		p.body = p.m.Format()
+	}
+	dir := newNode(t, mesh.roster(), "")
+	write(t, dir, node.FoundersFile, "tester | http://127.0.0.1:1/tester/\n")
+	if first := beat(t, dir, testNow); first.ValidationsPublished != len(mesh.peers) {
+		t.Fatalf("first heartbeat published %d validations, want %d", first.ValidationsPublished, len(mesh.peers))
+	}
+	var mu sync.Mutex
+	var read []string
+	t.Cleanup(statefile.SetReadHook(func(p string) {
+		if !strings.Contains(p, "queue") {
+			return
+		}
+		data, _ := os.ReadFile(p)
+		if strings.Contains(string(data), `"status": "done"`) {
+			mu.Lock()
+			read = append(read, p[len(dir):])
+			mu.Unlock()
+		}
+	}))
+	sum := beat(t, dir, testNow.Add(30*time.Minute))
+	if sum.NewTraces != 0 {
+		t.Fatalf("quiet heartbeat found %d new traces", sum.NewTraces)
+	}
+	if len(read) != 0 {
+		t.Errorf("a heartbeat that found nothing new read settled items in %v", read)
+	}
+	if sum.QueueDepth["done"] != len(mesh.peers) {
+		t.Errorf("queue depth %v, want the %d done items counted", sum.QueueDepth, len(mesh.peers))
+	}
+}
+
+// TestHeartbeatWithNewsReadsEachSettledFileOnce: peers whose first trace
+// was scored publish a second one, pending; the heartbeat queues and
+// scores them, reading each peer's settled file (to keep a trace out of
+// the queue twice, then to settle the new item) once, and the file of
+// its queue once.
+func TestHeartbeatWithNewsReadsEachSettledFileOnce(t *testing.T) {
+	mesh := newSimMesh(t, 4)
+	pending := func() {
+		for _, p := range mesh.peers {
+			p.m.Entries[len(p.m.Entries)-1].Status = "pending"
+			p.body = p.m.Format()
+		}
+	}
+	pending()
+	dir := newNode(t, mesh.roster(), "")
+	write(t, dir, node.FoundersFile, "tester | http://127.0.0.1:1/tester/\n")
+	if first := beat(t, dir, testNow); first.ValidationsPublished != len(mesh.peers) {
+		t.Fatalf("first heartbeat published %d validations, want %d", first.ValidationsPublished, len(mesh.peers))
+	}
+	settled, err := filepath.Glob(filepath.Join(dir, filepath.FromSlash(statefile.Dir(node.QueueSettledFile)), "*.json"))
+	if err != nil || len(settled) != len(mesh.peers) {
+		t.Fatalf("settled files after the first heartbeat: %v, %v", settled, err)
+	}
+	for i := range mesh.peers {
+		mesh.publish(i, 1)
+	}
+	mesh.mu.Lock()
+	pending()
+	mesh.mu.Unlock()
+	var mu sync.Mutex
+	reads := map[string]int{}
+	t.Cleanup(statefile.SetReadHook(func(p string) {
+		if strings.Contains(p, "queue") {
+			mu.Lock()
+			reads[p]++
+			mu.Unlock()
+		}
+	}))
+	sum := beat(t, dir, testNow.Add(30*time.Minute))
+	if sum.ValidationsPublished != len(mesh.peers) {
+		t.Fatalf("second heartbeat published %d validations, want %d", sum.ValidationsPublished, len(mesh.peers))
+	}
+	for _, f := range settled {
+		if reads[f] != 1 {
+			t.Errorf("%s read %d times, want once", f[len(dir):], reads[f])
+		}
+	}
+	for f, n := range reads {
+		if n > 1 {
+			t.Errorf("%s read %d times, want once at most", f[len(dir):], n)
+		}
+	}
+	if sum.QueueDepth["done"] != 2*len(mesh.peers) {
+		t.Errorf("queue depth %v, want %d done", sum.QueueDepth, 2*len(mesh.peers))
 	}
 }

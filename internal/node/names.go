@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/roster"
 	"github.com/meshnode/meshnode/internal/state"
 )
@@ -73,8 +74,14 @@ var HistoryPaths = []string{ConfigFile, ManifestFile, AgentsFile, IdentityFile, 
 // when a poll of the peer lists a file (internal/state names it so).
 var CursorsSeenFile = state.SeenPath(CursorsFile)
 
+// QueueSettledFile names queue-settled/, each peer's settled queue items,
+// kept apart from the items at work so that a heartbeat reads them only
+// when it settles or drops items of the peer (internal/queue names it
+// so).
+var QueueSettledFile = queue.SettledPath(QueueFile)
+
 // StateFiles are the state files kept as a directory of a file per peer.
-var StateFiles = []string{CursorsFile, CursorsSeenFile, LedgerFile, QueueFile, CopiesFile}
+var StateFiles = []string{CursorsFile, CursorsSeenFile, LedgerFile, QueueFile, QueueSettledFile, CopiesFile}
 
 // TopFiles are the files at the top of the node that the site publishes
 // byte for byte.

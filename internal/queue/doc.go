@@ -11,11 +11,14 @@
 // A crashed worker's item is taken over once its lease expires.
 //
 // The queue lives behind Store, the operations a worker needs: init,
-// enqueue, fetch queued, claim with lease, update status, list. Every
+// enqueue, fetch queued, claim with lease, update status, list, and the
+// items at work with the settled ones counted (Active). Every
 // operation takes a batch, so a heartbeat claims what it will score in one
 // call and finishes what it scored in a few: the cost per item is
 // constant whatever the queue's size. File, the embedded default, keeps
-// mesh-state/queue/: each call is one read-modify-write under an flock
+// mesh-state/queue/, with the settled items apart in
+// mesh-state/queue-settled/, read only by the calls that need them: each
+// call is one read-modify-write under an flock
 // on queue.json.lock, written atomically, so several processes can share
 // the queue and a crash at any point leaves the old file or the new one.
 // pgqueue keeps the queue in PostgreSQL for workers on several machines;

@@ -14,43 +14,78 @@ import (
 // file is the content of the queue, or of one of its files.
 type file struct {
 	Items map[string]*Item `json:"items"` // key: Item.ID
-	// read are the bytes of each file as read, by name, so a write under
-	// the same lock rewrites only the files that changed without opening
-	// the others again.
+	// Settled, in a peer's file of mesh-state/queue/, indexes the peer's
+	// settled items, kept in its file of mesh-state/queue-settled/
+	// (settled.go).
+	Settled *index `json:"settled,omitempty"`
+
+	path  string
+	cache *statefile.Cache
+	// read are the bytes of each file of mesh-state/queue/ as read, by
+	// name, so a write under the same lock rewrites only the files that
+	// changed without opening the others again.
 	read map[string][]byte
+	// index are the indexes of the settled files not read, by name;
+	// loaded the bytes of those read (nil for a file not there).
+	index  map[string]*index
+	loaded map[string][]byte
+	legacy bool // the single file older nodes kept was read
 }
 
 // read loads the queue named by path: the directory path without ".json",
 // one file per peer, and the single file older nodes kept at path, if it
 // is still there (statefile.Dir); it opens only the files that changed
-// since c last read or wrote them.
+// since c last read or wrote them. The settled items it leaves where they
+// are, indexed, for loadSettled to read when a call needs them.
 func read(path string, c *statefile.Cache) (*file, error) {
 	legacy, files, err := c.Read(path)
 	if err != nil {
 		return nil, err
 	}
-	f := &file{Items: map[string]*Item{}, read: files}
+	f := &file{Items: map[string]*Item{}, path: path, cache: c, read: files,
+		index: map[string]*index{}, loaded: map[string][]byte{}}
 	if legacy != nil {
-		if err := f.merge(legacy); err != nil {
+		f.legacy = true
+		if _, err := f.merge(legacy); err != nil {
 			return nil, statefile.Corrupt(path, legacy, err)
 		}
 	}
 	dir := statefile.Dir(path)
 	for name, data := range files {
-		if err := f.merge(data); err != nil {
+		ix, err := f.merge(data)
+		if err != nil {
 			return nil, statefile.Corrupt(filepath.Join(dir, name), data, err)
+		}
+		if ix != nil {
+			f.index[name] = ix
 		}
 	}
 	return f, nil
 }
 
-func (f *file) merge(data []byte) error {
+// old reports whether f holds what only an older node writes: the
+// single file, or settled items in a peer's file of mesh-state/queue/.
+func (f *file) old() bool {
+	if f.legacy {
+		return true
+	}
+	for _, it := range f.Items {
+		if it.Settled() {
+			return true
+		}
+	}
+	return false
+}
+
+// merge adds the items of one file to f and returns its index of settled
+// items, if it has one.
+func (f *file) merge(data []byte) (*index, error) {
 	in, err := decode(data)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	maps.Copy(f.Items, in.Items)
-	return nil
+	return in.Settled, nil
 }
 
 func decode(data []byte) (*file, error) {
@@ -69,32 +104,54 @@ func decode(data []byte) (*file, error) {
 	return &f, nil
 }
 
+func (f *file) encode() ([]byte, error) {
+	data, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encode queue: %w", err)
+	}
+	return append(data, '\n'), nil
+}
+
 // SettledRetention is how long a done, failed or skipped item stays in
 // the queue, for the inbox to show, before a write drops it. The ledger
 // and validations/ keep what SIGNAL needs; the queue keeps the work.
 const SettledRetention = 7 * 24 * time.Hour
 
-// files returns the queue's files by name, one per peer (state.PeerFileName
-// of the item's from_url), each with keys sorted and two-space indent.
-func (f *file) files() (map[string][]byte, error) {
-	parts := map[string]*file{}
+// files returns the queue's files by peer (state.PeerFileName of the
+// item's from_url): in mesh-state/queue/, each peer's items at work and
+// the index of its settled ones; in mesh-state/queue-settled/, the
+// settled items of the peers whose settled file was read. Each is
+// encoded with keys sorted and two-space indent.
+func (f *file) files() (active map[string][]byte, settled map[string]*file, err error) {
+	parts, settled := map[string]*file{}, map[string]*file{}
+	part := func(m map[string]*file, name string) *file {
+		if m[name] == nil {
+			m[name] = &file{Items: map[string]*Item{}}
+		}
+		return m[name]
+	}
 	for id, it := range f.Items {
 		it.normalize()
 		name := statefile.PeerFileName(it.FromURL)
-		if parts[name] == nil {
-			parts[name] = &file{Items: map[string]*Item{}}
+		if it.Settled() {
+			part(settled, name).Items[id] = it
+		} else {
+			part(parts, name).Items[id] = it
 		}
-		parts[name].Items[id] = it
 	}
-	out := make(map[string][]byte, len(parts))
-	for name, part := range parts {
-		data, err := json.MarshalIndent(part, "", "  ")
-		if err != nil {
-			return nil, fmt.Errorf("encode queue: %w", err)
+	for name, ix := range f.index {
+		part(parts, name).Settled = ix
+	}
+	for name, s := range settled {
+		part(parts, name).Settled = indexOf(s.Items)
+	}
+	active = make(map[string][]byte, len(parts))
+	for name, p := range parts {
+		if active[name], err = p.encode(); err != nil {
+			return nil, nil, err
 		}
-		out[name] = append(data, '\n')
 	}
-	return out, nil
+	return active, settled, nil
 }
 
 // prune drops the items settled more than SettledRetention before now.
@@ -112,13 +169,23 @@ func (it *Item) Expired(now time.Time) bool {
 	return it.Terminal() && it.UpdatedAt.Before(now.Add(-SettledRetention))
 }
 
-func (f *file) write(path string, now time.Time, c *statefile.Cache) error {
+// write writes f back: first the settled files it changes, then the
+// peers' files of mesh-state/queue/, so an item that settles is never in
+// neither. It drops the items settled more than SettledRetention before
+// now, reading the settled files that hold some.
+func (f *file) write(now time.Time) error {
+	if err := f.loadForWrite(now); err != nil {
+		return err
+	}
 	f.prune(now)
-	files, err := f.files()
+	active, settled, err := f.files()
 	if err != nil {
 		return err
 	}
-	_, err = c.Rewrite(path, files, f.read)
+	if err := f.writeSettled(settled); err != nil {
+		return err
+	}
+	_, err = f.cache.Rewrite(f.path, active, f.read)
 	return err
 }
 

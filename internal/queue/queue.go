@@ -3,7 +3,6 @@ package queue
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"sync"
 	"time"
@@ -13,9 +12,11 @@ import (
 )
 
 // File is the queue stored in files: named by mesh-state/queue.json, kept
-// in mesh-state/queue/, one file per peer (statefile.Dir). Every call
-// reads and writes the files under one lock, once for its whole batch;
-// settled items older than SettledRetention are dropped at each write.
+// in mesh-state/queue/, one file per peer (statefile.Dir), with each
+// peer's settled items in mesh-state/queue-settled/, read only by the
+// calls that need them (settled.go). Every call reads and writes the
+// files under one lock, once for its whole batch; settled items older
+// than SettledRetention are dropped at each write.
 // Between calls it keeps the files' bytes as it last read or wrote them
 // (statefile.Cache), so a call opens only the files another process
 // changed since: a heartbeat that lists, claims and finishes opens each
@@ -44,7 +45,7 @@ func (q *File) update(fn func(f *file) error) error {
 		if err := fn(f); err != nil {
 			return err
 		}
-		if err := f.write(q.path, q.Now(), &q.cache); err != nil {
+		if err := f.write(q.Now()); err != nil {
 			return fmt.Errorf("write queue: %w", err)
 		}
 		return nil
@@ -67,16 +68,22 @@ func (q *File) locked(fn func(f *file) error) error {
 	return fn(f)
 }
 
-// Init creates the queue's directory when there is none, and migrates an
-// older node's single file; with none there, it reads no item.
+// Init creates the queue's directory when there is none, and migrates
+// what an older node wrote: its single file, and the settled items it
+// kept in a peer's file, which move to the peer's settled file.
 func (q *File) Init() error {
 	if err := os.MkdirAll(statefile.Dir(q.path), 0o755); err != nil {
 		return fmt.Errorf("init queue: %w", err)
 	}
-	if _, err := os.Lstat(q.path); errors.Is(err, fs.ErrNotExist) {
+	return q.locked(func(f *file) error {
+		if !f.old() {
+			return nil
+		}
+		if err := f.write(q.Now()); err != nil {
+			return fmt.Errorf("migrate queue: %w", err)
+		}
 		return nil
-	}
-	return q.update(func(*file) error { return nil })
+	})
 }
 
 // Enqueue adds items that are not queued yet and returns how many it added.
@@ -89,6 +96,9 @@ func (q *File) Enqueue(items ...Item) (added int, err error) {
 	}
 	var clashes []error
 	err = q.update(func(f *file) error {
+		if err := f.loadHolding(items); err != nil {
+			return err
+		}
 		added, clashes = f.enqueue(items, q.Now())
 		return nil
 	})
@@ -128,6 +138,15 @@ func (q *File) Claim(c Claim) ([]Item, error) {
 func (q *File) Update(updates ...Update) ([]error, error) {
 	results := make([]error, len(updates))
 	err := q.update(func(f *file) error {
+		for _, u := range updates {
+			if f.Items[u.ID] == nil {
+				// Not at work: a settled item, or none.
+				if err := f.loadAllSettled(); err != nil {
+					return err
+				}
+				break
+			}
+		}
 		for i, u := range updates {
 			results[i] = u.Apply(f.Items)
 		}
@@ -139,14 +158,33 @@ func (q *File) Update(updates ...Update) ([]error, error) {
 	return results, nil
 }
 
-// List returns every item, oldest first.
+// List returns every item, oldest first, the settled ones included.
 func (q *File) List() ([]Item, error) {
 	var out []Item
 	err := q.locked(func(f *file) error {
+		if err := f.loadAllSettled(); err != nil {
+			return err
+		}
 		for _, it := range f.sorted() {
 			out = append(out, *it)
 		}
 		return nil
 	})
 	return out, err
+}
+
+// Active returns the items not settled, oldest first, with the settled
+// ones counted from their index: it reads no settled file.
+func (q *File) Active() (Active, error) {
+	var a Active
+	err := q.locked(func(f *file) error {
+		for _, it := range f.sorted() {
+			if !it.Settled() {
+				a.Items = append(a.Items, *it)
+			}
+		}
+		a.Settled, a.Expired = f.settledCounts(q.Now())
+		return nil
+	})
+	return a, err
 }

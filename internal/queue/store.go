@@ -42,6 +42,23 @@ type Store interface {
 	Update(updates ...Update) (results []error, err error)
 	// List returns every item, oldest first: the inbox.
 	List() ([]Item, error)
+	// Active returns what a heartbeat reads of the queue every time: the
+	// items not settled, and the settled ones counted (see Active).
+	Active() (Active, error)
+}
+
+// Active is the part of the queue at work: the items that are not
+// settled (Item.Settled), oldest first, and how many settled items the
+// store keeps, by status (done, failed, skipped, each present). The
+// settled items themselves stay unread: a heartbeat that finds nothing
+// new does not read them (docs/decisions.md, "A quiet heartbeat").
+type Active struct {
+	Items   []Item
+	Settled map[string]int
+	// Expired is true when some settled items were settled more than
+	// SettledRetention ago: they are counted until a write drops them
+	// (an Update, even of no item, does).
+	Expired bool
 }
 
 // Claim asks for items to work on. The items Owner already holds in

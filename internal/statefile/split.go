@@ -173,18 +173,59 @@ func (c *Cache) Rewrite(path string, files, was map[string][]byte) (bool, error)
 // for a caller that reads a peer's file only when it needs it; a file
 // that is not there gives nil. A file it cannot read is a *CorruptError.
 func ReadOne(path, name string) ([]byte, error) {
+	return (*Cache)(nil).ReadOne(path, name)
+}
+
+// ReadOne is statefile.ReadOne that opens the file only when it changed
+// since c last read or wrote it, and keeps what it reads.
+func (c *Cache) ReadOne(path, name string) ([]byte, error) {
 	if filepath.Base(name) != name || !strings.HasSuffix(name, ".json") {
 		return nil, fmt.Errorf("read %s: not a state file name", name)
 	}
 	p := filepath.Join(Dir(path), name)
-	data, err := readFile(p)
+	if c != nil {
+		info, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			c.put(p, nil, nil)
+			return nil, nil
+		}
+		if err != nil {
+			return nil, &CorruptError{Path: p, Err: err}
+		}
+		if data, ok := c.get(p, info); ok {
+			return data, nil
+		}
+	}
+	data, info, err := readFileInfo(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, &CorruptError{Path: p, Err: err}
 	}
+	c.put(p, data, info)
 	return data, nil
+}
+
+// Names lists the files of the split state named by path, without
+// opening them: the *.json files of its directory, sorted; none when
+// there is no directory.
+func Names(path string) ([]string, error) {
+	dir := Dir(path)
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, &CorruptError{Path: dir, Err: err}
+	}
+	var out []string
+	for _, e := range entries {
+		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".json") && !strings.HasPrefix(e.Name(), ".") {
+			out = append(out, e.Name())
+		}
+	}
+	return out, nil
 }
 
 // WriteSome writes files into the split state named by path and removes
@@ -199,8 +240,14 @@ func WriteSome(path string, files map[string][]byte, gone []string) (bool, error
 // wrote of each file (was, as Rewrite takes them): a file whose bytes
 // equal was[name] is left alone without being opened again.
 func Update(path string, files, was map[string][]byte, gone []string) (bool, error) {
+	return (*Cache)(nil).Update(path, files, was, gone)
+}
+
+// Update is statefile.Update that keeps in c what it writes, and forgets
+// what it removes.
+func (c *Cache) Update(path string, files, was map[string][]byte, gone []string) (bool, error) {
 	dir := Dir(path)
-	changed, err := writeAll(dir, files, was, nil)
+	changed, err := writeAll(dir, files, was, c)
 	if err != nil {
 		return changed, err
 	}
@@ -208,7 +255,9 @@ func Update(path string, files, was map[string][]byte, gone []string) (bool, err
 		if filepath.Base(name) != name || !strings.HasSuffix(name, ".json") {
 			return changed, fmt.Errorf("remove %s: not a state file name", name)
 		}
-		err := os.Remove(filepath.Join(dir, name))
+		p := filepath.Join(dir, name)
+		c.put(p, nil, nil)
+		err := os.Remove(p)
 		if err == nil {
 			changed = true
 		} else if !errors.Is(err, fs.ErrNotExist) {

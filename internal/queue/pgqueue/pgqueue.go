@@ -125,6 +125,47 @@ func (s *Store) List() ([]queue.Item, error) {
 	return s.list("list queue", `SELECT item FROM meshnode_queue`+order)
 }
 
+// active selects the rows of the items not settled (queue.Item.Settled):
+// queued, in progress, or done with a result not yet published.
+const active = `(status IN ('queued', 'in_progress') OR
+	(status = 'done' AND item->'result' IS NOT NULL AND item->'result'->>'published_at' IS NULL))`
+
+// Active returns the items not settled, oldest first, and the settled
+// ones counted by status, in one transaction.
+func (s *Store) Active() (queue.Active, error) {
+	var a queue.Active
+	var out []*queue.Item
+	err := s.tx("list active queue items", func(ctx context.Context, tx pgx.Tx) error {
+		a = queue.Active{Settled: map[string]int{queue.StatusDone: 0, queue.StatusFailed: 0, queue.StatusSkipped: 0}}
+		var err error
+		if out, err = query(ctx, tx, `SELECT item FROM meshnode_queue WHERE `+active+order); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, `SELECT status, count(*), bool_or(updated_at < $1) FROM meshnode_queue WHERE NOT `+active+` GROUP BY status`,
+			s.Now().Add(-queue.SettledRetention))
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var status string
+			var n int
+			var expired bool
+			if err := rows.Scan(&status, &n, &expired); err != nil {
+				return err
+			}
+			a.Settled[status] += n
+			a.Expired = a.Expired || expired
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return queue.Active{}, err
+	}
+	a.Items = items(out)
+	return a, nil
+}
+
 func (s *Store) list(what, sql string) ([]queue.Item, error) {
 	var out []*queue.Item
 	err := s.tx(what, func(ctx context.Context, tx pgx.Tx) error {

@@ -3,6 +3,7 @@ package pgqueue_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/queue/pgqueue"
@@ -12,7 +13,7 @@ import (
 
 func TestConformance(t *testing.T) {
 	srv := pgtest.Start(t)
-	queuetest.Run(t, func(t *testing.T) queue.Store {
+	queuetest.Run(t, func(t *testing.T, now func() time.Time) queue.Store {
 		s, err := pgqueue.Open(srv.NewDatabase(t))
 		if err != nil {
 			t.Fatal(err)
@@ -21,7 +22,7 @@ func TestConformance(t *testing.T) {
 		if err := s.Init(); err != nil {
 			t.Fatal(err)
 		}
-		return s
+		return s.WithNow(now)
 	})
 }
 

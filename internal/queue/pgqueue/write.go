@@ -30,8 +30,7 @@ func (s *Store) Enqueue(its ...queue.Item) (int, error) {
 	err := s.tx("enqueue", func(ctx context.Context, tx pgx.Tx) error {
 		added, refused = 0, nil
 		now := s.Now()
-		if _, err := tx.Exec(ctx, `DELETE FROM meshnode_queue WHERE status IN ('done', 'failed', 'skipped') AND updated_at < $1`,
-			now.Add(-queue.SettledRetention)); err != nil {
+		if err := prune(ctx, tx, now); err != nil {
 			return err
 		}
 		for _, in := range its {
@@ -183,8 +182,17 @@ func limit(max int) *int {
 	return &max
 }
 
+// prune drops the settled items settled more than
+// queue.SettledRetention before now, as the file store drops them.
+func prune(ctx context.Context, tx pgx.Tx, now time.Time) error {
+	_, err := tx.Exec(ctx, `DELETE FROM meshnode_queue WHERE NOT `+active+` AND updated_at < $1`, now.Add(-queue.SettledRetention))
+	return err
+}
+
 // Update applies updates in order in one transaction, each by
-// queue.Update.Apply on the rows it names, locked in ID order.
+// queue.Update.Apply on the rows it names, locked in ID order; then the
+// settled items older than queue.SettledRetention are dropped, as the
+// file store drops them at each write.
 func (s *Store) Update(updates ...queue.Update) ([]error, error) {
 	results := make([]error, len(updates))
 	err := s.tx("update queue", func(ctx context.Context, tx pgx.Tx) error {
@@ -212,7 +220,10 @@ func (s *Store) Update(updates ...queue.Update) ([]error, error) {
 				out = append(out, it)
 			}
 		}
-		return save(ctx, tx, out)
+		if err := save(ctx, tx, out); err != nil {
+			return err
+		}
+		return prune(ctx, tx, s.Now())
 	})
 	if err != nil {
 		return nil, err

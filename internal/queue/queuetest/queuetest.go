@@ -12,8 +12,10 @@ import (
 	"github.com/meshnode/meshnode/internal/queue"
 )
 
-// NewStore returns an empty, initialized store of its own for one test.
-type NewStore func(t *testing.T) queue.Store
+// NewStore returns an empty, initialized store of its own for one test,
+// whose clock (what stamps items enqueued without a QueuedAt, and dates
+// the retention of settled items) is now.
+type NewStore func(t *testing.T, now func() time.Time) queue.Store
 
 // Run runs the conformance suite against the stores newStore returns.
 func Run(t *testing.T, newStore NewStore) {
@@ -36,10 +38,16 @@ func Run(t *testing.T, newStore NewStore) {
 		{"ResultStoredWithDone", testResult},
 		{"ResultPublishedOnce", testPublish},
 		{"ListInbox", testList},
+		{"ActiveLeavesSettledItemsCounted", testActive},
+		{"SettledItemsKeepTheirTracesOutOfTheQueue", testSettledDedup},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t)) })
+		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t, func() time.Time { return T0 })) })
 	}
+	t.Run("SettledItemsLeaveAfterTheRetention", func(t *testing.T) {
+		now := T0
+		testRetention(t, newStore(t, func() time.Time { return now }), &now)
+	})
 }
 
 // T0 is the suite's clock: near the real time, so a store that drops
