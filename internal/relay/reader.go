@@ -10,6 +10,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/fetch"
 	"github.com/meshnode/meshnode/internal/logpin"
+	"github.com/meshnode/meshnode/internal/logtiles"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/translog"
 )
@@ -62,7 +63,7 @@ func (rd *Reader) Read(ctx context.Context, r Relay, h *Held) (int, error) {
 	if err != nil {
 		return n, fmt.Errorf("relay %s: %w", r.URL, err)
 	}
-	tr := newTileReader(ctx, get)
+	tr := tiles(ctx, get)
 	if !resp.NotModified && string(resp.Body) != h.Checkpoint {
 		if err := rd.advance(tr, r, h, resp.Body); err != nil || h.Fault != nil {
 			return n, err
@@ -75,7 +76,7 @@ func (rd *Reader) Read(ctx context.Context, r Relay, h *Held) (int, error) {
 // advance accepts the relay's checkpoint body when it extends the tree
 // held: a bad signature or a fork is a fault; an older tree is a stale
 // copy, ignored.
-func (rd *Reader) advance(tr *tileReader, r Relay, h *Held, body []byte) error {
+func (rd *Reader) advance(tr *logtiles.Reader, r Relay, h *Held, body []byte) error {
 	cp, err := translog.Open(body, r.Key)
 	if err != nil {
 		rd.fault(h, &Fault{Kind: FaultSignature, Detail: err.Error(), Checkpoints: nonEmpty(h.Checkpoint, string(body))})
@@ -90,7 +91,7 @@ func (rd *Reader) advance(tr *tileReader, r Relay, h *Held, body []byte) error {
 		rd.fault(h, &Fault{Kind: FaultFork, Detail: "two checkpoints of the same size with different roots", Checkpoints: []string{h.Checkpoint, string(body)}})
 		return nil
 	case to.N > prev.N && prev.N > 0:
-		if err := tr.consistent(prev, to); err != nil {
+		if err := tr.Consistent(prev, to); err != nil {
 			return rd.failed(h, err, body)
 		}
 	}
@@ -100,12 +101,12 @@ func (rd *Reader) advance(tr *tileReader, r Relay, h *Held, body []byte) error {
 
 // readEntries reads the entries of the tree held past h.Read, at most
 // MaxEntriesPerRead, and takes each agent's checkpoint.
-func (rd *Reader) readEntries(tr *tileReader, h *Held) error {
+func (rd *Reader) readEntries(tr *logtiles.Reader, h *Held) error {
 	to := min(h.Size, h.Read+MaxEntriesPerRead)
 	if to <= h.Read {
 		return nil
 	}
-	raw, err := tr.entries(heldTree(h), h.Read, to)
+	raw, err := tr.Verify(tlog.Tree{}, heldTree(h), h.Read, to-h.Read)
 	if err != nil {
 		return rd.failed(h, err, []byte(h.Checkpoint))
 	}
