@@ -67,6 +67,12 @@ type Source struct {
 	// the bundle read is the last; the rest is read at the next polls.
 	// Zero is defaultMaxEntries, defaultMaxBytes.
 	MaxEntries, MaxBytes int64
+	// Relayed, when set, gives the checkpoints relays listed: a poll
+	// reads a pinned peer's news under one instead of asking the peer
+	// for its checkpoint (fromRelay), and asks the peer again at least
+	// every DirectPoll.
+	Relayed    Relayed
+	DirectPoll time.Duration
 }
 
 // Read reads p's new entries. A pinned peer is read from its log alone.
@@ -174,6 +180,9 @@ func (s *Source) readLog(ctx context.Context, p source.Peer, c *state.Cursor, pi
 		return l, nil
 	}
 	if cp == nil {
+		if got, ok := s.fromRelay(ctx, p, c, pin, l); ok {
+			return got, nil
+		}
 		req := request(p, checkpointURL(p), translog.MaxCheckpointBytes)
 		req.ETag, req.LastModified = pin.ETag, pin.LastModified
 		var err error
@@ -191,6 +200,7 @@ func (s *Source) readLog(ctx context.Context, p source.Peer, c *state.Cursor, pi
 		l.RateLeft = cp.RateLimit.Remaining
 	}
 	s.originAnswered(pin)
+	s.directRead(pin)
 	pin.ETag, pin.LastModified = cp.ETag, cp.LastModified
 	if cp.NotModified || string(cp.Body) == pin.Checkpoint {
 		return s.resume(ctx, p, c, pin, l)
