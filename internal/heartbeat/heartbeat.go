@@ -226,8 +226,14 @@ func (n *job) pollAll(ctx context.Context, peers []peer) []*pollResult {
 	// signed log once it publishes one, else its MANIFEST.md. A poll reads
 	// as much of a log as of a MANIFEST.md: the rows it works on, and
 	// limits.manifest_bytes of tiles and bundles.
-	pl.source = &logsource.Source{Client: n.client, Manifest: manifestSource{pl}, Pins: n.pins, Now: n.now, Logf: pl.logf,
+	// News a relay listed is read under its checkpoint, verified with the
+	// pinned key, without asking the peer for its own.
+	src := &logsource.Source{Client: n.client, Manifest: manifestSource{pl}, Pins: n.pins, Now: n.now, Logf: pl.logf,
 		MaxEntries: maxEntriesPerPoll, MaxBytes: n.cfg.Limits.ManifestBytes}
+	if n.relays != nil {
+		src.Relayed, src.DirectPoll = n.relays.reader, n.cfg.Relays.DirectPoll
+	}
+	pl.source = src
 	results := make([]*pollResult, len(peers))
 	var mu sync.Mutex
 	done := 0

@@ -17,8 +17,10 @@ import (
 // relays is what one heartbeat holds of the relays it reads
 // (docs/decisions.md, "Relays").
 type relays struct {
-	store    *relay.Store
-	view     *relay.View
+	store *relay.Store
+	view  *relay.View
+	// reader read them, and keeps the checkpoints they listed anew.
+	reader   *relay.Reader
 	problems map[string]string // this heartbeat's failures to read a relay, by URL
 	skipped  atomic.Int64      // peers a relay let wait
 }
@@ -55,6 +57,7 @@ func (n *job) readRelays(ctx context.Context, peers []peer) error {
 	}
 	cursor := func(url string) *state.Cursor { return n.state.Cursors[url] }
 	n.relays.view = relay.NewView(store.All(), n.pins, cursor, n.cfg.Relays.DirectPoll, n.now)
+	n.relays.reader = rd
 	return nil
 }
 

@@ -23,12 +23,14 @@ type relayServer struct {
 	mu       sync.Mutex
 	dirs     map[string]string // prefix ("agent") → directory
 	requests map[string]int
+	paths    map[string]int // requests by path (relayMesh.asked)
 }
 
 func (s *relayServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	top, rest, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
 	s.mu.Lock()
 	s.requests[top]++
+	s.paths[r.URL.Path]++
 	dir, ok := s.dirs[top]
 	s.mu.Unlock()
 	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rest)))
@@ -58,7 +60,7 @@ type relayMesh struct {
 }
 
 func newRelayMesh(t *testing.T) *relayMesh {
-	m := &relayMesh{srv: &relayServer{dirs: map[string]string{}, requests: map[string]int{}}}
+	m := &relayMesh{srv: &relayServer{dirs: map[string]string{}, requests: map[string]int{}, paths: map[string]int{}}}
 	hs := httptest.NewServer(m.srv)
 	t.Cleanup(hs.Close)
 	m.agentURL, m.url = hs.URL+"/agent/", hs.URL+"/relay/"

@@ -73,6 +73,11 @@ type Pin struct {
 	// MirrorSince is when the node began reading the log from a mirror
 	// alone, the origin down; zero once the origin answers.
 	MirrorSince time.Time `json:"mirror_since,omitzero"`
+	// RelayedSince is when the node first accepted a checkpoint a relay
+	// listed, instead of the peer's own, since it last read the peer's own
+	// from its origin; zero once it does. A relayed checkpoint is taken so
+	// only within relays.direct_poll of it (docs/decisions.md, "Relays").
+	RelayedSince time.Time `json:"relayed_since,omitzero"`
 	// MirrorFault is the last time a mirror served bytes the log refuses
 	// (altered, or signed by no key of the peer's), with its evidence:
 	// the mirror's fault, not the peer's, so no alarm.

@@ -14,6 +14,13 @@
 // a log key at most once a day; a peer once read through a log is never
 // read from MANIFEST.md alone.
 //
+// Given the checkpoints relays listed (Source.Relayed, protocol.md
+// §6.10), a poll reads a pinned peer's news under a relayed checkpoint
+// that its pinned key verifies and that extends the tree accepted,
+// verified as the peer's own, without asking the peer for its checkpoint;
+// it asks again at least once every Source.DirectPoll, and whatever fails
+// under a relayed checkpoint is judged on the peer's own instead.
+//
 // A key change is followed only as protocol.md §3.4 says: a rotation
 // statement among the new entries that the pinned key signed moves the
 // pin, and is kept in it (logpin.Rotation); a restart waits for the operator.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/fetch"
 	"github.com/meshnode/meshnode/internal/logpin"
+	"github.com/meshnode/meshnode/internal/logtiles"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/presence"
@@ -66,6 +67,12 @@ type Source struct {
 	// the bundle read is the last; the rest is read at the next polls.
 	// Zero is defaultMaxEntries, defaultMaxBytes.
 	MaxEntries, MaxBytes int64
+	// Relayed, when set, gives the checkpoints relays listed: a poll
+	// reads a pinned peer's news under one instead of asking the peer
+	// for its checkpoint (fromRelay), and asks the peer again at least
+	// every DirectPoll.
+	Relayed    Relayed
+	DirectPoll time.Duration
 }
 
 // Read reads p's new entries. A pinned peer is read from its log alone.
@@ -173,6 +180,9 @@ func (s *Source) readLog(ctx context.Context, p source.Peer, c *state.Cursor, pi
 		return l, nil
 	}
 	if cp == nil {
+		if got, ok := s.fromRelay(ctx, p, c, pin, l); ok {
+			return got, nil
+		}
 		req := request(p, checkpointURL(p), translog.MaxCheckpointBytes)
 		req.ETag, req.LastModified = pin.ETag, pin.LastModified
 		var err error
@@ -190,6 +200,7 @@ func (s *Source) readLog(ctx context.Context, p source.Peer, c *state.Cursor, pi
 		l.RateLeft = cp.RateLimit.Remaining
 	}
 	s.originAnswered(pin)
+	s.directRead(pin)
 	pin.ETag, pin.LastModified = cp.ETag, cp.LastModified
 	if cp.NotModified || string(cp.Body) == pin.Checkpoint {
 		return s.resume(ctx, p, c, pin, l)
@@ -260,7 +271,7 @@ func (s *Source) advance(ctx context.Context, p source.Peer, c *state.Cursor, pi
 	}
 	switch {
 	case to.N < prev.N:
-		r := newTileReader(ctx, s.getter(p, &l.Requests), keptTiles(pin), 0)
+		r := s.tiles(ctx, p, &l.Requests, keptTiles(pin), 0)
 		return s.older(p, pin, l, r, prev, to, body)
 	case to.N == prev.N && to.Hash != prev.Hash:
 		return s.refuse(p, pin, l, forkAlarm(pin, body, "two checkpoints of the same size with different roots"))
@@ -275,46 +286,65 @@ func (s *Source) advance(ctx context.Context, p source.Peer, c *state.Cursor, pi
 }
 
 // read verifies tree to (checkpoint body) against prev, the tree
-// accepted, and reads its entries from at on, as many as one poll reads
-// (MaxEntries, MaxBytes); under a checkpoint the pinned key does not
-// sign (signed false) it reads them all (maxEntriesRotated), or fails.
+// accepted, and reads its entries from at on (readTree); it accepts them,
+// or refuses the log with the alarm they raise.
 func (s *Source) read(ctx context.Context, p source.Peer, c *state.Cursor, pin *logpin.Pin, l *source.Listing, body []byte, prev, to tlog.Tree, at start, signed bool) (*source.Listing, error) {
+	got, err := s.readTree(ctx, p, &l.Requests, pin, body, prev, to, at, signed)
+	if err != nil {
+		return l, err
+	}
+	if got.alarm != nil {
+		return s.refuse(p, pin, l, got.alarm)
+	}
+	keepTiles(pin, got.tiles)
+	return s.accept(p, c, pin, l, body, to, at, got.entries), nil
+}
+
+// treeRead is what readTree read of a tree: its entries and the tiles to
+// keep, or the alarm that refuses them.
+type treeRead struct {
+	entries []manifest.Entry
+	tiles   map[tlog.Tile][]byte
+	alarm   *logpin.Alarm
+}
+
+// readTree verifies tree to (checkpoint body) against prev, the tree
+// accepted, and reads its entries from at on, as many as one poll reads
+// (MaxEntries, MaxBytes), counting its requests in n; under a checkpoint
+// the pinned key does not sign (signed false) it reads them all
+// (maxEntriesRotated), or fails. It changes pin only to follow a rotation
+// it verified; an error is a failure to read the log now.
+func (s *Source) readTree(ctx context.Context, p source.Peer, n *int, pin *logpin.Pin, body []byte, prev, to tlog.Tree, at start, signed bool) (treeRead, error) {
 	maxEntries, maxBytes := s.caps()
 	if !signed {
 		maxEntries, maxBytes = maxEntriesRotated, 0
 		if to.N-at.index > maxEntries {
-			return l, fmt.Errorf("log of %d entries under a key other than the pinned one: %d to read at once to find its rotation, more than %d", to.N, to.N-at.index, maxEntries)
+			return treeRead{}, fmt.Errorf("log of %d entries under a key other than the pinned one: %d to read at once to find its rotation, more than %d", to.N, to.N-at.index, maxEntries)
 		}
 	}
-	raw, r, err := s.verify(ctx, p, l, pin, prev, to, at.index, maxEntries, maxBytes)
+	raw, r, err := s.verify(ctx, p, n, pin, prev, to, at.index, maxEntries, maxBytes)
 	if err != nil {
-		return s.refused(p, pin, l, r, body, err)
+		a, err := alarmOf(pin, r, body, err)
+		return treeRead{alarm: a}, err
 	}
 	entries, err := parseEntries(raw, at.after, at.index > 0)
 	if err != nil {
-		return s.refuse(p, pin, l, &logpin.Alarm{Kind: logpin.AlarmBadEntry, Detail: err.Error(), Checkpoints: []string{string(body)}})
+		return treeRead{alarm: &logpin.Alarm{Kind: logpin.AlarmBadEntry, Detail: err.Error(), Checkpoints: []string{string(body)}}}, nil
 	}
-	a, err := s.follow(ctx, p, &l.Requests, pin, body, signed, raw, entries, at.index, checkedOf(pin))
-	if err != nil {
-		return l, err
-	}
-	if a != nil {
-		return s.refuse(p, pin, l, a)
-	}
-	keepTiles(pin, r.rightmost())
-	return s.accept(p, c, pin, l, body, to, at, entries), nil
+	a, err := s.follow(ctx, p, n, pin, body, signed, raw, entries, at.index, checkedOf(pin))
+	return treeRead{entries: entries, tiles: r.Rightmost(), alarm: a}, err
 }
 
 // verify reads the entries of tree to from index from on, within the
 // caps, and checks that to extends prev. The tiles are derived from
 // those the pin kept where they can be; a failure on derived tiles is
 // judged again on the peer's own, so a fork shows as a fork.
-func (s *Source) verify(ctx context.Context, p source.Peer, l *source.Listing, pin *logpin.Pin, prev, to tlog.Tree, from, maxEntries, maxBytes int64) ([][]byte, *tileReader, error) {
-	r := newTileReader(ctx, s.getter(p, &l.Requests), keptTiles(pin), maxBytes)
-	raw, err := r.verify(prev, to, from, maxEntries)
-	if err != nil && r.derived {
-		r = newTileReader(ctx, s.getter(p, &l.Requests), nil, maxBytes)
-		raw, err = r.verify(prev, to, from, maxEntries)
+func (s *Source) verify(ctx context.Context, p source.Peer, n *int, pin *logpin.Pin, prev, to tlog.Tree, from, maxEntries, maxBytes int64) ([][]byte, *logtiles.Reader, error) {
+	r := s.tiles(ctx, p, n, keptTiles(pin), maxBytes)
+	raw, err := r.Verify(prev, to, from, maxEntries)
+	if err != nil && r.Derived() {
+		r = s.tiles(ctx, p, n, nil, maxBytes)
+		raw, err = r.Verify(prev, to, from, maxEntries)
 	}
 	return raw, r, err
 }
@@ -343,13 +373,13 @@ func checkedOf(pin *logpin.Pin) int64 {
 // older judges a checkpoint smaller than the one accepted: staleness when
 // it is one accepted before or a proof joins them, a fork when the proof
 // fails.
-func (s *Source) older(p source.Peer, pin *logpin.Pin, l *source.Listing, r *tileReader, prev, to tlog.Tree, body []byte) (*source.Listing, error) {
+func (s *Source) older(p source.Peer, pin *logpin.Pin, l *source.Listing, r *logtiles.Reader, prev, to tlog.Tree, body []byte) (*source.Listing, error) {
 	l.Unchanged = true
 	if slices.Contains(pin.Accepted, treeOf(to)) {
 		return l, nil
 	}
-	err := consistent(tlog.TileHashReader(prev, r), to, prev)
-	var fe *forkError
+	err := r.Consistent(to, prev)
+	var fe *logtiles.ForkError
 	switch {
 	case errors.As(err, &fe):
 		return s.refuse(p, pin, l, forkAlarm(pin, body, fe.Error()))
@@ -357,21 +387,6 @@ func (s *Source) older(p source.Peer, pin *logpin.Pin, l *source.Listing, r *til
 		s.Logf("peer %s: its log serves an older checkpoint (%d entries, %d accepted) no proof could be read for: taken as a stale copy: %v", p.Name, to.N, prev.N, err)
 	}
 	return l, nil
-}
-
-// refused turns a verification failure into the poll's failure (a fetch
-// error) or an alarm.
-func (s *Source) refused(p source.Peer, pin *logpin.Pin, l *source.Listing, r *tileReader, body []byte, err error) (*source.Listing, error) {
-	var fe *forkError
-	if errors.As(err, &fe) {
-		return s.refuse(p, pin, l, forkAlarm(pin, body, fe.Error()))
-	}
-	ae := r.asAltered(err)
-	if ae == nil {
-		return l, fmt.Errorf("read log: %w", err)
-	}
-	a := &logpin.Alarm{Kind: ae.kind, Detail: ae.Error(), Checkpoints: []string{string(body)}, Files: r.evidence(ae.kind == logpin.AlarmAlteredEntry)}
-	return s.refuse(p, pin, l, a)
 }
 
 // refuse records a on pin: the peer's entries are refused until a re-pin.
@@ -506,7 +521,7 @@ func treeOf(t tlog.Tree) logpin.Tree {
 }
 
 // getter fetches files of p's log/, counting the requests in n.
-func (s *Source) getter(p source.Peer, n *int) getFunc {
+func (s *Source) getter(p source.Peer, n *int) logtiles.Get {
 	return func(ctx context.Context, path string, max int64) ([]byte, error) {
 		*n++
 		resp, err := s.Client.Get(ctx, request(p, p.URL+node.LogDir+"/"+path, max))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/fetch"
 	"github.com/meshnode/meshnode/internal/logpin"
+	"github.com/meshnode/meshnode/internal/logtiles"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/translog"
 )
@@ -27,7 +28,8 @@ type Relay struct {
 	Key string
 }
 
-// Reader reads relays' logs into their Held state.
+// Reader reads relays' logs into their Held state, and keeps the agent
+// checkpoints they listed anew for the polls that follow (Checkpoint).
 type Reader struct {
 	Client *fetch.Client
 	// Pins are the agents' pinned keys: the only keys a relayed
@@ -37,6 +39,19 @@ type Reader struct {
 	// knows every agent. Entries of other agents are passed over.
 	Known func(url string) bool
 	Now   time.Time
+	// reading are the agent checkpoints the relay being read listed
+	// anew, verbatim, by agent; fresh are those of every relay read
+	// without a fault.
+	reading map[string][]byte
+	fresh   map[string]fresh
+}
+
+// fresh is an agent's newest checkpoint the relays listed in this read,
+// and whether two of its size had different roots.
+type fresh struct {
+	body     []byte
+	listed   Listed
+	conflict bool
 }
 
 // Read reads what relay r added since h, verified, into h, and returns
@@ -47,6 +62,8 @@ func (rd *Reader) Read(ctx context.Context, r Relay, h *Held) (int, error) {
 	if h.Fault != nil {
 		return 0, nil
 	}
+	rd.reading = map[string][]byte{}
+	defer rd.keep(h)
 	n := 0
 	get := func(ctx context.Context, path string, max int64) ([]byte, error) {
 		n++
@@ -62,7 +79,7 @@ func (rd *Reader) Read(ctx context.Context, r Relay, h *Held) (int, error) {
 	if err != nil {
 		return n, fmt.Errorf("relay %s: %w", r.URL, err)
 	}
-	tr := newTileReader(ctx, get)
+	tr := tiles(ctx, get)
 	if !resp.NotModified && string(resp.Body) != h.Checkpoint {
 		if err := rd.advance(tr, r, h, resp.Body); err != nil || h.Fault != nil {
 			return n, err
@@ -72,10 +89,48 @@ func (rd *Reader) Read(ctx context.Context, r Relay, h *Held) (int, error) {
 	return n, rd.readEntries(tr, h)
 }
 
+// keep adds the checkpoints the read of h took anew to those the polls
+// may take, unless h faulted: a faulted relay decides nothing.
+func (rd *Reader) keep(h *Held) {
+	if h.Fault != nil {
+		return
+	}
+	if rd.fresh == nil {
+		rd.fresh = map[string]fresh{}
+	}
+	for agent, body := range rd.reading {
+		l := h.Agents[agent]
+		f, ok := rd.fresh[agent]
+		switch {
+		case !ok || l.Size > f.listed.Size:
+			rd.fresh[agent] = fresh{body: body, listed: l}
+		case l.Size == f.listed.Size && l.Root != f.listed.Root:
+			f.conflict = true
+			rd.fresh[agent] = f
+		}
+	}
+}
+
+// Checkpoint returns the newest checkpoint of the agent at url that a
+// relay listed anew in this Reader's reads, verified then with the
+// agent's pinned key, verbatim; nil for none, or when two relays listed
+// two of its size with different roots, which the agent's own
+// checkpoint judges. A poll may read the agent's log under it instead of
+// asking the agent for its checkpoint (logsource.Source.Relayed;
+// docs/decisions.md, "Relays"). Safe for concurrent use once the reads
+// are done.
+func (rd *Reader) Checkpoint(url string) []byte {
+	f, ok := rd.fresh[url]
+	if !ok || f.conflict {
+		return nil
+	}
+	return f.body
+}
+
 // advance accepts the relay's checkpoint body when it extends the tree
 // held: a bad signature or a fork is a fault; an older tree is a stale
 // copy, ignored.
-func (rd *Reader) advance(tr *tileReader, r Relay, h *Held, body []byte) error {
+func (rd *Reader) advance(tr *logtiles.Reader, r Relay, h *Held, body []byte) error {
 	cp, err := translog.Open(body, r.Key)
 	if err != nil {
 		rd.fault(h, &Fault{Kind: FaultSignature, Detail: err.Error(), Checkpoints: nonEmpty(h.Checkpoint, string(body))})
@@ -90,7 +145,7 @@ func (rd *Reader) advance(tr *tileReader, r Relay, h *Held, body []byte) error {
 		rd.fault(h, &Fault{Kind: FaultFork, Detail: "two checkpoints of the same size with different roots", Checkpoints: []string{h.Checkpoint, string(body)}})
 		return nil
 	case to.N > prev.N && prev.N > 0:
-		if err := tr.consistent(prev, to); err != nil {
+		if err := tr.Consistent(prev, to); err != nil {
 			return rd.failed(h, err, body)
 		}
 	}
@@ -100,12 +155,12 @@ func (rd *Reader) advance(tr *tileReader, r Relay, h *Held, body []byte) error {
 
 // readEntries reads the entries of the tree held past h.Read, at most
 // MaxEntriesPerRead, and takes each agent's checkpoint.
-func (rd *Reader) readEntries(tr *tileReader, h *Held) error {
+func (rd *Reader) readEntries(tr *logtiles.Reader, h *Held) error {
 	to := min(h.Size, h.Read+MaxEntriesPerRead)
 	if to <= h.Read {
 		return nil
 	}
-	raw, err := tr.entries(heldTree(h), h.Read, to)
+	raw, err := tr.Verify(tlog.Tree{}, heldTree(h), h.Read, to-h.Read)
 	if err != nil {
 		return rd.failed(h, err, []byte(h.Checkpoint))
 	}
@@ -143,20 +198,23 @@ func (rd *Reader) take(h *Held, e Entry) {
 		return
 	}
 	delete(h.Pending, e.Agent)
-	listed(h, e.Agent, cp, rd.Now)
+	if listed(h, e.Agent, cp, rd.Now) {
+		rd.reading[e.Agent] = e.Checkpoint
+	}
 }
 
 // listed records cp as the agent's newest checkpoint on h, unless h
-// listed a larger one before.
-func listed(h *Held, agent string, cp translog.Checkpoint, now time.Time) {
+// listed a larger one before, and reports whether it did.
+func listed(h *Held, agent string, cp translog.Checkpoint, now time.Time) bool {
 	root := base64.StdEncoding.EncodeToString(cp.Root[:])
 	if l, ok := h.Agents[agent]; ok && (l.Size > cp.Size || l.Size == cp.Size && l.Root == root) {
-		return
+		return false
 	}
 	if h.Agents == nil {
 		h.Agents = map[string]Listed{}
 	}
 	h.Agents[agent] = Listed{Size: cp.Size, Root: root, Seen: now}
+	return true
 }
 
 // failed turns a verification failure into a fault, or a failure to

@@ -72,9 +72,11 @@ func (v *View) lags(h *Held, cursor func(string) *state.Cursor, now time.Time) b
 // the checkpoint the node holds lets it wait for its direct poll, which
 // comes once every direct-poll bound (boundDue); otherwise its own
 // schedule decides (c.Due). A failing agent follows its circuit breaker
-// alone.
+// alone, and one with entries left to read (a log read in chunks, files
+// to fetch again) its schedule, which polls it every heartbeat until
+// they are read.
 func (v *View) Due(url string, c *state.Cursor, now time.Time) bool {
-	if v == nil || len(v.relays) == 0 || c.LastPolled.IsZero() || c.FailureCount > 0 {
+	if v == nil || len(v.relays) == 0 || c.LastPolled.IsZero() || c.FailureCount > 0 || c.Unread() {
 		return c.Due(now)
 	}
 	pin := v.pins.Get(url)
