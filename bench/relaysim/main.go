@@ -83,6 +83,7 @@ type options struct {
 	directPoll                       time.Duration
 	seed                             uint64
 	reloadWarmup                     bool
+	cpuprofile                       string
 }
 
 func main() {
@@ -95,21 +96,33 @@ func main() {
 	flag.BoolVar(&o.reloadWarmup, "reload-warmup", false, "load and save the nodes' state at every heartbeat of the warm-up too, as in the measured days (slower; the measured figures other than CPU seconds do not change)")
 	flag.IntVar(&o.validators, "validators", 1000, "agents with standing (the founders; the node is the first)")
 	flag.DurationVar(&o.directPoll, "direct-poll", relay.DefaultDirectPoll, "relays.direct_poll: the longest an agent a relay vouches for waits for a direct poll")
-	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile to this file")
+	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
-	if *cpuprofile != "" {
-		f, err := os.Create(*cpuprofile)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "relaysim:", err)
-			os.Exit(1)
-		}
-		pprof.StartCPUProfile(f)
-		defer pprof.StopCPUProfile()
-	}
-	if err := run(o); err != nil {
+	if err := profiled(o.cpuprofile, func() error { return run(o) }); err != nil {
 		fmt.Fprintln(os.Stderr, "relaysim:", err)
 		os.Exit(1)
 	}
+}
+
+// profiled runs f, under the CPU profiler when path names its file.
+func profiled(path string, f func() error) error {
+	if path == "" {
+		return f()
+	}
+	out, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.StartCPUProfile(out); err != nil {
+		out.Close()
+		return err
+	}
+	err = f()
+	pprof.StopCPUProfile()
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // agent is one agent: its key and how many entries its log holds.
