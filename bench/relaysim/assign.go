@@ -44,6 +44,9 @@ type assignment struct {
 	// from its pool to the last jury; computed is the pools it computed.
 	seconds  []float64
 	computed int
+	// assigned is how many of the measured days' traces name the node,
+	// of others' traces in all.
+	assigned, others int
 }
 
 // assign draws every trace's jury and marks, in each agent, the
@@ -79,6 +82,12 @@ func assign(o options, agents []*agent) (assignment, error) {
 			in.Validations = append(in.Validations, validations(t, juries[i], agents)...)
 			if day > 0 {
 				out.count(juries[i], t.Agent)
+				if owners[i].a != agents[0] {
+					out.others++
+					if owners[i].a.assigned[owners[i].p] {
+						out.assigned++
+					}
+				}
 			}
 		}
 	}
@@ -167,6 +176,8 @@ func agentName(i int) string { return fmt.Sprintf("a%06d", i) }
 func (as assignment) report(o options) {
 	fmt.Printf("assignment (mesh-2026-4, k = %d): %d validators with standing; signal drew each day's juries in %s s (%d pools computed)\n",
 		signal.JurySize, as.validators, seconds(as.seconds), as.computed)
+	fmt.Printf("the node is on the jury of %d of the %d others' traces of the measured day(s): %.1f a day, k × traces ÷ validators = %.1f\n",
+		as.assigned, as.others, float64(as.assigned)/float64(o.days), float64(signal.JurySize*as.others)/float64(o.days*as.validators))
 	for _, c := range as.coverage {
 		fmt.Printf("coverage, %.0f%% of validators away (%d active): %d traces of the measured day(s), %d with fewer than 3 validations, fewest %d\n",
 			100*c.away, c.active, c.traces, c.short, c.minimum)

@@ -88,6 +88,7 @@ type options struct {
 	seed                             uint64
 	reloadWarmup                     bool
 	cpuprofile                       string
+	assignmentOnly                   bool
 }
 
 func main() {
@@ -98,6 +99,7 @@ func main() {
 	flag.IntVar(&o.relays, "relays", 2, "relays the node reads")
 	flag.Uint64Var(&o.seed, "seed", 1, "random seed")
 	flag.BoolVar(&o.reloadWarmup, "reload-warmup", false, "load and save the nodes' state at every heartbeat of the warm-up too, as in the measured days (slower; see the package comment)")
+	flag.BoolVar(&o.assignmentOnly, "assignment-only", false, "draw the juries and report the assignment's figures only, without polling")
 	flag.IntVar(&o.validators, "validators", 1000, "agents with standing (the founders; the node is the first)")
 	flag.DurationVar(&o.directPoll, "direct-poll", relay.DefaultDirectPoll, "relays.direct_poll: the longest an agent a relay vouches for waits for a direct poll")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
@@ -180,6 +182,10 @@ func run(o options) error {
 	as, err := assign(o, agents)
 	if err != nil {
 		return err
+	}
+	if o.assignmentOnly {
+		as.report(o)
+		return nil
 	}
 	schedule := state.Schedule{Heartbeat: presence.Heartbeat, QuietAfter: 2 * time.Hour, MaxInterval: 6 * time.Hour, SpikeFactor: 3}
 	tmp, err := os.MkdirTemp(scratch(), "relaysim-")
