@@ -40,7 +40,7 @@ type coverage struct {
 type assignment struct {
 	validators int
 	coverage   []coverage
-	// seconds is the time signal took over each day's assignments,
+	// seconds is the CPU time signal took over each day's assignments,
 	// from its pool to the last jury; computed is the pools it computed.
 	seconds  []float64
 	computed int
@@ -67,7 +67,7 @@ func assign(o options, agents []*agent) (assignment, error) {
 	for day := 0; day <= o.days; day++ {
 		traces, owners := tracesOfDay(agents, day)
 		in.Traces = append(in.Traces, traces...)
-		t0 := time.Now()
+		cpu0 := cpuTime()
 		as, ok := pools.Assignments(in)
 		if !ok {
 			return out, fmt.Errorf("rule set %s assigns nothing", in.Rules)
@@ -77,7 +77,7 @@ func assign(o options, agents []*agent) (assignment, error) {
 			juries[i] = as.Jury(t)
 			owners[i].a.assigned[owners[i].p] = as.AssignedTo(t, agents[0].url)
 		}
-		out.seconds = append(out.seconds, time.Since(t0).Seconds())
+		out.seconds = append(out.seconds, (cpuTime() - cpu0).Seconds())
 		for i, t := range traces {
 			in.Validations = append(in.Validations, validations(t, juries[i], agents)...)
 			if day > 0 {
@@ -174,7 +174,7 @@ func agentName(i int) string { return fmt.Sprintf("a%06d", i) }
 // report prints the assignment's figures: the mesh's coverage and what
 // signal took to draw the juries.
 func (as assignment) report(o options) {
-	fmt.Printf("assignment (mesh-2026-4, k = %d): %d validators with standing; signal drew each day's juries in %s s (%d pools computed)\n",
+	fmt.Printf("assignment (mesh-2026-4, k = %d): %d validators with standing; signal drew each day's juries in %s CPU s (%d pools computed)\n",
 		signal.JurySize, as.validators, seconds(as.seconds), as.computed)
 	fmt.Printf("the node is on the jury of %d of the %d others' traces of the measured day(s): %.1f a day, k × traces ÷ validators = %.1f\n",
 		as.assigned, as.others, float64(as.assigned)/float64(o.days), float64(signal.JurySize*as.others)/float64(o.days*as.validators))

@@ -36,7 +36,13 @@
 // at 600 agents a tenth more files written in the measured day and a
 // twelfth less state: reloaded, a cursor file keeps the poll times of the
 // poll that last changed more than them (state.Save), where saved once
-// from memory it holds its last poll's.
+// from memory it holds its last poll's. -state-in-memory keeps the state
+// in memory through the measured days as well, for a mesh too large to
+// load and save it at every heartbeat on the machine at hand: the
+// traffic and validations are the same (TestStateInMemoryChangesNoTraffic),
+// files written are not measured, CPU seconds leave out the state's load
+// and save, and "a load and save" is that part measured once, at the
+// end, over the state as saved (nothing changed, so nothing written).
 //
 //	go run ./bench/relaysim -agents 10000 -publish 0.1 -days 1 -relays 2 -validators 1000
 package main
@@ -89,6 +95,7 @@ type options struct {
 	reloadWarmup                     bool
 	cpuprofile                       string
 	assignmentOnly                   bool
+	stateInMemory                    bool
 }
 
 func main() {
@@ -99,6 +106,7 @@ func main() {
 	flag.IntVar(&o.relays, "relays", 2, "relays the node reads")
 	flag.Uint64Var(&o.seed, "seed", 1, "random seed")
 	flag.BoolVar(&o.reloadWarmup, "reload-warmup", false, "load and save the nodes' state at every heartbeat of the warm-up too, as in the measured days (slower; see the package comment)")
+	flag.BoolVar(&o.stateInMemory, "state-in-memory", false, "keep the nodes' state in memory through the measured days too, saving it at their last heartbeat: files written and CPU seconds then leave out the state's load and save, which \"CPU s, a load and save\" measures once")
 	flag.BoolVar(&o.assignmentOnly, "assignment-only", false, "draw the juries and report the assignment's figures only, without polling")
 	flag.IntVar(&o.validators, "validators", 1000, "agents with standing (the founders; the node is the first)")
 	flag.DurationVar(&o.directPoll, "direct-poll", relay.DefaultDirectPoll, "relays.direct_poll: the longest an agent a relay vouches for waits for a direct poll")
@@ -168,6 +176,7 @@ type counts struct {
 	delaySum            time.Duration
 	seen                int64
 	stateBytes          int64
+	reload              time.Duration // reload's
 	// validationsAll and validationsAssigned are the validations the node
 	// writes of the traces it read: every one not its own (mesh-2026-3),
 	// or those whose jury names it (mesh-2026-4).
@@ -187,15 +196,27 @@ func run(o options) error {
 		as.report(o)
 		return nil
 	}
+	measured, err := simulate(o, agents)
+	if err != nil {
+		return err
+	}
+	report(o, measured, as)
+	return nil
+}
+
+// simulate runs the warm-up and the measured days, and returns the two
+// modes' costs over the measured days: direct, then through relays.
+func simulate(o options, agents []*agent) ([2]counts, error) {
+	var measured [2]counts
 	schedule := state.Schedule{Heartbeat: presence.Heartbeat, QuietAfter: 2 * time.Hour, MaxInterval: 6 * time.Hour, SpikeFactor: 3}
 	tmp, err := os.MkdirTemp(scratch(), "relaysim-")
 	if err != nil {
-		return err
+		return measured, err
 	}
 	defer os.RemoveAll(tmp)
 	for _, d := range []string{"direct", "relays"} {
 		if err := os.Mkdir(filepath.Join(tmp, d), 0o755); err != nil {
-			return err
+			return measured, err
 		}
 	}
 	direct := newNode(agents, schedule, filepath.Join(tmp, "direct"))
@@ -204,18 +225,17 @@ func run(o options) error {
 	defer srv.close()
 	rs, err := makeRelays(o.relays, srv)
 	if err != nil {
-		return err
+		return measured, err
 	}
 	defer statefile.SetWriteHook(written.add)()
 	client := fetch.New(fetch.Options{UserAgent: "relaysim", AllowPrivate: true, Timeout: time.Minute, MaxConnsPerHost: 4})
-	var measured [2]counts
 	beats := (o.days + 1) * int(24*time.Hour/presence.Heartbeat)
 	for b := 1; b <= beats; b++ {
 		now := start.Add(time.Duration(b) * presence.Heartbeat)
 		counting := now.After(start.Add(24 * time.Hour))
 		changed := publish(agents, now)
 		if err := runRelays(rs, agents, changed); err != nil {
-			return err
+			return measured, err
 		}
 		rr := &relayRead{relays: rs, client: client, site: srv, directPoll: o.directPoll}
 		if !counting {
@@ -230,13 +250,15 @@ func run(o options) error {
 			wg.Wait()
 			continue
 		}
-		measured[0].add(direct.beat(now, nil, true))
-		measured[1].add(relayed.beat(now, rr, true))
+		persist := !o.stateInMemory || b == beats
+		measured[0].add(direct.beat(now, nil, persist))
+		measured[1].add(relayed.beat(now, rr, persist))
 	}
 	measured[0].stateBytes = direct.stateBytes()
 	measured[1].stateBytes = relayed.stateBytes()
-	report(o, measured, as)
-	return nil
+	measured[0].reload = direct.reload()
+	measured[1].reload = relayed.reload()
+	return measured, nil
 }
 
 // scratch is where the nodes' state is saved: memory when the system
@@ -316,10 +338,19 @@ func report(o options, m [2]counts, as assignment) {
 	row("requests", float64(m[0].requests)/days, float64(m[1].requests)/days, "")
 	row("body bytes", float64(m[0].bodyBytes)/days, float64(m[1].bodyBytes)/days, "")
 	row("bytes with headers", float64(m[0].bodyBytes+headerBytes*m[0].requests)/days, float64(m[1].bodyBytes+headerBytes*m[1].requests)/days, "")
-	row("files written", float64(m[0].filesWritten)/days, float64(m[1].filesWritten)/days, "")
-	row("bytes written", float64(m[0].bytesWritten)/days, float64(m[1].bytesWritten)/days, "")
+	if o.stateInMemory {
+		fmt.Printf("%-22s %14s %14s\n", "files written", "not measured", "(-state-in-memory)")
+	} else {
+		row("files written", float64(m[0].filesWritten)/days, float64(m[1].filesWritten)/days, "")
+		row("bytes written", float64(m[0].bytesWritten)/days, float64(m[1].bytesWritten)/days, "")
+	}
 	row("state bytes", float64(m[0].stateBytes), float64(m[1].stateBytes), "")
-	fmt.Printf("%-22s %14.2f %14.2f\n", "CPU seconds", m[0].cpu.Seconds()/days, m[1].cpu.Seconds()/days)
+	cpu := "CPU seconds"
+	if o.stateInMemory {
+		cpu = "CPU s, state in memory"
+	}
+	fmt.Printf("%-22s %14.2f %14.2f\n", cpu, m[0].cpu.Seconds()/days, m[1].cpu.Seconds()/days)
+	fmt.Printf("%-22s %14.2f %14.2f\n", "CPU s, a load and save", m[0].reload.Seconds(), m[1].reload.Seconds())
 	row("validations, all", float64(m[0].validationsAll)/days, float64(m[1].validationsAll)/days, "")
 	row("validations, assigned", float64(m[0].validationsAssigned)/days, float64(m[1].validationsAssigned)/days, "")
 	for i, name := range []string{"direct", "relays"} {
@@ -535,9 +566,41 @@ func (n *node) beat(now time.Time, rr *relayRead, persist bool) counts {
 	if persist {
 		n.persist(now)
 	}
+	// The files hold the state only when this heartbeat saved it.
+	n.saved = persist
 	c.cpu = cpuTime() - cpu0
 	c.filesWritten, c.bytesWritten = written.take()
 	return c
+}
+
+// reload is the CPU time of a heartbeat's load and save of the node's
+// state when nothing changed: what each measured heartbeat pays besides
+// its polls, measured apart for -state-in-memory.
+func (n *node) reload() time.Duration {
+	cpu0 := cpuTime()
+	st, err := state.Load(n.path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "relaysim: load:", err)
+		return 0
+	}
+	if n.store != nil {
+		store, err := relay.LoadStore(filepath.Join(filepath.Dir(n.path), "relays.json"))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "relaysim: relays' state:", err)
+			return 0
+		}
+		if _, err := store.Save(); err != nil {
+			fmt.Fprintln(os.Stderr, "relaysim: save relays' state:", err)
+		}
+	}
+	if _, err := st.Save(n.path, time.Time{}); err != nil {
+		fmt.Fprintln(os.Stderr, "relaysim: save:", err)
+	}
+	d := cpuTime() - cpu0
+	if f, _ := written.take(); f != 0 {
+		fmt.Fprintf(os.Stderr, "relaysim: a reload wrote %d files\n", f)
+	}
+	return d
 }
 
 // persist saves the node's state.
@@ -560,7 +623,6 @@ func (n *node) save(now time.Time) error {
 		timesBefore = now.Add(-state.PollTimesEvery)
 	}
 	_, err := n.st.Save(n.path, timesBefore)
-	n.saved = true
 	return err
 }
 
