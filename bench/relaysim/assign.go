@@ -16,10 +16,12 @@ import (
 // day's traces are added to a signal.Input under mesh-2026-4, their
 // juries drawn by signal's own assignment (Pools.Assignments, the pool
 // of the epoch each trace falls in computed by signal's standing
-// closure over the files dated before it), and every juror still
-// active writes its validation, which the next day's pool is computed
-// over. Under mesh-2026-3 every validator validates every trace that is
-// not its own.
+// closure over the files dated before it), and every juror writes its
+// validation, which the next day's pool is computed over. Coverage
+// counts, with a share of the validators away, the validations the
+// jurors still active write: juries are drawn from the validators with
+// standing, whether active or not. Under mesh-2026-3 every validator
+// validates every trace that is not its own.
 
 // awayShares are the shares of validators with standing that are away
 // (validate nothing) for which coverage is counted.
