@@ -3,6 +3,11 @@
 // trace a day, at random times) for -days days after a day of warm-up,
 // twice side by side on one fake clock: polling every agent directly on
 // today's adaptive schedule, and reading through -relays honest relays.
+// It also draws every trace's jury under validation by assignment
+// (mesh-2026-4, assign.go), the first -validators agents having standing
+// and the node being the first of them, and counts the validations the
+// node writes of the traces it read, with assignment and without, and
+// the mesh's coverage.
 //
 // Real code: each agent's ed25519 key and signed checkpoints
 // (internal/translog), the relays' logs (relay.Log.Extend) served over
@@ -10,37 +15,57 @@
 // client (every relay request and byte counted as served), relay.NewView,
 // View.Due and relay.Settle, the node's pins (internal/logpin) and
 // cursors with the real schedule (state.Cursor.Due, RecordSuccess,
-// RecordActivity). Modelled: a direct poll of an agent, which is not sent
-// over HTTP: one conditional request for its checkpoint answered 304 when
-// nothing changed, else the checkpoint (250 B), the partial entry bundle
-// (220 B an entry of its partial tile) and the new trace (3 KiB); and the
-// headers, 400 B a request in "bytes with headers". CPU seconds are the
+// RecordActivity), the cursors and relays' state loaded and saved at
+// every measured heartbeat (state.Load, Save, relay.LoadStore,
+// Store.Save), and the juries (signal's Pools.Assignments, each day's
+// pool computed by signal from the files dated before it). Modelled: a
+// direct poll of an agent, which is not sent over HTTP: one conditional
+// request for its checkpoint answered 304 when nothing changed, else the
+// checkpoint (250 B), the partial entry bundle (220 B an entry of its
+// partial tile) and the new trace (3 KiB); the headers, 400 B a request
+// in "bytes with headers"; the validations, counted, not scored or
+// written; the pins, kept in memory, not saved. CPU seconds are the
 // process's (user + system) while the node's part of each mode runs;
-// state is the node's cursors (and, with relays, the relays' state) as
-// JSON; files written count the cursor and relay files whose bytes
-// changed at each heartbeat.
+// state is the size of the node's cursor and relay files; files written
+// count the files those stores wrote (statefile.SetWriteHook).
 //
-//	go run ./bench/relaysim -agents 10000 -publish 0.1 -days 1 -relays 2
+// The warm-up day is not measured: its two nodes run at once and keep
+// their state in memory, saving it at the warm-up's last heartbeat.
+// -reload-warmup loads and saves it at every one, as the measured days
+// do: slower, with the same requests, bytes, delays and validations, and
+// at 600 agents a tenth more files written in the measured day and a
+// twelfth less state: reloaded, a cursor file keeps the poll times of the
+// poll that last changed more than them (state.Save), where saved once
+// from memory it holds its last poll's. -state-in-memory keeps the state
+// in memory through the measured days as well, for a mesh too large to
+// load and save it at every heartbeat on the machine at hand: the
+// traffic and validations are the same (TestStateInMemoryChangesNoTraffic),
+// files written are not measured, CPU seconds leave out the state's load
+// and save, and "a load and save" is that part measured once, at the
+// end, over the state as saved (nothing changed, so nothing written).
+//
+//	go run ./bench/relaysim -agents 10000 -publish 0.1 -days 1 -relays 2 -validators 1000
 package main
 
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"flag"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"slices"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"golang.org/x/mod/sumdb/tlog"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/meshnode/meshnode/bench/internal/static"
 	"github.com/meshnode/meshnode/internal/fetch"
@@ -48,6 +73,7 @@ import (
 	"github.com/meshnode/meshnode/internal/presence"
 	"github.com/meshnode/meshnode/internal/relay"
 	"github.com/meshnode/meshnode/internal/state"
+	"github.com/meshnode/meshnode/internal/statefile"
 	"github.com/meshnode/meshnode/internal/translog"
 )
 
@@ -62,10 +88,14 @@ const (
 var start = time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 
 type options struct {
-	agents, days, relays int
-	publish              float64
-	directPoll           time.Duration
-	seed                 uint64
+	agents, days, relays, validators int
+	publish                          float64
+	directPoll                       time.Duration
+	seed                             uint64
+	reloadWarmup                     bool
+	cpuprofile                       string
+	assignmentOnly                   bool
+	stateInMemory                    bool
 }
 
 func main() {
@@ -75,12 +105,38 @@ func main() {
 	flag.IntVar(&o.days, "days", 1, "measured days, after a day of warm-up")
 	flag.IntVar(&o.relays, "relays", 2, "relays the node reads")
 	flag.Uint64Var(&o.seed, "seed", 1, "random seed")
+	flag.BoolVar(&o.reloadWarmup, "reload-warmup", false, "load and save the nodes' state at every heartbeat of the warm-up too, as in the measured days (slower; see the package comment)")
+	flag.BoolVar(&o.stateInMemory, "state-in-memory", false, "keep the nodes' state in memory through the measured days too, saving it at their last heartbeat: files written and CPU seconds then leave out the state's load and save, which \"CPU s, a load and save\" measures once")
+	flag.BoolVar(&o.assignmentOnly, "assignment-only", false, "draw the juries and report the assignment's figures only, without polling")
+	flag.IntVar(&o.validators, "validators", 1000, "agents with standing (the founders; the node is the first)")
 	flag.DurationVar(&o.directPoll, "direct-poll", relay.DefaultDirectPoll, "relays.direct_poll: the longest an agent a relay vouches for waits for a direct poll")
+	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
-	if err := run(o); err != nil {
+	if err := profiled(o.cpuprofile, func() error { return run(o) }); err != nil {
 		fmt.Fprintln(os.Stderr, "relaysim:", err)
 		os.Exit(1)
 	}
+}
+
+// profiled runs f, under the CPU profiler when path names its file.
+func profiled(path string, f func() error) error {
+	if path == "" {
+		return f()
+	}
+	out, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.StartCPUProfile(out); err != nil {
+		out.Close()
+		return err
+	}
+	err = f()
+	pprof.StopCPUProfile()
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // agent is one agent: its key and how many entries its log holds.
@@ -88,10 +144,25 @@ type agent struct {
 	url, skey, vkey, origin string
 	size                    int64
 	publishes               []time.Time // this run's, sorted
+	// assigned says, for each of publishes, whether its jury names the
+	// node (assign.go).
+	assigned []bool
+	// signed is the checkpoint the agent signed at size signedSize: an
+	// agent signs each tree once, and every relay copies those bytes.
+	signed     []byte
+	signedSize int64
 }
 
 func (a *agent) checkpoint() ([]byte, error) {
-	return translog.Sign(translog.Checkpoint{Origin: a.origin, Size: a.size, Root: a.root()}, a.skey)
+	if a.signed != nil && a.signedSize == a.size {
+		return a.signed, nil
+	}
+	cp, err := translog.Sign(translog.Checkpoint{Origin: a.origin, Size: a.size, Root: a.root()}, a.skey)
+	if err != nil {
+		return nil, err
+	}
+	a.signed, a.signedSize = cp, a.size
+	return cp, nil
 }
 
 func (a *agent) root() tlog.Hash { return tlog.RecordHash(fmt.Appendf(nil, "%s %d", a.url, a.size)) }
@@ -105,6 +176,11 @@ type counts struct {
 	delaySum            time.Duration
 	seen                int64
 	stateBytes          int64
+	reload              time.Duration // reload's
+	// validationsAll and validationsAssigned are the validations the node
+	// writes of the traces it read: every one not its own (mesh-2026-3),
+	// or those whose jury names it (mesh-2026-4).
+	validationsAll, validationsAssigned int64
 }
 
 func run(o options) error {
@@ -112,15 +188,35 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
+	as, err := assign(o, agents)
+	if err != nil {
+		return err
+	}
+	if o.assignmentOnly {
+		as.report(o)
+		return nil
+	}
+	measured, err := simulate(o, agents)
+	if err != nil {
+		return err
+	}
+	report(o, measured, as)
+	return nil
+}
+
+// simulate runs the warm-up and the measured days, and returns the two
+// modes' costs over the measured days: direct, then through relays.
+func simulate(o options, agents []*agent) ([2]counts, error) {
+	var measured [2]counts
 	schedule := state.Schedule{Heartbeat: presence.Heartbeat, QuietAfter: 2 * time.Hour, MaxInterval: 6 * time.Hour, SpikeFactor: 3}
 	tmp, err := os.MkdirTemp(scratch(), "relaysim-")
 	if err != nil {
-		return err
+		return measured, err
 	}
 	defer os.RemoveAll(tmp)
 	for _, d := range []string{"direct", "relays"} {
 		if err := os.Mkdir(filepath.Join(tmp, d), 0o755); err != nil {
-			return err
+			return measured, err
 		}
 	}
 	direct := newNode(agents, schedule, filepath.Join(tmp, "direct"))
@@ -129,31 +225,40 @@ func run(o options) error {
 	defer srv.close()
 	rs, err := makeRelays(o.relays, srv)
 	if err != nil {
-		return err
+		return measured, err
 	}
+	defer statefile.SetWriteHook(written.add)()
 	client := fetch.New(fetch.Options{UserAgent: "relaysim", AllowPrivate: true, Timeout: time.Minute, MaxConnsPerHost: 4})
-	var measured [2]counts
 	beats := (o.days + 1) * int(24*time.Hour/presence.Heartbeat)
 	for b := 1; b <= beats; b++ {
 		now := start.Add(time.Duration(b) * presence.Heartbeat)
 		counting := now.After(start.Add(24 * time.Hour))
 		changed := publish(agents, now)
-		for _, r := range rs {
-			if err := r.run(agents, changed); err != nil {
-				return err
-			}
+		if err := runRelays(rs, agents, changed); err != nil {
+			return measured, err
 		}
-		c0 := direct.beat(now, nil, counting)
-		c1 := relayed.beat(now, &relayRead{relays: rs, client: client, site: srv, directPoll: o.directPoll}, counting)
-		if counting {
-			measured[0].add(c0)
-			measured[1].add(c1)
+		rr := &relayRead{relays: rs, client: client, site: srv, directPoll: o.directPoll}
+		if !counting {
+			// The warm-up is not measured, and the two nodes share
+			// nothing a heartbeat writes: they run at once, and keep
+			// their state in memory until its last heartbeat saves it
+			// (see -reload-warmup).
+			persist := o.reloadWarmup || !now.Before(start.Add(24*time.Hour))
+			var wg sync.WaitGroup
+			wg.Go(func() { direct.beat(now, nil, persist) })
+			relayed.beat(now, rr, persist)
+			wg.Wait()
+			continue
 		}
+		persist := !o.stateInMemory || b == beats
+		measured[0].add(direct.beat(now, nil, persist))
+		measured[1].add(relayed.beat(now, rr, persist))
 	}
 	measured[0].stateBytes = direct.stateBytes()
 	measured[1].stateBytes = relayed.stateBytes()
-	report(o, measured)
-	return nil
+	measured[0].reload = direct.reload()
+	measured[1].reload = relayed.reload()
+	return measured, nil
 }
 
 // scratch is where the nodes' state is saved: memory when the system
@@ -209,6 +314,8 @@ func (c *counts) add(d counts) {
 	c.bytesWritten += d.bytesWritten
 	c.delaySum += d.delaySum
 	c.seen += d.seen
+	c.validationsAll += d.validationsAll
+	c.validationsAssigned += d.validationsAssigned
 }
 
 func cpuTime() time.Duration {
@@ -217,7 +324,7 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-func report(o options, m [2]counts) {
+func report(o options, m [2]counts, as assignment) {
 	days := float64(o.days)
 	fmt.Printf("relaysim: %d agents, %.0f%% publishing a day, %d relays, relays.direct_poll %v, %d measured day(s) after a day of warm-up\n", o.agents, o.publish*100, o.relays, o.directPoll, o.days)
 	fmt.Printf("%-22s %14s %14s %8s\n", "per node per day", "direct", "relays", "ratio")
@@ -231,15 +338,27 @@ func report(o options, m [2]counts) {
 	row("requests", float64(m[0].requests)/days, float64(m[1].requests)/days, "")
 	row("body bytes", float64(m[0].bodyBytes)/days, float64(m[1].bodyBytes)/days, "")
 	row("bytes with headers", float64(m[0].bodyBytes+headerBytes*m[0].requests)/days, float64(m[1].bodyBytes+headerBytes*m[1].requests)/days, "")
-	row("files written", float64(m[0].filesWritten)/days, float64(m[1].filesWritten)/days, "")
-	row("bytes written", float64(m[0].bytesWritten)/days, float64(m[1].bytesWritten)/days, "")
+	if o.stateInMemory {
+		fmt.Printf("%-22s %14s %14s\n", "files written", "not measured", "(-state-in-memory)")
+	} else {
+		row("files written", float64(m[0].filesWritten)/days, float64(m[1].filesWritten)/days, "")
+		row("bytes written", float64(m[0].bytesWritten)/days, float64(m[1].bytesWritten)/days, "")
+	}
 	row("state bytes", float64(m[0].stateBytes), float64(m[1].stateBytes), "")
-	fmt.Printf("%-22s %14.2f %14.2f\n", "CPU seconds", m[0].cpu.Seconds()/days, m[1].cpu.Seconds()/days)
+	cpu := "CPU seconds"
+	if o.stateInMemory {
+		cpu = "CPU s, state in memory"
+	}
+	fmt.Printf("%-22s %14.2f %14.2f\n", cpu, m[0].cpu.Seconds()/days, m[1].cpu.Seconds()/days)
+	fmt.Printf("%-22s %14.2f %14.2f\n", "CPU s, a load and save", m[0].reload.Seconds(), m[1].reload.Seconds())
+	row("validations, all", float64(m[0].validationsAll)/days, float64(m[1].validationsAll)/days, "")
+	row("validations, assigned", float64(m[0].validationsAssigned)/days, float64(m[1].validationsAssigned)/days, "")
 	for i, name := range []string{"direct", "relays"} {
 		if m[i].seen > 0 {
 			fmt.Printf("mean delay publish→read (%s): %v over %d traces\n", name, (m[i].delaySum / time.Duration(m[i].seen)).Round(time.Minute), m[i].seen)
 		}
 	}
+	as.report(o)
 }
 
 // site serves relays' files from memory, with ETags, and counts what it
@@ -307,6 +426,25 @@ func makeRelays(n int, s *site) ([]*relayLog, error) {
 	return out, nil
 }
 
+// runRelays runs every relay: the agents sign their new checkpoints
+// once, then the relays, which share nothing, extend their logs at once.
+func runRelays(rs []*relayLog, agents, changed []*agent) error {
+	sign := changed
+	if len(rs) > 0 && len(rs[0].log.Entries) == 0 {
+		sign = agents // a new relay lists every agent
+	}
+	for _, a := range sign {
+		if _, err := a.checkpoint(); err != nil {
+			return err
+		}
+	}
+	var g errgroup.Group
+	for _, r := range rs {
+		g.Go(func() error { return r.run(agents, changed) })
+	}
+	return g.Wait()
+}
+
 // run appends the agents that changed (all of them the first time).
 func (r *relayLog) run(agents, changed []*agent) error {
 	if len(r.log.Entries) == 0 {
@@ -353,9 +491,8 @@ type node struct {
 	seenSize map[string]int64
 	polled   map[string]time.Time // the last direct poll of each agent
 	path     string               // where its cursors are saved
-	files    map[string][]byte    // its cursor files as last saved
-	// relayFiles are the relays' state files as last counted.
-	relayFiles map[string]string
+	saved    bool                 // whether a heartbeat saved them
+	store    *relay.Store         // the relays' state, with relays
 }
 
 func newNode(agents []*agent, s state.Schedule, dir string) *node {
@@ -365,11 +502,15 @@ func newNode(agents []*agent, s state.Schedule, dir string) *node {
 }
 
 // beat runs one heartbeat of the node at now: the relays read (rr nil:
-// none), then each agent due polled.
-func (n *node) beat(now time.Time, rr *relayRead, counting bool) counts {
+// none), then each agent due polled. With persist, it loads the state
+// the last heartbeat saved and saves it, as a run does; without, it keeps
+// it in memory. Loading gives back what was saved except the poll times
+// state.Save keeps as they were, which no schedule reads (Cursor.Due and
+// View.Due count from the last news).
+func (n *node) beat(now time.Time, rr *relayRead, persist bool) counts {
 	var c counts
 	cpu0 := cpuTime()
-	if n.files != nil {
+	if persist && n.saved {
 		// Each heartbeat opens the state the last one saved, as a run does.
 		st, err := state.Load(n.path)
 		if err != nil {
@@ -379,13 +520,16 @@ func (n *node) beat(now time.Time, rr *relayRead, counting bool) counts {
 		}
 	}
 	var view *relay.View
-	var store *relay.Store
 	if rr != nil {
-		var err error
-		if store, err = relay.LoadStore(filepath.Join(filepath.Dir(n.path), "relays.json")); err != nil {
-			fmt.Fprintln(os.Stderr, "relaysim: relays' state:", err)
-			return c
+		if (persist && n.saved) || n.store == nil {
+			store, err := relay.LoadStore(filepath.Join(filepath.Dir(n.path), "relays.json"))
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "relaysim: relays' state:", err)
+				return c
+			}
+			n.store = store
 		}
+		store := n.store
 		n.held = n.held[:0]
 		for _, r := range rr.relays {
 			n.held = append(n.held, store.Held(r.rel))
@@ -410,74 +554,101 @@ func (n *node) beat(now time.Time, rr *relayRead, counting bool) counts {
 		if !due {
 			continue
 		}
+		size, polled := n.seenSize[a.url], n.polled[a.url]
 		n.poll(a, cur, now, &c)
+		if size > 0 && a != n.agents[0] {
+			n.validate(a, polled, now, &c)
+		}
 	}
 	if rr != nil {
 		relay.Settle(n.held, n.pins, now)
-		if _, err := store.Save(); err != nil {
-			fmt.Fprintln(os.Stderr, "relaysim: save relays' state:", err)
-		}
-		// The last heartbeat of the warm-up takes the snapshot the first
-		// measured one compares with.
-		if counting || !now.Add(presence.Heartbeat).Before(start.Add(24*time.Hour)) {
-			files, size := n.relayFilesChanged()
-			if counting {
-				c.filesWritten += files
-				c.bytesWritten += size
-			}
-		}
 	}
-	written, wbytes, err := n.save(now)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "relaysim: save:", err)
+	if persist {
+		n.persist(now)
 	}
-	c.filesWritten += written
-	c.bytesWritten += wbytes
+	// The files hold the state only when this heartbeat saved it.
+	n.saved = persist
 	c.cpu = cpuTime() - cpu0
+	c.filesWritten, c.bytesWritten = written.take()
 	return c
 }
 
-// relayFilesChanged counts the files of the relays' state whose bytes
-// changed since the last call: relay.Store.Save writes only those.
-func (n *node) relayFilesChanged() (int64, int64) {
-	dir := filepath.Join(filepath.Dir(n.path), "relays")
-	entries, _ := os.ReadDir(dir)
-	now := make(map[string]string, len(entries))
-	var files, size int64
-	for _, e := range entries {
-		data, _ := os.ReadFile(filepath.Join(dir, e.Name()))
-		now[e.Name()] = string(data)
-		if n.relayFiles[e.Name()] != string(data) {
-			files++
-			size += int64(len(data))
+// reload is the CPU time of a heartbeat's load and save of the node's
+// state when nothing changed: what each measured heartbeat pays besides
+// its polls, measured apart for -state-in-memory.
+func (n *node) reload() time.Duration {
+	cpu0 := cpuTime()
+	st, err := state.Load(n.path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "relaysim: load:", err)
+		return 0
+	}
+	if n.store != nil {
+		store, err := relay.LoadStore(filepath.Join(filepath.Dir(n.path), "relays.json"))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "relaysim: relays' state:", err)
+			return 0
+		}
+		if _, err := store.Save(); err != nil {
+			fmt.Fprintln(os.Stderr, "relaysim: save relays' state:", err)
 		}
 	}
-	n.relayFiles = now
-	return files, size
+	if _, err := st.Save(n.path, time.Time{}); err != nil {
+		fmt.Fprintln(os.Stderr, "relaysim: save:", err)
+	}
+	d := cpuTime() - cpu0
+	if f, _ := written.take(); f != 0 {
+		fmt.Fprintf(os.Stderr, "relaysim: a reload wrote %d files\n", f)
+	}
+	return d
+}
+
+// persist saves the node's state.
+func (n *node) persist(now time.Time) {
+	if n.store != nil {
+		if _, err := n.store.Save(); err != nil {
+			fmt.Fprintln(os.Stderr, "relaysim: save relays' state:", err)
+		}
+	}
+	if err := n.save(now); err != nil {
+		fmt.Fprintln(os.Stderr, "relaysim: save:", err)
+	}
 }
 
 // save writes the cursors as the heartbeat does (state.Save: a file per
-// peer, only those whose bytes changed, poll times alone once a day) and
-// returns how many files changed and their bytes.
-func (n *node) save(now time.Time) (int64, int64, error) {
+// peer, only those whose bytes changed, poll times alone once a day).
+func (n *node) save(now time.Time) error {
 	var timesBefore time.Time
 	if now.Sub(now.Truncate(24*time.Hour)) < presence.Heartbeat {
 		timesBefore = now.Add(-state.PollTimesEvery)
 	}
-	files, err := n.st.Files(timesBefore)
-	if err != nil {
-		return 0, 0, err
-	}
-	var changed, size int64
-	for name, data := range files {
-		if old, ok := n.files[name]; !ok || string(old) != string(data) {
-			changed++
-			size += int64(len(data))
-		}
-	}
-	n.files = files
-	_, err = n.st.Save(n.path, timesBefore)
-	return changed, size, err
+	_, err := n.st.Save(n.path, timesBefore)
+	return err
+}
+
+// writes counts the state files the node's code writes, as
+// statefile.SetWriteHook tells them: the cursors' and relays' stores
+// write only the files whose bytes changed.
+type writes struct {
+	mu           sync.Mutex
+	files, bytes int64
+}
+
+var written writes
+
+func (w *writes) add(_ string, size int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.files++
+	w.bytes += int64(size)
+}
+
+func (w *writes) take() (int64, int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	f, b := w.files, w.bytes
+	w.files, w.bytes = 0, 0
+	return f, b
 }
 
 // poll is a modelled direct poll of a's log: the node accepts its
@@ -525,23 +696,31 @@ func (n *node) poll(a *agent, cur *state.Cursor, now time.Time, c *counts) {
 	n.pins.Put(&logpin.Pin{URL: a.url, Key: a.vkey, Accepted: []logpin.Tree{{Size: a.size, Root: base64.StdEncoding.EncodeToString(r[:])}}})
 }
 
-// stateBytes is the node's state as JSON: its cursors, and the relays'.
-func (n *node) stateBytes() int64 {
-	var total int64
-	urls := make([]string, 0, len(n.st.Cursors))
-	for u := range n.st.Cursors {
-		urls = append(urls, u)
-	}
-	slices.Sort(urls)
-	for _, u := range urls {
-		b, _ := json.Marshal(n.st.Cursors[u])
-		total += int64(len(b))
-	}
-	entries, _ := os.ReadDir(filepath.Join(filepath.Dir(n.path), "relays"))
-	for _, e := range entries {
-		if info, err := e.Info(); err == nil {
-			total += info.Size()
+// validate counts the validations the node writes of a's traces that
+// a poll at now read, a's last poll being at polled: one of each, or one
+// of each whose jury names it.
+func (n *node) validate(a *agent, polled, now time.Time, c *counts) {
+	for i, p := range a.publishes {
+		if p.After(polled) && !p.After(now) {
+			c.validationsAll++
+			if a.assigned[i] {
+				c.validationsAssigned++
+			}
 		}
 	}
+}
+
+// stateBytes is the size of the node's state files as saved: its
+// cursors, and the relays'.
+func (n *node) stateBytes() int64 {
+	var total int64
+	filepath.WalkDir(filepath.Dir(n.path), func(_ string, e fs.DirEntry, err error) error {
+		if err == nil && e.Type().IsRegular() {
+			if info, err := e.Info(); err == nil {
+				total += info.Size()
+			}
+		}
+		return nil
+	})
 	return total
 }

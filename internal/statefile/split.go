@@ -300,6 +300,9 @@ func writeAll(dir string, files, was map[string][]byte, c *Cache) (bool, error) 
 				return fmt.Errorf("write %s: %w", name, err)
 			}
 			c.putWritten(p, files[name])
+			if writeHook != nil {
+				writeHook(p, len(files[name]))
+			}
 			changed.Store(true)
 			return nil
 		})
@@ -307,6 +310,10 @@ func writeAll(dir string, files, was map[string][]byte, c *Cache) (bool, error) 
 	err := g.Wait()
 	return changed.Load(), err
 }
+
+// writeHook, when set (tests and benchmarks only), is told the path and
+// size of every file of a split directory written.
+var writeHook func(path string, size int)
 
 // readHook, when set (tests only), is told the path of every file of a
 // split directory before it is read.
@@ -360,4 +367,15 @@ func SetReadHook(hook func(path string)) (restore func()) {
 	old := readHook
 	readHook = hook
 	return func() { readHook = old }
+}
+
+// SetWriteHook makes hook be told the path and size of every file of a
+// split directory Write, Rewrite, Update or WriteSome writes, until the
+// returned function is called; files are written several at once, so
+// hook must be safe for concurrent use. For tests and benchmarks that
+// count what a command writes.
+func SetWriteHook(hook func(path string, size int)) (restore func()) {
+	old := writeHook
+	writeHook = hook
+	return func() { writeHook = old }
 }

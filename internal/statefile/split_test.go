@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"sync"
 	"testing"
 )
 
@@ -86,5 +87,30 @@ func TestReadFileInfoAllocatesTheFileOnce(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	if per := (after.TotalAlloc - before.TotalAlloc) / runs; per > uint64(len(data))*5/4 {
 		t.Errorf("reading a %d-byte file allocated %d bytes", len(data), per)
+	}
+}
+
+func TestWriteHookIsToldEachFileWrittenOnly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pins.json")
+	was := map[string][]byte{"a.json": []byte("1\n"), "b.json": []byte("2\n")}
+	if _, err := Write(path, was); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	told := map[string]int{}
+	t.Cleanup(SetWriteHook(func(p string, size int) {
+		mu.Lock()
+		defer mu.Unlock()
+		told[filepath.Base(p)] += size
+	}))
+	files := map[string][]byte{"a.json": []byte("1\n"), "b.json": []byte("22\n"), "c.json": []byte("333\n")}
+	if _, err := Rewrite(path, files, was); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Update(path, map[string][]byte{"d.json": []byte("4\n")}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]int{"b.json": 3, "c.json": 4, "d.json": 2}; !reflect.DeepEqual(told, want) {
+		t.Errorf("the hook was told %v, want %v (a.json unchanged)", told, want)
 	}
 }

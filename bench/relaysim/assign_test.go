@@ -1,0 +1,97 @@
+package main
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/signal"
+)
+
+func smallMesh(t *testing.T) (options, []*agent) {
+	t.Helper()
+	o := options{agents: 120, days: 1, publish: 0.5, validators: 12, seed: 3}
+	agents, err := makeAgents(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o, agents
+}
+
+func TestAssignmentDrawsAJuryOfFiveForEveryMeasuredTrace(t *testing.T) {
+	o, agents := smallMesh(t)
+	as, err := assign(o, agents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := as.coverage[0]
+	if all.away != 0 || all.traces == 0 || all.short != 0 || all.minimum != signal.JurySize {
+		t.Errorf("with every validator active: %+v, want every trace judged by %d", all, signal.JurySize)
+	}
+	most := as.coverage[len(as.coverage)-1]
+	if most.traces != all.traces || most.minimum >= signal.JurySize || most.short == 0 {
+		t.Errorf("with %.0f%% of the validators away: %+v, want some traces short of three", 100*most.away, most)
+	}
+	var mine, measured int
+	for _, a := range agents {
+		for i, p := range a.publishes {
+			if p.Before(start.Add(24 * time.Hour)) {
+				continue
+			}
+			measured++
+			if a.assigned[i] {
+				mine++
+				if a == agents[0] {
+					t.Errorf("the node is assigned its own trace of %v", p)
+				}
+			}
+		}
+	}
+	if measured != all.traces || mine == 0 || mine >= measured/2 {
+		t.Errorf("the node is assigned %d of %d measured traces (coverage counted %d), want about %d × %d ÷ %d",
+			mine, measured, all.traces, signal.JurySize, measured, o.validators)
+	}
+}
+
+// The first day's pool is the founders alone, so its juries can be drawn
+// here from the traces alone: the node's assignments must be those.
+func TestAssignmentMarksTheTracesWhoseJuryNamesTheNode(t *testing.T) {
+	o, agents := smallMesh(t)
+	if _, err := assign(o, agents); err != nil {
+		t.Fatal(err)
+	}
+	in := signal.Input{Rules: signal.RulesMesh2026v4}
+	for i := range o.validators {
+		in.Founders = append(in.Founders, signal.Founder{Name: agentName(i), URL: agents[i].url})
+	}
+	traces, refs := tracesOfDay(agents, 0)
+	in.Traces = traces
+	as, ok := signal.NewAssignments(in)
+	if !ok {
+		t.Fatal("mesh-2026-4 assigns nothing")
+	}
+	named := 0
+	for i, tr := range traces {
+		want := slices.Contains(as.Jury(tr), agentName(0))
+		if got := refs[i].a.assigned[refs[i].p]; got != want {
+			t.Errorf("trace %s of %s: assigned to the node %v, its jury %v", tr.Hash, tr.Agent, got, as.Jury(tr))
+		}
+		if want {
+			named++
+		}
+	}
+	if named == 0 {
+		t.Error("no trace of the first day names the node: the test checks nothing")
+	}
+}
+
+func TestValidateCountsTheTracesAPollRead(t *testing.T) {
+	at := func(h int) time.Time { return start.Add(time.Duration(h) * time.Hour) }
+	a := &agent{url: "https://a000001.example/mesh/", publishes: []time.Time{at(1), at(3), at(5), at(9)}, assigned: []bool{true, true, false, true}}
+	n := &node{agents: []*agent{{url: "https://a000000.example/mesh/"}, a}}
+	var c counts
+	n.validate(a, at(2), at(5), &c)
+	if c.validationsAll != 2 || c.validationsAssigned != 1 {
+		t.Errorf("a poll at 5 h after one at 2 h counted %d validations, %d assigned; want the traces of 3 h and 5 h: 2, 1", c.validationsAll, c.validationsAssigned)
+	}
+}
