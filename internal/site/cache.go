@@ -69,10 +69,11 @@ func writeCache(out string, keys map[string]string) error {
 // keyOf hashes the values an output is made from. Bytes and strings are
 // hashed as they are, length first (formatting a trace body with %v cost
 // a tenth of a second per thousand traces), hashes and statuses as the
-// strings they are; anything else by %v.
+// strings they are; anything else as %v writes it (appendValue).
 func keyOf(parts ...any) string {
 	h := sha256.New()
 	io.WriteString(h, templateKey)
+	var scratch [64]byte
 	for _, p := range parts {
 		switch v := p.(type) {
 		case []byte:
@@ -85,7 +86,11 @@ func keyOf(parts ...any) string {
 		case manifest.Status:
 			keyString(h, string(v))
 		default:
-			fmt.Fprintf(h, "\x00%v", p)
+			if b, ok := appendValue(append(scratch[:0], 0), p); ok {
+				h.Write(b)
+			} else {
+				fmt.Fprintf(h, "\x00%v", p)
+			}
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
