@@ -2,17 +2,21 @@
 # Benchmark: meshnode build against Hugo on the same 10,000 markdown traces.
 #
 #   bash bench/site/run.sh [--no-hugo] [N]      (default N=10000)
-#   bash bench/site/run.sh --against REV [--rounds R] [--peers P] [--hugo] [N]
+#   bash bench/site/run.sh --against REV [--same-node] [--rounds R] [--peers P] [--hugo] [N]
 #
 # With --against, meshnode at git revision REV (say,
 # the commit before a change) and the working tree's meshnode are timed
 # alternately, R rounds (default 5) of a cold build and an unchanged
 # rebuild each; it prints min/median/max of each, in seconds of wall
-# time, with user+system CPU seconds and peak RSS (/usr/bin/time's %M).
+# time, with user+system CPU seconds, user CPU seconds alone (the system
+# time of creating files swings with the disk's recent deletions) and
+# peak RSS (/usr/bin/time's %M).
 # REV builds a node of N traces of its own; the working tree builds the
 # same node knowing P peer traces besides (default 10000; --peers 0 gives
 # both the same node), as a node caught up with its mesh holds them, with
-# the copies it keeps of them (3,000, so 3,000 reading pages). With
+# the copies it keeps of them (3,000, so 3,000 reading pages);
+# --same-node has REV build that node too, to time a change to the
+# build of a node that knows its peers. With
 # --hugo, Hugo's cold build and rebuild are timed in the same rounds,
 # alternating.
 #
@@ -33,11 +37,13 @@ against=""
 with_hugo=no
 rounds=5
 peers=10000
+same=no
 while [[ ${1:-} == --* ]]; do
   case $1 in
     --no-hugo) hugo=no; shift ;;
     --against) against=$2; hugo=no; shift 2 ;;
     --hugo) with_hugo=yes; shift ;;
+    --same-node) same=yes; shift ;;
     --rounds) rounds=$2; shift 2 ;;
     --peers) peers=$2; shift 2 ;;
     *) echo "run.sh: unknown flag $1" >&2; exit 2 ;;
@@ -45,7 +51,7 @@ while [[ ${1:-} == --* ]]; do
 done
 n=${1:-10000}
 if [[ ! $n =~ ^[1-9][0-9]*$ || ! $peers =~ ^[0-9]+$ ]]; then
-  sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 fi
 
@@ -82,8 +88,13 @@ if [[ -n $against ]]; then
   git archive "$against" | tar -x -C "$work/src"
   (cd "$work/src" && go build -o "$work/before" ./cmd/meshnode)
   go build -o "$work/now" ./cmd/meshnode
-  go run ./bench/site/gen "$work/node" "$n"
   go run ./bench/site/gen "$work/mesh" "$n" "$peers"
+  before_node="$work/node" before_label="$against, $n own traces"
+  if [[ $same == yes ]]; then
+    before_node="$work/mesh" before_label="$against, $n own + $peers peer traces"
+  else
+    go run ./bench/site/gen "$work/node" "$n"
+  fi
   variants="before now"
   if [[ $with_hugo == yes ]]; then
     install_hugo
@@ -102,7 +113,7 @@ if [[ -n $against ]]; then
         /usr/bin/time -f "%e %U %S %M" -a -o "$work/$bin.same" hugo --source "$work/hugo" --destination "$out" --quiet >/dev/null
         continue
       fi
-      node="$work/node"
+      node="$before_node"
       [[ $bin == now ]] && node="$work/mesh"
       /usr/bin/time -f "%e %U %S %M" -a -o "$work/$bin.cold" "$work/$bin" build --dir "$node" --out "$out" >/dev/null
       /usr/bin/time -f "%e %U %S %M" -a -o "$work/$bin.same" "$work/$bin" build --dir "$node" --out "$out" > "$work/$bin.log"
@@ -110,15 +121,17 @@ if [[ -n $against ]]; then
     done
     printf 'round %d done (load %s)\n' "$r" "$(cut -d' ' -f1-3 /proc/loadavg)" >&2
   done
-  stats() { # file: min/median/max of wall, of user+sys and of peak RSS
+  stats() { # file: min/median/max of wall, of user+sys, of user and of peak RSS
     sort -n "$1" | awk '{w[NR]=$1} END {printf "%.2f / %.2f / %.2f", w[1], w[int((NR+1)/2)], w[NR]}'
     printf ' (CPU '
     awk '{print $2+$3}' "$1" | sort -n | awk '{c[NR]=$1} END {printf "%.1f / %.1f / %.1f", c[1], c[int((NR+1)/2)], c[NR]}'
+    printf ', user '
+    awk '{print $2}' "$1" | sort -n | awk '{c[NR]=$1} END {printf "%.1f / %.1f / %.1f", c[1], c[int((NR+1)/2)], c[NR]}'
     printf '; RSS '
     awk '{print $4/1024}' "$1" | sort -n | awk '{m[NR]=$1} END {printf "%.0f / %.0f / %.0f MB)", m[1], m[int((NR+1)/2)], m[NR]}'
   }
   printf '\n%d traces, %s CPU(s), %d rounds alternating; seconds min / median / max\n\n' "$n" "$(nproc)" "$rounds"
-  header="| build | $against, $n own traces | now, $n own + $peers peer traces |" rule="|---|---|---|"
+  header="| build | $before_label | now, $n own + $peers peer traces |" rule="|---|---|---|"
   [[ $with_hugo == yes ]] && header="$header $(hugo version | cut -d' ' -f1-2) |" rule="$rule---|"
   printf '%s\n%s\n' "$header" "$rule"
   for kind in cold same; do

@@ -72,10 +72,12 @@ func Build(ctx context.Context, o Options) (Stats, error) {
 // trace pages allocates over a gigabyte against a live heap of about
 // 50 MB, and at GOGC 100 the collector ran every 50 MB and took an eighth
 // of the build's CPU, while GOGC 400 alone ran it a quarter as often for
-// a peak of 340 MB of RSS. Loading runs under buildMemoryFloor; writing
-// under twice the live heap the load left, at least the floor, with GOGC
-// at buildGCPercent below it: the collector then runs as often as GOGC
-// 100 would at most, and a third as often for a node of 10,000 traces.
+// a peak of 340 MB of RSS. GOGC is buildGCPercent throughout, below a
+// limit: buildMemoryFloor while loading (at GOGC 100 the load's growing
+// heap took a third of the build's collections, for no lower a peak);
+// then twice the live heap the load left, at least the floor. The
+// collector then runs as often as GOGC 100 would at most, and a third as
+// often for a node of 10,000 traces.
 const (
 	buildGCPercent   = 400
 	buildMemoryFloor = 128 << 20
@@ -88,26 +90,26 @@ type gcSettings struct {
 }
 
 // limitGC sets the soft memory limit to buildMemoryFloor, unless
-// GOMEMLIMIT asks for less, and returns the settings to restore.
+// GOMEMLIMIT asks for less, raises GOGC to buildGCPercent unless it asks
+// for more or for none, and returns the settings to restore.
 func limitGC() gcSettings {
 	s := gcSettings{limit: debug.SetMemoryLimit(-1)}
 	s.percent = debug.SetGCPercent(-1)
 	debug.SetGCPercent(s.percent)
+	if s.percent >= 0 && s.percent < buildGCPercent {
+		debug.SetGCPercent(buildGCPercent)
+	}
 	debug.SetMemoryLimit(min(s.limit, buildMemoryFloor))
 	return s
 }
 
-// relax, once the node is loaded, collects once to learn the live heap,
-// raises the limit to twice it when that is above the floor (a limit the
-// heap outgrew would have the collector run without end), unless
-// GOMEMLIMIT asks for less, and raises GOGC to buildGCPercent unless it
-// asks for more or for none.
+// relax, once the node is loaded, collects once to learn the live heap
+// and raises the limit to twice it when that is above the floor (a limit
+// the heap outgrew would have the collector run without end), unless
+// GOMEMLIMIT asks for less.
 func (s gcSettings) relax() {
 	runtime.GC()
 	debug.SetMemoryLimit(min(s.limit, max(buildMemoryFloor, 2*liveHeap())))
-	if s.percent >= 0 && s.percent < buildGCPercent {
-		debug.SetGCPercent(buildGCPercent)
-	}
 }
 
 // restore puts the settings back.

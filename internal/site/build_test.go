@@ -188,8 +188,8 @@ func get(t *testing.T, url string) []byte {
 }
 
 // TestBuildRestoresGCSettings checks that Build relaxes the collector only
-// while it runs: GOGC raised to buildGCPercent unless it asks for more or
-// for none, the memory limit lowered to the floor unless GOMEMLIMIT asks
+// while it runs: GOGC raised to buildGCPercent, from the load on, unless
+// it asks for more or for none, the memory limit lowered to the floor unless GOMEMLIMIT asks
 // for less, and both put back after the build.
 func TestBuildRestoresGCSettings(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
@@ -210,6 +210,9 @@ func TestBuildRestoresGCSettings(t *testing.T) {
 		gc := limitGC()
 		if got := currentLimit(); got != c.loading {
 			t.Errorf("GOGC %d, limit %d: limit %d while loading, want %d", c.percent, c.limit, got, c.loading)
+		}
+		if got := currentPercent(); got != c.during {
+			t.Errorf("GOGC %d: %d while loading, want %d", c.percent, got, c.during)
 		}
 		gc.relax()
 		if got := currentPercent(); got != c.during {

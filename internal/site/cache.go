@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -69,33 +68,40 @@ func writeCache(out string, keys map[string]string) error {
 // keyOf hashes the values an output is made from. Bytes and strings are
 // hashed as they are, length first (formatting a trace body with %v cost
 // a tenth of a second per thousand traces), hashes and statuses as the
-// strings they are; anything else by %v.
+// strings they are; anything else as %v writes it (appendValue). The
+// values are laid out in a pooled buffer and hashed once: written to the
+// hash one by one, each string was copied into a new slice first.
 func keyOf(parts ...any) string {
-	h := sha256.New()
-	io.WriteString(h, templateKey)
+	buf := getBuffer()
+	defer putBuffer(buf)
+	b := append(buf.AvailableBuffer(), templateKey...)
 	for _, p := range parts {
 		switch v := p.(type) {
 		case []byte:
-			io.WriteString(h, "\x00b"+strconv.Itoa(len(v))+":")
-			h.Write(v)
+			b = append(strconv.AppendInt(append(b, "\x00b"...), int64(len(v)), 10), ':')
+			b = append(b, v...)
 		case string:
-			keyString(h, v)
+			b = appendKeyString(b, v)
 		case manifest.Hash:
-			keyString(h, string(v))
+			b = appendKeyString(b, string(v))
 		case manifest.Status:
-			keyString(h, string(v))
+			b = appendKeyString(b, string(v))
 		default:
-			fmt.Fprintf(h, "\x00%v", p)
+			var ok bool
+			if b, ok = appendValue(append(b, 0), p); !ok {
+				b = fmt.Appendf(b, "%v", p)
+			}
 		}
 	}
-	return hex.EncodeToString(h.Sum(nil)[:16])
+	buf.Write(b) // keeps the grown slice for the pool
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:16])
 }
 
-// keyString writes s with its length before it; without fmt, which
-// was most of the cost of a trace page's key.
-func keyString(w io.Writer, s string) {
-	io.WriteString(w, "\x00s"+strconv.Itoa(len(s))+":")
-	io.WriteString(w, s)
+// appendKeyString appends s with its length before it.
+func appendKeyString(b []byte, s string) []byte {
+	b = append(strconv.AppendInt(append(b, "\x00s"...), int64(len(s)), 10), ':')
+	return append(b, s...)
 }
 
 // traceKey covers everything a trace page shows: the trace (its body,

@@ -73,3 +73,32 @@ func compareRows(t *testing.T, name string, data any, got template.HTML) {
 		t.Errorf("%s differ from the template's:\n%s", name, firstDiff(want.String(), string(got)))
 	}
 }
+
+// pagerTemplate holds templates/parts.html, whose "pager" is the
+// specification pagerNav follows.
+var pagerTemplate = template.Must(template.New("").Funcs(funcs).ParseFS(templateFS, "templates/parts.html"))
+
+// TestPagerMatchesTemplate renders the navigation of paged lists by hand
+// and by parts.html's template, on lists of one, two and many pages
+// and on hostile labels and links, and wants the same bytes.
+func TestPagerMatchesTemplate(t *testing.T) {
+	hostile := []string{"", "plain", `<script>alert("x")</script>`, "a'b\"c&d+e<f>g", "nul\x00byte", "naïve ✓", "bad\xffutf8",
+		"javascript:alert(1)", "http://x.org/a b?c=d&e=f#g", "../up/%41 (p) {b} `t` \\ ^|", "x/y:z", "%zz%4"}
+	var pagers []*pager
+	for _, total := range []int{0, 1, 100, 101, 250, 1000} {
+		pagers = append(pagers, tracePages(&Node{Traces: make([]*Trace, total)})...)
+	}
+	for i, s := range hostile {
+		s2 := hostile[(i+5)%len(hostile)]
+		pagers = append(pagers, paginate(3*i, 2, s, func(k int) string { return []string{s, s2}[k%2] + "/" + s2 })...)
+	}
+	for _, p := range pagers {
+		var want bytes.Buffer
+		if err := pagerTemplate.ExecuteTemplate(&want, "pager", p); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(pagerNav(p)); got != want.String() {
+			t.Errorf("pager %q of %d pages differs from the template's:\n%s", p.Path, p.Count, firstDiff(want.String(), got))
+		}
+	}
+}

@@ -44,6 +44,7 @@ var funcs = template.FuncMap{
 	"headTitle":    headTitle,
 	"traceRows":    traceRows,
 	"refRows":      refRows,
+	"pagerNav":     pagerNav,
 }
 
 // rooted hands a part template its value with the page it is on, so the
@@ -57,6 +58,9 @@ type rooted struct {
 func mustParsePages(names ...string) map[string]*template.Template {
 	shared := template.Must(template.New("").Funcs(funcs).ParseFS(templateFS,
 		"templates/layout.html", "templates/parts.html", "templates/charts.html"))
+	// parts.html's "pager" is pagerNav's specification
+	// (TestPagerMatchesTemplate); pages call pagerNav in its place.
+	template.Must(shared.New("pager").Parse("{{pagerNav .}}"))
 	m := map[string]*template.Template{}
 	for _, n := range names {
 		t := template.Must(shared.Clone())
