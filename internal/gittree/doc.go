@@ -7,7 +7,9 @@
 // only the files its stat data cannot vouch for. It is how a heartbeat
 // knows its history is the one its derived state was computed from,
 // before or after the workflow commits it (docs/decisions.md, "A quiet
-// heartbeat"). It runs git and touches nothing of the checkout's; a
-// directory that is not a checkout, or a machine without git, is an error
-// the caller answers by reading the files.
+// heartbeat"). It runs git and never changes git's index or refs (what it
+// hashes goes into git's object store, as `git add` would put it, where
+// the commit that follows finds it); a directory that is not a checkout,
+// or a machine without git, is an error the caller answers by reading the
+// files.
 package gittree

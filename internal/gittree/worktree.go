@@ -31,7 +31,8 @@ func Current(ctx context.Context, dir string, paths []string) ([]byte, error) {
 // the index itself: the copy keeps the index's stat data and its time,
 // so git hashes again only the files whose stat data changed or that
 // were written in the same second as the index ("racy git"), as its own
-// clean check does.
+// clean check does. The blobs it hashes are written to git's object
+// store, as `git add` writes them.
 func WorkTree(ctx context.Context, dir string, paths []string) ([]byte, error) {
 	tmp, err := os.MkdirTemp("", "meshnode-gittree-")
 	if err != nil {
