@@ -8,7 +8,8 @@
 //
 // Synthetic peers each publish -traces pending traces of about 3 kB,
 // distinct in wording; a GET of the printed publish URL adds one more to
-// the first peer, a GET of /_meshsim/conns on that host answers how
+// the first peer, one of /_meshsim/day on that host one more to every
+// peer (bench/commitcost.sh), a GET of /_meshsim/conns on that host answers how
 // many TCP connections all its servers accepted so far, and one of
 // /_meshsim/inflight the most requests they answered at once since the
 // last such GET. The node is a founder (FOUNDERS.md), so it scores.

@@ -15,9 +15,11 @@ import (
 )
 
 // synthetic is a mesh of generated peers: peer j publishes traces
-// 1..traces, and the first peer `extra` more.
+// 1..traces, one more a day for each of `days`, and the first peer
+// `extra` more.
 type synthetic struct {
 	traces int
+	days   atomic.Int64
 	extra  atomic.Int64
 	mu     sync.Mutex
 	cache  map[string][]byte // "j/n" → MANIFEST.md of peer j with n traces
@@ -48,6 +50,9 @@ func (s *synthetic) serve(w http.ResponseWriter, r *http.Request) {
 	switch p {
 	case "/_meshsim/publish":
 		fmt.Fprintln(w, s.extra.Add(1))
+		return
+	case "/_meshsim/day":
+		fmt.Fprintln(w, s.days.Add(1))
 		return
 	case "/_meshsim/conns":
 		fmt.Fprintln(w, conns.Load())
@@ -85,10 +90,11 @@ func (s *synthetic) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *synthetic) count(j int) int {
+	n := s.traces + int(s.days.Load())
 	if j == 0 {
-		return s.traces + int(s.extra.Load())
+		n += int(s.extra.Load())
 	}
-	return s.traces
+	return n
 }
 
 func (s *synthetic) manifest(j, n int) []byte {

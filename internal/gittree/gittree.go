@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"time"
 )
@@ -31,14 +32,14 @@ var ErrDirty = errors.New("the work tree differs from HEAD")
 // and with another error when dir is not a git checkout with a commit or
 // git cannot run.
 func Of(ctx context.Context, dir string, paths []string) ([]byte, error) {
-	status, err := run(ctx, dir, append([]string{"status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignored=matching", "--"}, paths...))
+	status, err := run(ctx, dir, nil, append([]string{"status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignored=matching", "--"}, paths...))
 	if err != nil {
 		return nil, err
 	}
 	if len(status) > 0 {
 		return nil, fmt.Errorf("%w: %s", ErrDirty, firstEntry(status))
 	}
-	return run(ctx, dir, append([]string{"ls-tree", "HEAD", "--"}, paths...))
+	return run(ctx, dir, nil, append([]string{"ls-tree", "HEAD", "--"}, paths...))
 }
 
 // firstEntry is the first path git status named, for the error.
@@ -47,14 +48,18 @@ func firstEntry(status []byte) string {
 	return string(e)
 }
 
-// run runs git in dir with args and returns its standard output.
-func run(ctx context.Context, dir string, args []string) ([]byte, error) {
+// run runs git in dir with args, and env added to its environment, and
+// returns its standard output.
+func run(ctx context.Context, dir string, env, args []string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	// git status may refresh the index's stat data (when no other git
 	// command holds its lock): a check after a copy or a checkout whose
 	// stat data went stale reads the files' bytes once, not every time.
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	var out, stderr capped
 	out.max, stderr.max = maxOutput, 4<<10
 	cmd.Stdout, cmd.Stderr = &out, &stderr

@@ -28,7 +28,7 @@ func repo(t *testing.T) string {
 func commit(t *testing.T, dir string) {
 	t.Helper()
 	gitRun(t, dir, "add", "-A")
-	gitRun(t, dir, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c")
+	gitRun(t, dir, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c", "--allow-empty")
 }
 
 func gitRun(t *testing.T, dir string, args ...string) {
@@ -90,4 +90,106 @@ func TestOfFollowsContentAndRefusesADirtyTree(t *testing.T) {
 			t.Fatalf("Of = %q, %v; want an error that is not ErrDirty", got, err)
 		}
 	})
+}
+
+// TestWorkTreeIsWhatACommitRecords changes the work tree, asks WorkTree
+// (and Current) what a commit would record, commits as the heartbeat's
+// workflow does (`git add --all`), and compares with Of on the new HEAD:
+// the same bytes, so a digest taken before the commit holds after it.
+func TestWorkTreeIsWhatACommitRecords(t *testing.T) {
+	ctx := context.Background()
+	paths := []string{"validations", "disputes", "traces", "mesh.yaml"}
+	for _, tc := range []struct {
+		name   string
+		change func(t *testing.T, dir string)
+	}{
+		{"nothing", func(*testing.T, string) {}},
+		{"an edit of the same size", func(t *testing.T, dir string) { write(t, dir, "validations/val-a.md", "score 21\n") }},
+		{"new files in new directories", func(t *testing.T, dir string) {
+			write(t, dir, "disputes/d.md", "d\n")
+			write(t, dir, "traces/x/y/z.md", "z\n")
+			write(t, dir, "mesh.yaml", "agent: a\n")
+		}},
+		{"a file removed, its directory with it", func(t *testing.T, dir string) {
+			if err := os.RemoveAll(filepath.Join(dir, "validations")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"an executable file and a symbolic link", func(t *testing.T, dir string) {
+			write(t, dir, "traces/run.sh", "#!/bin/sh\n")
+			if err := os.Chmod(filepath.Join(dir, "traces/run.sh"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink("run.sh", filepath.Join(dir, "traces/link")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := repo(t)
+			tc.change(t, dir)
+			before, err := WorkTree(ctx, dir, paths)
+			if err != nil {
+				t.Fatal(err)
+			}
+			current, err := Current(ctx, dir, paths)
+			if err != nil || !bytes.Equal(current, before) {
+				t.Fatalf("Current = %q, %v; want WorkTree's %q", current, err, before)
+			}
+			if staged := gitOut(t, dir, "diff", "--cached", "--name-only"); staged != "" {
+				t.Errorf("WorkTree staged files in git's own index: %q", staged)
+			}
+			commit(t, dir)
+			after, err := Of(ctx, dir, paths)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(before, after) {
+				t.Errorf("before the commit:\n%s\nafter it:\n%s", before, after)
+			}
+		})
+	}
+}
+
+// TestWorkTreeSeesWhatTheCleanCheckSees makes, after a commit, each change
+// Of refuses as dirty, and wants WorkTree to give other IDs than the
+// commit's: a same-size edit in the same second as the commit (git's racy
+// case), a file git ignores, a file removed.
+func TestWorkTreeSeesWhatTheCleanCheckSees(t *testing.T) {
+	ctx := context.Background()
+	paths := []string{"validations", "disputes"}
+	for _, tc := range []struct {
+		name   string
+		change func(t *testing.T, dir string)
+	}{
+		{"an edit of the same size", func(t *testing.T, dir string) { write(t, dir, "validations/val-a.md", "score 21\n") }},
+		{"a file git ignores", func(t *testing.T, dir string) { write(t, dir, "validations/x.tmp", "x") }},
+		{"a file removed", func(t *testing.T, dir string) {
+			if err := os.Remove(filepath.Join(dir, "validations/val-a.md")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := repo(t)
+			head, err := Of(ctx, dir, paths)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.change(t, dir)
+			got, err := Current(ctx, dir, paths)
+			if err != nil || bytes.Equal(got, head) {
+				t.Fatalf("Current = %q, %v; want other IDs than HEAD's %q", got, err, head)
+			}
+		})
+	}
+}
+
+func gitOut(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
 }

@@ -116,11 +116,9 @@ type job struct {
 	relays *relays
 	// quiet is the derived record this heartbeat uses instead of the
 	// history while the snapshot defers it (quiet.go); nil once the
-	// history is loaded. startInputs digests the inputs found at open,
-	// "" when git could not say.
-	quiet       *derived
-	startInputs string
-	histErr     error // loading the history where no error can be returned (led)
+	// history is loaded.
+	quiet   *derived
+	histErr error // loading the history where no error can be returned (led)
 }
 
 // Run runs one heartbeat of the node in opts.Dir. It returns an error only

@@ -22,6 +22,7 @@ import (
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/presence"
+	"github.com/meshnode/meshnode/internal/signal"
 )
 
 // derivedVersion names what a derived record holds and how its inputs
@@ -64,14 +65,12 @@ type derived struct {
 // quietRecord returns the derived record a heartbeat may use instead of
 // the history, or nil, with why not for the log: none kept, another
 // version, other inputs (or git cannot say), a quarter to seal, or our
-// MANIFEST.md's `updated:` due its daily refresh. It keeps the digest of
-// the inputs it found in n.startInputs, for saveDerived.
+// MANIFEST.md's `updated:` due its daily refresh.
 func (n *job) quietRecord(ctx context.Context) (*derived, string) {
 	in, err := n.inputsDigest(ctx)
 	if err != nil {
 		return nil, err.Error()
 	}
-	n.startInputs = in
 	d, err := readDerived(n.opts.Dir)
 	if err != nil {
 		return nil, err.Error()
@@ -109,13 +108,14 @@ func readDerived(dir string) (*derived, error) {
 }
 
 // inputsDigest digests everything the derived record is computed from:
-// what git records for node.HistoryPaths (content hashes, once git finds
-// the work tree clean there), the configuration as this run reads it,
-// the binary's version, the log's key, the options that size our
-// MANIFEST.md, and the peers the cursors know. Any change to one of them
-// gives another digest.
+// what git would record for node.HistoryPaths were the work tree
+// committed now (content hashes: gittree.Current, which reads HEAD when
+// git finds the work tree clean there), the configuration as this run
+// reads it, the binary's version, the log's key, the options that size
+// our MANIFEST.md, and the peers the cursors know. Any change to one of
+// them gives another digest; a commit of the work tree gives the same.
 func (n *job) inputsDigest(ctx context.Context) (string, error) {
-	tree, err := gittree.Of(ctx, n.opts.Dir, node.HistoryPaths)
+	tree, err := gittree.Current(ctx, n.opts.Dir, node.HistoryPaths)
 	if err != nil {
 		return "", err
 	}
@@ -194,27 +194,33 @@ func (n *job) quietUnless(results []*pollResult) error {
 	return nil
 }
 
-// saveDerived keeps what this heartbeat computed from the history, when
-// it loaded it and the history is as it found it: the same inputs digest
-// at the end as at the start. A heartbeat that changed its history
-// writes none; the next one that changes nothing does.
+// saveDerived keeps, when this heartbeat loaded the history, what a
+// heartbeat would compute from the history as this one leaves it, with
+// the digest of its inputs as they stand in the work tree: the commit
+// that follows records the same, so the next heartbeat that finds
+// nothing new uses it and commits nothing (docs/decisions.md, "A quiet
+// heartbeat").
 func (n *job) saveDerived(ctx context.Context) error {
-	if n.snap.Deferred() || n.startInputs == "" {
+	if n.snap.Deferred() {
 		return nil
 	}
-	// A history that changed, or that git cannot digest, keeps no
-	// derived state; nor does one without SIGNAL (an unknown rule set).
+	// A history git cannot digest keeps no derived state; nor does one
+	// without SIGNAL (an unknown rule set).
 	in, err := n.inputsDigest(ctx)
-	if err != nil || in != n.startInputs {
+	if err != nil {
+		n.log.Info("no derived state kept", "reason", err.Error())
 		return nil
 	}
+	// SIGNAL as the history now stands, which this heartbeat's
+	// validations and rows may have changed since it took its standing.
 	r, err := n.signalReport()
 	if err != nil {
 		return nil
 	}
+	st := signal.ProgressOf(r, n.cfg.URL)
 	d := &derived{Version: derivedVersion, Inputs: in, CompactDue: ledger.NextCompaction(n.now),
-		Own: sortedHashes(n.own), Standing: n.sum.Standing, StandingNext: n.sum.StandingNext,
-		HasStanding: signalStanding(r, n.cfg.URL), Held: n.sum.Held, LogUnsigned: n.sum.LogUnsigned,
+		Own: sortedHashes(n.own), Standing: st.Reason(), StandingNext: st.Next(),
+		HasStanding: st.HasStanding(), Held: n.sum.Held, LogUnsigned: n.sum.LogUnsigned,
 		Misread: sortedKeys(misread(n.ledger)), MissingCopies: n.missingCopyPeers()}
 	data, err := json.MarshalIndent(d, "", "  ")
 	if err != nil {

@@ -35,11 +35,6 @@ func (n *job) signalReport() (signal.Report, error) {
 // from: the snapshot's and the ledger's counts of changes.
 type signalInputs struct{ writes, edits int }
 
-// signalStanding says whether the node at url has standing in r.
-func signalStanding(r signal.Report, url string) bool {
-	return signal.ProgressOf(r, url).HasStanding()
-}
-
 // computedSignal is the last SIGNAL report a heartbeat computed.
 type computedSignal struct {
 	at     signalInputs

@@ -108,6 +108,19 @@ func TestEachChangeOfHistoryIsComputedInFull(t *testing.T) {
 		{"the derived state torn by a crash", func(t *testing.T, dir string, _ *quietPeer) {
 			writeText(t, dir, node.DerivedFile, `{"version": 1, "inpu`)
 		}},
+		{"a heartbeat with news left uncommitted, then its validation edited in place, same size", func(t *testing.T, dir string, p *quietPeer) {
+			rel := newsUncommitted(t, dir, p)
+			data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeText(t, dir, rel, strings.Replace(string(data), "tester", "TESTER", 1))
+		}},
+		{"a heartbeat with news left uncommitted, then its validation removed", func(t *testing.T, dir string, p *quietPeer) {
+			if err := os.Remove(filepath.Join(dir, filepath.FromSlash(newsUncommitted(t, dir, p)))); err != nil {
+				t.Fatal(err)
+			}
+		}},
 		{"a quarter of the ledger due to be sealed", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -130,6 +143,22 @@ func TestEachChangeOfHistoryIsComputedInFull(t *testing.T) {
 			wantSame(t, dir, full, sum, at)
 		})
 	}
+}
+
+// newsUncommitted has p publish a trace and runs a heartbeat, which
+// validates it and keeps its derived state, all left uncommitted; it
+// returns the new validation's path.
+func newsUncommitted(t *testing.T, dir string, p *quietPeer) string {
+	t.Helper()
+	p.publish("traces/second.md", strings.Replace(peerTrace, "held", "broke", 1))
+	if sum := mustBeat(t, dir, now.Add(10*time.Minute)); sum.ValidationsPublished != 1 {
+		t.Fatalf("heartbeat with news published %d validations, want 1", sum.ValidationsPublished)
+	}
+	out, err := exec.Command("git", "-C", dir, "ls-files", "--others", "--", node.ValidationsDir).Output()
+	if err != nil || len(strings.Fields(string(out))) != 1 {
+		t.Fatalf("new validations: %q, %v; want one", out, err)
+	}
+	return strings.TrimSpace(string(out))
 }
 
 // quietPeer serves one agent whose MANIFEST.md can grow.
@@ -175,8 +204,8 @@ func (p *quietPeer) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 // quietNode is a founder node polling p, in a git checkout, after a
-// heartbeat that fetched and validated p's trace and one that found
-// nothing new and kept its derived state, each committed.
+// heartbeat that fetched and validated p's trace and kept its derived
+// state, committed.
 func quietNode(t *testing.T, p *quietPeer) string {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
@@ -188,10 +217,8 @@ func quietNode(t *testing.T, p *quietPeer) string {
 	if sum := mustBeat(t, dir, now); sum.ValidationsPublished != 1 {
 		t.Fatalf("first heartbeat published %d validations, want 1", sum.ValidationsPublished)
 	}
-	gitCommit(t, dir)
-	mustBeat(t, dir, now.Add(30*time.Minute))
 	if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(node.DerivedFile))); err != nil {
-		t.Fatalf("a heartbeat that found nothing new kept no derived state: %v", err)
+		t.Fatalf("a heartbeat with news kept no derived state: %v", err)
 	}
 	gitCommit(t, dir)
 	return dir
