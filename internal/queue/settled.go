@@ -125,13 +125,7 @@ func (f *file) loadAllSettled() error {
 	for name := range f.index {
 		names = append(names, name)
 	}
-	slices.Sort(names)
-	for _, name := range slices.Compact(names) {
-		if err := f.loadSettled(name); err != nil {
-			return err
-		}
-	}
-	return nil
+	return f.loadSettledFiles(names)
 }
 
 // loadForWrite reads the settled files a write changes: those of the
@@ -153,13 +147,7 @@ func (f *file) loadForWrite(now time.Time) error {
 			names = append(names, name)
 		}
 	}
-	slices.Sort(names)
-	for _, name := range slices.Compact(names) {
-		if err := f.loadSettled(name); err != nil {
-			return err
-		}
-	}
-	return nil
+	return f.loadSettledFiles(names)
 }
 
 // loadHolding reads the settled files that may hold an item of items, so
@@ -189,13 +177,7 @@ func (f *file) loadHolding(items []Item) error {
 			names = append(names, name)
 		}
 	}
-	slices.Sort(names)
-	for _, name := range slices.Compact(names) {
-		if err := f.loadSettled(name); err != nil {
-			return err
-		}
-	}
-	return nil
+	return f.loadSettledFiles(names)
 }
 
 // settledCounts returns how many settled items f holds or indexes, by
@@ -242,4 +224,16 @@ func (f *file) writeSettled(settled map[string]*file) error {
 	slices.Sort(gone)
 	_, err := f.cache.Update(SettledPath(f.path), files, f.loaded, gone)
 	return err
+}
+
+// loadSettledFiles reads each named settled file once, in name order, so
+// that the reads a call makes do not depend on the order it found them in.
+func (f *file) loadSettledFiles(names []string) error {
+	slices.Sort(names)
+	for _, name := range slices.Compact(names) {
+		if err := f.loadSettled(name); err != nil {
+			return err
+		}
+	}
+	return nil
 }
