@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"time"
 
@@ -20,10 +21,15 @@ const (
 	FaultForged    = "forged"        // an agent's checkpoint the agent's pinned key does not verify
 )
 
+// KeepResolved is how many forgiven faults a relay's state keeps, the
+// newest: an older one's evidence stays in the node's history.
+const KeepResolved = 16
+
 // Held is what a node holds of one relay it reads (mesh-state/relays/):
 // the relay's last checkpoint accepted, how far its entries are read, the
-// latest verified checkpoint of each agent it listed, and a fault with
-// its evidence once it served what no honest relay serves.
+// latest verified checkpoint of each agent it listed, a fault with its
+// evidence once it served what no honest relay serves, and the faults an
+// operator forgave.
 type Held struct {
 	URL string `json:"url"`
 	// Key is the relay's verifier key, as mesh.yaml gives it; a new key
@@ -49,6 +55,9 @@ type Held struct {
 	Pending map[string]string `json:"-"`
 	// Fault, once set, stops the node from reading the relay.
 	Fault *Fault `json:"fault,omitempty"`
+	// Resolved are the faults an operator forgave (Store.Forgive), oldest
+	// first, with their evidence: the last KeepResolved.
+	Resolved []Fault `json:"resolved,omitempty"`
 }
 
 // Listed is an agent's checkpoint as a relay listed it: its tree, and
@@ -71,6 +80,8 @@ type Fault struct {
 	// relay's entry, verbatim.
 	Agent string `json:"agent,omitempty"`
 	Entry string `json:"entry,omitempty"`
+	// Forgiven is, among Held.Resolved, when an operator forgave it.
+	Forgiven time.Time `json:"forgiven,omitzero"`
 }
 
 // Store is the Held of every relay under mesh-state/relays/
@@ -155,6 +166,23 @@ func (s *Store) Held(r Relay) *Held {
 		s.relay[r.URL] = h
 	}
 	return h
+}
+
+// Forgive drops what the node holds of relay r, faulted, so that its next
+// read starts from the beginning, and keeps its fault, forgiven at now,
+// among Resolved with its evidence. It returns the fault, nil (changing
+// nothing) when r is not held faulted under its key.
+func (s *Store) Forgive(r Relay, now time.Time) *Fault {
+	h, ok := s.relay[r.URL]
+	if !ok || h.Key != r.Key || h.Fault == nil {
+		return nil
+	}
+	f := *h.Fault
+	f.Forgiven = now.UTC()
+	resolved := append(slices.Clone(h.Resolved), f)
+	resolved = resolved[max(0, len(resolved)-KeepResolved):]
+	*h = Held{URL: r.URL, Key: r.Key, Resolved: resolved}
+	return &f
 }
 
 // Keep forgets every relay not among rs.
@@ -245,11 +273,23 @@ func (h *Held) normalized() *Held {
 		n.Pending = nil
 	}
 	if h.Fault != nil {
-		f := *h.Fault
-		f.At = f.At.UTC()
+		f := h.Fault.normalized()
 		n.Fault = &f
 	}
+	n.Resolved = make([]Fault, len(h.Resolved))
+	for i, f := range h.Resolved {
+		n.Resolved[i] = f.normalized()
+	}
+	if len(n.Resolved) == 0 {
+		n.Resolved = nil
+	}
 	return &n
+}
+
+// normalized is f with its times in UTC.
+func (f Fault) normalized() Fault {
+	f.At, f.Forgiven = f.At.UTC(), f.Forgiven.UTC()
+	return f
 }
 
 func same(a, b map[string][]byte) bool {

@@ -1,10 +1,12 @@
 package relay
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/meshnode/meshnode/internal/statefile"
 )
@@ -72,5 +74,63 @@ func TestStoreRewritesOnlyTheAgentsThatChanged(t *testing.T) {
 	}
 	if changed, _ := again.Save(); changed {
 		t.Fatal("a save with nothing new rewrote a file")
+	}
+}
+
+// TestForgiveKeepsTheLastResolvedFaults forgives a relay faulted time
+// after time: each fault is kept with its evidence and the time it was
+// forgiven, the last KeepResolved of them, oldest first, and they load
+// back as saved; a relay not faulted is not forgiven, and its file is
+// left as it was.
+func TestForgiveKeepsTheLastResolvedFaults(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "relays.json")
+	s, err := LoadStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Relay{URL: "https://relay.example/", Key: "relay.example+01234567+AQ=="}
+	east := time.FixedZone("east", 3*3600)
+	start := time.Date(2026, 3, 15, 12, 0, 0, 0, east)
+	const faults = KeepResolved + 4
+	for i := range faults {
+		h := s.Held(r)
+		h.Checkpoint, h.Size, h.Read = "a checkpoint", int64(i+1), int64(i+1)
+		h.Fault = &Fault{Kind: FaultFork, Detail: fmt.Sprintf("fault %d", i), At: start.Add(time.Duration(i) * time.Hour),
+			Checkpoints: []string{fmt.Sprintf("checkpoint %d\n", i), "another\n"}}
+		if f := s.Forgive(r, start.Add(time.Duration(i)*time.Hour+time.Minute)); f == nil || f.Detail != fmt.Sprintf("fault %d", i) {
+			t.Fatalf("forgive %d: %+v", i, f)
+		}
+		if h := s.Held(r); h.Fault != nil || h.Checkpoint != "" || h.Size != 0 || h.Read != 0 {
+			t.Fatalf("forgiven %d, the relay is still held: %+v", i, h)
+		}
+	}
+	if _, err := s.Save(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := LoadStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := again.Held(r).Resolved
+	if len(got) != KeepResolved {
+		t.Fatalf("%d faults forgiven, %d kept, want %d", faults, len(got), KeepResolved)
+	}
+	for i, f := range got {
+		n := faults - KeepResolved + i
+		at := start.Add(time.Duration(n) * time.Hour)
+		if f.Detail != fmt.Sprintf("fault %d", n) || f.Kind != FaultFork || !f.At.Equal(at) || f.At.Location() != time.UTC ||
+			!f.Forgiven.Equal(at.Add(time.Minute)) || f.Forgiven.Location() != time.UTC ||
+			!reflect.DeepEqual(f.Checkpoints, []string{fmt.Sprintf("checkpoint %d\n", n), "another\n"}) {
+			t.Fatalf("resolved fault %d: %+v, want fault %d forgiven at %s with its checkpoints", i, f, n, at.Add(time.Minute))
+		}
+	}
+	if f := again.Forgive(r, start); f != nil {
+		t.Fatalf("a relay not faulted was forgiven: %+v", f)
+	}
+	if f := again.Forgive(Relay{URL: r.URL, Key: "another key"}, start); f != nil {
+		t.Fatalf("a relay held under another key was forgiven: %+v", f)
+	}
+	if changed, err := again.Save(); err != nil || changed {
+		t.Fatalf("a save after forgiving nothing: %v, changed %v", err, changed)
 	}
 }
