@@ -26,7 +26,7 @@ func init() {
 		summary: "list known agents with presence, cursor and breaker state",
 		usage: `Usage: meshnode peers [--dir DIR] [--now T] [--json]
        meshnode peers repin NAME [--dir DIR] [--now T]
-       meshnode peers forgive-relay URL [--dir DIR]
+       meshnode peers forgive-relay URL [--dir DIR] [--now T]
 
 Lists every agent this node knows: those in AGENTS.md and those learned from
 peers' AGENTS.md (gossip). For each: its URL, presence (active, stale,
@@ -43,13 +43,14 @@ gone: docs/decisions.md, "Reading a peer's signed log").
 
 Under the table, a line for each relay of mesh.yaml's relays.list: ok,
 lagging (an agent it lists trails another relay or a direct poll by an
-hour or more) or faulted (with the file holding the evidence), and how
-many of its entries the node has read (docs/decisions.md, "Relays").
+hour or more) or faulted (with the file holding the evidence), how many
+of its entries the node has read, and how often it was forgiven
+(docs/decisions.md, "Relays").
 
 "peers forgive-relay URL" is the only way back for a faulted relay, once
-its evidence is checked: it drops what the node holds of the relay,
-printing the fault and its evidence, and the next heartbeat reads the
-relay from the start.
+its evidence is checked: it drops what the node holds of the relay but its
+faults, which stay, evidence and all, among the relay's resolved faults,
+and the next heartbeat reads the relay from the start.
 
 "peers repin NAME" is the only way past a refused log, or a log its owner
 re-started under a new key: it forgets the key and checkpoint pinned for
@@ -138,7 +139,7 @@ func runPeers(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if forgive {
-		return runForgiveRelay(e.stdout, o.dir, fs.Arg(1), cfg)
+		return runForgiveRelay(e.stdout, o.dir, fs.Arg(1), cfg, clock())
 	}
 	l, err := listPeers(o.dir, cfg, clock())
 	if err != nil {

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"path"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/meshnode/meshnode/internal/config"
@@ -20,15 +18,20 @@ import (
 )
 
 // relayRow is one relay of relays.list as `peers` shows it: its status as
-// the heartbeat's summary judges it (relay.View.StatusOf), and for a
-// faulted relay the file that holds the evidence.
+// the heartbeat's summary judges it (relay.View.StatusOf), for a faulted
+// relay the file that holds the evidence, and the faults forgiven.
 type relayRow struct {
 	relay.Status
-	// Unread: the node holds nothing of it under this key yet.
+	// Unread: the node holds nothing of it under this key yet but the
+	// faults forgiven.
 	Unread bool
 	// Evidence is the relay's state file, path under the node's
 	// directory, when it is faulted.
 	Evidence string
+	// Forgiven counts the faults forgiven that its state keeps
+	// (relay.Held.Resolved), the last forgiven at LastForgiven.
+	Forgiven     int
+	LastForgiven time.Time
 }
 
 // relaysFile is where the node keeps what it holds of the relay at url.
@@ -71,6 +74,9 @@ func listRelays(dir string, cfg *config.Config, pins *logpin.Pins, cursors *stat
 		if h.Fault != nil {
 			out[i].Evidence = relaysFile(h.URL)
 		}
+		if n := len(h.Resolved); n > 0 {
+			out[i].Forgiven, out[i].LastForgiven = n, h.Resolved[n-1].Forgiven
+		}
 	}
 	return out, nil
 }
@@ -80,21 +86,33 @@ func printRelays(w io.Writer, rows []relayRow) {
 	for _, r := range rows {
 		switch {
 		case r.Unread:
-			fmt.Fprintf(w, "relay: %s: not read yet\n", r.URL)
+			fmt.Fprintf(w, "relay: %s: not read yet%s\n", r.URL, r.forgiven())
 		case r.State == relay.StateFaulted:
-			fmt.Fprintf(w, "relay: %s: faulted (%s); read %d of %d entries; evidence in %s; once checked, run meshnode peers forgive-relay %s\n",
-				r.URL, r.Fault, r.Read, r.Size, r.Evidence, r.URL)
+			fmt.Fprintf(w, "relay: %s: faulted (%s); read %d of %d entries; evidence in %s; once checked, run meshnode peers forgive-relay %s%s\n",
+				r.URL, r.Fault, r.Read, r.Size, r.Evidence, r.URL, r.forgiven())
 		default:
-			fmt.Fprintf(w, "relay: %s: %s; read %d of %d entries; %d agents listed\n", r.URL, r.State, r.Read, r.Size, r.Agents)
+			fmt.Fprintf(w, "relay: %s: %s; read %d of %d entries; %d agents listed%s\n", r.URL, r.State, r.Read, r.Size, r.Agents, r.forgiven())
 		}
 	}
 }
 
+// forgiven is how often r was forgiven, as its line ends: "" when never.
+func (r relayRow) forgiven() string {
+	switch r.Forgiven {
+	case 0:
+		return ""
+	case 1:
+		return "; forgiven once, " + r.LastForgiven.UTC().Format(time.RFC3339)
+	}
+	return fmt.Sprintf("; forgiven %d times, last %s", r.Forgiven, r.LastForgiven.UTC().Format(time.RFC3339))
+}
+
 // runForgiveRelay is `meshnode peers forgive-relay URL`: under the node's
-// lock, it drops what the node holds of a faulted relay, its fault with
-// it, so that the next heartbeat reads the relay from the start as a new
-// one. It prints the fault it dropped, evidence included.
-func runForgiveRelay(w io.Writer, dir, url string, cfg *config.Config) error {
+// lock, it drops what the node holds of a faulted relay, so that the next
+// heartbeat reads the relay from the start as a new one, and keeps the
+// fault, with its evidence and the time now, among the relay's resolved
+// faults (relay.Store.Forgive).
+func runForgiveRelay(w io.Writer, dir, url string, cfg *config.Config, now time.Time) error {
 	u, err := roster.NormalizeURL(url)
 	if err != nil {
 		return usagef("give the relay's URL as relays.list names it", "peers forgive-relay: %v", err)
@@ -120,36 +138,15 @@ func runForgiveRelay(w io.Writer, dir, url string, cfg *config.Config) error {
 	if err != nil {
 		return err
 	}
-	h := store.Held(*r)
-	if h.Fault == nil {
+	f := store.Forgive(*r, now)
+	if f == nil {
 		return usagef("only a faulted relay is forgiven: run 'meshnode peers' for its state", "peers forgive-relay: %s is not faulted", u)
 	}
-	f := *h.Fault
-	*h = relay.Held{URL: r.URL, Key: r.Key}
 	if _, err := store.Save(); err != nil {
 		return err
 	}
-	sayForgiven(w, u, f)
+	fmt.Fprintf(w, "forgave relay %s: its %s fault of %s (%s)\n", u, f.Kind, f.At.UTC().Format(time.RFC3339), f.Detail)
+	fmt.Fprintf(w, "the fault and its evidence stay in %s, among its resolved faults\n", relaysFile(u))
+	fmt.Fprintln(w, "the next heartbeat reads the relay from the start, as a new one; if it still serves what it was faulted for, it is faulted again")
 	return nil
-}
-
-// sayForgiven prints the fault dropped and its evidence, verbatim: the
-// relay's state file no longer holds them.
-func sayForgiven(w io.Writer, url string, f relay.Fault) {
-	fmt.Fprintf(w, "forgave relay %s: dropped its %s fault of %s (%s) and what the node held of it\n", url, f.Kind, f.At.UTC().Format(time.RFC3339), f.Detail)
-	for i, cp := range f.Checkpoints {
-		fmt.Fprintf(w, "\nthe relay's checkpoint %d of %d, as it served it:\n%s", i+1, len(f.Checkpoints), lines(cp))
-	}
-	if f.Entry != "" {
-		fmt.Fprintf(w, "\nwhat it relayed of %s, as it served it:\n%s", cmp.Or(f.Agent, "an agent"), lines(f.Entry))
-	}
-	fmt.Fprintln(w, "\nthe next heartbeat reads the relay from the start, as a new one; if it still serves what it was faulted for, it is faulted again")
-}
-
-// lines is s ending in a newline, as the evidence is printed.
-func lines(s string) string {
-	if strings.HasSuffix(s, "\n") {
-		return s
-	}
-	return s + "\n"
 }

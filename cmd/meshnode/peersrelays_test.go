@@ -1,11 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -67,8 +69,9 @@ func (r *servedRelay) publish(t *testing.T, n int, skey string) {
 // heartbeats through a relay as its operator lives it: a relay that
 // serves a log its key does not sign is faulted, `peers` shows it with the
 // file of the evidence, stays faulted once it serves a good log, and
-// `peers forgive-relay` (the operator having looked) drops the fault and
-// its state, so that the next heartbeat reads the relay afresh.
+// `peers forgive-relay` (the operator having looked) drops its state, so
+// that the next heartbeat reads the relay afresh, and keeps the fault with
+// its evidence among the relay's resolved faults, there after that read.
 func TestPeersShowsAFaultedRelayAndForgivesItOnceChecked(t *testing.T) {
 	r := newServedRelay(t)
 	skey, vkey := r.key(t)
@@ -109,17 +112,38 @@ func TestPeersShowsAFaultedRelayAndForgivesItOnceChecked(t *testing.T) {
 	if out := peers(); !strings.Contains(out, "faulted (bad_signature") {
 		t.Fatalf("a faulted relay was read again without its operator:\n%s", out)
 	}
-	code, out, errOut := runSetupCLI(t, "peers", "forgive-relay", r.url, "--dir", dir)
-	if code != 0 || !strings.Contains(out, "forgave relay "+r.url+": dropped its bad_signature fault") || !strings.Contains(out, "the relay's checkpoint 1 of 1, as it served it:\n") {
+	fault := heldRelay(t, dir, file).Fault
+	if fault == nil || fault.Kind != relay.FaultSignature || len(fault.Checkpoints) != 1 {
+		t.Fatalf("the fault held before forgive-relay: %+v", fault)
+	}
+	forgiven := now
+	code, out, errOut := runSetupCLI(t, "peers", "forgive-relay", r.url, "--dir", dir, "--now", forgiven.Format(time.RFC3339))
+	if code != 0 || !strings.Contains(out, "forgave relay "+r.url+": its bad_signature fault of ") ||
+		!strings.Contains(out, "the fault and its evidence stay in "+file+", among its resolved faults\n") {
 		t.Fatalf("forgive-relay: exit %d\n%s%s", code, out, errOut)
 	}
-	if out := peers(); !strings.Contains(out, "relay: "+r.url+": not read yet\n") {
+	// The fault is kept, evidence and all, as it was held, with the time
+	// it was forgiven; the relay is read afresh, and keeps it after.
+	kept := func(when string) {
+		t.Helper()
+		h := heldRelay(t, dir, file)
+		if len(h.Resolved) != 1 || !h.Resolved[0].Forgiven.Equal(forgiven) {
+			t.Fatalf("%s: the resolved faults %+v, want the fault forgiven at %s", when, h.Resolved, forgiven)
+		}
+		if got := h.Resolved[0].Fault; !reflect.DeepEqual(got, *fault) {
+			t.Fatalf("%s: the fault kept\n%+v\nwant, as it was held,\n%+v", when, got, *fault)
+		}
+	}
+	kept("after forgive-relay")
+	since := "; forgiven once, " + forgiven.Format(time.RFC3339) + "\n"
+	if out := peers(); !strings.Contains(out, "relay: "+r.url+": not read yet"+since) {
 		t.Fatalf("after forgive-relay:\n%s", out)
 	}
 	beat()
-	if out := peers(); !strings.Contains(out, "relay: "+r.url+": ok; read 2 of 2 entries; 0 agents listed\n") {
+	if out := peers(); !strings.Contains(out, "relay: "+r.url+": ok; read 2 of 2 entries; 0 agents listed"+since) {
 		t.Fatalf("the heartbeat after forgive-relay:\n%s", out)
 	}
+	kept("after the heartbeat that read the relay again")
 
 	for _, tc := range []struct{ url, want string }{
 		{r.url, "is not faulted"},
@@ -137,6 +161,34 @@ func TestPeersShowsAFaultedRelayAndForgivesItOnceChecked(t *testing.T) {
 	if code, _, errOut := runSetupCLI(t, "peers", "forgive-relay", r.url, "--dir", dir); code != 2 || !strings.Contains(errOut, "a heartbeat holds the node") {
 		t.Errorf("forgive-relay while a heartbeat runs: exit %d, %s", code, errOut)
 	}
+}
+
+// heldRelayState is a relay's state file as a test reads it: Forgiven
+// is spelled here, so that the test reads a node's that keeps no resolved
+// faults too.
+type heldRelayState struct {
+	Fault    *relay.Fault `json:"fault"`
+	Resolved []struct {
+		relay.Fault
+		Forgiven time.Time `json:"forgiven"`
+	} `json:"resolved"`
+}
+
+// heldRelay is the relay state held in the file at rel under dir, as
+// `peers` names it.
+func heldRelay(t *testing.T, dir, rel string) heldRelayState {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Relay *heldRelayState `json:"relay"`
+	}
+	if err := json.Unmarshal(data, &f); err != nil || f.Relay == nil {
+		t.Fatalf("%s: %v\n%s", rel, err, data)
+	}
+	return *f.Relay
 }
 
 // TestPeersShowsALaggingRelay: of two relays listing an agent, the one
