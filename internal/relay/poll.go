@@ -34,7 +34,9 @@ type Poller struct {
 	Client *fetch.Client
 	Pins   *logpin.Pins
 	// Now stamps the alarms of refused logs; zero is the clock's time.
-	Now  time.Time
+	Now time.Time
+	// Logf is called one line at a time, though agents are polled
+	// concurrently.
 	Logf func(format string, args ...any)
 }
 
@@ -56,6 +58,8 @@ func (p *Poller) Poll(ctx context.Context, agents []string, latest map[string][]
 	if now.IsZero() {
 		now = time.Now()
 	}
+	// The agents are polled concurrently: this poll logs one line at a time.
+	p = &Poller{Client: p.Client, Pins: p.Pins, Now: now, Logf: serialized(p.Logf)}
 	src := &logsource.Source{Client: p.Client, Manifest: noManifest{}, Pins: p.Pins, Now: now, Logf: p.Logf}
 	var mu sync.Mutex
 	var out Polled
@@ -79,6 +83,16 @@ func (p *Poller) Poll(ctx context.Context, agents []string, latest map[string][]
 	g.Wait()
 	sort.Slice(out.Entries, func(i, j int) bool { return out.Entries[i].Agent < out.Entries[j].Agent })
 	return out
+}
+
+// serialized is logf called under a lock.
+func serialized(logf func(string, ...any)) func(string, ...any) {
+	var mu sync.Mutex
+	return func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		logf(format, args...)
+	}
 }
 
 // poll reads agent's log through src and returns its entry, nil when

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"strings"
 	"testing"
 	"time"
 
@@ -101,4 +102,22 @@ func TestRelayPublishesEachAgentCheckpointOnceItChanges(t *testing.T) {
 func keyOf(t *testing.T, u string) string {
 	_, vkey := keyFor(t, u)
 	return vkey
+}
+
+// TestPollerLogsOneLineAtATime: the agents are polled concurrently, but
+// Logf, here a writer no lock guards, as `meshnode relay`'s stderr, is
+// called one line at a time (under -race, a concurrent call is caught),
+// a line for each agent left out.
+func TestPollerLogsOneLineAtATime(t *testing.T) {
+	s := newSite(t)
+	var urls []string
+	for i := range 2 * pollers {
+		urls = append(urls, s.url(fmt.Sprintf("gone%d", i)))
+	}
+	var lines []string
+	p := &Poller{Client: testClient(), Pins: newPins(t), Logf: func(f string, a ...any) { lines = append(lines, fmt.Sprintf(f, a...)) }}
+	polled := p.Poll(context.Background(), urls, nil)
+	if polled.LeftOut != len(urls) || len(lines) != len(urls) {
+		t.Fatalf("%d agents not reached: %d left out, %d lines logged:\n%s", len(urls), polled.LeftOut, len(lines), strings.Join(lines, "\n"))
+	}
 }
