@@ -14,7 +14,6 @@ import (
 
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/relay"
-	"github.com/meshnode/meshnode/internal/translog"
 )
 
 // servedRelay is a relay's log of agents' checkpoints, served on loopback.
@@ -33,15 +32,7 @@ func newServedRelay(t *testing.T) *servedRelay {
 // key makes a key named for the relay: each call another.
 func (r *servedRelay) key(t *testing.T) (skey, vkey string) {
 	t.Helper()
-	origin, err := translog.Origin(r.url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	skey, vkey, err = translog.GenerateKey(origin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return skey, vkey
+	return newLogKey(t, r.url)
 }
 
 // publish serves a log of n agents' checkpoints signed by skey.

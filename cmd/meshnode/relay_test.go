@@ -54,7 +54,14 @@ func etagged(dir string) http.Handler {
 
 func (a *testLogAgent) newKey(t *testing.T) (skey, vkey string) {
 	t.Helper()
-	origin, err := translog.Origin(a.url)
+	return newLogKey(t, a.url)
+}
+
+// newLogKey makes a signing key for the log published at url (each call
+// another), as the agents and relays of these tests sign with.
+func newLogKey(t *testing.T, url string) (skey, vkey string) {
+	t.Helper()
+	origin, err := translog.Origin(url)
 	if err != nil {
 		t.Fatal(err)
 	}
