@@ -164,9 +164,10 @@ func (f *file) prune(now time.Time) {
 }
 
 // Expired reports whether the item was settled more than
-// SettledRetention before now, so the next write drops it.
+// SettledRetention before now, so the next write drops it. A done item
+// whose result is still to publish is not settled, and never expires.
 func (it *Item) Expired(now time.Time) bool {
-	return it.Terminal() && it.UpdatedAt.Before(now.Add(-SettledRetention))
+	return it.Settled() && it.UpdatedAt.Before(now.Add(-SettledRetention))
 }
 
 // write writes f back: first the settled files it changes, then the

@@ -120,6 +120,30 @@ func testRetention(t *testing.T, s queue.Store, now *time.Time) {
 	sameIDs(t, "list after the write", list(t, s), Item(2), Item(3), Item(4))
 }
 
+// testResultOutlivesRetention: a done item whose result is still to
+// publish is at work, not settled, so no write drops it however long
+// ago it was scored; published, it settles and leaves like any other.
+func testResultOutlivesRetention(t *testing.T, s queue.Store, now *time.Time) {
+	enqueue(t, s, items(1)...)
+	its := claim(t, s, queue.Claim{Owner: "w", Now: T0})
+	done := finish(its[0], queue.StatusDone, T0)
+	done.Result = &queue.Result{Scores: validation.Scores{4, 3, 5, 2, 4, 3}, Scorer: "command", ScoredAt: T0}
+	update(t, s, done)
+	*now = T0.Add(queue.SettledRetention + time.Minute)
+	update(t, s)
+	a := active(t, s)
+	sameIDs(t, "active after a write past the retention", a.Items, Item(1))
+	if len(a.Items) == 1 && (a.Items[0].Result == nil || !a.Items[0].Result.PublishedAt.IsZero()) {
+		t.Errorf("result to publish after a write: %+v", a.Items[0].Result)
+	}
+	if res := update(t, s, queue.Update{Kind: queue.Publish, ID: Item(1).ID, At: *now}); res[0] != nil {
+		t.Fatal(res[0])
+	}
+	*now = now.Add(queue.SettledRetention + time.Minute)
+	update(t, s)
+	sameIDs(t, "list once published and past the retention", list(t, s))
+}
+
 func list(t *testing.T, s queue.Store) []queue.Item {
 	t.Helper()
 	all, err := s.List()
