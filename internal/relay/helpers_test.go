@@ -194,3 +194,10 @@ func withFile(files map[string][]byte, name string, data []byte) map[string][]by
 }
 
 func tlogRecord(s string) tlog.Hash { return tlog.RecordHash([]byte(s)) }
+
+// alter changes in place the file at path under dir.
+func (s *site) alter(dir, path string, change func([]byte)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	change(s.files[dir+"/"+path])
+}

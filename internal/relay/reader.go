@@ -15,11 +15,22 @@ import (
 	"github.com/meshnode/meshnode/internal/translog"
 )
 
-// MaxEntriesPerRead bounds the entries one read takes from a relay: a
-// relay's log read for the first time is read over several heartbeats,
-// every part verified against the signed root. A variable so tests can
-// lower it.
-var MaxEntriesPerRead int64 = 1 << 16
+// What one read takes of a relay's log, unless the Reader says otherwise
+// (docs/decisions.md, "Relays"): a bigger log, a relay read for the first
+// time, is read over several heartbeats, every part verified against the
+// relay's signed root.
+const (
+	// defaultMaxEntries is the entries taken a read: each costs a
+	// signature check with the agent's key.
+	defaultMaxEntries = 1 << 16
+	// defaultMaxBytes is the bytes of tiles and bundles fetched a read,
+	// past which the bundle read is the last: an honest relay's entry
+	// is about 235 bytes, so a read takes about 35,000 entries and the
+	// first read of a relay of 100,000 agents ends in 3 heartbeats,
+	// while a hostile relay's entries of 4 KiB make a read fetch about
+	// 11 MiB at most (the budget, and the bundles and tiles of one step).
+	defaultMaxBytes = 8 << 20
+)
 
 // Relay is a relay a node reads: its base URL (its log is under log/)
 // and its verifier key, named its origin (translog.Origin).
@@ -39,6 +50,11 @@ type Reader struct {
 	// knows every agent. Entries of other agents are passed over.
 	Known func(url string) bool
 	Now   time.Time
+	// MaxEntries and MaxBytes bound one read of a relay's log: the
+	// entries taken, and the bytes of tiles and bundles fetched, past
+	// which the bundle read is the last; the rest is read at the next
+	// reads. Zero is defaultMaxEntries, defaultMaxBytes.
+	MaxEntries, MaxBytes int64
 	// reading are the agent checkpoints the relay being read listed
 	// anew, verbatim, by agent; fresh are those of every relay read
 	// without a fault.
@@ -79,14 +95,27 @@ func (rd *Reader) Read(ctx context.Context, r Relay, h *Held) (int, error) {
 	if err != nil {
 		return n, fmt.Errorf("relay %s: %w", r.URL, err)
 	}
-	tr := tiles(ctx, get)
+	maxEntries, maxBytes := rd.caps()
+	tr := tiles(ctx, get, maxBytes)
 	if !resp.NotModified && string(resp.Body) != h.Checkpoint {
 		if err := rd.advance(tr, r, h, resp.Body); err != nil || h.Fault != nil {
 			return n, err
 		}
 	}
 	h.ETag, h.LastModified = resp.ETag, resp.LastModified
-	return n, rd.readEntries(tr, h)
+	return n, rd.readEntries(tr, h, maxEntries)
+}
+
+// caps are the Reader's bounds on one read, defaults filled in.
+func (rd *Reader) caps() (maxEntries, maxBytes int64) {
+	maxEntries, maxBytes = rd.MaxEntries, rd.MaxBytes
+	if maxEntries <= 0 {
+		maxEntries = defaultMaxEntries
+	}
+	if maxBytes <= 0 {
+		maxBytes = defaultMaxBytes
+	}
+	return maxEntries, maxBytes
 }
 
 // keep adds the checkpoints the read of h took anew to those the polls
@@ -154,13 +183,13 @@ func (rd *Reader) advance(tr *logtiles.Reader, r Relay, h *Held, body []byte) er
 }
 
 // readEntries reads the entries of the tree held past h.Read, at most
-// MaxEntriesPerRead, and takes each agent's checkpoint.
-func (rd *Reader) readEntries(tr *logtiles.Reader, h *Held) error {
-	to := min(h.Size, h.Read+MaxEntriesPerRead)
-	if to <= h.Read {
+// maxEntries and as many as tr's byte budget lets it, and takes each
+// agent's checkpoint: the next read goes on where this one stopped.
+func (rd *Reader) readEntries(tr *logtiles.Reader, h *Held, maxEntries int64) error {
+	if h.Read >= h.Size {
 		return nil
 	}
-	raw, err := tr.Verify(tlog.Tree{}, heldTree(h), h.Read, to-h.Read)
+	raw, err := tr.Verify(tlog.Tree{}, heldTree(h), h.Read, maxEntries)
 	if err != nil {
 		return rd.failed(h, err, []byte(h.Checkpoint))
 	}
@@ -172,7 +201,7 @@ func (rd *Reader) readEntries(tr *logtiles.Reader, h *Held) error {
 		}
 		rd.take(h, e)
 	}
-	h.Read = to
+	h.Read += int64(len(raw))
 	return nil
 }
 

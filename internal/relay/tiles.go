@@ -19,10 +19,10 @@ const (
 )
 
 // tiles is a reader of the relay's log whose files get fetches, for one
-// read: it keeps no tiles across reads and has no byte budget (a read is
-// bounded by MaxEntriesPerRead).
-func tiles(ctx context.Context, get logtiles.Get) *logtiles.Reader {
-	return logtiles.NewReader(ctx, get, logtiles.Options{MaxHashTile: maxHashTileBytes, MaxBundle: maxBundleBytes})
+// read: it keeps no tiles across reads, and stops after the bundle that
+// reaches maxBytes.
+func tiles(ctx context.Context, get logtiles.Get, maxBytes int64) *logtiles.Reader {
+	return logtiles.NewReader(ctx, get, logtiles.Options{MaxHashTile: maxHashTileBytes, MaxBundle: maxBundleBytes, MaxBytes: maxBytes})
 }
 
 // faultOf is the fault err shows, or "" for a failure to fetch: tlog's
