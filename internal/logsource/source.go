@@ -3,7 +3,6 @@ package logsource
 import (
 	"context"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -379,10 +378,9 @@ func (s *Source) older(p source.Peer, pin *logpin.Pin, l *source.Listing, r *log
 		return l, nil
 	}
 	err := r.Consistent(to, prev)
-	var fe *logtiles.ForkError
 	switch {
-	case errors.As(err, &fe):
-		return s.refuse(p, pin, l, forkAlarm(pin, body, fe.Error()))
+	case logtiles.IsFork(err):
+		return s.refuse(p, pin, l, forkAlarm(pin, body, err.Error()))
 	case err != nil:
 		s.Logf("peer %s: its log serves an older checkpoint (%d entries, %d accepted) no proof could be read for: taken as a stale copy: %v", p.Name, to.N, prev.N, err)
 	}

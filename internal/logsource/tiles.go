@@ -2,7 +2,6 @@ package logsource
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"golang.org/x/mod/sumdb/tlog"
@@ -31,21 +30,21 @@ func (s *Source) tiles(ctx context.Context, p source.Peer, n *int, kept map[tlog
 
 // alarmOf turns a failure to verify the tree of checkpoint body into an
 // alarm (a fork, altered bytes), or into the poll's error when the log
-// could not be fetched.
+// could not be fetched: logtiles judges which.
 func alarmOf(pin *logpin.Pin, r *logtiles.Reader, body []byte, err error) (*logpin.Alarm, error) {
-	var fe *logtiles.ForkError
-	if errors.As(err, &fe) {
-		return forkAlarm(pin, body, fe.Error()), nil
-	}
-	ae := r.Altered(err)
-	if ae == nil {
+	rf := r.Judge(err)
+	switch {
+	case rf == nil:
 		return nil, fmt.Errorf("read log: %w", err)
+	case rf.Kind == logtiles.Fork:
+		return forkAlarm(pin, body, rf.Error()), nil
 	}
+	bundle := rf.Kind == logtiles.AlteredBundle
 	kind := logpin.AlarmAlteredTile
-	if ae.Bundle {
+	if bundle {
 		kind = logpin.AlarmAlteredEntry
 	}
-	return &logpin.Alarm{Kind: kind, Detail: ae.Error(), Checkpoints: []string{string(body)}, Files: evidence(r, ae.Bundle)}, nil
+	return &logpin.Alarm{Kind: kind, Detail: rf.Error(), Checkpoints: []string{string(body)}, Files: evidence(r, bundle)}, nil
 }
 
 // evidence names every file r fetched that is a bundle (or, bundles

@@ -7,7 +7,9 @@
 // a tile of level 1 and up is derived from one kept of the tree read
 // before, or fetched. A read may stop at a byte budget, after the bundle
 // that reaches it. The log of a peer (internal/logsource) and the log of a
-// relay (internal/relay) are read through it, each with its own bounds.
+// relay (internal/relay) are read through it, each with its own bounds,
+// and a failed read of either is sorted here alone (Reader.Judge): a
+// failure to fetch, a fork, an altered bundle or an altered hash tile.
 //
 // It fetches nothing itself: its caller gives it a function that fetches
 // a file of the log by path, with the caller's client, timeouts and

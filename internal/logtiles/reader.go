@@ -130,7 +130,7 @@ func (r *Reader) tile(t tlog.Tile) ([]byte, error) {
 			return nil, err
 		}
 		if len(raw) < t.W*tlog.HashSize {
-			return nil, &AlteredError{Path: translog.TilePath(t), Why: fmt.Sprintf("%d bytes, %d hashes expected", len(raw), t.W)}
+			return nil, &Refusal{Kind: AlteredTile, Path: translog.TilePath(t), Why: fmt.Sprintf("%d bytes, %d hashes expected", len(raw), t.W)}
 		}
 		data = raw[:t.W*tlog.HashSize]
 	}
@@ -198,18 +198,31 @@ func (r *Reader) bundle(t tlog.Tile) ([][]byte, error) {
 	}
 	entries, err := translog.ParseBundle(raw)
 	if err != nil {
-		return nil, &AlteredError{Bundle: true, Path: translog.TilePath(b), Why: err.Error()}
+		return nil, &Refusal{Kind: AlteredBundle, Path: translog.TilePath(b), Why: err.Error()}
 	}
 	if len(entries) < t.W {
-		return nil, &AlteredError{Bundle: true, Path: translog.TilePath(b), Why: fmt.Sprintf("%d entries, %d expected", len(entries), t.W)}
+		return nil, &Refusal{Kind: AlteredBundle, Path: translog.TilePath(b), Why: fmt.Sprintf("%d entries, %d expected", len(entries), t.W)}
 	}
 	r.bundles[t] = entries[:t.W]
 	return entries[:t.W], nil
 }
 
-// fetch gets tile t's file, or for a partial tile no longer served, the
-// full tile whose prefix it is (docs/protocol.md §3.4).
+// fetch gets tile t's file (getTile), kept for the evidence and counted
+// in the budget.
 func (r *Reader) fetch(t tlog.Tile, max int64) ([]byte, error) {
+	raw, path, err := r.getTile(t, max)
+	if err != nil {
+		return nil, err
+	}
+	r.served[path] = raw
+	r.bytes += int64(len(raw))
+	return raw, nil
+}
+
+// getTile gets tile t's file, or for a partial tile no longer served, the
+// full tile whose prefix it is (docs/protocol.md §3.4), and the path it
+// got.
+func (r *Reader) getTile(t tlog.Tile, max int64) ([]byte, string, error) {
 	path := translog.TilePath(t)
 	raw, err := r.get(r.ctx, path, max)
 	if fetch.IsKind(err, fetch.KindNotFound) && t.W < 1<<translog.TileHeight {
@@ -218,12 +231,7 @@ func (r *Reader) fetch(t tlog.Tile, max int64) ([]byte, error) {
 		path = translog.TilePath(full)
 		raw, err = r.get(r.ctx, path, max)
 	}
-	if err != nil {
-		return nil, err
-	}
-	r.served[path] = raw
-	r.bytes += int64(len(raw))
-	return raw, nil
+	return raw, path, err
 }
 
 func bundleOf(t tlog.Tile) tlog.Tile {

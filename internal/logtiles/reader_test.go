@@ -99,17 +99,17 @@ func TestVerifyRefusesWhatTheTreeDidNotSign(t *testing.T) {
 		s.files["tile/entries/000"][5] ^= 1
 		r := NewReader(context.Background(), s.get, bounds)
 		_, err := r.Verify(tlog.Tree{}, tree(300), 0, 1000)
-		if ae := r.Altered(err); ae == nil || !ae.Bundle || ae.Path != "tile/entries/000" {
-			t.Fatalf("altered bundle: %v, judged %+v", err, ae)
+		if rf := r.Judge(err); rf == nil || rf.Kind != AlteredBundle || rf.Path != "tile/entries/000" {
+			t.Fatalf("altered bundle: %v, judged %+v", err, rf)
 		}
 	})
 	t.Run("fork", func(t *testing.T) {
 		s, tree := logOf(t, 300, "x")
 		_, other := logOf(t, 200, "y")
 		r := NewReader(context.Background(), s.get, bounds)
-		var fe *ForkError
-		if _, err := r.Verify(other(200), tree(300), 200, 1000); !errors.As(err, &fe) {
-			t.Fatalf("fork: %v", err)
+		_, err := r.Verify(other(200), tree(300), 200, 1000)
+		if rf := r.Judge(err); rf == nil || rf.Kind != Fork || !IsFork(err) {
+			t.Fatalf("fork: %v, judged %+v", err, rf)
 		}
 	})
 	t.Run("not served", func(t *testing.T) {
@@ -117,8 +117,38 @@ func TestVerifyRefusesWhatTheTreeDidNotSign(t *testing.T) {
 		delete(s.files, "tile/entries/001.p/44")
 		r := NewReader(context.Background(), s.get, bounds)
 		_, err := r.Verify(tlog.Tree{}, tree(300), 0, 1000)
-		if !fetch.IsKind(err, fetch.KindNotFound) || r.Altered(err) != nil {
+		if !fetch.IsKind(err, fetch.KindNotFound) || r.Judge(err) != nil {
 			t.Fatalf("bundle not served: %v", err)
+		}
+	})
+}
+
+// TestJudgeComparesOnlyTheHashesOfAHashTile: after tlog refused the
+// tiles, a level-0 hash tile is compared with its bundle by its hashes
+// alone, read from the full tile when the partial one is no longer
+// served, so an altered hash tile is not blamed on a bundle, nor an
+// altered bundle on the hash tiles.
+func TestJudgeComparesOnlyTheHashesOfAHashTile(t *testing.T) {
+	t.Run("junk after a hash tile", func(t *testing.T) {
+		s, tree := logOf(t, 300, "x")
+		s.files["tile/1/000.p/1"][3] ^= 1
+		s.files["tile/0/001.p/44"] = append(s.files["tile/0/001.p/44"], "junk"...)
+		r := NewReader(context.Background(), s.get, bounds)
+		_, err := r.Verify(tlog.Tree{}, tree(300), 0, 1000)
+		if rf := r.Judge(err); rf == nil || rf.Kind != AlteredTile {
+			t.Fatalf("altered hash tile, junk after a level-0 one: %v, judged %+v", err, rf)
+		}
+	})
+	t.Run("altered bundle read from the full tile", func(t *testing.T) {
+		s, _ := logOf(t, 512, "x")
+		old, tree := logOf(t, 300, "x")
+		s.files["tile/entries/001"][5] ^= 1 // in entry 256, which the tree of 300 holds
+		o := bounds
+		o.Kept = map[tlog.Tile][]byte{{H: translog.TileHeight, L: 1, N: 0, W: 1}: old.files["tile/1/000.p/1"]}
+		r := NewReader(context.Background(), s.get, o)
+		_, err := r.Verify(tlog.Tree{}, tree(300), 256, 1000)
+		if rf := r.Judge(err); rf == nil || rf.Kind != AlteredBundle || rf.Path != "tile/entries/001" {
+			t.Fatalf("altered bundle of a tree older than the log served: %v, judged %+v", err, rf)
 		}
 	})
 }

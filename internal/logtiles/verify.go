@@ -11,8 +11,8 @@ import (
 // tree, not empty), and returns them: bundle after bundle, at most
 // maxEntries, and none after the bundle in which the reader fetched its
 // byte budget, unless it holds it already. An error is a *fetch.Error
-// (the log's host failed), an *AlteredError or a *ForkError, or tlog's
-// word that a tile does not hash to the root (Altered tells which file).
+// (the log's host failed), a *Refusal, or tlog's word that a tile does
+// not hash to the root: Judge sorts them.
 func (r *Reader) Verify(prev, to tlog.Tree, from, maxEntries int64) ([][]byte, error) {
 	thr := tlog.TileHashReader(to, r)
 	end := min(to.N, from+maxEntries)
@@ -37,14 +37,14 @@ func (r *Reader) Verify(prev, to tlog.Tree, from, maxEntries int64) ([][]byte, e
 }
 
 // Consistent checks, with the tiles of tree to, that it extends tree
-// prev: a proof that does not check is a *ForkError.
+// prev: a proof that does not check is a *Refusal of kind Fork.
 func (r *Reader) Consistent(prev, to tlog.Tree) error {
 	proof, err := tlog.ProveTree(to.N, prev.N, tlog.TileHashReader(to, r))
 	if err != nil {
 		return err
 	}
 	if err := tlog.CheckTree(proof, to.N, to.Hash, prev.N, prev.Hash); err != nil {
-		return &ForkError{err}
+		return &Refusal{Kind: Fork, Why: "no consistency proof joins the checkpoints: " + err.Error()}
 	}
 	return nil
 }

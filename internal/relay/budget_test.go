@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"golang.org/x/mod/sumdb/tlog"
@@ -165,23 +166,27 @@ func TestRelayReadInPartsEqualsOneUnboundedRead(t *testing.T) {
 func TestRelayAlteringItsLogBetweenPartialReadsIsCaught(t *testing.T) {
 	tests := []struct {
 		name string
-		// alter changes the relay's log after a read of read entries.
-		alter func(t *testing.T, m *mesh, p *publisher, read int64)
+		// alter changes the relay's log after a read of read entries, and
+		// returns the file the fault names, "" for none.
+		alter func(t *testing.T, m *mesh, p *publisher, read int64) string
 		want  string
 	}{
-		{"a hash tile", func(t *testing.T, m *mesh, p *publisher, _ int64) {
+		{"a hash tile", func(t *testing.T, m *mesh, p *publisher, _ int64) string {
 			level1 := tlog.Tile{H: translog.TileHeight, L: 1, W: len(m.agents) >> translog.TileHeight}
 			p.site.alter(p.dir, "log/"+translog.TilePath(level1), func(b []byte) { b[40] ^= 1 })
+			return ""
 		}, FaultAltered},
-		{"the bundle read next", func(t *testing.T, m *mesh, p *publisher, read int64) {
+		{"the bundle read next", func(t *testing.T, m *mesh, p *publisher, read int64) string {
 			next := tlog.Tile{H: translog.TileHeight, L: -1, N: read >> translog.TileHeight, W: 1 << translog.TileHeight}
 			p.site.alter(p.dir, "log/"+translog.TilePath(next), func(b []byte) { b[100] ^= 1 })
+			return translog.TilePath(next)
 		}, FaultAltered},
-		{"its history, re-signed larger", func(t *testing.T, m *mesh, p *publisher, _ int64) {
+		{"its history, re-signed larger", func(t *testing.T, m *mesh, p *publisher, _ int64) string {
 			history := p.log.Entries
 			m.agents[0].size++
 			p.log = &Log{}
 			p.add(t, append(slices.Clone(history[1:]), m.agents[0].entry(t))...)
+			return ""
 		}, FaultFork},
 	}
 	for _, tt := range tests {
@@ -194,10 +199,13 @@ func TestRelayAlteringItsLogBetweenPartialReadsIsCaught(t *testing.T) {
 			if read == 0 || read >= h.Size || h.Fault != nil {
 				t.Fatalf("first read: %d of %d entries, fault %+v: not a partial read", read, h.Size, h.Fault)
 			}
-			tt.alter(t, m, m.relays[0], read)
+			file := tt.alter(t, m, m.relays[0], read)
 			readOnce(t, m, m.rd, h)
 			if h.Fault == nil || h.Fault.Kind != tt.want {
 				t.Fatalf("fault %+v, want %s", h.Fault, tt.want)
+			}
+			if !strings.Contains(h.Fault.Detail, file) {
+				t.Errorf("the fault says %q, not the file at fault %s", h.Fault.Detail, file)
 			}
 			if len(h.Fault.Checkpoints) == 0 || h.Fault.Checkpoints[0] != cp {
 				t.Errorf("the fault's evidence %q does not start with the checkpoint held", h.Fault.Checkpoints)

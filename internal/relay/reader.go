@@ -175,7 +175,7 @@ func (rd *Reader) advance(tr *logtiles.Reader, r Relay, h *Held, body []byte) er
 		return nil
 	case to.N > prev.N && prev.N > 0:
 		if err := tr.Consistent(prev, to); err != nil {
-			return rd.failed(h, err, body)
+			return rd.failed(tr, h, err, body)
 		}
 	}
 	h.Checkpoint, h.Size, h.Root = string(body), to.N, base64.StdEncoding.EncodeToString(to.Hash[:])
@@ -191,7 +191,7 @@ func (rd *Reader) readEntries(tr *logtiles.Reader, h *Held, maxEntries int64) er
 	}
 	raw, err := tr.Verify(tlog.Tree{}, heldTree(h), h.Read, maxEntries)
 	if err != nil {
-		return rd.failed(h, err, []byte(h.Checkpoint))
+		return rd.failed(tr, h, err, []byte(h.Checkpoint))
 	}
 	for _, b := range raw {
 		e, err := ParseEntry(b)
@@ -246,14 +246,18 @@ func listed(h *Held, agent string, cp translog.Checkpoint, now time.Time) bool {
 	return true
 }
 
-// failed turns a verification failure into a fault, or a failure to
-// fetch into the read's error.
-func (rd *Reader) failed(h *Held, err error, body []byte) error {
-	kind := faultOf(err)
-	if kind == "" {
+// failed turns a failure of tr to verify the relay's log into a fault,
+// as logtiles judges it, or a failure to fetch into the read's error.
+func (rd *Reader) failed(tr *logtiles.Reader, h *Held, err error, body []byte) error {
+	rf := tr.Judge(err)
+	if rf == nil {
 		return fmt.Errorf("relay %s: %w", h.URL, err)
 	}
-	rd.fault(h, &Fault{Kind: kind, Detail: err.Error(), Checkpoints: nonEmpty(h.Checkpoint, string(body))})
+	kind := FaultAltered
+	if rf.Kind == logtiles.Fork {
+		kind = FaultFork
+	}
+	rd.fault(h, &Fault{Kind: kind, Detail: rf.Error(), Checkpoints: nonEmpty(h.Checkpoint, string(body))})
 	return nil
 }
 
