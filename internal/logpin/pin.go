@@ -17,6 +17,11 @@ import (
 // serving a copy of one of them is staleness, recognised without a proof.
 const KeepAccepted = 16
 
+// KeepResolved is how many alarms re-pinned past a pin keeps, the
+// newest, as a relay keeps its forgiven faults: an older one's evidence
+// stays in the node's history.
+const KeepResolved = 16
+
 // Pin is what the node holds of one peer's log: the key pinned on first
 // contact, the last checkpoint accepted, and an alarm with its evidence
 // when the log contradicted itself (docs/decisions.md, "Reading a peer's
@@ -64,7 +69,7 @@ type Pin struct {
 	// the statement the key pinned before signed.
 	Rotations []Rotation `json:"rotations,omitempty"`
 	// Resolved are the alarms operators re-pinned past, oldest first,
-	// kept as evidence.
+	// kept as evidence: the last KeepResolved.
 	Resolved []Alarm `json:"resolved,omitempty"`
 	// Mirrors are the mirrors the peer's IDENTITY.md listed when its key
 	// was pinned (base URLs): read, and verified like the origin, while
@@ -220,6 +225,7 @@ func (ps *Pins) Repin(url string, now time.Time) *Pin {
 		a := *p.Alarm
 		a.Resolved = now.UTC()
 		resolved = append(resolved, a)
+		resolved = resolved[max(0, len(resolved)-KeepResolved):]
 	}
 	ps.pins[url] = &Pin{URL: url, Repin: true, Resolved: resolved, Rotations: p.Rotations}
 	return &before

@@ -33,7 +33,7 @@ const KeepResolved = 16
 type Held struct {
 	URL string `json:"url"`
 	// Key is the relay's verifier key, as mesh.yaml gives it; a new key
-	// starts the relay afresh.
+	// starts the relay afresh, its Resolved kept.
 	Key string `json:"key"`
 	// Checkpoint is the relay's last signed checkpoint accepted, verbatim;
 	// Size and Root (base64) its tree.
@@ -157,12 +157,17 @@ func LoadStore(path string) (*Store, error) {
 }
 
 // Held returns the state of relay r, new when none is held or when it
-// was held under another key; relays no longer configured are dropped at
-// Save (Keep).
+// was held under another key: a new key starts the relay afresh, keeping
+// only the faults forgiven, the history of its URL. Relays no longer
+// configured are dropped at Save (Keep).
 func (s *Store) Held(r Relay) *Held {
 	h, ok := s.relay[r.URL]
 	if !ok || h.Key != r.Key {
-		h = &Held{URL: r.URL, Key: r.Key}
+		fresh := &Held{URL: r.URL, Key: r.Key}
+		if ok {
+			fresh.Resolved = h.Resolved
+		}
+		h = fresh
 		s.relay[r.URL] = h
 	}
 	return h

@@ -134,3 +134,38 @@ func TestForgiveKeepsTheLastResolvedFaults(t *testing.T) {
 		t.Fatalf("a save after forgiving nothing: %v, changed %v", err, changed)
 	}
 }
+
+// TestNewKeyKeepsTheRelaysForgivenFaults: a relay whose key changes in
+// relays.list starts afresh, its tree and listings dropped, and keeps
+// the faults its operator forgave, which are the history of its URL.
+func TestNewKeyKeepsTheRelaysForgivenFaults(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "relays.json")
+	s, err := LoadStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Relay{URL: "https://relay.example/", Key: "relay.example+01234567+AQ=="}
+	at := time.Date(2026, 3, 15, 12, 0, 0, 0, time.UTC)
+	h := s.Held(r)
+	h.Fault = &Fault{Kind: FaultAltered, Detail: "tile/entries/000: altered", At: at, Checkpoints: []string{"checkpoint\n"}}
+	if s.Forgive(r, at.Add(time.Hour)) == nil {
+		t.Fatal("the faulted relay was not forgiven")
+	}
+	h = s.Held(r)
+	h.Checkpoint, h.Size, h.Read = "checkpoint\n", 5, 5
+	h.Agents = map[string]Listed{"https://agent.example/": {Size: 2, Root: "AA==", Seen: at}}
+	if _, err := s.Save(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := LoadStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rekeyed := again.Held(Relay{URL: r.URL, Key: "relay.example+89abcdef+AQ=="})
+	if rekeyed.Checkpoint != "" || rekeyed.Size != 0 || len(rekeyed.Agents) != 0 {
+		t.Fatalf("under a new key the relay is not read afresh: %+v", rekeyed)
+	}
+	if len(rekeyed.Resolved) != 1 || rekeyed.Resolved[0].Detail != "tile/entries/000: altered" || !rekeyed.Resolved[0].Forgiven.Equal(at.Add(time.Hour)) {
+		t.Fatalf("under a new key the relay's forgiven faults are %+v", rekeyed.Resolved)
+	}
+}
