@@ -1,7 +1,6 @@
 package relay
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -17,42 +16,58 @@ import (
 	"github.com/meshnode/meshnode/internal/translog"
 )
 
-// paddedEntry is a's entry, its checkpoint padded with signatures of
-// keys nobody holds up to almost translog.MaxEntryBytes: an entry a
-// hostile relay may serve, which still verifies with the agent's key.
-func (a *agent) paddedEntry(t testing.TB) Entry {
-	t.Helper()
-	return padded(a.entry(t))
-}
-
-// padded is e with signature lines of keys nobody holds added up to
-// almost translog.MaxEntryBytes.
-func padded(e Entry) Entry {
-	for i := 0; ; i++ {
-		sig := sha256.Sum256(fmt.Appendf(nil, "%s %d", e.Agent, i))
-		line := fmt.Appendf(nil, "— pad%d.example %s\n", i, base64.StdEncoding.EncodeToString(append(sig[:], sig[:]...)))
-		if len(agentPrefix)+len(e.Agent)+1+len(e.Checkpoint)+len(line) > translog.MaxEntryBytes {
-			return e
-		}
-		e.Checkpoint = append(e.Checkpoint, line...)
+// padding is signature lines of keys nobody holds, more than an entry
+// has room for: what a hostile relay may add to an agent's checkpoint,
+// which still verifies with the agent's key.
+var padding = func() [][]byte {
+	var lines [][]byte
+	for i := range translog.MaxEntryBytes / 100 {
+		sig := sha256.Sum256(fmt.Appendf(nil, "pad %d", i))
+		lines = append(lines, fmt.Appendf(nil, "— pad%d.example %s\n", i, base64.StdEncoding.EncodeToString(append(sig[:], sig[:]...))))
 	}
+	return lines
+}()
+
+// padded is e with padding added up to almost translog.MaxEntryBytes.
+func padded(e Entry) Entry {
+	room := translog.MaxEntryBytes - len(agentPrefix) - len(e.Agent) - 1 - len(e.Checkpoint)
+	cp := slices.Clip(e.Checkpoint)
+	for _, line := range padding {
+		if len(line) > room {
+			break
+		}
+		cp, room = append(cp, line...), room-len(line)
+	}
+	e.Checkpoint = cp
+	return e
 }
 
-// relayOf is a mesh of n agents, pinned, and one relay that lists each
-// with entry(a).
-func relayOf(t *testing.T, n int, entry func(*agent, testing.TB) Entry) *mesh {
+// stranger is the entry of the i-th agent the node has not pinned, as
+// large as an honest one: the node holds it pending, unverified.
+func stranger(i int) Entry {
+	origin := fmt.Sprintf("stranger%05d.example/mesh", i)
+	sum := sha256.Sum256([]byte(origin))
+	sig := append(sum[:4:4], append(sum[:], sum[:]...)...)
+	return Entry{Agent: "https://" + origin + "/",
+		Checkpoint: fmt.Appendf(nil, "%s\n%d\n%s\n\n— %s %s\n", origin, i+1, b64(sum[:]), origin, b64(sig))}
+}
+
+// relayOf is a mesh of pinned agents and one relay that lists each
+// agent, then strangers more agents the node has not pinned.
+func relayOf(t *testing.T, pinned, strangers int) *mesh {
 	t.Helper()
 	m := newMesh(t, 0, 0)
-	for i := range n {
+	var es []Entry
+	for i := range pinned {
 		a := newAgent(t, fmt.Sprintf("https://agent%05d.example/mesh/", i))
 		a.pin(m.rd.Pins)
 		m.agents = append(m.agents, a)
+		es = append(es, a.entry(t))
+	}
+	for i := range strangers {
+		es = append(es, stranger(i))
 	}
 	p := newPublisher(t, m.site, "relay0")
-	es := make([]Entry, n)
-	for i, a := range m.agents {
-		es[i] = entry(a, t)
-	}
 	p.add(t, es...)
 	m.relays = []*publisher{p}
 	m.held = []*Held{{URL: p.rel.URL, Key: p.rel.Key}}
@@ -87,20 +102,19 @@ func unbounded(t *testing.T, m *mesh) *Held {
 // the budget and the bundles and tiles of one step, not the whole log.
 func TestHostileRelayReadFetchesAtMostItsByteBudget(t *testing.T) {
 	const budget = defaultMaxBytes
-	n := int(5 * budget / 2 / translog.MaxEntryBytes) // 2.5 budgets of entries
+	n := int(8 * budget / 5 / translog.MaxEntryBytes) // 1.6 budgets of entries
 	// The node polls the last 3 agents, whose entries verify; the others'
 	// entries it passes over, unverified, as it does for agents it does
 	// not poll.
-	m := relayOf(t, 3, (*agent).paddedEntry)
+	m := relayOf(t, 3, 0)
 	p := m.relays[0]
 	p.log = &Log{}
 	var es []Entry
 	for i := range n - 3 {
-		u := fmt.Sprintf("https://stranger%05d.example/mesh/", i)
-		es = append(es, padded(Entry{Agent: u, Checkpoint: fmt.Appendf(nil, "stranger%05d.example/mesh\n1\n%s\n\n", i, b64(make([]byte, 32)))}))
+		es = append(es, padded(stranger(i)))
 	}
 	for _, a := range m.agents {
-		es = append(es, a.paddedEntry(t))
+		es = append(es, padded(a.entry(t)))
 	}
 	p.add(t, es...)
 	m.rd.Known = func(u string) bool { return m.rd.Pins.Get(u) != nil }
@@ -127,7 +141,7 @@ func TestHostileRelayReadFetchesAtMostItsByteBudget(t *testing.T) {
 // small budget, growing between reads, ends holding what one read
 // without bounds holds.
 func TestRelayReadInPartsEqualsOneUnboundedRead(t *testing.T) {
-	m := relayOf(t, 1300, (*agent).entry)
+	m := relayOf(t, 20, 1280)
 	m.rd.MaxBytes = 1 // a bundle a read
 	h := m.held[0]
 	reads := 0
@@ -172,7 +186,7 @@ func TestRelayAlteringItsLogBetweenPartialReadsIsCaught(t *testing.T) {
 		want  string
 	}{
 		{"a hash tile", func(t *testing.T, m *mesh, p *publisher, _ int64) string {
-			level1 := tlog.Tile{H: translog.TileHeight, L: 1, W: len(m.agents) >> translog.TileHeight}
+			level1 := tlog.Tile{H: translog.TileHeight, L: 1, W: len(p.log.Entries) >> translog.TileHeight}
 			p.site.alter(p.dir, "log/"+translog.TilePath(level1), func(b []byte) { b[40] ^= 1 })
 			return ""
 		}, FaultAltered},
@@ -191,11 +205,11 @@ func TestRelayAlteringItsLogBetweenPartialReadsIsCaught(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := relayOf(t, 1300, (*agent).entry)
+			m := relayOf(t, 20, 580)
 			m.rd.MaxBytes = 1 // a bundle a read
 			h := m.held[0]
 			readOnce(t, m, m.rd, h)
-			read, listed, cp := h.Read, len(h.Agents), h.Checkpoint
+			read, listed, pending, cp := h.Read, len(h.Agents), len(h.Pending), h.Checkpoint
 			if read == 0 || read >= h.Size || h.Fault != nil {
 				t.Fatalf("first read: %d of %d entries, fault %+v: not a partial read", read, h.Size, h.Fault)
 			}
@@ -210,8 +224,8 @@ func TestRelayAlteringItsLogBetweenPartialReadsIsCaught(t *testing.T) {
 			if len(h.Fault.Checkpoints) == 0 || h.Fault.Checkpoints[0] != cp {
 				t.Errorf("the fault's evidence %q does not start with the checkpoint held", h.Fault.Checkpoints)
 			}
-			if h.Read != read || len(h.Agents) != listed {
-				t.Errorf("after the fault: %d entries read, %d agents listed; before it %d, %d", h.Read, len(h.Agents), read, listed)
+			if h.Read != read || len(h.Agents) != listed || len(h.Pending) != pending {
+				t.Errorf("after the fault: %d entries read, %d agents listed, %d pending; before it %d, %d, %d", h.Read, len(h.Agents), len(h.Pending), read, listed, pending)
 			}
 		})
 	}
@@ -225,12 +239,9 @@ func TestRelayAlteringItsLogBetweenPartialReadsIsCaught(t *testing.T) {
 func TestFirstReadOfARelayOfAHundredThousandAgentsEndsInThreeReads(t *testing.T) {
 	slowtest.Require(t)
 	const agents = 100_000
-	a := newAgent(t, "https://agent00000.example/mesh/")
-	a.size = 12345
-	cp := a.checkpoint(t) // the size of an honest entry's checkpoint
 	es := make([]Entry, agents)
 	for i := range es {
-		es[i] = Entry{Agent: fmt.Sprintf("https://agent%05d.example/mesh/", i), Checkpoint: bytes.Replace(cp, []byte("agent00000"), fmt.Appendf(nil, "agent%05d", i), 2)}
+		es[i] = stranger(i)
 	}
 	m := newMesh(t, 0, 0)
 	p := newPublisher(t, m.site, "relay0")

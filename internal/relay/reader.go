@@ -25,7 +25,7 @@ const (
 	defaultMaxEntries = 1 << 16
 	// defaultMaxBytes is the bytes of tiles and bundles fetched a read,
 	// past which the bundle read is the last: an honest relay's entry
-	// is about 235 bytes, so a read takes about 35,000 entries and the
+	// is about 240 bytes, so a read takes about 34,000 entries and the
 	// first read of a relay of 100,000 agents ends in 3 heartbeats,
 	// while a hostile relay's entries of 4 KiB make a read fetch about
 	// 11 MiB at most (the budget, and the bundles and tiles of one step).
