@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/meshnode/meshnode/internal/statefile"
+	"github.com/meshnode/meshnode/internal/validation"
 )
 
 // A peer's settled items are kept apart from its items still at work, in
@@ -168,7 +169,7 @@ func (f *file) loadHolding(items []Item) error {
 	}
 	var names []string
 	for _, it := range items {
-		for _, id := range []string{it.ID, it.Hash.Hex(12)} {
+		for _, id := range []string{it.ID, validation.ID(it.Hash)} {
 			if name, ok := owner[id]; ok {
 				names = append(names, name)
 			}
