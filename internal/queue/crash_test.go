@@ -182,7 +182,8 @@ func checkCrashState(t *testing.T, i int, p string, call []Update, before, after
 }
 
 // checkCounts fails unless Active, reading no settled file, agrees with
-// List on the items at work and the settled ones' counts.
+// List on the items at work and the settled ones' counts, and finds none
+// expired: every item here was settled within the retention.
 func checkCounts(t *testing.T, i int, q *File) {
 	t.Helper()
 	all, err := q.List()
@@ -206,8 +207,8 @@ func checkCounts(t *testing.T, i int, q *File) {
 	for _, it := range a.Items {
 		activeIDs = append(activeIDs, it.ID)
 	}
-	if !reflect.DeepEqual(activeIDs, work) || !reflect.DeepEqual(a.Settled, counts) {
-		t.Errorf("crash %d: active %v with %v settled, want %v with %v", i, activeIDs, a.Settled, work, counts)
+	if !reflect.DeepEqual(activeIDs, work) || !reflect.DeepEqual(a.Settled, counts) || a.Expired {
+		t.Errorf("crash %d: active %v with %v settled (expired %t), want %v with %v, none expired", i, activeIDs, a.Settled, a.Expired, work, counts)
 	}
 }
 

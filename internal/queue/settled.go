@@ -94,7 +94,8 @@ func indexOf(items map[string]*Item) *index {
 // expired reports whether some of the indexed items were settled more
 // than SettledRetention before now.
 func (ix *index) expired(now time.Time) bool {
-	return !ix.Oldest.IsZero() && ix.Oldest.Before(now.Add(-SettledRetention))
+	listed := len(ix.Done) + len(ix.Failed) + len(ix.Skipped)
+	return listed > 0 && ix.Oldest.Before(now.Add(-SettledRetention))
 }
 
 // count adds the indexed items to counts, by status.
