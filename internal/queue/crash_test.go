@@ -57,9 +57,7 @@ func TestAMoveStoppedAtAnyWriteLosesNothing(t *testing.T) {
 					t.Fatalf("crash %d: init: %v", i, err)
 				}
 				if len(rest) > 0 {
-					if _, err := q.Update(rest...); err != nil {
-						t.Fatalf("crash %d: the call again: %v", i, err)
-					}
+					mustApply(t, q, rest...)
 				}
 				if got := stateFiles(t, filepath.Dir(p)); !reflect.DeepEqual(got, want) {
 					t.Errorf("crash %d: after the next run the files are\n%s\nwant those of a run that never stopped\n%s", i, show(got), show(want))
