@@ -41,6 +41,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"ActiveLeavesSettledItemsCounted", testActive},
 		{"SettledItemsKeepTheirTracesOutOfTheQueue", testSettledDedup},
 		{"SettledItemGoesBackToWork", testBackToWork},
+		{"SettledTraceListedUnderAnotherID", testSettledTraceUnderAnotherID},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t, func() time.Time { return T0 })) })

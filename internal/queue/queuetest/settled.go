@@ -137,6 +137,27 @@ func testSettledDedup(t *testing.T, s queue.Store) {
 	}
 }
 
+// testSettledTraceUnderAnotherID: a trace settled under one peer, listed
+// by another under an ID that is not the one its hash gives
+// (validation.ID), is still found by its hash and not queued again.
+func testSettledTraceUnderAnotherID(t *testing.T, s queue.Store) {
+	settled := Item(1)
+	settled.ID = validation.ID(settled.Hash)
+	enqueue(t, s, settled)
+	if res := update(t, s, queue.Update{Kind: queue.Decide, ID: settled.ID, Status: queue.StatusDone, Reason: "pass", At: T0}); res[0] != nil {
+		t.Fatal(res[0])
+	}
+	listed := Item(1)
+	listed.ID, listed.From, listed.FromURL = "listed-by-bob", "bob", "https://bob.example/traces/"
+	if added, err := s.Enqueue(listed); err != nil || added != 0 {
+		t.Errorf("enqueue a settled trace under another ID: added %d, %v; want it found by its hash", added, err)
+	}
+	all := byID(t, s)
+	if len(all) != 1 || all[settled.ID].Status != queue.StatusDone {
+		t.Errorf("items: %+v, want the settled one alone", all)
+	}
+}
+
 // testRetention: settled items are counted, and said expired, until a
 // write drops them SettledRetention after they settled; Update of no item
 // is such a write. Items at work stay, however old.
