@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/meshnode/meshnode/internal/statefile"
-	"github.com/meshnode/meshnode/internal/validation"
 )
 
 // peerItem is item n published by the peer named name.
@@ -249,34 +248,5 @@ func TestCorruptSettledFileIsReportedWhenReadAndKept(t *testing.T) {
 	}
 	if a, _ := q.Active(); len(a.Items) != 1 || a.Items[0].Status != StatusQueued {
 		t.Errorf("the refused write changed the queue: %+v", a.Items)
-	}
-}
-
-// TestEnqueueFindsASettledTraceByTheIDItsHashGives: a trace settled
-// under one peer and listed by another under an ID that is not its own
-// is found by the ID its hash gives (validation.ID, the rule that names
-// queue items and validation files alike), so it is not queued twice.
-// The queue takes that rule from validation.ID: a copy of it here would
-// drift the day the rule changes.
-func TestEnqueueFindsASettledTraceByTheIDItsHashGives(t *testing.T) {
-	q, p := newQueue(t)
-	settled := peerItem(1, "bob")
-	settled.ID = validation.ID(settled.Hash)
-	if _, err := q.Enqueue(settled); err != nil {
-		t.Fatal(err)
-	}
-	if err := Set(q, settled.ID, StatusDone, "pass", t0); err != nil {
-		t.Fatal(err)
-	}
-	q = Open(p) // a new process: nothing read yet
-	q.Now = func() time.Time { return t0 }
-	listed := peerItem(1, "ada")
-	listed.ID = "listed-by-ada"
-	if added, err := q.Enqueue(listed); err != nil || added != 0 {
-		t.Fatalf("enqueue bob's settled trace as listed by ada: added %d, %v; want it found settled", added, err)
-	}
-	all, err := q.List()
-	if err != nil || len(all) != 1 || all[0].ID != settled.ID || all[0].Status != StatusDone {
-		t.Errorf("list: %+v, %v; want bob's done item alone", all, err)
 	}
 }

@@ -139,7 +139,9 @@ func testSettledDedup(t *testing.T, s queue.Store) {
 
 // testSettledTraceUnderAnotherID: a trace settled under one peer, listed
 // by another under an ID that is not the one its hash gives
-// (validation.ID), is still found by its hash and not queued again.
+// (validation.ID), is still found by its hash and not queued again. The
+// file store finds it through that ID, taken from validation.ID: a copy
+// of the rule would drift the day it changes.
 func testSettledTraceUnderAnotherID(t *testing.T, s queue.Store) {
 	settled := Item(1)
 	settled.ID = validation.ID(settled.Hash)
