@@ -33,6 +33,7 @@ import (
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/state"
 	"github.com/meshnode/meshnode/internal/trace"
+	"github.com/meshnode/meshnode/internal/validation"
 )
 
 func main() {
@@ -88,7 +89,7 @@ func run(dir string, agents, days, every int, compact bool) error {
 			led.AddTrace(&ledger.Trace{Agent: c.Agent, AgentURL: url, Seq: seq, Hash: hash, File: fmt.Sprintf("traces/%d.md", d),
 				URL: fmt.Sprintf("%straces/%d.md", url, d), Type: "knowledge", Title: fmt.Sprintf("Trace %d of %s", d, c.Agent),
 				Status: "pending", Submitted: now, FirstSeen: now, Fingerprint: trace.Fingerprint(d*agents + a + 1), Verified: true})
-			items = append(items, queue.Item{ID: hash.Hex(12), Hash: hash, From: c.Agent, FromURL: url,
+			items = append(items, queue.Item{ID: validation.ID(hash), Hash: hash, From: c.Agent, FromURL: url,
 				TraceURL: fmt.Sprintf("%straces/%d.md", url, d), Type: "knowledge", Seq: seq, Submitted: now, QueuedAt: now})
 		}
 		// The queue keeps settled items a week (queue.SettledRetention):

@@ -162,7 +162,7 @@ func (n *job) recordFile(p peer, f fetched) (queue.Item, bool) {
 		return queue.Item{}, false
 	}
 	return queue.Item{
-		ID: queueID(t.Hash), Hash: t.Hash, From: p.name, FromURL: p.url, TraceURL: t.URL,
+		ID: validation.ID(t.Hash), Hash: t.Hash, From: p.name, FromURL: p.url, TraceURL: t.URL,
 		Type: t.Type, Title: t.Title, Seq: t.Seq, Submitted: t.Submitted, QueuedAt: n.now, UpdatedAt: n.now,
 	}, true
 }
@@ -300,11 +300,4 @@ func (n *job) recordUnfetchables(p peer, rows []manifest.Entry) {
 		n.log.Warn("rows without a file column passed over: the peer has as many unverifiable rows as the ledger keeps",
 			"peer", p.name, "url", p.url, "count", skipped, "kept", maxUnverifiedPerPeer)
 	}
-}
-
-// queueID names a queue item and its validation file: the first 12 hex of
-// the trace hash, as in validations/val-<12 hex>.md.
-func queueID(hash manifest.Hash) string {
-	name := validation.FileName(hash)
-	return strings.TrimSuffix(strings.TrimPrefix(name, "val-"), ".md")
 }

@@ -81,7 +81,7 @@ func (n *job) publishResult(it queue.Item) (held bool, err error) {
 	if _, ok := n.snap.File(rel); ok {
 		return false, nil
 	}
-	if t := n.ledger.Traces[it.Hash]; t == nil || !t.Verified || t.URL != it.TraceURL || it.ID != queueID(it.Hash) {
+	if t := n.ledger.Traces[it.Hash]; t == nil || !t.Verified || t.URL != it.TraceURL || it.ID != validation.ID(it.Hash) {
 		n.log.Warn("stored result not published: not a trace this node verified", "id", it.ID, "url", it.TraceURL, "sha256", it.Hash)
 		return false, nil
 	}

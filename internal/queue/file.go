@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
@@ -26,9 +27,11 @@ type file struct {
 	// changed without opening the others again.
 	read map[string][]byte
 	// index are the indexes of the settled files not read, by name;
-	// loaded the bytes of those read (nil for a file not there).
+	// loaded the bytes of those read (nil for a file not there), and held
+	// the IDs each of those held.
 	index  map[string]*index
 	loaded map[string][]byte
+	held   map[string][]string
 	legacy bool // the single file older nodes kept was read
 }
 
@@ -43,7 +46,7 @@ func read(path string, c *statefile.Cache) (*file, error) {
 		return nil, err
 	}
 	f := &file{Items: map[string]*Item{}, path: path, cache: c, read: files,
-		index: map[string]*index{}, loaded: map[string][]byte{}}
+		index: map[string]*index{}, loaded: map[string][]byte{}, held: map[string][]string{}}
 	if legacy != nil {
 		f.legacy = true
 		if _, err := f.merge(legacy); err != nil {
@@ -63,14 +66,21 @@ func read(path string, c *statefile.Cache) (*file, error) {
 	return f, nil
 }
 
-// old reports whether f holds what only an older node writes: the
-// single file, or settled items in a peer's file of mesh-state/queue/.
-func (f *file) old() bool {
+// unfinished reports whether f holds what a write must finish: what only
+// an older node writes (the single file, or settled items in a peer's
+// file of mesh-state/queue/), or a move back to work that stopped before
+// its settled copy left (index.Back).
+func (f *file) unfinished() bool {
 	if f.legacy {
 		return true
 	}
 	for _, it := range f.Items {
 		if it.Settled() {
+			return true
+		}
+	}
+	for _, ix := range f.index {
+		if len(ix.Back) > 0 {
 			return true
 		}
 	}
@@ -119,10 +129,12 @@ const SettledRetention = 7 * 24 * time.Hour
 
 // files returns the queue's files by peer (state.PeerFileName of the
 // item's from_url): in mesh-state/queue/, each peer's items at work and
-// the index of its settled ones; in mesh-state/queue-settled/, the
-// settled items of the peers whose settled file was read. Each is
-// encoded with keys sorted and two-space indent.
-func (f *file) files() (active map[string][]byte, settled map[string]*file, err error) {
+// the index of its settled ones, listing under Back the IDs of back (its
+// items going back to work whose settled copy is still to leave); in
+// mesh-state/queue-settled/, the settled items of the peers whose
+// settled file was read. Each is encoded with keys sorted and two-space
+// indent.
+func (f *file) files(back map[string]map[string]*Item) (active map[string][]byte, settled map[string]*file, err error) {
 	parts, settled := map[string]*file{}, map[string]*file{}
 	part := func(m map[string]*file, name string) *file {
 		if m[name] == nil {
@@ -144,6 +156,13 @@ func (f *file) files() (active map[string][]byte, settled map[string]*file, err 
 	}
 	for name, s := range settled {
 		part(parts, name).Settled = indexOf(s.Items)
+	}
+	for name, copies := range back {
+		p := part(parts, name)
+		if p.Settled == nil {
+			p.Settled = &index{}
+		}
+		p.Settled.Back = slices.Sorted(maps.Keys(copies))
 	}
 	active = make(map[string][]byte, len(parts))
 	for name, p := range parts {
@@ -170,24 +189,50 @@ func (it *Item) Expired(now time.Time) bool {
 	return it.Settled() && it.UpdatedAt.Before(now.Add(-SettledRetention))
 }
 
-// write writes f back: first the settled files it changes, then the
-// peers' files of mesh-state/queue/, so an item that settles is never in
-// neither. It drops the items settled more than SettledRetention before
-// now, reading the settled files that hold some.
+// write writes f back, each item's new file before its old one, so a
+// crash at any point leaves every item in its old state or its new one,
+// never in neither (settled.go): first the settled files it changes,
+// still holding the items going back to work; then the peers' files of
+// mesh-state/queue/. When some items go back to work, their settled
+// copies then leave, and last their peers' index stops listing them. It
+// drops the items settled more than SettledRetention before now, reading
+// the settled files that hold some.
 func (f *file) write(now time.Time) error {
 	if err := f.loadForWrite(now); err != nil {
 		return err
 	}
 	f.prune(now)
-	active, settled, err := f.files()
+	back, err := f.goingBack()
 	if err != nil {
+		return err
+	}
+	active, settled, err := f.files(back)
+	if err != nil {
+		return err
+	}
+	if err := f.writeSettled(withCopies(settled, back)); err != nil {
+		return err
+	}
+	if err := f.writeActive(active); err != nil || len(back) == 0 {
 		return err
 	}
 	if err := f.writeSettled(settled); err != nil {
 		return err
 	}
-	_, err = f.cache.Rewrite(f.path, active, f.read)
-	return err
+	if active, _, err = f.files(nil); err != nil {
+		return err
+	}
+	return f.writeActive(active)
+}
+
+// writeActive writes the peers' files of mesh-state/queue/, those whose
+// bytes changed, and removes the others.
+func (f *file) writeActive(active map[string][]byte) error {
+	if _, err := f.cache.Rewrite(f.path, active, f.read); err != nil {
+		return err
+	}
+	f.read = active
+	return nil
 }
 
 // sorted returns the items oldest first: by queued time, then seq, then ID.

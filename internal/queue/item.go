@@ -26,7 +26,7 @@ const DefaultLease = 2 * time.Minute
 
 // Item is one trace waiting to be validated, with its claim.
 type Item struct {
-	ID       string        `json:"id"`   // first 12 hex of the trace hash, as in val-<id>.md
+	ID       string        `json:"id"`   // validation.ID of the trace hash, as in val-<id>.md
 	Hash     manifest.Hash `json:"hash"` // "sha256:<hex>"
 	From     string        `json:"from"` // the agent that published the trace
 	FromURL  string        `json:"from_url"`

@@ -68,19 +68,20 @@ func (q *File) locked(fn func(f *file) error) error {
 	return fn(f)
 }
 
-// Init creates the queue's directory when there is none, and migrates
-// what an older node wrote: its single file, and the settled items it
-// kept in a peer's file, which move to the peer's settled file.
+// Init creates the queue's directory when there is none, migrates what
+// an older node wrote (its single file, and the settled items it kept in
+// a peer's file, which move to the peer's settled file), and finishes a
+// move back to work that a crash stopped (settled.go).
 func (q *File) Init() error {
 	if err := os.MkdirAll(statefile.Dir(q.path), 0o755); err != nil {
 		return fmt.Errorf("init queue: %w", err)
 	}
 	return q.locked(func(f *file) error {
-		if !f.old() {
+		if !f.unfinished() {
 			return nil
 		}
 		if err := f.write(q.Now()); err != nil {
-			return fmt.Errorf("migrate queue: %w", err)
+			return fmt.Errorf("init queue: %w", err)
 		}
 		return nil
 	})

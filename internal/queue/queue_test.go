@@ -62,7 +62,7 @@ func newQueue(t testing.TB) (*File, string) {
 
 func item(n int) Item {
 	h := manifest.Hash(fmt.Sprintf("sha256:%012x%052x", n, n))
-	return Item{ID: h.Hex(12), Hash: h, From: "jolt37", FromURL: "https://jolt37.example/", TraceURL: fmt.Sprintf("https://jolt37.example/traces/%d.md", n),
+	return Item{ID: validation.ID(h), Hash: h, From: "jolt37", FromURL: "https://jolt37.example/", TraceURL: fmt.Sprintf("https://jolt37.example/traces/%d.md", n),
 		Type: "knowledge", Title: fmt.Sprintf("trace %d", n), Seq: manifest.Seq(n), QueuedAt: t0.Add(time.Duration(n) * time.Minute)}
 }
 

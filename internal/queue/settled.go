@@ -2,11 +2,13 @@ package queue
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"time"
 
 	"github.com/meshnode/meshnode/internal/statefile"
+	"github.com/meshnode/meshnode/internal/validation"
 )
 
 // A peer's settled items are kept apart from its items still at work, in
@@ -21,9 +23,24 @@ import (
 // finds the file an ID is in, and knows when some are due to leave
 // (SettledRetention) without opening it.
 //
-// A write puts a settled item in its settled file before it takes it out
-// of its peer's file, so a crash between the two loses nothing: an item
-// found in both is the one of mesh-state/queue/.
+// A write puts each item in its new file before it takes it out of its
+// old one, so a crash at any point loses nothing, and an item found in
+// both is the one of mesh-state/queue/, whichever way it was moving
+// (docs/decisions.md, "A quiet heartbeat"):
+//
+//  1. the settled files: the items that settle arrive; the items going
+//     back to work stay as they were;
+//  2. the peers' files of mesh-state/queue/: the items going back to work
+//     arrive, the items that settle leave, and the index lists the first
+//     under Back, as their settled file still holds them;
+//  3. when some went back to work: their settled copies leave;
+//  4. and their peers' index stops listing them.
+//
+// A crash after step 1 leaves an item that settles at work as it was: the
+// call did not happen for it, and its settled copy is overwritten when it
+// settles again. A crash after step 2 or 3 leaves an item going back to
+// work at work as it is now, and an index with Back, which the next write
+// (Init, each heartbeat's first, makes one) reads to finish steps 3 and 4.
 
 // SettledPath names the split state of the settled items beside the
 // queue's split state named by path: mesh-state/queue-settled/ beside
@@ -43,7 +60,10 @@ type index struct {
 	Done    []string  `json:"done,omitempty"`
 	Failed  []string  `json:"failed,omitempty"`
 	Skipped []string  `json:"skipped,omitempty"`
-	Oldest  time.Time `json:"oldest"` // the earliest UpdatedAt among them
+	Oldest  time.Time `json:"oldest,omitzero"` // the earliest UpdatedAt among them
+	// Back lists the items gone back to work whose copy the settled file
+	// may still hold: a write that stopped before it removed them.
+	Back []string `json:"back,omitempty"`
 }
 
 // indexOf returns the index of items, all settled; nil when there are none.
@@ -74,7 +94,8 @@ func indexOf(items map[string]*Item) *index {
 // expired reports whether some of the indexed items were settled more
 // than SettledRetention before now.
 func (ix *index) expired(now time.Time) bool {
-	return ix.Oldest.Before(now.Add(-SettledRetention))
+	listed := len(ix.Done) + len(ix.Failed) + len(ix.Skipped)
+	return listed > 0 && ix.Oldest.Before(now.Add(-SettledRetention))
 }
 
 // count adds the indexed items to counts, by status.
@@ -104,6 +125,7 @@ func (f *file) loadSettled(name string) error {
 			if f.Items[id] == nil {
 				f.Items[id] = it
 			}
+			f.held[name] = append(f.held[name], id)
 		}
 	}
 	f.loaded[name] = data
@@ -130,8 +152,8 @@ func (f *file) loadAllSettled() error {
 
 // loadForWrite reads the settled files a write changes: those of the
 // peers that have an item settled in f (settled by this call, or kept in
-// its peer's file by an older node) and those that hold items due to
-// leave at now.
+// its peer's file by an older node), those that hold items due to leave
+// at now, and those that may still hold items gone back to work.
 func (f *file) loadForWrite(now time.Time) error {
 	var names []string
 	for _, it := range f.Items {
@@ -143,7 +165,7 @@ func (f *file) loadForWrite(now time.Time) error {
 		}
 	}
 	for name, ix := range f.index {
-		if ix.expired(now) {
+		if ix.expired(now) || len(ix.Back) > 0 {
 			names = append(names, name)
 		}
 	}
@@ -168,7 +190,7 @@ func (f *file) loadHolding(items []Item) error {
 	}
 	var names []string
 	for _, it := range items {
-		for _, id := range []string{it.ID, it.Hash.Hex(12)} {
+		for _, id := range []string{it.ID, validation.ID(it.Hash)} {
 			if name, ok := owner[id]; ok {
 				names = append(names, name)
 			}
@@ -198,9 +220,51 @@ func (f *file) settledCounts(now time.Time) (map[string]int, bool) {
 	return counts, expired
 }
 
-// writeSettled writes the settled files of the peers whose file was read,
-// before their files of mesh-state/queue/ go: each holds the peer's
-// settled items, and one that holds none is removed.
+// goingBack returns, by settled file, the copies it holds, as read, of
+// the items now at work: items going back to work, and copies a write
+// that stopped left behind.
+func (f *file) goingBack() (map[string]map[string]*Item, error) {
+	back := map[string]map[string]*Item{}
+	for name, ids := range f.held {
+		var was *file
+		for _, id := range ids {
+			if it := f.Items[id]; it == nil || it.Settled() {
+				continue
+			}
+			if was == nil {
+				var err error
+				if was, err = decode(f.loaded[name]); err != nil {
+					return nil, fmt.Errorf("settled items of %s: %w", name, err)
+				}
+				back[name] = map[string]*Item{}
+			}
+			back[name][id] = was.Items[id]
+		}
+	}
+	return back, nil
+}
+
+// withCopies returns the settled files with the copies of back added.
+func withCopies(settled map[string]*file, back map[string]map[string]*Item) map[string]*file {
+	if len(back) == 0 {
+		return settled
+	}
+	out := make(map[string]*file, len(settled)+len(back))
+	for name, part := range settled {
+		out[name] = &file{Items: maps.Clone(part.Items)}
+	}
+	for name, copies := range back {
+		if out[name] == nil {
+			out[name] = &file{Items: map[string]*Item{}}
+		}
+		maps.Copy(out[name].Items, copies)
+	}
+	return out
+}
+
+// writeSettled writes the settled files of the peers whose file was read:
+// each holds the peer's items in settled, and one that holds none is
+// removed.
 func (f *file) writeSettled(settled map[string]*file) error {
 	files := map[string][]byte{}
 	var gone []string
@@ -222,8 +286,14 @@ func (f *file) writeSettled(settled map[string]*file) error {
 		}
 	}
 	slices.Sort(gone)
-	_, err := f.cache.Update(SettledPath(f.path), files, f.loaded, gone)
-	return err
+	if _, err := f.cache.Update(SettledPath(f.path), files, f.loaded, gone); err != nil {
+		return err
+	}
+	for _, name := range gone {
+		f.loaded[name] = nil
+	}
+	maps.Copy(f.loaded, files)
+	return nil
 }
 
 // loadSettledFiles reads each named settled file once, in name order, so

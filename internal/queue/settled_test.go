@@ -11,8 +11,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/meshnode/meshnode/internal/statefile"
 	"time"
+
+	"github.com/meshnode/meshnode/internal/statefile"
 )
 
 // peerItem is item n published by the peer named name.

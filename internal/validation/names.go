@@ -11,11 +11,19 @@ import (
 // "val-{hash-prefix}.md", 12 hex digits in practice).
 const fileNameHexDigits = 12
 
+// ID returns the ID of the trace with this hash: its first 12 hex
+// digits, lower case. It names the trace's validation file (FileName) and
+// its item in the node's validation queue, so the rule lives here alone.
+// Anything that is not a hex digit is dropped, so a malformed hash can
+// never make a path.
+func ID(traceHash manifest.Hash) string {
+	return traceHash.Hex(fileNameHexDigits)
+}
+
 // FileName returns the file name of a validation of the trace with this
-// hash: "val-" and the first 12 hex digits. Anything that is not a hex
-// digit is dropped, so a malformed hash can never make a path.
+// hash: "val-", its ID and ".md".
 func FileName(traceHash manifest.Hash) string {
-	return "val-" + traceHash.Hex(fileNameHexDigits) + ".md"
+	return "val-" + ID(traceHash) + ".md"
 }
 
 // clip shortens peer text quoted in an error.

@@ -150,15 +150,22 @@ func TestResultForPassesAtEighteen(t *testing.T) {
 	}
 }
 
-func TestFileName(t *testing.T) {
+// TestIDNamesTheValidationFile: a trace's ID is its hash's first 12 hex
+// digits, lower case, nothing else kept, and its validation file is
+// val-<ID>.md, so the queue's items and the files they publish share one
+// rule.
+func TestIDNamesTheValidationFile(t *testing.T) {
 	tests := map[string]string{
-		testHash:                  "val-ca978112ca1b.md",
-		strings.ToUpper(testHash): "val-ca978112ca1b.md",
-		"sha256:../../etc/passwd": "val-ecad.md",
-		"":                        "val-.md",
+		testHash:                  "ca978112ca1b",
+		strings.ToUpper(testHash): "ca978112ca1b",
+		"sha256:../../etc/passwd": "ecad",
+		"":                        "",
 	}
 	for in, want := range tests {
-		if got := FileName(manifest.Hash(in)); got != want {
+		if got := ID(manifest.Hash(in)); got != want {
+			t.Errorf("ID(%q) = %q, want %q", in, got, want)
+		}
+		if got, want := FileName(manifest.Hash(in)), "val-"+want+".md"; got != want {
 			t.Errorf("FileName(%q) = %q, want %q", in, got, want)
 		}
 	}

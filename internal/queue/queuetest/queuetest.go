@@ -40,6 +40,8 @@ func Run(t *testing.T, newStore NewStore) {
 		{"ListInbox", testList},
 		{"ActiveLeavesSettledItemsCounted", testActive},
 		{"SettledItemsKeepTheirTracesOutOfTheQueue", testSettledDedup},
+		{"SettledItemGoesBackToWork", testBackToWork},
+		{"SettledTraceListedUnderAnotherID", testSettledTraceUnderAnotherID},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t, func() time.Time { return T0 })) })

@@ -75,6 +75,46 @@ func testActive(t *testing.T, s queue.Store) {
 	}
 }
 
+// testBackToWork: a settled item can become one at work again: a done
+// item whose result waits, decided failed, settles; decided done again,
+// it is at work, its result still to publish, counted no more among the
+// settled; published, it settles for good. Each answer is the same
+// whichever file or table row it moved through.
+func testBackToWork(t *testing.T, s queue.Store) {
+	enqueue(t, s, items(2)...)
+	its := claim(t, s, queue.Claim{Owner: "w", Now: T0})
+	done := finish(its[0], queue.StatusDone, T0)
+	done.Result = &queue.Result{Scores: validation.Scores{4, 3, 5, 2, 4, 3}, Scorer: "command", ScoredAt: T0}
+	update(t, s, done, finish(its[1], queue.StatusDone, T0))
+	decide := func(status string, at time.Duration) {
+		t.Helper()
+		u := queue.Update{Kind: queue.Decide, ID: Item(1).ID, Status: status, Reason: "a person said so", At: T0.Add(at)}
+		if res := update(t, s, u); res[0] != nil {
+			t.Fatal(res[0])
+		}
+	}
+	decide(queue.StatusFailed, time.Minute)
+	a := active(t, s)
+	sameIDs(t, "active once decided failed", a.Items)
+	sameCounts(t, "once decided failed", a.Settled, 1, 1, 0)
+	decide(queue.StatusDone, 2*time.Minute)
+	a = active(t, s)
+	sameIDs(t, "active once decided done again", a.Items, Item(1))
+	sameCounts(t, "once decided done again", a.Settled, 1, 0, 0)
+	if len(a.Items) == 1 {
+		if it := a.Items[0]; it.Status != queue.StatusDone || it.Result == nil || !it.Result.PublishedAt.IsZero() || it.Version != its[0].Version+3 {
+			t.Errorf("item back at work: %+v, want done at version %d, its result still to publish", it, its[0].Version+3)
+		}
+	}
+	sameIDs(t, "list", list(t, s), items(2)...)
+	if res := update(t, s, queue.Update{Kind: queue.Publish, ID: Item(1).ID, At: T0.Add(3 * time.Minute)}); res[0] != nil {
+		t.Fatal(res[0])
+	}
+	a = active(t, s)
+	sameIDs(t, "active once published", a.Items)
+	sameCounts(t, "once published", a.Settled, 2, 0, 0)
+}
+
 // testSettledDedup: a settled item's trace is not queued again, by its
 // own peer or another, and its ID is not given to another trace.
 func testSettledDedup(t *testing.T, s queue.Store) {
@@ -94,6 +134,29 @@ func testSettledDedup(t *testing.T, s queue.Store) {
 	all := byID(t, s)
 	if len(all) != 3 || all[Item(1).ID].Status != queue.StatusDone || all[Item(2).ID].Status != queue.StatusFailed {
 		t.Errorf("items after enqueueing settled traces again: %+v", all)
+	}
+}
+
+// testSettledTraceUnderAnotherID: a trace settled under one peer, listed
+// by another under an ID that is not the one its hash gives
+// (validation.ID), is still found by its hash and not queued again. The
+// file store finds it through that ID, taken from validation.ID: a copy
+// of the rule would drift the day it changes.
+func testSettledTraceUnderAnotherID(t *testing.T, s queue.Store) {
+	settled := Item(1)
+	settled.ID = validation.ID(settled.Hash)
+	enqueue(t, s, settled)
+	if res := update(t, s, queue.Update{Kind: queue.Decide, ID: settled.ID, Status: queue.StatusDone, Reason: "pass", At: T0}); res[0] != nil {
+		t.Fatal(res[0])
+	}
+	listed := Item(1)
+	listed.ID, listed.From, listed.FromURL = "listed-by-bob", "bob", "https://bob.example/traces/"
+	if added, err := s.Enqueue(listed); err != nil || added != 0 {
+		t.Errorf("enqueue a settled trace under another ID: added %d, %v; want it found by its hash", added, err)
+	}
+	all := byID(t, s)
+	if len(all) != 1 || all[settled.ID].Status != queue.StatusDone {
+		t.Errorf("items: %+v, want the settled one alone", all)
 	}
 }
 

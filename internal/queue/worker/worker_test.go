@@ -130,7 +130,7 @@ func mesh(t testing.TB, n int) []queue.Item {
 		bodies[path] = body
 		hash := manifest.HashBytes(body)
 		its = append(its, queue.Item{
-			ID: hash.Hex(12), Hash: hash, From: "ada", FromURL: srv.URL + "/traces/",
+			ID: validation.ID(hash), Hash: hash, From: "ada", FromURL: srv.URL + "/traces/",
 			TraceURL: srv.URL + path, Type: "finding", Seq: manifest.Seq(i), QueuedAt: time.Now().UTC().Add(time.Duration(i) * time.Millisecond),
 		})
 	}
