@@ -13,88 +13,163 @@ import (
 // Validation by assignment, on the same mesh: the first -validators
 // agents are the founders, the agents with standing (nobody else earns
 // it in the days simulated), and the node is the first of them. Each
-// day's traces are added to a signal.Input under mesh-2026-4, their
-// juries drawn by signal's own assignment (Pools.Assignments, the pool
-// of the epoch each trace falls in computed by signal's standing
-// closure over the files dated before it), and every juror writes its
-// validation, which the next day's pool is computed over. Coverage
-// counts, with a share of the validators away, the validations the
-// jurors still active write: juries are drawn from the validators with
-// standing, whether active or not. Under mesh-2026-3 every validator
-// validates every trace that is not its own.
+// day's traces are added to a signal.Input, their juries drawn by
+// signal's own assignment (Pools.Assignments, the pool of the epoch each
+// trace falls in computed by signal's standing closure over the files
+// dated before it), and every juror present writes its validation, which
+// the next day's pool is computed over. Under mesh-2026-3 every
+// validator validates every trace that is not its own.
+//
+// Coverage is counted on the last day, for each share of the validators
+// away (the last ones of the founders): under mesh-2026-4, whose juries
+// are drawn from the validators with standing whether present or not;
+// and under mesh-2026-5, whose juries pass over the validators that left
+// an assignment unanswered (signal.AwayAfterDays), both for validators
+// away since the first day (a steady absence: from day AwayAfterDays on
+// their absence shows in the files) and for validators away from the
+// last day only (an absence that began that day, which no file shows
+// yet: that day's juries are those of a mesh where all were present).
 
 // awayShares are the shares of validators with standing that are away
 // (validate nothing) for which coverage is counted.
 var awayShares = []float64{0, 0.2, 0.4}
 
-// coverage is, for one share of validators away, how many of the
-// measured days' traces got fewer than three validations while at least
-// three validators with standing were active.
+// tally is, for one rule set and one model of absence, how many of the
+// last day's traces got fewer than three validations while at least
+// three validators with standing were active, and the fewest any got.
+type tally struct {
+	traces, short, minimum int
+}
+
+// coverage is one share of validators away: the last day's tallies under
+// mesh-2026-4, and under mesh-2026-5 with the validators away since the
+// first day (steady) or from the last day on (today).
 type coverage struct {
-	away    float64
-	active  int
-	traces  int
-	short   int
-	minimum int
+	away              float64
+	active            int
+	v4, steady, today tally
 }
 
 // assignment is what the assignment part of a run found.
 type assignment struct {
 	validators int
 	coverage   []coverage
-	// seconds is the CPU time signal took over each day's assignments,
-	// from its pool to the last jury; computed is the pools it computed.
+	// seconds is the CPU time signal took over each day's assignments
+	// under mesh-2026-4, from its pool to the last jury; computed is the
+	// pools it computed.
 	seconds  []float64
 	computed int
 	// assigned is how many of the measured days' traces name the node,
-	// of others' traces in all.
+	// of others' traces in all (mesh-2026-4).
 	assigned, others int
 }
 
-// assign draws every trace's jury and marks, in each agent, the
-// publishes the node is assigned (agent.assigned).
+// assign draws every trace's jury under mesh-2026-4, marks in each agent
+// the publishes the node is assigned (agent.assigned), and counts the
+// last day's coverage under mesh-2026-4 and mesh-2026-5.
 func assign(o options, agents []*agent) (assignment, error) {
 	out := assignment{validators: o.validators}
 	if o.validators < 1 || o.validators > len(agents) {
 		return out, fmt.Errorf("-validators %d: want 1 to -agents (%d)", o.validators, len(agents))
 	}
-	in := signal.Input{Rules: signal.RulesMesh2026v4}
+	for _, c := range awayShares {
+		active := o.validators - int(math.Round(c*float64(o.validators)))
+		out.coverage = append(out.coverage, coverage{away: c, active: active,
+			v4: tally{minimum: math.MaxInt}, steady: tally{minimum: math.MaxInt}, today: tally{minimum: math.MaxInt}})
+	}
+	everyone := func(int, int) bool { return true }
+	pools, err := drawJuries(o, agents, signal.RulesMesh2026v4, everyone, func(day int, d drawn) {
+		out.seconds = append(out.seconds, d.seconds)
+		for i, t := range d.traces {
+			owners := d.owners[i]
+			owners.a.assigned[owners.p] = d.as.AssignedTo(t, agents[0].url)
+			if day > 0 && owners.a != agents[0] {
+				out.others++
+				if owners.a.assigned[owners.p] {
+					out.assigned++
+				}
+			}
+			if day == o.days {
+				for c := range out.coverage {
+					out.coverage[c].v4.count(d.juries[i], t.Agent, out.coverage[c].active)
+				}
+			}
+		}
+	})
+	if err != nil {
+		return out, err
+	}
+	out.computed = pools.Computed()
+	return out, out.countV5(o, agents)
+}
+
+// countV5 counts the last day's coverage under mesh-2026-5: with every
+// validator present until the last day (away today), and for each share
+// away with its validators away from the first day (steady).
+func (as *assignment) countV5(o options, agents []*agent) error {
+	for c := range as.coverage {
+		cv := &as.coverage[c]
+		present := func(v, _ int) bool { return v < cv.active }
+		_, err := drawJuries(o, agents, signal.RulesMesh2026v5, present, func(day int, d drawn) {
+			if day != o.days {
+				return
+			}
+			for i, t := range d.traces {
+				cv.steady.count(d.juries[i], t.Agent, cv.active)
+				if cv.away == 0 { // all present until today: every share's absence begins today
+					for s := range as.coverage {
+						as.coverage[s].today.count(d.juries[i], t.Agent, as.coverage[s].active)
+					}
+				}
+			}
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// drawn is one day's traces, who published each, their juries, and the
+// CPU seconds signal took to draw them.
+type drawn struct {
+	as      signal.Assignments
+	traces  []ledger.Trace
+	owners  []publishRef
+	juries  [][]string
+	seconds float64
+}
+
+// drawJuries simulates the juries of days 0 to -days under rules: each
+// day's traces are added to the input, their juries drawn by signal from
+// the files so far, and every juror present(validator, day) writes its
+// validation an hour after the trace. each sees every day's juries.
+func drawJuries(o options, agents []*agent, rules string, present func(v, day int) bool, each func(day int, d drawn)) (*signal.Pools, error) {
+	in := signal.Input{Rules: rules}
 	for i := range o.validators {
 		in.Founders = append(in.Founders, signal.Founder{Name: agentName(i), URL: agents[i].url})
 	}
 	pools := signal.NewPools()
-	for _, c := range awayShares {
-		out.coverage = append(out.coverage, coverage{away: c, active: o.validators - int(math.Round(c*float64(o.validators))), minimum: math.MaxInt})
-	}
 	for day := 0; day <= o.days; day++ {
-		traces, owners := tracesOfDay(agents, day)
-		in.Traces = append(in.Traces, traces...)
+		var d drawn
+		d.traces, d.owners = tracesOfDay(agents, day)
+		in.Traces = append(in.Traces, d.traces...)
 		cpu0 := cpuTime()
-		as, ok := pools.Assignments(in)
-		if !ok {
-			return out, fmt.Errorf("rule set %s assigns nothing", in.Rules)
+		var ok bool
+		if d.as, ok = pools.Assignments(in); !ok {
+			return nil, fmt.Errorf("rule set %s assigns nothing", in.Rules)
 		}
-		juries := make([][]string, len(traces))
-		for i, t := range traces {
-			juries[i] = as.Jury(t)
-			owners[i].a.assigned[owners[i].p] = as.AssignedTo(t, agents[0].url)
+		d.juries = make([][]string, len(d.traces))
+		for i, t := range d.traces {
+			d.juries[i] = d.as.Jury(t)
 		}
-		out.seconds = append(out.seconds, (cpuTime() - cpu0).Seconds())
-		for i, t := range traces {
-			in.Validations = append(in.Validations, validations(t, juries[i], agents)...)
-			if day > 0 {
-				out.count(juries[i], t.Agent)
-				if owners[i].a != agents[0] {
-					out.others++
-					if owners[i].a.assigned[owners[i].p] {
-						out.assigned++
-					}
-				}
-			}
+		d.seconds = (cpuTime() - cpu0).Seconds()
+		for i, t := range d.traces {
+			in.Validations = append(in.Validations, validations(t, d.juries[i], agents, func(v int) bool { return present(v, day) })...)
 		}
+		each(day, d)
 	}
-	out.computed = pools.Computed()
-	return out, nil
+	return pools, nil
 }
 
 // publishRef names one publish: the agent and its index in publishes.
@@ -127,38 +202,42 @@ func tracesOfDay(agents []*agent, day int) ([]ledger.Trace, []publishRef) {
 	return ts, refs
 }
 
-// validations are the jury's validations of t, each an hour after it,
-// passing.
-func validations(t ledger.Trace, jury []string, agents []*agent) []ledger.Validation {
+// validations are the validations of t by the jurors present, each an
+// hour after it, passing.
+func validations(t ledger.Trace, jury []string, agents []*agent, present func(int) bool) []ledger.Validation {
 	out := make([]ledger.Validation, 0, len(jury))
 	for _, name := range jury {
-		var i int
-		fmt.Sscanf(name, "a%d", &i)
+		i := validatorIndex(name)
+		if !present(i) {
+			continue
+		}
 		out = append(out, ledger.Validation{Validator: name, ValidatorURL: agents[i].url, TraceURL: t.URL, TraceHash: t.Hash,
 			Result: "pass", ValidatedAt: t.Submitted.Add(time.Hour)})
 	}
 	return out
 }
 
-// count adds one measured trace's jury to each share's coverage: the
-// validators away are the last of the founders, so with a share away
-// the first active ones validate.
-func (as *assignment) count(jury []string, author string) {
-	for i := range as.coverage {
-		c := &as.coverage[i]
-		n := 0
-		for _, name := range jury {
-			var v int
-			fmt.Sscanf(name, "a%d", &v)
-			if v < c.active {
-				n++
-			}
+// validatorIndex is the index of the agent agentName named name.
+func validatorIndex(name string) int {
+	var i int
+	fmt.Sscanf(name, "a%d", &i)
+	return i
+}
+
+// count adds one trace's jury to the tally: the validators away are the
+// last of the founders, so with active of them active the first active
+// ones validate.
+func (t *tally) count(jury []string, author string, active int) {
+	n := 0
+	for _, name := range jury {
+		if validatorIndex(name) < active {
+			n++
 		}
-		c.traces++
-		c.minimum = min(c.minimum, n)
-		if n < 3 && activeOthers(c.active, author) >= 3 {
-			c.short++
-		}
+	}
+	t.traces++
+	t.minimum = min(t.minimum, n)
+	if n < 3 && activeOthers(active, author) >= 3 {
+		t.short++
 	}
 }
 
@@ -180,10 +259,16 @@ func (as assignment) report(o options) {
 		signal.JurySize, as.validators, seconds(as.seconds), as.computed)
 	fmt.Printf("the node is on the jury of %d of the %d others' traces of the measured day(s): %.1f a day, k × traces ÷ validators = %.1f\n",
 		as.assigned, as.others, float64(as.assigned)/float64(o.days), float64(signal.JurySize*as.others)/float64(o.days*as.validators))
+	fmt.Printf("coverage on day %d (the last), traces with fewer than 3 validations (fewest any got); mesh-2026-5 passes over jurors %d days after an assignment left unanswered:\n",
+		o.days, signal.AwayAfterDays)
 	for _, c := range as.coverage {
-		fmt.Printf("coverage, %.0f%% of validators away (%d active): %d traces of the measured day(s), %d with fewer than 3 validations, fewest %d\n",
-			100*c.away, c.active, c.traces, c.short, c.minimum)
+		fmt.Printf("  %2.0f%% of validators away (%d active): mesh-2026-4 %s; mesh-2026-5, away since day 0 %s; mesh-2026-5, away from day %d %s\n",
+			100*c.away, c.active, c.v4, c.steady, o.days, c.today)
 	}
+}
+
+func (t tally) String() string {
+	return fmt.Sprintf("%d of %d (%.1f %%; fewest %d)", t.short, t.traces, 100*float64(t.short)/float64(max(t.traces, 1)), t.minimum)
 }
 
 func seconds(xs []float64) string {

@@ -25,12 +25,14 @@ func TestAssignmentDrawsAJuryOfFiveForEveryMeasuredTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	all := as.coverage[0]
-	if all.away != 0 || all.traces == 0 || all.short != 0 || all.minimum != signal.JurySize {
-		t.Errorf("with every validator active: %+v, want every trace judged by %d", all, signal.JurySize)
+	for _, c := range []tally{all.v4, all.steady, all.today} {
+		if all.away != 0 || c.traces == 0 || c.short != 0 || c.minimum != signal.JurySize {
+			t.Errorf("with every validator active: %+v, want every trace judged by %d", c, signal.JurySize)
+		}
 	}
 	most := as.coverage[len(as.coverage)-1]
-	if most.traces != all.traces || most.minimum >= signal.JurySize || most.short == 0 {
-		t.Errorf("with %.0f%% of the validators away: %+v, want some traces short of three", 100*most.away, most)
+	if most.v4.traces != all.v4.traces || most.v4.minimum >= signal.JurySize || most.v4.short == 0 {
+		t.Errorf("with %.0f%% of the validators away: %+v, want some traces short of three", 100*most.away, most.v4)
 	}
 	var mine, measured int
 	for _, a := range agents {
@@ -47,9 +49,9 @@ func TestAssignmentDrawsAJuryOfFiveForEveryMeasuredTrace(t *testing.T) {
 			}
 		}
 	}
-	if measured != all.traces || mine == 0 || mine >= measured/2 {
+	if measured != all.v4.traces || mine == 0 || mine >= measured/2 {
 		t.Errorf("the node is assigned %d of %d measured traces (coverage counted %d), want about %d × %d ÷ %d",
-			mine, measured, all.traces, signal.JurySize, measured, o.validators)
+			mine, measured, all.v4.traces, signal.JurySize, measured, o.validators)
 	}
 }
 
@@ -93,5 +95,30 @@ func TestValidateCountsTheTracesAPollRead(t *testing.T) {
 	n.validate(a, at(2), at(5), &c)
 	if c.validationsAll != 2 || c.validationsAssigned != 1 {
 		t.Errorf("a poll at 5 h after one at 2 h counted %d validations, %d assigned; want the traces of 3 h and 5 h: 2, 1", c.validationsAll, c.validationsAssigned)
+	}
+}
+
+// TestUnderMesh2026v5ASteadyAbsenceCostsNoCoverage: with two fifths of
+// the validators away since the first day, mesh-2026-5's juries on the
+// last day (past signal.AwayAfterDays) are drawn from those present and
+// every trace gets five validations, while mesh-2026-4's leave some short
+// of three; an absence that begins on the last day shows in no file, and
+// costs mesh-2026-5 what it costs mesh-2026-4.
+func TestUnderMesh2026v5ASteadyAbsenceCostsNoCoverage(t *testing.T) {
+	o := options{agents: 120, days: signal.AwayAfterDays + 1, publish: 0.5, validators: 12, seed: 3}
+	agents, err := makeAgents(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	as, err := assign(o, agents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	most := as.coverage[len(as.coverage)-1]
+	if most.steady.traces == 0 || most.steady.short != 0 || most.steady.minimum != signal.JurySize {
+		t.Errorf("mesh-2026-5, %.0f%% away since day 0: %+v, want every trace judged by %d", 100*most.away, most.steady, signal.JurySize)
+	}
+	if most.v4.short == 0 || most.today != most.v4 {
+		t.Errorf("%.0f%% away from the last day: mesh-2026-4 %+v, mesh-2026-5 %+v; want some short, and the same", 100*most.away, most.v4, most.today)
 	}
 }

@@ -225,6 +225,7 @@ func TestInitFounderNamesTheRuleSetAsked(t *testing.T) {
 	}{
 		{"default", []string{"--founder"}, exitOK, "rules: mesh-2026-3"},
 		{"mesh-2026-4", []string{"--founder", "--rules", "mesh-2026-4"}, exitOK, "rules: mesh-2026-4"},
+		{"mesh-2026-5", []string{"--founder", "--rules", "mesh-2026-5"}, exitOK, "rules: mesh-2026-5"},
 		{"without --founder", []string{"--rules", "mesh-2026-4"}, exitUsage, ""},
 		{"unknown", []string{"--founder", "--rules", "mesh-2099-1"}, exitUsage, ""},
 	}

@@ -168,7 +168,7 @@ func standingWord(a signal.Agent) string {
 }
 
 // validationsCell is the validations that counted, and those that did not:
-// without standing, or outside the agent's assignment (mesh-2026-4).
+// without standing, or outside the agent's assignment (mesh-2026-4, mesh-2026-5).
 func validationsCell(a signal.Agent) string {
 	var extra []string
 	if a.ValidationsUncounted > 0 {

@@ -34,7 +34,7 @@ its page and in the list of traces) that the files do not give:
   disagree   the files give another value, whatever the node has polled
 
 and each listed file that is missing or does not match its hash. Under a
-rule set that assigns traces (mesh-2026-4) it also lists, as "outside", the
+rule set that assigns traces (mesh-2026-4, mesh-2026-5) it also lists, as "outside", the
 node's validations of traces whose jury does not name it: allowed, but they
 count for nothing (docs/protocol.md §8.8). Every read
 has a timeout and a size limit; nothing is written but a scratch directory,

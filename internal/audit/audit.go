@@ -57,7 +57,7 @@ type Report struct {
 	Lag      int   `json:"lag"`
 	Disagree int   `json:"disagree"`
 	// Outside lists the node's validations outside its assignment, under
-	// a rule set that assigns traces (mesh-2026-4).
+	// a rule set that assigns traces (mesh-2026-4, mesh-2026-5).
 	Outside []Outside `json:"outside,omitempty"`
 }
 

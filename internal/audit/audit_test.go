@@ -249,13 +249,19 @@ func TestLagIsJudgedUnderTheMeshsRuleSet(t *testing.T) {
 	}
 }
 
-// TestValidationsOutsideTheAssignmentAreListed: under mesh-2026-4 the
-// audited node's validation of a trace whose jury does not name it is
-// listed as outside, the one of a trace it is assigned is not; under
-// mesh-2026-3 nothing is.
+// TestValidationsOutsideTheAssignmentAreListed: under mesh-2026-4 and
+// mesh-2026-5 the audited node's validation of a trace whose jury does
+// not name it is listed as outside, the one of a trace it is assigned is
+// not; under mesh-2026-3 nothing is.
 func TestValidationsOutsideTheAssignmentAreListed(t *testing.T) {
+	for _, rules := range []string{signal.RulesMesh2026v4, signal.RulesMesh2026v5} {
+		t.Run(rules, func(t *testing.T) { checkOutside(t, rules) })
+	}
+}
+
+func checkOutside(t *testing.T, rules string) {
 	url := func(name string) string { return "https://" + name + ".example/" }
-	in := signal.Input{Rules: signal.RulesMesh2026v4}
+	in := signal.Input{Rules: rules}
 	for _, n := range []string{"node", "f1", "f2", "f3", "f4", "f5", "f6"} {
 		in.Founders = append(in.Founders, signal.Founder{Name: n, URL: url(n)})
 	}

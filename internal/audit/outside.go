@@ -11,7 +11,7 @@ import (
 )
 
 // Outside is one of the audited node's validations of a trace whose jury
-// does not name it (mesh-2026-4: docs/protocol.md §8.8). It is allowed (a
+// does not name it (mesh-2026-4 and mesh-2026-5: docs/protocol.md §8.8). It is allowed (a
 // person may score anything) and counts for nothing, so it is listed, not
 // a problem.
 type Outside struct {

@@ -47,7 +47,7 @@ const (
 	// LogPinsFile names log-pins/, the keys and checkpoints of peers'
 	// signed logs and their alarms (internal/logpin).
 	LogPinsFile = StateDir + "/log-pins.json"
-	// PoolsFile holds the pools of past epochs under mesh-2026-4, kept
+	// PoolsFile holds the pools of past epochs under mesh-2026-4 and mesh-2026-5, kept
 	// between heartbeats so that they are not computed again
 	// (signal.Pools): one file, only an optimisation.
 	PoolsFile = StateDir + "/assignment-pools.json"

@@ -23,6 +23,14 @@ import (
 // k × traces ÷ validators.
 const JurySize = 5
 
+// AwayAfterDays is AwayAfter under mesh-2026-5: a juror has the rest of
+// its trace's day and the whole next day, at least 24 hours, to publish a
+// validation (of any trace) before it counts as away. A node reading
+// through relays sees a trace within minutes and one polling quiet peers
+// within six hours; a validator that leaves is still drawn for two days,
+// and one that returns is drawn again the day after it validates.
+const AwayAfterDays = 2
+
 // epochSeconds is an epoch's length: one UTC day, the day the 10-a-day
 // bound already counts in.
 const epochSeconds = 86400
@@ -41,9 +49,11 @@ func EpochOf(t time.Time) int64 {
 func epochStart(e int64) time.Time { return time.Unix(e*epochSeconds, 0).UTC() }
 
 // member is an agent of an epoch's pool: its key (by trace URL, as
-// everywhere in SIGNAL) and the name it is hashed as.
+// everywhere in SIGNAL), the name it is hashed as, and whether it is
+// away as of the epoch (markAway; only under rules with AwayAfter).
 type member struct {
 	key, name string
+	away      bool
 }
 
 // hashName is the name a validator is hashed as: the name the mesh knows
@@ -62,8 +72,9 @@ func rendezvous(h manifest.Hash, name string) [sha256.Size]byte {
 // jury draws the jury of the trace with hash h whose author has key
 // author from pool: the k members, author excepted, with the highest
 // rendezvous weight (bytes compared as an unsigned big-endian number),
-// equal weights (one name at two URLs) by key; highest first. A pool of
-// k or fewer others is the whole pool.
+// equal weights (one name at two URLs) by key; highest first. Members
+// away come after every member present, so they fill only the seats the
+// present leave empty. A pool of k or fewer others is the whole pool.
 func jury(h manifest.Hash, author string, pool []member, k int) []member {
 	type cand struct {
 		m member
@@ -76,6 +87,9 @@ func jury(h manifest.Hash, author string, pool []member, k int) []member {
 		}
 	}
 	sort.Slice(cs, func(i, j int) bool {
+		if cs[i].m.away != cs[j].m.away {
+			return !cs[i].m.away
+		}
 		if c := bytes.Compare(cs[i].w[:], cs[j].w[:]); c != 0 {
 			return c > 0
 		}
@@ -137,14 +151,18 @@ func (a *assigner) pool(e int64) []member {
 		}
 		a.pool(earlier)
 	}
-	m := newMesh(a.in.before(epochStart(e)), a.rules)
+	in := a.in.before(epochStart(e))
+	m := newMesh(in, a.rules)
 	m.assign(a)
 	c := m.closure()
 	p := []member{}
 	for id, k := range m.keyOf {
 		if c.has[id] {
-			p = append(p, member{k, m.names[k]})
+			p = append(p, member{key: k, name: m.names[k]})
 		}
+	}
+	if a.rules.AwayAfter > 0 {
+		m.markAway(p, in.Validations, e, a.rules.AwayAfter)
 	}
 	a.pools[e] = p // sorted by key: keyOf is
 	if a.cache != nil {
@@ -177,6 +195,43 @@ func (a *assigner) key(e int64) poolKey {
 		a.keys[e] = k
 	}
 	return k
+}
+
+// markAway marks the members of pool (epoch e's) that are away
+// (docs/protocol.md §8.8, mesh-2026-5): on the jury of a trace of an
+// epoch t with t + after ≤ e, and with no validation in vals (the files
+// dated before e) stating a time at or after t's first instant. Any
+// validation file a member lists is evidence it is present, assigned or
+// not, counted or not; one stating no time is evidence of nothing. Only
+// the newest such assignment matters: a validation after it answers
+// every earlier one.
+func (m *mesh) markAway(pool []member, vals []ledger.Validation, e int64, after int) {
+	assigned := map[string]int64{} // juror key → newest epoch of its assignments up to e − after
+	for i, t := range m.traces {
+		te := EpochOf(t.Submitted)
+		if te+int64(after) > e {
+			continue
+		}
+		for _, id := range m.juries[i] {
+			if k := m.keyOf[id]; te >= assigned[k] {
+				assigned[k] = te
+			}
+		}
+	}
+	newest := map[string]time.Time{} // validator key → the newest time its validations state
+	for _, v := range vals {
+		if v.Validator == "" && v.ValidatorURL == "" {
+			continue
+		}
+		if k := m.key(v.Validator, v.ValidatorURL); v.ValidatedAt.After(newest[k]) {
+			newest[k] = v.ValidatedAt
+		}
+	}
+	for i := range pool {
+		if te, ok := assigned[pool[i].key]; ok && newest[pool[i].key].Before(epochStart(te)) {
+			pool[i].away = true
+		}
+	}
 }
 
 // juryOf is the jury of trace t: drawn from the pool of its epoch,

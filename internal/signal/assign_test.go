@@ -178,7 +178,7 @@ func TestAssignmentCoversEveryTraceAndSharesTheLoad(t *testing.T) {
 		n := 1 + rng.Intn(60)
 		pool := make([]member, n)
 		for i := range pool {
-			pool[i] = member{agentKey("", fmt.Sprintf("https://v%03d.example/", i)), fmt.Sprintf("v%03d", i)}
+			pool[i] = member{key: agentKey("", fmt.Sprintf("https://v%03d.example/", i)), name: fmt.Sprintf("v%03d", i)}
 		}
 		traces := 2000
 		load := map[string]int{}
@@ -208,5 +208,113 @@ func TestAssignmentCoversEveryTraceAndSharesTheLoad(t *testing.T) {
 				t.Fatalf("pool %d: %s judges %v traces, mean %v", n, m.name, l, mean)
 			}
 		}
+	}
+}
+
+// juriedDays is founders and ann, who publishes per traces a day on March
+// 1 to days; each day the juries are drawn by rules from the files so far
+// and every juror present (present(name, day)) passes at 18:00 that day
+// its traces of the day and those it was assigned while away, as a node
+// catching up does. It returns the input and each trace's jury.
+func juriedDays(rules string, names []string, days, per int, present func(string, int) bool) (Input, map[manifest.Hash][]string) {
+	in := Input{Rules: rules, Founders: founders(names...)}
+	juries := map[manifest.Hash][]string{}
+	owed := map[string][]manifest.Hash{}
+	for day := 1; day <= days; day++ {
+		var today []ledger.Trace
+		for i := 0; i < per; i++ {
+			today = append(today, dated(tr("ann", day*100+i, "knowledge", "pebble"), day))
+		}
+		in.Traces = append(in.Traces, today...)
+		as, _ := NewAssignments(in)
+		for _, t := range today {
+			juries[t.Hash] = as.Jury(t)
+			for _, n := range juries[t.Hash] {
+				owed[n] = append(owed[n], t.Hash)
+			}
+		}
+		for _, n := range names {
+			if !present(n, day) {
+				continue
+			}
+			for _, h := range owed[n] {
+				v := at(val(n, h, "pass"), day)
+				v.ValidatedAt = v.ValidatedAt.Add(18 * time.Hour)
+				in.Validations = append(in.Validations, v)
+			}
+			owed[n] = nil
+		}
+	}
+	return in, juries
+}
+
+// onJuries counts the traces of day whose jury names name.
+func onJuries(in Input, juries map[manifest.Hash][]string, name string, day int) int {
+	n := 0
+	for _, t := range in.Traces {
+		if EpochOf(t.Submitted) == EpochOf(dated(t, day).Submitted) && slices.Contains(juries[t.Hash], name) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestUnderMesh2026v5JurorsAwayAreNotDrawn: f8 validates nothing from
+// March 1 to 4. Under mesh-2026-4 it stays on juries, which wait for it;
+// under mesh-2026-5 it is drawn on March 1 and 2 (nobody can know it
+// left), and from March 3, two days after its first unanswered
+// assignment, on no jury while five others are present. Back on March 5,
+// it validates the traces it was assigned on March 1 and 2, and is drawn
+// again from March 6.
+func TestUnderMesh2026v5JurorsAwayAreNotDrawn(t *testing.T) {
+	names := []string{"f1", "f2", "f3", "f4", "f5", "f6", "f7", "f8"}
+	const days, per = 7, 12
+	away := func(n string, day int) bool { return n != "f8" || day == 5 }
+	for _, rules := range []string{RulesMesh2026v4, RulesMesh2026v5} {
+		in, juries := juriedDays(rules, names, days, per, away)
+		r := Compute(in)
+		for _, tr := range r.Traces {
+			if !slices.Equal(tr.Jury, juries[tr.Hash]) {
+				t.Fatalf("%s: %s's jury %v in the report, %v drawn by Assignments", rules, tr.Hash, tr.Jury, juries[tr.Hash])
+			}
+		}
+		for day := 1; day <= days; day++ {
+			n := onJuries(in, juries, "f8", day)
+			drawn := rules == RulesMesh2026v4 || day <= 2 || day >= 6
+			if (n > 0) != drawn {
+				t.Errorf("%s, March %d: f8 on %d of %d juries, want drawn %v", rules, day, n, per, drawn)
+			}
+		}
+	}
+}
+
+// TestUnderMesh2026v5JurorsAwayFillOnlyEmptySeats: with six founders of
+// which f5 and f6 are away, juries from March 3 are f1–f4 and the away
+// founder of higher weight: a jury stays five while the pool has five.
+func TestUnderMesh2026v5JurorsAwayFillOnlyEmptySeats(t *testing.T) {
+	names := []string{"f1", "f2", "f3", "f4", "f5", "f6"}
+	present := func(n string, _ int) bool { return n != "f5" && n != "f6" }
+	in, juries := juriedDays(RulesMesh2026v5, names, 4, 6, present)
+	for _, tr := range in.Traces {
+		if EpochOf(tr.Submitted) < EpochOf(dated(tr, 3).Submitted) {
+			continue
+		}
+		j := juries[tr.Hash]
+		want := append(byWeight(tr.Hash, names[:4]), byWeight(tr.Hash, names[4:])[0])
+		if !slices.Equal(j, want) {
+			t.Fatalf("%s: jury %v, want the four present by weight, then %v", tr.Hash, j, want[4])
+		}
+	}
+}
+
+// TestUnderMesh2026v5ANewlyAdmittedValidatorIsDrawn: x, admitted by files
+// of March 1, has no assignment to have left unanswered, so it is on the
+// juries of March 2 as under mesh-2026-4.
+func TestUnderMesh2026v5ANewlyAdmittedValidatorIsDrawn(t *testing.T) {
+	in := admittedOn(1)
+	in.Rules = RulesMesh2026v5
+	r := Compute(in)
+	if day2 := traceResult(r, hash("y", 2)); !slices.Contains(day2.Jury, "x") || day2.Seen != 3 {
+		t.Fatalf("y's trace of March 2: %+v, want x on the jury", day2)
 	}
 }

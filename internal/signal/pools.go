@@ -100,6 +100,9 @@ type poolsDiff struct {
 	Key   string      `json:"key"`
 	Add   [][2]string `json:"add,omitempty"`  // key, name; sorted by key
 	Drop  []string    `json:"drop,omitempty"` // keys, sorted
+	// Away is the keys of the members added that are away (mesh-2026-5),
+	// sorted; a member whose away changes is dropped and added.
+	Away []string `json:"away,omitempty"`
 }
 
 // MarshalPools writes the pools p used since it was made or read, the
@@ -145,20 +148,28 @@ func diffPools(e int64, en poolEntry, prev []member) poolsDiff {
 	for i < len(en.members) || j < len(prev) {
 		switch {
 		case j == len(prev) || (i < len(en.members) && en.members[i].key < prev[j].key):
-			d.Add = append(d.Add, [2]string{en.members[i].key, en.members[i].name})
+			d.add(en.members[i])
 			i++
 		case i == len(en.members) || prev[j].key < en.members[i].key:
 			d.Drop = append(d.Drop, prev[j].key)
 			j++
 		default:
-			if en.members[i].name != prev[j].name { // renamed: dropped and added
+			if en.members[i] != prev[j] { // renamed, away or back: dropped and added
 				d.Drop = append(d.Drop, prev[j].key)
-				d.Add = append(d.Add, [2]string{en.members[i].key, en.members[i].name})
+				d.add(en.members[i])
 			}
 			i, j = i+1, j+1
 		}
 	}
 	return d
+}
+
+// add writes m as added.
+func (d *poolsDiff) add(m member) {
+	d.Add = append(d.Add, [2]string{m.key, m.name})
+	if m.away {
+		d.Away = append(d.Away, m.key)
+	}
 }
 
 // epochsSum is the hex sha256 of the epochs' JSON.
@@ -188,7 +199,7 @@ func ReadPools(data []byte) (*Pools, error) {
 		return nil, errors.New("read pools: its sum does not match its epochs")
 	}
 	p := NewPools()
-	cur := map[string]string{}
+	cur := map[string]member{}
 	for i, d := range f.Epochs {
 		if i > 0 && d.Epoch <= f.Epochs[i-1].Epoch {
 			return nil, fmt.Errorf("read pools: epoch %d after %d", d.Epoch, f.Epochs[i-1].Epoch)
@@ -202,9 +213,9 @@ func ReadPools(data []byte) (*Pools, error) {
 	return p, nil
 }
 
-// applyDiff applies d to the pool cur (key → name) and returns the
+// applyDiff applies d to the pool cur (key → member) and returns the
 // resulting entry.
-func applyDiff(cur map[string]string, d poolsDiff) (poolEntry, error) {
+func applyDiff(cur map[string]member, d poolsDiff) (poolEntry, error) {
 	var en poolEntry
 	k, err := hex.DecodeString(d.Key)
 	if err != nil || len(k) != len(en.key) {
@@ -217,15 +228,25 @@ func applyDiff(cur map[string]string, d poolsDiff) (poolEntry, error) {
 		}
 		delete(cur, k)
 	}
+	added := map[string]bool{}
 	for _, a := range d.Add {
 		if _, ok := cur[a[0]]; ok || a[0] == "" {
 			return en, fmt.Errorf("adds %q, already in the pool or empty", a[0])
 		}
-		cur[a[0]] = a[1]
+		cur[a[0]] = member{key: a[0], name: a[1]}
+		added[a[0]] = true
+	}
+	for _, k := range d.Away {
+		m, ok := cur[k]
+		if !ok || !added[k] || m.away {
+			return en, fmt.Errorf("marks %q away, not added by it or twice", k)
+		}
+		m.away = true
+		cur[k] = m
 	}
 	en.members = make([]member, 0, len(cur))
 	for _, k := range sortedKeys(cur) {
-		en.members = append(en.members, member{k, cur[k]})
+		en.members = append(en.members, cur[k])
 	}
 	return en, nil
 }

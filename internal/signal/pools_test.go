@@ -342,6 +342,39 @@ func TestDamagedPoolsFileIsRefused(t *testing.T) {
 	}
 }
 
+// TestPoolsFileKeepsWhoIsAway: under mesh-2026-5 a pool's members away
+// are written (away) and read back, so that the juries drawn from the
+// file are the ones drawn without it; a file marking away a member it
+// does not add is refused.
+func TestPoolsFileKeepsWhoIsAway(t *testing.T) {
+	names := []string{"f1", "f2", "f3", "f4", "f5", "f6", "f7", "f8"}
+	in, _ := juriedDays(RulesMesh2026v5, names, 5, 6, func(n string, _ int) bool { return n != "f8" })
+	p := NewPools()
+	p.Compute(in)
+	data := MarshalPools(p)
+	f := decodePools(t, data)
+	away := 0
+	for _, e := range f.Epochs {
+		away += len(e.Away)
+	}
+	if away == 0 {
+		t.Fatalf("no member written away:\n%s", data)
+	}
+	back, err := ReadPools(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkJuries(t, back, in, "read back")
+	if back.Computed() != 0 {
+		t.Errorf("read back, the cache computed %d pools", back.Computed())
+	}
+	f.Epochs[0].Away = append(f.Epochs[0].Away, "url https://nobody.example/")
+	f.Sum = epochsSum(f.Epochs)
+	if _, err := ReadPools(encodePools(t, f)); err == nil {
+		t.Error("a file marking away a member it does not add was read")
+	}
+}
+
 func decodePools(t *testing.T, data []byte) poolsFile {
 	t.Helper()
 	var f poolsFile

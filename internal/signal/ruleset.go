@@ -34,6 +34,12 @@ const (
 	// over those with standing when the trace's UTC day began; a vote
 	// outside the jury settles and earns nothing.
 	RulesMesh2026v4 = "mesh-2026-4"
+	// RulesMesh2026v5 is mesh-2026-4 with juries that pass over the jurors
+	// who are away (docs/decisions.md, Assignment: "Jurors away"): a
+	// validator with standing that left an assignment of two days ago or
+	// more unanswered, with no validation since, takes a seat only when
+	// the others present leave one empty.
+	RulesMesh2026v5 = "mesh-2026-5"
 )
 
 // DefaultRules is the rule set of a FOUNDERS.md without a "rules:" line:
@@ -80,6 +86,12 @@ type Rules struct {
 	// (assign.go): only their votes settle it and earn. 0: every agent
 	// with standing judges every trace.
 	JurySize int
+	// AwayAfter is, under rules that assign, how many days after a
+	// trace's epoch began a juror that has published no validation since
+	// counts as away (assign.go, markAway): from epoch t + AwayAfter on,
+	// it is drawn only to seats the jurors present leave empty. 0: no
+	// juror is ever away, and juries are drawn as if all were present.
+	AwayAfter int
 }
 
 // ruleSets is the registry of the rule sets this node implements, by name.
@@ -112,6 +124,13 @@ var ruleSets = map[string]Rules{
 		AgreeingOnly: true, MaxEarningPerDay: 10,
 		CopiesEarnNothing: true, LoseAtMismatches: 3,
 		JurySize: JurySize},
+	RulesMesh2026v5: {Name: RulesMesh2026v5,
+		Summary: "An agent's reputation, earned by its traces that the agents with standing assigned to judge them validated (their full weight once two of them passed it; nothing for bytes another agent lists too) and by assigned validations that agreed with theirs, at most 10 a day; " +
+			"juries pass over validators that left an assignment unanswered; an agent whose files two agents with standing dispute as hash mismatches, three files among its latest 50 seqs, loses its standing.",
+		CorroborateAt: 2, UncorroboratedPoints: 1, AdmitAt: 2,
+		AgreeingOnly: true, MaxEarningPerDay: 10,
+		CopiesEarnNothing: true, LoseAtMismatches: 3,
+		JurySize: JurySize, AwayAfter: AwayAfterDays},
 }
 
 // tracePoints is what a validated trace labelled to earn points earns its

@@ -78,7 +78,7 @@ type Agent struct {
 	// standing: they earn nothing and settle nothing.
 	ValidationsUncounted int `json:"validations_uncounted,omitempty"`
 	// ValidationsUnassigned counts the validations authored with standing
-	// on traces the agent was not assigned (mesh-2026-4: not on the
+	// on traces the agent was not assigned (mesh-2026-4 and mesh-2026-5: not on the
 	// trace's jury): they settle and earn nothing.
 	ValidationsUnassigned int `json:"validations_unassigned,omitempty"`
 	// Mismatches counts the agent's files, within MismatchWindow of its
@@ -113,10 +113,10 @@ type TraceResult struct {
 	// count for nothing.
 	Uncounted int `json:"uncounted,omitempty"`
 	// Unassigned is the number of votes by agents with standing outside
-	// the trace's jury (mesh-2026-4), which count for nothing.
+	// the trace's jury (mesh-2026-4, mesh-2026-5), which count for nothing.
 	Unassigned int `json:"unassigned,omitempty"`
 	// Jury names the agents the trace is assigned to, highest rendezvous
-	// weight first (mesh-2026-4; docs/protocol.md §8.8); empty under rule
+	// weight first (mesh-2026-4 and mesh-2026-5; docs/protocol.md §8.8); empty under rule
 	// sets that assign nothing.
 	Jury []string `json:"jury,omitempty"`
 	// Copy is set when another agent lists the same bytes as a trace too:
