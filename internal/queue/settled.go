@@ -2,7 +2,6 @@ package queue
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -98,7 +97,7 @@ func (f *file) loadSettled(name string) error {
 	if data != nil {
 		in, err := decode(data)
 		if err != nil {
-			return statefile.Corrupt(filepath.Join(statefile.Dir(sp), name), data, err)
+			return statefile.Corrupt(statefile.FilePath(sp, name), data, err)
 		}
 		for id, it := range in.Items {
 			if f.Items[id] == nil {
