@@ -223,3 +223,31 @@ func TestCorruptOldFileIsNamedAsItIs(t *testing.T) {
 		t.Errorf("old file after Migrate: %v", err)
 	}
 }
+
+// FuzzFileNameRoundTrips: a key and its file name map to each other in
+// every directory, an older node's name and a name that is not a peer's
+// are their own key, and no key maps to a file outside the directory.
+func FuzzFileNameRoundTrips(f *testing.F) {
+	for _, s := range []string{PeerFileName("https://ada.example/traces/"), "ada.example-traces_b5b64f62.json", "a.json", "x-ABCDEF01.json", "_00000000.json", "-00000000.json", "../x-00000000.json"} {
+		f.Add("ledger", s)
+	}
+	f.Fuzz(func(t *testing.T, dir, name string) {
+		if key, old := keyOf(dir, name); old {
+			if key != name {
+				t.Fatalf("keyOf(%q) = %q, old; want itself", name, key)
+			}
+		} else if got := fileName(dir, key); got != name {
+			t.Fatalf("fileName(keyOf(%q) = %q) = %q", name, key, got)
+		}
+		if _, _, isName := splitName(name, '_'); isName {
+			return // a file's name, never a key: PeerFileName gives "-"
+		}
+		to := fileName(dir, name)
+		if key, old := keyOf(dir, to); key != name || old {
+			t.Fatalf("keyOf(fileName(%q) = %q) = %q, %v", name, to, key, old)
+		}
+		if filepath.Base(name) == name && filepath.Base(to) != to {
+			t.Fatalf("fileName(%q) = %q leaves the directory", name, to)
+		}
+	})
+}
