@@ -130,6 +130,11 @@ for r in $(seq "$rounds"); do
     before=$(sizepack "$dir")
     "$out/$w" heartbeat --dir "$dir" --now "$(at "$d" 0)" --summary "$out/sum.json" >/dev/null 2>"$out/log" || { tail -5 "$out/log"; exit 1; }
     records=$(field validations_published "$out/sum.json")
+    # Every figure is per record: a round without any has none to give.
+    if [ "${records:-0}" = 0 ]; then
+      echo "$w: round $r published no validation, so there is no cost per record to measure (is the node a founder, and did the peers publish?)"
+      exit 1
+    fi
     [ "$(commit "$dir")" = yes ] || { echo "$w: a heartbeat with news committed nothing"; exit 1; }
     bytes=$(packed "$dir")
     echo "$records" >>"$out/$w.records"; echo "$bytes" >>"$out/$w.bytes"

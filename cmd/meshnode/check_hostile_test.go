@@ -10,6 +10,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/publish"
 	"github.com/meshnode/meshnode/internal/statefile"
 	"github.com/meshnode/meshnode/internal/validation"
@@ -92,7 +93,7 @@ func symlink(t *testing.T, target, link string) {
 // open. Each must exit 3 and name the file at fault.
 // forgedLedgerFile is where ledger.Save writes bob's records: the ledger
 // keeps a file per peer under mesh-state/ledger/.
-var forgedLedgerFile = "mesh-state/ledger/" + statefile.PeerFileName("https://bob.example.org/mesh/")
+var forgedLedgerFile = filepath.ToSlash(statefile.PeerPath(node.LedgerFile, "https://bob.example.org/mesh/"))
 
 func TestCheckRefusesHostilePullRequests(t *testing.T) {
 	goodVal := "validations/" + validation.FileName(bobTraceHash)

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path"
 	"path/filepath"
 	"time"
 
@@ -36,7 +35,7 @@ type relayRow struct {
 
 // relaysFile is where the node keeps what it holds of the relay at url.
 func relaysFile(url string) string {
-	return path.Join(statefile.Dir(node.RelaysFile), statefile.PeerFileName(url))
+	return filepath.ToSlash(statefile.PeerPath(node.RelaysFile, url))
 }
 
 // configRelays are the relays of mesh.yaml's relays.list.

@@ -25,7 +25,7 @@ func writeForkedPin(t *testing.T, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeT(t, dir, filepath.Join(statefile.Dir(node.LogPinsFile), statefile.PeerFileName(p.URL)), string(data))
+	writeT(t, dir, statefile.PeerPath(node.LogPinsFile, p.URL), string(data))
 }
 
 func TestPeersShowsARefusedLogAndRepinClearsItKeepingTheEvidence(t *testing.T) {

@@ -20,7 +20,7 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 	if err := write(path, data, perm, true, replace); err != nil {
 		return err
 	}
-	return syncDir(filepath.Dir(path))
+	return SyncDir(filepath.Dir(path))
 }
 
 // CreateFile is WriteFile that never replaces a file: when path exists,
@@ -32,7 +32,7 @@ func CreateFile(path string, data []byte, perm os.FileMode) error {
 	if err := write(path, data, perm, true, create); err != nil {
 		return err
 	}
-	return syncDir(filepath.Dir(path))
+	return SyncDir(filepath.Dir(path))
 }
 
 // CreateFileUnsynced is CreateFile without its fsyncs, durable once
@@ -154,7 +154,9 @@ func RemoveTemps(dir string) error {
 	return nil
 }
 
-func syncDir(dir string) error {
+// SyncDir fsyncs the directory dir, so that the renames and removals made
+// in it survive a crash.
+func SyncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return fmt.Errorf("sync %s: %w", dir, err)

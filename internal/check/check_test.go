@@ -193,7 +193,7 @@ func TestCheckReportsCorruptLedger(t *testing.T) {
 // pull request passes until the node's owner fixes it.
 func TestCheckFailsClosedOnABaseThatDoesNotOpen(t *testing.T) {
 	dir := cleanNode(t)
-	bad := statefile.Dir(node.CursorsFile) + "/" + statefile.PeerFileName("https://bob.example.org/mesh/")
+	bad := filepath.ToSlash(statefile.PeerPath(node.CursorsFile, "https://bob.example.org/mesh/"))
 	write(t, dir, bad, "{not json")
 	got := Check(options(dir, "traces/2026-03-02-new.md"))
 	if len(got) != 1 || got[0].File != bad || !strings.Contains(got[0].Message, "the node does not open") {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"path/filepath"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -97,7 +96,7 @@ func Load(path string) (*Copies, error) {
 	sort.Strings(names)
 	for _, name := range names {
 		if err := s.merge(files[name]); err != nil {
-			return nil, statefile.Corrupt(filepath.Join(statefile.Dir(path), name), files[name], err)
+			return nil, statefile.Corrupt(statefile.FilePath(path, name), files[name], err)
 		}
 	}
 	return s, nil

@@ -44,6 +44,10 @@ func open(ctx context.Context, opts Options) (*job, func(), error) {
 		unlock()
 		return nil, nil, err
 	}
+	if err := migrateNames(opts.Dir); err != nil {
+		unlock()
+		return nil, nil, err
+	}
 	n := &job{opts: opts, cfg: opts.Config, now: opts.Now().UTC().Truncate(time.Second), log: opts.Logger, fetched: map[manifest.Hash]fetched{},
 		firstSeen: map[manifest.Hash]time.Time{}, rereading: map[string]bool{}}
 	if err := n.load(ctx); err != nil {
@@ -67,6 +71,18 @@ func removeTemps(dir string) error {
 	}
 	for _, sub := range subs {
 		if err := atomicfile.RemoveTemps(filepath.Join(dir, sub)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// migrateNames gives the files of every split state the names this code
+// writes (statefile.Migrate), an older node's renamed. It runs under the
+// lock, before anything is read.
+func migrateNames(dir string) error {
+	for _, f := range append(node.StateFiles, node.LogPinsFile, node.RelaysFile) {
+		if _, err := statefile.Migrate(filepath.Join(dir, f)); err != nil {
 			return err
 		}
 	}

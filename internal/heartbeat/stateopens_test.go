@@ -145,7 +145,7 @@ func TestQuietPeersSeenHashesAreNotRead(t *testing.T) {
 	if _, ok := p.fetched[p.m.Entries[2].File]; !ok {
 		t.Error("the new trace was not fetched")
 	}
-	if len(read) != 1 || !strings.Contains(read[0], statefile.PeerFileName(mesh.URL+"/p0/")) {
+	if len(read) != 1 || !strings.Contains(read[0], filepath.Base(statefile.PeerPath(node.CursorsSeenFile, mesh.URL+"/p0/"))) {
 		t.Errorf("seen hashes read from %v; want p0's file only", read)
 	}
 }

@@ -73,10 +73,9 @@ func Load(path string) (*Ledger, error) {
 		}
 	}
 	changed := map[string]bool{}
-	dir := statefile.Dir(path)
 	for _, name := range slices.Sorted(maps.Keys(files)) {
 		if err := l.merge(files[name]); err != nil {
-			return nil, statefile.Corrupt(filepath.Join(dir, name), files[name], err)
+			return nil, statefile.Corrupt(statefile.FilePath(path, name), files[name], err)
 		}
 		if l.seal != nil && l.seal.dropped {
 			changed[name], l.seal.dropped = true, false

@@ -23,7 +23,7 @@ func TestSaveRewritesOnlyTheFilesWhoseRecordsChanged(t *testing.T) {
 	}
 	// axon's file, rewritten compact behind the ledger's back: a Save
 	// that re-encodes it would put it back in the canonical form.
-	axonFile := filepath.Join(statefile.Dir(p), statefile.PeerFileName(axon))
+	axonFile := statefile.PeerPath(p, axon)
 	compact := compactJSON(t, axonFile)
 	if changed, err := l.Save(p); err != nil || changed {
 		t.Fatalf("save of an unchanged ledger: changed=%v err=%v", changed, err)

@@ -166,7 +166,7 @@ func Load(path string) (*Pins, error) {
 	for name, data := range files {
 		var p Pin
 		if err := json.Unmarshal(data, &p); err != nil || p.URL == "" {
-			return nil, statefile.Corrupt(statefile.Dir(path)+"/"+name, data, fmt.Errorf("not a log pin: %v", err))
+			return nil, statefile.Corrupt(statefile.FilePath(path, name), data, fmt.Errorf("not a log pin: %v", err))
 		}
 		ps.pins[p.URL] = &p
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"path/filepath"
 	"slices"
 	"sort"
 	"time"
@@ -53,11 +52,10 @@ func read(path string, c *statefile.Cache) (*file, error) {
 			return nil, statefile.Corrupt(path, legacy, err)
 		}
 	}
-	dir := statefile.Dir(path)
 	for name, data := range files {
 		ix, err := f.merge(data)
 		if err != nil {
-			return nil, statefile.Corrupt(filepath.Join(dir, name), data, err)
+			return nil, statefile.Corrupt(statefile.FilePath(path, name), data, err)
 		}
 		if ix != nil {
 			f.index[name] = ix

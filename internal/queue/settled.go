@@ -3,7 +3,6 @@ package queue
 import (
 	"fmt"
 	"maps"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -119,7 +118,7 @@ func (f *file) loadSettled(name string) error {
 	if data != nil {
 		in, err := decode(data)
 		if err != nil {
-			return statefile.Corrupt(filepath.Join(statefile.Dir(sp), name), data, err)
+			return statefile.Corrupt(statefile.FilePath(sp, name), data, err)
 		}
 		for id, it := range in.Items {
 			if f.Items[id] == nil {

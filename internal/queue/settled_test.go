@@ -31,7 +31,7 @@ func settledReads(t *testing.T) func() map[string]int {
 	t.Cleanup(statefile.SetReadHook(func(p string) {
 		if strings.Contains(p, "queue-settled") {
 			mu.Lock()
-			reads[strings.SplitN(filepath.Base(p), "-", 2)[0]]++
+			reads[strings.SplitN(filepath.Base(p), "_", 2)[0]]++
 			mu.Unlock()
 		}
 	}))
@@ -229,7 +229,7 @@ func TestCorruptSettledFileIsReportedWhenReadAndKept(t *testing.T) {
 	if err := Set(q, item(1).ID, StatusDone, "pass", t0); err != nil {
 		t.Fatal(err)
 	}
-	bad := filepath.Join(statefile.Dir(SettledPath(p)), statefile.PeerFileName(item(1).FromURL))
+	bad := statefile.PeerPath(SettledPath(p), item(1).FromURL)
 	writeFile(t, bad, "{\"items\": {")
 	q = Open(p)
 	q.Now = func() time.Time { return t0 }

@@ -123,7 +123,7 @@ func LoadStore(path string) (*Store, error) {
 			Agent string `json:"agent"`
 		}
 		if err := json.Unmarshal(data, &probe); err != nil || (probe.Relay == nil || probe.Relay.URL == "") == (probe.Agent == "") {
-			return nil, statefile.Corrupt(statefile.Dir(path)+"/"+name, data, fmt.Errorf("not a relay's or an agent's relayed state: %v", err))
+			return nil, statefile.Corrupt(statefile.FilePath(path, name), data, fmt.Errorf("not a relay's or an agent's relayed state: %v", err))
 		}
 		if probe.Relay != nil {
 			s.relay[probe.Relay.URL] = probe.Relay
@@ -131,7 +131,7 @@ func LoadStore(path string) (*Store, error) {
 		}
 		var a agentFile
 		if err := json.Unmarshal(data, &a); err != nil {
-			return nil, statefile.Corrupt(statefile.Dir(path)+"/"+name, data, err)
+			return nil, statefile.Corrupt(statefile.FilePath(path, name), data, err)
 		}
 		agents = append(agents, a)
 	}

@@ -33,7 +33,7 @@ func TestQuietPeerFileIsByteIdenticalBetweenPresenceRefreshes(t *testing.T) {
 
 func quietFileWrites(t *testing.T, url string) {
 	p := filepath.Join(t.TempDir(), "polling-cursors.json")
-	file := filepath.Join(statefile.Dir(p), statefile.PeerFileName(url))
+	file := statefile.PeerPath(p, url)
 	var writes []int
 	polled := map[int]bool{}
 	last := ""
@@ -235,7 +235,7 @@ func TestOldNextPollIsHonouredUntilThePeerIsPolled(t *testing.T) {
 	if _, err := s.Save(p, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
-	data, _ := os.ReadFile(filepath.Join(dir, statefile.PeerFileName(url)))
+	data, _ := os.ReadFile(statefile.PeerPath(p, url))
 	if !strings.Contains(string(data), `"schedule"`) || !strings.Contains(string(data), `"last_polled": "2026-03-01T06:00:00Z"`) {
 		t.Fatalf("file after the poll:\n%s", data)
 	}

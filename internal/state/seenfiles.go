@@ -2,13 +2,8 @@ package state
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/meshnode/meshnode/internal/manifest"
@@ -42,18 +37,12 @@ func (s *State) listSeen(path string) error {
 	s.path = path
 	s.seenOnDisk = map[string][]byte{}
 	s.unread = map[string]bool{}
-	dir := statefile.Dir(SeenPath(path))
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
+	names, err := statefile.Names(SeenPath(path))
 	if err != nil {
-		return &statefile.CorruptError{Path: dir, Err: err}
+		return err
 	}
-	for _, e := range entries {
-		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".json") && !strings.HasPrefix(e.Name(), ".") {
-			s.unread[e.Name()] = true
-		}
+	for _, name := range names {
+		s.unread[name] = true
 	}
 	return nil
 }
@@ -77,10 +66,10 @@ func (s *State) readSeen(name string) error {
 	var f seenFile
 	if data != nil {
 		if err := json.Unmarshal(data, &f); err != nil {
-			return statefile.Corrupt(filepath.Join(statefile.Dir(SeenPath(s.path)), name), data, err)
+			return statefile.Corrupt(statefile.FilePath(SeenPath(s.path), name), data, err)
 		}
 		if f.URL == "" {
-			return statefile.Corrupt(filepath.Join(statefile.Dir(SeenPath(s.path)), name), data, fmt.Errorf("no url"))
+			return statefile.Corrupt(statefile.FilePath(SeenPath(s.path), name), data, fmt.Errorf("no url"))
 		}
 		s.seenOnDisk[name] = data
 	}

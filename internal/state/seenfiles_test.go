@@ -51,7 +51,7 @@ func countReads(t *testing.T) func(path string) int {
 }
 
 func seenFileOf(p, url string) string {
-	return filepath.Join(statefile.Dir(SeenPath(p)), statefile.PeerFileName(url))
+	return statefile.PeerPath(SeenPath(p), url)
 }
 
 func TestSeenHashesAreReadOnlyForThePeerAskedAbout(t *testing.T) {
@@ -119,8 +119,8 @@ func TestOldPeerFilesWithSeenHashesMigrate(t *testing.T) {
 	// rewrote the peer's file: both hold hashes.
 	half := `{"url": "` + peerA + `", "seen_hashes": {"sha256:a2": "2026-03-01T12:00:00Z"}}`
 	for path, data := range map[string]string{
-		filepath.Join(statefile.Dir(p), statefile.PeerFileName(peerA)): old,
-		seenFileOf(p, peerA): half,
+		statefile.PeerPath(p, peerA): old,
+		seenFileOf(p, peerA):         half,
 	} {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
@@ -136,7 +136,7 @@ func TestOldPeerFilesWithSeenHashesMigrate(t *testing.T) {
 	if changed, err := s.Save(p, time.Time{}); err != nil || !changed {
 		t.Fatalf("migration: changed=%v err=%v", changed, err)
 	}
-	cursor, _ := os.ReadFile(filepath.Join(statefile.Dir(p), statefile.PeerFileName(peerA)))
+	cursor, _ := os.ReadFile(statefile.PeerPath(p, peerA))
 	if strings.Contains(string(cursor), "seen_hashes") {
 		t.Errorf("the peer's file still holds seen hashes after the migration:\n%s", cursor)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"sort"
 	"sync"
@@ -148,10 +147,9 @@ func load(path string, now func() time.Time) (*State, error) {
 			return nil, statefile.Corrupt(path, legacy, err)
 		}
 	}
-	dir := statefile.Dir(path)
 	for _, name := range sortedNames(files) {
 		if err := s.decodeSplit(name, files[name]); err != nil {
-			return nil, statefile.Corrupt(filepath.Join(dir, name), files[name], err)
+			return nil, statefile.Corrupt(statefile.FilePath(path, name), files[name], err)
 		}
 	}
 	s.onDisk = files

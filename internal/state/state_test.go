@@ -182,7 +182,7 @@ func TestOnePeerChangedRewritesThatPeerOnly(t *testing.T) {
 			differ = append(differ, name)
 		}
 	}
-	if want := "seen/" + statefile.PeerFileName("https://learned.example/"); len(differ) != 1 || differ[0] != want {
+	if want := "seen/" + filepath.Base(statefile.PeerPath(SeenPath(p), "https://learned.example/")); len(differ) != 1 || differ[0] != want {
 		t.Fatalf("files changed: %v; want only %s", differ, want)
 	}
 }
@@ -224,7 +224,7 @@ func TestPollTimesAloneAreWrittenOnlyWhenDue(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			old, _ := os.ReadFile(filepath.Join(statefile.Dir(p), statefile.PeerFileName(url)))
+			old, _ := os.ReadFile(statefile.PeerPath(p, url))
 			if got := string(files[statefile.PeerFileName(url)]) != string(old); got != tt.want {
 				t.Fatalf("file rewritten = %v, want %v", got, tt.want)
 			}

@@ -2,8 +2,6 @@ package statefile
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -30,38 +28,9 @@ import (
 // Dir returns the directory the split state named by path lives in.
 func Dir(path string) string { return strings.TrimSuffix(path, ".json") }
 
-// PeerFileName names the file of the peer at url in a split directory: a
-// readable slug of the URL and 8 hex digits of its sha256, so two URLs
-// never share a file.
-func PeerFileName(url string) string {
-	sum := sha256.Sum256([]byte(url))
-	slug := strings.TrimPrefix(strings.TrimPrefix(url, "https://"), "http://")
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(slug) {
-		ok := (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') || r == '.'
-		switch {
-		case ok:
-			b.WriteRune(r)
-			dash = false
-		case !dash && b.Len() > 0:
-			b.WriteByte('-')
-			dash = true
-		}
-		if b.Len() >= 60 {
-			break
-		}
-	}
-	name := strings.Trim(b.String(), "-.")
-	if name == "" {
-		name = "peer"
-	}
-	return name + "-" + hex.EncodeToString(sum[:4]) + ".json"
-}
-
 // Read reads the split state named by path: the old single file
 // (nil when there is none) and every *.json file of its directory, by
-// name. A file it cannot read is a *CorruptError.
+// key (names.go). A file it cannot read is a *CorruptError.
 func Read(path string) (legacy []byte, files map[string][]byte, err error) {
 	return (*Cache)(nil).Read(path)
 }
@@ -86,18 +55,40 @@ func (c *Cache) Read(path string) (legacy []byte, files map[string][]byte, err e
 		return nil, nil, &CorruptError{Path: dir, Err: err}
 	}
 	files = make(map[string][]byte, len(entries))
-	for _, e := range entries {
-		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".json") || strings.HasPrefix(e.Name(), ".") {
-			continue
-		}
+	for e, key := range current(dir, entries) {
 		p := filepath.Join(dir, e.Name())
 		data, err := c.readFile(p, e)
 		if err != nil {
 			return nil, nil, &CorruptError{Path: p, Err: err}
 		}
-		files[e.Name()] = data
+		files[key] = data
 	}
 	return legacy, files, nil
+}
+
+// current returns the files of entries, the split directory dir's, that
+// hold a key's records, with their keys: an older node's name of a key
+// (Migrate) counts only where the key's file of the new name is not
+// there, as the writes write that one.
+func current(dir string, entries []fs.DirEntry) map[fs.DirEntry]string {
+	out := make(map[fs.DirEntry]string, len(entries))
+	newer := map[string]bool{}
+	for _, e := range entries {
+		if isStateFile(e) {
+			if key, old := keyOf(dir, e.Name()); !old {
+				newer[key] = true
+			}
+		}
+	}
+	for _, e := range entries {
+		if !isStateFile(e) {
+			continue
+		}
+		if key, old := keyOf(dir, e.Name()); !old || !newer[key] {
+			out[e] = key
+		}
+	}
+	return out
 }
 
 // readFile reads the file of directory entry e at p, or takes it from c
@@ -121,8 +112,9 @@ func (c *Cache) readFile(p string, e fs.DirEntry) ([]byte, error) {
 	return data, nil
 }
 
-// Write makes the split state named by path hold exactly files: it
-// writes each file whose bytes differ (atomically), removes the
+// Write makes the split state named by path hold exactly files, by key:
+// it writes each file whose bytes differ (atomically), moves a file an
+// older node named that it left alone to its name (Migrate), removes the
 // directory's other *.json files, then the old single file. It reports
 // whether anything on disk changed. A crash at any point leaves a state
 // Read reads back whole: the old file goes last.
@@ -150,13 +142,28 @@ func (c *Cache) Rewrite(path string, files, was map[string][]byte) (bool, error)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return changed, fmt.Errorf("read %s: %w", dir, err)
 	}
+	names := make(map[string]bool, len(entries))
 	for _, e := range entries {
-		if _, keep := files[e.Name()]; keep || !strings.HasSuffix(e.Name(), ".json") || strings.HasPrefix(e.Name(), ".") {
+		names[e.Name()] = true
+	}
+	for _, e := range entries {
+		if !isStateFile(e) {
+			continue
+		}
+		key, old := keyOf(dir, e.Name())
+		_, keep := files[key]
+		if keep && !old {
 			continue
 		}
 		p := filepath.Join(dir, e.Name())
 		c.put(p, nil, nil)
-		if err := os.Remove(p); err != nil {
+		if keep {
+			// An older node's file holding what was to be written, so
+			// left alone by writeAll: moved to its name.
+			if err := moveOld(dir, e.Name(), fileName(dir, key), names); err != nil {
+				return changed, err
+			}
+		} else if err := os.Remove(p); err != nil {
 			return changed, fmt.Errorf("remove %s: %w", e.Name(), err)
 		}
 		changed = true
@@ -169,8 +176,8 @@ func (c *Cache) Rewrite(path string, files, was map[string][]byte) (bool, error)
 	return changed, nil
 }
 
-// ReadOne reads the file name of the split state named by path alone,
-// for a caller that reads a peer's file only when it needs it; a file
+// ReadOne reads the file of key name of the split state named by path
+// alone, for a caller that reads a peer's file only when it needs it; a file
 // that is not there gives nil. A file it cannot read is a *CorruptError.
 func ReadOne(path, name string) ([]byte, error) {
 	return (*Cache)(nil).ReadOne(path, name)
@@ -182,7 +189,17 @@ func (c *Cache) ReadOne(path, name string) ([]byte, error) {
 	if filepath.Base(name) != name || !strings.HasSuffix(name, ".json") {
 		return nil, fmt.Errorf("read %s: not a state file name", name)
 	}
-	p := filepath.Join(Dir(path), name)
+	dir := Dir(path)
+	data, err := c.readOne(filepath.Join(dir, fileName(dir, name)))
+	if data != nil || err != nil || fileName(dir, name) == name {
+		return data, err
+	}
+	return c.readOne(filepath.Join(dir, name)) // an older node's name (Migrate)
+}
+
+// readOne reads the file at p, nil when it is not there, opening it only
+// when it changed since c last read or wrote it.
+func (c *Cache) readOne(p string) ([]byte, error) {
 	if c != nil {
 		info, err := os.Lstat(p)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -208,8 +225,8 @@ func (c *Cache) ReadOne(path, name string) ([]byte, error) {
 }
 
 // Names lists the files of the split state named by path, without
-// opening them: the *.json files of its directory, sorted; none when
-// there is no directory.
+// opening them: the keys of the *.json files of its directory, sorted;
+// none when there is no directory.
 func Names(path string) ([]string, error) {
 	dir := Dir(path)
 	entries, err := os.ReadDir(dir)
@@ -220,11 +237,10 @@ func Names(path string) ([]string, error) {
 		return nil, &CorruptError{Path: dir, Err: err}
 	}
 	var out []string
-	for _, e := range entries {
-		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".json") && !strings.HasPrefix(e.Name(), ".") {
-			out = append(out, e.Name())
-		}
+	for _, key := range current(dir, entries) {
+		out = append(out, key)
 	}
+	sort.Strings(out)
 	return out, nil
 }
 
@@ -255,13 +271,16 @@ func (c *Cache) Update(path string, files, was map[string][]byte, gone []string)
 		if filepath.Base(name) != name || !strings.HasSuffix(name, ".json") {
 			return changed, fmt.Errorf("remove %s: not a state file name", name)
 		}
-		p := filepath.Join(dir, name)
-		c.put(p, nil, nil)
-		err := os.Remove(p)
-		if err == nil {
-			changed = true
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return changed, fmt.Errorf("remove %s: %w", name, err)
+		// The key's file and, on a node not migrated yet, its older name.
+		for _, n := range []string{fileName(dir, name), name} {
+			p := filepath.Join(dir, n)
+			c.put(p, nil, nil)
+			err := os.Remove(p)
+			if err == nil {
+				changed = true
+			} else if !errors.Is(err, fs.ErrNotExist) {
+				return changed, fmt.Errorf("remove %s: %w", n, err)
+			}
 		}
 	}
 	return changed, nil
@@ -285,7 +304,7 @@ func writeAll(dir string, files, was map[string][]byte, c *Cache) (bool, error) 
 	g.SetLimit(writeParallel)
 	for _, name := range names {
 		g.Go(func() error {
-			p := filepath.Join(dir, name)
+			p := filepath.Join(dir, fileName(dir, name))
 			old, ok := was[name]
 			if was == nil {
 				var err error
