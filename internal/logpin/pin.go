@@ -180,6 +180,20 @@ func (ps *Pins) Get(url string) *Pin {
 	return &c
 }
 
+// Latest returns the tree last accepted for the peer at url under a
+// pinned key, whether there is one (a pin with a key and an accepted
+// tree), and whether its pin holds an alarm, without copying the pin:
+// the relays' view asks it of every agent at every heartbeat.
+func (ps *Pins) Latest(url string) (t Tree, ok, alarm bool) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	p := ps.pins[url]
+	if p == nil || p.Key == "" || len(p.Accepted) == 0 {
+		return Tree{}, false, p != nil && p.Alarm != nil
+	}
+	return p.Accepted[len(p.Accepted)-1], true, p.Alarm != nil
+}
+
 // Put stores a copy of p as the pin of the peer at p.URL.
 func (ps *Pins) Put(p *Pin) {
 	ps.mu.Lock()

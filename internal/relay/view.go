@@ -52,14 +52,15 @@ func NewView(held []*Held, pins *logpin.Pins, cursor func(url string) *state.Cur
 // lags reports whether h trails, for some agent, what the node knew of
 // it LagAfter ago.
 func (v *View) lags(h *Held, cursor func(string) *state.Cursor, now time.Time) bool {
+	since := now.Add(-LagAfter)
 	for agent, l := range h.Agents {
 		for _, o := range v.relays {
-			if ol, ok := o.Agents[agent]; ok && ol.Size > l.Size && !ol.Seen.After(now.Add(-LagAfter)) {
+			if ol, ok := o.Agents[agent]; ok && ol.Size > l.Size && !ol.Seen.After(since) {
 				return true
 			}
 		}
-		if t, ok := pinnedTree(v.pins.Get(agent)); ok && t.Size > l.Size {
-			if c := cursor(agent); c != nil && !c.NewestEntry.IsZero() && !c.NewestEntry.After(now.Add(-LagAfter)) {
+		if t, ok, _ := v.pins.Latest(agent); ok && t.Size > l.Size {
+			if c := cursor(agent); c != nil && !c.NewestEntry.IsZero() && !c.NewestEntry.After(since) {
 				return true
 			}
 		}
@@ -79,9 +80,8 @@ func (v *View) Due(url string, c *state.Cursor, now time.Time) bool {
 	if v == nil || len(v.relays) == 0 || c.LastPolled.IsZero() || c.FailureCount > 0 || c.Unread() {
 		return c.Due(now)
 	}
-	pin := v.pins.Get(url)
-	held, ok := pinnedTree(pin)
-	if !ok || pin.Alarm != nil {
+	held, ok, alarm := v.pins.Latest(url)
+	if !ok || alarm {
 		return c.Due(now)
 	}
 	vouched := false
@@ -184,12 +184,4 @@ func (v *View) StatusOf(h *Held) Status {
 		s.State = StateLagging
 	}
 	return s
-}
-
-// pinnedTree is the tree p last accepted, and whether there is one.
-func pinnedTree(p *logpin.Pin) (logpin.Tree, bool) {
-	if p == nil || p.Key == "" || len(p.Accepted) == 0 {
-		return logpin.Tree{}, false
-	}
-	return p.Accepted[len(p.Accepted)-1], true
 }
