@@ -96,6 +96,9 @@ type Store struct {
 	was        map[string][]byte
 	relayFiles map[string]bool
 	agents     map[string]agentFile
+	// misnamed are agents' files read under a name that is not their
+	// agent's, by agent URL, which Save replaces.
+	misnamed map[string]string
 }
 
 // agentFile is what the node holds of one agent from every relay, the
@@ -120,7 +123,8 @@ func LoadStore(path string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{path: path, relay: map[string]*Held{}, was: files, relayFiles: map[string]bool{}, agents: map[string]agentFile{}}
+	s := &Store{path: path, relay: map[string]*Held{}, was: files, relayFiles: map[string]bool{}, agents: map[string]agentFile{},
+		misnamed: map[string]string{}}
 	for name, data := range files {
 		var f struct {
 			Relay *Held `json:"relay"`
@@ -135,6 +139,9 @@ func LoadStore(path string) (*Store, error) {
 			continue
 		}
 		s.agents[f.Agent] = f.agentFile
+		if name != statefile.PeerFileName(f.Agent) {
+			s.misnamed[f.Agent] = name
+		}
 	}
 	for agent, a := range s.agents {
 		for r, l := range a.Listed {
@@ -237,6 +244,9 @@ func (s *Store) Save() (bool, error) {
 			gone = append(gone, name)
 		}
 	}
+	for _, name := range s.misnamed {
+		gone = append(gone, name)
+	}
 	sort.Strings(gone)
 	changed, err := statefile.Update(s.path, files, s.was, gone)
 	if err != nil {
@@ -251,6 +261,9 @@ func (s *Store) Save() (bool, error) {
 // no relay lists any more.
 func (s *Store) changedAgents() map[string]*agentFile {
 	changed := map[string]bool{}
+	for a := range s.misnamed {
+		changed[a] = true
+	}
 	for u, h := range s.relay {
 		for a, l := range h.Agents {
 			if was, ok := s.agents[a].Listed[u]; !ok || was.Size != l.Size || was.Root != l.Root || !was.Seen.Equal(l.Seen) || l.Seen.Location() != time.UTC {
@@ -338,6 +351,7 @@ func (s *Store) saved(files map[string][]byte, agents map[string]*agentFile, gon
 	for u := range s.relay {
 		s.relayFiles[statefile.PeerFileName(u)] = true
 	}
+	clear(s.misnamed)
 	for a, f := range agents {
 		if f == nil {
 			delete(s.agents, a)

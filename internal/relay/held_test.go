@@ -297,3 +297,39 @@ func encodeEveryAgent(t *testing.T, s *Store) map[string]string {
 	}
 	return out
 }
+
+// TestAgentFileUnderAnotherNameIsMoved loads an agent's relayed state
+// from a file not named for the agent (a file name rule that changed):
+// the next save writes it under the agent's name and removes the other.
+func TestAgentFileUnderAnotherNameIsMoved(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "relays.json")
+	dir := statefile.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r, agent := "https://relay.example/", "https://agent.example/"
+	write := func(name, data string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(statefile.PeerFileName(r), `{"relay": {"url": "`+r+`", "key": "k"}}`+"\n")
+	write("old-name.json", `{"agent": "`+agent+`", "listed": {"`+r+`": {"size": 3, "root": "AAA=", "seen": "2026-03-01T12:00:00Z"}}}`+"\n")
+	s, err := LoadStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if changed, err := s.Save(); err != nil || !changed {
+		t.Fatalf("save: changed %v, err %v", changed, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "old-name.json")); !os.IsNotExist(err) {
+		t.Fatalf("the file under the old name is still there: %v", err)
+	}
+	back, err := LoadStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := back.Held(Relay{URL: r, Key: "k"}).Agents[agent]; l.Size != 3 {
+		t.Fatalf("agent loaded back listed %+v, want size 3", l)
+	}
+}
