@@ -10,6 +10,11 @@ import (
 	"github.com/meshnode/meshnode/internal/statefile"
 )
 
+// slack is how many more allocations the bigger set's save may count: a
+// write's vary by one or two from run to run, and encoding every pin
+// counts ten or more a pin.
+const slack = 8
+
 // TestSaveEncodesOnlyThePinsStored saves pins loaded from the files of
 // 20 peers and of 200: with nothing stored, and with one peer's pin
 // stored anew, the bigger set's save allocates no more than the
@@ -59,7 +64,7 @@ func TestSaveEncodesOnlyThePinsStored(t *testing.T) {
 	}
 	smallNone, smallOne := allocs(20)
 	bigNone, bigOne := allocs(200)
-	if bigNone > smallNone || bigOne > smallOne {
+	if bigNone > smallNone+slack || bigOne > smallOne+slack {
 		t.Errorf("a save allocated %v times with nothing stored and %v with one pin stored at 200 peers, against %v and %v at 20: it grows with the peers",
 			bigNone, bigOne, smallNone, smallOne)
 	}

@@ -181,7 +181,7 @@ func TestStoreSaveWorkFollowsTheAgentsThatChanged(t *testing.T) {
 	smallNone, smallOne := allocs(20)
 	bigNone, bigOne := allocs(200)
 	t.Logf("allocations of a save, nothing new / one agent new: %v / %v at 20 agents, %v / %v at 200", smallNone, smallOne, bigNone, bigOne)
-	if bigNone > smallNone || bigOne > smallOne {
+	if bigNone > smallNone+slack || bigOne > smallOne+slack {
 		t.Errorf("a save allocated %v times with nothing new and %v with one agent new at 200 agents, against %v and %v at 20: it grows with the mesh",
 			bigNone, bigOne, smallNone, smallOne)
 	}

@@ -10,6 +10,12 @@ import (
 	"github.com/meshnode/meshnode/internal/state"
 )
 
+// slack is how many more allocations the bigger mesh's may count, where
+// a count grows with the mesh: a write's, or the race detector's, vary
+// by one or two from run to run, and the work per agent counts one per
+// agent, ten times more.
+const slack = 8
+
 // TestViewAllocatesNothingPerAgent holds the relays' view, which a
 // heartbeat builds and asks of every agent, to work that does not grow
 // with the mesh in what it allocates: judging two relays that list 20
@@ -40,7 +46,7 @@ func TestViewAllocatesNothingPerAgent(t *testing.T) {
 		return n
 	}
 	small, big := allocs(20), allocs(200)
-	if big > small {
+	if big > small+slack {
 		t.Errorf("the view allocated %v times over 200 agents, %v over 20: it grows with the mesh", big, small)
 	}
 }
