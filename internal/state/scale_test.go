@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -62,7 +63,12 @@ func TestSaveEncodesOnlyTheCursorsThatChanged(t *testing.T) {
 	var encoded, written []string
 	encodeHook = func(name string) { encoded = append(encoded, name) }
 	t.Cleanup(func() { encodeHook = nil })
-	t.Cleanup(statefile.SetWriteHook(func(path string, _ int) { written = append(written, filepath.Base(path)) }))
+	var mu sync.Mutex // files are written several at once
+	t.Cleanup(statefile.SetWriteHook(func(path string, _ int) {
+		mu.Lock()
+		defer mu.Unlock()
+		written = append(written, filepath.Base(path))
+	}))
 
 	s, err := Load(p)
 	if err != nil {
