@@ -1,7 +1,6 @@
 package logpin
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -154,6 +153,11 @@ type Pins struct {
 	mu   sync.Mutex
 	pins map[string]*Pin   // by peer URL
 	was  map[string][]byte // the files as read, by name
+	// put are the peers whose pin was stored since Load or the last
+	// Save, the only pins Save encodes; misnamed are files read under
+	// a name that is not their peer's, which Save replaces.
+	put      map[string]bool
+	misnamed []string
 }
 
 // Load reads the pins kept at path (node.LogPinsFile); none is no pin.
@@ -162,14 +166,19 @@ func Load(path string) (*Pins, error) {
 	if err != nil {
 		return nil, err
 	}
-	ps := &Pins{path: path, pins: map[string]*Pin{}, was: files}
+	ps := &Pins{path: path, pins: map[string]*Pin{}, was: files, put: map[string]bool{}}
 	for name, data := range files {
 		var p Pin
 		if err := json.Unmarshal(data, &p); err != nil || p.URL == "" {
 			return nil, statefile.Corrupt(statefile.FilePath(path, name), data, fmt.Errorf("not a log pin: %v", err))
 		}
 		ps.pins[p.URL] = &p
+		if name != statefile.PeerFileName(p.URL) {
+			ps.put[p.URL] = true
+			ps.misnamed = append(ps.misnamed, name)
+		}
 	}
+	sort.Strings(ps.misnamed)
 	return ps, nil
 }
 
@@ -185,12 +194,27 @@ func (ps *Pins) Get(url string) *Pin {
 	return &c
 }
 
+// Latest returns the tree last accepted for the peer at url under a
+// pinned key, whether there is one (a pin with a key and an accepted
+// tree), and whether its pin holds an alarm, without copying the pin:
+// the relays' view asks it of every agent at every heartbeat.
+func (ps *Pins) Latest(url string) (t Tree, ok, alarm bool) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	p := ps.pins[url]
+	if p == nil || p.Key == "" || len(p.Accepted) == 0 {
+		return Tree{}, false, p != nil && p.Alarm != nil
+	}
+	return p.Accepted[len(p.Accepted)-1], true, p.Alarm != nil
+}
+
 // Put stores a copy of p as the pin of the peer at p.URL.
 func (ps *Pins) Put(p *Pin) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	c := *p
 	ps.pins[p.URL] = &c
+	ps.put[p.URL] = true
 }
 
 // Alarms returns the pins that hold an alarm, by URL.
@@ -228,30 +252,36 @@ func (ps *Pins) Repin(url string, now time.Time) *Pin {
 		resolved = resolved[max(0, len(resolved)-KeepResolved):]
 	}
 	ps.pins[url] = &Pin{URL: url, Repin: true, Resolved: resolved, Rotations: p.Rotations}
+	ps.put[url] = true
 	return &before
 }
 
 // Save writes every pin whose bytes changed, and reports whether a file
-// changed: a poll that learned nothing rewrites nothing.
+// changed: a poll that learned nothing rewrites nothing. Only the pins
+// stored since Load or the last Save are encoded, so a save follows the
+// peers polled, not the mesh's size.
 func (ps *Pins) Save() (bool, error) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
-	files := make(map[string][]byte, len(ps.pins))
-	for url, p := range ps.pins {
-		data, err := json.MarshalIndent(p.normalized(), "", "  ")
+	files := make(map[string][]byte, len(ps.put))
+	for url := range ps.put {
+		data, err := json.MarshalIndent(ps.pins[url].normalized(), "", "  ")
 		if err != nil {
 			return false, fmt.Errorf("encode log pin of %s: %w", url, err)
 		}
 		files[statefile.PeerFileName(url)] = append(data, '\n')
 	}
-	if sameFiles(files, ps.was) {
-		return false, nil
-	}
-	changed, err := statefile.Rewrite(ps.path, files, ps.was)
+	changed, err := statefile.Update(ps.path, files, ps.was, ps.misnamed)
 	if err != nil {
 		return changed, fmt.Errorf("save log pins: %w", err)
 	}
-	ps.was = files
+	for name, data := range files {
+		ps.was[name] = data
+	}
+	for _, name := range ps.misnamed {
+		delete(ps.was, name)
+	}
+	ps.put, ps.misnamed = map[string]bool{}, nil
 	return changed, nil
 }
 
@@ -277,16 +307,4 @@ func (p *Pin) normalized() *Pin {
 		n.Resolved[i].At, n.Resolved[i].Resolved = n.Resolved[i].At.UTC(), n.Resolved[i].Resolved.UTC()
 	}
 	return &n
-}
-
-func sameFiles(a, b map[string][]byte) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || !bytes.Equal(v, w) {
-			return false
-		}
-	}
-	return true
 }

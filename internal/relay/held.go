@@ -1,7 +1,6 @@
 package relay
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -90,7 +89,16 @@ type Fault struct {
 type Store struct {
 	path  string
 	relay map[string]*Held // by relay URL
-	was   map[string][]byte
+	// was are the files as read or last written, by name; relayFiles
+	// names the relays' among them, and agents holds what each agent's
+	// says, by agent URL, so Save encodes only the agents whose listings
+	// changed.
+	was        map[string][]byte
+	relayFiles map[string]bool
+	agents     map[string]agentFile
+	// misnamed are agents' files read under a name that is not their
+	// agent's, by agent URL, which Save replaces.
+	misnamed map[string]string
 }
 
 // agentFile is what the node holds of one agent from every relay, the
@@ -115,33 +123,33 @@ func LoadStore(path string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{path: path, relay: map[string]*Held{}, was: files}
-	var agents []agentFile
+	s := &Store{path: path, relay: map[string]*Held{}, was: files, relayFiles: map[string]bool{}, agents: map[string]agentFile{},
+		misnamed: map[string]string{}}
 	for name, data := range files {
-		var probe struct {
-			Relay *Held  `json:"relay"`
-			Agent string `json:"agent"`
+		var f struct {
+			Relay *Held `json:"relay"`
+			agentFile
 		}
-		if err := json.Unmarshal(data, &probe); err != nil || (probe.Relay == nil || probe.Relay.URL == "") == (probe.Agent == "") {
+		if err := json.Unmarshal(data, &f); err != nil || (f.Relay == nil || f.Relay.URL == "") == (f.Agent == "") {
 			return nil, statefile.Corrupt(statefile.FilePath(path, name), data, fmt.Errorf("not a relay's or an agent's relayed state: %v", err))
 		}
-		if probe.Relay != nil {
-			s.relay[probe.Relay.URL] = probe.Relay
+		if f.Relay != nil {
+			s.relay[f.Relay.URL] = f.Relay
+			s.relayFiles[name] = true
 			continue
 		}
-		var a agentFile
-		if err := json.Unmarshal(data, &a); err != nil {
-			return nil, statefile.Corrupt(statefile.FilePath(path, name), data, err)
+		s.agents[f.Agent] = f.agentFile
+		if name != statefile.PeerFileName(f.Agent) {
+			s.misnamed[f.Agent] = name
 		}
-		agents = append(agents, a)
 	}
-	for _, a := range agents {
+	for agent, a := range s.agents {
 		for r, l := range a.Listed {
 			if h, ok := s.relay[r]; ok {
 				if h.Agents == nil {
 					h.Agents = map[string]Listed{}
 				}
-				h.Agents[a.Agent] = l
+				h.Agents[agent] = l
 			}
 		}
 		for r, cp := range a.Pending {
@@ -149,7 +157,7 @@ func LoadStore(path string) (*Store, error) {
 				if h.Pending == nil {
 					h.Pending = map[string]string{}
 				}
-				h.Pending[a.Agent] = cp
+				h.Pending[agent] = cp
 			}
 		}
 	}
@@ -211,31 +219,24 @@ func (s *Store) All() []*Held {
 
 // Save writes every file whose bytes changed (a file per relay, a file
 // per agent a relay listed), and reports whether one did: a read that
-// learned nothing rewrites nothing.
+// learned nothing rewrites nothing. Only the files of the agents whose
+// listings changed since the store was loaded or last saved are encoded,
+// so a save follows what the relays listed anew, not the mesh's size.
 func (s *Store) Save() (bool, error) {
 	files := map[string][]byte{}
-	agents := map[string]*agentFile{}
 	for u, h := range s.relay {
-		n := h.normalized()
-		data, err := json.MarshalIndent(relayFile{Relay: n}, "", "  ")
+		data, err := json.MarshalIndent(relayFile{Relay: h.normalized()}, "", "  ")
 		if err != nil {
 			return false, fmt.Errorf("encode relay state of %s: %w", u, err)
 		}
 		files[statefile.PeerFileName(u)] = append(data, '\n')
-		for a, l := range n.Agents {
-			agentOf(agents, a).Listed[u] = l
-		}
-		for a, cp := range n.Pending {
-			f := agentOf(agents, a)
-			if f.Pending == nil {
-				f.Pending = map[string]string{}
-			}
-			f.Pending[u] = cp
-		}
 	}
+	agents := s.changedAgents()
+	var gone []string
 	for a, f := range agents {
-		if len(f.Listed) == 0 {
-			f.Listed = nil
+		if f == nil {
+			gone = append(gone, statefile.PeerFileName(a))
+			continue
 		}
 		data, err := json.MarshalIndent(f, "", "  ")
 		if err != nil {
@@ -243,40 +244,133 @@ func (s *Store) Save() (bool, error) {
 		}
 		files[statefile.PeerFileName(a)] = append(data, '\n')
 	}
-	if same(files, s.was) {
-		return false, nil
+	for name := range s.relayFiles {
+		if _, ok := files[name]; !ok {
+			gone = append(gone, name)
+		}
 	}
-	changed, err := statefile.Rewrite(s.path, files, s.was)
+	for _, name := range s.misnamed {
+		gone = append(gone, name)
+	}
+	sort.Strings(gone)
+	changed, err := statefile.Update(s.path, files, s.was, gone)
 	if err != nil {
 		return changed, fmt.Errorf("save relays' state: %w", err)
 	}
-	s.was = files
+	s.saved(files, agents, gone)
 	return changed, nil
 }
 
-func agentOf(m map[string]*agentFile, agent string) *agentFile {
-	f, ok := m[agent]
-	if !ok {
-		f = &agentFile{Agent: agent, Listed: map[string]Listed{}}
-		m[agent] = f
+// changedAgents returns, by agent URL, the file of each agent whose
+// listings differ from what its file holds, normalized; nil for one that
+// no relay lists any more.
+func (s *Store) changedAgents() map[string]*agentFile {
+	changed := map[string]bool{}
+	for a := range s.misnamed {
+		changed[a] = true
+	}
+	for u, h := range s.relay {
+		for a, l := range h.Agents {
+			if was, ok := s.agents[a].Listed[u]; !ok || was.Size != l.Size || was.Root != l.Root || !was.Seen.Equal(l.Seen) || l.Seen.Location() != time.UTC {
+				changed[a] = true
+			}
+		}
+		for a, cp := range h.Pending {
+			if was, ok := s.agents[a].Pending[u]; !ok || was != cp {
+				changed[a] = true
+			}
+		}
+	}
+	for a, f := range s.agents {
+		for u := range f.Listed {
+			if _, ok := s.relay[u].listed(a); !ok {
+				changed[a] = true
+			}
+		}
+		for u := range f.Pending {
+			if _, ok := s.relay[u].pending(a); !ok {
+				changed[a] = true
+			}
+		}
+	}
+	out := make(map[string]*agentFile, len(changed))
+	for a := range changed {
+		out[a] = s.agentFileOf(a)
+	}
+	return out
+}
+
+// listed is what h lists of agent; a nil h lists nothing.
+func (h *Held) listed(agent string) (Listed, bool) {
+	if h == nil {
+		return Listed{}, false
+	}
+	l, ok := h.Agents[agent]
+	return l, ok
+}
+
+// pending is the checkpoint h holds pending of agent; a nil h holds
+// none.
+func (h *Held) pending(agent string) (string, bool) {
+	if h == nil {
+		return "", false
+	}
+	cp, ok := h.Pending[agent]
+	return cp, ok
+}
+
+// agentFileOf is the file of agent as the relays held list it, nil when
+// none lists it.
+func (s *Store) agentFileOf(agent string) *agentFile {
+	f := &agentFile{Agent: agent}
+	for u, h := range s.relay {
+		if l, ok := h.Agents[agent]; ok {
+			if f.Listed == nil {
+				f.Listed = map[string]Listed{}
+			}
+			l.Seen = l.Seen.UTC()
+			f.Listed[u] = l
+		}
+		if cp, ok := h.Pending[agent]; ok {
+			if f.Pending == nil {
+				f.Pending = map[string]string{}
+			}
+			f.Pending[u] = cp
+		}
+	}
+	if f.Listed == nil && f.Pending == nil {
+		return nil
 	}
 	return f
 }
 
-// normalized is h with its times in UTC and empty maps left out.
+// saved records what Save wrote as what the files hold.
+func (s *Store) saved(files map[string][]byte, agents map[string]*agentFile, gone []string) {
+	for name, data := range files {
+		s.was[name] = data
+	}
+	for _, name := range gone {
+		delete(s.was, name)
+		delete(s.relayFiles, name)
+	}
+	for u := range s.relay {
+		s.relayFiles[statefile.PeerFileName(u)] = true
+	}
+	clear(s.misnamed)
+	for a, f := range agents {
+		if f == nil {
+			delete(s.agents, a)
+		} else {
+			s.agents[a] = *f
+		}
+	}
+}
+
+// normalized is h as its relay's file holds it: its times in UTC,
+// without the agents, which are in the agents' files.
 func (h *Held) normalized() *Held {
 	n := *h
-	n.Agents = make(map[string]Listed, len(h.Agents))
-	for u, l := range h.Agents {
-		l.Seen = l.Seen.UTC()
-		n.Agents[u] = l
-	}
-	if len(n.Agents) == 0 {
-		n.Agents = nil
-	}
-	if len(n.Pending) == 0 {
-		n.Pending = nil
-	}
+	n.Agents, n.Pending = nil, nil
 	if h.Fault != nil {
 		f := h.Fault.normalized()
 		n.Fault = &f
@@ -295,16 +389,4 @@ func (h *Held) normalized() *Held {
 func (f Fault) normalized() Fault {
 	f.At, f.Forgiven = f.At.UTC(), f.Forgiven.UTC()
 	return f
-}
-
-func same(a, b map[string][]byte) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || !bytes.Equal(v, w) {
-			return false
-		}
-	}
-	return true
 }

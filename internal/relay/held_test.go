@@ -1,7 +1,10 @@
 package relay
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -40,10 +43,9 @@ func TestStoreRewritesOnlyTheAgentsThatChanged(t *testing.T) {
 	// the files whose bytes changed are the files written.
 	names := func() map[string]string {
 		out := map[string]string{}
-		entries, _ := os.ReadDir(statefile.Dir(path))
-		for _, e := range entries {
-			data, _ := os.ReadFile(filepath.Join(statefile.Dir(path), e.Name()))
-			out[e.Name()] = string(data)
+		_, files, _ := statefile.Read(path)
+		for name, data := range files {
+			out[name] = string(data)
 		}
 		return out
 	}
@@ -132,6 +134,201 @@ func TestForgiveKeepsTheLastResolvedFaults(t *testing.T) {
 	}
 	if changed, err := again.Save(); err != nil || changed {
 		t.Fatalf("a save after forgiving nothing: %v, changed %v", err, changed)
+	}
+}
+
+// TestStoreSaveWorkFollowsTheAgentsThatChanged counts what a save
+// allocates, loaded from the files of a mesh of 20 agents and of one of
+// 200 (two relays): with nothing new, and with one agent listed anew,
+// the bigger mesh's save allocates no more than the smaller's, since
+// only an agent whose listings changed is encoded.
+func TestStoreSaveWorkFollowsTheAgentsThatChanged(t *testing.T) {
+	allocs := func(agents int) (none, one float64) {
+		m := newMesh(t, agents, 2)
+		m.read(t)
+		path := filepath.Join(t.TempDir(), "relays.json")
+		s, err := LoadStore(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, p := range m.relays {
+			*s.Held(p.rel) = *m.held[i]
+		}
+		if _, err := s.Save(); err != nil {
+			t.Fatal(err)
+		}
+		if s, err = LoadStore(path); err != nil {
+			t.Fatal(err)
+		}
+		none = testing.AllocsPerRun(5, func() {
+			if changed, err := s.Save(); err != nil || changed {
+				t.Fatalf("save of nothing new: changed %v, err %v", changed, err)
+			}
+		})
+		h := s.Held(m.relays[0].rel)
+		a := m.agents[agents/2].url
+		l := h.Agents[a]
+		one = testing.AllocsPerRun(5, func() {
+			l.Size++
+			h.Agents[a] = l
+			if changed, err := s.Save(); err != nil || !changed {
+				t.Fatalf("save of one agent listed anew: changed %v, err %v", changed, err)
+			}
+		})
+		return none, one
+	}
+	smallNone, smallOne := allocs(20)
+	bigNone, bigOne := allocs(200)
+	t.Logf("allocations of a save, nothing new / one agent new: %v / %v at 20 agents, %v / %v at 200", smallNone, smallOne, bigNone, bigOne)
+	if bigNone > smallNone+slack || bigOne > smallOne+slack {
+		t.Errorf("a save allocated %v times with nothing new and %v with one agent new at 200 agents, against %v and %v at 20: it grows with the mesh",
+			bigNone, bigOne, smallNone, smallOne)
+	}
+}
+
+// TestStoreSaveEqualsEncodingEveryAgent runs generated histories of
+// changes to what two relays list of 30 agents (listed anew, pending,
+// settled, dropped, a relay no longer read, one forgiven), each saved by
+// a store loaded afresh, and checks the files on disk against encoding
+// every relay and every agent, as Save did before it encoded only the
+// agents whose listings changed.
+func TestStoreSaveEqualsEncodingEveryAgent(t *testing.T) {
+	relays := []Relay{{URL: "https://r0.example/", Key: "k0"}, {URL: "https://r1.example/", Key: "k1"}}
+	for seed := range uint64(4) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, 3))
+			path := filepath.Join(t.TempDir(), "relays.json")
+			now := t0
+			for beat := range 30 {
+				now = now.Add(30 * time.Minute)
+				s, err := LoadStore(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for range 1 + rng.IntN(6) {
+					changeHeld(s, relays, rng, now)
+				}
+				if _, err := s.Save(); err != nil {
+					t.Fatal(err)
+				}
+				want := encodeEveryAgent(t, s)
+				got := map[string]string{}
+				_, files, _ := statefile.Read(path)
+				for name, data := range files {
+					got[name] = string(data)
+				}
+				if !maps.Equal(got, want) {
+					t.Fatalf("heartbeat %d: %d files on disk, %d encoding every agent, or their bytes differ", beat, len(got), len(want))
+				}
+			}
+		})
+	}
+}
+
+// changeHeld does to what s holds one thing a relay's read, Settle, Keep
+// or Forgive may do.
+func changeHeld(s *Store, relays []Relay, rng *rand.Rand, now time.Time) {
+	r := relays[rng.IntN(len(relays))]
+	h := s.Held(r)
+	agent := fmt.Sprintf("https://a%02d.example/", rng.IntN(30))
+	switch rng.IntN(6) {
+	case 0, 1:
+		if h.Agents == nil {
+			h.Agents = map[string]Listed{}
+		}
+		h.Agents[agent] = Listed{Size: h.Agents[agent].Size + 1, Root: fmt.Sprint(rng.IntN(3)), Seen: now}
+	case 2:
+		if h.Pending == nil {
+			h.Pending = map[string]string{}
+		}
+		h.Pending[agent] = fmt.Sprintf("checkpoint %d\n", rng.IntN(5))
+	case 3:
+		delete(h.Pending, agent)
+		delete(h.Agents, agent)
+	case 4:
+		if rng.IntN(4) == 0 {
+			s.Keep(relays[:1])
+		}
+	case 5:
+		h.Fault = &Fault{Kind: FaultForged, Detail: "test", At: now}
+		s.Forgive(r, now)
+	}
+}
+
+// encodeEveryAgent is the files Save wrote before it kept unchanged
+// agents' files: every relay's and every listed agent's, encoded.
+func encodeEveryAgent(t *testing.T, s *Store) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	agents := map[string]*agentFile{}
+	enc := func(name string, v any) {
+		data, err := json.MarshalIndent(v, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[name] = string(data) + "\n"
+	}
+	for u, h := range s.relay {
+		enc(statefile.PeerFileName(u), relayFile{Relay: h.normalized()})
+		for a, l := range h.Agents {
+			if agents[a] == nil {
+				agents[a] = &agentFile{Agent: a}
+			}
+			if agents[a].Listed == nil {
+				agents[a].Listed = map[string]Listed{}
+			}
+			l.Seen = l.Seen.UTC()
+			agents[a].Listed[u] = l
+		}
+		for a, cp := range h.Pending {
+			if agents[a] == nil {
+				agents[a] = &agentFile{Agent: a}
+			}
+			if agents[a].Pending == nil {
+				agents[a].Pending = map[string]string{}
+			}
+			agents[a].Pending[u] = cp
+		}
+	}
+	for a, f := range agents {
+		enc(statefile.PeerFileName(a), f)
+	}
+	return out
+}
+
+// TestAgentFileUnderAnotherNameIsMoved loads an agent's relayed state
+// from a file not named for the agent (a file name rule that changed):
+// the next save writes it under the agent's name and removes the other.
+func TestAgentFileUnderAnotherNameIsMoved(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "relays.json")
+	dir := statefile.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r, agent := "https://relay.example/", "https://agent.example/"
+	write := func(name, data string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(statefile.PeerFileName(r), `{"relay": {"url": "`+r+`", "key": "k"}}`+"\n")
+	write("old-name.json", `{"agent": "`+agent+`", "listed": {"`+r+`": {"size": 3, "root": "AAA=", "seen": "2026-03-01T12:00:00Z"}}}`+"\n")
+	s, err := LoadStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if changed, err := s.Save(); err != nil || !changed {
+		t.Fatalf("save: changed %v, err %v", changed, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "old-name.json")); !os.IsNotExist(err) {
+		t.Fatalf("the file under the old name is still there: %v", err)
+	}
+	back, err := LoadStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := back.Held(Relay{URL: r, Key: "k"}).Agents[agent]; l.Size != 3 {
+		t.Fatalf("agent loaded back listed %+v, want size 3", l)
 	}
 }
 

@@ -43,28 +43,79 @@ func NewView(held []*Held, pins *logpin.Pins, cursor func(url string) *state.Cur
 			v.relays = append(v.relays, h)
 		}
 	}
-	for _, h := range v.relays {
-		v.lagging[h.URL] = v.lags(h, cursor, now)
+	lagging := v.judge(cursor, now)
+	for i, h := range v.relays {
+		v.lagging[h.URL] = lagging[i]
 	}
 	return v
 }
 
-// lags reports whether h trails, for some agent, what the node knew of
-// it LagAfter ago.
-func (v *View) lags(h *Held, cursor func(string) *state.Cursor, now time.Time) bool {
-	for agent, l := range h.Agents {
-		for _, o := range v.relays {
-			if ol, ok := o.Agents[agent]; ok && ol.Size > l.Size && !ol.Seen.After(now.Add(-LagAfter)) {
-				return true
+// judge reports, for each relay of v, whether it trails, for some agent
+// it lists, what the node knew of the agent LagAfter ago: a larger
+// checkpoint another relay listed by then, or one a direct poll read
+// while the agent's newest entry is that old. Each agent is judged once,
+// whichever relays list it, and the judging stops once every relay lags.
+func (v *View) judge(cursor func(string) *state.Cursor, now time.Time) []bool {
+	since := now.Add(-LagAfter)
+	lagging := make([]bool, len(v.relays))
+	sizes := make([]int64, len(v.relays))
+	left := len(v.relays)
+	for i, h := range v.relays {
+		for agent, l := range h.Agents {
+			if left == 0 {
+				return lagging
 			}
-		}
-		if t, ok := pinnedTree(v.pins.Get(agent)); ok && t.Size > l.Size {
-			if c := cursor(agent); c != nil && !c.NewestEntry.IsZero() && !c.NewestEntry.After(now.Add(-LagAfter)) {
-				return true
+			if !v.listedBefore(i, agent) {
+				left -= v.judgeAgent(agent, i, l, sizes, lagging, cursor, since)
 			}
 		}
 	}
+	return lagging
+}
+
+// listedBefore reports whether a relay before the i-th lists agent.
+func (v *View) listedBefore(i int, agent string) bool {
+	for _, h := range v.relays[:i] {
+		if _, ok := h.Agents[agent]; ok {
+			return true
+		}
+	}
 	return false
+}
+
+// judgeAgent marks lagging the relays from the i-th on (none before it
+// lists agent; it lists l) whose listing of agent trails what the node
+// knew of it at since, and returns how many it newly marked. sizes is
+// scratch space, a size per relay.
+func (v *View) judgeAgent(agent string, i int, l Listed, sizes []int64, lagging []bool, cursor func(string) *state.Cursor, since time.Time) int {
+	known, least := int64(-1), l.Size
+	for j := i; j < len(v.relays); j++ {
+		o, ok := l, j == i
+		if !ok {
+			o, ok = v.relays[j].Agents[agent]
+		}
+		sizes[j] = -1
+		if !ok {
+			continue
+		}
+		sizes[j], least = o.Size, min(least, o.Size)
+		if !o.Seen.After(since) {
+			known = max(known, o.Size)
+		}
+	}
+	if t, ok, _ := v.pins.Latest(agent); ok && t.Size > least && t.Size > known {
+		if c := cursor(agent); c != nil && !c.NewestEntry.IsZero() && !c.NewestEntry.After(since) {
+			known = t.Size
+		}
+	}
+	marked := 0
+	for j := i; j < len(v.relays); j++ {
+		if sizes[j] >= 0 && sizes[j] < known && !lagging[j] {
+			lagging[j] = true
+			marked++
+		}
+	}
+	return marked
 }
 
 // Due reports whether the agent at url, with cursor c, is polled directly
@@ -79,9 +130,8 @@ func (v *View) Due(url string, c *state.Cursor, now time.Time) bool {
 	if v == nil || len(v.relays) == 0 || c.LastPolled.IsZero() || c.FailureCount > 0 || c.Unread() {
 		return c.Due(now)
 	}
-	pin := v.pins.Get(url)
-	held, ok := pinnedTree(pin)
-	if !ok || pin.Alarm != nil {
+	held, ok, alarm := v.pins.Latest(url)
+	if !ok || alarm {
 		return c.Due(now)
 	}
 	vouched := false
@@ -184,12 +234,4 @@ func (v *View) StatusOf(h *Held) Status {
 		s.State = StateLagging
 	}
 	return s
-}
-
-// pinnedTree is the tree p last accepted, and whether there is one.
-func pinnedTree(p *logpin.Pin) (logpin.Tree, bool) {
-	if p == nil || p.Key == "" || len(p.Accepted) == 0 {
-		return logpin.Tree{}, false
-	}
-	return p.Accepted[len(p.Accepted)-1], true
 }

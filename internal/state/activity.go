@@ -83,6 +83,21 @@ func (c *Cursor) countNews(now time.Time, n int) {
 	}
 }
 
+// spike reports whether today is a spike at now, as activity does, but
+// without formatting a day when no day counted holds SpikeMinimum new
+// seqs: then today cannot be a spike. Due asks it of every peer at every
+// heartbeat, and most peers never publish that much in a day.
+func (c *Cursor) spike(now time.Time, factor float64) bool {
+	if factor <= 0 {
+		return false
+	}
+	most := 0
+	for _, n := range c.NewsPerDay {
+		most = max(most, n)
+	}
+	return most >= SpikeMinimum && c.activity(now, factor).Spike
+}
+
 // activity computes today's count, the average of the days before and
 // whether today is a spike.
 func (c *Cursor) activity(now time.Time, factor float64) Activity {

@@ -22,7 +22,7 @@ func (c *Cursor) beat(now time.Time) (j int64, ok bool) {
 	if s == nil || !s.adaptive() || c.LastNews.IsZero() || c.Unread() || now.Before(c.LastNews) {
 		return 0, false
 	}
-	if c.activity(utc(now), s.SpikeFactor).Spike {
+	if c.spike(utc(now), s.SpikeFactor) {
 		return 0, false
 	}
 	since := now.Sub(c.LastNews)

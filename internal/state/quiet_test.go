@@ -246,3 +246,52 @@ func TestOldNextPollIsHonouredUntilThePeerIsPolled(t *testing.T) {
 		t.Errorf("not due at its derived next poll %v", bc.NextPollAt(t0.Add(6*time.Hour)))
 	}
 }
+
+// TestDueOfAQuietPeerAllocatesNothing holds Due, which a heartbeat asks of
+// every peer, to the cursor it is given: a peer that published a trace
+// or two a day this week is not due at most heartbeats, and finding so
+// formats no day (the spike check) and allocates nothing.
+func TestDueOfAQuietPeerAllocatesNothing(t *testing.T) {
+	t0 := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	c := &Cursor{url: "https://quiet.example/traces/"}
+	for d := range 5 {
+		pollQuiet(c, t0.Add(time.Duration(d)*24*time.Hour), 2)
+	}
+	last := t0.Add(4 * 24 * time.Hour)
+	var due, notDue int
+	allocs := testing.AllocsPerRun(10, func() {
+		due, notDue = 0, 0
+		for h := 1; h <= 48; h++ {
+			if c.Due(last.Add(time.Duration(h) * sched.Heartbeat)) {
+				due++
+			} else {
+				notDue++
+			}
+		}
+	})
+	if due == 0 || notDue == 0 {
+		t.Fatalf("due at %d heartbeats, not due at %d: want a quiet peer polled at some", due, notDue)
+	}
+	if allocs != 0 {
+		t.Errorf("Due allocated %v times over a day of heartbeats, want none", allocs)
+	}
+}
+
+// TestSpikeAgreesWithActivity checks Due's spike check against the full
+// computation over generated weeks of news.
+func TestSpikeAgreesWithActivity(t *testing.T) {
+	now := time.Date(2026, 3, 9, 12, 0, 0, 0, time.UTC)
+	for seed := range 2000 {
+		c := &Cursor{NewsPerDay: map[string]int{}}
+		for d := range SpikeWindowDays + 2 {
+			if n := (seed >> d) % 5; n > 0 && (seed+d)%3 != 0 {
+				c.NewsPerDay[now.AddDate(0, 0, -d).Format(dayLayout)] = n
+			}
+		}
+		for _, factor := range []float64{0, 1, 3} {
+			if got, want := c.spike(now, factor), c.activity(now, factor).Spike; got != want {
+				t.Fatalf("news %v, factor %v: spike %v, activity says %v", c.NewsPerDay, factor, got, want)
+			}
+		}
+	}
+}

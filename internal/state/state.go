@@ -25,11 +25,21 @@ type State struct {
 	Hosts map[string]*Host `json:"hosts,omitempty"`
 
 	seenFrom map[manifest.Hash][]string // hash → URLs of the peers it was seen from, sorted
-	loaded   map[string]Cursor          // the cursors as Load read them, normalized
+	// loaded are the cursors as their files hold them, normalized, by
+	// URL: as Load read them or Save wrote them. Save encodes only a
+	// cursor that differs from its, or whose file is stale: one Load
+	// must rewrite although its cursor does not change (not written as
+	// this code writes it, or holding the peer's seen hashes as older
+	// nodes did).
+	loaded map[string]Cursor
+	stale  map[string]bool
 	// onDisk are the bytes of each file as Load read them or Save wrote
 	// them, by name, so Save rewrites only what changed without reading
 	// the files again.
 	onDisk map[string][]byte
+	// legacy is set when Load found the single file of older nodes,
+	// which the next Save replaces with the split directory.
+	legacy bool
 
 	// mu guards the seen hashes, which polls running at once read, and
 	// read from disk, as they need them (seenfiles.go).
@@ -161,11 +171,25 @@ func load(path string, now func() time.Time) (*State, error) {
 			return nil, err
 		}
 	}
+	s.legacy = legacy != nil
 	s.loaded = make(map[string]Cursor, len(s.Cursors))
 	for url, c := range s.Cursors {
-		s.loaded[url] = *c.normalized()
+		n := c.normalized()
+		s.loaded[url] = *n
+		if !sameCursor(c, n) {
+			s.markStale(url)
+		}
 	}
 	return s, nil
+}
+
+// markStale records that the file of the peer at url must be written
+// though its cursor does not change.
+func (s *State) markStale(url string) {
+	if s.stale == nil {
+		s.stale = map[string]bool{}
+	}
+	s.stale[url] = true
 }
 
 // fileState is State as read from disk: seen_hashes may be a list.
@@ -249,11 +273,11 @@ func (s *State) Save(path string, timesBefore time.Time) (bool, error) {
 			return false, fmt.Errorf("save state: %w", err)
 		}
 	}
-	files, owned, err := s.files(timesBefore)
+	out, err := s.files(timesBefore)
 	if err != nil {
 		return false, err
 	}
-	seen, gone, err := s.seenFiles(owned)
+	seen, gone, err := s.seenFiles(out.owned)
 	if err != nil {
 		return false, err
 	}
@@ -264,7 +288,7 @@ func (s *State) Save(path string, timesBefore time.Time) (bool, error) {
 	if err != nil {
 		return changed, err
 	}
-	cursors, err := statefile.Rewrite(path, files, s.onDisk)
+	cursors, err := s.writeCursors(path, out)
 	changed = changed || cursors
 	if err != nil {
 		return changed, err
@@ -274,13 +298,53 @@ func (s *State) Save(path string, timesBefore time.Time) (bool, error) {
 	if err != nil {
 		return changed, err
 	}
-	if s.onDisk != nil {
-		s.onDisk = files
-	}
 	if s.seenOnDisk != nil {
 		s.seenOnDisk = seen
 	}
 	return changed, nil
+}
+
+// writeCursors writes the cursors' files out holds: for a State Load
+// read, those that changed, removing those that are gone, and each
+// written cursor is then the one its file holds; for one from New, or
+// whose Load found the single file of older nodes, every file, and no
+// other. The caller holds s.mu.
+func (s *State) writeCursors(path string, out cursorFiles) (bool, error) {
+	if s.onDisk == nil || s.legacy {
+		for name := range out.kept {
+			out.write[name] = s.onDisk[name]
+		}
+		changed, err := statefile.Rewrite(path, out.write, s.onDisk)
+		if err == nil && s.onDisk != nil {
+			s.onDisk, s.legacy = out.write, false
+			s.remember(out.cursors)
+		}
+		return changed, err
+	}
+	changed, err := statefile.Update(path, out.write, s.onDisk, out.gone)
+	if err != nil {
+		return changed, err
+	}
+	for name, data := range out.write {
+		s.onDisk[name] = data
+	}
+	for _, name := range out.gone {
+		delete(s.onDisk, name)
+	}
+	s.remember(out.cursors)
+	return changed, nil
+}
+
+// remember records the cursors just written as those their files hold.
+// The caller holds s.mu.
+func (s *State) remember(written map[string]writtenCursor) {
+	if s.loaded == nil {
+		return
+	}
+	for _, w := range written {
+		s.loaded[w.url] = *w.cursor
+		delete(s.stale, w.url)
+	}
 }
 
 // writeSeen writes the seen files: those that changed, for a State Load
