@@ -88,7 +88,7 @@ stored() {
     if git diff --cached --quiet; then echo 0; else
       git -c gc.auto=0 -c user.name=b -c user.email=b@b commit -qm beat &&
         git rev-list --objects HEAD ^HEAD~1 | cut -d' ' -f1 | git cat-file --batch-check='%(objectsize:disk)' |
-        awk '{ s += $1 } END { printf "%.1f", s / 1024 }' && git reset -q --hard HEAD~1
+        awk '{ s += $1 } END { printf "%.1f\n", s / 1024 }' && git reset -q --hard HEAD~1
     fi)
 }
 largest() { find "$1" -path "$1/.git" -prune -o -type f -printf '%s %P\n' | sort -n | tail -1 | awk '{ printf "%.0f KB (%s)", $1 / 1024, $2 }'; }
