@@ -47,10 +47,11 @@ func (n *job) publishDisputes() error {
 // MANIFEST.md with everything new.
 func (n *job) publish() error {
 	if n.quiet != nil {
-		// Nothing published, nothing new: MANIFEST.md and the log stay
-		// as the derived record's inputs hold them.
+		// Nothing published, nothing new: the log stays as the derived
+		// record's inputs hold it, and MANIFEST.md too but for its
+		// presence refresh.
 		n.quietSummary()
-		return nil
+		return n.quietRefresh()
 	}
 	if err := n.publishDisputes(); err != nil {
 		return err
@@ -91,5 +92,23 @@ func (n *job) publish() error {
 	}
 	n.sum.Changed = n.sum.Changed || res.Changed
 	n.refresh = refresh
+	return nil
+}
+
+// quietRefresh refreshes our MANIFEST.md's `updated:` time when it is due,
+// in a heartbeat that uses its derived record: nothing else of it can
+// have changed (the record's inputs digest the same, and nothing new was
+// found), so the rows are carried as they are, without reading the
+// history, and the bytes are those a heartbeat reading it would write.
+func (n *job) quietRefresh() error {
+	if !presence.RefreshDue(n.snap.Manifest.Updated, n.now) {
+		return nil
+	}
+	changed, err := n.snap.WriteManifest(publish.Refresh(n.snap.Manifest, n.now), nil)
+	if err != nil {
+		return fmt.Errorf("publish: %w", err)
+	}
+	n.sum.Changed = n.sum.Changed || changed
+	n.refresh = true
 	return nil
 }

@@ -64,20 +64,13 @@ func sharedStore(dsn string) (*pgqueue.Store, error) {
 // way.
 func (n *job) queueItems() ([]queue.Item, error) {
 	if !n.listed {
+		// Settled items past queue.SettledRetention are not dropped here:
+		// the queue's next write (an enqueue, a settle, a person's
+		// decision) drops them, so a heartbeat that changes nothing in the
+		// queue writes nothing (docs/decisions.md, "A quiet heartbeat").
 		a, err := n.queue.Active()
 		if err != nil {
 			return nil, fmt.Errorf("read queue: %w", err)
-		}
-		if a.Expired {
-			// A write drops the items settled more than
-			// queue.SettledRetention ago; a heartbeat that changes nothing
-			// else in the queue writes it only then.
-			if _, err := n.queue.Update(); err != nil {
-				return nil, fmt.Errorf("drop settled queue items: %w", err)
-			}
-			if a, err = n.queue.Active(); err != nil {
-				return nil, fmt.Errorf("read queue: %w", err)
-			}
 		}
 		n.items, n.settled, n.listed = a.Items, a.Settled, true
 	}

@@ -21,7 +21,6 @@ import (
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
-	"github.com/meshnode/meshnode/internal/presence"
 	"github.com/meshnode/meshnode/internal/signal"
 )
 
@@ -64,8 +63,8 @@ type derived struct {
 
 // quietRecord returns the derived record a heartbeat may use instead of
 // the history, or nil, with why not for the log: none kept, another
-// version, other inputs (or git cannot say), a quarter to seal, or our
-// MANIFEST.md's `updated:` due its daily refresh.
+// version, other inputs (or git cannot say), or a quarter to seal. Our
+// MANIFEST.md's presence refresh needs no history (quietRefresh).
 func (n *job) quietRecord(ctx context.Context) (*derived, string) {
 	in, err := n.inputsDigest(ctx)
 	if err != nil {
@@ -83,8 +82,6 @@ func (n *job) quietRecord(ctx context.Context) (*derived, string) {
 		return nil, "the history changed since its derived state was computed"
 	case !n.now.Before(d.CompactDue):
 		return nil, "a quarter of the ledger is due to be sealed"
-	case presence.RefreshDue(n.snap.Manifest.Updated, n.now):
-		return nil, "our MANIFEST.md is due its daily refresh"
 	}
 	return d, ""
 }
@@ -202,7 +199,7 @@ func (n *job) quietUnless(results []*pollResult) error {
 // heartbeat").
 func (n *job) saveDerived(ctx context.Context) error {
 	if n.snap.Deferred() {
-		return nil
+		return n.saveRefreshed(ctx)
 	}
 	// A history git cannot digest keeps no derived state; nor does one
 	// without SIGNAL (an unknown rule set).
@@ -222,6 +219,33 @@ func (n *job) saveDerived(ctx context.Context) error {
 		Own: sortedHashes(n.own), Standing: st.Reason(), StandingNext: st.Next(),
 		HasStanding: st.HasStanding(), Held: n.sum.Held, LogUnsigned: n.sum.LogUnsigned,
 		Misread: sortedKeys(misread(n.ledger)), MissingCopies: n.missingCopyPeers()}
+	return n.writeDerived(d)
+}
+
+// saveRefreshed keeps, when a heartbeat that used its derived record
+// refreshed our MANIFEST.md, the same record under the digest of the
+// inputs as the refresh left them: what it holds is computed from the
+// history, which the refresh did not change (its rows are the same), so
+// the next quiet heartbeat uses it, and the bytes are those a heartbeat
+// reading the history would keep. A record whose new digest git cannot
+// take is left as it is: the next heartbeat then reads the history.
+func (n *job) saveRefreshed(ctx context.Context) error {
+	if n.quiet == nil || !n.refresh {
+		return nil
+	}
+	in, err := n.inputsDigest(ctx)
+	if err != nil {
+		n.log.Info("no derived state kept", "reason", err.Error())
+		return nil
+	}
+	d := *n.quiet
+	d.Inputs = in
+	return n.writeDerived(&d)
+}
+
+// writeDerived writes d to node.DerivedFile, through a temporary file and
+// a rename, when its bytes changed.
+func (n *job) writeDerived(d *derived) error {
 	data, err := json.MarshalIndent(d, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", node.DerivedFile, err)

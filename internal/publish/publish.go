@@ -178,6 +178,17 @@ func nextSeq(m *manifest.Manifest) manifest.Seq {
 	return top + 1
 }
 
+// Refresh returns m with its `updated:` time set to now and every other
+// line as it is: what Plan gives with RefreshUpdated when nothing else
+// changed. A heartbeat that knows nothing changed since its MANIFEST.md
+// was planned (its derived record, docs/decisions.md "A quiet
+// heartbeat") refreshes it so without reading the published files.
+func Refresh(m *manifest.Manifest, now time.Time) *manifest.Manifest {
+	c := *m
+	c.Updated = stamp(now)
+	return &c
+}
+
 // stamp is the form every time in MANIFEST.md takes: UTC, whole seconds, so
 // that parsing and formatting again gives the same bytes.
 func stamp(t time.Time) time.Time { return t.UTC().Truncate(time.Second) }

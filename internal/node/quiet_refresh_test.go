@@ -1,0 +1,66 @@
+package node_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/node"
+	"github.com/meshnode/meshnode/internal/presence"
+)
+
+// TestQuietRefreshReadsNoHistoryAndEqualsTheFullOne runs, after a
+// heartbeat with news was committed, a heartbeat that finds nothing new
+// once our MANIFEST.md is due its presence refresh: it refreshes
+// `updated:` without reading the published files, the ledger or the
+// copies, and leaves the files, the derived state included, that a copy
+// without derived state leaves reading the whole history. The quiet
+// heartbeat after its commit uses that derived state and commits
+// nothing. Before, every refresh (every third heartbeat of a quiet node)
+// read the whole history: after years of it, hundreds of megabytes.
+func TestQuietRefreshReadsNoHistoryAndEqualsTheFullOne(t *testing.T) {
+	p := newQuietPeer(t)
+	dir := quietNode(t, p)
+	at := now.Add(presence.RefreshAfter + time.Minute)
+	quiet, reads := beatCounting(t, dir, at)
+	if quiet.err != nil {
+		t.Fatal(quiet.err)
+	}
+	for rel, c := range reads {
+		if history(rel) {
+			t.Errorf("a presence refresh read %s %d time(s)", rel, c)
+		}
+	}
+	if !quiet.sum.Changed {
+		t.Error("a presence refresh changed no file")
+	}
+	full := fullCopy(t, dir)
+	wantSame(t, dir, full, quiet, at)
+	mine, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(node.DerivedFile)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs, err := os.ReadFile(filepath.Join(full, filepath.FromSlash(node.DerivedFile)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(mine) != string(theirs) {
+		t.Errorf("derived state after the refresh:\n%s\nthe full computation's:\n%s", mine, theirs)
+	}
+
+	gitCommit(t, dir)
+	next, reads := beatCounting(t, dir, at.Add(30*time.Minute))
+	if next.err != nil {
+		t.Fatal(next.err)
+	}
+	for rel, c := range reads {
+		if history(rel) {
+			t.Errorf("the quiet heartbeat after a refresh read %s %d time(s)", rel, c)
+		}
+	}
+	if out, err := exec.Command("git", "-C", dir, "status", "--porcelain", "--", ".", ":(exclude,glob)mesh-state/*.lock").Output(); err != nil || len(out) > 0 {
+		t.Errorf("the quiet heartbeat after a refresh left to commit: %s %v", out, err)
+	}
+}
