@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/meshnode/meshnode/internal/atomicfile"
@@ -66,7 +67,7 @@ func open(ctx context.Context, opts Options) (*job, func(), error) {
 // no temporary file is ever published or committed. It runs under the lock.
 func removeTemps(dir string) error {
 	subs := []string{".", node.StateDir, node.ValidationsDir, node.DisputesDir, node.TracesDir}
-	for _, f := range append(node.StateFiles, node.LogPinsFile) {
+	for _, f := range splitStates() {
 		subs = append(subs, statefile.Dir(f))
 	}
 	for _, sub := range subs {
@@ -77,11 +78,17 @@ func removeTemps(dir string) error {
 	return nil
 }
 
+// splitStates returns the node's states kept as a directory of a file per
+// peer (statefile), relative to the node's directory.
+func splitStates() []string {
+	return append(slices.Clone(node.StateFiles), node.LogPinsFile, node.RelaysFile)
+}
+
 // migrateNames gives the files of every split state the names this code
 // writes (statefile.Migrate), an older node's renamed. It runs under the
 // lock, before anything is read.
 func migrateNames(dir string) error {
-	for _, f := range append(node.StateFiles, node.LogPinsFile, node.RelaysFile) {
+	for _, f := range splitStates() {
 		if _, err := statefile.Migrate(filepath.Join(dir, f)); err != nil {
 			return err
 		}

@@ -116,12 +116,13 @@ func dirMask(dir string) uint32 {
 	return binary.BigEndian.Uint32(sum[:4])
 }
 
-// Migrate renames each file of the split state named by path that an
+// Migrate moves each file of the split state named by path that an
 // older node named by its key to its name (fileName), or removes it when
 // a file of that name is there already (written by this code since, so
-// newer). A rename is atomic, so a crash at any point leaves each peer's
-// file under one name or the other, both read, and a rerun finishes the
-// move. It reports whether it changed anything.
+// newer). Each move is a hard link then a removal, so a crash at any
+// point leaves each peer's file under one name or both (read under the
+// new one), and a rerun finishes the move. It reports whether it changed
+// anything.
 func Migrate(path string) (bool, error) {
 	dir := Dir(path)
 	entries, err := os.ReadDir(dir)
@@ -155,19 +156,28 @@ func Migrate(path string) (bool, error) {
 	return false, nil
 }
 
-// moveOld renames the older node's file name of dir to to, or removes
-// it when names, dir's files, holds to.
+// moveOld moves the older node's file name of dir to to, or removes it
+// when names, dir's files, holds to. It never replaces a file named to:
+// one written since dir was listed (an inbox command beside the
+// heartbeat writes the new name under its own lock) is newer, and wins,
+// as it does on read. So the move is a hard link, which fails when to
+// exists, then the removal of name; another process that moved name
+// first leaves nothing to do.
 func moveOld(dir, name, to string, names map[string]bool) error {
-	if names[to] {
-		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("remove %s, renamed already: %w", name, err)
+	from := filepath.Join(dir, name)
+	if !names[to] {
+		err := os.Link(from, filepath.Join(dir, to))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil // moved or removed by another process since the listing
+		case err != nil && !errors.Is(err, fs.ErrExist):
+			return fmt.Errorf("move %s to %s: %w", name, to, err)
 		}
-		return nil
+		names[to] = true
 	}
-	if err := os.Rename(filepath.Join(dir, name), filepath.Join(dir, to)); err != nil {
-		return fmt.Errorf("rename %s to %s: %w", name, to, err)
+	if err := os.Remove(from); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove %s, moved to %s: %w", name, to, err)
 	}
-	names[to] = true
 	return nil
 }
 

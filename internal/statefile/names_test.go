@@ -251,3 +251,37 @@ func FuzzFileNameRoundTrips(f *testing.F) {
 		}
 	})
 }
+
+// TestMigrateNeverReplacesAFileWrittenSinceItsListing: an inbox command
+// beside the upgrade heartbeat writes a peer's file under its new name
+// after Migrate listed the directory; Migrate must remove the stale old
+// file, not move it over the newer one (a person's decision lost), and a
+// file another process moved first leaves it nothing to do.
+func TestMigrateNeverReplacesAFileWrittenSinceItsListing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "queue.json")
+	a, b := PeerFileName("https://a.example/"), PeerFileName("https://b.example/")
+	oldNode(t, path, map[string]string{a: "a, as the old node left it\n", b: "b\n"})
+	dir := Dir(path)
+	listed := map[string]bool{a: true, b: true} // what Migrate listed
+	// Written since the listing, under the new name: newer.
+	if err := os.WriteFile(filepath.Join(dir, fileName(dir, a)), []byte("a, decided since\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := moveOld(dir, a, fileName(dir, a), listed); err != nil {
+		t.Fatal(err)
+	}
+	// Moved by another process since the listing.
+	if err := os.Rename(filepath.Join(dir, b), filepath.Join(dir, fileName(dir, b))); err != nil {
+		t.Fatal(err)
+	}
+	if err := moveOld(dir, b, fileName(dir, b), listed); err != nil {
+		t.Fatalf("a file moved by another process: %v", err)
+	}
+	want := map[string][]byte{a: []byte("a, decided since\n"), b: []byte("b\n")}
+	if _, got, err := Read(path); err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("Read = %q, %v; want %q", got, err, want)
+	}
+	if got := listDir(t, dir); len(got) != 2 {
+		t.Fatalf("the directory holds %v, want each peer's file once", got)
+	}
+}
