@@ -8,8 +8,12 @@ import (
 )
 
 // enqueue adds the items whose hash f does not hold yet and reports how
-// many it added and the IDs that clash with another trace's.
+// many it added and the IDs that clash with another trace's. An item
+// settled longer ago than the retention holds nothing: this write drops
+// it (prune), and PostgreSQL drops it before it looks, so both stores
+// answer alike whenever they last wrote.
 func (f *file) enqueue(items []Item, now time.Time) (int, []error) {
+	f.prune(now)
 	byHash := make(map[manifest.Hash]bool, len(f.Items))
 	for _, it := range f.Items {
 		byHash[it.Hash] = true

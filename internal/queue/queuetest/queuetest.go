@@ -54,6 +54,10 @@ func Run(t *testing.T, newStore NewStore) {
 		now := T0
 		testResultOutlivesRetention(t, newStore(t, func() time.Time { return now }), &now)
 	})
+	t.Run("ExpiredTraceIsQueuedAgainBeforeAnyWrite", func(t *testing.T) {
+		now := T0
+		testExpiredQueuedAgain(t, newStore(t, func() time.Time { return now }), &now)
+	})
 }
 
 // T0 is the suite's clock: near the real time, so a store that drops

@@ -183,6 +183,26 @@ func testRetention(t *testing.T, s queue.Store, now *time.Time) {
 	sameIDs(t, "list after the write", list(t, s), Item(2), Item(3), Item(4))
 }
 
+// testExpiredQueuedAgain: an item settled longer ago than the retention
+// counts for nothing, whether or not a write has dropped it yet, so the
+// same bytes listed again (here by another peer, under another ID) are
+// queued as new on every store: a store must not answer by when it last
+// wrote.
+func testExpiredQueuedAgain(t *testing.T, s queue.Store, now *time.Time) {
+	enqueue(t, s, items(1)...)
+	its := claim(t, s, queue.Claim{Owner: "w", Now: T0})
+	update(t, s, finish(its[0], queue.StatusDone, T0))
+	*now = T0.Add(queue.SettledRetention + time.Minute)
+	again := Item(1)
+	again.ID, again.From, again.FromURL = "listed-by-bob", "bob", "https://bob.example/traces/"
+	if added, err := s.Enqueue(again); err != nil || added != 1 {
+		t.Fatalf("enqueue a trace settled past the retention: added %d, %v; want it queued again", added, err)
+	}
+	a := active(t, s)
+	sameIDs(t, "active after queuing it again", a.Items, again)
+	sameCounts(t, "settled after queuing it again", a.Settled, 0, 0, 0)
+}
+
 // testResultOutlivesRetention: a done item whose result is still to
 // publish is at work, not settled, so no write drops it however long
 // ago it was scored; published, it settles and leaves like any other.
