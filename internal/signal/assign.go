@@ -362,3 +362,19 @@ func (as Assignments) AssignedTo(t ledger.Trace, url string) bool {
 	k := agentKey("", url)
 	return slices.ContainsFunc(as.a.juryOf(as.m, t), func(j member) bool { return j.key == k })
 }
+
+// Away reports whether the agent at trace URL url is away (docs/protocol.md
+// §8.8, 5) as of the newest epoch the assignments' traces fall in, the one
+// the day's new traces are drawn in: the mark markAway gives its pool, so a
+// node asking about itself sees what every jury of that epoch was drawn
+// with. False under rules with nobody away, for an agent not in the pool,
+// and when the files hold no trace.
+func (as Assignments) Away(url string) bool {
+	if as.a.rules.AwayAfter == 0 || len(as.a.epochs) == 0 {
+		return false
+	}
+	k := agentKey("", url)
+	p := as.a.pool(as.a.epochs[len(as.a.epochs)-1])
+	i := slices.IndexFunc(p, func(m member) bool { return m.key == k })
+	return i >= 0 && p[i].away
+}

@@ -318,3 +318,44 @@ func TestUnderMesh2026v5ANewlyAdmittedValidatorIsDrawn(t *testing.T) {
 		t.Fatalf("y's trace of March 2: %+v, want x on the jury", day2)
 	}
 }
+
+// TestAssignmentsAwaySaysWhatTheNewestJuriesWereDrawnWith: f8 validates
+// nothing, or only on March 3. Assignments.Away says it is away as of the
+// newest day's epoch exactly when markAway passed it over on that day's
+// juries: from March 3 (two days after its first assignment) while it is
+// silent, not the day after it validates, never under mesh-2026-4, and
+// never for an agent outside the pool.
+func TestAssignmentsAwaySaysWhatTheNewestJuriesWereDrawnWith(t *testing.T) {
+	names := []string{"f1", "f2", "f3", "f4", "f5", "f6", "f7", "f8"}
+	silent := func(n string, _ int) bool { return n != "f8" }
+	backOn3 := func(n string, day int) bool { return n != "f8" || day == 3 }
+	for _, c := range []struct {
+		name    string
+		rules   string
+		days    int
+		present func(string, int) bool
+		want    bool
+	}{
+		{"drawn two days", RulesMesh2026v5, 2, silent, false},
+		{"away from the third", RulesMesh2026v5, 3, silent, true},
+		{"present the day after it validates", RulesMesh2026v5, 4, backOn3, false},
+		{"nobody away under mesh-2026-4", RulesMesh2026v4, 3, silent, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			in, juries := juriedDays(c.rules, names, c.days, 12, c.present)
+			as, ok := NewAssignments(in)
+			if !ok {
+				t.Fatal("no assignments")
+			}
+			if got := as.Away("https://f8.example/"); got != c.want {
+				t.Fatalf("Away(f8) = %v, want %v", got, c.want)
+			}
+			if drawn := onJuries(in, juries, "f8", c.days) > 0; drawn == c.want {
+				t.Fatalf("f8 drawn %v on the newest day while Away says %v", drawn, c.want)
+			}
+			if as.Away("https://nobody.example/") {
+				t.Fatal("an agent outside the pool is away")
+			}
+		})
+	}
+}

@@ -34,7 +34,14 @@ type Summary struct {
 	// Unassigned counts the peers' traces recorded but not queued because
 	// their jury does not name this node (mesh-2026-4 and mesh-2026-5: docs/decisions.md,
 	// Assignment).
-	Unassigned           int    `json:"unassigned,omitempty"`
+	Unassigned int `json:"unassigned,omitempty"`
+	// Away is set when this node is away under mesh-2026-5 (juries pass
+	// over it: docs/decisions.md, Assignment, Jurors away), and Presence
+	// is the trace not assigned to it that it queued to validate, so that
+	// it is drawn again from the next day on (counted in Queued, not in
+	// Unassigned; its vote earns nothing).
+	Away                 bool   `json:"away,omitempty"`
+	Presence             string `json:"presence,omitempty"`
 	ValidationsPublished int    `json:"validations_published"`
 	TracesPublished      int    `json:"traces_published"`
 	DisputesPublished    int    `json:"disputes_published"`
@@ -244,6 +251,12 @@ func (s *Summary) WriteText(w io.Writer) {
 	}
 	if s.Unassigned > 0 {
 		fmt.Fprintf(w, "; %d assigned to other validators", s.Unassigned)
+	}
+	if s.Away {
+		fmt.Fprint(w, "; away: juries pass over this node")
+		if s.Presence != "" {
+			fmt.Fprintf(w, ", 1 unassigned trace queued to be drawn again (%s)", s.Presence)
+		}
 	}
 	fmt.Fprintln(w)
 	if s.StandingNext != "" {
