@@ -3,6 +3,7 @@ package logpin
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"sync"
@@ -167,18 +168,27 @@ func Load(path string) (*Pins, error) {
 		return nil, err
 	}
 	ps := &Pins{path: path, pins: map[string]*Pin{}, was: files, put: map[string]bool{}}
-	for name, data := range files {
+	// A peer's own file wins over a copy of its pin under another name
+	// (a file a person copied, a naming rule that changed), whatever the
+	// order the files are read in; between copies, the first name wins.
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		data := files[name]
 		var p Pin
 		if err := json.Unmarshal(data, &p); err != nil || p.URL == "" {
 			return nil, statefile.Corrupt(statefile.FilePath(path, name), data, fmt.Errorf("not a log pin: %v", err))
 		}
-		ps.pins[p.URL] = &p
-		if name != statefile.PeerFileName(p.URL) {
-			ps.put[p.URL] = true
+		own := name == statefile.PeerFileName(p.URL)
+		if !own {
 			ps.misnamed = append(ps.misnamed, name)
+			if _, ok := ps.pins[p.URL]; ok {
+				continue
+			}
+			ps.put[p.URL] = true
+		} else {
+			delete(ps.put, p.URL)
 		}
+		ps.pins[p.URL] = &p
 	}
-	sort.Strings(ps.misnamed)
 	return ps, nil
 }
 

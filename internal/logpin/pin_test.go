@@ -144,3 +144,49 @@ func TestRepinKeepsTheLastResolvedAlarms(t *testing.T) {
 		}
 	}
 }
+
+// TestPeersOwnPinWinsOverACopyUnderAnotherName: a stale copy of a peer's
+// pin under another name never replaces the pin in the peer's own file,
+// whatever order the files are read in, and the copy is removed; a copy
+// under a second peer's name is removed without taking that peer's pin
+// when it is stored.
+func TestPeersOwnPinWinsOverACopyUnderAnotherName(t *testing.T) {
+	a, b := "https://a.example/", "https://b.example/"
+	pinFile := func(url, key string) []byte {
+		return []byte(`{"url": "` + url + `", "key": "` + key + `"}` + "\n")
+	}
+	for i := range 20 {
+		path := filepath.Join(t.TempDir(), "log-pins.json")
+		if _, err := statefile.Write(path, map[string][]byte{
+			statefile.PeerFileName(a):           pinFile(a, "good"),
+			"copied-" + fmt.Sprint(i) + ".json": pinFile(a, "stale"),
+			statefile.PeerFileName(b):           pinFile(a, "stale"),
+		}); err != nil {
+			t.Fatal(err)
+		}
+		ps, err := Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ps.Get(a); got == nil || got.Key != "good" {
+			t.Fatalf("round %d: a's pin %+v, want the key of a's own file", i, got)
+		}
+		ps.Put(&Pin{URL: b, Key: "b's"})
+		if _, err := ps.Save(); err != nil {
+			t.Fatal(err)
+		}
+		back, err := Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := back.Get(a); got == nil || got.Key != "good" {
+			t.Fatalf("round %d: a's pin after the save %+v, want good", i, got)
+		}
+		if got := back.Get(b); got == nil || got.Key != "b's" {
+			t.Fatalf("round %d: b's pin after the save %+v, want b's (written, then removed as a copy?)", i, got)
+		}
+		if names, _ := statefile.Names(path); len(names) != 2 {
+			t.Fatalf("round %d: files after the save %v, want a's and b's", i, names)
+		}
+	}
+}

@@ -97,8 +97,8 @@ type Store struct {
 	relayFiles map[string]bool
 	agents     map[string]agentFile
 	// misnamed are agents' files read under a name that is not their
-	// agent's, by agent URL, which Save replaces.
-	misnamed map[string]string
+	// agent's, by agent URL, which Save removes.
+	misnamed map[string][]string
 }
 
 // agentFile is what the node holds of one agent from every relay, the
@@ -124,8 +124,12 @@ func LoadStore(path string) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{path: path, relay: map[string]*Held{}, was: files, relayFiles: map[string]bool{}, agents: map[string]agentFile{},
-		misnamed: map[string]string{}}
-	for name, data := range files {
+		misnamed: map[string][]string{}}
+	// An agent's own file wins over a copy under another name (a file a
+	// person copied, a naming rule that changed), whatever the order the
+	// files are read in; between copies, the first name wins.
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		data := files[name]
 		var f struct {
 			Relay *Held `json:"relay"`
 			agentFile
@@ -138,10 +142,13 @@ func LoadStore(path string) (*Store, error) {
 			s.relayFiles[name] = true
 			continue
 		}
-		s.agents[f.Agent] = f.agentFile
 		if name != statefile.PeerFileName(f.Agent) {
-			s.misnamed[f.Agent] = name
+			s.misnamed[f.Agent] = append(s.misnamed[f.Agent], name)
+			if _, ok := s.agents[f.Agent]; ok {
+				continue
+			}
 		}
+		s.agents[f.Agent] = f.agentFile
 	}
 	for agent, a := range s.agents {
 		for r, l := range a.Listed {
@@ -249,8 +256,8 @@ func (s *Store) Save() (bool, error) {
 			gone = append(gone, name)
 		}
 	}
-	for _, name := range s.misnamed {
-		gone = append(gone, name)
+	for _, names := range s.misnamed {
+		gone = append(gone, names...)
 	}
 	sort.Strings(gone)
 	changed, err := statefile.Update(s.path, files, s.was, gone)

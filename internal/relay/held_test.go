@@ -366,3 +366,37 @@ func TestNewKeyKeepsTheRelaysForgivenFaults(t *testing.T) {
 		t.Fatalf("under a new key the relay's forgiven faults are %+v", rekeyed.Resolved)
 	}
 }
+
+// TestAgentsOwnFileWinsOverCopiesUnderOtherNames: copies of an agent's
+// relayed state under other names never replace its own file, whatever
+// order the files are read in, and a save removes every copy.
+func TestAgentsOwnFileWinsOverCopiesUnderOtherNames(t *testing.T) {
+	r, agent := "https://relay.example/", "https://agent.example/"
+	listed := func(size int) string {
+		return `{"agent": "` + agent + `", "listed": {"` + r + `": {"size": ` + fmt.Sprint(size) + `, "root": "AAA=", "seen": "2026-03-01T12:00:00Z"}}}` + "\n"
+	}
+	for i := range 20 {
+		path := filepath.Join(t.TempDir(), "relays.json")
+		if _, err := statefile.Write(path, map[string][]byte{
+			statefile.PeerFileName(r):     []byte(`{"relay": {"url": "` + r + `", "key": "k"}}` + "\n"),
+			statefile.PeerFileName(agent): []byte(listed(3)),
+			"copy-a.json":                 []byte(listed(1)),
+			"copy-b.json":                 []byte(listed(2)),
+		}); err != nil {
+			t.Fatal(err)
+		}
+		s, err := LoadStore(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l := s.Held(Relay{URL: r, Key: "k"}).Agents[agent]; l.Size != 3 {
+			t.Fatalf("round %d: agent listed %+v, want its own file's size 3", i, l)
+		}
+		if _, err := s.Save(); err != nil {
+			t.Fatal(err)
+		}
+		if names, _ := statefile.Names(path); len(names) != 2 {
+			t.Fatalf("round %d: files after the save %v, want the relay's and the agent's", i, names)
+		}
+	}
+}

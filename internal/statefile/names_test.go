@@ -285,3 +285,21 @@ func TestMigrateNeverReplacesAFileWrittenSinceItsListing(t *testing.T) {
 		t.Fatalf("the directory holds %v, want each peer's file once", got)
 	}
 }
+
+// TestUpdateNeverRemovesAFileItWrites: a store that moves a file read
+// under another peer's name says that name gone while it saves that
+// other peer under it; the file just written must stay.
+func TestUpdateNeverRemovesAFileItWrites(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "log-pins.json")
+	b := PeerFileName("https://b.example/")
+	if _, err := Write(path, map[string][]byte{b: []byte("a's pin, under b's name\n")}); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{b: []byte("b's pin\n")}
+	if _, err := Update(path, files, nil, []string{b}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := ReadOne(path, b); err != nil || string(got) != "b's pin\n" {
+		t.Fatalf("b's file after the save: %q, %v; want b's pin", got, err)
+	}
+}

@@ -246,7 +246,8 @@ func Names(path string) ([]string, error) {
 
 // WriteSome writes files into the split state named by path and removes
 // the files named in gone, leaving its other files as they are: a caller
-// that knows which peers' records changed rewrites theirs only. It
+// that knows which peers' records changed rewrites theirs only. A name in
+// both files and gone is written, never removed. It
 // reports whether anything on disk changed.
 func WriteSome(path string, files map[string][]byte, gone []string) (bool, error) {
 	return Update(path, files, nil, gone)
@@ -270,6 +271,12 @@ func (c *Cache) Update(path string, files, was map[string][]byte, gone []string)
 	for _, name := range gone {
 		if filepath.Base(name) != name || !strings.HasSuffix(name, ".json") {
 			return changed, fmt.Errorf("remove %s: not a state file name", name)
+		}
+		if _, written := files[name]; written {
+			// A name both written and said gone (a store moving a file
+			// read under another peer's name while saving that peer) is
+			// the file just written: never remove it.
+			continue
 		}
 		// The key's file and, on a node not migrated yet, its older name.
 		for _, n := range []string{fileName(dir, name), name} {
