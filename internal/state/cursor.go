@@ -1,6 +1,7 @@
 package state
 
 import (
+	"maps"
 	"time"
 
 	"github.com/meshnode/meshnode/internal/manifest"
@@ -87,9 +88,12 @@ type Cursor struct {
 }
 
 // normalized returns a copy fit for writing: times in UTC, gaps merged and
-// capped, retries sorted, unique and capped.
+// capped, retries sorted, unique and capped. The copy shares nothing that
+// c changes in place: the State keeps it as what the cursor's file holds,
+// so a count of news added to c later must not change it too.
 func (c *Cursor) normalized() *Cursor {
 	n := *c
+	n.NewsPerDay = maps.Clone(c.NewsPerDay)
 	for _, t := range []*time.Time{&n.LastPolled, &n.LastSuccess, &n.FirstFailure, &n.ManifestUpdated, &n.NewestEntry, &n.LastNews, &n.NextPoll, &n.LogProbed} {
 		*t = utc(*t)
 	}

@@ -295,3 +295,43 @@ func TestSpikeAgreesWithActivity(t *testing.T) {
 		}
 	}
 }
+
+// TestNewsCountedAfterASaveIsWrittenByTheNext: the State keeps, for each
+// cursor, what its file holds, to skip files that did not change. News
+// counted in the same heartbeat after a save (a catch-up's second chunk, a
+// process that saves between polls) changes only the day's count, which
+// must still reach the file: the kept copy shares no map with the cursor.
+func TestNewsCountedAfterASaveIsWrittenByTheNext(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "polling-cursors.json")
+	url := "https://news.example/"
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	s := New()
+	pollQuiet(s.Cursor(url), now.Add(-time.Hour), 1)
+	if _, err := s.Save(p, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	for i, news := range []int{2, 3} {
+		s, err := Load(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pollQuiet(s.Cursor(url), now, news)
+		if _, err := s.Save(p, time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			// The same State counts more news at the same instant and saves again.
+			pollQuiet(s.Cursor(url), now, 4)
+			if _, err := s.Save(p, time.Time{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	again, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := again.Cursor(url).NewsPerDay[now.Format(dayLayout)]; got != 2+4+3 {
+		t.Fatalf("the file counts %d news today, want %d (the first contact counts none)", got, 2+4+3)
+	}
+}
