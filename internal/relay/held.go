@@ -81,6 +81,10 @@ type Fault struct {
 	Entry string `json:"entry,omitempty"`
 	// Forgiven is, among Held.Resolved, when an operator forgave it.
 	Forgiven time.Time `json:"forgiven,omitzero"`
+	// Key is, among Held.Resolved, the relay's key for a fault still open
+	// when the operator gave the relay a new key (no Forgiven time): its
+	// evidence is the history of the relay's URL, signed under that key.
+	Key string `json:"key,omitempty"`
 }
 
 // Store is the Held of every relay under mesh-state/relays/
@@ -173,19 +177,32 @@ func LoadStore(path string) (*Store, error) {
 
 // Held returns the state of relay r, new when none is held or when it
 // was held under another key: a new key starts the relay afresh, keeping
-// only the faults forgiven, the history of its URL. Relays no longer
-// configured are dropped at Save (Keep).
+// only its faults, the history of its URL: those forgiven, and the one
+// still open, among Resolved with the key it was found under. Relays no
+// longer configured are dropped at Save (Keep).
 func (s *Store) Held(r Relay) *Held {
 	h, ok := s.relay[r.URL]
 	if !ok || h.Key != r.Key {
 		fresh := &Held{URL: r.URL, Key: r.Key}
 		if ok {
-			fresh.Resolved = h.Resolved
+			fresh.Resolved = resolve(h.Resolved, h.Fault, func(f *Fault) { f.Key = h.Key })
 		}
 		h = fresh
 		s.relay[r.URL] = h
 	}
 	return h
+}
+
+// resolve returns resolved with f appended, as mark leaves it, and no
+// more than the last KeepResolved; resolved itself when f is nil.
+func resolve(resolved []Fault, f *Fault, mark func(*Fault)) []Fault {
+	if f == nil {
+		return resolved
+	}
+	kept := *f
+	mark(&kept)
+	out := append(slices.Clone(resolved), kept)
+	return out[max(0, len(out)-KeepResolved):]
 }
 
 // Forgive drops what the node holds of relay r, faulted, so that its next
@@ -197,11 +214,9 @@ func (s *Store) Forgive(r Relay, now time.Time) *Fault {
 	if !ok || h.Key != r.Key || h.Fault == nil {
 		return nil
 	}
-	f := *h.Fault
-	f.Forgiven = now.UTC()
-	resolved := append(slices.Clone(h.Resolved), f)
-	resolved = resolved[max(0, len(resolved)-KeepResolved):]
+	resolved := resolve(h.Resolved, h.Fault, func(f *Fault) { f.Forgiven = now.UTC() })
 	*h = Held{URL: r.URL, Key: r.Key, Resolved: resolved}
+	f := resolved[len(resolved)-1]
 	return &f
 }
 

@@ -400,3 +400,48 @@ func TestAgentsOwnFileWinsOverCopiesUnderOtherNames(t *testing.T) {
 		}
 	}
 }
+
+// TestNewKeyKeepsTheRelaysOpenFaultAsEvidence: an operator who gives a
+// faulted relay a new key starts it afresh without erasing its fault: the
+// fault, its evidence byte for byte, stays among Resolved with the key it
+// was found under, after the faults forgiven before it, and survives a save.
+func TestNewKeyKeepsTheRelaysOpenFaultAsEvidence(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "relays.json")
+	s, err := LoadStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldKey := "relay.example+01234567+AQ=="
+	r := Relay{URL: "https://relay.example/", Key: oldKey}
+	at := time.Date(2026, 3, 15, 12, 0, 0, 0, time.UTC)
+	s.Held(r).Fault = &Fault{Kind: FaultAltered, Detail: "first", At: at}
+	s.Forgive(r, at.Add(time.Hour))
+	open := Fault{Kind: FaultForged, Detail: "forged checkpoint", At: at.Add(2 * time.Hour), Checkpoints: []string{"relay checkpoint\n"}, Agent: "https://agent.example/", Entry: "entry\n"}
+	s.Held(r).Fault = &open
+	if _, err := s.Save(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := LoadStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rekeyed := again.Held(Relay{URL: r.URL, Key: "relay.example+89abcdef+AQ=="})
+	if rekeyed.Fault != nil {
+		t.Fatalf("under a new key the relay is still faulted: %+v", rekeyed.Fault)
+	}
+	want := open
+	want.Key = oldKey
+	if len(rekeyed.Resolved) != 2 || rekeyed.Resolved[0].Detail != "first" || !reflect.DeepEqual(rekeyed.Resolved[1], want) {
+		t.Fatalf("under a new key the relay's faults are %+v, want the forgiven one, then %+v", rekeyed.Resolved, want)
+	}
+	if _, err := again.Save(); err != nil {
+		t.Fatal(err)
+	}
+	last, err := LoadStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := last.Held(Relay{URL: r.URL, Key: "relay.example+89abcdef+AQ=="}).Resolved; len(got) != 2 || !reflect.DeepEqual(got[1], want) {
+		t.Fatalf("saved and loaded again, the relay's faults are %+v", got)
+	}
+}
