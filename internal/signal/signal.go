@@ -119,6 +119,10 @@ type TraceResult struct {
 	// weight first (mesh-2026-4 and mesh-2026-5; docs/protocol.md §8.8); empty under rule
 	// sets that assign nothing.
 	Jury []string `json:"jury,omitempty"`
+	// Reserve names the ranks after the jury's whose votes count as the
+	// jury's do (mesh-2026-6; docs/protocol.md §8.8, 6), highest weight
+	// first; empty under rule sets without a reserve.
+	Reserve []string `json:"reserve,omitempty"`
 	// Copy is set when another agent lists the same bytes as a trace too:
 	// under mesh-2026-3 such a trace earns none of them anything
 	// (docs/decisions.md, "Copies").
