@@ -55,6 +55,11 @@ func EpochOf(t time.Time) int64 {
 // epochStart is the first instant of epoch e.
 func epochStart(e int64) time.Time { return time.Unix(e*epochSeconds, 0).UTC() }
 
+// EpochStart is the first instant of the epoch a trace submitted at t
+// falls in (EpochOf): when its jury was drawn, and the time a reserve's
+// policy counts from.
+func EpochStart(t time.Time) time.Time { return epochStart(EpochOf(t)) }
+
 // member is an agent of an epoch's pool: its key (by trace URL, as
 // everywhere in SIGNAL), the name it is hashed as, and whether it is
 // away as of the epoch (markAway; only under rules with AwayAfter).
