@@ -22,7 +22,10 @@ const (
 	// relays within minutes) has voted.
 	ReserveDelay = 24 * time.Hour
 	// ReserveShort is the count of counted votes below which the reserve
-	// steps in: the three validations issue 25 asks of every trace.
+	// steps in: the three validations issue 25 asks of every trace. The
+	// reserve also steps in, whatever the count, once another member of it
+	// voted: a reserve that answers its own members leaves a clique in it
+	// a majority of ten to win, not of the jury's present votes.
 	ReserveShort = 3
 	// ReserveWindow is how long after its epoch began a trace stays the
 	// reserve's duty: the queue's retention of settled items, so that a
@@ -34,10 +37,11 @@ const (
 
 // reserveDuty is, under a rule set with a reserve, the traces the node is
 // to step in for now (their reserve names it, the files it holds give them
-// fewer than ReserveShort counted votes, it has not validated them, and
-// their epoch began between ReserveWindow and ReserveDelay ago), and the
-// earliest time another such trace comes due (zero: none). The counts are
-// SIGNAL's own (signal.TraceResult.Seen), as this heartbeat computes it.
+// fewer than ReserveShort counted votes or a vote of another member of
+// their reserve, it has not validated them, and their epoch began between
+// ReserveWindow and ReserveDelay ago), and the earliest time another such
+// trace comes due (zero: none). The counts are SIGNAL's own
+// (signal.TraceResult.Seen), as this heartbeat computes it.
 func (n *job) reserveDuty() (due []*ledger.Trace, next time.Time) {
 	if !n.hasReserve() {
 		return nil, time.Time{}
@@ -54,15 +58,16 @@ func (n *job) reserveDuty() (due []*ledger.Trace, next time.Time) {
 	if !ok {
 		return nil, time.Time{}
 	}
-	voted := map[manifest.Hash]bool{}
+	voters := map[manifest.Hash][]string{} // trace → the URLs of its validators
 	for _, v := range in.Validations {
-		if v.ValidatorURL == n.cfg.URL {
-			voted[v.TraceHash] = true
-		}
+		voters[v.TraceHash] = append(voters[v.TraceHash], v.ValidatorURL)
 	}
 	for _, tr := range rep.Traces {
 		t := n.ledger.Traces[tr.Hash]
-		if t == nil || tr.Seen >= ReserveShort || voted[tr.Hash] || !n.mayStepIn(t, tr.Reserve) {
+		if t == nil || slices.Contains(voters[tr.Hash], n.cfg.URL) || !n.mayStepIn(t, tr.Reserve) {
+			continue
+		}
+		if tr.Seen >= ReserveShort && !slices.ContainsFunc(voters[tr.Hash], func(u string) bool { return u != "" && as.InReserve(*t, u) }) {
 			continue
 		}
 		start := signal.EpochStart(t.Submitted)
