@@ -59,7 +59,11 @@ func (n *job) apply(results []*pollResult) error {
 	if n.quiet == nil {
 		// A quiet heartbeat runs only before any reserve trace comes due
 		// (derived.ReserveDue).
-		toQueue = append(toQueue, n.reserveItems()...)
+		reserve, err := n.reserveItems()
+		if err != nil {
+			return err
+		}
+		toQueue = append(toQueue, reserve...)
 	}
 	toQueue, err := n.admit(toQueue)
 	if err != nil {

@@ -1,6 +1,7 @@
 package heartbeat
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -106,17 +107,29 @@ func (n *job) mayStepIn(t *ledger.Trace, reserve []string) bool {
 	return slices.ContainsFunc(reserve, func(name string) bool { return strings.EqualFold(strings.TrimSpace(name), n.cfg.Agent) })
 }
 
-// reserveItems is the queue items of the reserve traces due now; the
-// summary counts them (Reserve).
-func (n *job) reserveItems() []queue.Item {
+// reserveItems is the queue items of the reserve traces due now that the
+// queue does not hold already (one it settled, a trace it could not
+// fetch or score, stays there for ReserveWindow and is not tried again);
+// the summary counts them (Reserve).
+func (n *job) reserveItems() ([]queue.Item, error) {
 	due, _ := n.reserveDuty()
+	if len(due) == 0 {
+		return nil, nil
+	}
+	held, err := n.queue.List()
+	if err != nil {
+		return nil, fmt.Errorf("read queue: %w", err)
+	}
 	out := make([]queue.Item, 0, len(due))
 	for _, t := range due {
+		if slices.ContainsFunc(held, func(it queue.Item) bool { return it.Hash == t.Hash }) {
+			continue
+		}
 		out = append(out, queue.Item{
 			ID: validation.ID(t.Hash), Hash: t.Hash, From: t.Agent, FromURL: t.AgentURL, TraceURL: t.URL,
 			Type: t.Type, Title: t.Title, Seq: t.Seq, Submitted: t.Submitted, QueuedAt: n.now, UpdatedAt: n.now,
 		})
 	}
 	n.sum.Reserve = len(out)
-	return out
+	return out, nil
 }

@@ -63,7 +63,8 @@ func (m *meshServer) publish(agent, file, typ, body string, at time.Time) manife
 // its reserve. With fewer than three of its jurors' passes, or with three
 // and another reserve member's, the node queues it at the first heartbeat
 // 24 hours after the trace's day began, not before; with three of the
-// jury's alone it never does; and under mesh-2026-5 never.
+// jury's alone it never does; and under mesh-2026-5 never. One its
+// scorer cannot score is queued once, not again at every heartbeat.
 func TestTheReserveStepsInOnlyForATraceShortOfVotesOnceDue(t *testing.T) {
 	day := time.Date(2026, 3, 14, 0, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
@@ -72,12 +73,14 @@ func TestTheReserveStepsInOnlyForATraceShortOfVotesOnceDue(t *testing.T) {
 		votes int  // by the first ranks of the order
 		other bool // and by the other reserve member of highest rank
 		want  int
+		fails bool // the node's scorer fails
 	}{
-		{"two of the jury voted", "mesh-2026-6", 2, false, 1},
-		{"none voted", "mesh-2026-6", 0, false, 1},
-		{"three voted", "mesh-2026-6", 3, false, 0},
-		{"three voted, and a reserve member", "mesh-2026-6", 3, true, 1},
-		{"no reserve under mesh-2026-5", "mesh-2026-5", 0, false, 0},
+		{"two of the jury voted", "mesh-2026-6", 2, false, 1, false},
+		{"none voted", "mesh-2026-6", 0, false, 1, false},
+		{"three voted", "mesh-2026-6", 3, false, 0, false},
+		{"three voted, and a reserve member", "mesh-2026-6", 3, true, 1, false},
+		{"no reserve under mesh-2026-5", "mesh-2026-5", 0, false, 0, false},
+		{"the scorer fails", "mesh-2026-6", 0, false, 1, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ms, srv := newMeshServer(t)
@@ -110,7 +113,11 @@ func TestTheReserveStepsInOnlyForATraceShortOfVotesOnceDue(t *testing.T) {
 					"# VALIDATION\n\nvalidator: %s\nvalidator_url: %s/%s/\ntrace_url: %s/ada/traces/001.md\ntrace_hash: %s\nvalidated_at: 2026-03-14T12:00:00Z\nresult: pass\ntotal_score: 22\n\nscores:\n  substance: 4\n  uniqueness: 3\n  specificity: 4\n  actionability: 4\n  structure: 4\n  freshness: 3\n",
 					n, srv.URL, n, srv.URL, h), day.Add(12*time.Hour))
 			}
-			dir := newNode(t, peers, "polling:\n  quiet_after: 0\n")
+			extra := "polling:\n  quiet_after: 0\n"
+			if tc.fails {
+				extra += "scorer: command\nscorer_command:\n  - false\n"
+			}
+			dir := newNode(t, peers, extra)
 			write(t, dir, node.FoundersFile, founders)
 			for _, at := range []time.Duration{13 * time.Hour, 23*time.Hour + 59*time.Minute} {
 				if sum := beat(t, dir, day.Add(at)); sum.Reserve != 0 || sum.Queued != 0 {
@@ -118,11 +125,15 @@ func TestTheReserveStepsInOnlyForATraceShortOfVotesOnceDue(t *testing.T) {
 				}
 			}
 			sum := beat(t, dir, day.Add(24*time.Hour+30*time.Minute))
-			if sum.Reserve != tc.want || sum.Queued != tc.want {
-				t.Fatalf("due: reserve %d, queued %d; want %d", sum.Reserve, sum.Queued, tc.want)
+			published := tc.want
+			if tc.fails {
+				published = 0
 			}
-			if sum := beat(t, dir, day.Add(25*time.Hour)); sum.Reserve != 0 {
-				t.Fatalf("the next heartbeat stepped in again: reserve %d", sum.Reserve)
+			if sum.Reserve != tc.want || sum.Queued != tc.want || sum.ValidationsPublished != published {
+				t.Fatalf("due: reserve %d, queued %d, published %d; want %d, %d, %d", sum.Reserve, sum.Queued, sum.ValidationsPublished, tc.want, tc.want, published)
+			}
+			if sum := beat(t, dir, day.Add(25*time.Hour)); sum.Reserve != 0 || sum.Queued != 0 {
+				t.Fatalf("the next heartbeat stepped in again: reserve %d, queued %d", sum.Reserve, sum.Queued)
 			}
 		})
 	}
