@@ -32,7 +32,7 @@ type Summary struct {
 	Gaps             int `json:"gaps"`
 	Queued           int `json:"queued"`
 	// Unassigned counts the peers' traces recorded but not queued because
-	// their jury does not name this node (mesh-2026-4 and mesh-2026-5: docs/decisions.md,
+	// their jury does not name this node (mesh-2026-4 and later: docs/decisions.md,
 	// Assignment).
 	Unassigned int `json:"unassigned,omitempty"`
 	// Away is set when this node is away under mesh-2026-5 (juries pass
