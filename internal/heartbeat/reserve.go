@@ -65,24 +65,32 @@ func (n *job) reserveDuty() (due []*ledger.Trace, next time.Time) {
 	}
 	for _, tr := range rep.Traces {
 		t := n.ledger.Traces[tr.Hash]
-		if t == nil || slices.Contains(voters[tr.Hash], n.cfg.URL) || !n.mayStepIn(t, tr.Reserve) {
+		if t == nil || !n.wanted(t, tr, voters[tr.Hash], as) {
 			continue
 		}
-		if tr.Seen >= ReserveShort && !slices.ContainsFunc(voters[tr.Hash], func(u string) bool { return u != "" && as.InReserve(*t, u) }) {
-			continue
-		}
-		start := signal.EpochStart(t.Submitted)
-		switch at := start.Add(ReserveDelay); {
-		case !n.now.Before(start.Add(ReserveWindow)) || !as.InReserve(*t, n.cfg.URL):
-		case n.now.Before(at):
-			if next.IsZero() || at.Before(next) {
-				next = at
-			}
-		default:
+		if at := signal.EpochStart(t.Submitted).Add(ReserveDelay); !n.now.Before(at) {
 			due = append(due, t)
+		} else if next.IsZero() || at.Before(next) {
+			next = at
 		}
 	}
 	return due, next
+}
+
+// wanted reports whether the node's reserve policy wants a vote of it on
+// t, whose result is tr and validators' URLs voters, at some time from
+// ReserveDelay after its epoch began: its reserve names the node, the
+// node has not voted, and the trace is short of votes or another reserve
+// member voted; and the ReserveWindow has not passed.
+func (n *job) wanted(t *ledger.Trace, tr signal.TraceResult, voters []string, as signal.Assignments) bool {
+	if slices.Contains(voters, n.cfg.URL) || !n.mayStepIn(t, tr.Reserve) ||
+		!n.now.Before(signal.EpochStart(t.Submitted).Add(ReserveWindow)) {
+		return false
+	}
+	if tr.Seen >= ReserveShort && !slices.ContainsFunc(voters, func(u string) bool { return u != "" && as.InReserve(*t, u) }) {
+		return false
+	}
+	return as.InReserve(*t, n.cfg.URL)
 }
 
 // hasReserve reports whether the mesh's rule set, as FOUNDERS.md names
