@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/heartbeat"
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/signal"
@@ -29,6 +30,14 @@ import (
 // their absence shows in the files) and for validators away from the
 // last day only (an absence that began that day, which no file shows
 // yet: that day's juries are those of a mesh where all were present).
+// Under mesh-2026-6, the same two absences, with the reserve stepping in
+// by the reference node's policy (heartbeat.ReserveDelay,
+// heartbeat.ReserveShort): every present member of a trace's reserve
+// validates it ReserveDelay and half an hour after its day began when
+// its present jurors cast fewer than ReserveShort votes. They step in
+// together, each at its own heartbeat before the others' votes reach it,
+// which is what the node's policy gives when their heartbeats fall in
+// the same half hour: the most the reserve can cost.
 
 // awayShares are the shares of validators with standing that are away
 // (validate nothing) for which coverage is counted.
@@ -36,9 +45,11 @@ var awayShares = []float64{0, 0.2, 0.4}
 
 // tally is, for one rule set and one model of absence, how many of the
 // last day's traces got fewer than three validations while at least
-// three validators with standing were active, and the fewest any got.
+// three validators with standing were active, and the fewest any got;
+// and the validations cast on them, those of them by the reserve.
 type tally struct {
 	traces, short, minimum int
+	votes, reserve         int
 }
 
 // coverage is one share of validators away: the last day's tallies under
@@ -48,6 +59,8 @@ type coverage struct {
 	away              float64
 	active            int
 	v4, steady, today tally
+	// v6steady and v6today are the same absences under mesh-2026-6.
+	v6steady, v6today tally
 }
 
 // assignment is what the assignment part of a run found.
@@ -75,7 +88,8 @@ func assign(o options, agents []*agent) (assignment, error) {
 	for _, c := range awayShares {
 		active := o.validators - int(math.Round(c*float64(o.validators)))
 		out.coverage = append(out.coverage, coverage{away: c, active: active,
-			v4: tally{minimum: math.MaxInt}, steady: tally{minimum: math.MaxInt}, today: tally{minimum: math.MaxInt}})
+			v4: tally{minimum: math.MaxInt}, steady: tally{minimum: math.MaxInt}, today: tally{minimum: math.MaxInt},
+			v6steady: tally{minimum: math.MaxInt}, v6today: tally{minimum: math.MaxInt}})
 	}
 	everyone := func(int, int) bool { return true }
 	pools, err := drawJuries(o, agents, signal.RulesMesh2026v4, everyone, func(day int, d drawn) {
@@ -91,7 +105,7 @@ func assign(o options, agents []*agent) (assignment, error) {
 			}
 			if day == o.days {
 				for c := range out.coverage {
-					out.coverage[c].v4.count(d.juries[i], t.Agent, out.coverage[c].active)
+					out.coverage[c].v4.count(d.juries[i], nil, t.Agent, out.coverage[c].active)
 				}
 			}
 		}
@@ -100,25 +114,31 @@ func assign(o options, agents []*agent) (assignment, error) {
 		return out, err
 	}
 	out.computed = pools.Computed()
-	return out, out.countV5(o, agents)
+	if err := out.countAway(o, agents, signal.RulesMesh2026v5, func(c *coverage) (*tally, *tally) { return &c.steady, &c.today }); err != nil {
+		return out, err
+	}
+	return out, out.countAway(o, agents, signal.RulesMesh2026v6, func(c *coverage) (*tally, *tally) { return &c.v6steady, &c.v6today })
 }
 
-// countV5 counts the last day's coverage under mesh-2026-5: with every
+// countAway counts the last day's coverage under rules (mesh-2026-5 or
+// mesh-2026-6), into the tallies pick gives of each share: with every
 // validator present until the last day (away today), and for each share
 // away with its validators away from the first day (steady).
-func (as *assignment) countV5(o options, agents []*agent) error {
+func (as *assignment) countAway(o options, agents []*agent, rules string, pick func(*coverage) (steady, today *tally)) error {
 	for c := range as.coverage {
 		cv := &as.coverage[c]
 		present := func(v, _ int) bool { return v < cv.active }
-		_, err := drawJuries(o, agents, signal.RulesMesh2026v5, present, func(day int, d drawn) {
+		_, err := drawJuries(o, agents, rules, present, func(day int, d drawn) {
 			if day != o.days {
 				return
 			}
 			for i, t := range d.traces {
-				cv.steady.count(d.juries[i], t.Agent, cv.active)
+				steady, _ := pick(cv)
+				steady.count(d.juries[i], d.reserves[i], t.Agent, cv.active)
 				if cv.away == 0 { // all present until today: every share's absence begins today
 					for s := range as.coverage {
-						as.coverage[s].today.count(d.juries[i], t.Agent, as.coverage[s].active)
+						_, today := pick(&as.coverage[s])
+						today.count(d.juries[i], d.reserves[i], t.Agent, as.coverage[s].active)
 					}
 				}
 			}
@@ -133,11 +153,12 @@ func (as *assignment) countV5(o options, agents []*agent) error {
 // drawn is one day's traces, who published each, their juries, and the
 // CPU seconds signal took to draw them.
 type drawn struct {
-	as      signal.Assignments
-	traces  []ledger.Trace
-	owners  []publishRef
-	juries  [][]string
-	seconds float64
+	as       signal.Assignments
+	traces   []ledger.Trace
+	owners   []publishRef
+	juries   [][]string
+	reserves [][]string // empty under rules without a reserve
+	seconds  float64
 }
 
 // drawJuries simulates the juries of days 0 to -days under rules: each
@@ -159,13 +180,13 @@ func drawJuries(o options, agents []*agent, rules string, present func(v, day in
 		if d.as, ok = pools.Assignments(in); !ok {
 			return nil, fmt.Errorf("rule set %s assigns nothing", in.Rules)
 		}
-		d.juries = make([][]string, len(d.traces))
+		d.juries, d.reserves = make([][]string, len(d.traces)), make([][]string, len(d.traces))
 		for i, t := range d.traces {
-			d.juries[i] = d.as.Jury(t)
+			d.juries[i], d.reserves[i] = d.as.Jury(t), d.as.Reserve(t)
 		}
 		d.seconds = (cpuTime() - cpu0).Seconds()
 		for i, t := range d.traces {
-			in.Validations = append(in.Validations, validations(t, d.juries[i], agents, func(v int) bool { return present(v, day) })...)
+			in.Validations = append(in.Validations, validations(t, d.juries[i], d.reserves[i], agents, func(v int) bool { return present(v, day) })...)
 		}
 		each(day, d)
 	}
@@ -203,16 +224,28 @@ func tracesOfDay(agents []*agent, day int) ([]ledger.Trace, []publishRef) {
 }
 
 // validations are the validations of t by the jurors present, each an
-// hour after it, passing.
-func validations(t ledger.Trace, jury []string, agents []*agent, present func(int) bool) []ledger.Validation {
-	out := make([]ledger.Validation, 0, len(jury))
-	for _, name := range jury {
+// hour after it, passing; and when they are fewer than
+// heartbeat.ReserveShort, by the reserve present, half an hour after the
+// reserve's policy makes the trace due.
+func validations(t ledger.Trace, jury, reserve []string, agents []*agent, present func(int) bool) []ledger.Validation {
+	out := votes(t, jury, agents, present, t.Submitted.Add(time.Hour))
+	if len(out) < heartbeat.ReserveShort {
+		due := signal.EpochStart(t.Submitted).Add(heartbeat.ReserveDelay + 30*time.Minute)
+		out = append(out, votes(t, reserve, agents, present, due)...)
+	}
+	return out
+}
+
+// votes are the passes of t by the members of names present, dated at.
+func votes(t ledger.Trace, names []string, agents []*agent, present func(int) bool, at time.Time) []ledger.Validation {
+	out := make([]ledger.Validation, 0, len(names))
+	for _, name := range names {
 		i := validatorIndex(name)
 		if !present(i) {
 			continue
 		}
 		out = append(out, ledger.Validation{Validator: name, ValidatorURL: agents[i].url, TraceURL: t.URL, TraceHash: t.Hash,
-			Result: "pass", ValidatedAt: t.Submitted.Add(time.Hour)})
+			Result: "pass", ValidatedAt: at})
 	}
 	return out
 }
@@ -224,21 +257,34 @@ func validatorIndex(name string) int {
 	return i
 }
 
-// count adds one trace's jury to the tally: the validators away are the
-// last of the founders, so with active of them active the first active
-// ones validate.
-func (t *tally) count(jury []string, author string, active int) {
-	n := 0
-	for _, name := range jury {
-		if validatorIndex(name) < active {
-			n++
-		}
+// count adds one trace's jury and reserve to the tally: the validators
+// away are the last of the founders, so with active of them active the
+// first active ones validate, and the reserve present steps in when the
+// jury present casts fewer than heartbeat.ReserveShort votes.
+func (t *tally) count(jury, reserve []string, author string, active int) {
+	n := presentOf(jury, active)
+	if n < heartbeat.ReserveShort {
+		r := presentOf(reserve, active)
+		n += r
+		t.reserve += r
 	}
+	t.votes += n
 	t.traces++
 	t.minimum = min(t.minimum, n)
 	if n < 3 && activeOthers(active, author) >= 3 {
 		t.short++
 	}
+}
+
+// presentOf is how many of names are among the first active validators.
+func presentOf(names []string, active int) int {
+	n := 0
+	for _, name := range names {
+		if validatorIndex(name) < active {
+			n++
+		}
+	}
+	return n
 }
 
 // activeOthers is how many of the active validators are not the author.
@@ -264,11 +310,26 @@ func (as assignment) report(o options) {
 	for _, c := range as.coverage {
 		fmt.Printf("  %2.0f%% of validators away (%d active): mesh-2026-4 %s; mesh-2026-5, away since day 0 %s; mesh-2026-5, away from day %d %s\n",
 			100*c.away, c.active, c.v4, c.steady, o.days, c.today)
+		fmt.Printf("      mesh-2026-6 (reserve of %d), away since day 0 %s; away from day %d %s\n",
+			signal.ReserveSize, c.v6steady.withLoad(), o.days, c.v6today.withLoad())
+		fmt.Printf("      validations a day per validator active: mesh-2026-5 %s, %s; mesh-2026-6 %s, %s\n",
+			c.steady.load(c.active), c.today.load(c.active), c.v6steady.load(c.active), c.v6today.load(c.active))
 	}
 }
 
 func (t tally) String() string {
 	return fmt.Sprintf("%d of %d (%.1f %%; fewest %d)", t.short, t.traces, 100*float64(t.short)/float64(max(t.traces, 1)), t.minimum)
+}
+
+// withLoad is the tally and the validations its reserve cast.
+func (t tally) withLoad() string {
+	return fmt.Sprintf("%s, %d by the reserve", t, t.reserve)
+}
+
+// load is the validations cast on the day's traces per validator active,
+// and of them the reserve's.
+func (t tally) load(active int) string {
+	return fmt.Sprintf("%.2f (reserve %.2f)", float64(t.votes)/float64(max(active, 1)), float64(t.reserve)/float64(max(active, 1)))
 }
 
 func seconds(xs []float64) string {

@@ -122,3 +122,32 @@ func TestUnderMesh2026v5ASteadyAbsenceCostsNoCoverage(t *testing.T) {
 		t.Errorf("%.0f%% away from the last day: mesh-2026-4 %+v, mesh-2026-5 %+v; want some short, and the same", 100*most.away, most.v4, most.today)
 	}
 }
+
+// TestUnderMesh2026v6TheReserveCoversANewAbsence: an absence that begins
+// on the last day leaves mesh-2026-5's traces short of three; under
+// mesh-2026-6 the reserve present steps in, so fewer are short and the
+// reserve casts votes, and with everyone present, or with an absence the
+// files already show, it casts none and costs nothing.
+func TestUnderMesh2026v6TheReserveCoversANewAbsence(t *testing.T) {
+	o := options{agents: 120, days: signal.AwayAfterDays + 1, publish: 0.5, validators: 12, seed: 3}
+	agents, err := makeAgents(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	as, err := assign(o, agents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range as.coverage {
+		if c.v6steady != c.steady {
+			t.Errorf("%.0f%% away since day 0: mesh-2026-6 %+v, mesh-2026-5 %+v; want the reserve idle", 100*c.away, c.v6steady, c.steady)
+		}
+	}
+	if all := as.coverage[0]; all.v6today != all.today || all.v6today.reserve != 0 {
+		t.Errorf("everyone present: mesh-2026-6 %+v, mesh-2026-5 %+v; want the same, no reserve vote", all.v6today, all.today)
+	}
+	most := as.coverage[len(as.coverage)-1]
+	if most.today.short == 0 || most.v6today.short >= most.today.short || most.v6today.reserve == 0 {
+		t.Errorf("%.0f%% away from the last day: mesh-2026-6 %+v, mesh-2026-5 %+v; want fewer short, with the reserve's votes", 100*most.away, most.v6today, most.today)
+	}
+}

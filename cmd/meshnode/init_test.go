@@ -226,6 +226,7 @@ func TestInitFounderNamesTheRuleSetAsked(t *testing.T) {
 		{"default", []string{"--founder"}, exitOK, "rules: mesh-2026-3"},
 		{"mesh-2026-4", []string{"--founder", "--rules", "mesh-2026-4"}, exitOK, "rules: mesh-2026-4"},
 		{"mesh-2026-5", []string{"--founder", "--rules", "mesh-2026-5"}, exitOK, "rules: mesh-2026-5"},
+		{"mesh-2026-6", []string{"--founder", "--rules", "mesh-2026-6"}, exitOK, "rules: mesh-2026-6"},
 		{"without --founder", []string{"--rules", "mesh-2026-4"}, exitUsage, ""},
 		{"unknown", []string{"--founder", "--rules", "mesh-2099-1"}, exitUsage, ""},
 	}

@@ -34,9 +34,9 @@ its page and in the list of traces) that the files do not give:
   disagree   the files give another value, whatever the node has polled
 
 and each listed file that is missing or does not match its hash. Under a
-rule set that assigns traces (mesh-2026-4, mesh-2026-5) it also lists, as "outside", the
-node's validations of traces whose jury does not name it: allowed, but they
-count for nothing (docs/protocol.md §8.8). Every read
+rule set that assigns traces (mesh-2026-4 and later) it also lists, as "outside", the
+node's validations of traces whose jury (and, under mesh-2026-6, reserve) does
+not name it: allowed, but they count for nothing (docs/protocol.md §8.8). Every read
 has a timeout and a size limit; nothing is written but a scratch directory,
 removed at the end. A node that serves no site (no signal.html) gets a
 note, not a problem. The rule is in docs/decisions.md (Verify); --json prints
@@ -126,7 +126,7 @@ func printVerify(w io.Writer, r *audit.Report) error {
 		}
 	}
 	for _, o := range r.Outside {
-		fmt.Fprintf(tw, "outside\tseq %d\t%s\tnot on the jury of %s (%s): counts for nothing\n", o.Seq, o.File, o.TraceHash, strings.Join(o.Jury, ", "))
+		fmt.Fprintf(tw, "outside\tseq %d\t%s\tnot on the jury of %s (%s)%s: counts for nothing\n", o.Seq, o.File, o.TraceHash, strings.Join(o.Jury, ", "), reserveNote(o.Reserve))
 	}
 	for _, f := range r.Files {
 		fmt.Fprintf(tw, "bad file\tseq %d\t%s\t%s\n", f.Seq, f.File, f.Problem)
@@ -158,4 +158,13 @@ func printSite(w io.Writer, s *audit.Site) error {
 		fmt.Fprintf(tw, "note\t%s\n", n)
 	}
 	return tw.Flush()
+}
+
+// reserveNote is how an outside validation's line names the trace's
+// reserve (mesh-2026-6): "" under rule sets without one.
+func reserveNote(reserve []string) string {
+	if len(reserve) == 0 {
+		return ""
+	}
+	return " nor in its reserve (" + strings.Join(reserve, ", ") + ")"
 }

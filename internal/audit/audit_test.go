@@ -298,3 +298,52 @@ func checkOutside(t *testing.T, rules string) {
 		t.Fatalf("outside under mesh-2026-3: %+v, want none", got)
 	}
 }
+
+// TestUnderMesh2026v6AValidationOfTheReserveIsNotOutside: of three
+// validations by the audited node, of a trace whose jury names it, one
+// whose reserve does and one that names it in neither, only the last is
+// outside; under mesh-2026-5 the reserve's is outside too.
+func TestUnderMesh2026v6AValidationOfTheReserveIsNotOutside(t *testing.T) {
+	url := func(name string) string { return "https://" + name + ".example/" }
+	in := signal.Input{Rules: signal.RulesMesh2026v6, Founders: []signal.Founder{{Name: "node", URL: url("node")}}}
+	for i := 1; i <= 11; i++ {
+		n := fmt.Sprintf("f%d", i)
+		in.Founders = append(in.Founders, signal.Founder{Name: n, URL: url(n)})
+	}
+	for s := 1; s <= 40; s++ {
+		in.Traces = append(in.Traces, ledger.Trace{Agent: "ann", AgentURL: url("ann"), Hash: manifest.HashBytes([]byte(fmt.Sprint("ann", s))),
+			Seq: manifest.Seq(s), URL: fmt.Sprintf("%straces/%03d.md", url("ann"), s)})
+	}
+	as, _ := signal.NewAssignments(in)
+	picked := map[string]ledger.Trace{}
+	for _, tr := range in.Traces {
+		switch {
+		case as.AssignedTo(tr, url("node")):
+			picked["jury"] = tr
+		case as.InReserve(tr, url("node")):
+			picked["reserve"] = tr
+		default:
+			picked["neither"] = tr
+		}
+	}
+	if len(picked) != 3 {
+		t.Fatalf("a poor test: the node is in %d of jury, reserve and neither", len(picked))
+	}
+	pub := &public{agent: "node", url: url("node"), manifest: &manifest.Manifest{}, files: map[string][]byte{}}
+	for i, kind := range []string{"jury", "reserve", "neither"} {
+		tr := picked[kind]
+		file := fmt.Sprintf("validations/val-%d.md", i+1)
+		pub.files[file] = []byte(fmt.Sprintf("# VALIDATION\n\nvalidator: node\nvalidator_url: %s\ntrace_url: %s\ntrace_hash: %s\nvalidated_at: 2026-03-12T09:00:00Z\nresult: pass\ntotal_score: 22\n\nscores:\n  substance: 4\n  uniqueness: 3\n  specificity: 4\n  actionability: 4\n  structure: 4\n  freshness: 3\n",
+			url("node"), tr.URL, tr.Hash))
+		pub.manifest.Entries = append(pub.manifest.Entries, manifest.Entry{Seq: manifest.Seq(i + 1), File: file, Type: "validation"})
+		in.Validations = append(in.Validations, ledger.Validation{Validator: "node", ValidatorURL: url("node"), TraceHash: tr.Hash, Result: "pass"})
+	}
+	got := outside(pub, signal.Compute(in))
+	if len(got) != 1 || got[0].TraceHash != picked["neither"].Hash || len(got[0].Reserve) != signal.ReserveSize {
+		t.Fatalf("outside: %+v, want the validation of %s alone, with its jury and reserve", got, picked["neither"].Hash)
+	}
+	in.Rules = signal.RulesMesh2026v5
+	if got := outside(pub, signal.Compute(in)); len(got) != 2 || got[0].TraceHash != picked["reserve"].Hash {
+		t.Fatalf("outside under mesh-2026-5: %+v, want the reserve's and the other", got)
+	}
+}

@@ -11,24 +11,25 @@ import (
 )
 
 // Outside is one of the audited node's validations of a trace whose jury
-// does not name it (mesh-2026-4 and mesh-2026-5: docs/protocol.md §8.8). It is allowed (a
-// person may score anything) and counts for nothing, so it is listed, not
-// a problem.
+// does not name it, nor its reserve under mesh-2026-6 (mesh-2026-4 and
+// later: docs/protocol.md §8.8). It is allowed (a person may score
+// anything) and counts for nothing, so it is listed, not a problem.
 type Outside struct {
 	Seq       manifest.Seq  `json:"seq"`
 	File      string        `json:"file"`
 	TraceHash manifest.Hash `json:"trace_hash"`
 	Jury      []string      `json:"jury"`
+	Reserve   []string      `json:"reserve,omitempty"`
 }
 
 // outside lists, in MANIFEST order, the validations the audited node
-// publishes of traces whose jury in full does not name it; none under a
-// rule set that assigns nothing.
+// publishes of traces whose jury and reserve in full do not name it; none
+// under a rule set that assigns nothing.
 func outside(pub *public, full signal.Report) []Outside {
-	juries := map[manifest.Hash][]string{}
+	juries := map[manifest.Hash]signal.TraceResult{}
 	for _, t := range full.Traces {
 		if t.Jury != nil {
-			juries[t.Hash] = t.Jury
+			juries[t.Hash] = t
 		}
 	}
 	if len(juries) == 0 {
@@ -44,8 +45,8 @@ func outside(pub *public, full signal.Report) []Outside {
 		if err != nil {
 			continue
 		}
-		if j, ok := juries[v.TraceHash]; ok && !slices.Contains(j, self.Agent) {
-			out = append(out, Outside{Seq: e.Seq, File: e.File, TraceHash: v.TraceHash, Jury: j})
+		if j, ok := juries[v.TraceHash]; ok && !slices.Contains(j.Jury, self.Agent) && !slices.Contains(j.Reserve, self.Agent) {
+			out = append(out, Outside{Seq: e.Seq, File: e.File, TraceHash: v.TraceHash, Jury: j.Jury, Reserve: j.Reserve})
 		}
 	}
 	return out

@@ -55,7 +55,17 @@ func (n *job) apply(results []*pollResult) error {
 		}
 		n.keepCopies()
 	}
-	toQueue, err := n.admit(n.assigned(toQueue))
+	toQueue = n.assigned(toQueue)
+	if n.quiet == nil {
+		// A quiet heartbeat runs only before any reserve trace comes due
+		// (derived.ReserveDue).
+		reserve, err := n.reserveItems()
+		if err != nil {
+			return err
+		}
+		toQueue = append(toQueue, reserve...)
+	}
+	toQueue, err := n.admit(toQueue)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // assigned keeps of toQueue the traces this node is to judge: under a rule
-// set that assigns traces (mesh-2026-4, mesh-2026-5), those whose jury, drawn from the
+// set that assigns traces (mesh-2026-4 and later), those whose jury, drawn from the
 // files the node holds now, names it; under the others, all of them
 // (docs/decisions.md, Assignment). The rest stay recorded in the ledger,
 // counted in the summary. When SIGNAL's input cannot be read (a FOUNDERS.md

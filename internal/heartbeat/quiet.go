@@ -43,6 +43,10 @@ type derived struct {
 	// CompactDue is when the ledger may next seal a quarter
 	// (ledger.NextCompaction): a quiet heartbeat runs before it only.
 	CompactDue time.Time `json:"compact_due"`
+	// ReserveDue is when a trace of this node's reserve next comes due
+	// under mesh-2026-6 (reserveDuty): a quiet heartbeat runs before it
+	// only. Zero: none is to come.
+	ReserveDue time.Time `json:"reserve_due,omitzero"`
 	// Own are the hashes of our own traces, never validated by us.
 	Own []manifest.Hash `json:"own,omitempty"`
 	// Standing is SIGNAL's word on the node (signal.ProgressOf), as the
@@ -82,6 +86,8 @@ func (n *job) quietRecord(ctx context.Context) (*derived, string) {
 		return nil, "the history changed since its derived state was computed"
 	case !n.now.Before(d.CompactDue):
 		return nil, "a quarter of the ledger is due to be sealed"
+	case !d.ReserveDue.IsZero() && !n.now.Before(d.ReserveDue):
+		return nil, "a trace of this node's reserve is due"
 	}
 	return d, ""
 }
@@ -215,7 +221,8 @@ func (n *job) saveDerived(ctx context.Context) error {
 		return nil
 	}
 	st := signal.ProgressOf(r, n.cfg.URL)
-	d := &derived{Version: derivedVersion, Inputs: in, CompactDue: ledger.NextCompaction(n.now),
+	_, reserveDue := n.reserveDuty()
+	d := &derived{Version: derivedVersion, Inputs: in, CompactDue: ledger.NextCompaction(n.now), ReserveDue: reserveDue,
 		Own: sortedHashes(n.own), Standing: st.Reason(), StandingNext: st.Next(),
 		HasStanding: st.HasStanding(), Held: n.sum.Held, LogUnsigned: n.sum.LogUnsigned,
 		Misread: sortedKeys(misread(n.ledger)), MissingCopies: n.missingCopyPeers()}

@@ -31,6 +31,13 @@ const JurySize = 5
 // and one that returns is drawn again the day after it validates.
 const AwayAfterDays = 2
 
+// ReserveSize is the reserve of mesh-2026-6: the ranks k+1 … 2k of a
+// trace's present-first rendezvous order, whose votes count as the jury's
+// do. k more, so that a jury of which every member is away is still
+// covered, and no more, so that a validator's seats at most double
+// (docs/decisions.md, Assignment: "The reserve").
+const ReserveSize = JurySize
+
 // epochSeconds is an epoch's length: one UTC day, the day the 10-a-day
 // bound already counts in.
 const epochSeconds = 86400
@@ -47,6 +54,11 @@ func EpochOf(t time.Time) int64 {
 
 // epochStart is the first instant of epoch e.
 func epochStart(e int64) time.Time { return time.Unix(e*epochSeconds, 0).UTC() }
+
+// EpochStart is the first instant of the epoch a trace submitted at t
+// falls in (EpochOf): when its jury was drawn, and the time a reserve's
+// policy counts from.
+func EpochStart(t time.Time) time.Time { return epochStart(EpochOf(t)) }
 
 // member is an agent of an epoch's pool: its key (by trace URL, as
 // everywhere in SIGNAL), the name it is hashed as, and whether it is
@@ -234,16 +246,19 @@ func (m *mesh) markAway(pool []member, vals []ledger.Validation, e int64, after 
 	}
 }
 
-// juryOf is the jury of trace t: drawn from the pool of its epoch,
-// excepting its author.
-func (a *assigner) juryOf(m *mesh, t ledger.Trace) []member {
+// juryOf is the jury of trace t, drawn from the pool of its epoch
+// excepting its author, and its reserve (Rules.Reserve): the ranks after
+// the jury's in the same order, so that the jury is the one rules
+// without a reserve draw.
+func (a *assigner) juryOf(m *mesh, t ledger.Trace) (jurors, reserve []member) {
 	k := juryKey{t.Hash, m.key(t.Agent, t.AgentURL), EpochOf(t.Submitted)}
 	j, ok := a.juries[k]
 	if !ok {
-		j = jury(k.hash, k.author, a.pool(k.epoch), a.rules.JurySize)
+		j = jury(k.hash, k.author, a.pool(k.epoch), a.rules.JurySize+a.rules.Reserve)
 		a.juries[k] = j
 	}
-	return j
+	n := min(a.rules.JurySize, len(j))
+	return j[:n:n], j[n:]
 }
 
 // byDate is in with its traces and other listings sorted by epoch, and
@@ -295,35 +310,51 @@ func prefix(n int, keep func(int) bool) int {
 	return sort.Search(n, func(i int) bool { return !keep(i) })
 }
 
-// assign draws every trace's jury and marks the votes outside it.
+// assign draws every trace's jury and reserve and marks the votes
+// outside both.
 func (m *mesh) assign(a *assigner) {
 	m.juries = make([][]int, len(m.traces))
+	m.reserves = make([][]int, len(m.traces))
 	for i, t := range m.traces {
-		js := a.juryOf(m, t)
-		ids := make([]int, 0, len(js))
-		for _, j := range js {
-			if id, ok := m.ids[j.key]; ok {
-				ids = append(ids, id)
-			}
-		}
-		m.juries[i] = ids
+		js, rs := a.juryOf(m, t)
+		m.juries[i], m.reserves[i] = m.idsOf(js), m.idsOf(rs)
 		for j := range m.ballots[i] {
-			m.ballots[i][j].outside = !slices.Contains(ids, m.ballots[i][j].voter)
+			v := m.ballots[i][j].voter
+			m.ballots[i][j].outside = !slices.Contains(m.juries[i], v) && !slices.Contains(m.reserves[i], v)
 		}
 	}
 }
 
-// juryNames is the names of trace i's jurors, highest weight first; nil
-// under rules that assign nothing.
-func (m *mesh) juryNames(i int) []string {
-	if m.juries == nil {
+// idsOf is the agent ids of the members of ms this mesh knows, in order.
+func (m *mesh) idsOf(ms []member) []int {
+	ids := make([]int, 0, len(ms))
+	for _, j := range ms {
+		if id, ok := m.ids[j.key]; ok {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// namesOf is the names of the agents ids[i] (trace i's jurors or
+// reserve), in order; nil under rules that assign nothing.
+func (m *mesh) namesOf(ids [][]int, i int) []string {
+	if ids == nil {
 		return nil
 	}
-	out := make([]string, 0, len(m.juries[i]))
-	for _, id := range m.juries[i] {
+	out := make([]string, 0, len(ids[i]))
+	for _, id := range ids[i] {
 		out = append(out, m.names[m.keyOf[id]])
 	}
 	return out
+}
+
+// reserveNames is the names of trace i's reserve; nil without one.
+func (m *mesh) reserveNames(i int) []string {
+	if m.reserves == nil || len(m.reserves[i]) == 0 {
+		return nil
+	}
+	return m.namesOf(m.reserves, i)
 }
 
 // Assignments says which traces a mesh's rule set assigns to whom. It is
@@ -349,18 +380,41 @@ func newAssignments(in Input, cache *Pools) (Assignments, bool) {
 
 // Jury returns the names of t's jurors, highest weight first.
 func (as Assignments) Jury(t ledger.Trace) []string {
-	js := as.a.juryOf(as.m, t)
-	out := make([]string, len(js))
-	for i, j := range js {
-		out[i] = j.name
+	js, _ := as.a.juryOf(as.m, t)
+	return memberNames(js)
+}
+
+// Reserve returns the names of t's reserve (mesh-2026-6), highest weight
+// first; none under rules without one.
+func (as Assignments) Reserve(t ledger.Trace) []string {
+	_, rs := as.a.juryOf(as.m, t)
+	return memberNames(rs)
+}
+
+func memberNames(ms []member) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.name
 	}
 	return out
 }
 
 // AssignedTo reports whether the agent at trace URL url is on t's jury.
 func (as Assignments) AssignedTo(t ledger.Trace, url string) bool {
-	k := agentKey("", url)
-	return slices.ContainsFunc(as.a.juryOf(as.m, t), func(j member) bool { return j.key == k })
+	js, _ := as.a.juryOf(as.m, t)
+	return hasKey(js, agentKey("", url))
+}
+
+// InReserve reports whether the agent at trace URL url is in t's reserve
+// (mesh-2026-6): its vote counts, and the node's policy says when it
+// casts one (docs/decisions.md, Assignment: "The reserve").
+func (as Assignments) InReserve(t ledger.Trace, url string) bool {
+	_, rs := as.a.juryOf(as.m, t)
+	return hasKey(rs, agentKey("", url))
+}
+
+func hasKey(ms []member, k string) bool {
+	return slices.ContainsFunc(ms, func(j member) bool { return j.key == k })
 }
 
 // Away reports whether the agent at trace URL url is away (docs/protocol.md

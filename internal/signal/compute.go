@@ -134,8 +134,10 @@ type mesh struct {
 	copied    []bool
 	listerIDs [][]int
 	// juries are, under rules that assign (assign.go), each trace's
-	// jurors' agent ids, highest weight first; nil otherwise.
-	juries [][]int
+	// jurors' agent ids, highest weight first; nil otherwise. reserves
+	// are, under rules with a reserve, the ranks after them whose votes
+	// count too; empty otherwise.
+	juries, reserves [][]int
 }
 
 // key is agentKey, memoized by URL: normalizing a URL parses it, and a
@@ -361,7 +363,7 @@ func (m *mesh) results(o outcome) []TraceResult {
 func (m *mesh) result(o outcome, i int, t ledger.Trace) TraceResult {
 	r := TraceResult{Hash: t.Hash, URL: t.URL, Seq: t.Seq,
 		Passing: o.passing[i], Seen: o.seen[i], Uncounted: o.uncounted[i], Unassigned: o.unassigned[i], Status: o.status[i], Copy: m.copied[i],
-		Jury: m.juryNames(i)}
+		Jury: m.namesOf(m.juries, i), Reserve: m.reserveNames(i)}
 	if r.Seen > 0 {
 		r.Signal = float64(r.Passing) / float64(r.Seen)
 	}

@@ -40,6 +40,12 @@ const (
 	// more unanswered, with no validation since, takes a seat only when
 	// the others present leave one empty.
 	RulesMesh2026v5 = "mesh-2026-5"
+	// RulesMesh2026v6 is mesh-2026-5 with a reserve (docs/decisions.md,
+	// Assignment: "The reserve"): the ReserveSize ranks after a trace's
+	// jury in the same present-first order count as assigned too, so a
+	// jury short of votes while its jurors are not yet known away is
+	// filled by validators present, whenever they step in.
+	RulesMesh2026v6 = "mesh-2026-6"
 )
 
 // DefaultRules is the rule set of a FOUNDERS.md without a "rules:" line:
@@ -92,6 +98,11 @@ type Rules struct {
 	// it is drawn only to seats the jurors present leave empty. 0: no
 	// juror is ever away, and juries are drawn as if all were present.
 	AwayAfter int
+	// Reserve is, under rules that assign, how many ranks after the
+	// jury's, in the same order, count as assigned too (assign.go): their
+	// votes settle and earn as the jury's do, and are not assignments an
+	// absence is judged by. 0: none.
+	Reserve int
 }
 
 // ruleSets is the registry of the rule sets this node implements, by name.
@@ -131,6 +142,13 @@ var ruleSets = map[string]Rules{
 		AgreeingOnly: true, MaxEarningPerDay: 10,
 		CopiesEarnNothing: true, LoseAtMismatches: 3,
 		JurySize: JurySize, AwayAfter: AwayAfterDays},
+	RulesMesh2026v6: {Name: RulesMesh2026v6,
+		Summary: "An agent's reputation, earned by its traces that the agents with standing assigned to judge them, or held in reserve for them, validated (their full weight once two of them passed it; nothing for bytes another agent lists too) and by assigned validations that agreed with theirs, at most 10 a day; " +
+			"juries pass over validators that left an assignment unanswered; an agent whose files two agents with standing dispute as hash mismatches, three files among its latest 50 seqs, loses its standing.",
+		CorroborateAt: 2, UncorroboratedPoints: 1, AdmitAt: 2,
+		AgreeingOnly: true, MaxEarningPerDay: 10,
+		CopiesEarnNothing: true, LoseAtMismatches: 3,
+		JurySize: JurySize, AwayAfter: AwayAfterDays, Reserve: ReserveSize},
 }
 
 // tracePoints is what a validated trace labelled to earn points earns its

@@ -78,8 +78,9 @@ type Agent struct {
 	// standing: they earn nothing and settle nothing.
 	ValidationsUncounted int `json:"validations_uncounted,omitempty"`
 	// ValidationsUnassigned counts the validations authored with standing
-	// on traces the agent was not assigned (mesh-2026-4 and mesh-2026-5: not on the
-	// trace's jury): they settle and earn nothing.
+	// on traces the agent was not assigned (mesh-2026-4 and later: not on the
+	// trace's jury, nor under mesh-2026-6 its reserve): they settle and
+	// earn nothing.
 	ValidationsUnassigned int `json:"validations_unassigned,omitempty"`
 	// Mismatches counts the agent's files, within MismatchWindow of its
 	// newest seq, that at least DisputersPerMismatch agents with standing
@@ -113,12 +114,16 @@ type TraceResult struct {
 	// count for nothing.
 	Uncounted int `json:"uncounted,omitempty"`
 	// Unassigned is the number of votes by agents with standing outside
-	// the trace's jury (mesh-2026-4, mesh-2026-5), which count for nothing.
+	// the trace's jury and reserve (mesh-2026-4 and later), which count for nothing.
 	Unassigned int `json:"unassigned,omitempty"`
 	// Jury names the agents the trace is assigned to, highest rendezvous
-	// weight first (mesh-2026-4 and mesh-2026-5; docs/protocol.md §8.8); empty under rule
+	// weight first (mesh-2026-4 and later; docs/protocol.md §8.8); empty under rule
 	// sets that assign nothing.
 	Jury []string `json:"jury,omitempty"`
+	// Reserve names the ranks after the jury's whose votes count as the
+	// jury's do (mesh-2026-6; docs/protocol.md §8.8, 6), highest weight
+	// first; empty under rule sets without a reserve.
+	Reserve []string `json:"reserve,omitempty"`
 	// Copy is set when another agent lists the same bytes as a trace too:
 	// under mesh-2026-3 such a trace earns none of them anything
 	// (docs/decisions.md, "Copies").

@@ -32,7 +32,7 @@ type Summary struct {
 	Gaps             int `json:"gaps"`
 	Queued           int `json:"queued"`
 	// Unassigned counts the peers' traces recorded but not queued because
-	// their jury does not name this node (mesh-2026-4 and mesh-2026-5: docs/decisions.md,
+	// their jury does not name this node (mesh-2026-4 and later: docs/decisions.md,
 	// Assignment).
 	Unassigned int `json:"unassigned,omitempty"`
 	// Away is set when this node is away under mesh-2026-5 (juries pass
@@ -40,8 +40,12 @@ type Summary struct {
 	// is the trace not assigned to it that it queued to validate, so that
 	// it is drawn again from the next day on (counted in Queued, not in
 	// Unassigned; its vote earns nothing).
-	Away                 bool   `json:"away,omitempty"`
-	Presence             string `json:"presence,omitempty"`
+	Away     bool   `json:"away,omitempty"`
+	Presence string `json:"presence,omitempty"`
+	// Reserve counts the traces of this node's reserve it queued because
+	// they came due short of votes (mesh-2026-6: docs/decisions.md,
+	// Assignment, The reserve); counted in Queued when the queue took them.
+	Reserve              int    `json:"reserve,omitempty"`
 	ValidationsPublished int    `json:"validations_published"`
 	TracesPublished      int    `json:"traces_published"`
 	DisputesPublished    int    `json:"disputes_published"`
@@ -251,6 +255,9 @@ func (s *Summary) WriteText(w io.Writer) {
 	}
 	if s.Unassigned > 0 {
 		fmt.Fprintf(w, "; %d assigned to other validators", s.Unassigned)
+	}
+	if s.Reserve > 0 {
+		fmt.Fprintf(w, "; %d short of votes, stepped in as reserve", s.Reserve)
 	}
 	if s.Away {
 		fmt.Fprint(w, "; away: juries pass over this node")

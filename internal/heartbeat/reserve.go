@@ -1,0 +1,143 @@
+package heartbeat
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/queue"
+	"github.com/meshnode/meshnode/internal/signal"
+	"github.com/meshnode/meshnode/internal/validation"
+)
+
+// The reference node's reserve policy under mesh-2026-6 (docs/decisions.md,
+// Assignment: "The reserve"). When a reserve juror votes is node behaviour,
+// not a rule: its vote counts whenever it is cast.
+const (
+	// ReserveDelay is how long after its trace's epoch began a reserve
+	// juror waits before it steps in: the rest of that day at least, in
+	// which a jury present (polling each other within six hours, through
+	// relays within minutes) has voted.
+	ReserveDelay = 24 * time.Hour
+	// ReserveShort is the count of counted votes below which the reserve
+	// steps in: the three validations issue 25 asks of every trace. The
+	// reserve also steps in, whatever the count, once another member of it
+	// voted: a reserve that answers its own members leaves a clique in it
+	// a majority of ten to win, not of the jury's present votes.
+	ReserveShort = 3
+	// ReserveWindow is how long after its epoch began a trace stays the
+	// reserve's duty: the queue's retention of settled items, so that a
+	// trace the node tried and settled (skipped, failed) is still in the
+	// queue, which never takes a hash twice, for as long as it could come
+	// due again.
+	ReserveWindow = queue.SettledRetention
+)
+
+// reserveDuty is, under a rule set with a reserve, the traces the node is
+// to step in for now (their reserve names it, the files it holds give them
+// fewer than ReserveShort counted votes or a vote of another member of
+// their reserve, it has not validated them, and their epoch began between
+// ReserveWindow and ReserveDelay ago), and the earliest time another such
+// trace comes due (zero: none). The counts are SIGNAL's own
+// (signal.TraceResult.Seen), as this heartbeat computes it.
+func (n *job) reserveDuty() (due []*ledger.Trace, next time.Time) {
+	if !n.hasReserve() {
+		return nil, time.Time{}
+	}
+	in, err := signal.FromSnapshot(n.snap, n.cfg.Agent, n.cfg.URL)
+	if err != nil {
+		return nil, time.Time{}
+	}
+	rep, err := n.signalReport()
+	if err != nil {
+		return nil, time.Time{}
+	}
+	as, ok := n.assignmentPools().Assignments(in)
+	if !ok {
+		return nil, time.Time{}
+	}
+	voters := map[manifest.Hash][]string{} // trace → the URLs of its validators
+	for _, v := range in.Validations {
+		voters[v.TraceHash] = append(voters[v.TraceHash], v.ValidatorURL)
+	}
+	for _, tr := range rep.Traces {
+		t := n.ledger.Traces[tr.Hash]
+		if t == nil || !n.wanted(t, tr, voters[tr.Hash], as) {
+			continue
+		}
+		if at := signal.EpochStart(t.Submitted).Add(ReserveDelay); !n.now.Before(at) {
+			due = append(due, t)
+		} else if next.IsZero() || at.Before(next) {
+			next = at
+		}
+	}
+	return due, next
+}
+
+// wanted reports whether the node's reserve policy wants a vote of it on
+// t, whose result is tr and validators' URLs voters, at some time from
+// ReserveDelay after its epoch began: its reserve names the node, the
+// node has not voted, and the trace is short of votes or another reserve
+// member voted; and the ReserveWindow has not passed.
+func (n *job) wanted(t *ledger.Trace, tr signal.TraceResult, voters []string, as signal.Assignments) bool {
+	if slices.Contains(voters, n.cfg.URL) || !n.mayStepIn(t, tr.Reserve) ||
+		!n.now.Before(signal.EpochStart(t.Submitted).Add(ReserveWindow)) {
+		return false
+	}
+	if tr.Seen >= ReserveShort && !slices.ContainsFunc(voters, func(u string) bool { return u != "" && as.InReserve(*t, u) }) {
+		return false
+	}
+	return as.InReserve(*t, n.cfg.URL)
+}
+
+// hasReserve reports whether the mesh's rule set, as FOUNDERS.md names
+// it, has a reserve: only then does the heartbeat look for reserve
+// traces, and compute nothing more under the others.
+func (n *job) hasReserve() bool {
+	decl, err := signal.ParseFounders(n.snap.Founders)
+	if err != nil {
+		return false
+	}
+	r, ok := signal.RulesNamed(decl.Rules)
+	return ok && r.Reserve > 0
+}
+
+// mayStepIn reports whether t is a peer's trace the node may score and
+// whose reserve, by name, may hold it (Assignments.InReserve decides, by
+// URL): not our own, its text not taken down.
+func (n *job) mayStepIn(t *ledger.Trace, reserve []string) bool {
+	if n.own[t.Hash] || t.AgentURL == n.cfg.URL || strings.EqualFold(t.Agent, n.cfg.Agent) || t.TakenDown != "" {
+		return false
+	}
+	return slices.ContainsFunc(reserve, func(name string) bool { return strings.EqualFold(strings.TrimSpace(name), n.cfg.Agent) })
+}
+
+// reserveItems is the queue items of the reserve traces due now that the
+// queue does not hold already (one it settled, a trace it could not
+// fetch or score, stays there for ReserveWindow and is not tried again);
+// the summary counts them (Reserve).
+func (n *job) reserveItems() ([]queue.Item, error) {
+	due, _ := n.reserveDuty()
+	if len(due) == 0 {
+		return nil, nil
+	}
+	held, err := n.queue.List()
+	if err != nil {
+		return nil, fmt.Errorf("read queue: %w", err)
+	}
+	out := make([]queue.Item, 0, len(due))
+	for _, t := range due {
+		if slices.ContainsFunc(held, func(it queue.Item) bool { return it.Hash == t.Hash }) {
+			continue
+		}
+		out = append(out, queue.Item{
+			ID: validation.ID(t.Hash), Hash: t.Hash, From: t.Agent, FromURL: t.AgentURL, TraceURL: t.URL,
+			Type: t.Type, Title: t.Title, Seq: t.Seq, Submitted: t.Submitted, QueuedAt: n.now, UpdatedAt: n.now,
+		})
+	}
+	n.sum.Reserve = len(out)
+	return out, nil
+}

@@ -1,0 +1,123 @@
+package node_test
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
+)
+
+// TestAQuietNodeStepsInAsReserveAtTheHeartbeatItIsDue: under mesh-2026-6
+// a founder node of twelve records, at 11:00 on the day a peer publishes
+// it, a trace whose jury passes it over and whose reserve names it; nobody
+// votes. Heartbeats that find nothing new stay quiet (they read no
+// history, queue nothing) until 24 hours after the trace's day began; the
+// first heartbeat after that, with no news either, reads the history,
+// queues the trace as reserve and validates it; the next is quiet again.
+// Under mesh-2026-5 the same heartbeats never queue it.
+func TestAQuietNodeStepsInAsReserveAtTheHeartbeatItIsDue(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/git"); err != nil {
+		t.Skip("no git")
+	}
+	day := time.Date(2026, 3, 14, 0, 0, 0, 0, time.UTC)
+	for _, rules := range []string{"mesh-2026-6", "mesh-2026-5"} {
+		t.Run(rules, func(t *testing.T) {
+			dir := reserveNode(t, rules)
+			steps := []struct {
+				at      time.Duration
+				quiet   bool
+				reserve int
+			}{
+				{11 * time.Hour, false, 0},                // the trace is news: recorded, not ours to judge
+				{18 * time.Hour, true, 0},                 // nothing new, nothing due
+				{23*time.Hour + 59*time.Minute, true, 0},  // the last heartbeat before it is due
+				{24*time.Hour + 30*time.Minute, false, 1}, // due: the reserve steps in
+				{25 * time.Hour, true, 0},                 // validated: quiet again
+			}
+			for _, st := range steps {
+				at := day.Add(st.at)
+				got, reads := beatCounting(t, dir, at)
+				if got.err != nil {
+					t.Fatal(got.err)
+				}
+				quiet, reserve := reads[node.LedgerFile] == 0, st.reserve
+				if rules != "mesh-2026-6" {
+					if st.at > 24*time.Hour {
+						continue // under mesh-2026-5 nothing comes due: a quiet beat may read or not
+					}
+					reserve = 0
+				}
+				if quiet != st.quiet || got.sum.Reserve != reserve || got.sum.Queued != reserve || got.sum.ValidationsPublished != reserve {
+					t.Fatalf("%s: quiet %v, reserve %d, queued %d, published %d; want quiet %v and %d stepped in, queued and validated",
+						at.Format(time.RFC3339), quiet, got.sum.Reserve, got.sum.Queued, got.sum.ValidationsPublished, st.quiet, reserve)
+				}
+				gitCommit(t, dir)
+			}
+			if rules != "mesh-2026-6" {
+				for _, at := range []time.Duration{24*time.Hour + 30*time.Minute, 30 * time.Hour} {
+					if got := mustBeat(t, dir, day.Add(at)); got.Queued != 0 || got.Reserve != 0 {
+						t.Fatalf("under %s: queued %d, reserve %d at %v", rules, got.Queued, got.Reserve, at)
+					}
+				}
+			}
+		})
+	}
+}
+
+// reserveNode is a node in git, one of twelve founders under rules,
+// polling ada at every heartbeat; ada publishes, dated 2026-03-14T10:00,
+// one trace whose rendezvous order over the founders puts the node in
+// ranks 6 to 10: its reserve, not its jury.
+func reserveNode(t *testing.T, rules string) string {
+	t.Helper()
+	p := &quietPeer{files: map[string]string{}}
+	srv := httptest.NewServer(http.HandlerFunc(p.serve))
+	t.Cleanup(srv.Close)
+	p.base = srv.URL + "/ada/"
+	names := []string{"tester"}
+	founders := "rules: " + rules + "\ntester | http://127.0.0.1:1/tester/\n"
+	for i := 1; i <= 11; i++ {
+		names = append(names, fmt.Sprintf("f%d", i))
+		founders += fmt.Sprintf("f%d | https://f%d.example/\n", i, i)
+	}
+	p.publish("traces/retry.md", reserveBody(names))
+	dir := newNode(t, p.base)
+	writeText(t, dir, node.FoundersFile, founders)
+	writeText(t, dir, node.ConfigFile, "agent: tester\nurl: http://127.0.0.1:1/tester/\nallow_private_addresses: true\npolling:\n  quiet_after: 0\n")
+	if err := os.MkdirAll(filepath.Join(dir, "mesh-state"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gitRun(t, dir, "init", "-q")
+	gitCommit(t, dir)
+	return dir
+}
+
+// reserveBody is a variant of peerTrace whose rendezvous order over names
+// (sha256 of its hash, a newline and the name, highest first) puts
+// "tester" at rank 6 to 10.
+func reserveBody(names []string) string {
+	for i := 0; ; i++ {
+		body := strings.Replace(peerTrace, "held", fmt.Sprintf("held (take %d)", i), 1)
+		h := manifest.HashBytes([]byte(body))
+		order := slices.Clone(names)
+		w := func(n string) string {
+			s := sha256.Sum256([]byte(string(h) + "\n" + n))
+			return hex.EncodeToString(s[:])
+		}
+		sort.Slice(order, func(a, b int) bool { return w(order[a]) > w(order[b]) })
+		if r := slices.Index(order, "tester"); r >= 5 && r < 10 {
+			return body
+		}
+	}
+}
