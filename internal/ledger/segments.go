@@ -40,12 +40,20 @@ type sealing struct {
 	create  map[string][]byte        // segments Save writes, by rel
 	remove  map[string]bool          // segments Save removes, by rel
 	dropped bool                     // dropSealed found a record twice
+	// summaries are the summaries Save writes, by their segment's rel;
+	// path names the ledger whose segments whole reads.
+	summaries map[string][]byte
+	path      string
 }
 
 type peerSegments struct {
 	names    []string        // rels of its segments
 	quarters map[string]bool // quarters sealed
 	records  []any           // its sealed records, as in sealing.records
+	// partial are the segments read from their summaries, by rel: the
+	// records each summary held, whose traces and copies lack what the
+	// summary leaves out until whole reads the segment.
+	partial map[string]*Ledger
 }
 
 // holds reports whether rec, a record of the ledger's maps, is sealed.
@@ -175,8 +183,19 @@ func (l *Ledger) sealQuarter(name, q string, part *Ledger) error {
 	}
 	sum := sha256.Sum256(data)
 	rel := strings.TrimSuffix(name, ".json") + "/" + q + "-" + hex.EncodeToString(sum[:4]) + ".json"
+	// The summary is derived from the segment's bytes, as a reader who
+	// finds none derives it.
+	seg, err := decode(data)
+	if err != nil {
+		return fmt.Errorf("seal %s of %s: %w", q, name, err)
+	}
+	summary, err := encodeSummary(rel, data, seg)
+	if err != nil {
+		return err
+	}
 	s := l.sealer()
 	s.create[rel] = data
+	s.summaries[rel] = summary
 	delete(s.remove, rel)
 	ps := s.peerOrNew(name)
 	ps.names = append(ps.names, rel)
@@ -197,6 +216,7 @@ func (l *Ledger) sealQuarter(name, q string, part *Ledger) error {
 // file and removes those segments at the next Save: a method is about to
 // delete or move one of them, which a segment, never rewritten, cannot.
 func (l *Ledger) unseal(name string) {
+	l.whole(name)
 	ps := l.seal.peer(name)
 	if ps == nil {
 		return
@@ -205,6 +225,7 @@ func (l *Ledger) unseal(name string) {
 		delete(l.seal.records, rec)
 	}
 	for _, rel := range ps.names {
+		delete(l.seal.summaries, rel)
 		if _, pending := l.seal.create[rel]; pending {
 			delete(l.seal.create, rel)
 		} else {
@@ -236,7 +257,8 @@ func (s *sealing) peer(name string) *peerSegments {
 
 func (l *Ledger) sealer() *sealing {
 	if l.seal == nil {
-		l.seal = &sealing{records: map[any]struct{}{}, peers: map[string]*peerSegments{}, create: map[string][]byte{}, remove: map[string]bool{}}
+		l.seal = &sealing{records: map[any]struct{}{}, peers: map[string]*peerSegments{}, create: map[string][]byte{},
+			remove: map[string]bool{}, summaries: map[string][]byte{}}
 	}
 	return l.seal
 }
@@ -244,7 +266,7 @@ func (l *Ledger) sealer() *sealing {
 func (s *sealing) peerOrNew(name string) *peerSegments {
 	ps := s.peers[name]
 	if ps == nil {
-		ps = &peerSegments{quarters: map[string]bool{}}
+		ps = &peerSegments{quarters: map[string]bool{}, partial: map[string]*Ledger{}}
 		s.peers[name] = ps
 	}
 	return ps
@@ -270,27 +292,41 @@ func (l *Ledger) each(f func(rec any)) {
 }
 
 // loadSegment merges the segment rel into l and notes its records as
-// sealed.
-func (l *Ledger) loadSegment(rel string, data []byte) error {
-	dir, name := path.Split(rel)
-	m := segmentName.FindStringSubmatch(name)
-	if m == nil {
-		return fmt.Errorf("%q is not a segment's name (quarter-hash.json)", name)
+// sealed, and returns them.
+func (l *Ledger) loadSegment(rel string, data []byte) (*Ledger, error) {
+	if err := checkSegmentName(rel); err != nil {
+		return nil, err
 	}
 	in, err := decode(data)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	l.addSealed(rel, in)
+	return in, nil
+}
+
+// checkSegmentName checks that rel names a segment.
+func checkSegmentName(rel string) error {
+	if name := path.Base(rel); segmentName.FindStringSubmatch(name) == nil {
+		return fmt.Errorf("%q is not a segment's name (quarter-hash.json)", name)
+	}
+	return nil
+}
+
+// addSealed merges in, the records of the segment rel, into l and notes
+// them as sealed.
+func (l *Ledger) addSealed(rel string, in *Ledger) *peerSegments {
+	dir, name := path.Split(rel)
 	l.add(in)
 	s := l.sealer()
 	ps := s.peerOrNew(strings.TrimSuffix(dir, "/") + ".json")
 	ps.names = append(ps.names, rel)
-	ps.quarters[m[1]] = true
+	ps.quarters[segmentName.FindStringSubmatch(name)[1]] = true
 	in.each(func(rec any) {
 		s.records[rec] = struct{}{}
 		ps.records = append(ps.records, rec)
 	})
-	return nil
+	return ps
 }
 
 // saveSegments writes the segments Compact made, several at once as
@@ -309,6 +345,26 @@ func (l *Ledger) saveSegments(p string) (bool, error) {
 		return true, err
 	}
 	clear(l.seal.create)
+	return true, nil
+}
+
+// saveSummaries writes the summaries sealQuarter made and those Load
+// found missing or stale, after their segments, and reports whether it
+// wrote any.
+func (l *Ledger) saveSummaries(p string) (bool, error) {
+	if l.seal == nil || len(l.seal.summaries) == 0 {
+		return false, nil
+	}
+	var g errgroup.Group
+	g.SetLimit(segmentsParallel)
+	for _, rel := range slices.Sorted(maps.Keys(l.seal.summaries)) {
+		data := l.seal.summaries[rel]
+		g.Go(func() error { return statefile.WriteSummary(p, rel, data) })
+	}
+	if err := g.Wait(); err != nil {
+		return true, err
+	}
+	clear(l.seal.summaries)
 	return true, nil
 }
 
@@ -374,7 +430,7 @@ func encodePart(p *Ledger) ([]byte, error) {
 func (l *Ledger) dropSealed(in *Ledger) {
 	s := l.seal
 	for k, t := range in.Traces {
-		if same(s, l.Traces[k], t) {
+		if sameTrace(s, l.Traces[k], t) {
 			delete(in.Traces, k)
 		}
 	}
@@ -394,7 +450,7 @@ func (l *Ledger) dropSealed(in *Ledger) {
 		}
 	}
 	for k, t := range in.Copies {
-		if same(s, l.Copies[k], t) {
+		if sameTrace(s, l.Copies[k], t) {
 			delete(in.Copies, k)
 		}
 	}
@@ -404,6 +460,19 @@ func (l *Ledger) dropSealed(in *Ledger) {
 // and old is sealed, noting it.
 func same[T any](s *sealing, old, rec *T) bool {
 	if old == nil || !s.holds(old) || !reflect.DeepEqual(old, rec) {
+		return false
+	}
+	s.dropped = true
+	return true
+}
+
+// sameTrace is same for a trace or copy, which l may hold as its
+// segment's summary does.
+func sameTrace(s *sealing, old, rec *Trace) bool {
+	if same(s, old, rec) {
+		return true
+	}
+	if old == nil || !s.holds(old) || !reflect.DeepEqual(old, summarized(rec)) {
 		return false
 	}
 	s.dropped = true

@@ -1,6 +1,8 @@
 package signal
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"math/rand"
 	"os"
@@ -97,7 +99,8 @@ func recordAll(evs []datedRecord) *ledger.Ledger {
 }
 
 // recordCompacted is the history as a node keeps it: every 45 days the
-// changes since, then Compact, Save and Load, in the ledger at p.
+// changes since, then Compact, Save and LoadCompact (a heartbeat's load:
+// the sealed records from their segments' summaries), in the ledger at p.
 func recordCompacted(t *testing.T, p string, evs []datedRecord) *ledger.Ledger {
 	t.Helper()
 	l := ledger.New()
@@ -114,7 +117,7 @@ func recordCompacted(t *testing.T, p string, evs []datedRecord) *ledger.Ledger {
 			t.Fatal(err)
 		}
 		var err error
-		if l, err = ledger.Load(p); err != nil {
+		if l, err = ledger.LoadCompact(p); err != nil {
 			t.Fatal(err)
 		}
 		if next == len(evs) && now.After(end) {
@@ -137,15 +140,29 @@ func inputFrom(l *ledger.Ledger, base Input, rules string) Input {
 
 // reportsDiffer says under which rule set SIGNAL's report over full and
 // compacted first differs, and how; "" when they agree under every one.
+// The reports must be the same bytes, and so must the assignment pools
+// each computes and keeps (MarshalPools): their keys digest the records.
 func reportsDiffer(base Input, full, compacted *ledger.Ledger) string {
 	for _, rules := range KnownRules() {
-		want := Compute(inputFrom(full, base, rules))
-		got := Compute(inputFrom(compacted, base, rules))
-		if !reflect.DeepEqual(got, want) {
+		wantPools, gotPools := NewPools(), NewPools()
+		want := wantPools.Compute(inputFrom(full, base, rules))
+		got := gotPools.Compute(inputFrom(compacted, base, rules))
+		if !reflect.DeepEqual(got, want) || !bytes.Equal(mustJSON(got), mustJSON(want)) {
 			return fmt.Sprintf("under %s the compacted ledger gives another report:\n got %+v\nwant %+v", rules, got.Agents, want.Agents)
+		}
+		if g, w := MarshalPools(gotPools), MarshalPools(wantPools); !bytes.Equal(g, w) {
+			return fmt.Sprintf("under %s the compacted ledger keeps other pools:\n got %s\nwant %s", rules, g, w)
 		}
 	}
 	return ""
+}
+
+func mustJSON(v any) []byte {
+	data, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return data
 }
 
 func TestCompactionChangesNoStatusSignalTierOrStanding(t *testing.T) {
