@@ -110,20 +110,22 @@ func TestHeartbeatWithNewsReadsTheSealedRecordsFromTheirSummaries(t *testing.T) 
 	if err := os.CopyFS(twin, os.DirFS(dir)); err != nil {
 		t.Fatal(err)
 	}
+	summaries, _ := filepath.Glob(filepath.Join(statefile.SegmentsDir(filepath.Join(twin, node.LedgerFile)), "*.summary"))
+	if len(summaries) == 0 {
+		t.Fatal("no summary of the segments")
+	}
+	for _, f := range summaries {
+		if err := os.Remove(f); err != nil {
+			t.Fatal(err)
+		}
+	}
 	kept := map[string][]byte{}
 	for _, s := range segs {
-		if s.Summary == nil {
-			t.Fatalf("segment %s has no summary", s.Rel)
-		}
 		fp := filepath.Join(statefile.SegmentsDir(p), filepath.FromSlash(s.Rel))
 		if kept[fp], err = os.ReadFile(fp); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(fp, bytes.Repeat([]byte{'x'}, int(s.Size)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		tp := filepath.Join(statefile.SegmentsDir(filepath.Join(twin, node.LedgerFile)), filepath.FromSlash(s.Rel))
-		if err := os.Remove(strings.TrimSuffix(tp, ".json") + ".summary"); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -281,17 +281,16 @@ func (l *Ledger) Save(path string) (bool, error) {
 	if err != nil {
 		return created, err
 	}
-	summarized, err := l.saveSummaries(path)
-	created = created || summarized
-	if err != nil {
-		return created, err
-	}
 	changed, err := l.saveFiles(path)
 	if err != nil {
 		return created || changed, err
 	}
 	removed, err := l.removeSegments(path)
-	return created || changed || removed, err
+	if err != nil {
+		return created || changed || removed, err
+	}
+	summarized, err := l.saveSummaries(path)
+	return created || changed || removed || summarized, err
 }
 
 // saveFiles writes the peers' files (Save).

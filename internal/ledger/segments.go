@@ -40,10 +40,12 @@ type sealing struct {
 	create  map[string][]byte        // segments Save writes, by rel
 	remove  map[string]bool          // segments Save removes, by rel
 	dropped bool                     // dropSealed found a record twice
-	// summaries are the summaries Save writes, by their segment's rel;
-	// path names the ledger whose segments whole reads.
-	summaries map[string][]byte
-	path      string
+	// segs are the segments the ledger holds, by rel, for Save to write
+	// the summaries of the groups in dirty (summaryGroup) again; path
+	// names the ledger whose segments whole reads.
+	segs  map[string]sealedSegment
+	dirty map[string]bool
+	path  string
 }
 
 type peerSegments struct {
@@ -183,19 +185,16 @@ func (l *Ledger) sealQuarter(name, q string, part *Ledger) error {
 	}
 	sum := sha256.Sum256(data)
 	rel := strings.TrimSuffix(name, ".json") + "/" + q + "-" + hex.EncodeToString(sum[:4]) + ".json"
-	// The summary is derived from the segment's bytes, as a reader who
-	// finds none derives it.
+	// Its summary holds the records as its bytes give them, as a reader
+	// who finds it stale derives it again.
 	seg, err := decode(data)
 	if err != nil {
 		return fmt.Errorf("seal %s of %s: %w", q, name, err)
 	}
-	summary, err := encodeSummary(rel, data, seg)
-	if err != nil {
-		return err
-	}
 	s := l.sealer()
 	s.create[rel] = data
-	s.summaries[rel] = summary
+	s.segs[rel] = sealedSegment{rel: rel, size: int64(len(data)), recs: seg}
+	s.dirty[summaryGroup(rel)] = true
 	delete(s.remove, rel)
 	ps := s.peerOrNew(name)
 	ps.names = append(ps.names, rel)
@@ -225,7 +224,8 @@ func (l *Ledger) unseal(name string) {
 		delete(l.seal.records, rec)
 	}
 	for _, rel := range ps.names {
-		delete(l.seal.summaries, rel)
+		delete(l.seal.segs, rel)
+		l.seal.dirty[summaryGroup(rel)] = true
 		if _, pending := l.seal.create[rel]; pending {
 			delete(l.seal.create, rel)
 		} else {
@@ -258,7 +258,7 @@ func (s *sealing) peer(name string) *peerSegments {
 func (l *Ledger) sealer() *sealing {
 	if l.seal == nil {
 		l.seal = &sealing{records: map[any]struct{}{}, peers: map[string]*peerSegments{}, create: map[string][]byte{},
-			remove: map[string]bool{}, summaries: map[string][]byte{}}
+			remove: map[string]bool{}, segs: map[string]sealedSegment{}, dirty: map[string]bool{}}
 	}
 	return l.seal
 }
@@ -301,7 +301,7 @@ func (l *Ledger) loadSegment(rel string, data []byte) (*Ledger, error) {
 	if err != nil {
 		return nil, err
 	}
-	l.addSealed(rel, in)
+	l.addSealed(rel, int64(len(data)), in)
 	return in, nil
 }
 
@@ -313,12 +313,13 @@ func checkSegmentName(rel string) error {
 	return nil
 }
 
-// addSealed merges in, the records of the segment rel, into l and notes
-// them as sealed.
-func (l *Ledger) addSealed(rel string, in *Ledger) *peerSegments {
+// addSealed merges in, the records of the segment rel, size bytes long,
+// into l and notes them as sealed.
+func (l *Ledger) addSealed(rel string, size int64, in *Ledger) *peerSegments {
 	dir, name := path.Split(rel)
 	l.add(in)
 	s := l.sealer()
+	s.segs[rel] = sealedSegment{rel: rel, size: size, recs: in}
 	ps := s.peerOrNew(strings.TrimSuffix(dir, "/") + ".json")
 	ps.names = append(ps.names, rel)
 	ps.quarters[segmentName.FindStringSubmatch(name)[1]] = true
@@ -348,24 +349,44 @@ func (l *Ledger) saveSegments(p string) (bool, error) {
 	return true, nil
 }
 
-// saveSummaries writes the summaries sealQuarter made and those Load
-// found missing or stale, after their segments, and reports whether it
-// wrote any.
+// saveSummaries writes again the summaries of the groups whose segments
+// changed or whose summary Load found stale, after the segments are
+// written and removed, and reports whether it wrote any. A crash before
+// leaves a summary of other segments, which Load finds stale.
 func (l *Ledger) saveSummaries(p string) (bool, error) {
-	if l.seal == nil || len(l.seal.summaries) == 0 {
+	if l.seal == nil || len(l.seal.dirty) == 0 {
 		return false, nil
 	}
-	var g errgroup.Group
-	g.SetLimit(segmentsParallel)
-	for _, rel := range slices.Sorted(maps.Keys(l.seal.summaries)) {
-		data := l.seal.summaries[rel]
-		g.Go(func() error { return statefile.WriteSummary(p, rel, data) })
+	groups := map[string][]sealedSegment{}
+	for rel, seg := range l.seal.segs {
+		if g := summaryGroup(rel); l.seal.dirty[g] {
+			groups[g] = append(groups[g], seg)
+		}
 	}
-	if err := g.Wait(); err != nil {
-		return true, err
+	changed := false
+	for _, g := range slices.Sorted(maps.Keys(l.seal.dirty)) {
+		wrote, err := writeSummary(p, g, groups[g])
+		changed = changed || wrote
+		if err != nil {
+			return changed, err
+		}
+		delete(l.seal.dirty, g)
 	}
-	clear(l.seal.summaries)
-	return true, nil
+	return changed, nil
+}
+
+// writeSummary writes the summary g of segs, or removes it when there
+// are none, and reports whether that changed it.
+func writeSummary(p, g string, segs []sealedSegment) (bool, error) {
+	if len(segs) == 0 {
+		return statefile.RemoveSummary(p, g)
+	}
+	slices.SortFunc(segs, func(a, b sealedSegment) int { return strings.Compare(a.rel, b.rel) })
+	data, err := encodeSummary(segs)
+	if err != nil {
+		return false, err
+	}
+	return statefile.WriteSummary(p, g, data)
 }
 
 // segmentsParallel is how many segments saveSegments writes at once: each

@@ -171,6 +171,17 @@ func changedSealed(t *testing.T, load func(string) (*Ledger, error), change func
 			t.Errorf("segment %s was rewritten", rel)
 		}
 	}
+	// The save left the summaries of the segments as they now are.
+	c, err := LoadCompact(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.seal != nil && len(c.seal.dirty) != 0 {
+		t.Errorf("summaries of %v stale after the save", c.seal.dirty)
+	}
+	if !sameRecords(c, summarizedCopy(back)) {
+		t.Errorf("through the summaries:\n%v\nwant:\n%v", whole(t, c), whole(t, summarizedCopy(back)))
+	}
 	return whole(t, back)
 }
 

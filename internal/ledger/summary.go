@@ -11,35 +11,64 @@ import (
 	"path"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/statefile"
 	"github.com/meshnode/meshnode/internal/trace"
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
-// A segment's summary (mesh-state/ledger-segments/<peer>/<quarter>-<hash>.summary)
-// holds what a heartbeat reads of the segment's records, derived once
-// from the segment's bytes: every field of every record but a trace's
-// title and citations, which only the site and `meshnode explain` read,
-// with what repeats in every record of a peer (its name and URL, a
-// file's URL under the peer's) written once (docs/decisions.md, "The
-// ledger's window"). Its first line says which segment it summarizes
-// (name, size, sha256) and the sha256 of the rest, so a damaged summary,
-// or one beside another segment, is found and derived again.
+// A summary (mesh-state/ledger-segments/<quarter>-<shard>.summary)
+// holds what a heartbeat reads of the records of a group of segments:
+// those of one quarter whose peer's directory falls in one of 16 shards
+// (by the first hex digit of the sha256 of its name), so that their
+// count grows by 64 a year, not by one per peer and quarter as the
+// segments do. It holds every field of every record but a trace's title
+// and citations, which only the site and `meshnode explain` read, with
+// what repeats in every record of a peer (its name and URL, a file's URL
+// under the peer's) written once (docs/decisions.md, "The ledger's
+// window"). Its first line names the segments it summarizes (name and
+// size; a segment's name holds the sha256 of its bytes) and the sha256
+// of the rest, so a damaged summary, or one of another set of segments,
+// is found and derived again from them.
 
 // summaryVersion is the summary format's version; a summary of another
-// is derived again from its segment.
+// is derived again from its segments.
 const summaryVersion = 1
+
+// summaryShards is how many groups a quarter's segments fall in.
+const summaryShards = 16
 
 // summaryHeader is a summary's first line.
 type summaryHeader struct {
-	Version int    `json:"version"`
-	Segment string `json:"segment"` // the segment's file name
-	Size    int64  `json:"segment_size"`
-	SHA256  string `json:"segment_sha256"`
-	Body    string `json:"body_sha256"` // of the bytes after the first line
+	Version  int             `json:"version"`
+	Segments []summaryMember `json:"segments"`    // by rel
+	Body     string          `json:"body_sha256"` // of the bytes after the first line
+}
+
+// summaryMember is one segment a summary holds.
+type summaryMember struct {
+	Rel  string `json:"rel"`
+	Size int64  `json:"size"`
+}
+
+// sealedSegment is a segment the ledger holds: its rel, size, and
+// records (those its summary held, or all of them).
+type sealedSegment struct {
+	rel  string
+	size int64
+	recs *Ledger
+}
+
+// summaryGroup names the summary that holds the segment rel, whose name
+// segmentName matched: its quarter and shard.
+func summaryGroup(rel string) string {
+	dir, name := path.Split(rel)
+	sum := sha256.Sum256([]byte(strings.TrimSuffix(dir, "/")))
+	return segmentName.FindStringSubmatch(name)[1] + "-" + strconv.FormatInt(int64(sum[0])%summaryShards, 16)
 }
 
 // summaryBody is what a summary holds of a segment's records: the
@@ -101,47 +130,58 @@ func summarized(t *Trace) *Trace {
 	return &c
 }
 
-// encodeSummary is the summary of the segment rel, whose bytes are data
-// and records seg.
-func encodeSummary(rel string, data []byte, seg *Ledger) ([]byte, error) {
-	body, err := json.Marshal(summaryOf(seg))
+// encodeSummary is the summary of segs, sorted by rel.
+func encodeSummary(segs []sealedSegment) ([]byte, error) {
+	bodies := make([]summaryBody, len(segs))
+	h := summaryHeader{Version: summaryVersion, Segments: make([]summaryMember, len(segs))}
+	for i, s := range segs {
+		bodies[i] = summaryOf(s.recs)
+		h.Segments[i] = summaryMember{Rel: s.rel, Size: s.size}
+	}
+	body, err := json.Marshal(bodies)
 	if err != nil {
-		return nil, fmt.Errorf("encode summary of %s: %w", rel, err)
+		return nil, fmt.Errorf("encode summary: %w", err)
 	}
 	body = append(body, '\n')
-	seg256, body256 := sha256.Sum256(data), sha256.Sum256(body)
-	head, err := json.Marshal(summaryHeader{Version: summaryVersion, Segment: path.Base(rel), Size: int64(len(data)),
-		SHA256: hex.EncodeToString(seg256[:]), Body: hex.EncodeToString(body256[:])})
+	sum := sha256.Sum256(body)
+	h.Body = hex.EncodeToString(sum[:])
+	head, err := json.Marshal(h)
 	if err != nil {
-		return nil, fmt.Errorf("encode summary of %s: %w", rel, err)
+		return nil, fmt.Errorf("encode summary: %w", err)
 	}
 	return append(append(head, '\n'), body...), nil
 }
 
-// errStaleSummary is a summary that is not its segment's: damaged, of
-// another version, or of another segment.
-var errStaleSummary = errors.New("summary does not match its segment")
+// errStaleSummary is a summary that is not its segments': damaged, of
+// another version, or of other segments.
+var errStaleSummary = errors.New("summary does not match its segments")
 
-// decodeSummary reads the summary data of the segment rel, size bytes
-// long, into the records it holds.
-func decodeSummary(rel string, size int64, data []byte) (*Ledger, error) {
+// decodeSummary reads data, the summary of the segments files (sorted by
+// rel, as on disk), into the records it holds of each.
+func decodeSummary(files []statefile.SegmentFile, data []byte) ([]*Ledger, error) {
 	line, body, ok := bytes.Cut(data, []byte{'\n'})
 	var h summaryHeader
 	if !ok || json.Unmarshal(line, &h) != nil {
-		return nil, fmt.Errorf("summary of %s: %w: no header", rel, errStaleSummary)
+		return nil, fmt.Errorf("%w: no header", errStaleSummary)
 	}
 	sum := sha256.Sum256(body)
-	m := segmentName.FindStringSubmatch(path.Base(rel))
-	if h.Version != summaryVersion || h.Segment != path.Base(rel) || h.Size != size || m == nil ||
-		!strings.HasPrefix(h.SHA256, strings.TrimSuffix(strings.TrimPrefix(h.Segment, m[1]+"-"), ".json")) ||
-		h.Body != hex.EncodeToString(sum[:]) {
-		return nil, fmt.Errorf("summary of %s: %w", rel, errStaleSummary)
+	if h.Version != summaryVersion || h.Body != hex.EncodeToString(sum[:]) || len(h.Segments) != len(files) {
+		return nil, errStaleSummary
 	}
-	var b summaryBody
-	if err := json.Unmarshal(body, &b); err != nil {
-		return nil, fmt.Errorf("summary of %s: %w: %w", rel, errStaleSummary, err)
+	for i, m := range h.Segments {
+		if m.Rel != files[i].Rel || m.Size != files[i].Size {
+			return nil, fmt.Errorf("%w: it holds %s, not %s", errStaleSummary, m.Rel, files[i].Rel)
+		}
 	}
-	return b.ledger(), nil
+	var bodies []summaryBody
+	if err := json.Unmarshal(body, &bodies); err != nil || len(bodies) != len(files) {
+		return nil, fmt.Errorf("%w: %d records for %d segments (%v)", errStaleSummary, len(bodies), len(files), err)
+	}
+	out := make([]*Ledger, len(bodies))
+	for i := range bodies {
+		out[i] = bodies[i].ledger()
+	}
+	return out, nil
 }
 
 // summaryOf is what a summary holds of seg.

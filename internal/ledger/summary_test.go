@@ -64,16 +64,26 @@ func sealedEveryField(t *testing.T) (string, *Ledger) {
 	return p, l
 }
 
-// summarizedCopy is l with its traces and copies as a summary holds them.
+// summarizedCopy is l with its sealed traces and copies as a summary
+// holds them.
 func summarizedCopy(l *Ledger) *Ledger {
 	c := New()
 	c.add(l)
 	c.Copies = map[string]*Trace{}
 	for k, t := range l.Traces {
-		c.Traces[k] = summarized(t)
+		if l.seal.holds(t) {
+			c.Traces[k] = summarized(t)
+		}
 	}
 	for k, t := range l.Copies {
-		c.Copies[k] = summarized(t)
+		if l.seal.holds(t) {
+			c.Copies[k] = summarized(t)
+		} else {
+			c.Copies[k] = t
+		}
+	}
+	if len(c.Copies) == 0 {
+		c.Copies = l.Copies
 	}
 	return c
 }
@@ -88,47 +98,51 @@ func TestSummaryHoldsEveryFieldButATracesTitleAndCitations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got.seal.summaries) != 0 || len(got.seal.records) == 0 {
-		t.Fatalf("%d summaries to write, %d sealed records: the records were not read from their summaries", len(got.seal.summaries), len(got.seal.records))
+	partial := 0
+	for _, ps := range got.seal.peers {
+		partial += len(ps.partial)
+	}
+	if len(got.seal.dirty) != 0 || partial != len(listSegments(t, p)) {
+		t.Fatalf("%d groups stale, %d segments read from summaries: the records were not read from their summaries", len(got.seal.dirty), partial)
 	}
 	if want := summarizedCopy(full); !sameRecords(got, want) {
 		t.Errorf("through the summaries:\n%v\nwant:\n%v", whole(t, got), whole(t, want))
 	}
 }
 
-func TestDamagedSummaryIsReadFromItsSegmentAndWrittenAgain(t *testing.T) {
-	other := func(t *testing.T, p, rel string, _ []byte) []byte {
-		for _, f := range listSegments(t, p) {
-			if f.Rel != rel {
-				return f.Summary
-			}
-		}
-		t.Fatal("one segment only")
-		return nil
-	}
+func TestDamagedSummaryIsReadFromItsSegmentsAndWrittenAgain(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		damage func(t *testing.T, p, rel string, data []byte) []byte
+		damage func(data []byte) []byte
 	}{
-		{"missing", func(*testing.T, string, string, []byte) []byte { return nil }},
-		{"truncated", func(_ *testing.T, _, _ string, data []byte) []byte { return data[:len(data)/2] }},
-		{"a byte of its records changed", func(_ *testing.T, _, _ string, data []byte) []byte {
+		{"missing", func([]byte) []byte { return nil }},
+		{"truncated", func(data []byte) []byte { return data[:len(data)/2] }},
+		{"a byte of its records changed", func(data []byte) []byte {
 			return bytes.Replace(data, []byte(`"s":42`), []byte(`"s":52`), 1)
 		}},
-		{"another segment's", other},
-		{"another version", func(_ *testing.T, _, _ string, data []byte) []byte {
+		{"of a segment of another size", func(data []byte) []byte {
+			return bytes.Replace(data, []byte(`"size":`), []byte(`"size":1`), 1)
+		}},
+		{"of another segment", func(data []byte) []byte {
+			return bytes.Replace(data, []byte(`"rel":"`), []byte(`"rel":"x`), 1)
+		}},
+		{"another version", func(data []byte) []byte {
 			return bytes.Replace(data, []byte(`{"version":1,`), []byte(`{"version":9,`), 1)
 		}},
-		{"no header", func(_ *testing.T, _, _ string, data []byte) []byte { return []byte("{}") }},
+		{"no header", func([]byte) []byte { return []byte("{}") }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, _ := sealedEveryField(t)
-			rel, fp := joltSegment(t, p)
+			fp := joltSummary(t, p)
 			good, err := os.ReadFile(fp)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if bad := tc.damage(t, p, rel, good); bad == nil {
+			bad := tc.damage(good)
+			if bytes.Equal(bad, good) {
+				t.Fatal("the damage changed nothing")
+			}
+			if bad == nil {
 				os.Remove(fp)
 			} else if err := os.WriteFile(fp, bad, 0o644); err != nil {
 				t.Fatal(err)
@@ -152,18 +166,17 @@ func TestDamagedSummaryIsReadFromItsSegmentAndWrittenAgain(t *testing.T) {
 	}
 }
 
-// joltSegment is the rel of jolt's segment in the ledger at p, and its
-// summary's file.
-func joltSegment(t *testing.T, p string) (string, string) {
+// joltSummary is the file of the summary that holds jolt's segment in
+// the ledger at p.
+func joltSummary(t *testing.T, p string) string {
 	t.Helper()
 	for _, f := range listSegments(t, p) {
 		if path.Dir(f.Rel)+".json" == statefile.PeerFileName(jolt) {
-			fp := filepath.Join(statefile.SegmentsDir(p), filepath.FromSlash(f.Rel))
-			return f.Rel, fp[:len(fp)-len(".json")] + ".summary"
+			return filepath.Join(statefile.SegmentsDir(p), summaryGroup(f.Rel)+".summary")
 		}
 	}
 	t.Fatal("no segment of jolt")
-	return "", ""
+	return ""
 }
 
 func listSegments(t *testing.T, p string) []statefile.SegmentFile {
@@ -181,17 +194,26 @@ func listSegments(t *testing.T, p string) []statefile.SegmentFile {
 // would write the change writes nothing.
 func TestSummaryThatDisagreesWithItsSegmentFailsTheSave(t *testing.T) {
 	p, _ := sealedEveryField(t)
-	rel, fp := joltSegment(t, p)
-	data, err := statefile.ReadSegment(p, rel)
-	if err != nil {
-		t.Fatal(err)
+	fp := joltSummary(t, p)
+	var segs []sealedSegment
+	for _, f := range listSegments(t, p) {
+		if summaryGroup(f.Rel)+".summary" != filepath.Base(fp) {
+			continue
+		}
+		data, err := statefile.ReadSegment(p, f.Rel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seg, err := decode(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr := seg.Traces["sha256:bb"]; tr != nil {
+			tr.Seq = 52
+		}
+		segs = append(segs, sealedSegment{rel: f.Rel, size: f.Size, recs: seg})
 	}
-	seg, err := decode(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	seg.Traces["sha256:bb"].Seq = 52
-	lie, err := encodeSummary(rel, data, seg)
+	lie, err := encodeSummary(segs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,8 +235,7 @@ func TestSummaryThatDisagreesWithItsSegmentFailsTheSave(t *testing.T) {
 }
 
 func FuzzDecodeSummary(f *testing.F) {
-	dir := f.TempDir()
-	p := filepath.Join(dir, "ledger.json")
+	p := filepath.Join(f.TempDir(), "ledger.json")
 	l := sample()
 	l.AddCopy(&Trace{Agent: "bolt", AgentURL: bolt, Seq: 2, Hash: "sha256:bb", FirstSeen: day2})
 	if err := l.Compact(later); err != nil {
@@ -228,24 +249,43 @@ func FuzzDecodeSummary(f *testing.F) {
 		f.Fatal(err)
 	}
 	for _, s := range segs {
-		f.Add(s.Rel, s.Size, s.Summary)
+		data, err := statefile.ReadSummary(p, summaryGroup(s.Rel))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
 	}
-	f.Fuzz(func(t *testing.T, rel string, size int64, data []byte) {
-		got, err := decodeSummary(rel, size, data)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		// The segments on disk are those the header names, so that a
+		// well-formed summary gets past it to its records.
+		var h summaryHeader
+		line, _, _ := bytes.Cut(data, []byte{'\n'})
+		json.Unmarshal(line, &h)
+		var files []statefile.SegmentFile
+		for _, m := range h.Segments {
+			files = append(files, statefile.SegmentFile{Rel: m.Rel, Size: m.Size})
+		}
+		got, err := decodeSummary(files, data)
 		if err != nil {
 			return
 		}
 		// What it holds, summarized again, reads back the same.
-		body, err := json.Marshal(summaryOf(got))
+		segs := make([]sealedSegment, len(files))
+		for i, f := range files {
+			segs[i] = sealedSegment{rel: f.Rel, size: f.Size, recs: got[i]}
+		}
+		again, err := encodeSummary(segs)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var b summaryBody
-		if err := json.Unmarshal(body, &b); err != nil {
+		back, err := decodeSummary(files, again)
+		if err != nil {
 			t.Fatal(err)
 		}
-		if again := b.ledger(); !agrees(again, got) {
-			t.Errorf("summary read back as %+v, want %+v", again, got)
+		for i := range back {
+			if !agrees(back[i], got[i]) {
+				t.Errorf("segment %d read back as %+v, want %+v", i, back[i], got[i])
+			}
 		}
 	})
 }

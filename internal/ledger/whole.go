@@ -19,46 +19,65 @@ import (
 // heartbeat compute the same (docs/decisions.md, "The ledger's window").
 func LoadCompact(path string) (*Ledger, error) { return load(path, true) }
 
-// loadSummarized merges the segments of the ledger at path into l, from
-// their summaries where they hold one that is theirs.
+// loadSummarized merges the segments of the ledger at path into l, a
+// group at a time (summaryGroup), from the group's summary where it is
+// the summary of exactly the group's segments, else from the segments.
 func (l *Ledger) loadSummarized(path string) error {
-	segs, err := statefile.ListSegments(path)
+	files, err := statefile.ListSegments(path)
 	if err != nil {
 		return err
 	}
-	for _, f := range segs {
+	groups := map[string][]statefile.SegmentFile{}
+	for _, f := range files {
 		if err := checkSegmentName(f.Rel); err != nil {
 			return statefile.Corrupt(filepath.Join(statefile.SegmentsDir(path), filepath.FromSlash(f.Rel)), nil, err)
 		}
-		if part, err := decodeSummary(f.Rel, f.Size, f.Summary); f.Summary != nil && err == nil {
-			ps := l.addSealed(f.Rel, part)
-			ps.partial[f.Rel] = part
-			l.seal.path = path
-			continue
-		}
-		if err := l.loadWhole(path, f.Rel); err != nil {
+		g := summaryGroup(f.Rel)
+		groups[g] = append(groups[g], f)
+	}
+	l.sealer().path = path
+	// By group, quarters in order: a peer's later quarter is read after
+	// its earlier ones, as Load reads them.
+	for _, g := range slices.Sorted(maps.Keys(groups)) {
+		if err := l.loadGroup(path, g, groups[g]); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// loadWhole merges the segment rel of the ledger at path into l, and has
-// Save write its summary.
+// loadGroup merges the segments files, those of the group g, into l.
+func (l *Ledger) loadGroup(path, g string, files []statefile.SegmentFile) error {
+	data, err := statefile.ReadSummary(path, g)
+	var parts []*Ledger
+	if err == nil {
+		parts, err = decodeSummary(files, data)
+	}
+	if err != nil {
+		for _, f := range files {
+			if err := l.loadWhole(path, f.Rel); err != nil {
+				return err
+			}
+		}
+		l.seal.dirty[g] = true
+		return nil
+	}
+	for i, f := range files {
+		ps := l.addSealed(f.Rel, f.Size, parts[i])
+		ps.partial[f.Rel] = parts[i]
+	}
+	return nil
+}
+
+// loadWhole merges the segment rel of the ledger at path into l.
 func (l *Ledger) loadWhole(path, rel string) error {
 	data, err := statefile.ReadSegment(path, rel)
 	if err != nil {
 		return err
 	}
-	in, err := l.loadSegment(rel, data)
-	if err != nil {
+	if _, err := l.loadSegment(rel, data); err != nil {
 		return statefile.Corrupt(filepath.Join(statefile.SegmentsDir(path), filepath.FromSlash(rel)), data, err)
 	}
-	summary, err := encodeSummary(rel, data, in)
-	if err != nil {
-		return err
-	}
-	l.seal.summaries[rel] = summary
 	return nil
 }
 

@@ -89,7 +89,7 @@ func CreateSegment(p, rel string, data []byte) error {
 }
 
 // RemoveSegment removes the segment rel of the split state named by path,
-// its summary, and its peer's directory once empty; a segment already gone is no
+// and its peer's directory once empty; a segment already gone is no
 // error.
 func RemoveSegment(p, rel string) error {
 	fp, err := segmentPath(p, rel)
@@ -98,11 +98,6 @@ func RemoveSegment(p, rel string) error {
 	}
 	if err := os.Remove(fp); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove segment %s: %w", rel, err)
-	}
-	// Its summary after it: a summary left alone by a crash in between
-	// names a segment that is gone, and no reader takes it.
-	if err := os.Remove(summaryName(fp)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("remove summary of segment %s: %w", rel, err)
 	}
 	os.Remove(filepath.Dir(fp)) // fails, as it should, while other segments remain
 	return nil

@@ -12,25 +12,22 @@ import (
 	"github.com/meshnode/meshnode/internal/atomicfile"
 )
 
-// A segment's summary is a file beside it, its name with ".summary" for
-// ".json": what the caller derives once from the segment's bytes, so
-// that a reader needing less than the whole records reads it instead
-// (docs/decisions.md, "The ledger's window"). It is never a segment:
-// ReadSegments passes over it.
+// A summary is a file at the top of SegmentsDir, "<name>.summary": what
+// the caller derives from a group of segments, so that a reader needing
+// less than their whole records reads it instead of them
+// (docs/decisions.md, "The ledger's window"). ReadSegments passes over
+// it, as over every file outside a peer's directory.
 const summaryExt = ".summary"
 
 // SegmentFile is a segment on disk as ListSegments finds it.
 type SegmentFile struct {
-	Rel     string // its slash path under SegmentsDir
-	Size    int64  // its size in bytes
-	Summary []byte // its summary's bytes; nil when it has none or it cannot be read
+	Rel  string // its slash path under SegmentsDir
+	Size int64  // its size in bytes
 }
 
 // ListSegments lists the segments of the split state named by path, by
-// rel, each with its size and its summary, without reading the segments
-// themselves. No directory gives none; a directory it cannot read is a
-// *CorruptError. A summary that cannot be read is as good as none: the
-// caller derives it again from its segment.
+// rel, each with its size, without reading them. No directory gives
+// none; a directory it cannot read is a *CorruptError.
 func ListSegments(p string) ([]SegmentFile, error) {
 	dir := SegmentsDir(p)
 	peers, err := os.ReadDir(dir)
@@ -71,11 +68,7 @@ func listPeerSegments(dir, peer string) ([]SegmentFile, error) {
 		if err != nil {
 			return nil, &CorruptError{Path: filepath.Join(sub, e.Name()), Err: err}
 		}
-		f := SegmentFile{Rel: peer + "/" + e.Name(), Size: info.Size()}
-		if data, err := readFile(filepath.Join(sub, summaryName(e.Name()))); err == nil {
-			f.Summary = data
-		}
-		out = append(out, f)
+		out = append(out, SegmentFile{Rel: peer + "/" + e.Name(), Size: info.Size()})
 	}
 	return out, nil
 }
@@ -94,19 +87,57 @@ func ReadSegment(p, rel string) ([]byte, error) {
 	return data, nil
 }
 
-// WriteSummary writes the summary of the segment rel of the split state
-// named by path, atomically: a summary is derived from its segment, so
-// one found damaged is replaced by the caller's.
-func WriteSummary(p, rel string, data []byte) error {
-	fp, err := segmentPath(p, rel)
+// ReadSummary reads the summary name of the split state named by path.
+// A summary that cannot be read is as good as none: the caller derives it
+// again from its segments.
+func ReadSummary(p, name string) ([]byte, error) {
+	fp, err := summaryPath(p, name)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := atomicfile.WriteFile(summaryName(fp), data, 0o644); err != nil {
-		return fmt.Errorf("write summary of segment %s: %w", rel, err)
-	}
-	return nil
+	return readFile(fp)
 }
 
-// summaryName is the name of the summary of the segment named name.
-func summaryName(name string) string { return strings.TrimSuffix(name, ".json") + summaryExt }
+// WriteSummary writes the summary name of the split state named by path,
+// atomically and only when its bytes change (a summary is derived from
+// segments, so one found stale is replaced by the caller's), and reports
+// whether it wrote.
+func WriteSummary(p, name string, data []byte) (bool, error) {
+	fp, err := summaryPath(p, name)
+	if err != nil {
+		return false, err
+	}
+	if err := os.MkdirAll(filepath.Dir(fp), 0o755); err != nil {
+		return false, fmt.Errorf("write summary %s: %w", name, err)
+	}
+	wrote, err := atomicfile.WriteFileIfChanged(fp, data, 0o644)
+	if err != nil {
+		return false, fmt.Errorf("write summary %s: %w", name, err)
+	}
+	return wrote, nil
+}
+
+// RemoveSummary removes the summary name of the split state named by
+// path, its segments gone, and reports whether it was there.
+func RemoveSummary(p, name string) (bool, error) {
+	fp, err := summaryPath(p, name)
+	if err != nil {
+		return false, err
+	}
+	err = os.Remove(fp)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("remove summary %s: %w", name, err)
+	}
+	return true, nil
+}
+
+// summaryPath is the file of the summary name, a plain name.
+func summaryPath(p, name string) (string, error) {
+	if name == "" || strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") {
+		return "", fmt.Errorf("summary %q: not a summary name", name)
+	}
+	return filepath.Join(SegmentsDir(p), name+summaryExt), nil
+}
