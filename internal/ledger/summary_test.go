@@ -289,3 +289,26 @@ func FuzzDecodeSummary(f *testing.F) {
 		}
 	})
 }
+
+// TestSummaryOfSegmentsAllGoneIsRemoved: an older node, which knows no
+// summaries, removed every segment of a group (Forget); the next save
+// removes the group's summary.
+func TestSummaryOfSegmentsAllGoneIsRemoved(t *testing.T) {
+	p, _ := sealedEveryField(t)
+	fp := joltSummary(t, p)
+	for _, f := range listSegments(t, p) {
+		if err := statefile.RemoveSegment(p, f.Rel); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := LoadCompact(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if changed, err := l.Save(p); err != nil || !changed {
+		t.Fatalf("save: changed=%v err=%v", changed, err)
+	}
+	if _, err := os.Stat(fp); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("summary of no segment left: %v", err)
+	}
+}

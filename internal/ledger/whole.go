@@ -36,6 +36,17 @@ func (l *Ledger) loadSummarized(path string) error {
 		groups[g] = append(groups[g], f)
 	}
 	l.sealer().path = path
+	// A summary of segments all gone (an older node removed them) is
+	// removed by the next save.
+	names, err := statefile.ListSummaries(path)
+	if err != nil {
+		return err
+	}
+	for _, g := range names {
+		if groups[g] == nil {
+			l.seal.dirty[g] = true
+		}
+	}
 	// By group, quarters in order: a peer's later quarter is read after
 	// its earlier ones, as Load reads them.
 	for _, g := range slices.Sorted(maps.Keys(groups)) {

@@ -141,3 +141,22 @@ func summaryPath(p, name string) (string, error) {
 	}
 	return filepath.Join(SegmentsDir(p), name+summaryExt), nil
 }
+
+// ListSummaries names the summaries of the split state named by path,
+// sorted, without ".summary".
+func ListSummaries(p string) ([]string, error) {
+	entries, err := os.ReadDir(SegmentsDir(p))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, &CorruptError{Path: SegmentsDir(p), Err: err}
+	}
+	var out []string
+	for _, e := range entries {
+		if name, ok := strings.CutSuffix(e.Name(), summaryExt); ok && e.Type().IsRegular() && !strings.HasPrefix(name, ".") && name != "" {
+			out = append(out, name)
+		}
+	}
+	return out, nil
+}
