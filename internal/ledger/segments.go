@@ -451,7 +451,7 @@ func encodePart(p *Ledger) ([]byte, error) {
 func (l *Ledger) dropSealed(in *Ledger) {
 	s := l.seal
 	for k, t := range in.Traces {
-		if sameTrace(s, l.Traces[k], t) {
+		if same(s, l.Traces[k], t) {
 			delete(in.Traces, k)
 		}
 	}
@@ -471,29 +471,19 @@ func (l *Ledger) dropSealed(in *Ledger) {
 		}
 	}
 	for k, t := range in.Copies {
-		if sameTrace(s, l.Copies[k], t) {
+		if same(s, l.Copies[k], t) {
 			delete(in.Copies, k)
 		}
 	}
 }
 
 // same reports whether rec equals old, the record l holds under its key,
-// and old is sealed, noting it.
+// and old is sealed, noting it. A trace read from a summary lacks its
+// title and citations, so one in the file that has them is kept there,
+// as the newer record: a record is never dropped for equalling only what
+// a summary holds of it, since the file may hold its only newer title.
 func same[T any](s *sealing, old, rec *T) bool {
 	if old == nil || !s.holds(old) || !reflect.DeepEqual(old, rec) {
-		return false
-	}
-	s.dropped = true
-	return true
-}
-
-// sameTrace is same for a trace or copy, which l may hold as its
-// segment's summary does.
-func sameTrace(s *sealing, old, rec *Trace) bool {
-	if same(s, old, rec) {
-		return true
-	}
-	if old == nil || !s.holds(old) || !reflect.DeepEqual(old, summarized(rec)) {
 		return false
 	}
 	s.dropped = true

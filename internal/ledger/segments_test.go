@@ -106,6 +106,11 @@ func TestSaveOfEachChangeToASealedRecordLoadsBack(t *testing.T) {
 			l.AddTrace(&Trace{Agent: "jolt37", AgentURL: jolt, Seq: 42, Hash: "sha256:bb", Status: "validated"})
 		}},
 		{"take a sealed trace down", func(l *Ledger) { l.TakeDown("sha256:bb", Withdrawn) }},
+		// A summary holds no title: the new one must not be taken for
+		// what the segment holds.
+		{"title of a sealed trace", func(l *Ledger) {
+			l.AddTrace(&Trace{Agent: "jolt37", AgentURL: jolt, Seq: 42, Hash: "sha256:bb", Title: "Renamed"})
+		}},
 		// aaa's segments are read before jolt's: were jolt's old record of
 		// the trace still sealed, it would hide aaa's once that is sealed.
 		{"sealed trace that moves to another agent", func(l *Ledger) {
