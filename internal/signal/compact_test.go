@@ -186,6 +186,11 @@ func TestCompactionChangesNoStatusSignalTierOrStanding(t *testing.T) {
 		if Compute(inputFrom(compacted, base, DefaultRules)).Rounds > 2 {
 			lateRounds++
 		}
+		pools := NewPools()
+		pools.Compute(inputFrom(compacted, base, "mesh-2026-4"))
+		if len(MarshalPools(pools)) == 0 {
+			t.Fatalf("seed %d: no pools under mesh-2026-4: the pools were compared for nothing", seed)
+		}
 	}
 	// The test means something only if records were sealed and some
 	// agents were admitted after the first round.
