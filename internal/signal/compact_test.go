@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/slowtest"
 	"github.com/meshnode/meshnode/internal/statefile"
+	"github.com/meshnode/meshnode/internal/validation"
 )
 
 // The tests of this file hold that sealing the ledger's old records into
@@ -45,6 +47,7 @@ var historyStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // after it was seen.
 func timedHistory(seed int64) (Input, []datedRecord) {
 	in, chain := randomMesh(seed), chainMesh(6)
+	random := len(in.Validations) // the chain's votes admit its agents late: they keep their word alone
 	in.Traces = append(in.Traces, chain.Traces...)
 	in.Validations = append(in.Validations, chain.Validations...)
 	in.Founders = append(in.Founders, chain.Founders...)
@@ -54,7 +57,16 @@ func timedHistory(seed int64) (Input, []datedRecord) {
 	}
 	seen := map[manifest.Hash]int{}
 	var evs []datedRecord
+	// fields draws what SIGNAL reads beyond a vote's word (a trace's
+	// verdicts, a vote's scores), from its own stream so that the dates
+	// stay as they were.
+	fields := rand.New(rand.NewSource(-seed))
 	for i, t := range in.Traces {
+		if i > 0 && fields.Intn(6) == 0 {
+			j := fields.Intn(i)
+			t.Verdicts = []ledger.Verdict{{Agent: strings.ToLower(in.Traces[j].Agent), Seq: int(in.Traces[j].Seq),
+				Result: []string{"valid", "partial", "invalid"}[fields.Intn(3)]}}
+		}
 		t.FirstSeen = day(3 * i)
 		seen[t.Hash] = 3 * i
 		evs = append(evs, datedRecord{t.FirstSeen, func(l *ledger.Ledger) { l.AddTrace(&t) }})
@@ -71,6 +83,20 @@ func timedHistory(seed int64) (Input, []datedRecord) {
 		v.ValidatedAt = day(seen[v.TraceHash] + rng.Intn(400))
 		if v.SourceHash == "" {
 			v.SourceHash = manifest.Hash(fmt.Sprintf("sha256:v%d", i))
+		}
+		switch d := fields.Intn(6); {
+		case i >= random:
+		case d < 2: // scores that agree with its word
+			v.Scores, v.HasScores = validation.Scores{2, 2, 2, 2, 2, 2}, true
+			if v.Result == "pass" {
+				v.Scores = validation.Scores{4, 4, 3, 3, 3, 3}
+			}
+			v.Total = v.Scores.Total()
+		case d == 2: // a total that contradicts it: it counts for nothing
+			v.Total = 1
+			if v.Result != "pass" {
+				v.Total = validation.MaxTotal
+			}
 		}
 		arrives := v.ValidatedAt
 		if rng.Intn(5) == 0 {
