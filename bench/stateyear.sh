@@ -9,8 +9,11 @@
 # own git checkout of it: a heartbeat at T0 (which reads the history and
 # keeps its derived state), a commit, a heartbeat at T0 + 15 min that
 # finds nothing new, a commit (docs/decisions.md, "A quiet heartbeat").
-# The measured heartbeats run at T0 + 30 min ("quiet") and T0 + 90 min
-# ("refresh": our MANIFEST.md is due its presence refresh), each on the
+# The measured heartbeats run at T0 + 30 min ("quiet"), T0 + 90 min
+# ("refresh": our MANIFEST.md is due its presence refresh) and T0 + 45 min
+# with mesh-state/derived.json removed ("news": the heartbeat takes the
+# path of one that found news, loading the history, computing SIGNAL and
+# saving, as the first heartbeat does, but repeatably), each on the
 # committed checkout, restored by git after each run.
 #
 #   bash bench/stateyear.sh [BASELINE]          # AGENTS=1000 DAYS=365 ROUNDS=3
@@ -98,12 +101,13 @@ echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 echo
 echo "| $agents agents x $days days | binary | wall s (min / median / max) | CPU s, user + system | peak RSS MB | MB read | files changed | KB committed | largest file | MANIFEST.md |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
-kinds="quiet:30 refresh:90"
+kinds="quiet:30 refresh:90 news:45"
 for k in $kinds; do for w in $bins; do for f in wall cpu rss read changed stored; do : >"$out/$w.${k%:*}.$f"; done; done; done
 for r in $(seq "$rounds"); do
   for k in $kinds; do
     for w in $bins; do
       run=$out/node-$w m=${k#*:} o=$out/$w.${k%:*}
+      if [ "${k%:*}" = news ]; then rm -f "$run/mesh-state/derived.json"; fi
       # A shell reads its reaped children's I/O counters in its own.
       sh -c '/usr/bin/time -f "%e %M %U %S" -o "$1" "$2" heartbeat --dir "$3" --now "$4" >/dev/null 2>"$5" || exit 1
         awk "/^rchar/ { printf \"%.1f\n\", \$2 / 1e6 }" /proc/$$/io' sh "$out/time" "$out/$w" "$run" "$(at "$m")" "$out/log" >>"$o.read" ||

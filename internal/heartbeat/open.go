@@ -102,7 +102,7 @@ func migrateNames(dir string) error {
 // (quiet.go).
 func (n *job) load(ctx context.Context) error {
 	var err error
-	n.snap, err = node.Open(n.opts.Dir, node.Options{Now: func() time.Time { return n.now }, Deferred: true})
+	n.snap, err = node.Open(n.opts.Dir, node.Options{Now: func() time.Time { return n.now }, Deferred: true, SealedSummaries: true})
 	if err != nil {
 		return err
 	}

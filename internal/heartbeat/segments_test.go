@@ -1,10 +1,12 @@
 package heartbeat
 
 import (
+	"bytes"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -83,6 +85,99 @@ func ledgerFiles(t *testing.T, dir string) map[string]string {
 		if err != nil && !os.IsNotExist(err) {
 			t.Fatal(err)
 		}
+	}
+	return out
+}
+
+// TestHeartbeatWithNewsReadsTheSealedRecordsFromTheirSummaries: after
+// sealing, a heartbeat with news reads the segments' summaries, never the
+// segments (here replaced by junk of their size, which a read of them
+// refuses), and leaves the node as a heartbeat that read every segment
+// whole does, byte for byte (docs/decisions.md, "The ledger's window").
+func TestHeartbeatWithNewsReadsTheSealedRecordsFromTheirSummaries(t *testing.T) {
+	mesh := newSimMesh(t, 3)
+	dir := newNode(t, mesh.roster(), "")
+	beat(t, dir, testNow)
+	later := testNow.Add(200 * 24 * time.Hour)
+	beat(t, dir, later)
+	p := filepath.Join(dir, node.LedgerFile)
+	segs, err := statefile.ListSegments(p)
+	if err != nil || len(segs) != len(mesh.peers) {
+		t.Fatalf("segments %d (%v) after 200 days, want one per peer", len(segs), err)
+	}
+	// The twin reads every segment whole: its summaries are gone.
+	twin := t.TempDir()
+	if err := os.CopyFS(twin, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	summaries, _ := filepath.Glob(filepath.Join(statefile.SegmentsDir(filepath.Join(twin, node.LedgerFile)), "*.summary"))
+	if len(summaries) == 0 {
+		t.Fatal("no summary of the segments")
+	}
+	for _, f := range summaries {
+		if err := os.Remove(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kept := map[string][]byte{}
+	for _, s := range segs {
+		fp := filepath.Join(statefile.SegmentsDir(p), filepath.FromSlash(s.Rel))
+		if kept[fp], err = os.ReadFile(fp); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(fp, bytes.Repeat([]byte{'x'}, int(s.Size)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Peers quiet for a week are polled again within a day, each at its
+	// own time: both nodes beat every 30 minutes until the news is read.
+	mesh.publish(0, 1)
+	found := false
+	for at := later.Add(7 * 24 * time.Hour); !found && at.Before(later.Add(9*24*time.Hour)); at = at.Add(30 * time.Minute) {
+		mesh.setNow(at)
+		found = beat(t, dir, at).NewTraces == 1
+		if twinFound := beat(t, twin, at).NewTraces == 1; twinFound != found {
+			t.Fatalf("at %s the twin found news %v, the node %v", at, twinFound, found)
+		}
+	}
+	if !found {
+		t.Fatal("the trace published was never read")
+	}
+	for fp, data := range kept {
+		if err := os.WriteFile(fp, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, want := relFiles(t, dir), relFiles(t, twin)
+	// The record of derived state digests the work tree, junk included.
+	delete(got, node.DerivedFile)
+	delete(want, node.DerivedFile)
+	if !reflect.DeepEqual(got, want) {
+		for name := range want {
+			if got[name] != want[name] {
+				t.Errorf("%s differs from the twin's that read every segment whole", name)
+			}
+		}
+		t.Errorf("%d files, want %d", len(got), len(want))
+	}
+}
+
+// relFiles are the bytes of every file of the node at dir but its lock
+// files, by slash path.
+func relFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(path, ".lock") {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		rel, _ := filepath.Rel(dir, path)
+		out[filepath.ToSlash(rel)] = string(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	return out
 }

@@ -17,6 +17,9 @@ func (l *Ledger) AddTrace(t *Trace) {
 	if l.Traces == nil {
 		l.Traces = map[manifest.Hash]*Trace{}
 	}
+	if old := l.Traces[t.Hash]; old != nil {
+		l.wholeOf(old, old.AgentURL)
+	}
 	old := l.Traces[t.Hash]
 	nt := *t
 	if old != nil {
@@ -236,6 +239,8 @@ func (l *Ledger) TakeDown(h manifest.Hash, why string) bool {
 		return false
 	}
 	if t.TakenDown != why {
+		l.wholeOf(t, t.AgentURL)
+		t = l.Traces[h]
 		// A new record, not a change of this one: a sealed record stays as
 		// its segment holds it, and the new one goes to its peer's file.
 		nt := *t

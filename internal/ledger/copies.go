@@ -23,6 +23,9 @@ func (l *Ledger) AddCopy(t *Trace) {
 		l.Copies = map[string]*Trace{}
 	}
 	k := CopyKey(t.AgentURL, t.Hash)
+	if old := l.Copies[k]; old != nil {
+		l.wholeOf(old, old.AgentURL)
+	}
 	nt := *t
 	if old := l.Copies[k]; old != nil {
 		mergeTrace(&nt, old)
@@ -91,6 +94,7 @@ func (l *Ledger) forgetCopies(agentURL string, removed []manifest.Hash) []manife
 	for _, t := range l.SortedCopies() {
 		if gone[t.Hash] && l.Traces[t.Hash] == nil {
 			l.unseal(statefile.PeerFileName(t.AgentURL))
+			t = l.Copies[CopyKey(t.AgentURL, t.Hash)] // whole, as unseal read it
 			delete(l.Copies, CopyKey(t.AgentURL, t.Hash))
 			l.touch(t.AgentURL)
 			l.Traces[t.Hash] = t

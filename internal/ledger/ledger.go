@@ -38,6 +38,7 @@ type Ledger struct {
 	changed map[string]bool
 	edits   int      // changes made through its methods (Edits)
 	seal    *sealing // its segments, nil while it has none (Compact)
+	err     error    // why whole could not read sealed records whole; Save fails with it
 }
 
 // New returns an empty ledger.
@@ -52,20 +53,21 @@ func New() *Ledger {
 // it is still there (statefile.Dir). Nothing on disk gives an empty
 // ledger; a file that cannot be read or decoded gives a
 // *statefile.CorruptError and is left untouched.
-func Load(path string) (*Ledger, error) {
-	segs, err := statefile.ReadSegments(path)
-	if err != nil {
+func Load(path string) (*Ledger, error) { return load(path, false) }
+
+// load is Load, or LoadCompact when compact.
+func load(path string, compact bool) (*Ledger, error) {
+	l := New()
+	if compact {
+		if err := l.loadSummarized(path); err != nil {
+			return nil, err
+		}
+	} else if err := l.loadSegments(path); err != nil {
 		return nil, err
 	}
 	legacy, files, err := statefile.Read(path)
 	if err != nil {
 		return nil, err
-	}
-	l := New()
-	for _, rel := range slices.Sorted(maps.Keys(segs)) {
-		if err := l.loadSegment(rel, segs[rel]); err != nil {
-			return nil, statefile.Corrupt(filepath.Join(statefile.SegmentsDir(path), filepath.FromSlash(rel)), segs[rel], err)
-		}
 	}
 	if legacy != nil {
 		if err := l.merge(legacy); err != nil {
@@ -85,6 +87,20 @@ func Load(path string) (*Ledger, error) {
 		l.changed = changed // the old single file is split by a full Save
 	}
 	return l, nil
+}
+
+// loadSegments merges every segment of the ledger at path into l.
+func (l *Ledger) loadSegments(path string) error {
+	segs, err := statefile.ReadSegments(path)
+	if err != nil {
+		return err
+	}
+	for _, rel := range slices.Sorted(maps.Keys(segs)) {
+		if _, err := l.loadSegment(rel, segs[rel]); err != nil {
+			return statefile.Corrupt(filepath.Join(statefile.SegmentsDir(path), filepath.FromSlash(rel)), segs[rel], err)
+		}
+	}
+	return nil
 }
 
 // merge adds the records of one ledger file to l. A record equal to the sealed one of
@@ -258,6 +274,9 @@ func (l *Ledger) files(keep func(name string) bool) (map[string][]byte, error) {
 // changed since (or since its last Save), and removes those left with
 // none.
 func (l *Ledger) Save(path string) (bool, error) {
+	if l.err != nil {
+		return false, l.err
+	}
 	created, err := l.saveSegments(path)
 	if err != nil {
 		return created, err
@@ -267,7 +286,11 @@ func (l *Ledger) Save(path string) (bool, error) {
 		return created || changed, err
 	}
 	removed, err := l.removeSegments(path)
-	return created || changed || removed, err
+	if err != nil {
+		return created || changed || removed, err
+	}
+	summarized, err := l.saveSummaries(path)
+	return created || changed || removed || summarized, err
 }
 
 // saveFiles writes the peers' files (Save).

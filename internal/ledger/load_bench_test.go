@@ -67,3 +67,34 @@ func BenchmarkQuietLedger(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLoadSealed is what a heartbeat with news loads of a year of
+// records, compacted into segments: every record whole (Load) against
+// the window's whole and the sealed ones from their summaries
+// (LoadCompact, a heartbeat's load). Its allocations per op do not
+// depend on the machine's load:
+//
+//	go test ./internal/ledger/ -run - -bench LoadSealed -benchmem
+func BenchmarkLoadSealed(b *testing.B) {
+	now := time.Date(2029, 1, 1, 12, 0, 0, 0, time.UTC)
+	p := filepath.Join(b.TempDir(), "mesh-state", "ledger.json")
+	l := yearOf(50, 3*365, now)
+	if err := l.Compact(now); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := l.Save(p); err != nil {
+		b.Fatal(err)
+	}
+	for _, load := range []struct {
+		name string
+		f    func(string) (*Ledger, error)
+	}{{"whole", Load}, {"summaries", LoadCompact}} {
+		b.Run(load.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := load.f(p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

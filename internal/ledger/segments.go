@@ -40,12 +40,22 @@ type sealing struct {
 	create  map[string][]byte        // segments Save writes, by rel
 	remove  map[string]bool          // segments Save removes, by rel
 	dropped bool                     // dropSealed found a record twice
+	// segs are the segments the ledger holds, by rel, for Save to write
+	// the summaries of the groups in dirty (summaryGroup) again; path
+	// names the ledger whose segments whole reads.
+	segs  map[string]sealedSegment
+	dirty map[string]bool
+	path  string
 }
 
 type peerSegments struct {
 	names    []string        // rels of its segments
 	quarters map[string]bool // quarters sealed
 	records  []any           // its sealed records, as in sealing.records
+	// partial are the segments read from their summaries, by rel: the
+	// records each summary held, whose traces and copies lack what the
+	// summary leaves out until whole reads the segment.
+	partial map[string]*Ledger
 }
 
 // holds reports whether rec, a record of the ledger's maps, is sealed.
@@ -175,8 +185,16 @@ func (l *Ledger) sealQuarter(name, q string, part *Ledger) error {
 	}
 	sum := sha256.Sum256(data)
 	rel := strings.TrimSuffix(name, ".json") + "/" + q + "-" + hex.EncodeToString(sum[:4]) + ".json"
+	// Its summary holds the records as its bytes give them, as a reader
+	// who finds it stale derives it again.
+	seg, err := decode(data)
+	if err != nil {
+		return fmt.Errorf("seal %s of %s: %w", q, name, err)
+	}
 	s := l.sealer()
 	s.create[rel] = data
+	s.segs[rel] = sealedSegment{rel: rel, size: int64(len(data)), recs: seg}
+	s.dirty[summaryGroup(rel)] = true
 	delete(s.remove, rel)
 	ps := s.peerOrNew(name)
 	ps.names = append(ps.names, rel)
@@ -197,6 +215,7 @@ func (l *Ledger) sealQuarter(name, q string, part *Ledger) error {
 // file and removes those segments at the next Save: a method is about to
 // delete or move one of them, which a segment, never rewritten, cannot.
 func (l *Ledger) unseal(name string) {
+	l.whole(name)
 	ps := l.seal.peer(name)
 	if ps == nil {
 		return
@@ -205,6 +224,8 @@ func (l *Ledger) unseal(name string) {
 		delete(l.seal.records, rec)
 	}
 	for _, rel := range ps.names {
+		delete(l.seal.segs, rel)
+		l.seal.dirty[summaryGroup(rel)] = true
 		if _, pending := l.seal.create[rel]; pending {
 			delete(l.seal.create, rel)
 		} else {
@@ -236,7 +257,8 @@ func (s *sealing) peer(name string) *peerSegments {
 
 func (l *Ledger) sealer() *sealing {
 	if l.seal == nil {
-		l.seal = &sealing{records: map[any]struct{}{}, peers: map[string]*peerSegments{}, create: map[string][]byte{}, remove: map[string]bool{}}
+		l.seal = &sealing{records: map[any]struct{}{}, peers: map[string]*peerSegments{}, create: map[string][]byte{},
+			remove: map[string]bool{}, segs: map[string]sealedSegment{}, dirty: map[string]bool{}}
 	}
 	return l.seal
 }
@@ -244,7 +266,7 @@ func (l *Ledger) sealer() *sealing {
 func (s *sealing) peerOrNew(name string) *peerSegments {
 	ps := s.peers[name]
 	if ps == nil {
-		ps = &peerSegments{quarters: map[string]bool{}}
+		ps = &peerSegments{quarters: map[string]bool{}, partial: map[string]*Ledger{}}
 		s.peers[name] = ps
 	}
 	return ps
@@ -270,27 +292,42 @@ func (l *Ledger) each(f func(rec any)) {
 }
 
 // loadSegment merges the segment rel into l and notes its records as
-// sealed.
-func (l *Ledger) loadSegment(rel string, data []byte) error {
-	dir, name := path.Split(rel)
-	m := segmentName.FindStringSubmatch(name)
-	if m == nil {
-		return fmt.Errorf("%q is not a segment's name (quarter-hash.json)", name)
+// sealed, and returns them.
+func (l *Ledger) loadSegment(rel string, data []byte) (*Ledger, error) {
+	if err := checkSegmentName(rel); err != nil {
+		return nil, err
 	}
 	in, err := decode(data)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	l.addSealed(rel, int64(len(data)), in)
+	return in, nil
+}
+
+// checkSegmentName checks that rel names a segment.
+func checkSegmentName(rel string) error {
+	if name := path.Base(rel); segmentName.FindStringSubmatch(name) == nil {
+		return fmt.Errorf("%q is not a segment's name (quarter-hash.json)", name)
+	}
+	return nil
+}
+
+// addSealed merges in, the records of the segment rel, size bytes long,
+// into l and notes them as sealed.
+func (l *Ledger) addSealed(rel string, size int64, in *Ledger) *peerSegments {
+	dir, name := path.Split(rel)
 	l.add(in)
 	s := l.sealer()
+	s.segs[rel] = sealedSegment{rel: rel, size: size, recs: in}
 	ps := s.peerOrNew(strings.TrimSuffix(dir, "/") + ".json")
 	ps.names = append(ps.names, rel)
-	ps.quarters[m[1]] = true
+	ps.quarters[segmentName.FindStringSubmatch(name)[1]] = true
 	in.each(func(rec any) {
 		s.records[rec] = struct{}{}
 		ps.records = append(ps.records, rec)
 	})
-	return nil
+	return ps
 }
 
 // saveSegments writes the segments Compact made, several at once as
@@ -310,6 +347,46 @@ func (l *Ledger) saveSegments(p string) (bool, error) {
 	}
 	clear(l.seal.create)
 	return true, nil
+}
+
+// saveSummaries writes again the summaries of the groups whose segments
+// changed or whose summary Load found stale, after the segments are
+// written and removed, and reports whether it wrote any. A crash before
+// leaves a summary of other segments, which Load finds stale.
+func (l *Ledger) saveSummaries(p string) (bool, error) {
+	if l.seal == nil || len(l.seal.dirty) == 0 {
+		return false, nil
+	}
+	groups := map[string][]sealedSegment{}
+	for rel, seg := range l.seal.segs {
+		if g := summaryGroup(rel); l.seal.dirty[g] {
+			groups[g] = append(groups[g], seg)
+		}
+	}
+	changed := false
+	for _, g := range slices.Sorted(maps.Keys(l.seal.dirty)) {
+		wrote, err := writeSummary(p, g, groups[g])
+		changed = changed || wrote
+		if err != nil {
+			return changed, err
+		}
+		delete(l.seal.dirty, g)
+	}
+	return changed, nil
+}
+
+// writeSummary writes the summary g of segs, or removes it when there
+// are none, and reports whether that changed it.
+func writeSummary(p, g string, segs []sealedSegment) (bool, error) {
+	if len(segs) == 0 {
+		return statefile.RemoveSummary(p, g)
+	}
+	slices.SortFunc(segs, func(a, b sealedSegment) int { return strings.Compare(a.rel, b.rel) })
+	data, err := encodeSummary(segs)
+	if err != nil {
+		return false, err
+	}
+	return statefile.WriteSummary(p, g, data)
 }
 
 // segmentsParallel is how many segments saveSegments writes at once: each
@@ -401,7 +478,10 @@ func (l *Ledger) dropSealed(in *Ledger) {
 }
 
 // same reports whether rec equals old, the record l holds under its key,
-// and old is sealed, noting it.
+// and old is sealed, noting it. A trace read from a summary lacks its
+// title and citations, so one in the file that has them is kept there,
+// as the newer record: a record is never dropped for equalling only what
+// a summary holds of it, since the file may hold its only newer title.
 func same[T any](s *sealing, old, rec *T) bool {
 	if old == nil || !s.holds(old) || !reflect.DeepEqual(old, rec) {
 		return false

@@ -106,6 +106,11 @@ func TestSaveOfEachChangeToASealedRecordLoadsBack(t *testing.T) {
 			l.AddTrace(&Trace{Agent: "jolt37", AgentURL: jolt, Seq: 42, Hash: "sha256:bb", Status: "validated"})
 		}},
 		{"take a sealed trace down", func(l *Ledger) { l.TakeDown("sha256:bb", Withdrawn) }},
+		// A summary holds no title: the new one must not be taken for
+		// what the segment holds.
+		{"title of a sealed trace", func(l *Ledger) {
+			l.AddTrace(&Trace{Agent: "jolt37", AgentURL: jolt, Seq: 42, Hash: "sha256:bb", Title: "Renamed"})
+		}},
 		// aaa's segments are read before jolt's: were jolt's old record of
 		// the trace still sealed, it would hide aaa's once that is sealed.
 		{"sealed trace that moves to another agent", func(l *Ledger) {
@@ -129,38 +134,60 @@ func TestSaveOfEachChangeToASealedRecordLoadsBack(t *testing.T) {
 		{"nothing", func(*Ledger) {}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := filepath.Join(t.TempDir(), "ledger.json")
-			before := sample()
-			before.AddCopy(&Trace{Agent: "bolt", AgentURL: bolt, Seq: 2, Hash: "sha256:bb", FirstSeen: day2})
-			compacted(t, before, later)
-			if _, err := before.Save(p); err != nil {
-				t.Fatal(err)
-			}
-			sealed, _ := statefile.ReadSegments(p)
-			l, err := Load(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tc.change(l)
-			compacted(t, l, later.AddDate(0, 3, 0))
-			if _, err := l.Save(p); err != nil {
-				t.Fatal(err)
-			}
-			back, err := Load(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got, want := whole(t, back), whole(t, l); !reflect.DeepEqual(got, want) {
-				t.Errorf("loaded back:\n%v\nwant:\n%v", got, want)
-			}
-			now, _ := statefile.ReadSegments(p)
-			for rel, data := range now {
-				if old, ok := sealed[rel]; ok && string(old) != string(data) {
-					t.Errorf("segment %s was rewritten", rel)
-				}
+			want := changedSealed(t, Load, tc.change)
+			// A heartbeat reads the sealed records from their summaries:
+			// a change must read them whole, so the files hold the same.
+			if got := changedSealed(t, LoadCompact, tc.change); !reflect.DeepEqual(got, want) {
+				t.Errorf("through the summaries:\n%v\nwant:\n%v", got, want)
 			}
 		})
 	}
+}
+
+// changedSealed saves sample(), compacted, loads it with load, changes
+// it, compacts and saves it again, and returns every record as Load then
+// reads them back, checking that no segment was rewritten.
+func changedSealed(t *testing.T, load func(string) (*Ledger, error), change func(l *Ledger)) map[string]string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "ledger.json")
+	before := sample()
+	before.AddCopy(&Trace{Agent: "bolt", AgentURL: bolt, Seq: 2, Hash: "sha256:bb", Title: "Copied", FirstSeen: day2})
+	compacted(t, before, later)
+	if _, err := before.Save(p); err != nil {
+		t.Fatal(err)
+	}
+	sealed, _ := statefile.ReadSegments(p)
+	l, err := load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	change(l)
+	compacted(t, l, later.AddDate(0, 3, 0))
+	if _, err := l.Save(p); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now, _ := statefile.ReadSegments(p)
+	for rel, data := range now {
+		if old, ok := sealed[rel]; ok && string(old) != string(data) {
+			t.Errorf("segment %s was rewritten", rel)
+		}
+	}
+	// The save left the summaries of the segments as they now are.
+	c, err := LoadCompact(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.seal != nil && len(c.seal.dirty) != 0 {
+		t.Errorf("summaries of %v stale after the save", c.seal.dirty)
+	}
+	if !sameRecords(c, summarizedCopy(back)) {
+		t.Errorf("through the summaries:\n%v\nwant:\n%v", whole(t, c), whole(t, summarizedCopy(back)))
+	}
+	return whole(t, back)
 }
 
 func TestOldNodesLedgerIsCompactedAtItsFirstSave(t *testing.T) {

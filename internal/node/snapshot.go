@@ -69,13 +69,14 @@ type Snapshot struct {
 	// (internal/copies).
 	Copies *copies.Copies
 
-	mu       sync.Mutex
-	files    []File // publishable files of PublishedDirs, by path
-	held     []Held
-	traces   map[string]*parsedTrace
-	writing  map[string]bool // paths WriteFile is writing now
-	unsynced bool            // WriteFileUnsynced wrote since the last Sync
-	writes   int             // files and manifests written through the snapshot
+	mu        sync.Mutex
+	files     []File // publishable files of PublishedDirs, by path
+	held      []Held
+	traces    map[string]*parsedTrace
+	summaries bool            // Options.SealedSummaries
+	writing   map[string]bool // paths WriteFile is writing now
+	unsynced  bool            // WriteFileUnsynced wrote since the last Sync
+	writes    int             // files and manifests written through the snapshot
 }
 
 // File is one of the node's publishable files (Publishable) in traces/,
@@ -117,6 +118,12 @@ type Options struct {
 	// so, and reads them only when its derived state does not hold what
 	// it needs of them (docs/decisions.md, "A quiet heartbeat").
 	Deferred bool
+	// SealedSummaries reads the ledger's sealed records from their
+	// segments' summaries (ledger.LoadCompact): every field but a trace's
+	// title and citations, which only the site and `meshnode explain`
+	// read. The heartbeat opens so; a command that shows a sealed trace's
+	// title must not.
+	SealedSummaries bool
 }
 
 // readHook and openedHook, when set (tests only), are told every node
@@ -139,7 +146,7 @@ func noteRead(rel string) {
 // published directory that is a symbolic link is refused, since
 // publishing it would publish its target.
 func Open(dir string, o Options) (*Snapshot, error) {
-	s := &Snapshot{Dir: dir, traces: map[string]*parsedTrace{}}
+	s := &Snapshot{Dir: dir, traces: map[string]*parsedTrace{}, summaries: o.SealedSummaries}
 	if err := s.readManifest(); err != nil {
 		return nil, err
 	}
@@ -206,7 +213,11 @@ func (s *Snapshot) Deferred() bool { return s.Ledger == nil }
 // readState reads the ledger and the copies.
 func (s *Snapshot) readState() error {
 	noteRead(LedgerFile)
-	led, err := ledger.Load(s.path(LedgerFile))
+	load := ledger.Load
+	if s.summaries {
+		load = ledger.LoadCompact
+	}
+	led, err := load(s.path(LedgerFile))
 	if err != nil {
 		return err
 	}

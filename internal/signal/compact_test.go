@@ -1,12 +1,15 @@
 package signal
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"math/rand"
 	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,6 +18,7 @@ import (
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/slowtest"
 	"github.com/meshnode/meshnode/internal/statefile"
+	"github.com/meshnode/meshnode/internal/validation"
 )
 
 // The tests of this file hold that sealing the ledger's old records into
@@ -43,6 +47,7 @@ var historyStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // after it was seen.
 func timedHistory(seed int64) (Input, []datedRecord) {
 	in, chain := randomMesh(seed), chainMesh(6)
+	random := len(in.Validations) // the chain's votes admit its agents late: they keep their word alone
 	in.Traces = append(in.Traces, chain.Traces...)
 	in.Validations = append(in.Validations, chain.Validations...)
 	in.Founders = append(in.Founders, chain.Founders...)
@@ -52,7 +57,16 @@ func timedHistory(seed int64) (Input, []datedRecord) {
 	}
 	seen := map[manifest.Hash]int{}
 	var evs []datedRecord
+	// fields draws what SIGNAL reads beyond a vote's word (a trace's
+	// verdicts, a vote's scores), from its own stream so that the dates
+	// stay as they were.
+	fields := rand.New(rand.NewSource(-seed))
 	for i, t := range in.Traces {
+		if i > 0 && fields.Intn(6) == 0 {
+			j := fields.Intn(i)
+			t.Verdicts = []ledger.Verdict{{Agent: strings.ToLower(in.Traces[j].Agent), Seq: int(in.Traces[j].Seq),
+				Result: []string{"valid", "partial", "invalid"}[fields.Intn(3)]}}
+		}
 		t.FirstSeen = day(3 * i)
 		seen[t.Hash] = 3 * i
 		evs = append(evs, datedRecord{t.FirstSeen, func(l *ledger.Ledger) { l.AddTrace(&t) }})
@@ -69,6 +83,20 @@ func timedHistory(seed int64) (Input, []datedRecord) {
 		v.ValidatedAt = day(seen[v.TraceHash] + rng.Intn(400))
 		if v.SourceHash == "" {
 			v.SourceHash = manifest.Hash(fmt.Sprintf("sha256:v%d", i))
+		}
+		switch d := fields.Intn(6); {
+		case i >= random:
+		case d < 2: // scores that agree with its word
+			v.Scores, v.HasScores = validation.Scores{2, 2, 2, 2, 2, 2}, true
+			if v.Result == "pass" {
+				v.Scores = validation.Scores{4, 4, 3, 3, 3, 3}
+			}
+			v.Total = v.Scores.Total()
+		case d == 2: // a total that contradicts it: it counts for nothing
+			v.Total = 1
+			if v.Result != "pass" {
+				v.Total = validation.MaxTotal
+			}
 		}
 		arrives := v.ValidatedAt
 		if rng.Intn(5) == 0 {
@@ -97,7 +125,8 @@ func recordAll(evs []datedRecord) *ledger.Ledger {
 }
 
 // recordCompacted is the history as a node keeps it: every 45 days the
-// changes since, then Compact, Save and Load, in the ledger at p.
+// changes since, then Compact, Save and LoadCompact (a heartbeat's load:
+// the sealed records from their segments' summaries), in the ledger at p.
 func recordCompacted(t *testing.T, p string, evs []datedRecord) *ledger.Ledger {
 	t.Helper()
 	l := ledger.New()
@@ -114,7 +143,7 @@ func recordCompacted(t *testing.T, p string, evs []datedRecord) *ledger.Ledger {
 			t.Fatal(err)
 		}
 		var err error
-		if l, err = ledger.Load(p); err != nil {
+		if l, err = ledger.LoadCompact(p); err != nil {
 			t.Fatal(err)
 		}
 		if next == len(evs) && now.After(end) {
@@ -137,15 +166,29 @@ func inputFrom(l *ledger.Ledger, base Input, rules string) Input {
 
 // reportsDiffer says under which rule set SIGNAL's report over full and
 // compacted first differs, and how; "" when they agree under every one.
+// The reports must be the same bytes, and so must the assignment pools
+// each computes and keeps (MarshalPools): their keys digest the records.
 func reportsDiffer(base Input, full, compacted *ledger.Ledger) string {
 	for _, rules := range KnownRules() {
-		want := Compute(inputFrom(full, base, rules))
-		got := Compute(inputFrom(compacted, base, rules))
-		if !reflect.DeepEqual(got, want) {
+		wantPools, gotPools := NewPools(), NewPools()
+		want := wantPools.Compute(inputFrom(full, base, rules))
+		got := gotPools.Compute(inputFrom(compacted, base, rules))
+		if !reflect.DeepEqual(got, want) || !bytes.Equal(mustJSON(got), mustJSON(want)) {
 			return fmt.Sprintf("under %s the compacted ledger gives another report:\n got %+v\nwant %+v", rules, got.Agents, want.Agents)
+		}
+		if g, w := MarshalPools(gotPools), MarshalPools(wantPools); !bytes.Equal(g, w) {
+			return fmt.Sprintf("under %s the compacted ledger keeps other pools:\n got %s\nwant %s", rules, g, w)
 		}
 	}
 	return ""
+}
+
+func mustJSON(v any) []byte {
+	data, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return data
 }
 
 func TestCompactionChangesNoStatusSignalTierOrStanding(t *testing.T) {
@@ -168,6 +211,11 @@ func TestCompactionChangesNoStatusSignalTierOrStanding(t *testing.T) {
 		}
 		if Compute(inputFrom(compacted, base, DefaultRules)).Rounds > 2 {
 			lateRounds++
+		}
+		pools := NewPools()
+		pools.Compute(inputFrom(compacted, base, "mesh-2026-4"))
+		if len(MarshalPools(pools)) == 0 {
+			t.Fatalf("seed %d: no pools under mesh-2026-4: the pools were compared for nothing", seed)
 		}
 	}
 	// The test means something only if records were sealed and some

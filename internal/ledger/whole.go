@@ -1,0 +1,171 @@
+package ledger
+
+import (
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+
+	"github.com/meshnode/meshnode/internal/statefile"
+)
+
+// LoadCompact is Load for a heartbeat: it reads each segment's summary
+// instead of the segment, so the sealed traces and copies lack their
+// title and citations, which no heartbeat reads, until a method about to
+// replace, move or delete one reads its peer's segments whole (whole).
+// A segment whose summary is missing, damaged or of another segment is
+// read whole, and Save writes its summary. The records hold everything
+// else as Load gives it, so SIGNAL, standing and every other reader of a
+// heartbeat compute the same (docs/decisions.md, "The ledger's window").
+func LoadCompact(path string) (*Ledger, error) { return load(path, true) }
+
+// loadSummarized merges the segments of the ledger at path into l, a
+// group at a time (summaryGroup), from the group's summary where it is
+// the summary of exactly the group's segments, else from the segments.
+func (l *Ledger) loadSummarized(path string) error {
+	files, err := statefile.ListSegments(path)
+	if err != nil {
+		return err
+	}
+	groups := map[string][]statefile.SegmentFile{}
+	for _, f := range files {
+		if err := checkSegmentName(f.Rel); err != nil {
+			return statefile.Corrupt(filepath.Join(statefile.SegmentsDir(path), filepath.FromSlash(f.Rel)), nil, err)
+		}
+		g := summaryGroup(f.Rel)
+		groups[g] = append(groups[g], f)
+	}
+	l.sealer().path = path
+	// A summary of segments all gone (an older node removed them) is
+	// removed by the next save.
+	names, err := statefile.ListSummaries(path)
+	if err != nil {
+		return err
+	}
+	for _, g := range names {
+		if groups[g] == nil {
+			l.seal.dirty[g] = true
+		}
+	}
+	// By group, quarters in order: a peer's later quarter is read after
+	// its earlier ones, as Load reads them.
+	for _, g := range slices.Sorted(maps.Keys(groups)) {
+		if err := l.loadGroup(path, g, groups[g]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadGroup merges the segments files, those of the group g, into l.
+func (l *Ledger) loadGroup(path, g string, files []statefile.SegmentFile) error {
+	data, err := statefile.ReadSummary(path, g)
+	var parts []*Ledger
+	if err == nil {
+		parts, err = decodeSummary(files, data)
+	}
+	if err != nil {
+		for _, f := range files {
+			if err := l.loadWhole(path, f.Rel); err != nil {
+				return err
+			}
+		}
+		l.seal.dirty[g] = true
+		return nil
+	}
+	for i, f := range files {
+		ps := l.addSealed(f.Rel, f.Size, parts[i])
+		ps.partial[f.Rel] = parts[i]
+	}
+	return nil
+}
+
+// loadWhole merges the segment rel of the ledger at path into l.
+func (l *Ledger) loadWhole(path, rel string) error {
+	data, err := statefile.ReadSegment(path, rel)
+	if err != nil {
+		return err
+	}
+	if _, err := l.loadSegment(rel, data); err != nil {
+		return statefile.Corrupt(filepath.Join(statefile.SegmentsDir(path), filepath.FromSlash(rel)), data, err)
+	}
+	return nil
+}
+
+// whole reads the segments of peer file name that l holds from their
+// summaries, and puts their whole traces and copies in place of what the
+// summaries held: a method is about to copy, move or delete one. A
+// segment that cannot be read, or whose summary does not agree with it,
+// leaves its records as they are and fails the next Save, which writes
+// nothing: a record short of its title must never reach a peer's file.
+func (l *Ledger) whole(name string) {
+	ps := l.seal.peer(name)
+	if ps == nil || len(ps.partial) == 0 {
+		return
+	}
+	swap := map[any]any{}
+	for _, rel := range slices.Sorted(maps.Keys(ps.partial)) {
+		if err := l.wholeSegment(rel, ps.partial[rel], swap); err != nil {
+			l.fail(err)
+			continue
+		}
+		delete(ps.partial, rel)
+	}
+	for old, rec := range swap {
+		delete(l.seal.records, old)
+		l.seal.records[rec] = struct{}{}
+	}
+	for i, rec := range ps.records {
+		if n, ok := swap[rec]; ok {
+			ps.records[i] = n
+		}
+	}
+}
+
+// wholeSegment reads the segment rel, whose summary held part, and puts
+// its traces and copies in place of part's where l holds those, noting
+// each replaced record in swap.
+func (l *Ledger) wholeSegment(rel string, part *Ledger, swap map[any]any) error {
+	data, err := statefile.ReadSegment(l.seal.path, rel)
+	if err != nil {
+		return fmt.Errorf("read sealed records whole: %w", err)
+	}
+	seg, err := decode(data)
+	if err != nil {
+		return fmt.Errorf("read sealed records whole: segment %s: %w", rel, err)
+	}
+	if !agrees(part, seg) {
+		return fmt.Errorf("read sealed records whole: segment %s: %w", rel, errStaleSummary)
+	}
+	for k, t := range seg.Traces {
+		old := part.Traces[k]
+		if l.Traces[k] == old {
+			l.Traces[k] = t
+		}
+		swap[old] = t
+	}
+	for k, t := range seg.Copies {
+		old := part.Copies[k]
+		if l.Copies[k] == old {
+			l.Copies[k] = t
+		}
+		swap[old] = t
+	}
+	return nil
+}
+
+// fail keeps the first error of a method that has none to return, for
+// Save to return.
+func (l *Ledger) fail(err error) {
+	if l.err == nil {
+		l.err = err
+	}
+}
+
+// wholeOf reads the segments of the peer that files rec, a record l
+// holds, when rec may be one a summary held (whole).
+func (l *Ledger) wholeOf(rec any, url string) {
+	if l.seal.holds(rec) {
+		l.whole(statefile.PeerFileName(url))
+	}
+}
