@@ -136,7 +136,7 @@ func isTemp(name string) bool {
 // in dir (a crash between create and rename). Call it only while no write
 // into dir can be under way. A missing dir is not an error.
 func RemoveTemps(dir string) error {
-	entries, err := os.ReadDir(dir)
+	entries, err := readDirUnsorted(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -152,6 +152,19 @@ func RemoveTemps(dir string) error {
 		}
 	}
 	return nil
+}
+
+// readDirUnsorted lists dir in the order the file system gives: a
+// heartbeat lists validations/ at every open (54,750 files after three
+// years of 50 a day), and sorting the names is most of what os.ReadDir
+// costs there.
+func readDirUnsorted(dir string) ([]fs.DirEntry, error) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return d.ReadDir(-1)
 }
 
 // SyncDir fsyncs the directory dir, so that the renames and removals made

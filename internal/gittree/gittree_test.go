@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -72,10 +74,39 @@ func TestOfFollowsContentAndRefusesADirtyTree(t *testing.T) {
 		{"a new file", "validations/val-b.md", "x"},
 		{"a file git ignores", "validations/x.tmp", "x"},
 		{"a file under a path absent from HEAD", "disputes/d.md", "x"},
+		{"a file in a directory git ignores whole", "validations/drafts/d.md", "x"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := repo(t)
+			write(t, dir, ".gitignore", "*.tmp\ndrafts/\n")
+			commit(t, dir)
 			write(t, dir, tc.rel, tc.data)
+			if got, err := Of(ctx, dir, paths); !errors.Is(err, ErrDirty) {
+				t.Fatalf("Of = %q, %v; want ErrDirty", got, err)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(t *testing.T, dir string)
+	}{
+		{"an edit staged, the work tree back to HEAD's bytes", func(t *testing.T, dir string) {
+			write(t, dir, "validations/val-a.md", "score 21\n")
+			gitRun(t, dir, "add", "validations/val-a.md")
+			write(t, dir, "validations/val-a.md", "score 20\n")
+		}},
+		{"a file taken out of the index, kept in the work tree", func(t *testing.T, dir string) {
+			gitRun(t, dir, "rm", "-q", "--cached", "validations/val-a.md")
+		}},
+		{"a file removed", func(t *testing.T, dir string) {
+			if err := os.Remove(filepath.Join(dir, "validations/val-a.md")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := repo(t)
+			tc.change(t, dir)
 			if got, err := Of(ctx, dir, paths); !errors.Is(err, ErrDirty) {
 				t.Fatalf("Of = %q, %v; want ErrDirty", got, err)
 			}
@@ -90,6 +121,27 @@ func TestOfFollowsContentAndRefusesADirtyTree(t *testing.T) {
 			t.Fatalf("Of = %q, %v; want an error that is not ErrDirty", got, err)
 		}
 	})
+}
+
+// TestManyFilesNotTrackedAreDirtyNotAnError adds more untracked files
+// under the paths than git's kept output holds (a node never committed,
+// or a large batch not committed yet): the work tree is dirty, so Current
+// digests it, where a clean check that failed on git's output length
+// left the heartbeat no digest at all.
+func TestManyFilesNotTrackedAreDirtyNotAnError(t *testing.T) {
+	ctx := context.Background()
+	dir := repo(t)
+	name := strings.Repeat("x", 200)
+	for i := 0; i*len(name) <= maxOutput; i++ {
+		write(t, dir, fmt.Sprintf("validations/new/%s-%05d.md", name, i), "x")
+	}
+	paths := []string{"validations"}
+	if got, err := Of(ctx, dir, paths); !errors.Is(err, ErrDirty) {
+		t.Fatalf("Of = %.100q, %v; want ErrDirty", got, err)
+	}
+	if _, err := Current(ctx, dir, paths); err != nil {
+		t.Fatalf("Current: %v; want the work tree's entries", err)
+	}
 }
 
 // TestWorkTreeIsWhatACommitRecords changes the work tree, asks WorkTree

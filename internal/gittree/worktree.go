@@ -58,18 +58,18 @@ func WorkTree(ctx context.Context, dir string, paths []string) ([]byte, error) {
 			return nil, err
 		}
 	}
-	tree, err := run(ctx, dir, env, []string{"write-tree"})
+	tree, err := runWhole(ctx, dir, env, []string{"write-tree"})
 	if err != nil {
 		return nil, err
 	}
-	return run(ctx, dir, nil, append([]string{"ls-tree", string(bytes.TrimSpace(tree)), "--"}, paths...))
+	return runWhole(ctx, dir, nil, append([]string{"ls-tree", string(bytes.TrimSpace(tree)), "--"}, paths...))
 }
 
 // copyIndex copies git's index of the checkout at dir to dst with its
 // modification time, which git's racy check compares files' times with.
 // A checkout without an index yet leaves dst absent: git starts empty.
 func copyIndex(ctx context.Context, dir, dst string) error {
-	out, err := run(ctx, dir, nil, []string{"rev-parse", "--git-path", "index"})
+	out, err := runWhole(ctx, dir, nil, []string{"rev-parse", "--git-path", "index"})
 	if err != nil {
 		return err
 	}

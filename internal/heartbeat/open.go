@@ -99,8 +99,10 @@ func migrateNames(dir string) error {
 // load opens the node's snapshot: the one read of its files this
 // heartbeat makes (docs/design.md). The history (published files, ledger,
 // copies) is read only when the derived record cannot stand for it
-// (quiet.go).
+// (quiet.go). Git's check of the history runs meanwhile (historyTree).
 func (n *job) load(ctx context.Context) error {
+	tree := startHistoryTree(ctx, n.opts.Dir)
+	defer tree.wait()
 	var err error
 	n.snap, err = node.Open(n.opts.Dir, node.Options{Now: func() time.Time { return n.now }, Deferred: true, SealedSummaries: true})
 	if err != nil {
@@ -115,7 +117,7 @@ func (n *job) load(ctx context.Context) error {
 		return err
 	}
 	var why string
-	if n.quiet, why = n.quietRecord(ctx); n.quiet != nil {
+	if n.quiet, why = n.quietRecord(tree); n.quiet != nil {
 		n.own = hashSet(n.quiet.Own)
 		n.log.Info("history not loaded: nothing changed since its derived state was computed")
 		return nil

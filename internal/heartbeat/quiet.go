@@ -69,8 +69,8 @@ type derived struct {
 // the history, or nil, with why not for the log: none kept, another
 // version, other inputs (or git cannot say), or a quarter to seal. Our
 // MANIFEST.md's presence refresh needs no history (quietRefresh).
-func (n *job) quietRecord(ctx context.Context) (*derived, string) {
-	in, err := n.inputsDigest(ctx)
+func (n *job) quietRecord(tree *historyTree) (*derived, string) {
+	in, err := n.digestOf(tree.wait())
 	if err != nil {
 		return nil, err.Error()
 	}
@@ -118,7 +118,12 @@ func readDerived(dir string) (*derived, error) {
 // our MANIFEST.md, and the peers the cursors know. Any change to one of
 // them gives another digest; a commit of the work tree gives the same.
 func (n *job) inputsDigest(ctx context.Context) (string, error) {
-	tree, err := gittree.Current(ctx, n.opts.Dir, node.HistoryPaths)
+	return n.digestOf(gittree.Current(ctx, n.opts.Dir, node.HistoryPaths))
+}
+
+// digestOf is inputsDigest with what gittree.Current gave for the
+// history: its tree, or why git could not say.
+func (n *job) digestOf(tree []byte, err error) (string, error) {
 	if err != nil {
 		return "", err
 	}

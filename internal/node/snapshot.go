@@ -114,7 +114,8 @@ type Options struct {
 	// node.
 	Own bool
 	// Deferred leaves the node's history unread until LoadHistory: the
-	// published files, the ledger and the copies. The heartbeat opens
+	// published files, our MANIFEST.md's archive pages, the ledger and
+	// the copies. The heartbeat opens
 	// so, and reads them only when its derived state does not hold what
 	// it needs of them (docs/decisions.md, "A quiet heartbeat").
 	Deferred bool
@@ -149,6 +150,9 @@ func Open(dir string, o Options) (*Snapshot, error) {
 	s := &Snapshot{Dir: dir, traces: map[string]*parsedTrace{}, summaries: o.SealedSummaries}
 	if err := s.readManifest(); err != nil {
 		return nil, err
+	}
+	if !o.Deferred {
+		s.readArchive()
 	}
 	if !o.Own {
 		noteRead(FoundersFile)
@@ -189,12 +193,13 @@ func Open(dir string, o Options) (*Snapshot, error) {
 }
 
 // LoadHistory reads what Open with Deferred left unread: the published
-// files, the ledger and the copies, once; a snapshot opened whole has
+// files, the archive pages, the ledger and the copies, once; a snapshot opened whole has
 // them already and reads nothing.
 func (s *Snapshot) LoadHistory() error {
 	if s.Ledger != nil {
 		return nil
 	}
+	s.readArchive()
 	if err := s.readPublished(); err != nil {
 		return err
 	}
@@ -260,7 +265,6 @@ func (s *Snapshot) readManifest() error {
 		return nil
 	}
 	s.Manifest, s.ManifestProblems = m, problems
-	s.readArchive()
 	return nil
 }
 

@@ -1,15 +1,20 @@
 package queue
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
 	"sort"
+	"sync/atomic"
 	"time"
 
 	"github.com/meshnode/meshnode/internal/statefile"
 )
+
+// decodes counts the files decoded, for tests.
+var decodes atomic.Int64
 
 // file is the content of the queue, or of one of its files.
 type file struct {
@@ -39,7 +44,12 @@ type file struct {
 // is still there (statefile.Dir); it opens only the files that changed
 // since c last read or wrote them. The settled items it leaves where they
 // are, indexed, for loadSettled to read when a call needs them.
-func read(path string, c *statefile.Cache) (*file, error) {
+//
+// Each file's content is decoded once for as long as its bytes stay the
+// same (m): a call after another that read the same files (a heartbeat's
+// Init, then Active) copies what the first decoded rather than decode it
+// again.
+func read(path string, c *statefile.Cache, m memo) (*file, error) {
 	legacy, files, err := c.Read(path)
 	if err != nil {
 		return nil, err
@@ -52,16 +62,49 @@ func read(path string, c *statefile.Cache) (*file, error) {
 			return nil, statefile.Corrupt(path, legacy, err)
 		}
 	}
+	for name := range m {
+		if files[name] == nil {
+			delete(m, name)
+		}
+	}
 	for name, data := range files {
-		ix, err := f.merge(data)
+		in, err := m.decode(name, data)
 		if err != nil {
 			return nil, statefile.Corrupt(statefile.FilePath(path, name), data, err)
 		}
-		if ix != nil {
-			f.index[name] = ix
+		for id, it := range in.Items {
+			f.Items[id] = it.clone()
+		}
+		if in.Settled != nil {
+			f.index[name] = in.Settled.clone()
 		}
 	}
 	return f, nil
+}
+
+// memo keeps, by name, each file of mesh-state/queue/ as last decoded:
+// its bytes and what they hold, which no call changes (read hands out
+// copies).
+type memo map[string]decoded
+
+type decoded struct {
+	data []byte
+	file *file
+}
+
+// decode returns what data, the bytes of the file name, holds: from m
+// when it decoded the same bytes last.
+func (m memo) decode(name string, data []byte) (*file, error) {
+	if d, ok := m[name]; ok && bytes.Equal(d.data, data) {
+		return d.file, nil
+	}
+	in, err := decode(data)
+	if err != nil {
+		delete(m, name)
+		return nil, err
+	}
+	m[name] = decoded{data: data, file: in}
+	return in, nil
 }
 
 // unfinished reports whether f holds what a write must finish: what only
@@ -97,6 +140,7 @@ func (f *file) merge(data []byte) (*index, error) {
 }
 
 func decode(data []byte) (*file, error) {
+	decodes.Add(1)
 	var f file
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, err

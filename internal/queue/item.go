@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"slices"
 	"time"
 
 	"github.com/meshnode/meshnode/internal/ledger"
@@ -81,6 +82,33 @@ func (it *Item) normalize() {
 			*t = t.UTC().Round(0)
 		}
 	}
+}
+
+// clone returns a copy of it that shares no memory with it.
+func (it *Item) clone() *Item {
+	c := *it
+	if it.Suggested != nil {
+		s := *it.Suggested
+		c.Suggested = &s
+	}
+	c.SuggestedReasons = cloneReasons(it.SuggestedReasons)
+	if it.Result != nil {
+		r := *it.Result
+		r.Reasons = cloneReasons(r.Reasons)
+		c.Result = &r
+	}
+	return &c
+}
+
+func cloneReasons(m map[string][]string) map[string][]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string][]string, len(m))
+	for k, v := range m {
+		out[k] = slices.Clone(v)
+	}
+	return out
 }
 
 // Record returns the trace the item queues as the ledger keeps a trace:

@@ -28,6 +28,7 @@ type File struct {
 	Now   func() time.Time
 	mu    sync.Mutex // serializes this process's calls; the flock covers others
 	cache statefile.Cache
+	memo  memo // the files of mesh-state/queue/ as decoded last (read), guarded by mu
 }
 
 var _ Store = (*File)(nil)
@@ -61,7 +62,10 @@ func (q *File) locked(fn func(f *file) error) error {
 		return err
 	}
 	defer unlock()
-	f, err := read(q.path, &q.cache)
+	if q.memo == nil {
+		q.memo = memo{}
+	}
+	f, err := read(q.path, &q.cache, q.memo)
 	if err != nil {
 		return err
 	}

@@ -90,6 +90,13 @@ func indexOf(items map[string]*Item) *index {
 	return ix
 }
 
+// clone returns a copy of ix that shares no memory with it.
+func (ix *index) clone() *index {
+	c := *ix
+	c.Done, c.Failed, c.Skipped, c.Back = slices.Clone(ix.Done), slices.Clone(ix.Failed), slices.Clone(ix.Skipped), slices.Clone(ix.Back)
+	return &c
+}
+
 // expired reports whether some of the indexed items were settled more
 // than SettledRetention before now.
 func (ix *index) expired(now time.Time) bool {
