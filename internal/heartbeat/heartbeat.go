@@ -117,8 +117,10 @@ type job struct {
 	// quiet is the derived record this heartbeat uses instead of the
 	// history while the snapshot defers it (quiet.go); nil once the
 	// history is loaded.
-	quiet   *derived
-	histErr error // loading the history where no error can be returned (led)
+	quiet *derived
+	// quietTree is the history's tree the quiet check digested (gittree.Current).
+	quietTree []byte
+	histErr   error // loading the history where no error can be returned (led)
 }
 
 // Run runs one heartbeat of the node in opts.Dir. It returns an error only

@@ -1,6 +1,7 @@
 package heartbeat
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -70,10 +71,12 @@ type derived struct {
 // version, other inputs (or git cannot say), or a quarter to seal. Our
 // MANIFEST.md's presence refresh needs no history (quietRefresh).
 func (n *job) quietRecord(tree *historyTree) (*derived, string) {
-	in, err := n.digestOf(tree.wait())
+	listing, err := tree.wait()
+	in, err := n.digestOf(listing, err)
 	if err != nil {
 		return nil, err.Error()
 	}
+	n.quietTree = listing
 	d, err := readDerived(n.opts.Dir)
 	if err != nil {
 		return nil, err.Error()
@@ -245,7 +248,11 @@ func (n *job) saveRefreshed(ctx context.Context) error {
 	if n.quiet == nil || !n.refresh {
 		return nil
 	}
-	in, err := n.inputsDigest(ctx)
+	tree, err := gittree.Current(ctx, n.opts.Dir, node.HistoryPaths)
+	if err == nil && !sameBut(n.quietTree, tree, node.ManifestFile) {
+		err = errors.New("files of the history besides " + node.ManifestFile + " changed during the heartbeat")
+	}
+	in, err := n.digestOf(tree, err)
 	if err != nil {
 		n.log.Info("no derived state kept", "reason", err.Error())
 		return nil
@@ -253,6 +260,21 @@ func (n *job) saveRefreshed(ctx context.Context) error {
 	d := *n.quiet
 	d.Inputs = in
 	return n.writeDerived(&d)
+}
+
+// sameBut reports whether two of git's tree listings (one entry a line,
+// its path after a tab) hold the same entries but for the one of path:
+// the refresh writes our MANIFEST.md alone, so the record computed from
+// the history before it is the history's after it only when nothing else
+// changed meanwhile (a person's edit, another process).
+func sameBut(before, after []byte, path string) bool {
+	other := func(line []byte) bool {
+		_, name, _ := bytes.Cut(line, []byte{'\t'})
+		return string(name) != path
+	}
+	a := slices.DeleteFunc(bytes.Split(before, []byte{'\n'}), func(l []byte) bool { return !other(l) })
+	b := slices.DeleteFunc(bytes.Split(after, []byte{'\n'}), func(l []byte) bool { return !other(l) })
+	return slices.EqualFunc(a, b, bytes.Equal)
 }
 
 // writeDerived writes d to node.DerivedFile, through a temporary file and

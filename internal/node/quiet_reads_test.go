@@ -194,6 +194,8 @@ type quietPeer struct {
 	mu    sync.Mutex
 	files map[string]string
 	rows  []string
+	// served, when set, is called at each request, before the answer.
+	served func()
 }
 
 func newQuietPeer(t *testing.T) *quietPeer {
@@ -216,6 +218,9 @@ func (p *quietPeer) publish(file, body string) {
 func (p *quietPeer) serve(w http.ResponseWriter, r *http.Request) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.served != nil {
+		p.served()
+	}
 	file := strings.TrimPrefix(r.URL.Path, "/ada/")
 	if file == node.ManifestFile {
 		fmt.Fprintf(w, "# MANIFEST\n\nagent: ada\nurl: %s\nupdated: 2026-03-14T10:00:00Z\nsequence: %d\n\n| seq | hash | file | type | status | submitted |\n|---|---|---|---|---|---|\n%s",

@@ -1,6 +1,7 @@
 package node_test
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -62,5 +63,56 @@ func TestQuietRefreshReadsNoHistoryAndEqualsTheFullOne(t *testing.T) {
 	}
 	if out, err := exec.Command("git", "-C", dir, "status", "--porcelain", "--", ".", ":(exclude,glob)mesh-state/*.lock").Output(); err != nil || len(out) > 0 {
 		t.Errorf("the quiet heartbeat after a refresh left to commit: %s %v", out, err)
+	}
+}
+
+// TestRefreshKeepsNoDerivedStateOverAnEditMadeDuringIt: a presence
+// refresh keeps its derived record under the digest of the history as
+// the refresh leaves it, which is right only when the refresh's
+// MANIFEST.md is all that changed. A person's edit made while the
+// heartbeat ran (here, as it polls the peer) must not be folded into
+// that digest: the next heartbeat must read the history again, as it
+// would had the edit come after. Before, the refresh took the edit in,
+// and heartbeats went on from a record computed without it.
+func TestRefreshKeepsNoDerivedStateOverAnEditMadeDuringIt(t *testing.T) {
+	p := newQuietPeer(t)
+	dir := quietNode(t, p)
+	edited := false
+	p.served = func() {
+		if edited {
+			return
+		}
+		edited = true
+		f, err := os.OpenFile(filepath.Join(dir, node.ConfigFile), os.O_APPEND|os.O_WRONLY, 0)
+		if err == nil {
+			_, err = f.WriteString("\n# edited by hand while the heartbeat ran\n")
+			err = errors.Join(err, f.Close())
+		}
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	at := now.Add(presence.RefreshAfter + time.Minute)
+	refresh, _ := beatCounting(t, dir, at)
+	if refresh.err != nil {
+		t.Fatal(refresh.err)
+	}
+	if !edited {
+		t.Fatal("the refresh polled no peer: the edit was not made during it")
+	}
+	if !refresh.sum.Changed {
+		t.Fatal("the heartbeat refreshed nothing")
+	}
+	gitCommit(t, dir)
+	next, reads := beatCounting(t, dir, at.Add(30*time.Minute))
+	if next.err != nil {
+		t.Fatal(next.err)
+	}
+	read := false
+	for rel := range reads {
+		read = read || history(rel)
+	}
+	if !read {
+		t.Error("the heartbeat after the edit read no history: the refresh kept its derived record over the edit")
 	}
 }
