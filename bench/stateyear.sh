@@ -26,7 +26,9 @@
 # publishes OWN validations a day (0), with MANIFEST.md, its archive pages
 # and its signed log (the key outside the node, given to the heartbeats);
 # state saved every SAVE_EVERY days (30). Set HISTORY=DIR to keep the
-# generated history in DIR (and reuse it when DIR exists).
+# generated history in DIR (and reuse it when DIR exists). KINDS picks
+# the measured heartbeats as name:minutes after T0 (default "quiet:30
+# refresh:90 news:45"; KINDS=quiet:30 for the quiet heartbeat alone).
 #
 # Per binary and heartbeat, min / median / max: wall seconds, CPU seconds
 # (user + system), peak RSS, the MB the heartbeat read (rchar of
@@ -101,7 +103,7 @@ echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 echo
 echo "| $agents agents x $days days | binary | wall s (min / median / max) | CPU s, user + system | peak RSS MB | MB read | files changed | KB committed | largest file | MANIFEST.md |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
-kinds="quiet:30 refresh:90 news:45"
+kinds=${KINDS:-quiet:30 refresh:90 news:45}
 for k in $kinds; do for w in $bins; do for f in wall cpu rss read changed stored; do : >"$out/$w.${k%:*}.$f"; done; done; done
 for r in $(seq "$rounds"); do
   for k in $kinds; do
