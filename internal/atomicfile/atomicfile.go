@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -103,14 +104,29 @@ func write(path string, data []byte, perm os.FileMode, sync bool, place func(tmp
 // WriteFileIfChanged is WriteFile that leaves path untouched (bytes and
 // mtime) when it already holds exactly data. It reports whether it wrote.
 func WriteFileIfChanged(path string, data []byte, perm os.FileMode) (bool, error) {
-	old, err := os.ReadFile(path)
-	if err == nil && bytes.Equal(old, data) {
+	if same(path, data) {
 		return false, nil
 	}
 	if err := WriteFile(path, data, perm); err != nil {
 		return false, err
 	}
 	return true, nil
+}
+
+// same reports whether the file at path holds exactly data. It reads the
+// file only when its size is data's: a file of another size (one grown
+// huge by damage) differs without a byte of it read.
+func same(path string, data []byte) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() || info.Size() != int64(len(data)) {
+		return false
+	}
+	old, err := io.ReadAll(io.LimitReader(f, int64(len(data))+1))
+	return err == nil && bytes.Equal(old, data)
 }
 
 // tempInfix marks the temporary files WriteFile creates.

@@ -132,3 +132,32 @@ func TestCreateFileNeverReplaces(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteFileIfChangedReadsNoFileOfAnotherSize: a file of another size
+// than the new bytes differs without being read, so a damaged file grown
+// huge (here a sparse 64 GiB one) is replaced, not read into memory.
+func TestWriteFileIfChangedReadsNoFileOfAnotherSize(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(p, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(p, 64<<30); err != nil {
+		t.Skipf("no sparse file here: %v", err)
+	}
+	wrote, err := WriteFileIfChanged(p, []byte("small\n"), 0o644)
+	if err != nil || !wrote {
+		t.Fatalf("wrote=%v err=%v", wrote, err)
+	}
+	if got, err := os.ReadFile(p); err != nil || string(got) != "small\n" {
+		t.Fatalf("the file holds %q, %v", got, err)
+	}
+	for _, data := range []string{"", "small\n", "smalL\n"} {
+		if err := os.WriteFile(p, []byte("small\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		wrote, err := WriteFileIfChanged(p, []byte(data), 0o644)
+		if err != nil || wrote != (data != "small\n") {
+			t.Errorf("%q over %q: wrote=%v err=%v", data, "small\n", wrote, err)
+		}
+	}
+}

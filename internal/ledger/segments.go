@@ -28,7 +28,7 @@ const Window = 90 * 24 * time.Hour
 // segmentName is a segment's name in its peer's directory: the quarter its
 // records fall in and 8 hex digits of the sha256 of its bytes, so a
 // segment made again with other records never takes an old one's name.
-var segmentName = regexp.MustCompile(`^([0-9]{4}-Q[1-4])-[0-9a-f]{8}\.json$`)
+var segmentName = regexp.MustCompile(`^([0-9]{4}-Q[1-4])-([0-9a-f]{8})\.json$`)
 
 // sealing is what the ledger knows of its segments: the records they hold
 // (the very pointers in the ledger's maps, so a record a method replaced
@@ -297,6 +297,9 @@ func (l *Ledger) loadSegment(rel string, data []byte) (*Ledger, error) {
 	if err := checkSegmentName(rel); err != nil {
 		return nil, err
 	}
+	if err := checkSegmentBytes(rel, data); err != nil {
+		return nil, err
+	}
 	in, err := decode(data)
 	if err != nil {
 		return nil, err
@@ -309,6 +312,20 @@ func (l *Ledger) loadSegment(rel string, data []byte) (*Ledger, error) {
 func checkSegmentName(rel string) error {
 	if name := path.Base(rel); segmentName.FindStringSubmatch(name) == nil {
 		return fmt.Errorf("%q is not a segment's name (quarter-hash.json)", name)
+	}
+	return nil
+}
+
+// checkSegmentBytes checks that data are the bytes segment rel was named
+// for: a segment's name carries the first four bytes of its sha256, and a
+// segment is written once, never changed, so bytes that hash otherwise
+// (an edit, even one that keeps the size a summary is matched by) make
+// it corrupt, for every reader alike.
+func checkSegmentBytes(rel string, data []byte) error {
+	m := segmentName.FindStringSubmatch(path.Base(rel))
+	sum := sha256.Sum256(data)
+	if m == nil || m[2] != hex.EncodeToString(sum[:4]) {
+		return fmt.Errorf("segment %s: its bytes are not those it was written with (their sha256 begins %x; a segment is never changed: restore it from git)", rel, sum[:4])
 	}
 	return nil
 }

@@ -24,7 +24,7 @@ import (
 // A summary (mesh-state/ledger-segments/<quarter>-<shard>.summary)
 // holds what a heartbeat reads of the records of a group of segments:
 // those of one quarter whose peer's directory falls in one of 16 shards
-// (by the first hex digit of the sha256 of its name), so that their
+// (by the first byte of the sha256 of its name modulo 16), so that their
 // count grows by 64 a year, not by one per peer and quarter as the
 // segments do. It holds every field of every record but a trace's title
 // and citations, which only the site and `meshnode explain` read, with

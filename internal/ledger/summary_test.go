@@ -2,12 +2,15 @@ package ledger
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
 	"path"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/meshnode/meshnode/internal/statefile"
@@ -249,45 +252,71 @@ func FuzzDecodeSummary(f *testing.F) {
 		f.Fatal(err)
 	}
 	for _, s := range segs {
-		data, err := statefile.ReadSummary(p, summaryGroup(s.Rel))
+		data, err := statefile.ReadSummary(p, summaryGroup(s.Rel), 1<<30)
 		if err != nil {
 			f.Fatal(err)
 		}
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		// The segments on disk are those the header names, so that a
-		// well-formed summary gets past it to its records.
-		var h summaryHeader
-		line, _, _ := bytes.Cut(data, []byte{'\n'})
-		json.Unmarshal(line, &h)
-		var files []statefile.SegmentFile
-		for _, m := range h.Segments {
-			files = append(files, statefile.SegmentFile{Rel: m.Rel, Size: m.Size})
-		}
-		got, err := decodeSummary(files, data)
-		if err != nil {
-			return
-		}
-		// What it holds, summarized again, reads back the same.
-		segs := make([]sealedSegment, len(files))
-		for i, f := range files {
-			segs[i] = sealedSegment{rel: f.Rel, size: f.Size, recs: got[i]}
-		}
-		again, err := encodeSummary(segs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		back, err := decodeSummary(files, again)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range back {
-			if !agrees(back[i], got[i]) {
-				t.Errorf("segment %d read back as %+v, want %+v", i, back[i], got[i])
-			}
-		}
+		// As it is, and with its body's sum made right, so that mutations
+		// of the records get past the header's checksum to their decoder.
+		roundTrips(t, data)
+		roundTrips(t, resealed(data))
 	})
+}
+
+// resealed is data, a summary, with the body's sha256 in its header
+// made that of its body.
+func resealed(data []byte) []byte {
+	line, body, ok := bytes.Cut(data, []byte{'\n'})
+	var h summaryHeader
+	if !ok || json.Unmarshal(line, &h) != nil {
+		return data
+	}
+	sum := sha256.Sum256(body)
+	h.Body = hex.EncodeToString(sum[:])
+	head, err := json.Marshal(h)
+	if err != nil {
+		return data
+	}
+	return append(append(head, '\n'), body...)
+}
+
+// roundTrips checks that a summary that decodes, summarized again, reads
+// back the same.
+func roundTrips(t *testing.T, data []byte) {
+	// The segments on disk are those the header names, so that a
+	// well-formed summary gets past it to its records.
+	var h summaryHeader
+	line, _, _ := bytes.Cut(data, []byte{'\n'})
+	json.Unmarshal(line, &h)
+	var files []statefile.SegmentFile
+	for _, m := range h.Segments {
+		files = append(files, statefile.SegmentFile{Rel: m.Rel, Size: m.Size})
+	}
+	got, err := decodeSummary(files, data)
+	if err != nil {
+		return
+	}
+	// What it holds, summarized again, reads back the same.
+	segs := make([]sealedSegment, len(files))
+	for i, f := range files {
+		segs[i] = sealedSegment{rel: f.Rel, size: f.Size, recs: got[i]}
+	}
+	again, err := encodeSummary(segs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := decodeSummary(files, again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range back {
+		if !agrees(back[i], got[i]) {
+			t.Errorf("segment %d read back as %+v, want %+v", i, back[i], got[i])
+		}
+	}
 }
 
 // TestSummaryOfSegmentsAllGoneIsRemoved: an older node, which knows no
@@ -310,5 +339,105 @@ func TestSummaryOfSegmentsAllGoneIsRemoved(t *testing.T) {
 	}
 	if _, err := os.Stat(fp); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("summary of no segment left: %v", err)
+	}
+}
+
+// TestSegmentEditedToTheSameSizeIsCorruptForEveryReader: a summary is
+// matched to its segments by name and size, so an edit of a segment that
+// keeps its size would have the heartbeat (through the summary) and every
+// reader of whole records (verify, the site) compute from different
+// records, and a change of the peer's sealed records fail every save
+// after. A segment's name carries its sha256, so such bytes are corrupt:
+// Load says so, and so does the first change that reads the segment.
+func TestSegmentEditedToTheSameSizeIsCorruptForEveryReader(t *testing.T) {
+	p, _ := sealedEveryField(t)
+	var fp string
+	for _, f := range listSegments(t, p) {
+		if path.Dir(f.Rel)+".json" == statefile.PeerFileName(jolt) {
+			fp = filepath.Join(statefile.SegmentsDir(p), filepath.FromSlash(f.Rel))
+		}
+	}
+	data, err := os.ReadFile(fp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := bytes.Replace(data, []byte(`"seq": 42`), []byte(`"seq": 52`), 1)
+	if bytes.Equal(edited, data) || len(edited) != len(data) {
+		t.Fatal("the edit did not keep the segment's size")
+	}
+	if err := os.WriteFile(fp, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(p); err == nil || !strings.Contains(err.Error(), "restore it from git") {
+		t.Errorf("Load of the edited segment: %v, want it corrupt", err)
+	}
+	compact, err := LoadCompact(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compact.TakeDown("sha256:bb", "")
+	if _, err := compact.Save(p); err == nil || !strings.Contains(err.Error(), "restore it from git") {
+		t.Errorf("a change of the peer's sealed records saved with: %v, want the segment corrupt", err)
+	}
+}
+
+// TestWholeTraceReadsATitleASummaryLeftOut: what shows a sealed trace
+// to a person (a queue item) gets its title from the segment.
+func TestWholeTraceReadsATitleASummaryLeftOut(t *testing.T) {
+	p, _ := sealedEveryField(t)
+	l, err := LoadCompact(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Traces["sha256:bb"].Title != "" {
+		t.Fatal("the summary held the sealed trace's title: nothing to test")
+	}
+	if got := l.WholeTrace("sha256:bb"); got == nil || got.Title != "B" || len(got.Cites) != 1 {
+		t.Fatalf("WholeTrace gave %+v, want the title and citations of the segment", got)
+	}
+	if l.WholeTrace("sha256:none") != nil {
+		t.Error("WholeTrace of a hash the ledger does not hold is not nil")
+	}
+}
+
+// TestHugeSummaryIsNeitherReadNorTrusted: a summary far larger than its
+// segments could give (a damaged or hostile file, here a sparse 64 GiB
+// one) is refused before it is read, which would take that much memory;
+// its segments are read whole instead and the summary written again.
+func TestHugeSummaryIsNeitherReadNorTrusted(t *testing.T) {
+	p, _ := sealedEveryField(t)
+	fp := joltSummary(t, p)
+	good, err := os.ReadFile(fp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(fp, 64<<30); err != nil {
+		t.Skipf("no sparse file here: %v", err)
+	}
+	read := false
+	restore := statefile.SetReadHook(func(path string) { read = read || path == fp })
+	l, err := LoadCompact(p)
+	restore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read {
+		t.Error("the huge summary was read")
+	}
+	full, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(l.Traces["sha256:bb"], full.Traces["sha256:bb"]) {
+		t.Errorf("trace read as %+v, want %+v, from its segment", l.Traces["sha256:bb"], full.Traces["sha256:bb"])
+	}
+	if _, err := l.Save(p); err != nil {
+		t.Fatal(err)
+	}
+	if info, err := os.Stat(fp); err != nil || info.Size() != int64(len(good)) {
+		t.Fatalf("the summary was not written again: %v, %v", info, err)
+	}
+	if again, _ := os.ReadFile(fp); !bytes.Equal(again, good) {
+		t.Errorf("summary written again as\n%s\nwant\n%s", again, good)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/statefile"
 )
 
@@ -59,7 +60,7 @@ func (l *Ledger) loadSummarized(path string) error {
 
 // loadGroup merges the segments files, those of the group g, into l.
 func (l *Ledger) loadGroup(path, g string, files []statefile.SegmentFile) error {
-	data, err := statefile.ReadSummary(path, g)
+	data, err := statefile.ReadSummary(path, g, summaryMax(files))
 	var parts []*Ledger
 	if err == nil {
 		parts, err = decodeSummary(files, data)
@@ -78,6 +79,17 @@ func (l *Ledger) loadGroup(path, g string, files []statefile.SegmentFile) error 
 		ps.partial[f.Rel] = parts[i]
 	}
 	return nil
+}
+
+// summaryMax bounds the size of the summary of files: what it holds of
+// their records is less than they hold, and its header names each (a path
+// and a size) besides a fixed part.
+func summaryMax(files []statefile.SegmentFile) int64 {
+	max := int64(64 << 10)
+	for _, f := range files {
+		max += f.Size + int64(len(f.Rel)) + 64
+	}
+	return max
 }
 
 // loadWhole merges the segment rel of the ledger at path into l.
@@ -130,6 +142,9 @@ func (l *Ledger) wholeSegment(rel string, part *Ledger, swap map[any]any) error 
 	if err != nil {
 		return fmt.Errorf("read sealed records whole: %w", err)
 	}
+	if err := checkSegmentBytes(rel, data); err != nil {
+		return fmt.Errorf("read sealed records whole: %w", err)
+	}
 	seg, err := decode(data)
 	if err != nil {
 		return fmt.Errorf("read sealed records whole: segment %s: %w", rel, err)
@@ -160,6 +175,20 @@ func (l *Ledger) fail(err error) {
 	if l.err == nil {
 		l.err = err
 	}
+}
+
+// WholeTrace returns the trace of hash h whole, nil when l holds none: a
+// trace LoadCompact took from a summary is read again from its segment,
+// with its title and citations, for what shows them (a queue item). A
+// segment that cannot be read leaves the record as the summary held it
+// and fails the next Save (whole).
+func (l *Ledger) WholeTrace(h manifest.Hash) *Trace {
+	t := l.Traces[h]
+	if t == nil {
+		return nil
+	}
+	l.wholeOf(t, t.AgentURL)
+	return l.Traces[h]
 }
 
 // wholeOf reads the segments of the peer that files rec, a record l

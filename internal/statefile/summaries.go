@@ -87,13 +87,23 @@ func ReadSegment(p, rel string) ([]byte, error) {
 	return data, nil
 }
 
-// ReadSummary reads the summary name of the split state named by path.
-// A summary that cannot be read is as good as none: the caller derives it
-// again from its segments.
-func ReadSummary(p, name string) ([]byte, error) {
+// ReadSummary reads the summary name of the split state named by path,
+// refusing one of more than max bytes before reading it: a summary holds
+// less than its segments, so one larger than they could give is damaged,
+// and reading it whole could take every byte of memory. A summary that
+// cannot be read is as good as none: the caller derives it again from its
+// segments.
+func ReadSummary(p, name string, max int64) ([]byte, error) {
 	fp, err := summaryPath(p, name)
 	if err != nil {
 		return nil, err
+	}
+	info, err := os.Stat(fp)
+	if err != nil {
+		return nil, err
+	}
+	if info.Size() > max {
+		return nil, fmt.Errorf("summary %s: %d bytes, more than its segments could give (%d)", name, info.Size(), max)
 	}
 	return readFile(fp)
 }
