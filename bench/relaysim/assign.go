@@ -230,7 +230,7 @@ func tracesOfDay(agents []*agent, day int) ([]ledger.Trace, []publishRef) {
 func validations(t ledger.Trace, jury, reserve []string, agents []*agent, present func(int) bool) []ledger.Validation {
 	out := votes(t, jury, agents, present, t.Submitted.Add(time.Hour))
 	if len(out) < heartbeat.ReserveShort {
-		due := signal.EpochStart(t.Submitted).Add(heartbeat.ReserveDelay + 30*time.Minute)
+		due := t.Submitted.Add(heartbeat.ReserveDelay + 30*time.Minute)
 		out = append(out, votes(t, reserve, agents, present, due)...)
 	}
 	return out

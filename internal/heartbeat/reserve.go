@@ -17,10 +17,13 @@ import (
 // Assignment: "The reserve"). When a reserve juror votes is node behaviour,
 // not a rule: its vote counts whenever it is cast.
 const (
-	// ReserveDelay is how long after its trace's epoch began a reserve
-	// juror waits before it steps in: the rest of that day at least, in
-	// which a jury present (polling each other within six hours, through
-	// relays within minutes) has voted.
+	// ReserveDelay is how long after its trace was submitted (or first
+	// seen by this node, when later) a reserve juror waits before it steps
+	// in: a whole day, in which a jury present (polling each other within
+	// six hours, through relays within minutes) has voted, however late in
+	// its UTC day the trace came. Counted from the epoch's start instead,
+	// a trace submitted at 23:50 came due at midnight, before any juror
+	// could have read it, and drew the whole reserve.
 	ReserveDelay = 24 * time.Hour
 	// ReserveShort is the count of counted votes below which the reserve
 	// steps in: the three validations issue 25 asks of every trace. The
@@ -28,8 +31,8 @@ const (
 	// voted: a reserve that answers its own members leaves a clique in it
 	// a majority of ten to win, not of the jury's present votes.
 	ReserveShort = 3
-	// ReserveWindow is how long after its epoch began a trace stays the
-	// reserve's duty: the queue's retention of settled items, so that a
+	// ReserveWindow is how long after it was submitted (or first seen,
+	// when later) a trace stays the reserve's duty: the queue's retention of settled items, so that a
 	// trace the node tried and settled (skipped, failed) is still in the
 	// queue, which never takes a hash twice, for as long as it could come
 	// due again.
@@ -39,8 +42,9 @@ const (
 // reserveDuty is, under a rule set with a reserve, the traces the node is
 // to step in for now (their reserve names it, the files it holds give them
 // fewer than ReserveShort counted votes or a vote of another member of
-// their reserve, it has not validated them, and their epoch began between
-// ReserveWindow and ReserveDelay ago), and the earliest time another such
+// their reserve, it has not validated them, and they were submitted, or
+// first seen when later, between ReserveWindow and ReserveDelay ago), and
+// the earliest time another such
 // trace comes due (zero: none). The counts are SIGNAL's own
 // (signal.TraceResult.Seen), as this heartbeat computes it.
 func (n *job) reserveDuty() (due []*ledger.Trace, next time.Time) {
@@ -68,7 +72,7 @@ func (n *job) reserveDuty() (due []*ledger.Trace, next time.Time) {
 		if t == nil || !n.wanted(t, tr, voters[tr.Hash], as) {
 			continue
 		}
-		if at := signal.EpochStart(t.Submitted).Add(ReserveDelay); !n.now.Before(at) {
+		if at := reserveFrom(t).Add(ReserveDelay); !n.now.Before(at) {
 			due = append(due, t)
 		} else if next.IsZero() || at.Before(next) {
 			next = at
@@ -83,8 +87,8 @@ func (n *job) reserveDuty() (due []*ledger.Trace, next time.Time) {
 // node has not voted, and the trace is short of votes or another reserve
 // member voted; and the ReserveWindow has not passed.
 func (n *job) wanted(t *ledger.Trace, tr signal.TraceResult, voters []string, as signal.Assignments) bool {
-	if slices.Contains(voters, n.cfg.URL) || !n.mayStepIn(t, tr.Reserve) ||
-		!n.now.Before(signal.EpochStart(t.Submitted).Add(ReserveWindow)) {
+	if slices.Contains(voters, n.cfg.URL) || !n.mayStepIn(t) ||
+		!n.now.Before(reserveFrom(t).Add(ReserveWindow)) {
 		return false
 	}
 	if tr.Seen >= ReserveShort && !slices.ContainsFunc(voters, func(u string) bool { return u != "" && as.InReserve(*t, u) }) {
@@ -105,14 +109,22 @@ func (n *job) hasReserve() bool {
 	return ok && r.Reserve > 0
 }
 
-// mayStepIn reports whether t is a peer's trace the node may score and
-// whose reserve, by name, may hold it (Assignments.InReserve decides, by
-// URL): not our own, its text not taken down.
-func (n *job) mayStepIn(t *ledger.Trace, reserve []string) bool {
-	if n.own[t.Hash] || t.AgentURL == n.cfg.URL || strings.EqualFold(t.Agent, n.cfg.Agent) || t.TakenDown != "" {
-		return false
+// mayStepIn reports whether t is a peer's trace the node may score: not
+// our own, its text not taken down. Whether its reserve holds the node is
+// Assignments.InReserve's to say, by URL as for the jury: the mesh may
+// know the node by another name than its configuration's.
+func (n *job) mayStepIn(t *ledger.Trace) bool {
+	return !n.own[t.Hash] && t.AgentURL != n.cfg.URL && !strings.EqualFold(t.Agent, n.cfg.Agent) && t.TakenDown == ""
+}
+
+// reserveFrom is when the reserve's delay and window for t start: its
+// submitted time, or when this node first saw it if that is later (a
+// trace read late, or dated back by its author).
+func reserveFrom(t *ledger.Trace) time.Time {
+	if t.FirstSeen.After(t.Submitted) {
+		return t.FirstSeen
 	}
-	return slices.ContainsFunc(reserve, func(name string) bool { return strings.EqualFold(strings.TrimSpace(name), n.cfg.Agent) })
+	return t.Submitted
 }
 
 // reserveItems is the queue items of the reserve traces due now that the
@@ -133,6 +145,7 @@ func (n *job) reserveItems() ([]queue.Item, error) {
 		if slices.ContainsFunc(held, func(it queue.Item) bool { return it.Hash == t.Hash }) {
 			continue
 		}
+		t = n.ledger.WholeTrace(t.Hash) // its title, which a summary leaves out
 		out = append(out, queue.Item{
 			ID: validation.ID(t.Hash), Hash: t.Hash, From: t.Agent, FromURL: t.AgentURL, TraceURL: t.URL,
 			Type: t.Type, Title: t.Title, Seq: t.Seq, Submitted: t.Submitted, QueuedAt: n.now, UpdatedAt: n.now,

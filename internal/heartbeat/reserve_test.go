@@ -62,7 +62,9 @@ func (m *meshServer) publish(agent, file, typ, body string, at time.Time) manife
 // under mesh-2026-6, eleven of them peers; ada's trace names the node in
 // its reserve. With fewer than three of its jurors' passes, or with three
 // and another reserve member's, the node queues it at the first heartbeat
-// 24 hours after the trace's day began, not before; with three of the
+// 24 hours after it first saw the trace (later than its submitted time),
+// not before: not at the end of the trace's UTC day either, when its
+// jury may not have read it yet; with three of the
 // jury's alone it never does; and under mesh-2026-5 never. One its
 // scorer cannot score is queued once, not again at every heartbeat.
 func TestTheReserveStepsInOnlyForATraceShortOfVotesOnceDue(t *testing.T) {
@@ -119,12 +121,12 @@ func TestTheReserveStepsInOnlyForATraceShortOfVotesOnceDue(t *testing.T) {
 			}
 			dir := newNode(t, peers, extra)
 			write(t, dir, node.FoundersFile, founders)
-			for _, at := range []time.Duration{13 * time.Hour, 23*time.Hour + 59*time.Minute} {
+			for _, at := range []time.Duration{13 * time.Hour, 24*time.Hour + 30*time.Minute, 36*time.Hour + 59*time.Minute} {
 				if sum := beat(t, dir, day.Add(at)); sum.Reserve != 0 || sum.Queued != 0 {
 					t.Fatalf("at %v: reserve %d, queued %d; want nothing before it is due", at, sum.Reserve, sum.Queued)
 				}
 			}
-			sum := beat(t, dir, day.Add(24*time.Hour+30*time.Minute))
+			sum := beat(t, dir, day.Add(37*time.Hour+30*time.Minute))
 			published := tc.want
 			if tc.fails {
 				published = 0
@@ -132,7 +134,7 @@ func TestTheReserveStepsInOnlyForATraceShortOfVotesOnceDue(t *testing.T) {
 			if sum.Reserve != tc.want || sum.Queued != tc.want || sum.ValidationsPublished != published {
 				t.Fatalf("due: reserve %d, queued %d, published %d; want %d, %d, %d", sum.Reserve, sum.Queued, sum.ValidationsPublished, tc.want, tc.want, published)
 			}
-			if sum := beat(t, dir, day.Add(25*time.Hour)); sum.Reserve != 0 || sum.Queued != 0 {
+			if sum := beat(t, dir, day.Add(38*time.Hour)); sum.Reserve != 0 || sum.Queued != 0 {
 				t.Fatalf("the next heartbeat stepped in again: reserve %d, queued %d", sum.Reserve, sum.Queued)
 			}
 		})

@@ -22,8 +22,9 @@ import (
 // a founder node of twelve records, at 11:00 on the day a peer publishes
 // it, a trace whose jury passes it over and whose reserve names it; nobody
 // votes. Heartbeats that find nothing new stay quiet (they read no
-// history, queue nothing) until 24 hours after the trace's day began; the
-// first heartbeat after that, with no news either, reads the history,
+// history, queue nothing) until 24 hours after the node first saw the
+// trace (not at the end of the trace's day, when its jury may not have
+// read it); the first heartbeat after that, with no news either, reads the history,
 // queues the trace as reserve and validates it; the next is quiet again.
 // Under mesh-2026-5 the same heartbeats never queue it.
 func TestAQuietNodeStepsInAsReserveAtTheHeartbeatItIsDue(t *testing.T) {
@@ -41,9 +42,10 @@ func TestAQuietNodeStepsInAsReserveAtTheHeartbeatItIsDue(t *testing.T) {
 			}{
 				{11 * time.Hour, false, 0},                // the trace is news: recorded, not ours to judge
 				{18 * time.Hour, true, 0},                 // nothing new, nothing due
-				{23*time.Hour + 59*time.Minute, true, 0},  // the last heartbeat before it is due
-				{24*time.Hour + 30*time.Minute, false, 1}, // due: the reserve steps in
-				{25 * time.Hour, true, 0},                 // validated: quiet again
+				{24*time.Hour + 30*time.Minute, true, 0},  // the trace's day is over: not due yet
+				{34*time.Hour + 59*time.Minute, true, 0},  // the last heartbeat before it is due
+				{35*time.Hour + 30*time.Minute, false, 1}, // due: the reserve steps in
+				{36 * time.Hour, true, 0},                 // validated: quiet again
 			}
 			for _, st := range steps {
 				at := day.Add(st.at)
@@ -65,7 +67,7 @@ func TestAQuietNodeStepsInAsReserveAtTheHeartbeatItIsDue(t *testing.T) {
 				gitCommit(t, dir)
 			}
 			if rules != "mesh-2026-6" {
-				for _, at := range []time.Duration{24*time.Hour + 30*time.Minute, 30 * time.Hour} {
+				for _, at := range []time.Duration{36*time.Hour + 30*time.Minute, 42 * time.Hour} {
 					if got := mustBeat(t, dir, day.Add(at)); got.Queued != 0 || got.Reserve != 0 {
 						t.Fatalf("under %s: queued %d, reserve %d at %v", rules, got.Queued, got.Reserve, at)
 					}

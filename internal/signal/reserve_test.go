@@ -1,6 +1,7 @@
 package signal
 
 import (
+	"fmt"
 	"math/rand"
 	"reflect"
 	"slices"
@@ -131,4 +132,30 @@ func without(votes map[int]string, drop int) map[int]string {
 		}
 	}
 	return out
+}
+
+// TestUnderMesh2026v6AnUnansweredReserveSeatIsNoAssignment: the jury of
+// ann's trace of March 1 votes on it, its reserve does not; a reserve
+// seat is not an assignment (protocol §8.8, 6), so none of the reserve is
+// away, and ann's trace of March 4 is judged by the plain weight order.
+// Counting reserve seats as assignments would mark them away and redraw
+// March 4, which the conformance vectors alone did not catch.
+func TestUnderMesh2026v6AnUnansweredReserveSeatIsNoAssignment(t *testing.T) {
+	names := []string{"f01", "f02", "f03", "f04", "f05", "f06", "f07", "f08", "f09", "f10", "f11"}
+	t1 := dated(tr("ann", 1, "knowledge", "pebble"), 1)
+	t2 := dated(tr("ann", 2, "knowledge", "pebble"), 4)
+	in := Input{Rules: RulesMesh2026v6, Founders: founders(names...), Traces: []ledger.Trace{t1, t2}}
+	for _, n := range byWeight(t1.Hash, names)[:5] {
+		in.Validations = append(in.Validations, at(val(n, t1.Hash, "pass"), 1))
+	}
+	as, _ := NewAssignments(in)
+	for _, n := range byWeight(t1.Hash, names)[5:10] {
+		if as.Away("https://" + n + ".example/") {
+			t.Errorf("%s is away for a reserve seat it left unanswered", n)
+		}
+	}
+	want := byWeight(t2.Hash, names)
+	if got := traceResult(Compute(in), t2.Hash); fmt.Sprint(got.Jury, got.Reserve) != fmt.Sprint(want[:5], want[5:10]) {
+		t.Errorf("March 4: jury %v reserve %v, want %v %v", got.Jury, got.Reserve, want[:5], want[5:10])
+	}
 }
