@@ -229,7 +229,13 @@ func (n *job) saveDerived(ctx context.Context) error {
 		return nil
 	}
 	st := signal.ProgressOf(r, n.cfg.URL)
-	_, reserveDue := n.reserveDuty()
+	_, reserveDue, err := n.reserveDuty()
+	if err != nil {
+		// A record that cannot say when a reserve trace comes due would let
+		// quiet heartbeats pass it by.
+		n.log.Info("no derived state kept", "reason", err.Error())
+		return nil
+	}
 	d := &derived{Version: derivedVersion, Inputs: in, CompactDue: ledger.NextCompaction(n.now), ReserveDue: reserveDue,
 		Own: sortedHashes(n.own), Standing: st.Reason(), StandingNext: st.Next(),
 		HasStanding: st.HasStanding(), Held: n.sum.Held, LogUnsigned: n.sum.LogUnsigned,

@@ -46,22 +46,24 @@ const (
 // first seen when later, between ReserveWindow and ReserveDelay ago), and
 // the earliest time another such
 // trace comes due (zero: none). The counts are SIGNAL's own
-// (signal.TraceResult.Seen), as this heartbeat computes it.
-func (n *job) reserveDuty() (due []*ledger.Trace, next time.Time) {
+// (signal.TraceResult.Seen), as this heartbeat computes it. An error
+// says the duty could not be computed: nothing is due and nothing may
+// wait for it.
+func (n *job) reserveDuty() (due []*ledger.Trace, next time.Time, err error) {
 	if !n.hasReserve() {
-		return nil, time.Time{}
+		return nil, time.Time{}, nil
 	}
 	in, err := signal.FromSnapshot(n.snap, n.cfg.Agent, n.cfg.URL)
 	if err != nil {
-		return nil, time.Time{}
+		return nil, time.Time{}, fmt.Errorf("reserve: %w", err)
 	}
 	rep, err := n.signalReport()
 	if err != nil {
-		return nil, time.Time{}
+		return nil, time.Time{}, fmt.Errorf("reserve: %w", err)
 	}
 	as, ok := n.assignmentPools().Assignments(in)
 	if !ok {
-		return nil, time.Time{}
+		return nil, time.Time{}, nil
 	}
 	voters := map[manifest.Hash][]string{} // trace → the URLs of its validators
 	for _, v := range in.Validations {
@@ -78,7 +80,7 @@ func (n *job) reserveDuty() (due []*ledger.Trace, next time.Time) {
 			next = at
 		}
 	}
-	return due, next
+	return due, next, nil
 }
 
 // wanted reports whether the node's reserve policy wants a vote of it on
@@ -132,9 +134,9 @@ func reserveFrom(t *ledger.Trace) time.Time {
 // fetch or score, stays there for ReserveWindow and is not tried again);
 // the summary counts them (Reserve).
 func (n *job) reserveItems() ([]queue.Item, error) {
-	due, _ := n.reserveDuty()
-	if len(due) == 0 {
-		return nil, nil
+	due, _, err := n.reserveDuty()
+	if err != nil || len(due) == 0 {
+		return nil, err
 	}
 	held, err := n.queue.List()
 	if err != nil {
