@@ -1,7 +1,6 @@
 package heartbeat
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -248,16 +247,19 @@ func (n *job) saveDerived(ctx context.Context) error {
 // inputs as the refresh left them: what it holds is computed from the
 // history, which the refresh did not change (its rows are the same), so
 // the next quiet heartbeat uses it, and the bytes are those a heartbeat
-// reading the history would keep. A record whose new digest git cannot
-// take is left as it is: the next heartbeat then reads the history.
+// reading the history would keep. The digest is of the history git
+// listed as the heartbeat opened with our MANIFEST.md's new bytes in it
+// (gittree.WithBlob), not of the work tree as it now stands: that is
+// what the record was computed from, so a file a person changed while
+// the heartbeat ran (MANIFEST.md included) gives the next heartbeat
+// another digest, and it reads the history. A record whose new digest
+// git cannot take is left as it is: the next heartbeat then reads the
+// history.
 func (n *job) saveRefreshed(ctx context.Context) error {
 	if n.quiet == nil || !n.refresh {
 		return nil
 	}
-	tree, err := gittree.Current(ctx, n.opts.Dir, node.HistoryPaths)
-	if err == nil && !sameBut(n.quietTree, tree, node.ManifestFile) {
-		err = errors.New("files of the history besides " + node.ManifestFile + " changed during the heartbeat")
-	}
+	tree, err := gittree.WithBlob(ctx, n.opts.Dir, n.quietTree, node.ManifestFile, n.snap.Manifest.Format())
 	in, err := n.digestOf(tree, err)
 	if err != nil {
 		n.log.Info("no derived state kept", "reason", err.Error())
@@ -266,21 +268,6 @@ func (n *job) saveRefreshed(ctx context.Context) error {
 	d := *n.quiet
 	d.Inputs = in
 	return n.writeDerived(&d)
-}
-
-// sameBut reports whether two of git's tree listings (one entry a line,
-// its path after a tab) hold the same entries but for the one of path:
-// the refresh writes our MANIFEST.md alone, so the record computed from
-// the history before it is the history's after it only when nothing else
-// changed meanwhile (a person's edit, another process).
-func sameBut(before, after []byte, path string) bool {
-	other := func(line []byte) bool {
-		_, name, _ := bytes.Cut(line, []byte{'\t'})
-		return string(name) != path
-	}
-	a := slices.DeleteFunc(bytes.Split(before, []byte{'\n'}), func(l []byte) bool { return !other(l) })
-	b := slices.DeleteFunc(bytes.Split(after, []byte{'\n'}), func(l []byte) bool { return !other(l) })
-	return slices.EqualFunc(a, b, bytes.Equal)
 }
 
 // writeDerived writes d to node.DerivedFile, through a temporary file and
