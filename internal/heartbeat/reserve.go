@@ -132,27 +132,59 @@ func reserveFrom(t *ledger.Trace) time.Time {
 // reserveItems is the queue items of the reserve traces due now that the
 // queue does not hold already (one it settled, a trace it could not
 // fetch or score, stays there for ReserveWindow and is not tried again);
-// the summary counts them (Reserve).
+// the summary counts those the queue takes (Reserve).
 func (n *job) reserveItems() ([]queue.Item, error) {
 	due, _, err := n.reserveDuty()
-	if err != nil || len(due) == 0 {
+	if err != nil {
 		return nil, err
 	}
-	held, err := n.queue.List()
+	due, err = n.notQueued(due)
 	if err != nil {
-		return nil, fmt.Errorf("read queue: %w", err)
+		return nil, err
 	}
 	out := make([]queue.Item, 0, len(due))
 	for _, t := range due {
-		if slices.ContainsFunc(held, func(it queue.Item) bool { return it.Hash == t.Hash }) {
-			continue
-		}
 		t = n.ledger.WholeTrace(t.Hash) // its title, which a summary leaves out
 		out = append(out, queue.Item{
 			ID: validation.ID(t.Hash), Hash: t.Hash, From: t.Agent, FromURL: t.AgentURL, TraceURL: t.URL,
 			Type: t.Type, Title: t.Title, Seq: t.Seq, Submitted: t.Submitted, QueuedAt: n.now, UpdatedAt: n.now,
 		})
 	}
-	n.sum.Reserve = len(out)
 	return out, nil
+}
+
+// reserveDue is when a heartbeat must next read the history for the
+// reserve (derived.ReserveDue): the earliest time a reserve trace the
+// queue does not hold came due, when one is due now (its bounds held it
+// back, and it waits), else when the next comes due; zero: never.
+func (n *job) reserveDue() (time.Time, error) {
+	due, next, err := n.reserveDuty()
+	if err != nil {
+		return time.Time{}, err
+	}
+	waiting, err := n.notQueued(due)
+	if err != nil {
+		return time.Time{}, err
+	}
+	for _, t := range waiting {
+		if at := reserveFrom(t).Add(ReserveDelay); next.IsZero() || at.Before(next) {
+			next = at
+		}
+	}
+	return next, nil
+}
+
+// notQueued keeps of traces those the queue holds no item of, whatever
+// its status.
+func (n *job) notQueued(traces []*ledger.Trace) ([]*ledger.Trace, error) {
+	if len(traces) == 0 {
+		return nil, nil
+	}
+	held, err := n.queue.List()
+	if err != nil {
+		return nil, fmt.Errorf("read queue: %w", err)
+	}
+	return slices.DeleteFunc(slices.Clone(traces), func(t *ledger.Trace) bool {
+		return slices.ContainsFunc(held, func(it queue.Item) bool { return it.Hash == t.Hash })
+	}), nil
 }
