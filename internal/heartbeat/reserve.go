@@ -44,16 +44,46 @@ const (
 // fewer than ReserveShort counted votes or a vote of another member of
 // their reserve, it has not validated them, and they were submitted, or
 // first seen when later, between ReserveWindow and ReserveDelay ago), and
-// the earliest time another such
-// trace comes due (zero: none). The counts are SIGNAL's own
-// (signal.TraceResult.Seen), as this heartbeat computes it. An error
-// says the duty could not be computed: nothing is due and nothing may
-// wait for it.
+// the earliest time another such trace comes due (zero: none). The counts
+// are SIGNAL's own (signal.TraceResult.Seen), as this heartbeat computes
+// it. An error says the duty could not be computed: nothing is due and
+// nothing may wait for it.
+//
+// It is computed again only when the node changed since the last time
+// (signalInputs): queuing and the derived record then share one
+// computation; a heartbeat that published a validation computes it again,
+// since our vote takes its trace off the duty.
 func (n *job) reserveDuty() (due []*ledger.Trace, next time.Time, err error) {
+	at := n.signalAt()
+	if n.duty == nil || n.duty.at != at {
+		if computingDuty != nil {
+			computingDuty()
+		}
+		d := &computedDuty{at: at}
+		d.due, d.next, d.err = n.computeDuty()
+		n.duty = d
+	}
+	return n.duty.due, n.duty.next, n.duty.err
+}
+
+// computedDuty is the reserve's duty as a heartbeat last computed it.
+type computedDuty struct {
+	at   signalInputs
+	due  []*ledger.Trace
+	next time.Time
+	err  error
+}
+
+// computingDuty, when set (tests only), is told each time a heartbeat
+// computes the reserve's duty.
+var computingDuty func()
+
+// computeDuty computes what reserveDuty returns.
+func (n *job) computeDuty() (due []*ledger.Trace, next time.Time, err error) {
 	if !n.hasReserve() {
 		return nil, time.Time{}, nil
 	}
-	in, err := signal.FromSnapshot(n.snap, n.cfg.Agent, n.cfg.URL)
+	in, err := n.signalInput()
 	if err != nil {
 		return nil, time.Time{}, fmt.Errorf("reserve: %w", err)
 	}
