@@ -15,26 +15,34 @@ import (
 
 // Environment of the heartbeat child process: the test binary re-executed
 // runs one heartbeat of the node in dir at now and exits, so the crash
-// tests can kill a real process between two of its writes.
+// tests can kill a real process between two of its writes, and a mesh of
+// nodes can run as processes of their own. When envChildSummary names a
+// file, the child writes its summary there as JSON, as `meshnode
+// heartbeat --summary FILE` does.
 const (
-	envChildDir = "E2E_HEARTBEAT_DIR"
-	envChildNow = "E2E_HEARTBEAT_NOW"
+	envChildDir     = "E2E_HEARTBEAT_DIR"
+	envChildNow     = "E2E_HEARTBEAT_NOW"
+	envChildSummary = "E2E_HEARTBEAT_SUMMARY"
 )
 
 func TestMain(m *testing.M) {
 	if dir := os.Getenv(envChildDir); dir != "" {
-		os.Exit(heartbeatChild(dir, os.Getenv(envChildNow)))
+		os.Exit(heartbeatChild(dir, os.Getenv(envChildNow), os.Getenv(envChildSummary)))
 	}
 	os.Exit(m.Run())
 }
 
-func heartbeatChild(dir, now string) int {
+func heartbeatChild(dir, now, summary string) int {
 	t, err := time.Parse(time.RFC3339, now)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "heartbeat child: %v\n", err)
 		return 2
 	}
-	if _, err := runHeartbeat(dir, t); err != nil {
+	sum, err := runHeartbeat(dir, t)
+	if err == nil && summary != "" {
+		err = writeSummary(summary, sum)
+	}
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "heartbeat child: %v\n", err)
 		return 1
 	}

@@ -2,6 +2,7 @@ package heartbeat
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/meshnode/meshnode/internal/dispute"
@@ -56,11 +57,12 @@ func (n *job) apply(results []*pollResult) error {
 		n.keepCopies()
 	}
 	toQueue = n.assigned(toQueue)
+	var reserve []queue.Item
 	if n.quiet == nil {
-		// A quiet heartbeat runs only before any reserve trace comes due
-		// (derived.ReserveDue).
-		reserve, err := n.reserveItems()
-		if err != nil {
+		// A quiet heartbeat runs only while no reserve trace the queue
+		// lacks is due (derived.ReserveDue).
+		var err error
+		if reserve, err = n.reserveItems(); err != nil {
 			return err
 		}
 		toQueue = append(toQueue, reserve...)
@@ -76,7 +78,22 @@ func (n *job) apply(results []*pollResult) error {
 	}
 	n.logRefused(refused)
 	n.sum.Queued = added
+	n.sum.Reserve = countTaken(reserve, toQueue, refused)
 	return nil
+}
+
+// countTaken counts the items of want that the queue took: admitted (in
+// admitted) and not refused. An item the queue's bounds held back is
+// counted in the summary's held back, not here.
+func countTaken(want, admitted []queue.Item, refused []*queue.ItemError) int {
+	n := 0
+	for _, it := range want {
+		if slices.ContainsFunc(admitted, func(a queue.Item) bool { return a.Hash == it.Hash }) &&
+			!slices.ContainsFunc(refused, func(e *queue.ItemError) bool { return e.Hash == it.Hash }) {
+			n++
+		}
+	}
+	return n
 }
 
 // logRefused reports the items the queue refused while it kept the rest:

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/meshnode/meshnode/internal/queue"
-	"github.com/meshnode/meshnode/internal/signal"
 )
 
 // assigned keeps of toQueue the traces this node is to judge: under a rule
@@ -26,7 +25,7 @@ func (n *job) assigned(toQueue []queue.Item) []queue.Item {
 	if len(toQueue) == 0 {
 		return toQueue
 	}
-	in, err := signal.FromSnapshot(n.snap, n.cfg.Agent, n.cfg.URL)
+	in, err := n.signalInput()
 	if err != nil {
 		return toQueue
 	}

@@ -97,6 +97,8 @@ type job struct {
 	heldDisputes int
 	pub          *pubBudget      // what may still be published of each peer's (publishing)
 	signal       *computedSignal // the last SIGNAL computed (signalReport)
+	input        *gatheredInput  // the last SIGNAL input gathered (signalInput)
+	duty         *computedDuty   // the reserve's duty last computed (reserveDuty)
 	// items is the queue as listed once after apply (queueItems), with
 	// the statuses this run's claims ended in.
 	items   []queue.Item

@@ -44,8 +44,9 @@ type derived struct {
 	// (ledger.NextCompaction): a quiet heartbeat runs before it only.
 	CompactDue time.Time `json:"compact_due"`
 	// ReserveDue is when a trace of this node's reserve next comes due
-	// under mesh-2026-6 (reserveDuty): a quiet heartbeat runs before it
-	// only. Zero: none is to come.
+	// under mesh-2026-6 (reserveDuty), or came due when one the queue
+	// does not hold is due already (its bounds held it back): a quiet
+	// heartbeat runs before it only. Zero: none is to come.
 	ReserveDue time.Time `json:"reserve_due,omitzero"`
 	// Own are the hashes of our own traces, never validated by us.
 	Own []manifest.Hash `json:"own,omitempty"`
@@ -228,7 +229,7 @@ func (n *job) saveDerived(ctx context.Context) error {
 		return nil
 	}
 	st := signal.ProgressOf(r, n.cfg.URL)
-	_, reserveDue, err := n.reserveDuty()
+	reserveDue, err := n.reserveDue()
 	if err != nil {
 		// A record that cannot say when a reserve trace comes due would let
 		// quiet heartbeats pass it by.

@@ -44,16 +44,46 @@ const (
 // fewer than ReserveShort counted votes or a vote of another member of
 // their reserve, it has not validated them, and they were submitted, or
 // first seen when later, between ReserveWindow and ReserveDelay ago), and
-// the earliest time another such
-// trace comes due (zero: none). The counts are SIGNAL's own
-// (signal.TraceResult.Seen), as this heartbeat computes it. An error
-// says the duty could not be computed: nothing is due and nothing may
-// wait for it.
+// the earliest time another such trace comes due (zero: none). The counts
+// are SIGNAL's own (signal.TraceResult.Seen), as this heartbeat computes
+// it. An error says the duty could not be computed: nothing is due and
+// nothing may wait for it.
+//
+// It is computed again only when the node changed since the last time
+// (signalInputs): queuing and the derived record then share one
+// computation; a heartbeat that published a validation computes it again,
+// since our vote takes its trace off the duty.
 func (n *job) reserveDuty() (due []*ledger.Trace, next time.Time, err error) {
+	at := n.signalAt()
+	if n.duty == nil || n.duty.at != at {
+		if computingDuty != nil {
+			computingDuty()
+		}
+		d := &computedDuty{at: at}
+		d.due, d.next, d.err = n.computeDuty()
+		n.duty = d
+	}
+	return n.duty.due, n.duty.next, n.duty.err
+}
+
+// computedDuty is the reserve's duty as a heartbeat last computed it.
+type computedDuty struct {
+	at   signalInputs
+	due  []*ledger.Trace
+	next time.Time
+	err  error
+}
+
+// computingDuty, when set (tests only), is told each time a heartbeat
+// computes the reserve's duty.
+var computingDuty func()
+
+// computeDuty computes what reserveDuty returns.
+func (n *job) computeDuty() (due []*ledger.Trace, next time.Time, err error) {
 	if !n.hasReserve() {
 		return nil, time.Time{}, nil
 	}
-	in, err := signal.FromSnapshot(n.snap, n.cfg.Agent, n.cfg.URL)
+	in, err := n.signalInput()
 	if err != nil {
 		return nil, time.Time{}, fmt.Errorf("reserve: %w", err)
 	}
@@ -132,27 +162,59 @@ func reserveFrom(t *ledger.Trace) time.Time {
 // reserveItems is the queue items of the reserve traces due now that the
 // queue does not hold already (one it settled, a trace it could not
 // fetch or score, stays there for ReserveWindow and is not tried again);
-// the summary counts them (Reserve).
+// the summary counts those the queue takes (Reserve).
 func (n *job) reserveItems() ([]queue.Item, error) {
 	due, _, err := n.reserveDuty()
-	if err != nil || len(due) == 0 {
+	if err != nil {
 		return nil, err
 	}
-	held, err := n.queue.List()
+	due, err = n.notQueued(due)
 	if err != nil {
-		return nil, fmt.Errorf("read queue: %w", err)
+		return nil, err
 	}
 	out := make([]queue.Item, 0, len(due))
 	for _, t := range due {
-		if slices.ContainsFunc(held, func(it queue.Item) bool { return it.Hash == t.Hash }) {
-			continue
-		}
 		t = n.ledger.WholeTrace(t.Hash) // its title, which a summary leaves out
 		out = append(out, queue.Item{
 			ID: validation.ID(t.Hash), Hash: t.Hash, From: t.Agent, FromURL: t.AgentURL, TraceURL: t.URL,
 			Type: t.Type, Title: t.Title, Seq: t.Seq, Submitted: t.Submitted, QueuedAt: n.now, UpdatedAt: n.now,
 		})
 	}
-	n.sum.Reserve = len(out)
 	return out, nil
+}
+
+// reserveDue is when a heartbeat must next read the history for the
+// reserve (derived.ReserveDue): the earliest time a reserve trace the
+// queue does not hold came due, when one is due now (its bounds held it
+// back, and it waits), else when the next comes due; zero: never.
+func (n *job) reserveDue() (time.Time, error) {
+	due, next, err := n.reserveDuty()
+	if err != nil {
+		return time.Time{}, err
+	}
+	waiting, err := n.notQueued(due)
+	if err != nil {
+		return time.Time{}, err
+	}
+	for _, t := range waiting {
+		if at := reserveFrom(t).Add(ReserveDelay); next.IsZero() || at.Before(next) {
+			next = at
+		}
+	}
+	return next, nil
+}
+
+// notQueued keeps of traces those the queue holds no item of, whatever
+// its status.
+func (n *job) notQueued(traces []*ledger.Trace) ([]*ledger.Trace, error) {
+	if len(traces) == 0 {
+		return nil, nil
+	}
+	held, err := n.queue.List()
+	if err != nil {
+		return nil, fmt.Errorf("read queue: %w", err)
+	}
+	return slices.DeleteFunc(slices.Clone(traces), func(t *ledger.Trace) bool {
+		return slices.ContainsFunc(held, func(it queue.Item) bool { return it.Hash == t.Hash })
+	}), nil
 }

@@ -3,6 +3,7 @@ package heartbeat
 import (
 	"fmt"
 
+	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/signal"
 )
@@ -13,7 +14,7 @@ import (
 // written through the snapshot or the ledger changed since the last
 // time (docs/decisions.md, "SIGNAL once a heartbeat").
 func (n *job) signalReport() (signal.Report, error) {
-	at := signalInputs{writes: n.snap.Writes(), edits: n.ledger.Edits()}
+	at := n.signalAt()
 	if n.signal != nil && n.signal.at == at {
 		return n.signal.report, n.signal.err
 	}
@@ -21,7 +22,7 @@ func (n *job) signalReport() (signal.Report, error) {
 		computingSignal()
 	}
 	c := &computedSignal{at: at}
-	in, err := signal.FromSnapshot(n.snap, n.cfg.Agent, n.cfg.URL)
+	in, err := n.signalInput()
 	if err != nil {
 		c.err = fmt.Errorf("compute SIGNAL: %w", err)
 	} else {
@@ -31,9 +32,36 @@ func (n *job) signalReport() (signal.Report, error) {
 	return c.report, c.err
 }
 
+// signalInput is SIGNAL's input as the node now stands
+// (signal.FromSnapshot), which the assignments, the reserve's duty and
+// SIGNAL itself read: gathered again only when the node changed since the
+// last time, as for signalReport. It reads every validation file of ours,
+// so a heartbeat gathers it once for each state it computes from.
+func (n *job) signalInput() (signal.Input, error) {
+	at := n.signalAt()
+	if n.input != nil && n.input.at == at {
+		return n.input.in, n.input.err
+	}
+	if gatheringSignal != nil {
+		gatheringSignal()
+	}
+	in, err := signal.FromSnapshot(n.snap, n.cfg.Agent, n.cfg.URL)
+	n.input = &gatheredInput{at: at, in: in, err: err}
+	return in, err
+}
+
+// signalAt is the state of the node now, as signalInputs says it.
+func (n *job) signalAt() signalInputs {
+	return signalInputs{ledger: n.ledger, writes: n.snap.Writes(), edits: n.ledger.Edits()}
+}
+
 // signalInputs says which state of the node a SIGNAL report was computed
-// from: the snapshot's and the ledger's counts of changes.
-type signalInputs struct{ writes, edits int }
+// from: the ledger (another once the history is loaded) and the
+// snapshot's and the ledger's counts of changes.
+type signalInputs struct {
+	ledger        *ledger.Ledger
+	writes, edits int
+}
 
 // computedSignal is the last SIGNAL report a heartbeat computed.
 type computedSignal struct {
@@ -42,9 +70,16 @@ type computedSignal struct {
 	err    error
 }
 
-// computingSignal, when set (tests only), is told each time a heartbeat
-// computes SIGNAL.
-var computingSignal func()
+// gatheredInput is the last SIGNAL input a heartbeat gathered.
+type gatheredInput struct {
+	at  signalInputs
+	in  signal.Input
+	err error
+}
+
+// computingSignal and gatheringSignal, when set (tests only), are told
+// each time a heartbeat computes SIGNAL and gathers its input.
+var computingSignal, gatheringSignal func()
 
 // ownStatuses resolves the status of each of our own traces from the
 // validations the node has seen (SIGNAL's resolution rule). Under a rule

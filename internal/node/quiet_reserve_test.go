@@ -3,6 +3,7 @@ package node_test
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -14,8 +15,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/heartbeat/report"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
+	"github.com/meshnode/meshnode/internal/queue"
+	"github.com/meshnode/meshnode/internal/validation"
 )
 
 // TestAQuietNodeStepsInAsReserveAtTheHeartbeatItIsDue: under mesh-2026-6
@@ -34,7 +38,7 @@ func TestAQuietNodeStepsInAsReserveAtTheHeartbeatItIsDue(t *testing.T) {
 	day := time.Date(2026, 3, 14, 0, 0, 0, 0, time.UTC)
 	for _, rules := range []string{"mesh-2026-6", "mesh-2026-5"} {
 		t.Run(rules, func(t *testing.T) {
-			dir := reserveNode(t, rules)
+			dir, _ := reserveNode(t, rules)
 			steps := []struct {
 				at      time.Duration
 				quiet   bool
@@ -78,10 +82,10 @@ func TestAQuietNodeStepsInAsReserveAtTheHeartbeatItIsDue(t *testing.T) {
 }
 
 // reserveNode is a node in git, one of twelve founders under rules,
-// polling ada at every heartbeat; ada publishes, dated 2026-03-14T10:00,
-// one trace whose rendezvous order over the founders puts the node in
-// ranks 6 to 10: its reserve, not its jury.
-func reserveNode(t *testing.T, rules string) string {
+// polling ada (at the URL it returns) at every heartbeat; ada publishes,
+// dated 2026-03-14T10:00, one trace whose rendezvous order over the
+// founders puts the node in ranks 6 to 10: its reserve, not its jury.
+func reserveNode(t *testing.T, rules string) (dir, ada string) {
 	t.Helper()
 	p := &quietPeer{files: map[string]string{}}
 	srv := httptest.NewServer(http.HandlerFunc(p.serve))
@@ -94,7 +98,7 @@ func reserveNode(t *testing.T, rules string) string {
 		founders += fmt.Sprintf("f%d | https://f%d.example/\n", i, i)
 	}
 	p.publish("traces/retry.md", reserveBody(names))
-	dir := newNode(t, p.base)
+	dir = newNode(t, p.base)
 	writeText(t, dir, node.FoundersFile, founders)
 	writeText(t, dir, node.ConfigFile, "agent: tester\nurl: http://127.0.0.1:1/tester/\nallow_private_addresses: true\npolling:\n  quiet_after: 0\n")
 	if err := os.MkdirAll(filepath.Join(dir, "mesh-state"), 0o755); err != nil {
@@ -102,7 +106,7 @@ func reserveNode(t *testing.T, rules string) string {
 	}
 	gitRun(t, dir, "init", "-q")
 	gitCommit(t, dir)
-	return dir
+	return dir, p.base
 }
 
 // reserveBody is a variant of peerTrace whose rendezvous order over names
@@ -121,5 +125,87 @@ func reserveBody(names []string) string {
 		if r := slices.Index(order, "tester"); r >= 5 && r < 10 {
 			return body
 		}
+	}
+}
+
+// TestAReserveTraceTheQueueHeldBackIsQueuedOnceItHasRoom: the node's
+// queue holds the most it takes of ada's traces (maxQueuedPerPeer, 2,000),
+// all claimed by a worker elsewhere, when a trace of its reserve comes
+// due. The queue holds it back, and the summary does not count it as
+// stepped in; with no news, every heartbeat after reads the history and
+// tries it again rather than pass it by quietly, and the first after a
+// person skips one of the worker's items queues it and validates it; the
+// next is quiet.
+func TestAReserveTraceTheQueueHeldBackIsQueuedOnceItHasRoom(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/git"); err != nil {
+		t.Skip("no git")
+	}
+	day := time.Date(2026, 3, 14, 0, 0, 0, 0, time.UTC)
+	dir, ada := reserveNode(t, "mesh-2026-6")
+	mustBeat(t, dir, day.Add(11*time.Hour)) // records the trace: not ours to judge yet
+	gitCommit(t, dir)
+	q := queue.Open(filepath.Join(dir, filepath.FromSlash(node.QueueFile)))
+	fillQueue(t, q, ada, day.Add(12*time.Hour))
+	skip := func() {
+		items, err := q.List()
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := q.Update(queue.Update{Kind: queue.Decide, ID: items[0].ID, Status: queue.StatusSkipped, Reason: "a person skipped it", At: day.Add(36*time.Hour + 10*time.Minute)})
+		if err == nil {
+			err = errors.Join(res...)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	steps := []struct {
+		at       time.Duration
+		then     func()
+		quiet    bool
+		reserve  int // stepped in, queued and validated
+		heldBack bool
+	}{
+		{18 * time.Hour, nil, true, 0, false},
+		{35*time.Hour + 30*time.Minute, nil, false, 0, true}, // due, and the queue has no room
+		{36 * time.Hour, skip, false, 0, true},               // still waiting: no quiet heartbeat passes it by
+		{36*time.Hour + 30*time.Minute, nil, false, 1, false},
+		{37 * time.Hour, nil, true, 0, false},
+	}
+	for _, st := range steps {
+		at := day.Add(st.at)
+		got, reads := beatCounting(t, dir, at)
+		if got.err != nil {
+			t.Fatal(got.err)
+		}
+		held := slices.ContainsFunc(got.sum.HeldBack, func(h report.HeldBack) bool { return strings.Contains(h.Reason, "traces not queued for validation") })
+		if quiet := reads[node.LedgerFile] == 0; quiet != st.quiet || held != st.heldBack ||
+			got.sum.Reserve != st.reserve || got.sum.Queued != st.reserve || got.sum.ValidationsPublished != st.reserve {
+			t.Fatalf("%s: quiet %v, held back %v, reserve %d, queued %d, published %d; want quiet %v, held back %v, and %d stepped in, queued and validated",
+				at.Format(time.RFC3339), quiet, held, got.sum.Reserve, got.sum.Queued, got.sum.ValidationsPublished, st.quiet, st.heldBack, st.reserve)
+		}
+		gitCommit(t, dir)
+		if st.then != nil {
+			st.then()
+		}
+	}
+}
+
+// fillQueue fills q with the most items of one peer, from, that the
+// heartbeat's queue takes, all claimed at now by a worker for a month.
+func fillQueue(t *testing.T, q *queue.File, from string, now time.Time) {
+	t.Helper()
+	items := make([]queue.Item, 2000)
+	for i := range items {
+		h := manifest.HashBytes(fmt.Appendf(nil, "other trace %d", i))
+		items[i] = queue.Item{ID: validation.ID(h), Hash: h, From: "ada", FromURL: from, TraceURL: fmt.Sprintf("%straces/other-%d.md", from, i),
+			Submitted: now, QueuedAt: now, UpdatedAt: now}
+	}
+	if _, err := q.Enqueue(items...); err != nil {
+		t.Fatal(err)
+	}
+	claimed, err := q.Claim(queue.Claim{Owner: "worker", Now: now, Lease: 30 * 24 * time.Hour})
+	if err != nil || len(claimed) != len(items) {
+		t.Fatalf("claimed %d of %d: %v", len(claimed), len(items), err)
 	}
 }

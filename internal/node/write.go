@@ -73,9 +73,9 @@ func (s *Snapshot) writeFile(rel string, data []byte, write func(string, []byte,
 	return nil
 }
 
-// Writes counts the files and manifests written through the snapshot
-// since it was opened: what is computed from its files (SIGNAL) holds
-// while the count stays the same.
+// Writes counts the files written through the snapshot since it was
+// opened, and the manifests that changed: what is computed from its files
+// (SIGNAL) holds while the count stays the same.
 func (s *Snapshot) Writes() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -115,12 +115,17 @@ func (s *Snapshot) WriteManifest(m *manifest.Manifest, pages []Page) (bool, erro
 	if err != nil {
 		return false, fmt.Errorf("write %s: %w", ManifestFile, err)
 	}
+	changed = changed || len(pages) > 0
 	s.mu.Lock()
+	// The same bytes again, read cleanly before, change nothing computed
+	// from the files.
+	if changed || s.ManifestErr != nil || len(s.ManifestProblems) > 0 {
+		s.writes++
+	}
 	s.Manifest, s.ManifestProblems, s.ManifestErr = m, nil, nil
 	s.Archive = append(s.Archive, pages...)
-	s.writes++
 	s.mu.Unlock()
-	return changed || len(pages) > 0, nil
+	return changed, nil
 }
 
 // SaveLedger writes the ledger, a file per peer, and reports whether
