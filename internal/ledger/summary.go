@@ -11,7 +11,6 @@ import (
 	"path"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -64,11 +63,14 @@ type sealedSegment struct {
 }
 
 // summaryGroup names the summary that holds the segment rel, whose name
-// segmentName matched: its quarter and shard.
+// checkSegmentName accepted: its quarter and shard (its peer's, or the
+// shard segment's own).
 func summaryGroup(rel string) string {
-	dir, name := path.Split(rel)
-	sum := sha256.Sum256([]byte(strings.TrimSuffix(dir, "/")))
-	return segmentName.FindStringSubmatch(name)[1] + "-" + strconv.FormatInt(int64(sum[0])%summaryShards, 16)
+	dir := path.Dir(rel)
+	if m := shardDir.FindStringSubmatch(dir); m != nil {
+		return segmentQuarter(rel) + "-" + m[1]
+	}
+	return segmentQuarter(rel) + "-" + shardOf(dir)
 }
 
 // summaryBody is what a summary holds of a segment's records: the
