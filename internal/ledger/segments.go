@@ -295,15 +295,9 @@ func (l *Ledger) giveUp(rel string) {
 // withoutPeer is the bytes of the shard segment rel without the records
 // of peer file name, nil when it held no other peer.
 func (l *Ledger) withoutPeer(rel, name string) ([]byte, error) {
-	data, ok := l.seal.create[rel]
-	if !ok {
-		var err error
-		if data, err = statefile.ReadSegment(l.seal.path, rel); err != nil {
-			return nil, err
-		}
-		if err := checkSegmentBytes(rel, data); err != nil {
-			return nil, err
-		}
+	data, err := l.segmentBytes(rel)
+	if err != nil {
+		return nil, err
 	}
 	entries, err := shardEntries(rel, data)
 	if err != nil {

@@ -152,11 +152,8 @@ func (l *Ledger) whole(name string) {
 // records of peer file name, and puts that peer's traces and copies in place of part's where l holds those, noting
 // each replaced record in swap.
 func (l *Ledger) wholeSegment(name, rel string, part *Ledger, swap map[any]any) error {
-	data, err := statefile.ReadSegment(l.seal.path, rel)
+	data, err := l.segmentBytes(rel)
 	if err != nil {
-		return fmt.Errorf("read sealed records whole: %w", err)
-	}
-	if err := checkSegmentBytes(rel, data); err != nil {
 		return fmt.Errorf("read sealed records whole: %w", err)
 	}
 	peers, err := decodeSegment(rel, data)
@@ -212,4 +209,20 @@ func (l *Ledger) wholeOf(rec any, url string) {
 	if l.seal.holds(rec) {
 		l.whole(statefile.PeerFileName(url))
 	}
+}
+
+// segmentBytes is the bytes of the segment rel: those Save is to write,
+// or those on disk, checked against its name.
+func (l *Ledger) segmentBytes(rel string) ([]byte, error) {
+	if data, ok := l.seal.create[rel]; ok {
+		return data, nil
+	}
+	data, err := statefile.ReadSegment(l.seal.path, rel)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSegmentBytes(rel, data); err != nil {
+		return nil, err
+	}
+	return data, nil
 }
