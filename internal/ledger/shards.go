@@ -222,7 +222,8 @@ func shardParts(entries map[string]json.RawMessage) [][]byte {
 	part := map[string]json.RawMessage{}
 	size := wrapper
 	for _, dir := range slices.Sorted(maps.Keys(entries)) {
-		n := len(dir) + len(entries[dir]) + 4 // quotes, colon, comma
+		name, _ := json.Marshal(dir)               // a string always encodes
+		n := len(name) + 1 + len(entries[dir]) + 1 // colon, comma
 		if len(part) > 0 && size+n > shardPartBytes {
 			out = append(out, encodeShard(part))
 			part, size = map[string]json.RawMessage{}, wrapper

@@ -140,6 +140,15 @@ func TestShardSegmentsHoldAQuarterOfEveryPeerOfTheirShard(t *testing.T) {
 	if len(files) > summaryShards || len(files) < 2 {
 		t.Errorf("%d segments for 40 peers: want at most one per shard", len(files))
 	}
+	// A summary writes each peer's name and URL once, not in each of its
+	// records: crowd's records all have their peer's.
+	groups, _ := statefile.ListSummaries(p)
+	for _, g := range groups {
+		data, err := statefile.ReadSummary(p, g, 1<<30)
+		if err != nil || strings.Contains(string(data), `"u":"`) {
+			t.Errorf("summary %s (%v) names a peer's URL in a record:\n%s", g, err, data)
+		}
+	}
 	_, peers, _ := statefile.Read(p)
 	if len(peers) != len(urls) {
 		t.Errorf("%d peers' files, want each peer's 2026-Q3 trace left in its file", len(peers))

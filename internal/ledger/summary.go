@@ -134,10 +134,10 @@ func summarized(t *Trace) *Trace {
 
 // encodeSummary is the summary of segs, sorted by rel.
 func encodeSummary(segs []sealedSegment) ([]byte, error) {
-	bodies := make([]summaryBody, len(segs))
+	bodies := make([]any, len(segs))
 	h := summaryHeader{Version: summaryVersion, Segments: make([]summaryMember, len(segs))}
 	for i, s := range segs {
-		bodies[i] = summaryOf(s.recs)
+		bodies[i] = segmentSummary(s)
 		h.Segments[i] = summaryMember{Rel: s.rel, Size: s.size}
 	}
 	body, err := json.Marshal(bodies)
@@ -175,13 +175,53 @@ func decodeSummary(files []statefile.SegmentFile, data []byte) ([]*Ledger, error
 			return nil, fmt.Errorf("%w: it holds %s, not %s", errStaleSummary, m.Rel, files[i].Rel)
 		}
 	}
-	var bodies []summaryBody
+	var bodies []json.RawMessage
 	if err := json.Unmarshal(body, &bodies); err != nil || len(bodies) != len(files) {
 		return nil, fmt.Errorf("%w: %d records for %d segments (%v)", errStaleSummary, len(bodies), len(files), err)
 	}
 	out := make([]*Ledger, len(bodies))
-	for i := range bodies {
-		out[i] = bodies[i].ledger()
+	for i, f := range files {
+		recs, err := segmentRecords(f.Rel, bodies[i])
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", errStaleSummary, f.Rel, err)
+		}
+		out[i] = recs
+	}
+	return out, nil
+}
+
+// segmentSummary is what a summary holds of seg: a peer's segment's
+// records, or a shard segment's records of each peer, by peer file name,
+// so that each peer's name and URL are written once.
+func segmentSummary(seg sealedSegment) any {
+	if !isShardSegment(seg.rel) {
+		return summaryOf(seg.recs)
+	}
+	peers := byPeer(seg.recs)
+	out := make([]summaryBody, 0, len(peers))
+	for _, name := range slices.Sorted(maps.Keys(peers)) {
+		out = append(out, summaryOf(peers[name]))
+	}
+	return out
+}
+
+// segmentRecords reads the records of the segment rel from raw, what
+// its summary holds of it (segmentSummary).
+func segmentRecords(rel string, raw json.RawMessage) (*Ledger, error) {
+	if !isShardSegment(rel) {
+		var b summaryBody
+		if err := json.Unmarshal(raw, &b); err != nil {
+			return nil, err
+		}
+		return b.ledger(), nil
+	}
+	var bs []summaryBody
+	if err := json.Unmarshal(raw, &bs); err != nil {
+		return nil, err
+	}
+	out := New()
+	for i := range bs {
+		out.add(bs[i].ledger())
 	}
 	return out, nil
 }
