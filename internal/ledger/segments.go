@@ -98,7 +98,8 @@ func traceTime(t *Trace) time.Time {
 
 // Compact seals into segments every record that fell in a quarter ended
 // at least Window before now, for each peer whose segments do not yet
-// hold that quarter: Save writes those segments once and the peers' files
+// hold that quarter, one shard segment per quarter and shard of the peers
+// (shards.go): Save writes those segments once and the peers' files
 // without their records. A record of a quarter its peer already sealed (a
 // validation dated in the past, an old record a method changed) stays in
 // the peer's file. The records, and everything computed from them, stay
@@ -550,7 +551,7 @@ func writeSummary(p, g string, segs []sealedSegment) (bool, error) {
 }
 
 // segmentsParallel is how many segments saveSegments writes at once: each
-// waits for its fsync, and a quarter's end seals one per peer.
+// waits for its fsync, and a quarter's end seals one per shard, or more.
 const segmentsParallel = 16
 
 // removeSegments removes the segments unseal gave up: after the peers'

@@ -24,8 +24,8 @@ import (
 // holds what a heartbeat reads of the records of a group of segments:
 // those of one quarter whose peer's directory falls in one of 16 shards
 // (by the first byte of the sha256 of its name modulo 16), so that their
-// count grows by 64 a year, not by one per peer and quarter as the
-// segments do. It holds every field of every record but a trace's title
+// count grows by 64 a year, not by one per peer and quarter as older
+// nodes' segments did; a shard segment is in the group of its own shard. It holds every field of every record but a trace's title
 // and citations, which only the site and `meshnode explain` read, with
 // what repeats in every record of a peer (its name and URL, a file's URL
 // under the peer's) written once (docs/decisions.md, "The ledger's
