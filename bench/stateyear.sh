@@ -26,7 +26,10 @@
 # publishes OWN validations a day (0), with MANIFEST.md, its archive pages
 # and its signed log (the key outside the node, given to the heartbeats);
 # state saved every SAVE_EVERY days (30). Set HISTORY=DIR to keep the
-# generated history in DIR (and reuse it when DIR exists). KINDS picks
+# generated history in DIR (and reuse it when DIR exists), and
+# OLD_HISTORY=DIR to give the baseline a history of its own instead (one
+# in its own format, with its log key beside it as DIR.log-key, as this
+# script leaves it; the days must be the same). KINDS picks
 # the measured heartbeats as name:minutes after T0 (default "quiet:30
 # refresh:90 news:45"; KINDS=quiet:30 for the quiet heartbeat alone).
 #
@@ -67,20 +70,24 @@ if [ ! -d "$hist" ]; then
     -node -dir "$hist" -log-key "$hist.log-key" >"$out/year.out" 2>&1 || { tail -5 "$out/year.out"; exit 1; }
   tail -3 "$out/year.out"
 fi
-export MESHNODE_LOG_KEY_FILE=$hist.log-key
+# histof is the history binary $1 runs on, keyof the key of its log.
+histof() { if [ "$1" = old ] && [ -n "${OLD_HISTORY:-}" ]; then echo "$OLD_HISTORY"; else echo "$hist"; fi; }
+keyof() { echo "$(histof "$1").log-key"; }
 
 # The simulation starts on 2026-01-01; the heartbeats run from noon of
 # its last day (2027-01-01 for 365 days).
 at() { date -u -d "2026-01-01T12:00:00Z + $days days + $1 minutes" +%Y-%m-%dT%H:%M:%SZ; }
 commit() { (cd "$1" && git add -A -- . ':(exclude,glob)mesh-state/*.lock' && git -c gc.auto=0 -c user.name=b -c user.email=b@b commit -qm "$2"); }
 for w in $bins; do
-  cp -a "$hist" "$out/node-$w"
+  export MESHNODE_LOG_KEY_FILE; MESHNODE_LOG_KEY_FILE=$(keyof "$w")
+  cp -a "$(histof "$w")" "$out/node-$w"
   /usr/bin/time -f "$w, first heartbeat (reads the history): %e s wall, %U s user, %M KB peak" \
     "$out/$w" heartbeat --dir "$out/node-$w" --now "$(at 0)" >/dev/null 2>"$out/log" || { tail -5 "$out/log"; exit 1; }
   tail -1 "$out/log"
   (cd "$out/node-$w" && git init -q) && commit "$out/node-$w" history
   "$out/$w" heartbeat --dir "$out/node-$w" --now "$(at 15)" >/dev/null 2>"$out/log" || { tail -5 "$out/log"; exit 1; }
   commit "$out/node-$w" quiet >/dev/null 2>&1 || true # nothing to commit for a binary that keeps its derived state
+  echo "$w: $(cd "$out/node-$w" && git ls-files | wc -l) files tracked, $(find "$out/node-$w" -path "$out/node-$w/.git" -prune -o -type d -print | wc -l) directories"
 done
 echo "history on disk: $(du -sh --exclude=.git "$hist" | cut -f1), $(find "$hist" -type f | wc -l) files"
 
@@ -111,7 +118,7 @@ for r in $(seq "$rounds"); do
       run=$out/node-$w m=${k#*:} o=$out/$w.${k%:*}
       if [ "${k%:*}" = news ]; then rm -f "$run/mesh-state/derived.json"; fi
       # A shell reads its reaped children's I/O counters in its own.
-      sh -c '/usr/bin/time -f "%e %M %U %S" -o "$1" "$2" heartbeat --dir "$3" --now "$4" >/dev/null 2>"$5" || exit 1
+      MESHNODE_LOG_KEY_FILE=$(keyof "$w") sh -c '/usr/bin/time -f "%e %M %U %S" -o "$1" "$2" heartbeat --dir "$3" --now "$4" >/dev/null 2>"$5" || exit 1
         awk "/^rchar/ { printf \"%.1f\n\", \$2 / 1e6 }" /proc/$$/io' sh "$out/time" "$out/$w" "$run" "$(at "$m")" "$out/log" >>"$o.read" ||
         { tail -5 "$out/log"; exit 1; }
       read -r secs kb user sys <"$out/time"

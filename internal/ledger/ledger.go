@@ -95,6 +95,9 @@ func (l *Ledger) loadSegments(path string) error {
 	if err != nil {
 		return err
 	}
+	if len(segs) > 0 {
+		l.sealer().path = path // for unseal to read a shard segment again
+	}
 	for _, rel := range slices.Sorted(maps.Keys(segs)) {
 		if _, err := l.loadSegment(rel, segs[rel]); err != nil {
 			return statefile.Corrupt(filepath.Join(statefile.SegmentsDir(path), filepath.FromSlash(rel)), segs[rel], err)
@@ -276,6 +279,9 @@ func (l *Ledger) files(keep func(name string) bool) (map[string][]byte, error) {
 func (l *Ledger) Save(path string) (bool, error) {
 	if l.err != nil {
 		return false, l.err
+	}
+	if l.seal != nil {
+		l.seal.path = path // where unseal reads a shard segment it saved
 	}
 	created, err := l.saveSegments(path)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -97,7 +98,8 @@ func traceTime(t *Trace) time.Time {
 
 // Compact seals into segments every record that fell in a quarter ended
 // at least Window before now, for each peer whose segments do not yet
-// hold that quarter: Save writes those segments once and the peers' files
+// hold that quarter, one shard segment per quarter and shard of the peers
+// (shards.go): Save writes those segments once and the peers' files
 // without their records. A record of a quarter its peer already sealed (a
 // validation dated in the past, an old record a method changed) stays in
 // the peer's file. The records, and everything computed from them, stay
@@ -166,36 +168,66 @@ func (l *Ledger) Compact(now time.Time) error {
 			})
 		}
 	}
-	for _, name := range slices.Sorted(maps.Keys(batch)) {
-		for _, q := range slices.Sorted(maps.Keys(batch[name])) {
-			if err := l.sealQuarter(name, q, batch[name][q]); err != nil {
-				return err
+	return l.sealShards(batch)
+}
+
+// sealShards makes the shard segments of batch, records by peer file and
+// quarter: one per quarter and shard, in parts (shardParts).
+func (l *Ledger) sealShards(batch map[string]map[string]*Ledger) error {
+	groups := map[string]map[string]*Ledger{} // quarter "/" shard → peer file → records
+	for name, quarters := range batch {
+		for q, part := range quarters {
+			g := q + "/" + shardOf(peerDir(name))
+			if groups[g] == nil {
+				groups[g] = map[string]*Ledger{}
 			}
+			groups[g][name] = part
+		}
+	}
+	for _, g := range slices.Sorted(maps.Keys(groups)) {
+		q, shard, _ := strings.Cut(g, "/")
+		if err := l.sealShard(q, shard, groups[g]); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// sealQuarter makes the segment of peer file name's records part, of
-// quarter q.
-func (l *Ledger) sealQuarter(name, q string, part *Ledger) error {
-	data, err := encodePart(part.normalizedCopy())
-	if err != nil {
-		return fmt.Errorf("seal %s of %s: %w", q, name, err)
+// sealShard makes the shard segment of quarter q and shard of peers, the
+// records of each by its file name.
+func (l *Ledger) sealShard(q, shard string, peers map[string]*Ledger) error {
+	entries := make(map[string]json.RawMessage, len(peers))
+	for name, part := range peers {
+		data, err := json.Marshal(part.normalizedCopy())
+		if err != nil {
+			return fmt.Errorf("seal %s of %s: %w", q, name, err)
+		}
+		entries[peerDir(name)] = data
 	}
-	sum := sha256.Sum256(data)
-	rel := strings.TrimSuffix(name, ".json") + "/" + q + "-" + hex.EncodeToString(sum[:4]) + ".json"
-	// Its summary holds the records as its bytes give them, as a reader
-	// who finds it stale derives it again.
-	seg, err := decode(data)
-	if err != nil {
-		return fmt.Errorf("seal %s of %s: %w", q, name, err)
+	for i, data := range shardParts(entries) {
+		rel := shardRel(shard, q, i, data)
+		// Its summary holds the records as its bytes give them, as a
+		// reader who finds it stale derives it again.
+		seg, err := decodeShard(rel, data)
+		if err != nil {
+			return fmt.Errorf("seal %s: %w", rel, err)
+		}
+		s := l.sealer()
+		s.create[rel] = data
+		delete(s.remove, rel)
+		s.segs[rel] = sealedSegment{rel: rel, size: int64(len(data)), recs: flat(seg)}
+		s.dirty[summaryGroup(rel)] = true
+		for name := range seg {
+			l.sealed(rel, q, name, peers[name])
+		}
 	}
+	return nil
+}
+
+// sealed notes part, the records of peer file name, as sealed into the
+// segment rel of quarter q.
+func (l *Ledger) sealed(rel, q, name string, part *Ledger) {
 	s := l.sealer()
-	s.create[rel] = data
-	s.segs[rel] = sealedSegment{rel: rel, size: int64(len(data)), recs: seg}
-	s.dirty[summaryGroup(rel)] = true
-	delete(s.remove, rel)
 	ps := s.peerOrNew(name)
 	ps.names = append(ps.names, rel)
 	ps.quarters[q] = true
@@ -208,33 +240,107 @@ func (l *Ledger) sealQuarter(name, q string, part *Ledger) error {
 	if l.changed != nil {
 		l.changed[name] = true
 	}
-	return nil
 }
 
 // unseal returns the records of the segments of peer file name to its
-// file and removes those segments at the next Save: a method is about to
-// delete or move one of them, which a segment, never rewritten, cannot.
+// file at the next Save, which removes its own segments and writes each
+// shard segment that holds it again without it, under a new name: a
+// method is about to delete or move one of them, which a segment, never
+// changed, cannot. A shard segment that cannot be read fails the next
+// Save, which writes nothing.
 func (l *Ledger) unseal(name string) {
 	l.whole(name)
 	ps := l.seal.peer(name)
 	if ps == nil {
 		return
 	}
+	rest := map[string][]byte{} // shard segment → its bytes without the peer
+	for _, rel := range ps.names {
+		if isShardSegment(rel) {
+			data, err := l.withoutPeer(rel, name)
+			if err != nil {
+				l.fail(fmt.Errorf("unseal %s: %w", name, err))
+				return
+			}
+			rest[rel] = data
+		}
+	}
 	for _, rec := range ps.records {
 		delete(l.seal.records, rec)
 	}
+	delete(l.seal.peers, name)
 	for _, rel := range ps.names {
-		delete(l.seal.segs, rel)
-		l.seal.dirty[summaryGroup(rel)] = true
-		if _, pending := l.seal.create[rel]; pending {
-			delete(l.seal.create, rel)
-		} else {
-			l.seal.remove[rel] = true
+		l.giveUp(rel)
+		if data, ok := rest[rel]; ok && data != nil {
+			l.reseal(rel, data)
 		}
 	}
-	delete(l.seal.peers, name)
 	if l.changed != nil {
 		l.changed[name] = true
+	}
+}
+
+// giveUp drops the segment rel, to be removed at the next Save unless
+// it was never written.
+func (l *Ledger) giveUp(rel string) {
+	s := l.seal
+	delete(s.segs, rel)
+	s.dirty[summaryGroup(rel)] = true
+	if _, pending := s.create[rel]; pending {
+		delete(s.create, rel)
+	} else {
+		s.remove[rel] = true
+	}
+}
+
+// withoutPeer is the bytes of the shard segment rel without the records
+// of peer file name, nil when it held no other peer.
+func (l *Ledger) withoutPeer(rel, name string) ([]byte, error) {
+	data, err := l.segmentBytes(rel)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := shardEntries(rel, data)
+	if err != nil {
+		return nil, fmt.Errorf("segment %s: %w", rel, err)
+	}
+	delete(entries, peerDir(name))
+	if len(entries) == 0 {
+		return nil, nil
+	}
+	return encodeShard(entries), nil
+}
+
+// reseal puts data, the shard segment old without a peer, in its place
+// under its own name, for the peers still in it.
+func (l *Ledger) reseal(old string, data []byte) {
+	m := shardSegmentName.FindStringSubmatch(path.Base(old))
+	part, _ := strconv.Atoi(m[2])
+	rel := shardRel(strings.TrimPrefix(path.Dir(old), "shard-"), m[1], part, data)
+	seg, err := decodeShard(rel, data)
+	if err != nil { // it decoded whole before one peer was taken out
+		l.fail(fmt.Errorf("reseal %s: %w", old, err))
+		return
+	}
+	s := l.seal
+	s.create[rel] = data
+	delete(s.remove, rel)
+	s.segs[rel] = sealedSegment{rel: rel, size: int64(len(data)), recs: flat(seg)}
+	s.dirty[summaryGroup(rel)] = true
+	for name := range seg {
+		ps := s.peers[name]
+		if ps == nil {
+			continue
+		}
+		for i, r := range ps.names {
+			if r == old {
+				ps.names[i] = rel
+			}
+		}
+		if p, ok := ps.partial[old]; ok {
+			delete(ps.partial, old)
+			ps.partial[rel] = p
+		}
 	}
 }
 
@@ -292,28 +398,65 @@ func (l *Ledger) each(f func(rec any)) {
 }
 
 // loadSegment merges the segment rel into l and notes its records as
-// sealed, and returns them.
-func (l *Ledger) loadSegment(rel string, data []byte) (*Ledger, error) {
+// sealed, and returns them by peer file name.
+func (l *Ledger) loadSegment(rel string, data []byte) (map[string]*Ledger, error) {
 	if err := checkSegmentName(rel); err != nil {
 		return nil, err
 	}
 	if err := checkSegmentBytes(rel, data); err != nil {
 		return nil, err
 	}
+	peers, err := decodeSegment(rel, data)
+	if err != nil {
+		return nil, err
+	}
+	l.addSealed(rel, int64(len(data)), peers)
+	return peers, nil
+}
+
+// decodeSegment reads the records of the segment rel, by peer file name:
+// a peer's segment holds its directory's peer's, a shard segment says
+// whose each are.
+func decodeSegment(rel string, data []byte) (map[string]*Ledger, error) {
+	if isShardSegment(rel) {
+		return decodeShard(rel, data)
+	}
 	in, err := decode(data)
 	if err != nil {
 		return nil, err
 	}
-	l.addSealed(rel, int64(len(data)), in)
-	return in, nil
+	return map[string]*Ledger{path.Dir(rel) + ".json": in}, nil
 }
 
-// checkSegmentName checks that rel names a segment.
+// checkSegmentName checks that rel names a segment: a peer's, or a
+// shard's.
 func checkSegmentName(rel string) error {
-	if name := path.Base(rel); segmentName.FindStringSubmatch(name) == nil {
+	name := path.Base(rel)
+	if isShardSegment(rel) {
+		if shardSegmentName.FindStringSubmatch(name) == nil {
+			return fmt.Errorf("%q is not a shard segment's name (quarter-part-hash.json)", name)
+		}
+		return nil
+	}
+	if segmentName.FindStringSubmatch(name) == nil {
 		return fmt.Errorf("%q is not a segment's name (quarter-hash.json)", name)
 	}
 	return nil
+}
+
+// segmentQuarter and segmentHash are the quarter and the 8 hex digits of
+// the segment rel, whose name checkSegmentName accepted.
+func segmentQuarter(rel string) string { return segmentParts(rel)[1] }
+func segmentHash(rel string) string {
+	m := segmentParts(rel)
+	return m[len(m)-1]
+}
+
+func segmentParts(rel string) []string {
+	if isShardSegment(rel) {
+		return shardSegmentName.FindStringSubmatch(path.Base(rel))
+	}
+	return segmentName.FindStringSubmatch(path.Base(rel))
 }
 
 // checkSegmentBytes checks that data are the bytes segment rel was named
@@ -322,29 +465,30 @@ func checkSegmentName(rel string) error {
 // (an edit, even one that keeps the size a summary is matched by) make
 // it corrupt, for every reader alike.
 func checkSegmentBytes(rel string, data []byte) error {
-	m := segmentName.FindStringSubmatch(path.Base(rel))
 	sum := sha256.Sum256(data)
-	if m == nil || m[2] != hex.EncodeToString(sum[:4]) {
+	if checkSegmentName(rel) != nil || segmentHash(rel) != hex.EncodeToString(sum[:4]) {
 		return fmt.Errorf("segment %s: its bytes are not those it was written with (their sha256 begins %x; a segment is never changed: restore it from git)", rel, sum[:4])
 	}
 	return nil
 }
 
-// addSealed merges in, the records of the segment rel, size bytes long,
-// into l and notes them as sealed.
-func (l *Ledger) addSealed(rel string, size int64, in *Ledger) *peerSegments {
-	dir, name := path.Split(rel)
-	l.add(in)
+// addSealed merges peers, the records of the segment rel, size bytes
+// long, by peer file name, into l and notes them as sealed.
+func (l *Ledger) addSealed(rel string, size int64, peers map[string]*Ledger) {
+	all := flat(peers)
+	l.add(all)
 	s := l.sealer()
-	s.segs[rel] = sealedSegment{rel: rel, size: size, recs: in}
-	ps := s.peerOrNew(strings.TrimSuffix(dir, "/") + ".json")
-	ps.names = append(ps.names, rel)
-	ps.quarters[segmentName.FindStringSubmatch(name)[1]] = true
-	in.each(func(rec any) {
-		s.records[rec] = struct{}{}
-		ps.records = append(ps.records, rec)
-	})
-	return ps
+	s.segs[rel] = sealedSegment{rel: rel, size: size, recs: all}
+	q := segmentQuarter(rel)
+	for _, name := range slices.Sorted(maps.Keys(peers)) {
+		ps := s.peerOrNew(name)
+		ps.names = append(ps.names, rel)
+		ps.quarters[q] = true
+		peers[name].each(func(rec any) {
+			s.records[rec] = struct{}{}
+			ps.records = append(ps.records, rec)
+		})
+	}
 }
 
 // saveSegments writes the segments Compact made, several at once as
@@ -407,7 +551,7 @@ func writeSummary(p, g string, segs []sealedSegment) (bool, error) {
 }
 
 // segmentsParallel is how many segments saveSegments writes at once: each
-// waits for its fsync, and a quarter's end seals one per peer.
+// waits for its fsync, and a quarter's end seals one per shard, or more.
 const segmentsParallel = 16
 
 // removeSegments removes the segments unseal gave up: after the peers'

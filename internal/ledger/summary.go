@@ -11,7 +11,6 @@ import (
 	"path"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -25,8 +24,8 @@ import (
 // holds what a heartbeat reads of the records of a group of segments:
 // those of one quarter whose peer's directory falls in one of 16 shards
 // (by the first byte of the sha256 of its name modulo 16), so that their
-// count grows by 64 a year, not by one per peer and quarter as the
-// segments do. It holds every field of every record but a trace's title
+// count grows by 64 a year, not by one per peer and quarter as older
+// nodes' segments did; a shard segment is in the group of its own shard. It holds every field of every record but a trace's title
 // and citations, which only the site and `meshnode explain` read, with
 // what repeats in every record of a peer (its name and URL, a file's URL
 // under the peer's) written once (docs/decisions.md, "The ledger's
@@ -64,11 +63,14 @@ type sealedSegment struct {
 }
 
 // summaryGroup names the summary that holds the segment rel, whose name
-// segmentName matched: its quarter and shard.
+// checkSegmentName accepted: its quarter and shard (its peer's, or the
+// shard segment's own).
 func summaryGroup(rel string) string {
-	dir, name := path.Split(rel)
-	sum := sha256.Sum256([]byte(strings.TrimSuffix(dir, "/")))
-	return segmentName.FindStringSubmatch(name)[1] + "-" + strconv.FormatInt(int64(sum[0])%summaryShards, 16)
+	dir := path.Dir(rel)
+	if m := shardDir.FindStringSubmatch(dir); m != nil {
+		return segmentQuarter(rel) + "-" + m[1]
+	}
+	return segmentQuarter(rel) + "-" + shardOf(dir)
 }
 
 // summaryBody is what a summary holds of a segment's records: the
@@ -132,10 +134,10 @@ func summarized(t *Trace) *Trace {
 
 // encodeSummary is the summary of segs, sorted by rel.
 func encodeSummary(segs []sealedSegment) ([]byte, error) {
-	bodies := make([]summaryBody, len(segs))
+	bodies := make([]any, len(segs))
 	h := summaryHeader{Version: summaryVersion, Segments: make([]summaryMember, len(segs))}
 	for i, s := range segs {
-		bodies[i] = summaryOf(s.recs)
+		bodies[i] = segmentSummary(s)
 		h.Segments[i] = summaryMember{Rel: s.rel, Size: s.size}
 	}
 	body, err := json.Marshal(bodies)
@@ -173,13 +175,53 @@ func decodeSummary(files []statefile.SegmentFile, data []byte) ([]*Ledger, error
 			return nil, fmt.Errorf("%w: it holds %s, not %s", errStaleSummary, m.Rel, files[i].Rel)
 		}
 	}
-	var bodies []summaryBody
+	var bodies []json.RawMessage
 	if err := json.Unmarshal(body, &bodies); err != nil || len(bodies) != len(files) {
 		return nil, fmt.Errorf("%w: %d records for %d segments (%v)", errStaleSummary, len(bodies), len(files), err)
 	}
 	out := make([]*Ledger, len(bodies))
-	for i := range bodies {
-		out[i] = bodies[i].ledger()
+	for i, f := range files {
+		recs, err := segmentRecords(f.Rel, bodies[i])
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", errStaleSummary, f.Rel, err)
+		}
+		out[i] = recs
+	}
+	return out, nil
+}
+
+// segmentSummary is what a summary holds of seg: a peer's segment's
+// records, or a shard segment's records of each peer, by peer file name,
+// so that each peer's name and URL are written once.
+func segmentSummary(seg sealedSegment) any {
+	if !isShardSegment(seg.rel) {
+		return summaryOf(seg.recs)
+	}
+	peers := byPeer(seg.recs)
+	out := make([]summaryBody, 0, len(peers))
+	for _, name := range slices.Sorted(maps.Keys(peers)) {
+		out = append(out, summaryOf(peers[name]))
+	}
+	return out
+}
+
+// segmentRecords reads the records of the segment rel from raw, what
+// its summary holds of it (segmentSummary).
+func segmentRecords(rel string, raw json.RawMessage) (*Ledger, error) {
+	if !isShardSegment(rel) {
+		var b summaryBody
+		if err := json.Unmarshal(raw, &b); err != nil {
+			return nil, err
+		}
+		return b.ledger(), nil
+	}
+	var bs []summaryBody
+	if err := json.Unmarshal(raw, &bs); err != nil {
+		return nil, err
+	}
+	out := New()
+	for i := range bs {
+		out.add(bs[i].ledger())
 	}
 	return out, nil
 }

@@ -173,13 +173,21 @@ func TestDamagedSummaryIsReadFromItsSegmentsAndWrittenAgain(t *testing.T) {
 // the ledger at p.
 func joltSummary(t *testing.T, p string) string {
 	t.Helper()
+	return filepath.Join(statefile.SegmentsDir(p), summaryGroup(segmentOf(t, p, jolt).Rel)+".summary")
+}
+
+// segmentOf is the segment that holds the sealed records of the peer at
+// url in the ledger at p: its own, or its shard's.
+func segmentOf(t *testing.T, p, url string) statefile.SegmentFile {
+	t.Helper()
+	dir := peerDir(statefile.PeerFileName(url))
 	for _, f := range listSegments(t, p) {
-		if path.Dir(f.Rel)+".json" == statefile.PeerFileName(jolt) {
-			return filepath.Join(statefile.SegmentsDir(p), summaryGroup(f.Rel)+".summary")
+		if d := path.Dir(f.Rel); d == dir || d == "shard-"+shardOf(dir) {
+			return f
 		}
 	}
-	t.Fatal("no segment of jolt")
-	return ""
+	t.Fatalf("no segment of %s", url)
+	return statefile.SegmentFile{}
 }
 
 func listSegments(t *testing.T, p string) []statefile.SegmentFile {
@@ -207,10 +215,11 @@ func TestSummaryThatDisagreesWithItsSegmentFailsTheSave(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		seg, err := decode(data)
+		peers, err := decodeSegment(f.Rel, data)
 		if err != nil {
 			t.Fatal(err)
 		}
+		seg := flat(peers)
 		if tr := seg.Traces["sha256:bb"]; tr != nil {
 			tr.Seq = 52
 		}
@@ -351,17 +360,12 @@ func TestSummaryOfSegmentsAllGoneIsRemoved(t *testing.T) {
 // Load says so, and so does the first change that reads the segment.
 func TestSegmentEditedToTheSameSizeIsCorruptForEveryReader(t *testing.T) {
 	p, _ := sealedEveryField(t)
-	var fp string
-	for _, f := range listSegments(t, p) {
-		if path.Dir(f.Rel)+".json" == statefile.PeerFileName(jolt) {
-			fp = filepath.Join(statefile.SegmentsDir(p), filepath.FromSlash(f.Rel))
-		}
-	}
+	fp := filepath.Join(statefile.SegmentsDir(p), filepath.FromSlash(segmentOf(t, p, jolt).Rel))
 	data, err := os.ReadFile(fp)
 	if err != nil {
 		t.Fatal(err)
 	}
-	edited := bytes.Replace(data, []byte(`"seq": 42`), []byte(`"seq": 52`), 1)
+	edited := bytes.Replace(data, []byte(`"seq":42`), []byte(`"seq":52`), 1)
 	if bytes.Equal(edited, data) || len(edited) != len(data) {
 		t.Fatal("the edit did not keep the segment's size")
 	}

@@ -3,6 +3,7 @@ package ledger
 import (
 	"fmt"
 	"maps"
+	"path"
 	"path/filepath"
 	"slices"
 
@@ -75,10 +76,23 @@ func (l *Ledger) loadGroup(path, g string, files []statefile.SegmentFile) error 
 		return nil
 	}
 	for i, f := range files {
-		ps := l.addSealed(f.Rel, f.Size, parts[i])
-		ps.partial[f.Rel] = parts[i]
+		peers := summaryPeers(f.Rel, parts[i])
+		l.addSealed(f.Rel, f.Size, peers)
+		for name, part := range peers {
+			l.seal.peers[name].partial[f.Rel] = part
+		}
 	}
 	return nil
+}
+
+// summaryPeers is part, what the summary of the segment rel held of it,
+// by peer file name: a shard segment's records by the peer each is filed
+// under, as its load checks they are (decodeShard).
+func summaryPeers(rel string, part *Ledger) map[string]*Ledger {
+	if isShardSegment(rel) {
+		return byPeer(part)
+	}
+	return map[string]*Ledger{path.Dir(rel) + ".json": part}
 }
 
 // summaryMax bounds the size of the summary of files: what it holds of
@@ -117,7 +131,7 @@ func (l *Ledger) whole(name string) {
 	}
 	swap := map[any]any{}
 	for _, rel := range slices.Sorted(maps.Keys(ps.partial)) {
-		if err := l.wholeSegment(rel, ps.partial[rel], swap); err != nil {
+		if err := l.wholeSegment(name, rel, ps.partial[rel], swap); err != nil {
 			l.fail(err)
 			continue
 		}
@@ -134,22 +148,20 @@ func (l *Ledger) whole(name string) {
 	}
 }
 
-// wholeSegment reads the segment rel, whose summary held part, and puts
-// its traces and copies in place of part's where l holds those, noting
+// wholeSegment reads the segment rel, whose summary held part of the
+// records of peer file name, and puts that peer's traces and copies in place of part's where l holds those, noting
 // each replaced record in swap.
-func (l *Ledger) wholeSegment(rel string, part *Ledger, swap map[any]any) error {
-	data, err := statefile.ReadSegment(l.seal.path, rel)
+func (l *Ledger) wholeSegment(name, rel string, part *Ledger, swap map[any]any) error {
+	data, err := l.segmentBytes(rel)
 	if err != nil {
 		return fmt.Errorf("read sealed records whole: %w", err)
 	}
-	if err := checkSegmentBytes(rel, data); err != nil {
-		return fmt.Errorf("read sealed records whole: %w", err)
-	}
-	seg, err := decode(data)
+	peers, err := decodeSegment(rel, data)
 	if err != nil {
 		return fmt.Errorf("read sealed records whole: segment %s: %w", rel, err)
 	}
-	if !agrees(part, seg) {
+	seg := peers[name]
+	if seg == nil || !agrees(part, seg) {
 		return fmt.Errorf("read sealed records whole: segment %s: %w", rel, errStaleSummary)
 	}
 	for k, t := range seg.Traces {
@@ -197,4 +209,20 @@ func (l *Ledger) wholeOf(rec any, url string) {
 	if l.seal.holds(rec) {
 		l.whole(statefile.PeerFileName(url))
 	}
+}
+
+// segmentBytes is the bytes of the segment rel: those Save is to write,
+// or those on disk, checked against its name.
+func (l *Ledger) segmentBytes(rel string) ([]byte, error) {
+	if data, ok := l.seal.create[rel]; ok {
+		return data, nil
+	}
+	data, err := statefile.ReadSegment(l.seal.path, rel)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSegmentBytes(rel, data); err != nil {
+		return nil, err
+	}
+	return data, nil
 }

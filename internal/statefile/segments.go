@@ -19,7 +19,8 @@ import (
 // as its recent records (docs/formats.md, "Ledger segments"). They live
 // beside the split directory, in its name with "-segments"
 // (mesh-state/ledger-segments/), one directory per peer named by the
-// peer's file without ".json", and are named by the caller.
+// peer's file without ".json" or per shard of the peers ("shard-a"), and
+// are named by the caller.
 
 // SegmentsDir returns the directory the segments of the split state named
 // by path live in.
