@@ -37,6 +37,13 @@ const (
 	// queue, which never takes a hash twice, for as long as it could come
 	// due again.
 	ReserveWindow = queue.SettledRetention
+	// ReserveRetry is how often a heartbeat tries again a reserve trace
+	// due that the queue's bounds held back: room may need a person (a
+	// manual scorer's queue) or a worker's lease to end, and a heartbeat
+	// that loads the history to try costs about a minute after years, so
+	// a full queue makes a quiet node load it once in this time, not
+	// every heartbeat for the trace's window.
+	ReserveRetry = 3 * time.Hour
 )
 
 // reserveDuty is, under a rule set with a reserve, the traces the node is
@@ -184,9 +191,9 @@ func (n *job) reserveItems() ([]queue.Item, error) {
 }
 
 // reserveDue is when a heartbeat must next read the history for the
-// reserve (derived.ReserveDue): the earliest time a reserve trace the
-// queue does not hold came due, when one is due now (its bounds held it
-// back, and it waits), else when the next comes due; zero: never.
+// reserve (derived.ReserveDue): ReserveRetry from now when a reserve
+// trace due now waits, the queue not holding it (its bounds held it
+// back), or when the next comes due if that is earlier; zero: never.
 func (n *job) reserveDue() (time.Time, error) {
 	due, next, err := n.reserveDuty()
 	if err != nil {
@@ -196,16 +203,17 @@ func (n *job) reserveDue() (time.Time, error) {
 	if err != nil {
 		return time.Time{}, err
 	}
-	for _, t := range waiting {
-		if at := reserveFrom(t).Add(ReserveDelay); next.IsZero() || at.Before(next) {
-			next = at
-		}
+	if retry := n.now.Add(ReserveRetry); len(waiting) > 0 && (next.IsZero() || retry.Before(next)) {
+		next = retry
 	}
 	return next, nil
 }
 
 // notQueued keeps of traces those the queue holds no item of, whatever
-// its status.
+// its status: none of its hash, nor of its ID (the queue refuses an item
+// whose ID another holds, for as long as it holds that one: a trace
+// whose hash shares its first 48 bits with one queued can never be, and
+// must not be waited for).
 func (n *job) notQueued(traces []*ledger.Trace) ([]*ledger.Trace, error) {
 	if len(traces) == 0 {
 		return nil, nil
@@ -215,6 +223,7 @@ func (n *job) notQueued(traces []*ledger.Trace) ([]*ledger.Trace, error) {
 		return nil, fmt.Errorf("read queue: %w", err)
 	}
 	return slices.DeleteFunc(slices.Clone(traces), func(t *ledger.Trace) bool {
-		return slices.ContainsFunc(held, func(it queue.Item) bool { return it.Hash == t.Hash })
+		id := validation.ID(t.Hash)
+		return slices.ContainsFunc(held, func(it queue.Item) bool { return it.Hash == t.Hash || it.ID == id })
 	}), nil
 }

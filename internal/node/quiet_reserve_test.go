@@ -132,9 +132,9 @@ func reserveBody(names []string) string {
 // queue holds the most it takes of ada's traces (maxQueuedPerPeer, 2,000),
 // all claimed by a worker elsewhere, when a trace of its reserve comes
 // due. The queue holds it back, and the summary does not count it as
-// stepped in; with no news, every heartbeat after reads the history and
-// tries it again rather than pass it by quietly, and the first after a
-// person skips one of the worker's items queues it and validates it; the
+// stepped in; with no news, a heartbeat ReserveRetry later reads the
+// history and tries it again rather than pass it by, and the first such
+// after a person skips one of the worker's items queues it and validates it; the
 // next is quiet.
 func TestAReserveTraceTheQueueHeldBackIsQueuedOnceItHasRoom(t *testing.T) {
 	if _, err := os.Stat("/usr/bin/git"); err != nil {
@@ -168,9 +168,10 @@ func TestAReserveTraceTheQueueHeldBackIsQueuedOnceItHasRoom(t *testing.T) {
 	}{
 		{18 * time.Hour, nil, true, 0, false},
 		{35*time.Hour + 30*time.Minute, nil, false, 0, true}, // due, and the queue has no room
-		{36 * time.Hour, skip, false, 0, true},               // still waiting: no quiet heartbeat passes it by
-		{36*time.Hour + 30*time.Minute, nil, false, 1, false},
-		{37 * time.Hour, nil, true, 0, false},
+		{36 * time.Hour, skip, true, 0, false},               // waits ReserveRetry: room may need a person
+		{38 * time.Hour, nil, true, 0, false},
+		{38*time.Hour + 30*time.Minute, nil, false, 1, false}, // tried again, with room
+		{39 * time.Hour, nil, true, 0, false},
 	}
 	for _, st := range steps {
 		at := day.Add(st.at)
@@ -188,6 +189,56 @@ func TestAReserveTraceTheQueueHeldBackIsQueuedOnceItHasRoom(t *testing.T) {
 		if st.then != nil {
 			st.then()
 		}
+	}
+}
+
+// TestAReserveTraceWhoseIDTheQueueHoldsIsNotWaitedFor: the queue refuses
+// an item whose ID (the first 12 hex digits of its hash) another item
+// holds, for up to a week after that one settles. A reserve trace so
+// refused was counted as waiting for room, and every heartbeat loaded the
+// history to try it again for the rest of its window: a peer publishing
+// two traces whose hashes share 48 bits (a birthday search) kept a node off
+// its quiet path for days.
+func TestAReserveTraceWhoseIDTheQueueHoldsIsNotWaitedFor(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/git"); err != nil {
+		t.Skip("no git")
+	}
+	day := time.Date(2026, 3, 14, 0, 0, 0, 0, time.UTC)
+	dir, ada := reserveNode(t, "mesh-2026-6")
+	names := []string{"tester"}
+	for i := 1; i <= 11; i++ {
+		names = append(names, fmt.Sprintf("f%d", i))
+	}
+	h := manifest.HashBytes([]byte(reserveBody(names))) // reserveNode's trace
+	mustBeat(t, dir, day.Add(11*time.Hour))
+	gitCommit(t, dir)
+	twin := manifest.Hash(string(h)[:len("sha256:")+12] + strings.Repeat("0", 52))
+	at := day.Add(12 * time.Hour)
+	q := queue.Open(filepath.Join(dir, filepath.FromSlash(node.QueueFile)))
+	q.Now = func() time.Time { return at }
+	if _, err := q.Enqueue(queue.Item{ID: validation.ID(twin), Hash: twin, From: "ada", FromURL: ada, TraceURL: ada + "traces/twin.md",
+		Submitted: at, QueuedAt: at, UpdatedAt: at}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := q.Update(queue.Update{Kind: queue.Decide, ID: validation.ID(twin), Status: queue.StatusSkipped, Reason: "a person skipped it", At: at})
+	if err == nil {
+		err = errors.Join(res...)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	gitCommit(t, dir)
+	for i, st := range []time.Duration{18 * time.Hour, 35*time.Hour + 30*time.Minute, 36 * time.Hour, 48 * time.Hour, 96 * time.Hour} {
+		got, reads := beatCounting(t, dir, day.Add(st))
+		if got.err != nil {
+			t.Fatal(got.err)
+		}
+		// The first heartbeat after the trace came due loads the history
+		// (the record said it was due); none after it.
+		if full := reads[node.LedgerFile] > 0; full != (i == 1) {
+			t.Errorf("+%s: read the history %v, want %v", st, full, i == 1)
+		}
+		gitCommit(t, dir)
 	}
 }
 
