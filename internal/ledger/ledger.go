@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/meshnode/meshnode/internal/manifest"
 
@@ -89,7 +90,8 @@ func load(path string, compact bool) (*Ledger, error) {
 	return l, nil
 }
 
-// loadSegments merges every segment of the ledger at path into l.
+// loadSegments merges every segment of the ledger at path into l, by
+// quarter, then path (segmentOrder).
 func (l *Ledger) loadSegments(path string) error {
 	segs, err := statefile.ReadSegments(path)
 	if err != nil {
@@ -98,12 +100,33 @@ func (l *Ledger) loadSegments(path string) error {
 	if len(segs) > 0 {
 		l.sealer().path = path // for unseal to read a shard segment again
 	}
-	for _, rel := range slices.Sorted(maps.Keys(segs)) {
+	corrupt := func(rel string, err error) error {
+		return statefile.Corrupt(filepath.Join(statefile.SegmentsDir(path), filepath.FromSlash(rel)), segs[rel], err)
+	}
+	rels := slices.Sorted(maps.Keys(segs))
+	for _, rel := range rels {
+		if err := checkSegmentName(rel); err != nil {
+			return corrupt(rel, err)
+		}
+	}
+	for _, rel := range segmentOrder(rels) {
 		if _, err := l.loadSegment(rel, segs[rel]); err != nil {
-			return statefile.Corrupt(filepath.Join(statefile.SegmentsDir(path), filepath.FromSlash(rel)), segs[rel], err)
+			return corrupt(rel, err)
 		}
 	}
 	return nil
+}
+
+// segmentOrder is rels, segments' paths sorted, whose names
+// checkSegmentName accepted, in the order they are read: by quarter, then
+// path. A peer's later quarter is read after its earlier ones whatever
+// its segments' form, so its later record of a key wins, as LoadCompact,
+// which reads by quarter, has it: in path order an older node's segment
+// "zeta.example-…/2026-Q1-…" would come after "shard-3/2026-Q3-…".
+func segmentOrder(rels []string) []string {
+	out := slices.Clone(rels)
+	slices.SortStableFunc(out, func(a, b string) int { return strings.Compare(segmentQuarter(a), segmentQuarter(b)) })
+	return out
 }
 
 // merge adds the records of one ledger file to l. A record equal to the sealed one of

@@ -91,6 +91,26 @@ func perPeerForm(t *testing.T, p string) {
 	}
 }
 
+// zetaURL is a peer whose directory ("zeta.example-…") sorts after
+// "shard-", so that in path order its per-peer segments come after every
+// shard segment.
+const zetaURL = "https://zeta.example/"
+
+// withZeta adds to l zeta's trace and its rejection of traces/a.md found
+// in 2026-Q1.
+func withZeta(l *Ledger) {
+	l.AddTrace(&Trace{Agent: "z", AgentURL: zetaURL, Seq: 1, Hash: "sha256:zz", FirstSeen: day1})
+	l.AddRejection(zetaURL+"traces/a.md", &Rejection{Agent: "z", AgentURL: zetaURL, Seq: 1, ClaimedHash: "sha256:c1",
+		ServedHash: "sha256:s1", At: day1})
+}
+
+// rejectedAgain replaces zeta's rejection with a later mismatch of the
+// same file, found in 2026-Q3.
+func rejectedAgain(l *Ledger) {
+	l.AddRejection(zetaURL+"traces/a.md", &Rejection{Agent: "z", AgentURL: zetaURL, Seq: 1, ClaimedHash: "sha256:c2",
+		ServedHash: "sha256:s2", At: day1.AddDate(0, 6, 0)})
+}
+
 // savedAt compacts l at now and saves it at p.
 func savedAt(t *testing.T, l *Ledger, now time.Time, p string) {
 	t.Helper()
@@ -164,9 +184,11 @@ func TestShardSealedHistoryLoadsAsThePerPeerOne(t *testing.T) {
 	dir := t.TempDir()
 	shard, old := filepath.Join(dir, "shard", "ledger.json"), filepath.Join(dir, "old", "ledger.json")
 	l, _ := crowd(40)
+	withZeta(l)
 	want := whole(t, l)
 	savedAt(t, l, later, shard)
 	l2, _ := crowd(40)
+	withZeta(l2)
 	savedAt(t, l2, later, old)
 	perPeerForm(t, old)
 	for _, f := range listSegments(t, old) {
@@ -178,11 +200,15 @@ func TestShardSealedHistoryLoadsAsThePerPeerOne(t *testing.T) {
 	loads(t, old, want)
 
 	// Mixed: the older node's segments of 2026-Q1, then this node's of
-	// 2026-Q3 beside them.
+	// 2026-Q3 beside them, zeta's later rejection among them: it wins
+	// over the earlier one, sealed per peer, whatever their paths' order.
 	mixed, err := Load(old)
 	if err != nil {
 		t.Fatal(err)
 	}
+	rejectedAgain(mixed)
+	rejectedAgain(l)
+	want = whole(t, l)
 	savedAt(t, mixed, later.AddDate(0, 6, 0), old)
 	var perPeer, shards int
 	for _, f := range listSegments(t, old) {
@@ -192,8 +218,8 @@ func TestShardSealedHistoryLoadsAsThePerPeerOne(t *testing.T) {
 			perPeer++
 		}
 	}
-	if perPeer != 40 || shards == 0 {
-		t.Fatalf("%d per-peer segments and %d shard segments, want the 40 old ones kept and new ones beside", perPeer, shards)
+	if perPeer != 41 || shards == 0 {
+		t.Fatalf("%d per-peer segments and %d shard segments, want the 41 old ones kept and new ones beside", perPeer, shards)
 	}
 	if _, peers, _ := statefile.Read(old); len(peers) != 0 {
 		t.Errorf("%d peers' files left: every record is sealed", len(peers))
@@ -230,14 +256,50 @@ func TestChangeOfAPeerInAShardSegmentKeepsItsNeighbours(t *testing.T) {
 	}
 }
 
-// changedShard seals crowd(40) (2026-Q1 the old way, 2026-Q3 the new)
-// at p, loads it with load, changes it, saves it, and returns what Load
+// TestRenameOfAWholeLoadKeepsTheLaterQuarterRecord: zeta's rejection
+// sealed per peer in 2026-Q1 by an older node, and its later one sealed
+// into a shard segment in 2026-Q3: a Rename on a ledger Load read (as
+// every command but the heartbeat reads it) returns the later one to the
+// renamed peer's file, never the earlier.
+func TestRenameOfAWholeLoadKeepsTheLaterQuarterRecord(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "mesh-state", "ledger.json")
+	l := New()
+	withZeta(l)
+	savedAt(t, l, later, p)
+	perPeerForm(t, p)
+	l, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rejectedAgain(l)
+	savedAt(t, l, later.AddDate(0, 6, 0), p)
+	l, err = Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Rename(zetaURL, "https://zeta2.example/")
+	if _, err := l.Save(p); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadCompact(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := got.Rejected["https://zeta2.example/traces/a.md"]
+	if r == nil || r.ServedHash != "sha256:s2" || r.AgentURL != "https://zeta2.example/" {
+		t.Errorf("after the rename the rejection is %+v, want the later one (served sha256:s2) of the renamed peer", r)
+	}
+}
+
+// changedShard seals crowd(40) and zeta (2026-Q1 the old way, 2026-Q3,
+// zeta's later rejection among it, the new) at p, loads it with load, changes it, saves it, and returns what Load
 // then reads, checking it against the same change to a ledger never
 // sealed and that no segment on disk was rewritten.
 func changedShard(t *testing.T, load func(string) (*Ledger, error), change func(l *Ledger, a, b string)) map[string]string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "ledger.json")
 	l, urls := crowd(40)
+	withZeta(l)
 	a, b := sharers(t, urls)
 	savedAt(t, l, later, p)
 	perPeerForm(t, p)
@@ -245,10 +307,13 @@ func changedShard(t *testing.T, load func(string) (*Ledger, error), change func(
 	if err != nil {
 		t.Fatal(err)
 	}
+	rejectedAgain(l)
 	savedAt(t, l, later.AddDate(0, 6, 0), p)
 	before, _ := statefile.ReadSegments(p)
 
 	ref, _ := crowd(40)
+	withZeta(ref)
+	rejectedAgain(ref)
 	change(ref, a, b)
 	want := whole(t, ref)
 
