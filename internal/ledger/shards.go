@@ -222,11 +222,14 @@ func shardParts(entries map[string]json.RawMessage) [][]byte {
 	part := map[string]json.RawMessage{}
 	size := wrapper
 	for _, dir := range slices.Sorted(maps.Keys(entries)) {
-		name, _ := json.Marshal(dir)               // a string always encodes
-		n := len(name) + 1 + len(entries[dir]) + 1 // colon, comma
-		if len(part) > 0 && size+n > shardPartBytes {
+		name, _ := json.Marshal(dir)           // a string always encodes
+		n := len(name) + 1 + len(entries[dir]) // and a colon
+		if len(part) > 0 && size+1+n > shardPartBytes {
 			out = append(out, encodeShard(part))
 			part, size = map[string]json.RawMessage{}, wrapper
+		}
+		if len(part) > 0 {
+			n++ // the comma before it
 		}
 		part[dir] = entries[dir]
 		size += n

@@ -3,6 +3,7 @@ package ledger
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path"
@@ -444,6 +445,37 @@ func TestShardQuarterTooLargeIsSplitByWholePeers(t *testing.T) {
 		}
 	}
 	loads(t, p, want)
+}
+
+// TestShardPartClosesOnlyPastTheBound: two peers whose shard segment is
+// exactly shardPartBytes long make one part; one byte more, two.
+func TestShardPartClosesOnlyPastTheBound(t *testing.T) {
+	str := func(n int) json.RawMessage { // a JSON string n bytes long
+		return json.RawMessage(`"` + strings.Repeat("x", n-2) + `"`)
+	}
+	// {"peers":{"a":<A>,"b":<B>}} and a newline.
+	const a = 1000
+	exact := shardPartBytes - len(`{"peers":{"a":,"b":}}`+"\n") - a
+	for _, tc := range []struct {
+		name  string
+		b     int
+		parts int
+	}{
+		{"exactly the bound", exact, 1},
+		{"one byte past it", exact + 1, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			entries := map[string]json.RawMessage{"a": str(a), "b": str(tc.b)}
+			size := len(encodeShard(entries))
+			parts := shardParts(entries)
+			if len(parts) != tc.parts {
+				t.Errorf("%d bytes (bound %d) make %d parts, want %d", size, shardPartBytes, len(parts), tc.parts)
+			}
+			if tc.parts == 1 && (size != shardPartBytes || string(parts[0]) != string(encodeShard(entries))) {
+				t.Errorf("the one part is not the %d bytes of both peers", shardPartBytes)
+			}
+		})
+	}
 }
 
 // TestShardSegmentWithAStrayPeerIsCorrupt: what a shard segment holds is
