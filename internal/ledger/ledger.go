@@ -100,21 +100,46 @@ func (l *Ledger) loadSegments(path string) error {
 	if len(segs) > 0 {
 		l.sealer().path = path // for unseal to read a shard segment again
 	}
-	corrupt := func(rel string, err error) error {
-		return statefile.Corrupt(filepath.Join(statefile.SegmentsDir(path), filepath.FromSlash(rel)), segs[rel], err)
-	}
 	rels := slices.Sorted(maps.Keys(segs))
 	for _, rel := range rels {
 		if err := checkSegmentName(rel); err != nil {
-			return corrupt(rel, err)
+			return segmentCorrupt(path, rel, segs[rel], err)
 		}
 	}
+	return l.loadRead(path, rels, segs)
+}
+
+// loadRead merges into l the segments rels of the ledger at path, whose
+// names checkSegmentName accepted, read into segs, by quarter, then path,
+// but for the redundant ones, which the next Save removes
+// (redundantShards).
+func (l *Ledger) loadRead(path string, rels []string, segs map[string][]byte) error {
+	gone, err := redundantOf(rels, func(rel string) (map[string]json.RawMessage, error) {
+		e, err := checkedEntries(rel, segs[rel])
+		if err != nil {
+			return nil, segmentCorrupt(path, rel, segs[rel], err)
+		}
+		return e, nil
+	})
+	if err != nil {
+		return err
+	}
 	for _, rel := range segmentOrder(rels) {
+		if gone[rel] {
+			l.dropRedundant(rel)
+			continue
+		}
 		if _, err := l.loadSegment(rel, segs[rel]); err != nil {
-			return corrupt(rel, err)
+			return segmentCorrupt(path, rel, segs[rel], err)
 		}
 	}
 	return nil
+}
+
+// segmentCorrupt is the error of the segment rel of the ledger at path,
+// whose bytes are data, that err makes corrupt.
+func segmentCorrupt(path, rel string, data []byte, err error) error {
+	return statefile.Corrupt(filepath.Join(statefile.SegmentsDir(path), filepath.FromSlash(rel)), data, err)
 }
 
 // segmentOrder is rels, segments' paths sorted, whose names

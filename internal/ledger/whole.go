@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"path"
@@ -67,22 +68,84 @@ func (l *Ledger) loadGroup(path, g string, files []statefile.SegmentFile) error 
 		parts, err = decodeSummary(files, data)
 	}
 	if err != nil {
-		for _, f := range files {
-			if err := l.loadWhole(path, f.Rel); err != nil {
-				return err
-			}
-		}
 		l.seal.dirty[g] = true
-		return nil
+		return l.loadGroupWhole(path, files)
+	}
+	peers := make([]map[string]*Ledger, len(files))
+	for i, f := range files {
+		peers[i] = summaryPeers(f.Rel, parts[i])
+	}
+	gone, err := redundantOf(sharedShards(files, peers), func(rel string) (map[string]json.RawMessage, error) {
+		return entriesOn(path, rel)
+	})
+	if err != nil {
+		return err
 	}
 	for i, f := range files {
-		peers := summaryPeers(f.Rel, parts[i])
-		l.addSealed(f.Rel, f.Size, peers)
-		for name, part := range peers {
+		if gone[f.Rel] {
+			l.dropRedundant(f.Rel)
+			continue
+		}
+		l.addSealed(f.Rel, f.Size, peers[i])
+		for name, part := range peers[i] {
 			l.seal.peers[name].partial[f.Rel] = part
 		}
 	}
 	return nil
+}
+
+// loadGroupWhole merges the segments files of the ledger at path, those
+// of a group whose summary is missing, damaged or of other segments, into
+// l, each read whole.
+func (l *Ledger) loadGroupWhole(path string, files []statefile.SegmentFile) error {
+	segs := make(map[string][]byte, len(files))
+	rels := make([]string, len(files))
+	for i, f := range files {
+		data, err := statefile.ReadSegment(path, f.Rel)
+		if err != nil {
+			return err
+		}
+		segs[f.Rel], rels[i] = data, f.Rel
+	}
+	return l.loadRead(path, rels, segs)
+}
+
+// sharedShards is the shard segments among files, each with its records
+// by peer file name in peers, that hold a peer another of them holds too:
+// only those can be redundant (redundantShards), and only those a
+// heartbeat reads whole to know.
+func sharedShards(files []statefile.SegmentFile, peers []map[string]*Ledger) []string {
+	holders := map[string][]string{}
+	for i, f := range files {
+		if isShardSegment(f.Rel) {
+			for name := range peers[i] {
+				holders[name] = append(holders[name], f.Rel)
+			}
+		}
+	}
+	shared := map[string]bool{}
+	for _, rels := range holders {
+		if len(rels) > 1 {
+			for _, rel := range rels {
+				shared[rel] = true
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(shared))
+}
+
+// entriesOn is the entries of the shard segment rel of the ledger at
+// path, read whole and checked against its name.
+func entriesOn(path, rel string) (map[string]json.RawMessage, error) {
+	data, err := statefile.ReadSegment(path, rel)
+	if err != nil {
+		return nil, err
+	}
+	e, err := checkedEntries(rel, data)
+	if err != nil {
+		return nil, segmentCorrupt(path, rel, data, err)
+	}
+	return e, nil
 }
 
 // summaryPeers is part, what the summary of the segment rel held of it,
@@ -104,18 +167,6 @@ func summaryMax(files []statefile.SegmentFile) int64 {
 		max += f.Size + int64(len(f.Rel)) + 64
 	}
 	return max
-}
-
-// loadWhole merges the segment rel of the ledger at path into l.
-func (l *Ledger) loadWhole(path, rel string) error {
-	data, err := statefile.ReadSegment(path, rel)
-	if err != nil {
-		return err
-	}
-	if _, err := l.loadSegment(rel, data); err != nil {
-		return statefile.Corrupt(filepath.Join(statefile.SegmentsDir(path), filepath.FromSlash(rel)), data, err)
-	}
-	return nil
 }
 
 // whole reads the segments of peer file name that l holds from their
