@@ -345,10 +345,10 @@ func changedShard(t *testing.T, load func(string) (*Ledger, error), change func(
 // TestUnsealStoppedAnywhereLoadsTheSameRecords: a Save of a change that
 // takes a peer out of a shard segment, stopped after it wrote the new
 // shard segment, or after the peers' files too, leaves a ledger that
-// loads every record of its neighbours as they were (read from both
-// shard segments, equal), and the peer's as today's rules leave a peer's
-// segment that was to be removed: stopped before its file, the change
-// is lost; after, its sealed records are read from the segment still
+// loads every record of its neighbours as they were (read from the old
+// shard segment: the new one, which it holds whole, is redundant), and
+// the peer's as today's rules leave a peer's segment that was to be
+// removed: stopped before its file, the change is lost; after, its sealed records are read from the segment still
 // there (here a Forget keeps the sealed records, not the recent one).
 // A Save after either changes no record.
 func TestUnsealStoppedAnywhereLoadsTheSameRecords(t *testing.T) {
