@@ -22,6 +22,25 @@ type meshServer struct {
 	files  map[string]string // "<name>/<file>" → body
 }
 
+// newFoundersMesh serves ada and eleven founders f1 to f11 besides the
+// node, "tester", all founders under rules: the pool of validators, the
+// peers to follow and the FOUNDERS.md that names them.
+func newFoundersMesh(t *testing.T, rules string) (ms *meshServer, srv *httptest.Server, pool []string, peers [][2]string, founders string) {
+	t.Helper()
+	ms, srv = newMeshServer(t)
+	pool = []string{"tester"}
+	peers = [][2]string{{"ada", srv.URL + "/ada/"}}
+	founders = "rules: " + rules + "\ntester | http://127.0.0.1:1/tester/\n"
+	for i := 1; i <= 11; i++ {
+		n := fmt.Sprintf("f%d", i)
+		pool = append(pool, n)
+		peers = append(peers, [2]string{n, srv.URL + "/" + n + "/"})
+		founders += fmt.Sprintf("%s | %s/%s/\n", n, srv.URL, n)
+		ms.agents[n] = &manifest.Manifest{Agent: n}
+	}
+	return ms, srv, pool, peers, founders
+}
+
 func newMeshServer(t *testing.T) (*meshServer, *httptest.Server) {
 	m := &meshServer{agents: map[string]*manifest.Manifest{}, files: map[string]string{}}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -85,17 +104,7 @@ func TestTheReserveStepsInOnlyForATraceShortOfVotesOnceDue(t *testing.T) {
 		{"the scorer fails", "mesh-2026-6", 0, false, 1, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ms, srv := newMeshServer(t)
-			pool := []string{"tester"}
-			peers := [][2]string{{"ada", srv.URL + "/ada/"}}
-			founders := "rules: " + tc.rules + "\ntester | http://127.0.0.1:1/tester/\n"
-			for i := 1; i <= 11; i++ {
-				n := fmt.Sprintf("f%d", i)
-				pool = append(pool, n)
-				peers = append(peers, [2]string{n, srv.URL + "/" + n + "/"})
-				founders += fmt.Sprintf("%s | %s/%s/\n", n, srv.URL, n)
-				ms.agents[n] = &manifest.Manifest{Agent: n}
-			}
+			ms, srv, pool, peers, founders := newFoundersMesh(t, tc.rules)
 			var body string
 			var h manifest.Hash
 			for i := 0; ; i++ {

@@ -90,17 +90,7 @@ func TestTheReserveDutyIsComputedOnceUnlessTheHeartbeatChangedItsInput(t *testin
 // trace's first juror.
 func reserveScene(t *testing.T, submitted time.Time) (dir string, vote func(at time.Time)) {
 	t.Helper()
-	ms, srv := newMeshServer(t)
-	pool := []string{"tester"}
-	peers := [][2]string{{"ada", srv.URL + "/ada/"}}
-	founders := "rules: mesh-2026-6\ntester | http://127.0.0.1:1/tester/\n"
-	for i := 1; i <= 11; i++ {
-		n := fmt.Sprintf("f%d", i)
-		pool = append(pool, n)
-		peers = append(peers, [2]string{n, srv.URL + "/" + n + "/"})
-		founders += fmt.Sprintf("%s | %s/%s/\n", n, srv.URL, n)
-		ms.agents[n] = &manifest.Manifest{Agent: n}
-	}
+	ms, srv, pool, peers, founders := newFoundersMesh(t, "mesh-2026-6")
 	var h manifest.Hash
 	for i := 0; ; i++ {
 		body := fmt.Sprintf("# Ada's note %d\n\n## Work\n\nDone, step %d.\n", i, i)
