@@ -266,15 +266,8 @@ func TestRenameOfAWholeLoadKeepsTheLaterQuarterRecord(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "mesh-state", "ledger.json")
 	l := New()
 	withZeta(l)
-	savedAt(t, l, later, p)
-	perPeerForm(t, p)
+	sealMixed(t, l, p)
 	l, err := Load(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rejectedAgain(l)
-	savedAt(t, l, later.AddDate(0, 6, 0), p)
-	l, err = Load(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,6 +285,21 @@ func TestRenameOfAWholeLoadKeepsTheLaterQuarterRecord(t *testing.T) {
 	}
 }
 
+// sealMixed seals l at p as a history of both forms holds it: its
+// 2026-Q1 per peer, as an older node sealed it, then, zeta's later
+// rejection among them (rejectedAgain), 2026-Q3 into shard segments.
+func sealMixed(t *testing.T, l *Ledger, p string) {
+	t.Helper()
+	savedAt(t, l, later, p)
+	perPeerForm(t, p)
+	l, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rejectedAgain(l)
+	savedAt(t, l, later.AddDate(0, 6, 0), p)
+}
+
 // changedShard seals crowd(40) and zeta (2026-Q1 the old way, 2026-Q3,
 // zeta's later rejection among it, the new) at p, loads it with load, changes it, saves it, and returns what Load
 // then reads, checking it against the same change to a ledger never
@@ -302,14 +310,7 @@ func changedShard(t *testing.T, load func(string) (*Ledger, error), change func(
 	l, urls := crowd(40)
 	withZeta(l)
 	a, b := sharers(t, urls)
-	savedAt(t, l, later, p)
-	perPeerForm(t, p)
-	l, err := Load(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rejectedAgain(l)
-	savedAt(t, l, later.AddDate(0, 6, 0), p)
+	sealMixed(t, l, p)
 	before, _ := statefile.ReadSegments(p)
 
 	ref, _ := crowd(40)
