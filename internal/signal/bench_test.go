@@ -2,6 +2,7 @@ package signal
 
 import (
 	"fmt"
+	"math"
 	"math/rand"
 	"reflect"
 	"slices"
@@ -230,7 +231,7 @@ func TestClosureRoundsAgreeWithTheReport(t *testing.T) {
 			r := Compute(in)
 			m := newMesh(in, rules)
 			if rules.JurySize > 0 {
-				m.assign(newAssigner(in, rules, nil))
+				m.assign(newAssigner(in, rules, nil), math.MaxInt64)
 			}
 			has := make([]bool, len(m.keyOf))
 			for _, a := range r.Agents {
