@@ -194,3 +194,40 @@ func TestUnderMesh2026v7AFileDatedBeforeTheLateEpochCanRedrawTheLateReserve(t *t
 		t.Fatalf("after: %+v (late reserve %v), want %s in it and %s's vote unassigned", got, want, mover, last)
 	}
 }
+
+// TestUnderMesh2026v7LateReserveVotesCountInLaterPools: bob's five
+// capability rocks of March 1 are passed only by two members of each
+// one's late reserve, on March 3; under mesh-2026-7 those votes count in
+// the pools of later epochs too (the pool of March 4 is computed with
+// the late reserves of March 1, drawn from the pool of March 3: no pool
+// needs itself), so bob has standing as of March 4 and is drawn for
+// ann's trace of that day, which ranks him first; under mesh-2026-6 the
+// same votes are unassigned and he is not.
+func TestUnderMesh2026v7LateReserveVotesCountInLaterPools(t *testing.T) {
+	names := []string{"f01", "f02", "f03", "f04", "f05", "f06", "f07", "f08", "f09", "f10", "f11", "f12", "f13", "f14", "f15", "f16"}
+	in := Input{Rules: RulesMesh2026v7, Founders: founders(names...)}
+	for s := 1; s <= 5; s++ {
+		in.Traces = append(in.Traces, dated(tr("bob", s, "capability", "rock"), 1))
+	}
+	as, _ := NewAssignments(in)
+	for _, b := range in.Traces {
+		for _, n := range as.LateReserve(b)[:2] {
+			in.Validations = append(in.Validations, at(val(n, b.Hash, "pass"), 3))
+		}
+	}
+	var ann ledger.Trace
+	for s := 1; ; s++ {
+		ann = dated(tr("ann", s, "knowledge", "pebble"), 4)
+		if byWeight(ann.Hash, append(slices.Clone(names), "bob"))[0] == "bob" {
+			break
+		}
+	}
+	in.Traces = append(in.Traces, ann)
+	if got := traceResult(Compute(in), ann.Hash); !slices.Contains(got.Jury, "bob") {
+		t.Fatalf("under mesh-2026-7: ann's jury %v, want bob, admitted by late reserve votes", got.Jury)
+	}
+	in.Rules = RulesMesh2026v6
+	if got := traceResult(Compute(in), ann.Hash); slices.Contains(got.Jury, "bob") {
+		t.Fatalf("under mesh-2026-6: ann's jury %v, want no bob: the late votes are unassigned", got.Jury)
+	}
+}
