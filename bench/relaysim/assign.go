@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/meshnode/meshnode/internal/heartbeat"
@@ -38,6 +39,15 @@ import (
 // together, each at its own heartbeat before the others' votes reach it,
 // which is what the node's policy gives when their heartbeats fall in
 // the same half hour: the most the reserve can cost.
+// Under mesh-2026-7, an absence that begins on the last day is run as
+// such (the validators away write nothing on it), the jury and reserve
+// present vote as under mesh-2026-6, and two days on, for every trace
+// still short of heartbeat.ReserveShort, every present member of its late
+// reserve (drawn by signal from the files with the last day's votes in:
+// its pool is that of the last day + AwayAfterDays) validates it half an
+// hour after the late reserve's policy makes it due; each trace's votes
+// are then counted by signal.Compute itself, so a late vote counts only
+// as the rule says (dated from the late epoch on).
 
 // awayShares are the shares of validators with standing that are away
 // (validate nothing) for which coverage is counted.
@@ -61,6 +71,19 @@ type coverage struct {
 	v4, steady, today tally
 	// v6steady and v6today are the same absences under mesh-2026-6.
 	v6steady, v6today tally
+	// v7today is the absence from the last day under mesh-2026-7,
+	// counted by signal after the late reserve's votes.
+	v7today lateTally
+}
+
+// lateTally is a tally under mesh-2026-7: the traces short, by
+// signal's count, and the late reserve's votes and how many hours after
+// their trace's day began each was cast.
+type lateTally struct {
+	tally
+	late   int
+	active int // validators active on the late day
+	hours  []float64
 }
 
 // assignment is what the assignment part of a run found.
@@ -89,10 +112,10 @@ func assign(o options, agents []*agent) (assignment, error) {
 		active := o.validators - int(math.Round(c*float64(o.validators)))
 		out.coverage = append(out.coverage, coverage{away: c, active: active,
 			v4: tally{minimum: math.MaxInt}, steady: tally{minimum: math.MaxInt}, today: tally{minimum: math.MaxInt},
-			v6steady: tally{minimum: math.MaxInt}, v6today: tally{minimum: math.MaxInt}})
+			v6steady: tally{minimum: math.MaxInt}, v6today: tally{minimum: math.MaxInt}, v7today: lateTally{tally: tally{minimum: math.MaxInt}}})
 	}
 	everyone := func(int, int) bool { return true }
-	pools, err := drawJuries(o, agents, signal.RulesMesh2026v4, everyone, func(day int, d drawn) {
+	pools, _, err := drawJuries(o, agents, signal.RulesMesh2026v4, everyone, func(day int, d drawn) {
 		out.seconds = append(out.seconds, d.seconds)
 		for i, t := range d.traces {
 			owners := d.owners[i]
@@ -117,7 +140,79 @@ func assign(o options, agents []*agent) (assignment, error) {
 	if err := out.countAway(o, agents, signal.RulesMesh2026v5, func(c *coverage) (*tally, *tally) { return &c.steady, &c.today }); err != nil {
 		return out, err
 	}
-	return out, out.countAway(o, agents, signal.RulesMesh2026v6, func(c *coverage) (*tally, *tally) { return &c.v6steady, &c.v6today })
+	if err := out.countAway(o, agents, signal.RulesMesh2026v6, func(c *coverage) (*tally, *tally) { return &c.v6steady, &c.v6today }); err != nil {
+		return out, err
+	}
+	return out, out.countLate(o, agents)
+}
+
+// countLate counts, under mesh-2026-7, the last day's traces for each
+// share of validators away from the last day: the jury and reserve
+// present vote as drawJuries has them, then the late reserve present of
+// each trace still short (countLateOf), and signal counts the votes.
+func (as *assignment) countLate(o options, agents []*agent) error {
+	for c := range as.coverage {
+		cv := &as.coverage[c]
+		present := func(v, day int) bool { return v < cv.active || day < o.days }
+		var last drawn
+		pools, in, err := drawJuries(o, agents, signal.RulesMesh2026v7, present, func(day int, d drawn) {
+			if day == o.days {
+				last = d
+			}
+		})
+		if err != nil {
+			return err
+		}
+		if err := cv.v7today.countLateOf(pools, in, last.traces, agents, cv.active); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// countLateOf adds to the tally the traces, of the files in, after the
+// late reserve present (the first active validators) of each trace with
+// fewer than heartbeat.ReserveShort votes in has validated it, half an
+// hour after the policy makes it due; the votes are counted by
+// signal.Compute over in and them.
+func (t *lateTally) countLateOf(pools *signal.Pools, in signal.Input, traces []ledger.Trace, agents []*agent, active int) error {
+	cast := map[manifest.Hash]int{}
+	for _, v := range in.Validations {
+		cast[v.TraceHash]++
+	}
+	as, ok := pools.Assignments(in)
+	if !ok {
+		return fmt.Errorf("rule set %s assigns nothing", in.Rules)
+	}
+	var late []ledger.Validation
+	for _, tr := range traces {
+		if cast[tr.Hash] >= heartbeat.ReserveShort {
+			continue
+		}
+		at := tr.Submitted.Add(heartbeat.ReserveDelay + heartbeat.LateReserveDelay + 30*time.Minute)
+		vs := votes(tr, as.LateReserve(tr), agents, func(v int) bool { return v < active }, at)
+		for range vs {
+			t.hours = append(t.hours, at.Sub(signal.EpochStart(tr.Submitted)).Hours())
+		}
+		late = append(late, vs...)
+	}
+	t.late += len(late)
+	t.active = active
+	in.Validations = append(slices.Clone(in.Validations), late...)
+	seen := map[manifest.Hash]int{}
+	for _, r := range pools.Compute(in).Traces {
+		seen[r.Hash] = r.Seen
+	}
+	for _, tr := range traces {
+		n := seen[tr.Hash]
+		t.votes += n
+		t.traces++
+		t.minimum = min(t.minimum, n)
+		if n < 3 && activeOthers(active, tr.Agent) >= 3 {
+			t.short++
+		}
+	}
+	return nil
 }
 
 // countAway counts the last day's coverage under rules (mesh-2026-5 or
@@ -128,7 +223,7 @@ func (as *assignment) countAway(o options, agents []*agent, rules string, pick f
 	for c := range as.coverage {
 		cv := &as.coverage[c]
 		present := func(v, _ int) bool { return v < cv.active }
-		_, err := drawJuries(o, agents, rules, present, func(day int, d drawn) {
+		_, _, err := drawJuries(o, agents, rules, present, func(day int, d drawn) {
 			if day != o.days {
 				return
 			}
@@ -164,8 +259,9 @@ type drawn struct {
 // drawJuries simulates the juries of days 0 to -days under rules: each
 // day's traces are added to the input, their juries drawn by signal from
 // the files so far, and every juror present(validator, day) writes its
-// validation an hour after the trace. each sees every day's juries.
-func drawJuries(o options, agents []*agent, rules string, present func(v, day int) bool, each func(day int, d drawn)) (*signal.Pools, error) {
+// validation an hour after the trace. each sees every day's juries; the
+// files of all the days are returned with the pools.
+func drawJuries(o options, agents []*agent, rules string, present func(v, day int) bool, each func(day int, d drawn)) (*signal.Pools, signal.Input, error) {
 	in := signal.Input{Rules: rules}
 	for i := range o.validators {
 		in.Founders = append(in.Founders, signal.Founder{Name: agentName(i), URL: agents[i].url})
@@ -178,7 +274,7 @@ func drawJuries(o options, agents []*agent, rules string, present func(v, day in
 		cpu0 := cpuTime()
 		var ok bool
 		if d.as, ok = pools.Assignments(in); !ok {
-			return nil, fmt.Errorf("rule set %s assigns nothing", in.Rules)
+			return nil, in, fmt.Errorf("rule set %s assigns nothing", in.Rules)
 		}
 		d.juries, d.reserves = make([][]string, len(d.traces)), make([][]string, len(d.traces))
 		for i, t := range d.traces {
@@ -190,7 +286,7 @@ func drawJuries(o options, agents []*agent, rules string, present func(v, day in
 		}
 		each(day, d)
 	}
-	return pools, nil
+	return pools, in, nil
 }
 
 // publishRef names one publish: the agent and its index in publishes.
@@ -314,7 +410,27 @@ func (as assignment) report(o options) {
 			signal.ReserveSize, c.v6steady.withLoad(), o.days, c.v6today.withLoad())
 		fmt.Printf("      validations a day per validator active: mesh-2026-5 %s, %s; mesh-2026-6 %s, %s\n",
 			c.steady.load(c.active), c.today.load(c.active), c.v6steady.load(c.active), c.v6today.load(c.active))
+		fmt.Printf("      mesh-2026-7 (late reserve of %d, drawn on day %d), away from day %d, counted by signal: %s\n",
+			signal.LateReserveSize, o.days+signal.AwayAfterDays, o.days, c.v7today)
 	}
+}
+
+// String is the tally, the late reserve's votes (per validator active,
+// all cast on the late day), and the hours after their trace's day
+// began they were cast, min / median / max.
+func (t lateTally) String() string {
+	return fmt.Sprintf("%s; %d validations by the late reserve (%.2f per validator active on day +%d); cast %s h after their trace's day began",
+		t.tally, t.late, float64(t.late)/float64(max(t.active, 1)), signal.AwayAfterDays, spread(t.hours))
+}
+
+// spread is the min / median / max of xs, "-" when empty.
+func spread(xs []float64) string {
+	if len(xs) == 0 {
+		return "-"
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return fmt.Sprintf("%.1f / %.1f / %.1f", s[0], s[len(s)/2], s[len(s)-1])
 }
 
 func (t tally) String() string {

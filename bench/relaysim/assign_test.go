@@ -151,3 +151,35 @@ func TestUnderMesh2026v6TheReserveCoversANewAbsence(t *testing.T) {
 		t.Errorf("%.0f%% away from the last day: mesh-2026-6 %+v, mesh-2026-5 %+v; want fewer short, with the reserve's votes", 100*most.away, most.v6today, most.today)
 	}
 }
+
+// TestUnderMesh2026v7TheLateReserveCoversWhatTheReserveCannot: with two
+// fifths of the validators leaving on the last day, mesh-2026-6 leaves
+// some traces short of three (their ten seats hold fewer than three
+// present); under mesh-2026-7 the late reserve present votes two days
+// on, and signal counts those votes: fewer traces are short, no late
+// vote is cast before the late epoch, and with everyone present the late
+// reserve casts nothing.
+func TestUnderMesh2026v7TheLateReserveCoversWhatTheReserveCannot(t *testing.T) {
+	o := options{agents: 800, days: signal.AwayAfterDays + 1, publish: 0.5, validators: 60, seed: 3}
+	agents, err := makeAgents(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	as, err := assign(o, agents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all := as.coverage[0]; all.v7today.late != 0 || all.v7today.short != 0 || all.v7today.votes != all.today.votes {
+		t.Errorf("everyone present: mesh-2026-7 %+v, mesh-2026-5 %+v; want no late vote and the same count", all.v7today, all.today)
+	}
+	most := as.coverage[len(as.coverage)-1]
+	if most.v6today.short == 0 || most.v7today.short >= most.v6today.short || most.v7today.late == 0 {
+		t.Errorf("%.0f%% away from the last day: mesh-2026-7 %+v, mesh-2026-6 %+v; want fewer short, with the late reserve's votes", 100*most.away, most.v7today, most.v6today)
+	}
+	t.Logf("mesh-2026-6 %v; mesh-2026-7 %v", most.v6today, most.v7today)
+	for _, h := range most.v7today.hours {
+		if h < 24*float64(signal.AwayAfterDays) {
+			t.Errorf("a late reserve vote cast %.1f h after its trace's day began, before its late epoch", h)
+		}
+	}
+}

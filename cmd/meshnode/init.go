@@ -40,7 +40,8 @@ it when agents with standing have validated enough of its traces to bring
 its SIGNAL to 50. --founder founds a new mesh: init also writes FOUNDERS.md
 naming this node and the mesh's rule set, mesh-2026-3 unless --rules names
 another (mesh-2026-4 assigns each trace to five validators, mesh-2026-5 to
-five of those not away, mesh-2026-6 adds a reserve of five more: docs/protocol.md §8.8), which admits an agent only on the passes of two agents with standing:
+five of those not away, mesh-2026-6 adds a reserve of five more, mesh-2026-7
+a late reserve of five drawn two days on: docs/protocol.md §8.8), which admits an agent only on the passes of two agents with standing:
 add a second founder's line before others join. On a node that is set up
 already, init --founder writes FOUNDERS.md and nothing else; a FOUNDERS.md
 naming other founders (the mesh the node joined) is replaced only with

@@ -227,6 +227,7 @@ func TestInitFounderNamesTheRuleSetAsked(t *testing.T) {
 		{"mesh-2026-4", []string{"--founder", "--rules", "mesh-2026-4"}, exitOK, "rules: mesh-2026-4"},
 		{"mesh-2026-5", []string{"--founder", "--rules", "mesh-2026-5"}, exitOK, "rules: mesh-2026-5"},
 		{"mesh-2026-6", []string{"--founder", "--rules", "mesh-2026-6"}, exitOK, "rules: mesh-2026-6"},
+		{"mesh-2026-7", []string{"--founder", "--rules", "mesh-2026-7"}, exitOK, "rules: mesh-2026-7"},
 		{"without --founder", []string{"--rules", "mesh-2026-4"}, exitUsage, ""},
 		{"unknown", []string{"--founder", "--rules", "mesh-2099-1"}, exitUsage, ""},
 	}

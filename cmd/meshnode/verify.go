@@ -35,8 +35,9 @@ its page and in the list of traces) that the files do not give:
 
 and each listed file that is missing or does not match its hash. Under a
 rule set that assigns traces (mesh-2026-4 and later) it also lists, as "outside", the
-node's validations of traces whose jury (and, under mesh-2026-6, reserve) does
-not name it: allowed, but they count for nothing (docs/protocol.md §8.8). Every read
+node's validations of traces whose jury (and, under mesh-2026-6, reserve;
+under mesh-2026-7, late reserve with the validation dated from two days
+after the trace's day on) does not name it: allowed, but they count for nothing (docs/protocol.md §8.8). Every read
 has a timeout and a size limit; nothing is written but a scratch directory,
 removed at the end. A node that serves no site (no signal.html) gets a
 note, not a problem. The rule is in docs/decisions.md (Verify); --json prints
@@ -126,7 +127,7 @@ func printVerify(w io.Writer, r *audit.Report) error {
 		}
 	}
 	for _, o := range r.Outside {
-		fmt.Fprintf(tw, "outside\tseq %d\t%s\tnot on the jury of %s (%s)%s: counts for nothing\n", o.Seq, o.File, o.TraceHash, strings.Join(o.Jury, ", "), reserveNote(o.Reserve))
+		fmt.Fprintf(tw, "outside\tseq %d\t%s\tnot on the jury of %s (%s)%s: counts for nothing\n", o.Seq, o.File, o.TraceHash, strings.Join(o.Jury, ", "), reserveNote(o.Reserve, o.LateReserve))
 	}
 	for _, f := range r.Files {
 		fmt.Fprintf(tw, "bad file\tseq %d\t%s\t%s\n", f.Seq, f.File, f.Problem)
@@ -161,10 +162,15 @@ func printSite(w io.Writer, s *audit.Site) error {
 }
 
 // reserveNote is how an outside validation's line names the trace's
-// reserve (mesh-2026-6): "" under rule sets without one.
-func reserveNote(reserve []string) string {
-	if len(reserve) == 0 {
-		return ""
+// reserve (mesh-2026-6) and late reserve (mesh-2026-7): "" under rule
+// sets without them.
+func reserveNote(reserve, late []string) string {
+	out := ""
+	if len(reserve) > 0 {
+		out = " nor in its reserve (" + strings.Join(reserve, ", ") + ")"
 	}
-	return " nor in its reserve (" + strings.Join(reserve, ", ") + ")"
+	if len(late) > 0 {
+		out += " nor in its late reserve (" + strings.Join(late, ", ") + ") dated from its late epoch on"
+	}
+	return out
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -345,5 +346,51 @@ func TestUnderMesh2026v6AValidationOfTheReserveIsNotOutside(t *testing.T) {
 	in.Rules = signal.RulesMesh2026v5
 	if got := outside(pub, signal.Compute(in)); len(got) != 2 || got[0].TraceHash != picked["reserve"].Hash {
 		t.Fatalf("outside under mesh-2026-5: %+v, want the reserve's and the other", got)
+	}
+}
+
+// TestUnderMesh2026v7ALateReserveValidationFromItsLateEpochIsNotOutside:
+// of two validations by the audited node of a trace whose late reserve
+// names it, the one dated in the late epoch is assigned, the one dated
+// the day before it is outside, listed with the trace's late reserve;
+// under mesh-2026-6 both are outside.
+func TestUnderMesh2026v7ALateReserveValidationFromItsLateEpochIsNotOutside(t *testing.T) {
+	url := func(name string) string { return "https://" + name + ".example/" }
+	in := signal.Input{Rules: signal.RulesMesh2026v7, Founders: []signal.Founder{{Name: "node", URL: url("node")}}}
+	for i := 1; i <= 15; i++ {
+		n := fmt.Sprintf("f%d", i)
+		in.Founders = append(in.Founders, signal.Founder{Name: n, URL: url(n)})
+	}
+	day := time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
+	var late []ledger.Trace
+	for s := 1; s <= 60 && len(late) < 2; s++ {
+		tr := ledger.Trace{Agent: "ann", AgentURL: url("ann"), Hash: manifest.HashBytes([]byte(fmt.Sprint("ann", s))),
+			Seq: manifest.Seq(s), URL: fmt.Sprintf("%straces/%03d.md", url("ann"), s), Submitted: day}
+		in.Traces = append(in.Traces, tr)
+		if as, _ := signal.NewAssignments(in); as.InLateReserve(tr, url("node")) {
+			late = append(late, tr)
+		} else {
+			in.Traces = in.Traces[:len(in.Traces)-1]
+		}
+	}
+	if len(late) != 2 {
+		t.Fatalf("a poor test: the node is in %d late reserves", len(late))
+	}
+	pub := &public{agent: "node", url: url("node"), manifest: &manifest.Manifest{}, files: map[string][]byte{}}
+	for i, at := range []time.Time{day.Add(39 * time.Hour), day.Add(38 * time.Hour)} { // March 12, 00:00 and March 11, 23:00
+		tr := late[i]
+		file := fmt.Sprintf("validations/val-%d.md", i+1)
+		pub.files[file] = []byte(fmt.Sprintf("# VALIDATION\n\nvalidator: node\nvalidator_url: %s\ntrace_url: %s\ntrace_hash: %s\nvalidated_at: %s\nresult: pass\ntotal_score: 22\n\nscores:\n  substance: 4\n  uniqueness: 3\n  specificity: 4\n  actionability: 4\n  structure: 4\n  freshness: 3\n",
+			url("node"), tr.URL, tr.Hash, at.Format(time.RFC3339)))
+		pub.manifest.Entries = append(pub.manifest.Entries, manifest.Entry{Seq: manifest.Seq(i + 1), File: file, Type: "validation"})
+		in.Validations = append(in.Validations, ledger.Validation{Validator: "node", ValidatorURL: url("node"), TraceHash: tr.Hash, Result: "pass", ValidatedAt: at})
+	}
+	got := outside(pub, signal.Compute(in))
+	if len(got) != 1 || got[0].TraceHash != late[1].Hash || !slices.Contains(got[0].LateReserve, "node") {
+		t.Fatalf("outside: %+v, want the validation dated before the late epoch alone, with its late reserve", got)
+	}
+	in.Rules = signal.RulesMesh2026v6
+	if got := outside(pub, signal.Compute(in)); len(got) != 2 {
+		t.Fatalf("outside under mesh-2026-6: %+v, want both", got)
 	}
 }

@@ -13,9 +13,11 @@ import (
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
-// The reference node's reserve policy under mesh-2026-6 (docs/decisions.md,
-// Assignment: "The reserve"). When a reserve juror votes is node behaviour,
-// not a rule: its vote counts whenever it is cast.
+// The reference node's reserve policy under mesh-2026-6 and mesh-2026-7
+// (docs/decisions.md, Assignment: "The reserve", "The late reserve"). When
+// a reserve juror votes is node behaviour, not a rule: its vote counts
+// whenever it is cast (a late reserve's, when dated in its late epoch or
+// after).
 const (
 	// ReserveDelay is how long after its trace was submitted (or first
 	// seen by this node, when later) a reserve juror waits before it steps
@@ -44,13 +46,21 @@ const (
 	// a full queue makes a quiet node load it once in this time, not
 	// every heartbeat for the trace's window.
 	ReserveRetry = 3 * time.Hour
+	// LateReserveDelay is how long after the reserve comes due a member of
+	// the late reserve (mesh-2026-7) steps in: the reserve has had a whole
+	// day to answer, as the jury had before it. Its vote counts only when
+	// dated in the trace's late epoch or after, which the reserve's due
+	// time and this delay always reach (a trace's epoch began before it
+	// was submitted); the policy takes the later of the two regardless.
+	LateReserveDelay = 24 * time.Hour
 )
 
 // reserveDuty is, under a rule set with a reserve, the traces the node is
-// to step in for now (their reserve names it, the files it holds give them
-// fewer than ReserveShort counted votes or a vote of another member of
-// their reserve, it has not validated them, and they were submitted, or
-// first seen when later, between ReserveWindow and ReserveDelay ago), and
+// to step in for now (their reserve or late reserve names it, the files it
+// holds give them fewer than ReserveShort counted votes or a vote of
+// another member of the same reserve, it has not validated them, they
+// came due (dueAt) and were submitted, or first seen when later, less
+// than ReserveWindow ago), and
 // the earliest time another such trace comes due (zero: none). The counts
 // are SIGNAL's own (signal.TraceResult.Seen), as this heartbeat computes
 // it. An error says the duty could not be computed: nothing is due and
@@ -102,16 +112,20 @@ func (n *job) computeDuty() (due []*ledger.Trace, next time.Time, err error) {
 	if !ok {
 		return nil, time.Time{}, nil
 	}
-	voters := map[manifest.Hash][]string{} // trace → the URLs of its validators
+	voters := map[manifest.Hash][]voter{} // trace → its validators
 	for _, v := range in.Validations {
-		voters[v.TraceHash] = append(voters[v.TraceHash], v.ValidatorURL)
+		voters[v.TraceHash] = append(voters[v.TraceHash], voter{v.ValidatorURL, v.ValidatedAt})
 	}
 	for _, tr := range rep.Traces {
 		t := n.ledger.Traces[tr.Hash]
-		if t == nil || !n.wanted(t, tr, voters[tr.Hash], as) {
+		if t == nil {
 			continue
 		}
-		if at := reserveFrom(t).Add(ReserveDelay); !n.now.Before(at) {
+		at, ok := n.dueAt(t, tr, voters[tr.Hash], as)
+		if !ok {
+			continue
+		}
+		if !n.now.Before(at) {
 			due = append(due, t)
 		} else if next.IsZero() || at.Before(next) {
 			next = at
@@ -120,32 +134,62 @@ func (n *job) computeDuty() (due []*ledger.Trace, next time.Time, err error) {
 	return due, next, nil
 }
 
-// wanted reports whether the node's reserve policy wants a vote of it on
-// t, whose result is tr and validators' URLs voters, at some time from
-// ReserveDelay after its epoch began: its reserve names the node, the
-// node has not voted, and the trace is short of votes or another reserve
-// member voted; and the ReserveWindow has not passed.
-func (n *job) wanted(t *ledger.Trace, tr signal.TraceResult, voters []string, as signal.Assignments) bool {
-	if slices.Contains(voters, n.cfg.URL) || !n.mayStepIn(t) ||
-		!n.now.Before(reserveFrom(t).Add(ReserveWindow)) {
-		return false
+// voter is one validation of a trace: its validator's URL and the time it
+// states.
+type voter struct {
+	url string
+	at  time.Time
+}
+
+// dueAt is when the node's reserve policy wants a vote of it on t, whose
+// result is tr and validations voters; ok is false when it wants none:
+// the node has voted, may not score t, or t's ReserveWindow has passed;
+// or neither t's reserve nor its late reserve names the node; or the
+// trace has ReserveShort counted votes or more and no other member of the
+// node's reserve (of its late reserve: with a vote that counts, dated
+// from its late epoch on) has voted. A reserve member's vote is due
+// ReserveDelay after reserveFrom, a late reserve member's LateReserveDelay
+// after that, and never before the trace's late epoch.
+func (n *job) dueAt(t *ledger.Trace, tr signal.TraceResult, voters []voter, as signal.Assignments) (time.Time, bool) {
+	from := reserveFrom(t)
+	if slices.ContainsFunc(voters, func(v voter) bool { return v.url == n.cfg.URL }) || !n.mayStepIn(t) ||
+		!n.now.Before(from.Add(ReserveWindow)) {
+		return time.Time{}, false
 	}
-	if tr.Seen >= ReserveShort && !slices.ContainsFunc(voters, func(u string) bool { return u != "" && as.InReserve(*t, u) }) {
-		return false
+	short := tr.Seen < ReserveShort
+	switch {
+	case as.InReserve(*t, n.cfg.URL):
+		if short || slices.ContainsFunc(voters, func(v voter) bool { return v.url != "" && as.InReserve(*t, v.url) }) {
+			return from.Add(ReserveDelay), true
+		}
+	case as.InLateReserve(*t, n.cfg.URL):
+		late := as.LateFrom(*t)
+		if short || slices.ContainsFunc(voters, func(v voter) bool {
+			return v.url != "" && !v.at.Before(late) && as.InLateReserve(*t, v.url)
+		}) {
+			return latest(late, from.Add(ReserveDelay+LateReserveDelay)), true
+		}
 	}
-	return as.InReserve(*t, n.cfg.URL)
+	return time.Time{}, false
+}
+
+func latest(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // hasReserve reports whether the mesh's rule set, as FOUNDERS.md names
-// it, has a reserve: only then does the heartbeat look for reserve
-// traces, and compute nothing more under the others.
+// it, has a reserve or a late reserve: only then does the heartbeat look
+// for reserve traces, and compute nothing more under the others.
 func (n *job) hasReserve() bool {
 	decl, err := signal.ParseFounders(n.snap.Founders)
 	if err != nil {
 		return false
 	}
 	r, ok := signal.RulesNamed(decl.Rules)
-	return ok && r.Reserve > 0
+	return ok && (r.Reserve > 0 || r.LateReserve > 0)
 }
 
 // mayStepIn reports whether t is a peer's trace the node may score: not

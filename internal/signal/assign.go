@@ -38,6 +38,15 @@ const AwayAfterDays = 2
 // (docs/decisions.md, Assignment: "The reserve").
 const ReserveSize = JurySize
 
+// LateReserveSize is the late reserve of mesh-2026-7: the first k agents,
+// the trace's author, jury and reserve excepted, of the present-first
+// rendezvous order over the pool of the epoch AwayAfterDays after the
+// trace's, whose votes count as the jury's when dated on or after that
+// epoch began. k, so that a trace whose ten seats lost their validators
+// on its day gets a jury's worth of seats the files show present
+// (docs/decisions.md, Assignment: "The late reserve").
+const LateReserveSize = JurySize
+
 // epochSeconds is an epoch's length: one UTC day, the day the 10-a-day
 // bound already counts in.
 const epochSeconds = 86400
@@ -125,7 +134,9 @@ type assigner struct {
 	epochs []int64              // the epochs of in's traces, ascending
 	pools  map[int64][]member   // epoch → agents with standing as of its start, by key
 	juries map[juryKey][]member // juries drawn so far: every epoch's mesh draws the earlier traces' again
+	lates  map[juryKey][]member // late reserves drawn so far (mesh-2026-7)
 	cache  *Pools               // pools kept from other computations; nil: none
+	keyed  []int64              // the epochs keys are chained over: epochs, and under a late reserve each one's late epoch
 	keys   map[int64]poolKey    // each epoch's key in cache (poolKeys), once one is needed
 }
 
@@ -137,7 +148,8 @@ type juryKey struct {
 }
 
 func newAssigner(in Input, rules Rules, cache *Pools) *assigner {
-	a := &assigner{in: byDate(in), rules: rules, pools: map[int64][]member{}, juries: map[juryKey][]member{}, cache: cache}
+	a := &assigner{in: byDate(in), rules: rules, pools: map[int64][]member{}, juries: map[juryKey][]member{},
+		lates: map[juryKey][]member{}, cache: cache}
 	for _, ts := range [][]ledger.Trace{a.in.Traces, a.in.Copies} {
 		for _, t := range ts {
 			a.epochs = append(a.epochs, EpochOf(t.Submitted))
@@ -145,8 +157,25 @@ func newAssigner(in Input, rules Rules, cache *Pools) *assigner {
 	}
 	slices.Sort(a.epochs)
 	a.epochs = slices.Compact(a.epochs)
+	a.keyed = a.epochs
+	if rules.LateReserve > 0 {
+		// The late epochs' pools are needed every run: chained among the
+		// epochs with traces, their keys stay the same from run to run.
+		a.keyed = slices.Clone(a.epochs)
+		for _, e := range a.epochs {
+			a.keyed = append(a.keyed, a.lateEpoch(e))
+		}
+		slices.Sort(a.keyed)
+		a.keyed = slices.Compact(a.keyed)
+	}
 	return a
 }
+
+// lateEpoch is the epoch whose pool a trace of epoch e draws its late
+// reserve from, and from whose first instant its late reserve's votes
+// count (mesh-2026-7): AwayAfter days on, when a juror that left on e
+// without a vote is away.
+func (a *assigner) lateEpoch(e int64) int64 { return e + int64(a.rules.AwayAfter) }
 
 // pool returns the agents with standing as of epoch e's start.
 func (a *assigner) pool(e int64) []member {
@@ -165,7 +194,7 @@ func (a *assigner) pool(e int64) []member {
 	}
 	in := a.in.before(epochStart(e))
 	m := newMesh(in, a.rules)
-	m.assign(a)
+	m.assign(a, e)
 	c := m.closure()
 	p := []member{}
 	for id, k := range m.keyOf {
@@ -193,17 +222,18 @@ func (a *assigner) cached(e int64) ([]member, bool) {
 }
 
 // key is epoch e's key in the cache: computed at once for the epochs of
-// the input's traces, and for another epoch (a trace Assignments is asked
-// about that the input lacks) with it among them, which gives the key the
-// files before it would give it among any epochs.
+// the input's traces (and under a late reserve their late epochs), and for
+// another epoch (a trace Assignments is asked about that the input lacks)
+// with it among them: a key of the files before it, chained as among
+// those epochs.
 func (a *assigner) key(e int64) poolKey {
 	if a.keys == nil {
-		a.keys = poolKeys(a.in, a.epochs)
+		a.keys = poolKeys(a.in, a.keyed)
 	}
 	k, ok := a.keys[e]
 	if !ok {
-		i, _ := slices.BinarySearch(a.epochs, e)
-		k = poolKeys(a.in, slices.Insert(slices.Clone(a.epochs), i, e))[e]
+		i, _ := slices.BinarySearch(a.keyed, e)
+		k = poolKeys(a.in, slices.Insert(slices.Clone(a.keyed), i, e))[e]
 		a.keys[e] = k
 	}
 	return k
@@ -261,6 +291,29 @@ func (a *assigner) juryOf(m *mesh, t ledger.Trace) (jurors, reserve []member) {
 	return j[:n:n], j[n:]
 }
 
+// lateOf is trace t's late reserve (Rules.LateReserve), whose jury and
+// reserve are seated: the first LateReserve members of the present-first
+// rendezvous order over the pool of its late epoch, its author and the
+// seated excepted; none under rules without one.
+func (a *assigner) lateOf(m *mesh, t ledger.Trace, seated []member) []member {
+	if a.rules.LateReserve == 0 {
+		return nil
+	}
+	k := juryKey{t.Hash, m.key(t.Agent, t.AgentURL), EpochOf(t.Submitted)}
+	if l, ok := a.lates[k]; ok {
+		return l
+	}
+	order := jury(k.hash, k.author, a.pool(a.lateEpoch(k.epoch)), len(seated)+a.rules.LateReserve)
+	l := make([]member, 0, a.rules.LateReserve)
+	for _, c := range order {
+		if len(l) < a.rules.LateReserve && !hasKey(seated, c.key) {
+			l = append(l, c)
+		}
+	}
+	a.lates[k] = l
+	return l
+}
+
 // byDate is in with its traces and other listings sorted by epoch, and
 // its validations and disputes by the time they state (none first), so
 // that the files dated before any time are a prefix of each (before).
@@ -310,17 +363,28 @@ func prefix(n int, keep func(int) bool) int {
 	return sort.Search(n, func(i int) bool { return !keep(i) })
 }
 
-// assign draws every trace's jury and reserve and marks the votes
-// outside both.
-func (m *mesh) assign(a *assigner) {
+// assign draws every trace's jury, reserve and late reserve, and marks
+// the votes outside them: a late reserve's vote is outside unless dated
+// in its late epoch or after. The mesh's files are dated before epoch
+// horizon (a pool's computation: Input.before) or any (math.MaxInt64):
+// a trace whose late epoch is not before it can hold no vote its late
+// reserve casts, so its late reserve is not drawn, and a pool never
+// needs its own, or a later, pool.
+func (m *mesh) assign(a *assigner, horizon int64) {
 	m.juries = make([][]int, len(m.traces))
 	m.reserves = make([][]int, len(m.traces))
+	m.lates = make([][]int, len(m.traces))
 	for i, t := range m.traces {
 		js, rs := a.juryOf(m, t)
 		m.juries[i], m.reserves[i] = m.idsOf(js), m.idsOf(rs)
+		late := a.lateEpoch(EpochOf(t.Submitted))
+		if a.rules.LateReserve > 0 && late < horizon {
+			m.lates[i] = m.idsOf(a.lateOf(m, t, slices.Concat(js, rs)))
+		}
 		for j := range m.ballots[i] {
-			v := m.ballots[i][j].voter
-			m.ballots[i][j].outside = !slices.Contains(m.juries[i], v) && !slices.Contains(m.reserves[i], v)
+			b := &m.ballots[i][j]
+			b.outside = !slices.Contains(m.juries[i], b.voter) && !slices.Contains(m.reserves[i], b.voter) &&
+				!(b.day >= late && slices.Contains(m.lates[i], b.voter))
 		}
 	}
 }
@@ -349,12 +413,13 @@ func (m *mesh) namesOf(ids [][]int, i int) []string {
 	return out
 }
 
-// reserveNames is the names of trace i's reserve; nil without one.
-func (m *mesh) reserveNames(i int) []string {
-	if m.reserves == nil || len(m.reserves[i]) == 0 {
+// reserveNames is the names of trace i's reserve, or of another list of
+// ids per trace (its late reserve); nil without one.
+func (m *mesh) reserveNames(ids [][]int, i int) []string {
+	if ids == nil || len(ids[i]) == 0 {
 		return nil
 	}
-	return m.namesOf(m.reserves, i)
+	return m.namesOf(ids, i)
 }
 
 // Assignments says which traces a mesh's rule set assigns to whom. It is
@@ -389,6 +454,35 @@ func (as Assignments) Jury(t ledger.Trace) []string {
 func (as Assignments) Reserve(t ledger.Trace) []string {
 	_, rs := as.a.juryOf(as.m, t)
 	return memberNames(rs)
+}
+
+// LateReserve returns the names of t's late reserve (mesh-2026-7), first
+// rank first; none under rules without one. For a trace whose late epoch
+// has not begun it is drawn from the files as they are, as that epoch's
+// pool is: files dated before that epoch may still come and change it.
+func (as Assignments) LateReserve(t ledger.Trace) []string {
+	return memberNames(as.late(t))
+}
+
+// InLateReserve reports whether the agent at trace URL url is in t's
+// late reserve (mesh-2026-7): its vote counts when dated at or after
+// LateFrom(t), and the node's policy says when it casts one.
+func (as Assignments) InLateReserve(t ledger.Trace, url string) bool {
+	return hasKey(as.late(t), agentKey("", url))
+}
+
+// LateFrom is the first instant at which a vote of t's late reserve
+// counts: the start of its late epoch; zero under rules without one.
+func (as Assignments) LateFrom(t ledger.Trace) time.Time {
+	if as.a.rules.LateReserve == 0 {
+		return time.Time{}
+	}
+	return epochStart(as.a.lateEpoch(EpochOf(t.Submitted)))
+}
+
+func (as Assignments) late(t ledger.Trace) []member {
+	js, rs := as.a.juryOf(as.m, t)
+	return as.a.lateOf(as.m, t, slices.Concat(js, rs))
 }
 
 func memberNames(ms []member) []string {

@@ -2,6 +2,7 @@ package signal
 
 import (
 	"fmt"
+	"math"
 	"math/rand"
 	"reflect"
 	"slices"
@@ -63,6 +64,12 @@ func BenchmarkCompute(b *testing.B) {
 		// of day 20 computes its pool, the later ones none.
 		{"mesh-50x200-20days-" + RulesMesh2026v4 + "-newday", days20, poolsOf(firstDays(days20, 19))},
 		{"mesh-50x200-20days-" + RulesMesh2026v4 + "-kept", days20, poolsOf(days20)},
+		// A later heartbeat of day 20 that read one more vote of the day,
+		// with the pools of its first heartbeat kept: under mesh-2026-7 the
+		// late epochs' pools (days 21 and 22) take files of day 20, and
+		// are computed again at every such heartbeat.
+		{"mesh-50x200-20days-" + RulesMesh2026v6 + "-newvote", withRules(withVote(days20), RulesMesh2026v6), poolsOf(withRules(days20, RulesMesh2026v6))},
+		{"mesh-50x200-20days-" + RulesMesh2026v7 + "-newvote", withRules(withVote(days20), RulesMesh2026v7), poolsOf(withRules(days20, RulesMesh2026v7))},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			var r Report
@@ -80,6 +87,22 @@ func BenchmarkCompute(b *testing.B) {
 			b.ReportMetric(float64(r.Rounds), "rounds")
 		})
 	}
+}
+
+// withRules is in under rules.
+func withRules(in Input, rules string) Input {
+	in.Rules = rules
+	return in
+}
+
+// withVote is in (made by overDays) with one vote more, dated on the
+// last day: a2's pass of the last trace's, at 12:00 of its day.
+func withVote(in Input) Input {
+	t := in.Traces[len(in.Traces)-1]
+	v := val("a002", t.Hash, "pass")
+	v.ValidatedAt = t.Submitted
+	in.Validations = append(slices.Clone(in.Validations), v)
+	return in
 }
 
 // poolsOf is the pool cache file a node holds after computing SIGNAL
@@ -230,7 +253,7 @@ func TestClosureRoundsAgreeWithTheReport(t *testing.T) {
 			r := Compute(in)
 			m := newMesh(in, rules)
 			if rules.JurySize > 0 {
-				m.assign(newAssigner(in, rules, nil))
+				m.assign(newAssigner(in, rules, nil), math.MaxInt64)
 			}
 			has := make([]bool, len(m.keyOf))
 			for _, a := range r.Agents {

@@ -2,6 +2,7 @@ package signal
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -48,7 +49,7 @@ func compute(in Input, cache *Pools) Report {
 	}
 	m := newMesh(in, rules)
 	if rules.JurySize > 0 {
-		m.assign(newAssigner(in, rules, cache))
+		m.assign(newAssigner(in, rules, cache), math.MaxInt64)
 	}
 	c := m.closure()
 	rep := Report{Rules: rules.Name, Rounds: c.rounds}
@@ -136,8 +137,10 @@ type mesh struct {
 	// juries are, under rules that assign (assign.go), each trace's
 	// jurors' agent ids, highest weight first; nil otherwise. reserves
 	// are, under rules with a reserve, the ranks after them whose votes
-	// count too; empty otherwise.
-	juries, reserves [][]int
+	// count too; empty otherwise. lates are, under rules with a late
+	// reserve, each trace's late reserve (empty for a trace of a pool's
+	// computation whose late epoch is not before the pool's: assign).
+	juries, reserves, lates [][]int
 }
 
 // key is agentKey, memoized by URL: normalizing a URL parses it, and a
@@ -363,7 +366,10 @@ func (m *mesh) results(o outcome) []TraceResult {
 func (m *mesh) result(o outcome, i int, t ledger.Trace) TraceResult {
 	r := TraceResult{Hash: t.Hash, URL: t.URL, Seq: t.Seq,
 		Passing: o.passing[i], Seen: o.seen[i], Uncounted: o.uncounted[i], Unassigned: o.unassigned[i], Status: o.status[i], Copy: m.copied[i],
-		Jury: m.namesOf(m.juries, i), Reserve: m.reserveNames(i)}
+		Jury: m.namesOf(m.juries, i), Reserve: m.reserveNames(m.reserves, i), LateReserve: m.reserveNames(m.lates, i)}
+	if m.rules.LateReserve > 0 {
+		r.LateReserveFrom = epochStart(EpochOf(m.traces[i].Submitted) + int64(m.rules.AwayAfter))
+	}
 	if r.Seen > 0 {
 		r.Signal = float64(r.Passing) / float64(r.Seen)
 	}

@@ -13,7 +13,8 @@ import (
 // The key a past epoch's pool is cached under (docs/decisions.md,
 // Assignment: "The pool cache"). An epoch's pool is the standing closure
 // over the files dated before the epoch began (Input.before), so its key
-// digests exactly those files, as a chain over the epochs with traces:
+// digests exactly those files, as a chain over the epochs with traces
+// (and, under a late reserve, their late epochs: assigner.keyed):
 //
 //	key(e₀) = sha256(base ‖ e₀ ‖ digests of the files dated before e₀)
 //	key(eᵢ) = sha256(key(eᵢ₋₁) ‖ eᵢ ‖ digests of the files dated in [eᵢ₋₁, eᵢ))

@@ -206,6 +206,12 @@ func checkJuries(t *testing.T, p *Pools, in Input, what string) {
 		if g, w := with.Jury(tr), without.Jury(tr); !slices.Equal(g, w) {
 			t.Fatalf("%s: %s's jury with the cache %v, without %v", what, tr.Hash, g, w)
 		}
+		if g, w := with.Reserve(tr), without.Reserve(tr); !slices.Equal(g, w) {
+			t.Fatalf("%s: %s's reserve with the cache %v, without %v", what, tr.Hash, g, w)
+		}
+		if g, w := with.LateReserve(tr), without.LateReserve(tr); !slices.Equal(g, w) {
+			t.Fatalf("%s: %s's late reserve with the cache %v, without %v", what, tr.Hash, g, w)
+		}
 	}
 }
 

@@ -46,6 +46,13 @@ const (
 	// jury short of votes while its jurors are not yet known away is
 	// filled by validators present, whenever they step in.
 	RulesMesh2026v6 = "mesh-2026-6"
+	// RulesMesh2026v7 is mesh-2026-6 with a late reserve (docs/decisions.md,
+	// Assignment: "The late reserve"): LateReserveSize agents more, drawn
+	// from the pool of the day AwayAfterDays after the trace's, when a
+	// juror that left on its day is away, whose votes dated on or after
+	// that day began count as the jury's; so a trace whose jury and
+	// reserve both left is still judged by validators present.
+	RulesMesh2026v7 = "mesh-2026-7"
 )
 
 // DefaultRules is the rule set of a FOUNDERS.md without a "rules:" line:
@@ -103,6 +110,12 @@ type Rules struct {
 	// votes settle and earn as the jury's do, and are not assignments an
 	// absence is judged by. 0: none.
 	Reserve int
+	// LateReserve is, under rules with AwayAfter, how many agents of the
+	// present-first order over the pool of the epoch AwayAfter days after
+	// a trace's, its jury and reserve excepted, count as assigned for
+	// votes dated on or after that epoch began (assign.go, lateOf). 0:
+	// none.
+	LateReserve int
 }
 
 // ruleSets is the registry of the rule sets this node implements, by name.
@@ -149,6 +162,13 @@ var ruleSets = map[string]Rules{
 		AgreeingOnly: true, MaxEarningPerDay: 10,
 		CopiesEarnNothing: true, LoseAtMismatches: 3,
 		JurySize: JurySize, AwayAfter: AwayAfterDays, Reserve: ReserveSize},
+	RulesMesh2026v7: {Name: RulesMesh2026v7,
+		Summary: "An agent's reputation, earned by its traces that the agents with standing assigned to judge them, held in reserve for them, or drawn two days later from those present, validated (their full weight once two of them passed it; nothing for bytes another agent lists too) and by assigned validations that agreed with theirs, at most 10 a day; " +
+			"juries pass over validators that left an assignment unanswered; an agent whose files two agents with standing dispute as hash mismatches, three files among its latest 50 seqs, loses its standing.",
+		CorroborateAt: 2, UncorroboratedPoints: 1, AdmitAt: 2,
+		AgreeingOnly: true, MaxEarningPerDay: 10,
+		CopiesEarnNothing: true, LoseAtMismatches: 3,
+		JurySize: JurySize, AwayAfter: AwayAfterDays, Reserve: ReserveSize, LateReserve: LateReserveSize},
 }
 
 // tracePoints is what a validated trace labelled to earn points earns its

@@ -1,6 +1,8 @@
 package signal
 
 import (
+	"time"
+
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 )
@@ -124,6 +126,13 @@ type TraceResult struct {
 	// jury's do (mesh-2026-6; docs/protocol.md §8.8, 6), highest weight
 	// first; empty under rule sets without a reserve.
 	Reserve []string `json:"reserve,omitempty"`
+	// LateReserve names the agents whose votes count as the jury's when
+	// dated at or after LateReserveFrom (mesh-2026-7; docs/protocol.md
+	// §8.8, 7), first rank first; empty under rule sets without one.
+	LateReserve []string `json:"late_reserve,omitempty"`
+	// LateReserveFrom is the first instant of the trace's late epoch, from
+	// which its late reserve's votes count; zero without a late reserve.
+	LateReserveFrom time.Time `json:"late_reserve_from,omitzero"`
 	// Copy is set when another agent lists the same bytes as a trace too:
 	// under mesh-2026-3 such a trace earns none of them anything
 	// (docs/decisions.md, "Copies").

@@ -42,9 +42,10 @@ type Summary struct {
 	// Unassigned; its vote earns nothing).
 	Away     bool   `json:"away,omitempty"`
 	Presence string `json:"presence,omitempty"`
-	// Reserve counts the traces of this node's reserve the queue took
-	// because they came due short of votes (mesh-2026-6: docs/decisions.md,
-	// Assignment, The reserve), counted in Queued too; those its bounds
+	// Reserve counts the traces of this node's reserve (or, under
+	// mesh-2026-7, late reserve) the queue took because they came due
+	// short of votes (mesh-2026-6: docs/decisions.md, Assignment, The
+	// reserve, The late reserve), counted in Queued too; those its bounds
 	// held back are in HeldBack, and tried again at the next heartbeat.
 	Reserve              int    `json:"reserve,omitempty"`
 	ValidationsPublished int    `json:"validations_published"`
