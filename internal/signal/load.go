@@ -144,6 +144,9 @@ func ownValidations(s *node.Snapshot, agent, url string) []ledger.Validation {
 			continue
 		}
 		lv := ledger.ValidationOf(v)
+		// Parse's strings are cut from a copy of the whole file; a
+		// heartbeat with news keeps this input, so keep only what it reads.
+		lv.TraceURL, lv.TraceHash, lv.Result = strings.Clone(lv.TraceURL), manifest.Hash(strings.Clone(string(lv.TraceHash))), strings.Clone(lv.Result)
 		lv.Validator, lv.ValidatorURL = agent, url
 		lv.SourceURL, lv.SourceHash = url+f.Path, f.Hash
 		out = append(out, lv)
