@@ -87,7 +87,7 @@ func BenchmarkSelect(b *testing.B) {
 		}
 	}
 	for _, f := range []struct {
-		name   string
+		name string
 		pick func([]Candidate, int, int) map[manifest.Hash]bool
 	}{{"heap", Select}, {"sorted", sortedSelect}} {
 		b.Run(f.name, func(b *testing.B) {
