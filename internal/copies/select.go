@@ -58,17 +58,22 @@ func (c Candidate) Newer(d Candidate) bool {
 // every trace of the history twice, as it did: a heartbeat with news
 // after a year of 10,000 agents selected among 200,000.
 func Select(cands []Candidate, perAgent, max int) map[manifest.Hash]bool {
-	byAgent := map[string][]Candidate{}
+	count := map[string]int{}
 	for _, c := range cands {
-		byAgent[c.AgentURL] = append(byAgent[c.AgentURL], c)
+		count[c.AgentURL]++
 	}
 	kept := &oldestFirst{}
-	for _, cs := range byAgent {
-		if len(cs) > perAgent {
-			slices.SortFunc(cs, bySeqThenHash)
-			cs = cs[:perAgent]
+	over := map[string][]Candidate{} // the agents that hold more than perAgent
+	for _, c := range cands {
+		if count[c.AgentURL] > perAgent {
+			over[c.AgentURL] = append(over[c.AgentURL], c)
+		} else {
+			kept.offer(c, max)
 		}
-		for _, c := range cs {
+	}
+	for _, cs := range over {
+		slices.SortFunc(cs, bySeqThenHash)
+		for _, c := range cs[:perAgent] {
 			kept.offer(c, max)
 		}
 	}
