@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -82,7 +81,13 @@ func (s *Scores) UnmarshalJSON(data []byte) error {
 	var out Scores
 	// In the keys' order, so that the error and, for a dimension spelled
 	// twice ("Substance", "substance"), the score are always the same.
-	for _, k := range slices.Sorted(maps.Keys(obj)) {
+	var buf [NumDimensions]string // on the stack for as many keys as dimensions
+	keys := buf[:0]
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
 		i, ok := dimensionIndex(k)
 		if !ok {
 			return fmt.Errorf("scores: unknown dimension %q", k)
