@@ -1,7 +1,10 @@
 package copies
 
 import (
-	"sort"
+	"cmp"
+	"container/heap"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/meshnode/meshnode/internal/manifest"
@@ -50,34 +53,72 @@ func (c Candidate) Newer(d Candidate) bool {
 // Select returns the candidates whose copies the node keeps: of each
 // agent its perAgent newest by seq (then hash), then of those the max
 // newest of the mesh. It depends only on its input, so a heartbeat that
-// learned nothing keeps the same copies.
+// learned nothing keeps the same copies. It sorts only an agent holding
+// more than perAgent and keeps the max newest in a heap, rather than sort
+// every trace of the history twice, as it did: a heartbeat with news
+// after a year of 10,000 agents selected among 200,000.
 func Select(cands []Candidate, perAgent, max int) map[manifest.Hash]bool {
-	sorted := append([]Candidate(nil), cands...)
-	sort.Slice(sorted, func(i, j int) bool {
-		a, b := sorted[i], sorted[j]
-		if a.AgentURL != b.AgentURL {
-			return a.AgentURL < b.AgentURL
-		}
-		if a.Seq != b.Seq {
-			return a.Seq > b.Seq
-		}
-		return a.Hash < b.Hash
-	})
-	var kept []Candidate
-	n := 0
-	for i, c := range sorted {
-		if i > 0 && c.AgentURL != sorted[i-1].AgentURL {
-			n = 0
-		}
-		if n < perAgent {
-			kept = append(kept, c)
-		}
-		n++
+	count := map[string]int{}
+	for _, c := range cands {
+		count[c.AgentURL]++
 	}
-	sort.Slice(kept, func(i, j int) bool { return kept[i].Newer(kept[j]) })
-	out := make(map[manifest.Hash]bool, min(len(kept), max))
-	for _, c := range kept[:min(len(kept), max)] {
+	kept := &oldestFirst{}
+	over := map[string][]Candidate{} // the agents that hold more than perAgent
+	for _, c := range cands {
+		if count[c.AgentURL] > perAgent {
+			over[c.AgentURL] = append(over[c.AgentURL], c)
+		} else {
+			kept.offer(c, max)
+		}
+	}
+	for _, cs := range over {
+		slices.SortFunc(cs, bySeqThenHash)
+		for _, c := range cs[:perAgent] {
+			kept.offer(c, max)
+		}
+	}
+	out := make(map[manifest.Hash]bool, len(*kept))
+	for _, c := range *kept {
 		out[c.Hash] = true
 	}
 	return out
+}
+
+// bySeqThenHash orders one agent's candidates newest first: by seq
+// descending, then hash.
+func bySeqThenHash(a, b Candidate) int {
+	if a.Seq != b.Seq {
+		return cmp.Compare(b.Seq, a.Seq)
+	}
+	return strings.Compare(string(a.Hash), string(b.Hash))
+}
+
+// oldestFirst is a heap of candidates whose root is the oldest (Newer).
+type oldestFirst []Candidate
+
+func (h oldestFirst) Len() int           { return len(h) }
+func (h oldestFirst) Less(i, j int) bool { return h[j].Newer(h[i]) }
+func (h oldestFirst) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+
+// Push and Pop are heap.Interface's.
+func (h *oldestFirst) Push(x any) { *h = append(*h, x.(Candidate)) }
+
+// Pop is heap.Interface's.
+func (h *oldestFirst) Pop() any {
+	old := *h
+	c := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return c
+}
+
+// offer keeps c if it is among the max newest offered so far.
+func (h *oldestFirst) offer(c Candidate, max int) {
+	switch {
+	case max <= 0:
+	case len(*h) < max:
+		heap.Push(h, c)
+	case c.Newer((*h)[0]):
+		(*h)[0] = c
+		heap.Fix(h, 0)
+	}
 }

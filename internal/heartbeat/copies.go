@@ -193,7 +193,7 @@ func (n *job) keepCopies() {
 
 // selectCopies is the hashes of the traces the node keeps copies of.
 func (n *job) selectCopies() map[manifest.Hash]bool {
-	var cands []copies.Candidate
+	cands := make([]copies.Candidate, 0, len(n.ledger.Traces))
 	for _, t := range n.ledger.Traces {
 		if t.Verified && t.TakenDown == "" {
 			cands = append(cands, candidateOf(t))

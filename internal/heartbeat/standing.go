@@ -21,6 +21,7 @@ func (n *job) signalReport() (signal.Report, error) {
 	if computingSignal != nil {
 		computingSignal()
 	}
+	n.signal = nil // let go of the report this one replaces, as signalInput does
 	c := &computedSignal{at: at}
 	in, err := n.signalInput()
 	if err != nil {
@@ -45,6 +46,9 @@ func (n *job) signalInput() (signal.Input, error) {
 	if gatheringSignal != nil {
 		gatheringSignal()
 	}
+	// The input it replaces is let go first: with years of history each
+	// holds a copy of every trace and validation.
+	n.input = nil
 	in, err := signal.FromSnapshot(n.snap, n.cfg.Agent, n.cfg.URL)
 	n.input = &gatheredInput{at: at, in: in, err: err}
 	return in, err

@@ -99,6 +99,12 @@ func (l *Ledger) SortedTraces() []*Trace {
 	return l.traces(func(*Trace) bool { return true })
 }
 
+// SortedTracesOf returns the traces whose hash is in hashes, in
+// SortedTraces' order: the few it keeps sorted, not every trace.
+func (l *Ledger) SortedTracesOf(hashes map[manifest.Hash]bool) []*Trace {
+	return l.traces(func(t *Trace) bool { return hashes[t.Hash] })
+}
+
 // TracesBy returns the traces of the agent at agentURL by seq, then hash.
 func (l *Ledger) TracesBy(agentURL string) []*Trace {
 	return l.traces(func(t *Trace) bool { return t.AgentURL == agentURL })

@@ -40,6 +40,7 @@ type Ledger struct {
 	edits   int      // changes made through its methods (Edits)
 	seal    *sealing // its segments, nil while it has none (Compact)
 	err     error    // why whole could not read sealed records whole; Save fails with it
+	strs    interner // the strings the records share while Load reads them (intern.go)
 }
 
 // New returns an empty ledger.
@@ -59,6 +60,7 @@ func Load(path string) (*Ledger, error) { return load(path, false) }
 // load is Load, or LoadCompact when compact.
 func load(path string, compact bool) (*Ledger, error) {
 	l := New()
+	l.strs = interner{}
 	if compact {
 		if err := l.loadSummarized(path); err != nil {
 			return nil, err
@@ -87,6 +89,8 @@ func load(path string, compact bool) (*Ledger, error) {
 	if legacy == nil {
 		l.changed = changed // the old single file is split by a full Save
 	}
+	l.shareTraceStrings()
+	l.strs = nil
 	return l, nil
 }
 
@@ -169,8 +173,11 @@ func (l *Ledger) merge(data []byte) error {
 	return nil
 }
 
-// add puts the records of in into l.
+// add puts the records of in into l, their strings shared while l loads.
 func (l *Ledger) add(in *Ledger) {
+	if l.strs != nil {
+		l.strs.ledger(in)
+	}
 	maps.Copy(l.Traces, in.Traces)
 	maps.Copy(l.Validations, in.Validations)
 	maps.Copy(l.Rejected, in.Rejected)

@@ -3,6 +3,7 @@ package ledger
 import (
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -68,11 +69,29 @@ func BenchmarkQuietLedger(b *testing.B) {
 	}
 }
 
+// heldMB is the heap, in MB, that the ledger load returns holds once
+// the garbage of its reading is collected: what stays for the rest of a
+// heartbeat.
+func heldMB(b *testing.B, load func() (*Ledger, error)) float64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	l, err := load()
+	if err != nil {
+		b.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(l)
+	return float64(after.HeapAlloc-before.HeapAlloc) / 1e6
+}
+
 // BenchmarkLoadSealed is what a heartbeat with news loads of a year of
 // records, compacted into segments: every record whole (Load) against
 // the window's whole and the sealed ones from their summaries
-// (LoadCompact, a heartbeat's load). Its allocations per op do not
-// depend on the machine's load:
+// (LoadCompact, a heartbeat's load). Its allocations per op, and the
+// heap the loaded ledger holds (held-MB), do not depend on the machine's
+// load:
 //
 //	go test ./internal/ledger/ -run - -bench LoadSealed -benchmem
 func BenchmarkLoadSealed(b *testing.B) {
@@ -95,6 +114,7 @@ func BenchmarkLoadSealed(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			b.ReportMetric(heldMB(b, func() (*Ledger, error) { return load.f(p) }), "held-MB")
 		})
 	}
 }

@@ -159,7 +159,7 @@ func inputFrom(l *ledger.Ledger, base Input, rules string) Input {
 	in.Rules = rules
 	in.Traces = peerTraces(l, nil)
 	in.Copies = copiesOf(l, nil)
-	in.Validations = peerValidations(l, "", "")
+	in.Validations = peerValidations(l, nil, "", "")
 	in.Disputes = peerDisputes(l, "")
 	return in
 }

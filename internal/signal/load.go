@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 
 	"github.com/meshnode/meshnode/internal/dispute"
@@ -67,9 +68,9 @@ func FromSnapshot(s *node.Snapshot, agent, url string) (Input, error) {
 	}
 	in.Founders, in.Rules = decl.Founders, decl.Rules
 	own := ownTraces(s, agent, url)
-	in.Traces = append(own, peerTraces(s.Ledger, own)...)
+	in.Traces = peerTraces(s.Ledger, own)
 	in.Copies = copiesOf(s.Ledger, own)
-	in.Validations = append(ownValidations(s, agent, url), peerValidations(s.Ledger, agent, url)...)
+	in.Validations = peerValidations(s.Ledger, ownValidations(s, agent, url), agent, url)
 	in.Disputes = append(ownDisputes(s, agent, url), peerDisputes(s.Ledger, url)...)
 	return in, nil
 }
@@ -143,6 +144,9 @@ func ownValidations(s *node.Snapshot, agent, url string) []ledger.Validation {
 			continue
 		}
 		lv := ledger.ValidationOf(v)
+		// Parse's strings are cut from a copy of the whole file; a
+		// heartbeat with news keeps this input, so keep only what it reads.
+		lv.TraceURL, lv.TraceHash, lv.Result = strings.Clone(lv.TraceURL), manifest.Hash(strings.Clone(string(lv.TraceHash))), strings.Clone(lv.Result)
 		lv.Validator, lv.ValidatorURL = agent, url
 		lv.SourceURL, lv.SourceHash = url+f.Path, f.Hash
 		out = append(out, lv)
@@ -150,13 +154,15 @@ func ownValidations(s *node.Snapshot, agent, url string) []ledger.Validation {
 	return out
 }
 
-// peerTraces lists the ledger's traces that are not ours, sorted by hash.
+// peerTraces is own followed by the ledger's traces that are not ours,
+// sorted by hash: one array of the size it needs, for a heartbeat with
+// news gathers this copy of every trace of the history.
 func peerTraces(l *ledger.Ledger, own []ledger.Trace) []ledger.Trace {
 	mine := map[manifest.Hash]bool{}
 	for _, t := range own {
 		mine[t.Hash] = true
 	}
-	var out []ledger.Trace
+	out := slices.Grow(own, len(l.Traces))
 	for _, h := range sortedKeys(l.Traces) {
 		t := l.Traces[h]
 		if t == nil || mine[t.Hash] {
@@ -176,10 +182,8 @@ func copiesOf(l *ledger.Ledger, own []ledger.Trace) []ledger.Trace {
 		mine[t.Hash] = true
 	}
 	var out []ledger.Trace
-	for _, t := range l.SortedTraces() {
-		if mine[t.Hash] {
-			out = append(out, *t)
-		}
+	for _, t := range l.SortedTracesOf(mine) {
+		out = append(out, *t)
 	}
 	for _, t := range l.SortedCopies() {
 		out = append(out, *t)
@@ -187,10 +191,11 @@ func copiesOf(l *ledger.Ledger, own []ledger.Trace) []ledger.Trace {
 	return out
 }
 
-// peerValidations lists the ledger's validations by others; ours are read
-// from our own files, which are the newer truth.
-func peerValidations(l *ledger.Ledger, agent, url string) []ledger.Validation {
-	var out []ledger.Validation
+// peerValidations is own followed by the ledger's validations by others,
+// in one array of the size it needs; ours are read from our own files,
+// which are the newer truth.
+func peerValidations(l *ledger.Ledger, own []ledger.Validation, agent, url string) []ledger.Validation {
+	out := slices.Grow(own, len(l.Validations))
 	for _, k := range sortedKeys(l.Validations) {
 		v := l.Validations[k]
 		if v == nil || strings.EqualFold(v.Validator, agent) || (url != "" && v.ValidatorURL == url) {
