@@ -57,7 +57,12 @@ func (c Candidate) Newer(d Candidate) bool {
 // more than perAgent and keeps the max newest in a heap, rather than sort
 // every trace of the history twice, as it did: a heartbeat with news
 // after a year of 10,000 agents selected among 200,000.
+//
+// A bound of zero or less keeps nothing.
 func Select(cands []Candidate, perAgent, max int) map[manifest.Hash]bool {
+	if perAgent <= 0 || max <= 0 {
+		return map[manifest.Hash]bool{}
+	}
 	count := map[string]int{}
 	for _, c := range cands {
 		count[c.AgentURL]++

@@ -98,3 +98,12 @@ func BenchmarkSelect(b *testing.B) {
 		})
 	}
 }
+
+func TestSelectWithABoundOfZeroOrLessKeepsNothing(t *testing.T) {
+	cands := []Candidate{{Hash: "sha256:a", AgentURL: "https://a.example/", Seq: 1}, {Hash: "sha256:b", AgentURL: "https://a.example/", Seq: 2}}
+	for _, b := range [][2]int{{-1, 5}, {0, 5}, {5, -1}, {5, 0}} {
+		if got := Select(cands, b[0], b[1]); len(got) != 0 {
+			t.Errorf("Select(perAgent %d, max %d) = %v, want nothing", b[0], b[1], got)
+		}
+	}
+}
