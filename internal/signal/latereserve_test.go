@@ -317,3 +317,29 @@ func TestUnderMesh2026v7ALateCandidateRanksByItsNameOfTheTraceEpoch(t *testing.T
 		}
 	}
 }
+
+// TestUnderMesh2026v7ALateCandidateMustStillHaveStanding: the first of
+// ann's late reserve loses its standing on March 11 (three of its files
+// disputed by two founders); it was in the pool of March 10, the jury's,
+// but is not in that of March 12, so it is no late candidate and the
+// next of the order takes its seat.
+func TestUnderMesh2026v7ALateCandidateMustStillHaveStanding(t *testing.T) {
+	in, ann, want := lateMesh(RulesMesh2026v7, nil)
+	lost := want[0]
+	others := slices.DeleteFunc(founderNames(in), func(n string) bool { return n == lost })
+	for _, d := range disputesOf(lost, []int{57, 58, 59}, others[0], others[1]) {
+		d.ObservedAt = time.Date(2026, 3, 11, 0, 0, 0, 0, time.UTC)
+		in.Disputes = append(in.Disputes, d)
+	}
+	r := Compute(in)
+	if a := agentByName(r, lost); a.Standing {
+		t.Fatalf("%s: %+v, want it without standing, or the test proves nothing", lost, a)
+	}
+	got := traceResult(r, ann.Hash)
+	if slices.Contains(got.Jury, lost) || slices.Contains(got.Reserve, lost) {
+		t.Fatalf("ann's jury %v and reserve %v hold %s: its disputes moved the draw of March 10", got.Jury, got.Reserve, lost)
+	}
+	if slices.Contains(got.LateReserve, lost) || len(got.LateReserve) != LateReserveSize || !slices.Contains(got.LateReserve, want[1]) {
+		t.Fatalf("late reserve %v, want %v without %s, who lost standing before March 12", got.LateReserve, want, lost)
+	}
+}
