@@ -40,8 +40,9 @@ const ReserveSize = JurySize
 
 // LateReserveSize is the late reserve of mesh-2026-7: the first k agents,
 // the trace's author, jury and reserve excepted, of the present-first
-// rendezvous order over the pool of the epoch AwayAfterDays after the
-// trace's, whose votes count as the jury's when dated on or after that
+// rendezvous order over the members of the trace's epoch's pool still in
+// the pool of the epoch AwayAfterDays after it, by that epoch's away
+// marks, whose votes count as the jury's when dated on or after that
 // epoch began. k, so that a trace whose ten seats lost their validators
 // on its day gets a jury's worth of seats the files show present
 // (docs/decisions.md, Assignment: "The late reserve").
@@ -293,8 +294,8 @@ func (a *assigner) juryOf(m *mesh, t ledger.Trace) (jurors, reserve []member) {
 
 // lateOf is trace t's late reserve (Rules.LateReserve), whose jury and
 // reserve are seated: the first LateReserve members of the present-first
-// rendezvous order over the pool of its late epoch, its author and the
-// seated excepted; none under rules without one.
+// rendezvous order over lateCandidates, its author and the seated
+// excepted; none under rules without one.
 func (a *assigner) lateOf(m *mesh, t ledger.Trace, seated []member) []member {
 	if a.rules.LateReserve == 0 {
 		return nil
@@ -303,7 +304,7 @@ func (a *assigner) lateOf(m *mesh, t ledger.Trace, seated []member) []member {
 	if l, ok := a.lates[k]; ok {
 		return l
 	}
-	order := jury(k.hash, k.author, a.pool(a.lateEpoch(k.epoch)), len(seated)+a.rules.LateReserve)
+	order := jury(k.hash, k.author, a.lateCandidates(k.epoch), len(seated)+a.rules.LateReserve)
 	l := make([]member, 0, a.rules.LateReserve)
 	for _, c := range order {
 		if len(l) < a.rules.LateReserve && !hasKey(seated, c.key) {
@@ -312,6 +313,28 @@ func (a *assigner) lateOf(m *mesh, t ledger.Trace, seated []member) []member {
 	}
 	a.lates[k] = l
 	return l
+}
+
+// lateCandidates are those a trace of epoch e draws its late reserve
+// from (docs/protocol.md §8.8, 7): the members of e's pool, with the
+// names they had as of e, that are still in the pool of the late epoch,
+// marked away by the late epoch's marks. Nothing that ranks a candidate
+// is chosen after the trace's hash is public but its own presence: an
+// agent admitted, or renamed, after e cannot grind a name that outranks
+// the validators on a known hash.
+func (a *assigner) lateCandidates(e int64) []member {
+	away := map[string]bool{} // key → away as of the late epoch, for its members
+	for _, c := range a.pool(a.lateEpoch(e)) {
+		away[c.key] = c.away
+	}
+	var cs []member
+	for _, c := range a.pool(e) {
+		if aw, ok := away[c.key]; ok {
+			c.away = aw
+			cs = append(cs, c)
+		}
+	}
+	return cs
 }
 
 // byDate is in with its traces and other listings sorted by epoch, and

@@ -1,6 +1,7 @@
 package signal
 
 import (
+	"fmt"
 	"math/rand"
 	"slices"
 	"testing"
@@ -229,5 +230,116 @@ func TestUnderMesh2026v7LateReserveVotesCountInLaterPools(t *testing.T) {
 	in.Rules = RulesMesh2026v6
 	if got := traceResult(Compute(in), ann.Hash); slices.Contains(got.Jury, "bob") {
 		t.Fatalf("under mesh-2026-6: ann's jury %v, want no bob: the late votes are unassigned", got.Jury)
+	}
+}
+
+// TestUnderMesh2026v7NamesGroundForAKnownHashTakeNoLateSeat: ann's trace
+// of March 10 is public; five names are ground to outrank every founder
+// on its hash, and their agents get standing before March 12 (five
+// capability rocks each of March 10, each passed on March 11 by two of
+// its jury). Drawn from the pool of March 12, they would hold every late
+// seat and fail the trace its present jury passed 5-0; the late reserve
+// is drawn from the members of March 10, so they hold none, their votes
+// are unassigned and the trace stays validated.
+func TestUnderMesh2026v7NamesGroundForAKnownHashTakeNoLateSeat(t *testing.T) {
+	names := []string{"f01", "f02", "f03", "f04", "f05", "f06", "f07", "f08", "f09", "f10", "f11", "f12", "f13", "f14", "f15", "f16"}
+	ann := dated(tr("ann", 1, "knowledge", "pebble"), 10)
+	in := Input{Rules: RulesMesh2026v7, Founders: founders(names...), Traces: []ledger.Trace{ann}}
+	top := byWeight(ann.Hash, names)[0]
+	var sybils []string
+	for i := 0; len(sybils) < LateReserveSize; i++ {
+		if n := fmt.Sprintf("x%d", i); byWeight(ann.Hash, []string{n, top})[0] == n {
+			sybils = append(sybils, n)
+		}
+	}
+	for _, s := range sybils {
+		for q := 1; q <= 5; q++ {
+			in.Traces = append(in.Traces, dated(tr(s, q, "capability", "rock"), 10))
+		}
+	}
+	as, _ := NewAssignments(in)
+	for _, x := range in.Traces[1:] {
+		for _, j := range as.Jury(x)[:2] {
+			in.Validations = append(in.Validations, at(val(j, x.Hash, "pass"), 11))
+		}
+	}
+	as, _ = NewAssignments(in)
+	for _, j := range as.Jury(ann) {
+		in.Validations = append(in.Validations, at(val(j, ann.Hash, "pass"), 10))
+	}
+	for _, s := range sybils {
+		in.Validations = append(in.Validations, at(val(s, ann.Hash, "fail"), 12))
+	}
+	r := Compute(in)
+	if a := agentByName(r, sybils[0]); !a.Standing {
+		t.Fatalf("%s: %+v, want standing before March 12, or the test proves nothing", sybils[0], a)
+	}
+	got := traceResult(r, ann.Hash)
+	for _, s := range sybils {
+		if slices.Contains(got.LateReserve, s) {
+			t.Fatalf("late reserve %v holds %s, admitted after ann's hash was public", got.LateReserve, s)
+		}
+	}
+	if got.Status != manifest.StatusValidated || got.Passing != JurySize || got.Seen != JurySize {
+		t.Fatalf("ann's trace: %+v, want validated by its jury alone", got)
+	}
+}
+
+// TestUnderMesh2026v7ALateCandidateRanksByItsNameOfTheTraceEpoch: the
+// lowest-ranked founder on ann's hash renames itself on March 11 (a
+// trace under a name ground to outrank every founder on that hash, at
+// the same URL); it keeps the rank of its name of March 10, so the late
+// reserve is the one the names of March 10 give.
+func TestUnderMesh2026v7ALateCandidateRanksByItsNameOfTheTraceEpoch(t *testing.T) {
+	in, ann, want := lateMesh(RulesMesh2026v7, nil)
+	names := founderNames(in)
+	order := byWeight(ann.Hash, names)
+	last := order[len(order)-1]
+	if slices.Contains(want, last) {
+		t.Fatalf("%s is in the late reserve %v already: choose another founder", last, want)
+	}
+	var alias string
+	for i := 0; alias == ""; i++ {
+		if n := fmt.Sprintf("y%d", i); byWeight(ann.Hash, []string{n, order[0]})[0] == n {
+			alias = n
+		}
+	}
+	renamed := dated(tr(alias, 1, "knowledge", "pebble"), 11)
+	renamed.AgentURL = "https://" + last + ".example/"
+	in.Traces = append(in.Traces, renamed)
+	got := traceResult(Compute(in), ann.Hash)
+	if len(got.LateReserve) != len(want) {
+		t.Fatalf("late reserve %v, want %v", got.LateReserve, want)
+	}
+	for i, n := range got.LateReserve {
+		if n != want[i] {
+			t.Fatalf("late reserve %v, want %v: %s (now %s) ranked by its new name", got.LateReserve, want, last, alias)
+		}
+	}
+}
+
+// TestUnderMesh2026v7ALateCandidateMustStillHaveStanding: the first of
+// ann's late reserve loses its standing on March 11 (three of its files
+// disputed by two founders); it was in the pool of March 10, the jury's,
+// but is not in that of March 12, so it is no late candidate and the
+// next of the order takes its seat.
+func TestUnderMesh2026v7ALateCandidateMustStillHaveStanding(t *testing.T) {
+	in, ann, want := lateMesh(RulesMesh2026v7, nil)
+	lost := want[0]
+	others := slices.DeleteFunc(founderNames(in), func(n string) bool { return n == lost })
+	for _, d := range disputesOf(lost, []int{57, 58, 59}, others[0], others[1]) {
+		d.ObservedAt = time.Date(2026, 3, 11, 0, 0, 0, 0, time.UTC)
+		in.Disputes = append(in.Disputes, d)
+	}
+	r := Compute(in)
+	if a := agentByName(r, lost); a.Standing {
+		t.Fatalf("%s: %+v, want it without standing, or the test proves nothing", lost, a)
+	}
+	got := traceResult(r, ann.Hash)
+	if slices.Contains(got.Jury, lost) || slices.Contains(got.Reserve, lost) {
+		t.Fatalf("ann's jury %v and reserve %v hold %s: its disputes moved the draw of March 10", got.Jury, got.Reserve, lost)
+	}
+	if slices.Contains(got.LateReserve, lost) || len(got.LateReserve) != LateReserveSize || !slices.Contains(got.LateReserve, want[1]) {
+		t.Fatalf("late reserve %v, want %v without %s, who lost standing before March 12", got.LateReserve, want, lost)
 	}
 }

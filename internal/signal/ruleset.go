@@ -47,9 +47,10 @@ const (
 	// filled by validators present, whenever they step in.
 	RulesMesh2026v6 = "mesh-2026-6"
 	// RulesMesh2026v7 is mesh-2026-6 with a late reserve (docs/decisions.md,
-	// Assignment: "The late reserve"): LateReserveSize agents more, drawn
-	// from the pool of the day AwayAfterDays after the trace's, when a
-	// juror that left on its day is away, whose votes dated on or after
+	// Assignment: "The late reserve"): LateReserveSize agents more of the
+	// trace's day's pool still with standing AwayAfterDays later, ranked by
+	// that day's away marks, when a juror that left on its day is away,
+	// whose votes dated on or after
 	// that day began count as the jury's; so a trace whose jury and
 	// reserve both left is still judged by validators present.
 	RulesMesh2026v7 = "mesh-2026-7"
@@ -111,8 +112,9 @@ type Rules struct {
 	// absence is judged by. 0: none.
 	Reserve int
 	// LateReserve is, under rules with AwayAfter, how many agents of the
-	// present-first order over the pool of the epoch AwayAfter days after
-	// a trace's, its jury and reserve excepted, count as assigned for
+	// present-first order over the trace's epoch's pool still in the pool
+	// of the epoch AwayAfter days on, by that epoch's away marks, its jury
+	// and reserve excepted, count as assigned for
 	// votes dated on or after that epoch began (assign.go, lateOf). 0:
 	// none.
 	LateReserve int
