@@ -20,7 +20,7 @@ import (
 func (m *mesh) verdictVotes() []ledger.Validation {
 	targets := m.targets()
 	var out []ledger.Validation
-	for _, t := range m.listings() {
+	for t := range m.listings() {
 		for _, v := range t.Verdicts {
 			var result string
 			switch verdict.Result(v.Result) {
@@ -36,12 +36,20 @@ func (m *mesh) verdictVotes() []ledger.Validation {
 				continue
 			}
 			out = append(out, ledger.Validation{
-				Validator: t.Agent, ValidatorURL: t.AgentURL, TraceURL: m.byHash[h].URL, TraceHash: h,
+				Validator: t.Agent, ValidatorURL: t.AgentURL, TraceURL: m.traceURL(h), TraceHash: h,
 				Result: result, ValidatedAt: t.Submitted, SourceURL: t.URL, SourceHash: t.Hash,
 			})
 		}
 	}
 	return out
+}
+
+// traceURL is the URL of the trace with hash h, "" for none.
+func (m *mesh) traceURL(h manifest.Hash) string {
+	if i, ok := m.byHash[h]; ok {
+		return m.traces[i].URL
+	}
+	return ""
 }
 
 // targets indexes the traces by what a verdict may mean by agent/N: the
@@ -61,7 +69,7 @@ func (m *mesh) targets() targets {
 		}
 		ts[name][n][h] = true
 	}
-	for _, t := range m.listings() {
+	for t := range m.listings() {
 		name := strings.ToLower(strings.TrimSpace(t.Agent))
 		add(name, int(t.Seq), t.Hash)
 		if n, ok := fileNumber(t.File); ok {
