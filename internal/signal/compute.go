@@ -82,7 +82,7 @@ func (m *mesh) closure() closed {
 	}
 	for {
 		c.rounds++
-		c.outcome = m.evaluate(c.has)
+		c.outcome = m.evaluate(c.has, c.outcome)
 		if m.bar(c.has, c.barred, c.admitted) {
 			continue // count the votes again without those barred
 		}
