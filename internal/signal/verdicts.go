@@ -56,18 +56,30 @@ func (m *mesh) traceURL(h manifest.Hash) string {
 // author's row with seq N, and the author's file numbered N
 // ("traces/014-trace.md"). Agents number their files themselves, and not
 // always as their seqs (noobagent's file 030 is its seq 31).
-type targets map[string]map[int]map[manifest.Hash]bool
+// Only whether agent/N names one hash or more is kept, not which others.
+type targets map[targetKey]target
+
+// targetKey is what a verdict names: an agent, lowercased, and a number.
+type targetKey struct {
+	agent string
+	n     int
+}
+
+// target is the hash a targetKey names, and whether it names another too.
+type target struct {
+	hash manifest.Hash
+	many bool
+}
 
 func (m *mesh) targets() targets {
 	ts := targets{}
 	add := func(name string, n int, h manifest.Hash) {
-		if ts[name] == nil {
-			ts[name] = map[int]map[manifest.Hash]bool{}
+		k := targetKey{name, n}
+		if t, ok := ts[k]; !ok {
+			ts[k] = target{hash: h}
+		} else if t.hash != h {
+			ts[k] = target{hash: t.hash, many: true}
 		}
-		if ts[name][n] == nil {
-			ts[name][n] = map[manifest.Hash]bool{}
-		}
-		ts[name][n][h] = true
 	}
 	for t := range m.listings() {
 		name := strings.ToLower(strings.TrimSpace(t.Agent))
@@ -82,14 +94,11 @@ func (m *mesh) targets() targets {
 // resolve returns the one trace agent/n names, or false when it names
 // none or more than one.
 func (ts targets) resolve(agent string, n int) (manifest.Hash, bool) {
-	hs := ts[strings.ToLower(agent)][n]
-	if len(hs) != 1 {
+	t, ok := ts[targetKey{strings.ToLower(agent), n}]
+	if !ok || t.many {
 		return "", false
 	}
-	for h := range hs {
-		return h, true
-	}
-	return "", false
+	return t.hash, true
 }
 
 // fileNumber reads the number a file name starts with: 14 of
