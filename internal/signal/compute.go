@@ -111,7 +111,7 @@ func (m *mesh) admit(o outcome, has, barred []bool, rounds []int, round int) boo
 // by their trace URL where one is known (a name is only what a file
 // says), else by name.
 type mesh struct {
-	traces   []ledger.Trace        // one per hash, sorted by hash
+	traces   []*ledger.Trace       // one per hash, sorted by hash; the input's records, never written
 	authors  []int                 // agent id of traces[i]'s author
 	points   []float64             // what traces[i] earns its author once validated
 	ballots  [][]ballot            // traces[i]'s votes, by validator key
@@ -225,9 +225,9 @@ func (m *mesh) index() {
 }
 
 // addTraces keeps one trace per hash of the lists, the first by seq and
-// author key, and hands the others to addCopy. It sorts pointers into
-// the lists, not copies of their records: under mesh-2026-4 a mesh is
-// built once per epoch, over every trace before it.
+// author key, and hands the others to addCopy. It keeps and sorts
+// pointers into the lists, not copies of their records: under
+// mesh-2026-4 a mesh is built once per epoch, over every trace before it.
 func (m *mesh) addTraces(lists [][]ledger.Trace) {
 	n := 0
 	for _, l := range lists {
@@ -261,7 +261,7 @@ func (m *mesh) addTraces(lists [][]ledger.Trace) {
 			continue
 		}
 		m.byHash[t.Hash] = len(m.traces)
-		m.traces = append(m.traces, *t)
+		m.traces = append(m.traces, t)
 		m.learn(t.Agent, t.AgentURL)
 	}
 }
@@ -331,7 +331,7 @@ func (m *mesh) addVotes(vals, verdicts []ledger.Validation) {
 	for _, kv := range vs {
 		v, vk := kv.v, kv.key
 		i, ok := m.byHash[v.TraceHash]
-		if !ok || m.isSelf(v, vk, &m.traces[i]) {
+		if !ok || m.isSelf(v, vk, m.traces[i]) {
 			continue
 		}
 		b := keyedBallot{vk, ballot{pass: kv.result == validation.ResultPass, verdict: kv.verdict, day: voteDay(v.ValidatedAt, m.traces[i].Submitted),
@@ -379,7 +379,7 @@ func (m *mesh) learn(name, url string) {
 func (m *mesh) results(o outcome) []TraceResult {
 	out := make([]TraceResult, len(m.traces))
 	for i, t := range m.traces {
-		r := m.result(o, i, t)
+		r := m.result(o, i, *t)
 		r.Agent = m.names[m.keyOf[m.authors[i]]]
 		out[i] = r
 	}

@@ -52,7 +52,7 @@ func (m *mesh) lists(h manifest.Hash, k string) bool {
 func (m *mesh) listings() iter.Seq[*ledger.Trace] {
 	return func(yield func(*ledger.Trace) bool) {
 		for i := range m.traces {
-			if !yield(&m.traces[i]) {
+			if !yield(m.traces[i]) {
 				return
 			}
 		}
