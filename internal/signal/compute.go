@@ -118,7 +118,7 @@ type mesh struct {
 	ids      map[string]int        // agent key → agent id, an index of keyOf
 	keyOf    []string              // agent id → agent key
 	byHash   map[manifest.Hash]int // hash → index in traces
-	votes    [][]keyedBallot       // traces[i]'s votes by validator key, ascending (voter unset); while building
+	votes    []keyedBallot         // every vote, each trace's by validator key, ascending (voter unset); while building
 	names    map[string]string     // agent key → name as first written
 	urls     map[string]string     // agent key → trace URL
 	founders map[string]bool       // agent key → named in FOUNDERS.md
@@ -209,18 +209,11 @@ func (m *mesh) index() {
 	}
 	m.authors = make([]int, len(m.traces))
 	m.points = make([]float64, len(m.traces))
-	m.ballots = make([][]ballot, len(m.traces))
 	for i, t := range m.traces {
 		m.authors[i] = m.ids[m.key(t.Agent, t.AgentURL)]
 		_, m.points[i] = earningFor(t.Type, t.Category)
-		bs := make([]ballot, 0, len(m.votes[i]))
-		for _, kb := range m.votes[i] {
-			kb.ballot.voter = m.ids[kb.key]
-			bs = append(bs, kb.ballot)
-		}
-		m.ballots[i] = bs
 	}
-	m.votes = nil
+	m.indexVotes()
 	m.indexCopies()
 }
 
@@ -327,29 +320,57 @@ func (m *mesh) addVotes(vals, verdicts []ledger.Validation) {
 	// is by validator key first, so each trace's votes arrive by key, a
 	// validator's files on it one after another: its list stays sorted
 	// with one vote per key.
-	m.votes = make([][]keyedBallot, len(m.traces))
+	m.votes = make([]keyedBallot, 0, len(vs))
+	newest := make([]int, len(m.traces)) // trace i's newest vote is m.votes[newest[i]-1]; 0: none yet
 	for _, kv := range vs {
 		v, vk := kv.v, kv.key
 		i, ok := m.byHash[v.TraceHash]
 		if !ok || m.isSelf(v, vk, m.traces[i]) {
 			continue
 		}
-		b := keyedBallot{vk, ballot{pass: kv.result == validation.ResultPass, verdict: kv.verdict, day: voteDay(v.ValidatedAt, m.traces[i].Submitted),
+		b := keyedBallot{i, vk, ballot{pass: kv.result == validation.ResultPass, verdict: kv.verdict, day: voteDay(v.ValidatedAt, m.traces[i].Submitted),
 			copied: copied[v.SourceHash]}}
-		if n := len(m.votes[i]); n > 0 && m.votes[i][n-1].key == vk {
-			m.votes[i][n-1] = b
+		if j := newest[i] - 1; j >= 0 && m.votes[j].key == vk {
+			m.votes[j] = b
 		} else {
-			m.votes[i] = append(m.votes[i], b)
+			m.votes = append(m.votes, b)
+			newest[i] = len(m.votes)
 		}
 		m.learn(v.Validator, v.ValidatorURL)
 	}
 }
 
-// keyedBallot is a vote while the mesh is built: its validator's key,
-// before agent ids are given (index).
+// keyedBallot is a vote while the mesh is built: the index of its trace
+// and its validator's key, before agent ids are given (index).
 type keyedBallot struct {
+	trace  int
 	key    string
 	ballot ballot
+}
+
+// indexVotes lays the votes out by trace in one array, each trace's in
+// the order addVotes kept them, so that a mesh holds one array of ballots
+// rather than one per trace.
+func (m *mesh) indexVotes() {
+	start := make([]int, len(m.traces)+1) // trace i's votes are all[start[i]:start[i+1]]
+	for _, kb := range m.votes {
+		start[kb.trace+1]++
+	}
+	for i := range m.traces {
+		start[i+1] += start[i]
+	}
+	all := make([]ballot, len(m.votes))
+	next := slices.Clone(start[:len(m.traces)])
+	for _, kb := range m.votes {
+		kb.ballot.voter = m.ids[kb.key]
+		all[next[kb.trace]] = kb.ballot
+		next[kb.trace]++
+	}
+	m.ballots = make([][]ballot, len(m.traces))
+	for i := range m.traces {
+		m.ballots[i] = all[start[i]:start[i+1]:start[i+1]]
+	}
+	m.votes = nil
 }
 
 // isSelf reports a validation of the validator's own trace: the same
