@@ -72,7 +72,7 @@ type target struct {
 }
 
 func (m *mesh) targets() targets {
-	ts := targets{}
+	ts := make(targets, len(m.traces)) // most agents number their files as their seqs: one key per listing
 	add := func(name string, n int, h manifest.Hash) {
 		k := targetKey{name, n}
 		if t, ok := ts[k]; !ok {
