@@ -398,11 +398,11 @@ func (m *mesh) assign(a *assigner, horizon int64) {
 	m.reserves = make([][]int, len(m.traces))
 	m.lates = make([][]int, len(m.traces))
 	for i, t := range m.traces {
-		js, rs := a.juryOf(m, t)
+		js, rs := a.juryOf(m, *t)
 		m.juries[i], m.reserves[i] = m.idsOf(js), m.idsOf(rs)
 		late := a.lateEpoch(EpochOf(t.Submitted))
 		if a.rules.LateReserve > 0 && late < horizon {
-			m.lates[i] = m.idsOf(a.lateOf(m, t, slices.Concat(js, rs)))
+			m.lates[i] = m.idsOf(a.lateOf(m, *t, slices.Concat(js, rs)))
 		}
 		for j := range m.ballots[i] {
 			b := &m.ballots[i][j]

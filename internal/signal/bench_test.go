@@ -259,7 +259,7 @@ func TestClosureRoundsAgreeWithTheReport(t *testing.T) {
 			for _, a := range r.Agents {
 				has[m.ids[m.key(a.Agent, a.URL)]] = a.Standing
 			}
-			o := m.evaluate(has)
+			o := m.evaluate(has, outcome{})
 			sig := m.signals(o)
 			for _, a := range r.Agents {
 				id := m.ids[m.key(a.Agent, a.URL)]

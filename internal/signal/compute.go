@@ -82,7 +82,7 @@ func (m *mesh) closure() closed {
 	}
 	for {
 		c.rounds++
-		c.outcome = m.evaluate(c.has)
+		c.outcome = m.evaluate(c.has, c.outcome)
 		if m.bar(c.has, c.barred, c.admitted) {
 			continue // count the votes again without those barred
 		}
@@ -111,18 +111,18 @@ func (m *mesh) admit(o outcome, has, barred []bool, rounds []int, round int) boo
 // by their trace URL where one is known (a name is only what a file
 // says), else by name.
 type mesh struct {
-	traces   []ledger.Trace                      // one per hash, sorted by hash
-	authors  []int                               // agent id of traces[i]'s author
-	points   []float64                           // what traces[i] earns its author once validated
-	ballots  [][]ballot                          // traces[i]'s votes, by validator key
-	ids      map[string]int                      // agent key → agent id, an index of keyOf
-	keyOf    []string                            // agent id → agent key
-	byHash   map[manifest.Hash]ledger.Trace      // hash → trace
-	votes    map[manifest.Hash]map[string]ballot // hash → validator key → vote (voter unset); while building
-	names    map[string]string                   // agent key → name as first written
-	urls     map[string]string                   // agent key → trace URL
-	founders map[string]bool                     // agent key → named in FOUNDERS.md
-	keys     map[string]string                   // trace URL → agent key, memoized
+	traces   []*ledger.Trace       // one per hash, sorted by hash; the input's records, never written
+	authors  []int                 // agent id of traces[i]'s author
+	points   []float64             // what traces[i] earns its author once validated
+	ballots  [][]ballot            // traces[i]'s votes, by validator key
+	ids      map[string]int        // agent key → agent id, an index of keyOf
+	keyOf    []string              // agent id → agent key
+	byHash   map[manifest.Hash]int // hash → index in traces
+	votes    []keyedBallot         // every vote, each trace's by validator key, ascending (voter unset); while building
+	names    map[string]string     // agent key → name as first written
+	urls     map[string]string     // agent key → trace URL
+	founders map[string]bool       // agent key → named in FOUNDERS.md
+	keys     map[string]string     // trace URL → agent key, memoized
 	rules    Rules
 	// mismatches are the files agents disputed, by disputed agent and
 	// claimed hash; only under rules that take standing for them.
@@ -170,15 +170,15 @@ type ballot struct {
 func newMesh(in Input, rules Rules) *mesh {
 	m := &mesh{
 		rules:  rules,
-		byHash: make(map[manifest.Hash]ledger.Trace, len(in.Traces)), votes: map[manifest.Hash]map[string]ballot{},
-		names: map[string]string{}, urls: map[string]string{}, founders: map[string]bool{}, keys: map[string]string{},
+		byHash: make(map[manifest.Hash]int, len(in.Traces)),
+		names:  map[string]string{}, urls: map[string]string{}, founders: map[string]bool{}, keys: map[string]string{},
 	}
 	// Names come first from the traces (the name the node polls the agent
 	// by), then from FOUNDERS.md, and only then from what validation files
 	// say of themselves.
-	traces := in.Traces
+	traces := [][]ledger.Trace{in.Traces}
 	if rules.CopiesEarnNothing {
-		traces = append(append([]ledger.Trace(nil), in.Traces...), in.Copies...)
+		traces = append(traces, in.Copies)
 	}
 	m.addTraces(traces)
 	fs := append([]Founder(nil), in.Founders...)
@@ -209,25 +209,29 @@ func (m *mesh) index() {
 	}
 	m.authors = make([]int, len(m.traces))
 	m.points = make([]float64, len(m.traces))
-	m.ballots = make([][]ballot, len(m.traces))
 	for i, t := range m.traces {
 		m.authors[i] = m.ids[m.key(t.Agent, t.AgentURL)]
 		_, m.points[i] = earningFor(t.Type, t.Category)
-		vs := m.votes[t.Hash]
-		bs := make([]ballot, 0, len(vs))
-		for _, vk := range sortedKeys(vs) {
-			b := vs[vk]
-			b.voter = m.ids[vk]
-			bs = append(bs, b)
-		}
-		m.ballots[i] = bs
 	}
-	m.votes = nil
+	m.indexVotes()
 	m.indexCopies()
 }
 
-func (m *mesh) addTraces(traces []ledger.Trace) {
-	ts := append([]ledger.Trace(nil), traces...)
+// addTraces keeps one trace per hash of the lists, the first by seq and
+// author key, and hands the others to addCopy. It keeps and sorts
+// pointers into the lists, not copies of their records: under
+// mesh-2026-4 a mesh is built once per epoch, over every trace before it.
+func (m *mesh) addTraces(lists [][]ledger.Trace) {
+	n := 0
+	for _, l := range lists {
+		n += len(l)
+	}
+	ts := make([]*ledger.Trace, 0, n)
+	for _, l := range lists {
+		for i := range l {
+			ts = append(ts, &l[i])
+		}
+	}
 	sort.Slice(ts, func(i, j int) bool {
 		a, b := ts[i], ts[j]
 		if a.Hash != b.Hash {
@@ -246,10 +250,10 @@ func (m *mesh) addTraces(traces []ledger.Trace) {
 			continue
 		}
 		if _, dup := m.byHash[t.Hash]; dup {
-			m.addCopy(t)
+			m.addCopy(*t)
 			continue
 		}
-		m.byHash[t.Hash] = t
+		m.byHash[t.Hash] = len(m.traces)
 		m.traces = append(m.traces, t)
 		m.learn(t.Agent, t.AgentURL)
 	}
@@ -272,15 +276,16 @@ func (m *mesh) addVotes(vals, verdicts []ledger.Validation) {
 		result  string
 		verdict bool
 	}
-	var vs []vote
-	files := append(append([]ledger.Validation(nil), vals...), verdicts...)
-	for i := range files {
-		v := &files[i]
-		r, err := v.Counted()
-		if err != nil || (v.Validator == "" && v.ValidatorURL == "") {
-			continue
+	vs := make([]vote, 0, len(vals)+len(verdicts))
+	for fromVerdicts, files := range [][]ledger.Validation{vals, verdicts} {
+		for i := range files {
+			v := &files[i]
+			r, err := v.Counted()
+			if err != nil || (v.Validator == "" && v.ValidatorURL == "") {
+				continue
+			}
+			vs = append(vs, vote{v, m.key(v.Validator, v.ValidatorURL), r, fromVerdicts == 1})
 		}
-		vs = append(vs, vote{v, m.key(v.Validator, v.ValidatorURL), r, i >= len(vals)})
 	}
 	sort.Slice(vs, func(i, j int) bool {
 		a, b := vs[i], vs[j]
@@ -311,26 +316,67 @@ func (m *mesh) addVotes(vals, verdicts []ledger.Validation) {
 	}
 	copied := m.copiedFiles(all)
 	// In this order a validator's later file on a trace comes later, and
-	// of two at one time the fail: the last one written wins.
+	// of two at one time the fail: the last one written wins. The order
+	// is by validator key first, so each trace's votes arrive by key, a
+	// validator's files on it one after another: its list stays sorted
+	// with one vote per key.
+	m.votes = make([]keyedBallot, 0, len(vs))
+	newest := make([]int, len(m.traces)) // trace i's newest vote is m.votes[newest[i]-1]; 0: none yet
 	for _, kv := range vs {
 		v, vk := kv.v, kv.key
-		t, ok := m.byHash[v.TraceHash]
-		if !ok || m.isSelf(*v, vk, t) {
+		i, ok := m.byHash[v.TraceHash]
+		if !ok || m.isSelf(v, vk, m.traces[i]) {
 			continue
 		}
-		if m.votes[t.Hash] == nil {
-			m.votes[t.Hash] = map[string]ballot{}
+		b := keyedBallot{i, vk, ballot{pass: kv.result == validation.ResultPass, verdict: kv.verdict, day: voteDay(v.ValidatedAt, m.traces[i].Submitted),
+			copied: copied[v.SourceHash]}}
+		if j := newest[i] - 1; j >= 0 && m.votes[j].key == vk {
+			m.votes[j] = b
+		} else {
+			m.votes = append(m.votes, b)
+			newest[i] = len(m.votes)
 		}
-		m.votes[t.Hash][vk] = ballot{pass: kv.result == validation.ResultPass, verdict: kv.verdict, day: voteDay(v.ValidatedAt, t.Submitted),
-			copied: copied[v.SourceHash]}
 		m.learn(v.Validator, v.ValidatorURL)
 	}
+}
+
+// keyedBallot is a vote while the mesh is built: the index of its trace
+// and its validator's key, before agent ids are given (index).
+type keyedBallot struct {
+	trace  int
+	key    string
+	ballot ballot
+}
+
+// indexVotes lays the votes out by trace in one array, each trace's in
+// the order addVotes kept them, so that a mesh holds one array of ballots
+// rather than one per trace.
+func (m *mesh) indexVotes() {
+	start := make([]int, len(m.traces)+1) // trace i's votes are all[start[i]:start[i+1]]
+	for _, kb := range m.votes {
+		start[kb.trace+1]++
+	}
+	for i := range m.traces {
+		start[i+1] += start[i]
+	}
+	all := make([]ballot, len(m.votes))
+	next := slices.Clone(start[:len(m.traces)])
+	for _, kb := range m.votes {
+		kb.ballot.voter = m.ids[kb.key]
+		all[next[kb.trace]] = kb.ballot
+		next[kb.trace]++
+	}
+	m.ballots = make([][]ballot, len(m.traces))
+	for i := range m.traces {
+		m.ballots[i] = all[start[i]:start[i+1]:start[i+1]]
+	}
+	m.votes = nil
 }
 
 // isSelf reports a validation of the validator's own trace: the same
 // trace URL (the same agent key), or the same name; when the rules judge
 // copies, of bytes the validator lists too.
-func (m *mesh) isSelf(v ledger.Validation, vk string, t ledger.Trace) bool {
+func (m *mesh) isSelf(v *ledger.Validation, vk string, t *ledger.Trace) bool {
 	if v.ValidatorURL != "" && t.AgentURL != "" && vk == m.key(t.Agent, t.AgentURL) {
 		return true
 	}
@@ -354,7 +400,7 @@ func (m *mesh) learn(name, url string) {
 func (m *mesh) results(o outcome) []TraceResult {
 	out := make([]TraceResult, len(m.traces))
 	for i, t := range m.traces {
-		r := m.result(o, i, t)
+		r := m.result(o, i, *t)
 		r.Agent = m.names[m.keyOf[m.authors[i]]]
 		out[i] = r
 	}

@@ -1,6 +1,7 @@
 package signal
 
 import (
+	"iter"
 	"slices"
 
 	"github.com/meshnode/meshnode/internal/ledger"
@@ -27,7 +28,7 @@ func (m *mesh) addCopy(t ledger.Trace) {
 	}
 	keys := m.listers[t.Hash]
 	if keys == nil {
-		first := m.byHash[t.Hash]
+		first := m.traces[m.byHash[t.Hash]]
 		keys = []string{m.key(first.Agent, first.AgentURL)}
 	}
 	k := m.key(t.Agent, t.AgentURL)
@@ -46,13 +47,24 @@ func (m *mesh) lists(h manifest.Hash, k string) bool {
 }
 
 // listings is every trace record: the first of each hash, then the other
-// listings of copied bytes, by hash and in the order they were added.
-func (m *mesh) listings() []ledger.Trace {
-	out := append([]ledger.Trace(nil), m.traces...)
-	for _, t := range m.traces {
-		out = append(out, m.others[t.Hash]...)
+// listings of copied bytes, by hash and in the order they were added. It
+// walks the mesh's own records rather than copying them.
+func (m *mesh) listings() iter.Seq[*ledger.Trace] {
+	return func(yield func(*ledger.Trace) bool) {
+		for i := range m.traces {
+			if !yield(m.traces[i]) {
+				return
+			}
+		}
+		for i := range m.traces {
+			others := m.others[m.traces[i].Hash]
+			for j := range others {
+				if !yield(&others[j]) {
+					return
+				}
+			}
+		}
 	}
-	return out
 }
 
 // copiedFiles returns the validation files (and verdict traces) that two

@@ -21,13 +21,18 @@ type outcome struct {
 }
 
 // evaluate computes the outcome of the mesh when has[id] says whether
-// agent id has standing, under the mesh's rules.
-func (m *mesh) evaluate(has []bool) outcome {
+// agent id has standing, under the mesh's rules. It counts into the
+// arrays of prev, an outcome of an earlier round the caller no longer
+// reads (zero: none), so that the rounds of a closure, once per epoch
+// under mesh-2026-4, do not each allocate their own.
+func (m *mesh) evaluate(has []bool, prev outcome) outcome {
 	n, agents := len(m.traces), len(m.keyOf)
 	o := outcome{
-		passing: make([]int, n), seen: make([]int, n), uncounted: make([]int, n), unassigned: make([]int, n), outside: make([]int, agents),
-		status: make([]manifest.Status, n), earns: make([]float64, n), corroborated: make([]bool, n),
-		counted: make([]int, agents), notCounted: make([]int, agents), earning: make([]int, agents), admitters: make([]int, agents),
+		passing: zeroed(prev.passing, n), seen: zeroed(prev.seen, n), uncounted: zeroed(prev.uncounted, n),
+		unassigned: zeroed(prev.unassigned, n), status: zeroed(prev.status, n), earns: zeroed(prev.earns, n),
+		corroborated: zeroed(prev.corroborated, n), outside: zeroed(prev.outside, agents),
+		counted: zeroed(prev.counted, agents), notCounted: zeroed(prev.notCounted, agents),
+		earning: zeroed(prev.earning, agents), admitters: zeroed(prev.admitters, agents),
 	}
 	for i := range m.traces {
 		m.countVotes(&o, has, i)
@@ -139,4 +144,14 @@ func (m *mesh) signals(o outcome) []float64 {
 		sig[m.authors[i]] += p
 	}
 	return sig
+}
+
+// zeroed is s cleared to n zero values, in its own array when it has room.
+func zeroed[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
 }

@@ -20,7 +20,7 @@ import (
 func (m *mesh) verdictVotes() []ledger.Validation {
 	targets := m.targets()
 	var out []ledger.Validation
-	for _, t := range m.listings() {
+	for t := range m.listings() {
 		for _, v := range t.Verdicts {
 			var result string
 			switch verdict.Result(v.Result) {
@@ -36,7 +36,7 @@ func (m *mesh) verdictVotes() []ledger.Validation {
 				continue
 			}
 			out = append(out, ledger.Validation{
-				Validator: t.Agent, ValidatorURL: t.AgentURL, TraceURL: m.byHash[h].URL, TraceHash: h,
+				Validator: t.Agent, ValidatorURL: t.AgentURL, TraceURL: m.traceURL(h), TraceHash: h,
 				Result: result, ValidatedAt: t.Submitted, SourceURL: t.URL, SourceHash: t.Hash,
 			})
 		}
@@ -44,24 +44,44 @@ func (m *mesh) verdictVotes() []ledger.Validation {
 	return out
 }
 
+// traceURL is the URL of the trace with hash h, "" for none.
+func (m *mesh) traceURL(h manifest.Hash) string {
+	if i, ok := m.byHash[h]; ok {
+		return m.traces[i].URL
+	}
+	return ""
+}
+
 // targets indexes the traces by what a verdict may mean by agent/N: the
 // author's row with seq N, and the author's file numbered N
 // ("traces/014-trace.md"). Agents number their files themselves, and not
 // always as their seqs (noobagent's file 030 is its seq 31).
-type targets map[string]map[int]map[manifest.Hash]bool
+// Only whether agent/N names one hash or more is kept, not which others.
+type targets map[targetKey]target
+
+// targetKey is what a verdict names: an agent, lowercased, and a number.
+type targetKey struct {
+	agent string
+	n     int
+}
+
+// target is the hash a targetKey names, and whether it names another too.
+type target struct {
+	hash manifest.Hash
+	many bool
+}
 
 func (m *mesh) targets() targets {
-	ts := targets{}
+	ts := make(targets, len(m.traces)) // most agents number their files as their seqs: one key per listing
 	add := func(name string, n int, h manifest.Hash) {
-		if ts[name] == nil {
-			ts[name] = map[int]map[manifest.Hash]bool{}
+		k := targetKey{name, n}
+		if t, ok := ts[k]; !ok {
+			ts[k] = target{hash: h}
+		} else if t.hash != h {
+			ts[k] = target{hash: t.hash, many: true}
 		}
-		if ts[name][n] == nil {
-			ts[name][n] = map[manifest.Hash]bool{}
-		}
-		ts[name][n][h] = true
 	}
-	for _, t := range m.listings() {
+	for t := range m.listings() {
 		name := strings.ToLower(strings.TrimSpace(t.Agent))
 		add(name, int(t.Seq), t.Hash)
 		if n, ok := fileNumber(t.File); ok {
@@ -74,14 +94,11 @@ func (m *mesh) targets() targets {
 // resolve returns the one trace agent/n names, or false when it names
 // none or more than one.
 func (ts targets) resolve(agent string, n int) (manifest.Hash, bool) {
-	hs := ts[strings.ToLower(agent)][n]
-	if len(hs) != 1 {
+	t, ok := ts[targetKey{strings.ToLower(agent), n}]
+	if !ok || t.many {
 		return "", false
 	}
-	for h := range hs {
-		return h, true
-	}
-	return "", false
+	return t.hash, true
 }
 
 // fileNumber reads the number a file name starts with: 14 of
