@@ -62,19 +62,17 @@ type Item struct {
 }
 
 // forgetUnread drops what nothing reads once the item is settled: the
-// reasons and notes of a suggestion (only a person scoring a waiting item
-// reads them: meshnode score --pr), and those of a result published (the
-// validation holds its notes). A settled item never waits again (Apply
-// moves it only between terminal statuses), so they would be kept for no
-// one, in the settled file, for SettledRetention. The suggested scores
-// stay: the inbox shows them.
+// reasons and notes of a suggestion. Only a person scoring an item still
+// queued or in progress reads them (meshnode score --pr), and a settled
+// item never returns to queued or in progress (Apply moves it only between
+// terminal statuses), so they would be kept for no one, in the settled
+// file, for SettledRetention. The suggested scores stay: the inbox shows
+// them. A result keeps its reasons and notes: a result marked published
+// without a validation (one existed already, the trace was not one this
+// node verified, the scores were out of range) has no other record of
+// what its worker said.
 func (it *Item) forgetUnread() {
 	it.SuggestedReasons, it.SuggestedNotes = nil, ""
-	if it.Result != nil && !it.Result.PublishedAt.IsZero() {
-		r := *it.Result
-		r.Reasons, r.Notes = nil, ""
-		it.Result = &r
-	}
 }
 
 // Terminal reports whether the item's status is final.

@@ -308,7 +308,7 @@ func (f *file) writeSettled(settled map[string]*file) error {
 // a file an older node wrote, read but not changed, is not rewritten.
 func (part *file) settledBytes(was []byte) ([]byte, error) {
 	data, err := part.encodeSettled()
-	if err != nil || was == nil || bytes.Equal(data, was) {
+	if err != nil || was == nil || bytes.Equal(data, was) || !olderSettled(was) {
 		return data, err
 	}
 	old, err := decode(was)
@@ -319,6 +319,15 @@ func (part *file) settledBytes(was []byte) ([]byte, error) {
 		return was, nil
 	}
 	return data, nil
+}
+
+// olderSettled reports whether data may be a settled file in the older
+// form, which wrote each item's "id" (encodeSettled never does): only such
+// a file can hold the same items in other bytes, so only it is decoded
+// again. A title or a reason that spells "id" is escaped (\"id\"), so
+// the raw key appears only as a key; a false positive costs a decode.
+func olderSettled(data []byte) bool {
+	return bytes.Contains(data, []byte(`"id":`))
 }
 
 // encodeSettled encodes the settled items of part without what decode
