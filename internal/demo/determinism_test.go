@@ -122,8 +122,8 @@ func (r *run) normalizer(t *testing.T) *strings.Replacer {
 		}
 	}
 	for _, c := range r.cursors(t).Cursors {
-		if c.ManifestSHA256 != "" {
-			pairs = append(pairs, string(c.ManifestSHA256), "manifest-of-"+c.Agent)
+		if c.ManifestSum != "" {
+			pairs = append(pairs, c.ManifestSum, "manifest-of-"+c.Agent)
 		}
 	}
 	ledger, err := ledger.Load(filepath.Join(r.dir, "mesh-state", "ledger.json"))

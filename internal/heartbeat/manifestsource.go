@@ -32,8 +32,8 @@ func (s manifestSource) Read(ctx context.Context, sp source.Peer, c *state.Curso
 	}
 	c.ETag, c.LastModified = resp.ETag, resp.LastModified
 	l.RateLeft = resp.RateLimit.Remaining
-	sum := manifest.HashBytes(resp.Body)
-	if resp.NotModified || sum == c.ManifestSHA256 && !c.Unread() {
+	sum := state.SumManifest(resp.Body)
+	if resp.NotModified || sum == c.ManifestSum && !c.Unread() {
 		l.Unchanged = true
 		return l, nil
 	}
@@ -55,7 +55,7 @@ func (s manifestSource) Read(ctx context.Context, sp source.Peer, c *state.Curso
 		}
 		pl.logf("peer %s: MANIFEST.md line %d skipped: %s", p.name, pr.Line, pr.Reason)
 	}
-	c.ManifestSHA256 = sum
+	c.ManifestSum = sum
 	c.ManifestUpdated, c.Rules, c.Pages = m.Updated, m.Rules, m.Pages
 	if len(problems) == 0 {
 		l.Listed = m

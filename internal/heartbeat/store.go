@@ -89,7 +89,8 @@ func (n *job) publishResult(it queue.Item) (held bool, err error) {
 	if err != nil {
 		// A worker stored what no validation may say (a score outside
 		// 0–5): nothing is published and the item is marked, so it is
-		// not tried at every heartbeat; a person sees it in the inbox.
+		// not tried at every heartbeat; the settled item keeps the result,
+		// with its reasons and notes, and the log says why.
 		n.log.Warn("stored result not published", "id", it.ID, "err", err.Error())
 		return false, nil
 	}

@@ -73,6 +73,9 @@ func (u Update) Apply(items map[string]*Item) error {
 		it.UpdatedAt = u.At
 		it.Version++
 	}
+	if it.Settled() {
+		it.forgetUnread()
+	}
 	return nil
 }
 

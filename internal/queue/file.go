@@ -149,6 +149,12 @@ func decode(data []byte) (*file, error) {
 	for id, it := range f.Items {
 		if it != nil {
 			it.ID = id
+			if it.UpdatedAt.IsZero() {
+				it.UpdatedAt = it.QueuedAt
+			}
+			if it.Settled() {
+				it.forgetUnread()
+			}
 			items[id] = it
 		}
 	}

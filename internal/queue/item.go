@@ -27,9 +27,9 @@ const DefaultLease = 2 * time.Minute
 
 // Item is one trace waiting to be validated, with its claim.
 type Item struct {
-	ID       string        `json:"id"`   // validation.ID of the trace hash, as in val-<id>.md
-	Hash     manifest.Hash `json:"hash"` // "sha256:<hex>"
-	From     string        `json:"from"` // the agent that published the trace
+	ID       string        `json:"id,omitempty"` // validation.ID of the trace hash, as in val-<id>.md; a settled file leaves it to the key
+	Hash     manifest.Hash `json:"hash"`         // "sha256:<hex>"
+	From     string        `json:"from"`         // the agent that published the trace
 	FromURL  string        `json:"from_url"`
 	TraceURL string        `json:"trace_url"`
 	Type     string        `json:"type,omitempty"`
@@ -42,7 +42,7 @@ type Item struct {
 	Status    string    `json:"status"`
 	Reason    string    `json:"reason,omitempty"`
 	QueuedAt  time.Time `json:"queued_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	UpdatedAt time.Time `json:"updated_at,omitzero"` // a settled file leaves it out when it is QueuedAt
 
 	// The claim (docs/protocol.md §12): who holds the item, until when, and the
 	// version every update must present.
@@ -59,6 +59,20 @@ type Item struct {
 	// Result is what a worker's scorer judged, stored with its Finish as
 	// done, for the node to publish (docs/queue.md).
 	Result *Result `json:"result,omitempty"`
+}
+
+// forgetUnread drops what nothing reads once the item is settled: the
+// reasons and notes of a suggestion. Only a person scoring an item still
+// queued or in progress reads them (meshnode score --pr), and a settled
+// item never returns to queued or in progress (Apply moves it only between
+// terminal statuses), so they would be kept for no one, in the settled
+// file, for SettledRetention. The suggested scores stay: the inbox shows
+// them. A result keeps its reasons and notes: a result marked published
+// without a validation (one existed already, the trace was not one this
+// node verified, the scores were out of range) has no other record of
+// what its worker said.
+func (it *Item) forgetUnread() {
+	it.SuggestedReasons, it.SuggestedNotes = nil, ""
 }
 
 // Terminal reports whether the item's status is final.

@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"bytes"
 	"fmt"
 	"maps"
 	"slices"
@@ -280,7 +281,7 @@ func (f *file) writeSettled(settled map[string]*file) error {
 			gone = append(gone, name)
 			continue
 		}
-		data, err := part.encode()
+		data, err := part.settledBytes(f.loaded[name])
 		if err != nil {
 			return err
 		}
@@ -300,6 +301,52 @@ func (f *file) writeSettled(settled map[string]*file) error {
 	}
 	maps.Copy(f.loaded, files)
 	return nil
+}
+
+// settledBytes encodes part as a settled file holds it (encodeSettled),
+// or returns was, the file's bytes as read, when they hold the same items:
+// a file an older node wrote, read but not changed, is not rewritten.
+func (part *file) settledBytes(was []byte) ([]byte, error) {
+	data, err := part.encodeSettled()
+	if err != nil || was == nil || bytes.Equal(data, was) || !olderSettled(was) {
+		return data, err
+	}
+	old, err := decode(was)
+	if err != nil {
+		return data, nil // what was there is replaced, as any other change
+	}
+	if again, err := old.encodeSettled(); err == nil && bytes.Equal(again, data) {
+		return was, nil
+	}
+	return data, nil
+}
+
+// olderSettled reports whether data may be a settled file in the older
+// form, which wrote each item's "id" (encodeSettled never does): only such
+// a file can hold the same items in other bytes, so only it is decoded
+// again. A title or a reason that spells "id" is escaped (\"id\"), so
+// the raw key appears only as a key; a false positive costs a decode.
+func olderSettled(data []byte) bool {
+	return bytes.Contains(data, []byte(`"id":`))
+}
+
+// encodeSettled encodes the settled items of part without what decode
+// gives back: an item's ID, which is its key, and its UpdatedAt when it is
+// its QueuedAt (an item scored in the heartbeat that queued it). Each new
+// record adds its settled item to a file, so what the item repeats is paid
+// at every heartbeat with news (docs/decisions.md, "What a settled item
+// keeps").
+func (part *file) encodeSettled() ([]byte, error) {
+	out := &file{Items: make(map[string]*Item, len(part.Items))}
+	for id, it := range part.Items {
+		c := *it
+		c.ID = ""
+		if c.UpdatedAt.Equal(c.QueuedAt) {
+			c.UpdatedAt = time.Time{}
+		}
+		out.Items[id] = &c
+	}
+	return out.encode()
 }
 
 // loadSettledFiles reads each named settled file once, in name order, so

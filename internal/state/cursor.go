@@ -37,10 +37,12 @@ type Cursor struct {
 	// than one heartbeat's worth is read in full without publishing again.
 	Backlog bool `json:"backlog,omitempty"`
 
-	ETag            string        `json:"etag,omitempty"`
-	LastModified    string        `json:"last_modified,omitempty"`
-	ManifestSHA256  manifest.Hash `json:"manifest_sha256,omitempty"`
-	ManifestUpdated time.Time     `json:"manifest_updated,omitzero"` // the peer's own `updated:`
+	ETag         string `json:"etag,omitempty"`
+	LastModified string `json:"last_modified,omitempty"`
+	// ManifestSum fingerprints the MANIFEST bytes last read (SumManifest),
+	// so that a body equal to them is not parsed again.
+	ManifestSum     string    `json:"manifest_sum,omitempty"`
+	ManifestUpdated time.Time `json:"manifest_updated,omitzero"` // the peer's own `updated:`
 	// NewestEntry is the newest `submitted` time among the rows of the
 	// MANIFEST last read (presence.Newest): with ManifestUpdated, the
 	// public evidence presence is judged by (docs/decisions.md).

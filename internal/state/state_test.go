@@ -346,6 +346,9 @@ func FuzzLoad(f *testing.F) {
 		}
 	}
 	f.Add([]byte(`{"cursors":{"x":null},"seen_hashes":null}`))
+	// A cursor's MANIFEST as an older node fingerprinted it, and as now.
+	f.Add([]byte(`{"cursors":{"https://a.example/":{"manifest_sha256":"sha256:` + strings.Repeat("ab", 32) + `"}}}`))
+	f.Add([]byte(`{"cursors":{"https://a.example/":{"manifest_sum":"abababababababab","manifest_sha256":"sha256:00"}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := decode(data, loadTime)
 		if err != nil {
