@@ -21,8 +21,9 @@ type Cache struct {
 }
 
 type cached struct {
-	data []byte
-	info fs.FileInfo
+	data  []byte
+	info  fs.FileInfo
+	shard map[string][]byte // a shard's contents by key, once decoded
 }
 
 // get returns the bytes kept for path when info, its directory entry's,
@@ -56,6 +57,39 @@ func (c *Cache) put(path string, data []byte, info fs.FileInfo) {
 		c.files = map[string]cached{}
 	}
 	c.files[path] = cached{data: data, info: info}
+}
+
+// getShard returns the decoded contents kept for the shard at path when
+// info is the file they were read from or written to.
+func (c *Cache) getShard(path string, info fs.FileInfo) (map[string][]byte, bool) {
+	if c == nil || info == nil {
+		return nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k, ok := c.files[path]
+	if !ok || k.shard == nil || !sameFile(k.info, info) {
+		return nil, false
+	}
+	return k.shard, true
+}
+
+// putShard keeps files as the decoded contents of the shard at path, as
+// info describes it; with info nil it forgets path.
+func (c *Cache) putShard(path string, files map[string][]byte, info fs.FileInfo) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if info == nil {
+		delete(c.files, path)
+		return
+	}
+	if c.files == nil {
+		c.files = map[string]cached{}
+	}
+	c.files[path] = cached{info: info, shard: files}
 }
 
 // putWritten keeps data as just written to path, stat'ed now: the caller
