@@ -24,7 +24,6 @@ import (
 // old path is read as well and removed by the next write, which is how an
 // old node's state migrates (docs/contracts.md).
 
-
 // ReadFlat reads the flat split state named by path (copies/): the old
 // single file (nil when there is none) and every *.json file of its
 // directory, by key (names.go). A file it cannot read is a *CorruptError.

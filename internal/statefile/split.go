@@ -126,6 +126,9 @@ func (c *Cache) loadShard(dir string, i int) (map[string][]byte, error) {
 	if err != nil {
 		return nil, &CorruptError{Path: p, Err: err}
 	}
+	if info.Size() > maxShardBytes {
+		return nil, &CorruptError{Path: p, Err: fmt.Errorf("shard of %d bytes, more than the %d accepted", info.Size(), maxShardBytes)}
+	}
 	if shard, ok := c.getShard(p, info); ok {
 		return shard, nil
 	}
