@@ -150,20 +150,15 @@ func decodeEntry(data []byte) (key string, content, rest []byte, err error) {
 	if nl < 0 {
 		return "", nil, nil, fmt.Errorf("entry line without its newline")
 	}
-	head, ok := bytes.CutPrefix(data[:nl], []byte("== "))
-	if !ok {
-		return "", nil, nil, fmt.Errorf("want \"== <key> <length>\", got %.40q", data[:nl])
+	key, n, err := entryLine(data[:nl])
+	if err != nil {
+		return "", nil, nil, err
 	}
-	k, n, ok := bytes.Cut(head, []byte(" "))
-	key = string(k)
-	if !ok || !validKey(key) {
-		return "", nil, nil, fmt.Errorf("bad key in %.60q", head)
-	}
-	size, err := strconv.Atoi(string(n))
 	body := data[nl+1:]
-	if err != nil || size < 0 || strconv.Itoa(size) != string(n) || size > len(body) {
-		return "", nil, nil, fmt.Errorf("key %s: bad length %.20q (%d bytes left)", key, n, len(body))
+	if n > int64(len(body)) {
+		return "", nil, nil, fmt.Errorf("key %s: bad length %d (%d bytes left)", key, n, len(body))
 	}
+	size := int(n)
 	content, rest = body[:size:size], body[size:]
 	if size == 0 || content[size-1] != '\n' {
 		if len(rest) == 0 || rest[0] != '\n' {
@@ -174,16 +169,21 @@ func decodeEntry(data []byte) (key string, content, rest []byte, err error) {
 	return key, content, rest, nil
 }
 
-// shardKeys returns the keys of the shard file data without keeping their
-// contents: what Names needs.
-func shardKeys(data []byte, i int) ([]string, error) {
-	files, err := decodeShard(data, i)
-	if err != nil {
-		return nil, err
+// entryLine parses an entry line without its newline: "== <key> <n>",
+// n in decimal without leading zeros.
+func entryLine(line []byte) (key string, n int64, err error) {
+	head, ok := bytes.CutPrefix(line, []byte("== "))
+	if !ok {
+		return "", 0, fmt.Errorf("want \"== <key> <length>\", got %.40q", line)
 	}
-	keys := make([]string, 0, len(files))
-	for k := range files {
-		keys = append(keys, k)
+	k, num, ok := bytes.Cut(head, []byte(" "))
+	key = string(k)
+	if !ok || !validKey(key) {
+		return "", 0, fmt.Errorf("bad key in %.60q", head)
 	}
-	return keys, nil
+	n, err = strconv.ParseInt(string(num), 10, 64)
+	if err != nil || n < 0 || strconv.FormatInt(n, 10) != string(num) {
+		return "", 0, fmt.Errorf("key %s: bad length %.20q", key, num)
+	}
+	return key, n, nil
 }

@@ -154,6 +154,9 @@ func TestHostileShardIsRefused(t *testing.T) {
 			if !errors.As(err, &ce) || ce.Path != p || !strings.Contains(err.Error(), tc.why) {
 				t.Fatalf("Read = %d keys, %v; want a *CorruptError of %s saying %q", len(files), err, p, tc.why)
 			}
+			if _, err := Names(path); !errors.As(err, &ce) || ce.Path != p {
+				t.Errorf("Names = %v, want a *CorruptError of %s", err, p)
+			}
 			if _, err := ReadOne(path, key); !errors.As(err, &ce) {
 				t.Errorf("ReadOne = %v, want a *CorruptError", err)
 			}
@@ -168,7 +171,9 @@ func TestHostileShardIsRefused(t *testing.T) {
 }
 
 // FuzzDecodePeerShard: decodeShard never panics, and what it accepts
-// encodes back to the same bytes and decodes to the same contents.
+// encodes back to the same bytes and decodes to the same contents;
+// scanKeys, which Names lists a shard with without reading its contents,
+// accepts exactly what decodeShard accepts, with the same keys.
 func FuzzDecodePeerShard(f *testing.F) {
 	key := PeerFileName("https://a.example/")
 	f.Add(encodeShard(map[string][]byte{key: []byte("{\"a\": 1}\n")}), shardOf(key))
@@ -182,8 +187,19 @@ func FuzzDecodePeerShard(f *testing.F) {
 			i %= Shards
 		}
 		files, err := decodeShard(data, i)
+		p := filepath.Join(t.TempDir(), "shard")
+		if werr := os.WriteFile(p, data, 0o644); werr != nil {
+			t.Fatal(werr)
+		}
+		keys, serr := scanKeys(p, max(i, 0))
+		if i >= 0 && (err == nil) != (serr == nil) {
+			t.Fatalf("decodeShard: %v; scanKeys: %v", err, serr)
+		}
 		if err != nil {
 			return
+		}
+		if i >= 0 && len(keys) != len(files) {
+			t.Fatalf("scanKeys found %d keys, decodeShard %d", len(keys), len(files))
 		}
 		again := encodeShard(files)
 		if !bytes.Equal(again, data) {
