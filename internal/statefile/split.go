@@ -246,10 +246,17 @@ func (c *Cache) Rewrite(path string, files, was map[string][]byte) (bool, error)
 	groups, wasGroups := group(files), group(was)
 	var plans []shardPlan
 	for i := range Shards {
-		unchanged := was != nil && len(l.flat[i]) == 0 && sameContents(groups[i], wasGroups[i]) && l.shards[i] == (len(groups[i]) > 0)
-		if !unchanged {
-			plans = append(plans, shardPlan{i: i, files: groups[i], compare: was == nil || len(l.flat[i]) > 0})
+		if was != nil && len(l.flat[i]) == 0 && sameContents(groups[i], wasGroups[i]) && l.shards[i] == (len(groups[i]) > 0) {
+			continue
 		}
+		pl := shardPlan{i: i, files: groups[i]}
+		if was == nil || len(l.flat[i]) > 0 {
+			if pl.shard, err = c.loadShard(l.dir, i); err != nil {
+				return false, err
+			}
+			pl.known = true
+		}
+		plans = append(plans, pl)
 	}
 	changed, err := c.apply(l, plans)
 	if err != nil {
@@ -284,12 +291,13 @@ func group(files map[string][]byte) []map[string][]byte {
 func sameContents(a, b map[string][]byte) bool { return maps.EqualFunc(a, b, bytes.Equal) }
 
 // shardPlan is what a write makes shard i hold: files, by key (none: the
-// shard goes); with compare, the shard on disk is read and left alone
-// when it holds that already.
+// shard goes). When known, shard is what the shard file holds now, and
+// a shard that holds files already is left alone.
 type shardPlan struct {
-	i       int
-	files   map[string][]byte
-	compare bool
+	i     int
+	files map[string][]byte
+	shard map[string][]byte
+	known bool
 }
 
 // apply carries out plans in l's directory, several shards at once, each
@@ -341,12 +349,10 @@ func (c *Cache) applyOne(l listing, pl shardPlan) (bool, error) {
 		}
 		return true, nil
 	}
-	data := encodeShard(pl.files)
-	if pl.compare && l.shards[pl.i] {
-		if old, err := readFile(p); err == nil && bytes.Equal(old, data) {
-			return false, nil
-		}
+	if pl.known && l.shards[pl.i] && sameContents(pl.files, pl.shard) {
+		return false, nil
 	}
+	data := encodeShard(pl.files)
 	if err := os.MkdirAll(l.dir, 0o755); err != nil {
 		return false, fmt.Errorf("write %s: %w", p, err)
 	}
@@ -425,10 +431,16 @@ func (c *Cache) updatePlans(l listing, touched map[int]bool, files map[string][]
 		if !touched[i] {
 			continue
 		}
-		next, err := c.current(l, i)
+		flat, err := readFlatFiles(l, i)
 		if err != nil {
 			return nil, err
 		}
+		shard, err := c.loadShard(l.dir, i)
+		if err != nil {
+			return nil, err
+		}
+		next := maps.Clone(flat)
+		maps.Copy(next, shard)
 		for _, name := range gone {
 			if _, written := files[name]; !written && shardOf(name) == i {
 				delete(next, name)
@@ -439,26 +451,9 @@ func (c *Cache) updatePlans(l listing, touched map[int]bool, files map[string][]
 				next[name] = data
 			}
 		}
-		plans = append(plans, shardPlan{i: i, files: next, compare: true})
+		plans = append(plans, shardPlan{i: i, files: next, shard: shard, known: true})
 	}
 	return plans, nil
-}
-
-// current returns a copy of what shard i of l holds: its files per peer,
-// then its shard file's contents over them.
-func (c *Cache) current(l listing, i int) (map[string][]byte, error) {
-	out := map[string][]byte{}
-	flat, err := readFlatFiles(l, i)
-	if err != nil {
-		return nil, err
-	}
-	maps.Copy(out, flat)
-	shard, err := c.loadShard(l.dir, i)
-	if err != nil {
-		return nil, err
-	}
-	maps.Copy(out, shard)
-	return out, nil
 }
 
 // readFlatFiles reads the files per peer of shard i of l by key, a file
@@ -511,11 +506,17 @@ func Migrate(path string) (bool, error) {
 	}
 	var plans []shardPlan
 	for i := range l.flat {
-		next, err := (*Cache)(nil).current(l, i)
+		flat, err := readFlatFiles(l, i)
 		if err != nil {
 			return false, fmt.Errorf("migrate %s: %w", path, err)
 		}
-		plans = append(plans, shardPlan{i: i, files: next, compare: true})
+		shard, err := (*Cache)(nil).loadShard(l.dir, i)
+		if err != nil {
+			return false, fmt.Errorf("migrate %s: %w", path, err)
+		}
+		next := maps.Clone(flat)
+		maps.Copy(next, shard)
+		plans = append(plans, shardPlan{i: i, files: next, shard: shard, known: true})
 	}
 	sort.Slice(plans, func(a, b int) bool { return plans[a].i < plans[b].i })
 	if _, err := (*Cache)(nil).apply(l, plans); err != nil {
