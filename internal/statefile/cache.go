@@ -59,24 +59,26 @@ func (c *Cache) put(path string, data []byte, info fs.FileInfo) {
 	c.files[path] = cached{data: data, info: info}
 }
 
-// getShard returns the decoded contents kept for the shard at path when
-// info is the file they were read from or written to.
-func (c *Cache) getShard(path string, info fs.FileInfo) (map[string][]byte, bool) {
+// getShard returns what c keeps of the shard at path, its bytes and its
+// decoded contents (either may be nil), when info is the file they were
+// read from or written to.
+func (c *Cache) getShard(path string, info fs.FileInfo) (data []byte, shard map[string][]byte, ok bool) {
 	if c == nil || info == nil {
-		return nil, false
+		return nil, nil, false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	k, ok := c.files[path]
-	if !ok || k.shard == nil || !sameFile(k.info, info) {
-		return nil, false
+	if !ok || !sameFile(k.info, info) {
+		return nil, nil, false
 	}
-	return k.shard, true
+	return k.data, k.shard, true
 }
 
-// putShard keeps files as the decoded contents of the shard at path, as
-// info describes it; with info nil it forgets path.
-func (c *Cache) putShard(path string, files map[string][]byte, info fs.FileInfo) {
+// putShard keeps data and shard, its decoded contents (either may be
+// nil), as the shard at path, as info describes it; with info nil it
+// forgets path.
+func (c *Cache) putShard(path string, data []byte, shard map[string][]byte, info fs.FileInfo) {
 	if c == nil {
 		return
 	}
@@ -89,20 +91,7 @@ func (c *Cache) putShard(path string, files map[string][]byte, info fs.FileInfo)
 	if c.files == nil {
 		c.files = map[string]cached{}
 	}
-	c.files[path] = cached{info: info, shard: files}
-}
-
-// putWritten keeps data as just written to path, stat'ed now: the caller
-// holds the lock, so no one else replaced it since.
-func (c *Cache) putWritten(path string, data []byte) {
-	if c == nil {
-		return
-	}
-	info, err := os.Lstat(path)
-	if err != nil {
-		info = nil
-	}
-	c.put(path, data, info)
+	c.files[path] = cached{data: data, info: info, shard: shard}
 }
 
 func sameFile(a, b fs.FileInfo) bool {

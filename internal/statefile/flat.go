@@ -197,7 +197,7 @@ func writeAll(dir string, files, was map[string][]byte, c *Cache) (bool, error) 
 				c.put(p, nil, nil)
 				return fmt.Errorf("write %s: %w", name, err)
 			}
-			c.putWritten(p, files[name])
+			c.putWritten(p, files[name], nil)
 			if writeHook != nil {
 				writeHook(p, len(files[name]))
 			}

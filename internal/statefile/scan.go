@@ -38,13 +38,13 @@ func scanKeys(p string, i int) ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("byte %d: %w", off, err)
 		}
-		if n := len(keys); n > 0 && key <= keys[n-1] {
+		if n := len(keys); n > 0 && string(key) <= keys[n-1] {
 			return nil, fmt.Errorf("byte %d: key %s after %s: keys must be sorted, each once", off, key, keys[n-1])
 		}
 		if shardOf(key) != i {
 			return nil, fmt.Errorf("byte %d: key %s belongs to shard %d, not %d", off, key, shardOf(key), i)
 		}
-		keys = append(keys, key)
+		keys = append(keys, string(key))
 		off = next
 	}
 	return keys, nil
@@ -53,32 +53,32 @@ func scanKeys(p string, i int) ([]string, error) {
 // scanEntry reads the entry line at off of the shard f of size bytes,
 // with the content's last byte before it, and returns its key and the
 // offset of the next entry.
-func scanEntry(f *os.File, buf []byte, off, size int64) (string, int64, error) {
+func scanEntry(f *os.File, buf []byte, off, size int64) ([]byte, int64, error) {
 	n, err := f.ReadAt(buf, off)
 	if err != nil && !errors.Is(err, io.EOF) {
-		return "", 0, err
+		return nil, 0, err
 	}
 	nl := bytes.IndexByte(buf[:n], '\n')
 	if nl < 0 {
-		return "", 0, fmt.Errorf("entry line without its newline, or longer than %d bytes", len(buf))
+		return nil, 0, fmt.Errorf("entry line without its newline, or longer than %d bytes", len(buf))
 	}
 	key, length, err := entryLine(buf[:nl])
 	if err != nil {
-		return "", 0, err
+		return nil, 0, err
 	}
 	end := off + int64(nl) + 1 + length
 	if end > size {
-		return "", 0, fmt.Errorf("key %s: bad length %d (%d bytes left)", key, length, size-off-int64(nl)-1)
+		return nil, 0, fmt.Errorf("key %s: bad length %d (%d bytes left)", key, length, size-off-int64(nl)-1)
 	}
 	last := []byte{0}
 	if length > 0 {
 		if _, err := f.ReadAt(last, end-1); err != nil {
-			return "", 0, err
+			return nil, 0, err
 		}
 	}
 	if last[0] != '\n' {
 		if _, err := f.ReadAt(last, end); err != nil || last[0] != '\n' {
-			return "", 0, fmt.Errorf("key %s: content not followed by a newline", key)
+			return nil, 0, fmt.Errorf("key %s: content not followed by a newline", key)
 		}
 		end++
 	}

@@ -46,7 +46,7 @@ const maxKeyLen = 255
 
 // shardOf returns the shard of key: the first byte of its sha256, modulo
 // Shards (256 is a multiple of it, so every shard is as likely).
-func shardOf(key string) int {
+func shardOf[K ~string | ~[]byte](key K) int {
 	sum := sha256.Sum256([]byte(key))
 	return int(sum[0]) % Shards
 }
@@ -63,12 +63,22 @@ func shardName(dir string, i int) string {
 // shardIndex returns the shard a file name of the directory dir is, and
 // whether it is one.
 func shardIndex(dir, name string) (int, bool) {
-	var i int
-	if len(name) != len("shard-00_00000000.peers") || !strings.HasPrefix(name, "shard-") {
+	return shardIndexMask(dirMask(dir), name)
+}
+
+// shardIndexMask is shardIndex for the directory whose mask is mask,
+// without allocating: a listing checks every name of the directory.
+func shardIndexMask(mask uint32, name string) (int, bool) {
+	if len(name) != len("shard-00_00000000.peers") || !strings.HasPrefix(name, "shard-") ||
+		name[8] != '_' || !strings.HasSuffix(name, ".peers") {
 		return 0, false
 	}
 	i, err := strconv.Atoi(name[6:8])
-	if err != nil || i < 0 || i >= Shards || shardName(dir, i) != name {
+	if err != nil || i < 0 || i >= Shards || name[6] < '0' || name[6] > '9' {
+		return 0, false
+	}
+	x, err := strconv.ParseUint(name[9:17], 16, 32)
+	if err != nil || uint32(x) != mask^uint32(i) || strings.ContainsAny(name[9:17], "ABCDEF+-") {
 		return 0, false
 	}
 	return i, true
@@ -82,11 +92,19 @@ func shardPath(path, key string) string {
 }
 
 // validKey reports whether key can name a content in a shard: a state
-// file name (a base name ending in ".json", not hidden) without spaces or
-// line breaks, at most maxKeyLen bytes.
-func validKey(key string) bool {
-	return len(key) <= maxKeyLen && filepath.Base(key) == key && strings.HasSuffix(key, ".json") &&
-		!strings.HasPrefix(key, ".") && !strings.ContainsAny(key, " \t\r\n\\/")
+// file name (a base name ending in ".json", not hidden) without spaces,
+// control characters or slashes, at most maxKeyLen bytes.
+func validKey[K ~string | ~[]byte](key K) bool {
+	n := len(key)
+	if n <= len(".json") || n > maxKeyLen || key[0] == '.' || string(key[n-5:]) != ".json" {
+		return false
+	}
+	for i := range n {
+		if c := key[i]; c <= ' ' || c == '/' || c == '\\' || c == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // encodeShard returns the shard file holding files, by key, sorted.
@@ -102,11 +120,21 @@ func encodeShard(files map[string][]byte) []byte {
 	out = append(out, shardHeader...)
 	for _, k := range keys {
 		v := files[k]
-		out = fmt.Appendf(out, "== %s %d\n", k, len(v))
-		out = append(out, v...)
-		if len(v) == 0 || v[len(v)-1] != '\n' {
-			out = append(out, '\n')
-		}
+		out = appendEntry(out, k, v)
+	}
+	return out
+}
+
+// appendEntry appends the entry of key holding content to a shard file.
+func appendEntry[K ~string | ~[]byte](out []byte, key K, content []byte) []byte {
+	out = append(out, "== "...)
+	out = append(out, key...)
+	out = append(out, ' ')
+	out = strconv.AppendInt(out, int64(len(content)), 10)
+	out = append(out, '\n')
+	out = append(out, content...)
+	if len(content) == 0 || content[len(content)-1] != '\n' {
+		out = append(out, '\n')
 	}
 	return out
 }
@@ -116,53 +144,70 @@ func encodeShard(files map[string][]byte) []byte {
 // file that encodeShard would not have written: a key twice, out of
 // order, of another shard or not a key, a length past the end.
 func decodeShard(data []byte, i int) (map[string][]byte, error) {
-	if len(data) > maxShardBytes {
-		return nil, fmt.Errorf("shard of %d bytes, more than the %d accepted", len(data), maxShardBytes)
-	}
-	rest, ok := bytes.CutPrefix(data, []byte(shardHeader))
-	if !ok {
-		return nil, fmt.Errorf("line 1: not a shard file (want %q)", strings.TrimSpace(shardHeader))
-	}
 	out := map[string][]byte{}
-	line, prev := 2, ""
-	for len(rest) > 0 {
-		key, content, next, err := decodeEntry(rest)
-		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", line, err)
-		}
-		switch {
-		case prev != "" && key <= prev:
-			return nil, fmt.Errorf("line %d: key %s after %s: keys must be sorted, each once", line, key, prev)
-		case i >= 0 && shardOf(key) != i:
-			return nil, fmt.Errorf("line %d: key %s belongs to shard %d, not %d", line, key, shardOf(key), i)
-		}
-		out[key] = content
-		line += bytes.Count(rest[:len(rest)-len(next)], []byte{'\n'})
-		prev, rest = key, next
+	err := walkShard(data, i, func(key, content, _ []byte) {
+		out[string(key)] = content
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
 
+// walkShard calls fn with the key, the content and the whole entry of
+// each entry of the shard file data, shard i of its directory (any shard
+// when i < 0), in order, after checking it as decodeShard says. It
+// allocates nothing, so a write of one key into a shard of many costs
+// what the one key does (spliceShard).
+func walkShard(data []byte, i int, fn func(key, content, entry []byte)) error {
+	if len(data) > maxShardBytes {
+		return fmt.Errorf("shard of %d bytes, more than the %d accepted", len(data), maxShardBytes)
+	}
+	rest, ok := bytes.CutPrefix(data, []byte(shardHeader))
+	if !ok {
+		return fmt.Errorf("line 1: not a shard file (want %q)", strings.TrimSpace(shardHeader))
+	}
+	line := 2
+	var prev []byte
+	for len(rest) > 0 {
+		key, content, next, err := decodeEntry(rest)
+		if err != nil {
+			return fmt.Errorf("line %d: %w", line, err)
+		}
+		switch {
+		case prev != nil && bytes.Compare(key, prev) <= 0:
+			return fmt.Errorf("line %d: key %s after %s: keys must be sorted, each once", line, key, prev)
+		case i >= 0 && shardOf(key) != i:
+			return fmt.Errorf("line %d: key %s belongs to shard %d, not %d", line, key, shardOf(key), i)
+		}
+		entry := rest[:len(rest)-len(next)]
+		fn(key, content, entry)
+		line += bytes.Count(entry, []byte{'\n'})
+		prev, rest = key, next
+	}
+	return nil
+}
+
 // decodeEntry parses one "== <key> <n>" line and its content off the
 // front of data, returning what follows.
-func decodeEntry(data []byte) (key string, content, rest []byte, err error) {
+func decodeEntry(data []byte) (key, content, rest []byte, err error) {
 	nl := bytes.IndexByte(data, '\n')
 	if nl < 0 {
-		return "", nil, nil, fmt.Errorf("entry line without its newline")
+		return nil, nil, nil, fmt.Errorf("entry line without its newline")
 	}
 	key, n, err := entryLine(data[:nl])
 	if err != nil {
-		return "", nil, nil, err
+		return nil, nil, nil, err
 	}
 	body := data[nl+1:]
 	if n > int64(len(body)) {
-		return "", nil, nil, fmt.Errorf("key %s: bad length %d (%d bytes left)", key, n, len(body))
+		return nil, nil, nil, fmt.Errorf("key %s: bad length %d (%d bytes left)", key, n, len(body))
 	}
 	size := int(n)
 	content, rest = body[:size:size], body[size:]
 	if size == 0 || content[size-1] != '\n' {
 		if len(rest) == 0 || rest[0] != '\n' {
-			return "", nil, nil, fmt.Errorf("key %s: content not followed by a newline", key)
+			return nil, nil, nil, fmt.Errorf("key %s: content not followed by a newline", key)
 		}
 		rest = rest[1:]
 	}
@@ -171,19 +216,89 @@ func decodeEntry(data []byte) (key string, content, rest []byte, err error) {
 
 // entryLine parses an entry line without its newline: "== <key> <n>",
 // n in decimal without leading zeros.
-func entryLine(line []byte) (key string, n int64, err error) {
+func entryLine(line []byte) (key []byte, n int64, err error) {
 	head, ok := bytes.CutPrefix(line, []byte("== "))
 	if !ok {
-		return "", 0, fmt.Errorf("want \"== <key> <length>\", got %.40q", line)
+		return nil, 0, fmt.Errorf("want \"== <key> <length>\", got %.40q", line)
 	}
-	k, num, ok := bytes.Cut(head, []byte(" "))
-	key = string(k)
+	key, num, ok := bytes.Cut(head, []byte(" "))
 	if !ok || !validKey(key) {
-		return "", 0, fmt.Errorf("bad key in %.60q", head)
+		return nil, 0, fmt.Errorf("bad key in %.60q", head)
 	}
-	n, err = strconv.ParseInt(string(num), 10, 64)
-	if err != nil || n < 0 || strconv.FormatInt(n, 10) != string(num) {
-		return "", 0, fmt.Errorf("key %s: bad length %.20q", key, num)
+	if len(num) == 0 || len(num) > 18 || (num[0] == '0' && len(num) > 1) {
+		return nil, 0, fmt.Errorf("key %s: bad length %.20q", key, num)
+	}
+	for _, c := range num {
+		if c < '0' || c > '9' {
+			return nil, 0, fmt.Errorf("key %s: bad length %.20q", key, num)
+		}
+		n = n*10 + int64(c-'0')
 	}
 	return key, n, nil
+}
+
+// spliceShard returns the shard file data, shard i, with the contents of
+// set written and the keys of gone removed (a key in both is written),
+// copying every other entry as it is, and whether anything changed. A
+// data of nil is an empty shard.
+func spliceShard(data []byte, i int, set map[string][]byte, gone []string) ([]byte, bool, error) {
+	if data == nil {
+		data = []byte(shardHeader)
+	}
+	keys := make([]string, 0, len(set)+len(gone))
+	for k := range set {
+		keys = append(keys, k)
+	}
+	for _, k := range gone {
+		if _, ok := set[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	out := make([]byte, 0, len(data)+spliceGrowth(set))
+	out = append(out, shardHeader...)
+	changed := false
+	// next adds the keys to write that sort before key (all when key is
+	// nil), and skips those to remove.
+	next := func(key []byte) {
+		for len(keys) > 0 && (key == nil || keys[0] < string(key)) {
+			if v, ok := set[keys[0]]; ok {
+				out = appendEntry(out, keys[0], v)
+				changed = true
+			}
+			keys = keys[1:]
+		}
+	}
+	err := walkShard(data, i, func(key, content, entry []byte) {
+		next(key)
+		if len(keys) == 0 || keys[0] != string(key) {
+			out = append(out, entry...)
+			return
+		}
+		v, ok := set[keys[0]]
+		switch {
+		case !ok:
+			changed = true // gone
+		case bytes.Equal(v, content):
+			out = append(out, entry...)
+		default:
+			out = appendEntry(out, key, v)
+			changed = true
+		}
+		keys = keys[1:]
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	next(nil)
+	return out, changed, nil
+}
+
+// spliceGrowth is how many bytes writing set may add to a shard.
+func spliceGrowth(set map[string][]byte) int {
+	n := 0
+	for k, v := range set {
+		n += len(k) + len(v) + 32
+	}
+	return n
 }

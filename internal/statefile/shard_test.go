@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -210,4 +211,46 @@ func FuzzDecodePeerShard(f *testing.F) {
 			t.Fatalf("re-decode = %v, %v", back, err)
 		}
 	})
+}
+
+// TestSpliceWritesWhatAFullEncodeWould: writing some keys into a shard
+// and removing others, entry by entry, gives the bytes encodeShard gives
+// for the contents so changed, and reports a change exactly when there
+// is one.
+func TestSpliceWritesWhatAFullEncodeWould(t *testing.T) {
+	const shard = 5
+	var keys []string
+	for n := 0; len(keys) < 12; n++ {
+		if k := PeerFileName(fmt.Sprintf("https://s%d.example/", n)); shardOf(k) == shard {
+			keys = append(keys, k)
+		}
+	}
+	have := map[string][]byte{}
+	for _, k := range keys[:8] {
+		have[k] = []byte(k + "\n")
+	}
+	for n, tc := range []struct {
+		set  map[string][]byte
+		gone []string
+	}{
+		{nil, nil},
+		{map[string][]byte{keys[0]: []byte(keys[0] + "\n")}, nil},
+		{map[string][]byte{keys[0]: []byte("changed")}, nil},
+		{map[string][]byte{keys[9]: []byte("new first or last\n"), keys[10]: nil}, nil},
+		{nil, []string{keys[0], keys[7], keys[11]}},
+		{map[string][]byte{keys[3]: []byte("kept though said gone\n")}, []string{keys[3], keys[4]}},
+	} {
+		want := maps.Clone(have)
+		for _, k := range tc.gone {
+			delete(want, k)
+		}
+		maps.Copy(want, tc.set)
+		got, changed, err := spliceShard(encodeShard(have), shard, tc.set, tc.gone)
+		if err != nil || !bytes.Equal(got, encodeShard(want)) {
+			t.Errorf("case %d: splice = %v\n%s\nwant\n%s", n, err, got, encodeShard(want))
+		}
+		if same := reflect.DeepEqual(encodeShard(want), encodeShard(have)); changed == same {
+			t.Errorf("case %d: changed = %v, the contents changed: %v", n, changed, !same)
+		}
+	}
 }

@@ -35,6 +35,12 @@ func Dir(path string) string { return strings.TrimSuffix(path, ".json") }
 // url in the split state named by path.
 func PeerPath(path, url string) string { return shardPath(path, PeerFileName(url)) }
 
+// PeerRef names the contents of the peer at url in the split state named
+// by path for a person: its shard's path, "#", its key (FilePath).
+func PeerRef(path, url string) string {
+	return PeerPath(path, url) + "#" + PeerFileName(url)
+}
+
 // FilePath names where the contents of key in the split state named by
 // path are, for a message: its shard's path, "#", the key; or the key's
 // own file where a node not migrated yet keeps it there only.
@@ -72,8 +78,9 @@ func list(dir string) (listing, error) {
 	if err != nil {
 		return l, &CorruptError{Path: dir, Err: err}
 	}
+	mask := dirMask(dir)
 	for _, e := range entries {
-		if i, ok := shardIndex(dir, e.Name()); ok && e.Type().IsRegular() {
+		if i, ok := shardIndexMask(mask, e.Name()); ok && e.Type().IsRegular() {
 			l.shards[i] = true
 		} else if isStateFile(e) {
 			key, _ := keyOf(dir, e.Name())
@@ -118,33 +125,45 @@ func (c *Cache) Read(path string) (legacy []byte, files map[string][]byte, err e
 // The map is shared with c: callers must not change it.
 func (c *Cache) loadShard(dir string, i int) (map[string][]byte, error) {
 	p := filepath.Join(dir, shardName(dir, i))
+	data, shard, info, err := c.loadRaw(p)
+	if shard != nil || data == nil || err != nil {
+		return shard, err
+	}
+	shard, err = decodeShard(data, i)
+	if err != nil {
+		return nil, &CorruptError{Path: p, Err: err}
+	}
+	c.putShard(p, data, shard, info)
+	return shard, nil
+}
+
+// loadRaw returns the bytes of the shard file at p, nil when it is not
+// there, and its decoded contents when c kept them, opening it only when
+// it changed since c last read or wrote it.
+func (c *Cache) loadRaw(p string) ([]byte, map[string][]byte, fs.FileInfo, error) {
 	info, err := os.Lstat(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		c.put(p, nil, nil)
-		return nil, nil
+		return nil, nil, nil, nil
 	}
 	if err != nil {
-		return nil, &CorruptError{Path: p, Err: err}
+		return nil, nil, nil, &CorruptError{Path: p, Err: err}
 	}
 	if info.Size() > maxShardBytes {
-		return nil, &CorruptError{Path: p, Err: fmt.Errorf("shard of %d bytes, more than the %d accepted", info.Size(), maxShardBytes)}
+		return nil, nil, nil, &CorruptError{Path: p, Err: fmt.Errorf("shard of %d bytes, more than the %d accepted", info.Size(), maxShardBytes)}
 	}
-	if shard, ok := c.getShard(p, info); ok {
-		return shard, nil
+	if data, shard, ok := c.getShard(p, info); ok && data != nil {
+		return data, shard, info, nil
 	}
 	data, info, err := readFileInfo(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil, nil
 	}
 	if err != nil {
-		return nil, &CorruptError{Path: p, Err: err}
+		return nil, nil, nil, &CorruptError{Path: p, Err: err}
 	}
-	shard, err := decodeShard(data, i)
-	if err != nil {
-		return nil, &CorruptError{Path: p, Err: err}
-	}
-	c.putShard(p, shard, info)
-	return shard, nil
+	c.putShard(p, data, nil, info)
+	return data, nil, info, nil
 }
 
 // ReadOne reads the contents of key name of the split state named by path
@@ -338,37 +357,14 @@ func (c *Cache) apply(l listing, plans []shardPlan) (bool, error) {
 
 // applyOne makes shard pl.i of l's directory hold pl.files.
 func (c *Cache) applyOne(l listing, pl shardPlan) (bool, error) {
-	p := filepath.Join(l.dir, shardName(l.dir, pl.i))
-	if len(pl.files) == 0 {
-		if !l.shards[pl.i] {
-			return false, nil
-		}
-		c.put(p, nil, nil)
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return false, fmt.Errorf("remove %s: %w", p, err)
-		}
-		return true, nil
+	if len(pl.files) == 0 && !l.shards[pl.i] {
+		return false, nil
 	}
 	if pl.known && l.shards[pl.i] && sameContents(pl.files, pl.shard) {
 		return false, nil
 	}
-	data := encodeShard(pl.files)
-	if err := os.MkdirAll(l.dir, 0o755); err != nil {
-		return false, fmt.Errorf("write %s: %w", p, err)
-	}
-	if err := atomicfile.WriteFile(p, data, 0o644); err != nil {
-		c.put(p, nil, nil)
-		return false, fmt.Errorf("write %s: %w", p, err)
-	}
-	if info, err := os.Lstat(p); err == nil {
-		c.putShard(p, pl.files, info)
-	} else {
-		c.put(p, nil, nil)
-	}
-	if writeHook != nil {
-		writeHook(p, len(data))
-	}
-	return true, nil
+	p := filepath.Join(l.dir, shardName(l.dir, pl.i))
+	return true, c.writeShard(p, encodeShard(pl.files), pl.files)
 }
 
 // WriteSome writes files into the split state named by path and removes
@@ -391,69 +387,148 @@ func Update(path string, files, was map[string][]byte, gone []string) (bool, err
 // Update is statefile.Update that keeps in c what it writes, and forgets
 // what it removes.
 func (c *Cache) Update(path string, files, was map[string][]byte, gone []string) (bool, error) {
-	touched := map[int]bool{}
+	sets, gones, err := touched(files, was, gone)
+	if err != nil || len(sets)+len(gones) == 0 {
+		return false, err
+	}
+	shards := make([]int, 0, len(sets)+len(gones))
+	for i := range Shards {
+		if sets[i] != nil || gones[i] != nil {
+			shards = append(shards, i)
+		}
+	}
+	dir := Dir(path)
+	var changed atomic.Bool
+	var g errgroup.Group
+	g.SetLimit(writeParallel)
+	for _, i := range shards {
+		g.Go(func() error {
+			did, err := c.updateShard(dir, i, sets[i], gones[i])
+			if did {
+				changed.Store(true)
+			}
+			return err
+		})
+	}
+	err = g.Wait()
+	return changed.Load(), err
+}
+
+// touched returns, by shard, the keys of files whose bytes differ from
+// was's and the keys of gone not in files.
+func touched(files, was map[string][]byte, gone []string) (map[int]map[string][]byte, map[int][]string, error) {
+	sets, gones := map[int]map[string][]byte{}, map[int][]string{}
 	for _, name := range gone {
 		if !validKey(name) {
-			return false, fmt.Errorf("remove %s: not a state file name", name)
+			return nil, nil, fmt.Errorf("remove %s: not a state file name", name)
 		}
 		if _, written := files[name]; !written {
-			touched[shardOf(name)] = true
+			gones[shardOf(name)] = append(gones[shardOf(name)], name)
 		}
 	}
 	for name, data := range files {
 		if !validKey(name) {
-			return false, fmt.Errorf("write %s: not a state file name", name)
+			return nil, nil, fmt.Errorf("write %s: not a state file name", name)
 		}
-		if old, ok := was[name]; !ok || !bytes.Equal(old, data) {
-			touched[shardOf(name)] = true
+		if old, ok := was[name]; ok && bytes.Equal(old, data) {
+			continue
 		}
+		i := shardOf(name)
+		if sets[i] == nil {
+			sets[i] = map[string][]byte{}
+		}
+		sets[i][name] = data
 	}
-	if len(touched) == 0 {
-		return false, nil
-	}
-	l, err := list(Dir(path))
-	if err != nil {
-		return false, fmt.Errorf("update %s: %w", path, err)
-	}
-	plans, err := c.updatePlans(l, touched, files, gone)
+	return sets, gones, nil
+}
+
+// updateShard writes set into shard i of dir and removes gone from it,
+// copying its other entries as they are (spliceShard), then removes the
+// files per peer of those keys that a node not migrated yet left.
+func (c *Cache) updateShard(dir string, i int, set map[string][]byte, gone []string) (bool, error) {
+	p := filepath.Join(dir, shardName(dir, i))
+	data, _, _, err := c.loadRaw(p)
 	if err != nil {
 		return false, err
 	}
-	return c.apply(l, plans)
+	next, changed, err := spliceShard(data, i, set, gone)
+	if err != nil {
+		return false, &CorruptError{Path: p, Err: err}
+	}
+	if changed {
+		if err := c.writeShard(p, next, nil); err != nil {
+			return false, err
+		}
+	}
+	removed, err := removeFlat(dir, set, gone)
+	return changed || removed, err
 }
 
-// updatePlans returns what each touched shard of l holds once files are
-// written into it and gone removed: its contents now (its own file per
-// peer under them) changed so.
-func (c *Cache) updatePlans(l listing, touched map[int]bool, files map[string][]byte, gone []string) ([]shardPlan, error) {
-	var plans []shardPlan
-	for i := range Shards {
-		if !touched[i] {
-			continue
+// writeShard makes the shard file at p hold data, removing it when data
+// holds no entry, and keeps it in c with its contents (nil: decoded when
+// read).
+func (c *Cache) writeShard(p string, data []byte, shard map[string][]byte) error {
+	if len(data) == len(shardHeader) {
+		c.put(p, nil, nil)
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove %s: %w", p, err)
 		}
-		flat, err := readFlatFiles(l, i)
-		if err != nil {
-			return nil, err
-		}
-		shard, err := c.loadShard(l.dir, i)
-		if err != nil {
-			return nil, err
-		}
-		next := maps.Clone(flat)
-		maps.Copy(next, shard)
-		for _, name := range gone {
-			if _, written := files[name]; !written && shardOf(name) == i {
-				delete(next, name)
-			}
-		}
-		for name, data := range files {
-			if shardOf(name) == i {
-				next[name] = data
-			}
-		}
-		plans = append(plans, shardPlan{i: i, files: next, shard: shard, known: true})
+		return nil
 	}
-	return plans, nil
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", p, err)
+	}
+	if err := atomicfile.WriteFile(p, data, 0o644); err != nil {
+		c.put(p, nil, nil)
+		return fmt.Errorf("write %s: %w", p, err)
+	}
+	c.putWritten(p, data, shard)
+	if writeHook != nil {
+		writeHook(p, len(data))
+	}
+	return nil
+}
+
+// putWritten keeps data, just written to p, and its contents, stat'ed
+// now: the caller holds the lock, so no one else replaced it since.
+func (c *Cache) putWritten(p string, data []byte, shard map[string][]byte) {
+	if c == nil {
+		return
+	}
+	info, err := os.Lstat(p)
+	if err != nil {
+		info = nil
+	}
+	c.putShard(p, data, shard, info)
+}
+
+// removeFlat removes the files per peer, under either name, of the keys
+// of set and gone, which their shard holds now or no longer: a node not
+// migrated yet left them (Migrate). It reports whether it removed any.
+func removeFlat(dir string, set map[string][]byte, gone []string) (bool, error) {
+	removed := false
+	remove := func(key string) error {
+		for _, n := range []string{fileName(dir, key), key} {
+			err := os.Remove(filepath.Join(dir, n))
+			if err == nil {
+				removed = true
+			} else if !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("remove %s, moved into its shard: %w", n, err)
+			}
+		}
+		return nil
+	}
+	for k := range set {
+		if err := remove(k); err != nil {
+			return removed, err
+		}
+	}
+	for _, k := range gone {
+		if err := remove(k); err != nil {
+			return removed, err
+		}
+	}
+	return removed, nil
 }
 
 // readFlatFiles reads the files per peer of shard i of l by key, a file
