@@ -189,6 +189,9 @@ func (c *Cache) ReadOne(path, name string) ([]byte, error) {
 		return data, nil
 	}
 	for _, n := range []string{fileName(dir, name), name} {
+		if _, err := os.Lstat(filepath.Join(dir, n)); errors.Is(err, fs.ErrNotExist) {
+			continue // not opened, so not counted as read (SetReadHook)
+		}
 		data, err := readFile(filepath.Join(dir, n))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
