@@ -302,3 +302,22 @@ func spliceGrowth(set map[string][]byte) int {
 	}
 	return n
 }
+
+// ShardSizes returns the size of each shard file that would hold files,
+// by key, in a sharded split state; shards left empty are not counted.
+// For measurements (bench/shardsizes).
+func ShardSizes(files map[string][]byte) []int {
+	groups := map[int]map[string][]byte{}
+	for k, v := range files {
+		i := shardOf(k)
+		if groups[i] == nil {
+			groups[i] = map[string][]byte{}
+		}
+		groups[i][k] = v
+	}
+	out := make([]int, 0, len(groups))
+	for _, g := range groups {
+		out = append(out, len(encodeShard(g)))
+	}
+	return out
+}
