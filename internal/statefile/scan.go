@@ -32,7 +32,9 @@ func scanKeys(p string, i int) ([]string, error) {
 		return nil, fmt.Errorf("line 1: not a shard file (want %q)", shardHeader[:len(shardHeader)-1])
 	}
 	var keys []string
-	buf := make([]byte, maxKeyLen+64)
+	// A peer's entry line is under 100 bytes: reading more for each would
+	// read a quiet heartbeat's listings several times over.
+	buf := make([]byte, 128)
 	for off := int64(len(shardHeader)); off < info.Size(); {
 		key, next, err := scanEntry(f, buf, off, info.Size())
 		if err != nil {
@@ -59,8 +61,15 @@ func scanEntry(f *os.File, buf []byte, off, size int64) ([]byte, int64, error) {
 		return nil, 0, err
 	}
 	nl := bytes.IndexByte(buf[:n], '\n')
+	if nl < 0 && n == len(buf) {
+		long := make([]byte, maxKeyLen+32)
+		if n, err = f.ReadAt(long, off); err != nil && !errors.Is(err, io.EOF) {
+			return nil, 0, err
+		}
+		buf, nl = long, bytes.IndexByte(long[:n], '\n')
+	}
 	if nl < 0 {
-		return nil, 0, fmt.Errorf("entry line without its newline, or longer than %d bytes", len(buf))
+		return nil, 0, fmt.Errorf("entry line without its newline, or too long")
 	}
 	key, length, err := entryLine(buf[:nl])
 	if err != nil {

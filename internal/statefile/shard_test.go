@@ -25,6 +25,8 @@ func TestShardRoundTripsEveryContentByteForByte(t *testing.T) {
 	for i := range 200 {
 		files[PeerFileName(fmt.Sprintf("https://p%d.example/", i))] = []byte(fmt.Sprintf("{\"seq\": %d}\n", i))
 	}
+	long := PeerFileName("https://" + strings.Repeat("long", 40) + ".example/")
+	files[long[:len(long)-5]+strings.Repeat("x", maxKeyLen-len(long))+".json"] = []byte("a key of the longest kind\n")
 	if changed, err := Write(path, files); err != nil || !changed {
 		t.Fatalf("Write = %v, %v", changed, err)
 	}
@@ -35,6 +37,9 @@ func TestShardRoundTripsEveryContentByteForByte(t *testing.T) {
 		if got, err := ReadOne(path, k); err != nil || !bytes.Equal(got, v) {
 			t.Errorf("ReadOne(%s) = %q, %v; want %q", k, got, err, v)
 		}
+	}
+	if got, err := Names(path); err != nil || len(got) != len(files) {
+		t.Errorf("Names = %d keys, %v; want %d", len(got), err, len(files))
 	}
 	if n := len(listDir(t, Dir(path))); n > Shards {
 		t.Errorf("%d files for %d keys, want at most %d shards", n, len(files), Shards)
