@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -117,5 +118,44 @@ func TestWriteHookIsToldEachFileWrittenOnly(t *testing.T) {
 	}
 	if !reflect.DeepEqual(told, want) {
 		t.Errorf("the hook was told %v, want %v (a.json's shard unchanged)", told, want)
+	}
+}
+
+// TestManyChangedPeersRewriteAFewFiles: a write in which 300 peers
+// changed rewrites at most 64 files (their shards), not a file per peer,
+// and reads back every peer's new bytes; a second identical write writes
+// nothing.
+func TestManyChangedPeersRewriteAFewFiles(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ledger.json")
+	files := map[string][]byte{}
+	for i := range 300 {
+		files[PeerFileName(fmt.Sprintf("https://p%d.example/", i))] = []byte(fmt.Sprintf("{\"v\": %d}\n", i))
+	}
+	if _, err := Write(path, files); err != nil {
+		t.Fatal(err)
+	}
+	next := map[string][]byte{}
+	for k, v := range files {
+		next[k] = append([]byte("{\"new\": true}\n"), v...)
+	}
+	var mu sync.Mutex
+	written := map[string]bool{}
+	t.Cleanup(SetWriteHook(func(p string, _ int) {
+		mu.Lock()
+		written[p] = true
+		mu.Unlock()
+	}))
+	if changed, err := Update(path, next, files, nil); err != nil || !changed {
+		t.Fatalf("Update = %v, %v", changed, err)
+	}
+	if len(written) > 64 {
+		t.Errorf("300 changed peers wrote %d files, want at most 64", len(written))
+	}
+	if _, got, err := Read(path); err != nil || !reflect.DeepEqual(got, next) {
+		t.Errorf("Read after the update: %v, or contents differ", err)
+	}
+	clear(written)
+	if changed, err := Update(path, next, nil, nil); err != nil || changed || len(written) != 0 {
+		t.Errorf("the same update again = %v, %v, wrote %d files", changed, err, len(written))
 	}
 }
