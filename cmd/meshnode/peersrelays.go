@@ -33,9 +33,10 @@ type relayRow struct {
 	LastForgiven time.Time
 }
 
-// relaysFile is where the node keeps what it holds of the relay at url.
+// relaysFile is where the node keeps what it holds of the relay at url:
+// its shard of relays/ and its key there (statefile.PeerRef).
 func relaysFile(url string) string {
-	return filepath.ToSlash(statefile.PeerPath(node.RelaysFile, url))
+	return filepath.ToSlash(statefile.PeerRef(node.RelaysFile, url))
 }
 
 // configRelays are the relays of mesh.yaml's relays.list.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/relay"
+	"github.com/meshnode/meshnode/internal/statefile"
 )
 
 // servedRelay is a relay's log of agents' checkpoints, served on loopback.
@@ -94,7 +95,7 @@ func TestPeersShowsAFaultedRelayAndForgivesItOnceChecked(t *testing.T) {
 	}
 	file := out[strings.Index(out, "evidence in ")+len("evidence in "):]
 	file = file[:strings.Index(file, ";")]
-	if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(file))); err != nil || !strings.Contains(string(b), `"kind": "bad_signature"`) {
+	if b, err := readPeerRef(dir, file); err != nil || !strings.Contains(string(b), `"kind": "bad_signature"`) {
 		t.Fatalf("the evidence file %s: %v\n%s", file, err, b)
 	}
 
@@ -167,9 +168,19 @@ type heldRelayState struct {
 
 // heldRelay is the relay state held in the file at rel under dir, as
 // `peers` names it.
+// readPeerRef reads the contents a message names as its shard's path,
+// "#" and its key (statefile.PeerRef) in the node at dir.
+func readPeerRef(dir, ref string) ([]byte, error) {
+	shard, key, ok := strings.Cut(ref, "#")
+	if !ok {
+		return nil, fmt.Errorf("%s: not a shard's path and a key", ref)
+	}
+	return statefile.ReadOne(filepath.Dir(filepath.Join(dir, filepath.FromSlash(shard)))+".json", key)
+}
+
 func heldRelay(t *testing.T, dir, rel string) heldRelayState {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+	data, err := readPeerRef(dir, rel)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,10 @@ func writeForkedPin(t *testing.T, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeT(t, dir, statefile.PeerPath(node.LogPinsFile, p.URL), string(data))
+	pins := map[string][]byte{statefile.PeerFileName(p.URL): data}
+	if _, err := statefile.WriteSome(filepath.Join(dir, node.LogPinsFile), pins, nil); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestPeersShowsARefusedLogAndRepinClearsItKeepingTheEvidence(t *testing.T) {

@@ -78,7 +78,7 @@ func (s *Copies) Keep(keep map[manifest.Hash]bool) {
 // none; a file that does not decode, or holds a copy over MaxTextBytes or
 // an invalid hash, is a *statefile.CorruptError and is left untouched.
 func Load(path string) (*Copies, error) {
-	legacy, files, err := statefile.Read(path)
+	legacy, files, err := statefile.ReadFlat(path)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +96,7 @@ func Load(path string) (*Copies, error) {
 	sort.Strings(names)
 	for _, name := range names {
 		if err := s.merge(files[name]); err != nil {
-			return nil, statefile.Corrupt(statefile.FilePath(path, name), files[name], err)
+			return nil, statefile.Corrupt(statefile.FlatFilePath(path, name), files[name], err)
 		}
 	}
 	return s, nil
@@ -156,7 +156,7 @@ func (s *Copies) Save(path string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	changed, err := statefile.Rewrite(path, files, s.read)
+	changed, err := statefile.RewriteFlat(path, files, s.read)
 	if err != nil {
 		s.read = nil // what is on disk is not known any more: compare with it
 		return changed, err

@@ -2,14 +2,17 @@ package e2e
 
 import (
 	"encoding/json"
-	"os"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/meshnode/meshnode/internal/heartbeat/report"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
+	"github.com/meshnode/meshnode/internal/statefile"
 )
 
 func TestTwoHeartbeatsAtOncePublishEachValidationOnce(t *testing.T) {
@@ -70,16 +73,11 @@ func TestNodeStateFollowsTheInjectedClock(t *testing.T) {
 	m := threeNodes(t)
 	m.settle(maxRounds)
 	for _, n := range m.nodes {
-		files, err := filepath.Glob(filepath.Join(n.dir, "mesh-state", "*", "*.json"))
-		if err != nil || len(files) < 3 {
-			t.Fatalf("%s: state files %v, %v; want the cursors, the ledger and the queue", n.name, files, err)
+		files := stateContents(t, n.dir)
+		if len(files) < 3 {
+			t.Fatalf("%s: state files %v; want the cursors, the ledger and the queue", n.name, slices.Collect(maps.Keys(files)))
 		}
-		for _, f := range files {
-			rel, _ := filepath.Rel(n.dir, f)
-			data, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
+		for rel, data := range files {
 			var doc any
 			if err := json.Unmarshal(data, &doc); err != nil {
 				t.Fatalf("%s %s: %v", n.name, rel, err)
@@ -111,4 +109,26 @@ func walkTimes(doc any, at string, f func(string, time.Time)) {
 			f(at, tm)
 		}
 	}
+}
+
+// stateContents returns the contents of the node's split states under
+// dir, by directory and key (statefile: shards hold them; copies/ keeps
+// a file per peer).
+func stateContents(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	for _, f := range append(slices.Clone(node.StateFiles), node.LogPinsFile, node.RelaysFile) {
+		read := statefile.Read
+		if f == node.CopiesFile {
+			read = statefile.ReadFlat
+		}
+		_, files, err := read(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for key, data := range files {
+			out[statefile.Dir(f)+"/"+key] = data
+		}
+	}
+	return out
 }

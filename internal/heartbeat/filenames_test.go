@@ -5,10 +5,12 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -33,14 +35,52 @@ func splitDirs(dir string) []string {
 	return out
 }
 
-// renameToOldNames turns the node's split state into an older node's:
-// each peer's file named by its key, which is its name's 8 hex digits
-// XORed with the first four bytes of the sha256 of the directory's name
-// (docs/formats.md), and says how many it renamed.
+// unshard turns the node's sharded split states into those of a node
+// before shards: a file per peer, named by its key (the oldest nodes) or,
+// every other key, "<slug>_<8 hex>.json" (statefile.FlatPeerPath), and
+// says how many files it wrote.
+func unshard(t *testing.T, dir string) int {
+	t.Helper()
+	n := 0
+	for _, f := range append(node.StateFiles, node.LogPinsFile, node.RelaysFile) {
+		if f == node.CopiesFile {
+			continue
+		}
+		path := filepath.Join(dir, f)
+		_, files, err := statefile.Read(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.RemoveAll(statefile.Dir(path)); err != nil {
+			t.Fatal(err)
+		}
+		if len(files) > 0 {
+			if err := os.MkdirAll(statefile.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, key := range slices.Sorted(maps.Keys(files)) {
+			p := filepath.Join(statefile.Dir(path), key)
+			if n%2 == 1 {
+				p = statefile.FlatFilePath(path, key)
+			}
+			if err := os.WriteFile(p, files[key], 0o644); err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+	}
+	return n
+}
+
+// renameToOldNames turns copies/, which keeps a file per peer, into an
+// older node's: each peer's file named by its key, which is its name's 8
+// hex digits XORed with the first four bytes of the sha256 of the
+// directory's name (docs/formats.md), and says how many it renamed.
 func renameToOldNames(t *testing.T, dir string) int {
 	t.Helper()
 	n := 0
-	for _, d := range splitDirs(dir) {
+	for _, d := range []string{statefile.Dir(filepath.Join(dir, node.CopiesFile))} {
 		entries, err := os.ReadDir(d)
 		if err != nil && !os.IsNotExist(err) {
 			t.Fatal(err)
@@ -81,11 +121,12 @@ func nodeFiles(t *testing.T, dir string) map[string]string {
 	return out
 }
 
-// TestOldFileNamesMigrateOnTheNextHeartbeat names a node's state files as
-// older nodes did (a peer's key in every directory) and runs a
-// heartbeat: it fetches nothing it had seen, its cursors, seen hashes,
-// ledger and queue are what they were, and every file has its new name;
-// a heartbeat after it changes no file.
+// TestOldFileNamesMigrateOnTheNextHeartbeat turns a node's state into a
+// node's before shards (a file per peer, under both names such nodes
+// gave it; copies/ under the older one) and runs a heartbeat: it fetches
+// nothing it had seen, its cursors, seen hashes, ledger and queue are
+// what they were, every split state is in shards and copies/ has its new
+// names; a heartbeat after it changes no file.
 func TestOldFileNamesMigrateOnTheNextHeartbeat(t *testing.T) {
 	good := goodPeer(t)
 	defer good.Close()
@@ -99,8 +140,11 @@ func TestOldFileNamesMigrateOnTheNextHeartbeat(t *testing.T) {
 	if err != nil || len(items) != 2 {
 		t.Fatalf("queue %v, %v", items, err)
 	}
-	if n := renameToOldNames(t, dir); n < 5 {
-		t.Fatalf("renamed %d files, want a peer's cursor, seen hashes, ledger, queue and copies at least", n)
+	if n := unshard(t, dir); n < 4 {
+		t.Fatalf("wrote %d files per peer, want a peer's cursor, seen hashes, ledger and queue at least", n)
+	}
+	if n := renameToOldNames(t, dir); n < 1 {
+		t.Fatalf("renamed %d files of copies/, want the peer's", n)
 	}
 
 	sum := beat(t, dir, testNow.Add(time.Hour))
@@ -111,8 +155,9 @@ func TestOldFileNamesMigrateOnTheNextHeartbeat(t *testing.T) {
 	for _, d := range splitDirs(dir) {
 		entries, _ := os.ReadDir(d)
 		for _, e := range entries {
-			if oldName.MatchString(e.Name()) {
-				t.Errorf("%s/%s: not renamed", filepath.Base(d), e.Name())
+			copies := filepath.Base(d) == filepath.Base(statefile.Dir(node.CopiesFile))
+			if oldName.MatchString(e.Name()) || (!copies && newName.MatchString(e.Name())) {
+				t.Errorf("%s/%s: not moved", filepath.Base(d), e.Name())
 			}
 		}
 	}

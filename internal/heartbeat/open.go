@@ -84,12 +84,18 @@ func splitStates() []string {
 	return append(slices.Clone(node.StateFiles), node.LogPinsFile, node.RelaysFile)
 }
 
-// migrateNames gives the files of every split state the names this code
-// writes (statefile.Migrate), an older node's renamed. It runs under the
+// migrateNames moves the files per peer of every split state into its
+// shards (statefile.Migrate), and gives copies/' files the names this code
+// writes (statefile.MigrateFlat). It runs under the
 // lock, before anything is read.
 func migrateNames(dir string) error {
 	for _, f := range splitStates() {
-		if _, err := statefile.Migrate(filepath.Join(dir, f)); err != nil {
+		migrate := statefile.Migrate
+		if f == node.CopiesFile {
+			// copies/ stays a file per peer: the site reads its files.
+			migrate = statefile.MigrateFlat
+		}
+		if _, err := migrate(filepath.Join(dir, f)); err != nil {
 			return err
 		}
 	}

@@ -39,7 +39,10 @@ func TestHeartbeatPastRetentionWritesNoQueueFile(t *testing.T) {
 		out := map[string]string{}
 		for _, f := range []string{node.QueueFile, node.QueueSettledFile} {
 			d := filepath.Join(dir, filepath.FromSlash(statefile.Dir(f)))
-			names, _ := filepath.Glob(filepath.Join(d, "*.json"))
+			names, _ := filepath.Glob(filepath.Join(d, "*"))
+			if len(names) == 0 {
+				t.Fatalf("no files in %s", d)
+			}
 			for _, n := range names {
 				data, err := os.ReadFile(n)
 				if err != nil {

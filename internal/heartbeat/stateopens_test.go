@@ -51,13 +51,13 @@ func TestIdleHeartbeatReadsEachStateFileOnce(t *testing.T) {
 			}
 			var files []string
 			for _, f := range []string{node.QueueFile, node.LedgerFile, node.CursorsFile, node.CopiesFile} {
-				got, err := filepath.Glob(filepath.Join(dir, filepath.FromSlash(statefile.Dir(f)), "*.json"))
-				if err != nil || len(got) < len(mesh.peers) {
-					t.Fatalf("%s after the first heartbeat: %v, %v; want a file per peer", f, got, err)
+				got, err := filepath.Glob(filepath.Join(dir, filepath.FromSlash(statefile.Dir(f)), "*"))
+				if err != nil || len(got) == 0 {
+					t.Fatalf("%s after the first heartbeat: %v, %v; want its shards", f, got, err)
 				}
 				files = append(files, got...)
 			}
-			settled, err := filepath.Glob(filepath.Join(dir, filepath.FromSlash(statefile.Dir(node.QueueSettledFile)), "*.json"))
+			settled, err := filepath.Glob(filepath.Join(dir, filepath.FromSlash(statefile.Dir(node.QueueSettledFile)), "*"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -210,8 +210,8 @@ func TestHeartbeatWithNewsReadsEachSettledFileOnce(t *testing.T) {
 	if first := beat(t, dir, testNow); first.ValidationsPublished != len(mesh.peers) {
 		t.Fatalf("first heartbeat published %d validations, want %d", first.ValidationsPublished, len(mesh.peers))
 	}
-	settled, err := filepath.Glob(filepath.Join(dir, filepath.FromSlash(statefile.Dir(node.QueueSettledFile)), "*.json"))
-	if err != nil || len(settled) != len(mesh.peers) {
+	settled, err := filepath.Glob(filepath.Join(dir, filepath.FromSlash(statefile.Dir(node.QueueSettledFile)), "*"))
+	if err != nil || len(settled) == 0 {
 		t.Fatalf("settled files after the first heartbeat: %v, %v", settled, err)
 	}
 	for i := range mesh.peers {

@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -21,10 +20,10 @@ func TestSaveRewritesOnlyTheFilesWhoseRecordsChanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// axon's file, rewritten compact behind the ledger's back: a Save
-	// that re-encodes it would put it back in the canonical form.
-	axonFile := statefile.PeerPath(p, axon)
-	compact := compactJSON(t, axonFile)
+	// axon's records, rewritten compact behind the ledger's back: a Save
+	// that re-encodes them would put them back in the canonical form.
+	axonKey := statefile.PeerFileName(axon)
+	compact := compactJSON(t, p, axonKey)
 	if changed, err := l.Save(p); err != nil || changed {
 		t.Fatalf("save of an unchanged ledger: changed=%v err=%v", changed, err)
 	}
@@ -32,7 +31,7 @@ func TestSaveRewritesOnlyTheFilesWhoseRecordsChanged(t *testing.T) {
 	if changed, err := l.Save(p); err != nil || !changed {
 		t.Fatalf("save after a new trace: changed=%v err=%v", changed, err)
 	}
-	if got, _ := os.ReadFile(axonFile); string(got) != string(compact) {
+	if got, _ := statefile.ReadOne(p, axonKey); string(got) != string(compact) {
 		t.Errorf("a file whose records did not change was rewritten:\n%s", got)
 	}
 	back, err := Load(p)
@@ -41,20 +40,20 @@ func TestSaveRewritesOnlyTheFilesWhoseRecordsChanged(t *testing.T) {
 	}
 }
 
-// compactJSON rewrites the JSON file at p without indentation and returns
-// its new bytes.
-func compactJSON(t *testing.T, p string) []byte {
+// compactJSON rewrites the JSON contents of key in the split state at p
+// without indentation and returns its new bytes.
+func compactJSON(t *testing.T, p, key string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
+	data, err := statefile.ReadOne(p, key)
+	if err != nil || data == nil {
+		t.Fatalf("%s: %q, %v", key, data, err)
 	}
 	var v any
 	if err := json.Unmarshal(data, &v); err != nil {
 		t.Fatal(err)
 	}
 	out, _ := json.Marshal(v)
-	if err := os.WriteFile(p, out, 0o644); err != nil {
+	if _, err := statefile.WriteSome(p, map[string][]byte{key: out}, nil); err != nil {
 		t.Fatal(err)
 	}
 	return out

@@ -271,25 +271,40 @@ func copyDir(dir, to string) error {
 	})
 }
 
-// stateFiles returns the files of the queue's two directories under dir,
-// by path relative to dir.
+// stateFiles returns the contents of the queue's two split states under
+// dir, by directory and key ("queue/<key>"; their shards hold them).
 func stateFiles(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	for _, sub := range []string{"queue", "queue-settled"} {
-		entries, err := os.ReadDir(filepath.Join(dir, sub))
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		_, files, err := statefile.Read(filepath.Join(dir, sub+".json"))
+		if err != nil {
 			t.Fatal(err)
 		}
-		for _, e := range entries {
-			data, err := os.ReadFile(filepath.Join(dir, sub, e.Name()))
-			if err != nil {
-				t.Fatal(err)
-			}
-			out[sub+"/"+e.Name()] = string(data)
+		for key, data := range files {
+			out[sub+"/"+key] = string(data)
 		}
 	}
 	return out
+}
+
+// writeStateFiles writes contents as stateFiles returns them into the
+// queue's split states under dir.
+func writeStateFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	by := map[string]map[string][]byte{}
+	for name, data := range files {
+		sub, key, _ := strings.Cut(name, "/")
+		if by[sub] == nil {
+			by[sub] = map[string][]byte{}
+		}
+		by[sub][key] = []byte(data)
+	}
+	for sub, contents := range by {
+		if _, err := statefile.WriteSome(filepath.Join(dir, sub+".json"), contents, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 func show(files map[string]string) string {
@@ -312,12 +327,14 @@ func TestInitFinishesAMoveBackThatStoppedBeforeItsIndex(t *testing.T) {
 			want, before, after := uninterrupted(t, tc)
 			_, p := newQueue(t)
 			dir := filepath.Dir(p)
+			files := map[string]string{}
 			for name, data := range want {
 				if strings.HasPrefix(name, "queue/") {
 					data = withBack(t, data, movedBack(t, before, after))
 				}
-				writeFile(t, filepath.Join(dir, name), data)
+				files[name] = data
 			}
+			writeStateFiles(t, dir, files)
 			q := Open(p)
 			q.Now = func() time.Time { return t0 }
 			if got := encodedItems(t, q); !reflect.DeepEqual(got, after) {

@@ -85,7 +85,7 @@ func throughSummary(t *testing.T, put func(l *ledger.Ledger), get func(l *ledger
 	if err != nil {
 		t.Fatal(err)
 	}
-	if files, _ := filepath.Glob(filepath.Join(filepath.Dir(p), "ledger", "*.json")); len(files) != 0 {
+	if files, _ := filepath.Glob(filepath.Join(filepath.Dir(p), "ledger", "*")); len(files) != 0 {
 		t.Fatalf("records left in %v: not sealed", files)
 	}
 	return get(back)

@@ -33,7 +33,7 @@ func TestQuietPeerFileIsByteIdenticalBetweenPresenceRefreshes(t *testing.T) {
 
 func quietFileWrites(t *testing.T, url string) {
 	p := filepath.Join(t.TempDir(), "polling-cursors.json")
-	file := statefile.PeerPath(p, url)
+	key := statefile.PeerFileName(url)
 	var writes []int
 	polled := map[int]bool{}
 	last := ""
@@ -54,7 +54,7 @@ func quietFileWrites(t *testing.T, url string) {
 		if _, err := s.Save(p, timesBefore); err != nil {
 			t.Fatal(err)
 		}
-		data, err := os.ReadFile(file)
+		data, err := statefile.ReadOne(p, key)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -235,7 +235,7 @@ func TestOldNextPollIsHonouredUntilThePeerIsPolled(t *testing.T) {
 	if _, err := s.Save(p, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
-	data, _ := os.ReadFile(statefile.PeerPath(p, url))
+	data, _ := statefile.ReadOne(p, statefile.PeerFileName(url))
 	if !strings.Contains(string(data), `"schedule"`) || !strings.Contains(string(data), `"last_polled": "2026-03-01T06:00:00Z"`) {
 		t.Fatalf("file after the poll:\n%s", data)
 	}

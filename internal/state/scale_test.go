@@ -208,7 +208,7 @@ func encodeEvery(t *testing.T, p string, before map[string]string, s *State, tim
 	for url, c := range s.Cursors {
 		n := c.normalized()
 		var old peerFile
-		if data, ok := before[filepath.Base(statefile.PeerPath(p, url))]; ok {
+		if data, ok := before[statefile.PeerFileName(url)]; ok {
 			if err := json.Unmarshal([]byte(data), &old); err != nil {
 				t.Fatal(err)
 			}
@@ -224,7 +224,7 @@ func encodeEvery(t *testing.T, p string, before map[string]string, s *State, tim
 		if err != nil {
 			t.Fatal(err)
 		}
-		want[filepath.Base(statefile.PeerPath(p, url))] = string(data) + "\n"
+		want[statefile.PeerFileName(url)] = string(data) + "\n"
 	}
 	return want
 }

@@ -59,7 +59,7 @@ func (s *State) ensureSeen(url string) error {
 // readSeen reads the seen file name into s, dropping the hashes
 // EvictSeen would have dropped. The caller holds s.mu.
 func (s *State) readSeen(name string) error {
-	data, err := statefile.ReadOne(SeenPath(s.path), name)
+	data, err := s.shards.ReadOne(SeenPath(s.path), name)
 	if err != nil {
 		return err
 	}

@@ -118,9 +118,10 @@ func TestOldPeerFilesWithSeenHashesMigrate(t *testing.T) {
 	// A crash of the migration after it wrote the seen file, before it
 	// rewrote the peer's file: both hold hashes.
 	half := `{"url": "` + peerA + `", "seen_hashes": {"sha256:a2": "2026-03-01T12:00:00Z"}}`
+	// Both files as a node before shards kept them (statefile.Migrate).
 	for path, data := range map[string]string{
-		statefile.PeerPath(p, peerA): old,
-		seenFileOf(p, peerA):         half,
+		statefile.FlatPeerPath(p, peerA):           old,
+		statefile.FlatPeerPath(SeenPath(p), peerA): half,
 	} {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
@@ -136,7 +137,7 @@ func TestOldPeerFilesWithSeenHashesMigrate(t *testing.T) {
 	if changed, err := s.Save(p, time.Time{}); err != nil || !changed {
 		t.Fatalf("migration: changed=%v err=%v", changed, err)
 	}
-	cursor, _ := os.ReadFile(statefile.PeerPath(p, peerA))
+	cursor, _ := statefile.ReadOne(p, statefile.PeerFileName(peerA))
 	if strings.Contains(string(cursor), "seen_hashes") {
 		t.Errorf("the peer's file still holds seen hashes after the migration:\n%s", cursor)
 	}
@@ -157,7 +158,7 @@ func TestOldPeerFilesWithSeenHashesMigrate(t *testing.T) {
 func TestCorruptSeenFileCountsAsSeenAndIsNotWrittenOver(t *testing.T) {
 	p := twoPeers(t)
 	bad := []byte(`{"url": "` + peerA + `", "seen_hashes": {"sha256:a1": "yesterday"}}`)
-	if err := os.WriteFile(seenFileOf(p, peerA), bad, 0o644); err != nil {
+	if _, err := statefile.WriteSome(SeenPath(p), map[string][]byte{statefile.PeerFileName(peerA): bad}, nil); err != nil {
 		t.Fatal(err)
 	}
 	s, err := Load(p)
@@ -172,7 +173,7 @@ func TestCorruptSeenFileCountsAsSeenAndIsNotWrittenOver(t *testing.T) {
 	if _, err := s.Save(p, time.Time{}); !errors.As(err, &ce) || !errors.As(s.Err(), &ce) {
 		t.Fatalf("save = %v, Err = %v; want a *statefile.CorruptError", err, s.Err())
 	}
-	if got, _ := os.ReadFile(seenFileOf(p, peerA)); string(got) != string(bad) {
+	if got, _ := statefile.ReadOne(SeenPath(p), statefile.PeerFileName(peerA)); string(got) != string(bad) {
 		t.Errorf("the corrupt file was changed to %s", got)
 	}
 }

@@ -37,6 +37,10 @@ type State struct {
 	// them, by name, so Save rewrites only what changed without reading
 	// the files again.
 	onDisk map[string][]byte
+	// shards keeps the shard files Load and the reads of seen hashes
+	// read and Save wrote (statefile.Cache), so that a Save, which
+	// rewrites a changed peer's whole shard, does not read it again.
+	shards *statefile.Cache
 	// legacy is set when Load found the single file of older nodes,
 	// which the next Save replaces with the split directory.
 	legacy bool
@@ -147,7 +151,8 @@ func LoadAll(path string) (*State, error) {
 }
 
 func load(path string, now func() time.Time) (*State, error) {
-	legacy, files, err := statefile.Read(path)
+	shards := new(statefile.Cache)
+	legacy, files, err := shards.Read(path)
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +167,7 @@ func load(path string, now func() time.Time) (*State, error) {
 			return nil, statefile.Corrupt(statefile.FilePath(path, name), files[name], err)
 		}
 	}
-	s.onDisk = files
+	s.onDisk, s.shards = files, shards
 	if err := s.listSeen(path); err != nil {
 		return nil, err
 	}
@@ -293,7 +298,7 @@ func (s *State) Save(path string, timesBefore time.Time) (bool, error) {
 	if err != nil {
 		return changed, err
 	}
-	removed, err := statefile.Update(SeenPath(path), nil, nil, gone)
+	removed, err := s.shards.Update(SeenPath(path), nil, nil, gone)
 	changed = changed || removed
 	if err != nil {
 		return changed, err
@@ -314,14 +319,14 @@ func (s *State) writeCursors(path string, out cursorFiles) (bool, error) {
 		for name := range out.kept {
 			out.write[name] = s.onDisk[name]
 		}
-		changed, err := statefile.Rewrite(path, out.write, s.onDisk)
+		changed, err := s.shards.Rewrite(path, out.write, s.onDisk)
 		if err == nil && s.onDisk != nil {
 			s.onDisk, s.legacy = out.write, false
 			s.remember(out.cursors)
 		}
 		return changed, err
 	}
-	changed, err := statefile.Update(path, out.write, s.onDisk, out.gone)
+	changed, err := s.shards.Update(path, out.write, s.onDisk, out.gone)
 	if err != nil {
 		return changed, err
 	}
@@ -352,9 +357,9 @@ func (s *State) remember(written map[string]writtenCursor) {
 // s.mu.
 func (s *State) writeSeen(path string, seen map[string][]byte) (bool, error) {
 	if s.seenOnDisk == nil {
-		return statefile.Rewrite(SeenPath(path), seen, nil)
+		return s.shards.Rewrite(SeenPath(path), seen, nil)
 	}
-	return statefile.Update(SeenPath(path), seen, s.seenOnDisk, nil)
+	return s.shards.Update(SeenPath(path), seen, s.seenOnDisk, nil)
 }
 
 // fail keeps err as the first seen file that could not be read. The

@@ -182,7 +182,7 @@ func TestOnePeerChangedRewritesThatPeerOnly(t *testing.T) {
 			differ = append(differ, name)
 		}
 	}
-	if want := "seen/" + filepath.Base(statefile.PeerPath(SeenPath(p), "https://learned.example/")); len(differ) != 1 || differ[0] != want {
+	if want := "seen/" + statefile.PeerFileName("https://learned.example/"); len(differ) != 1 || differ[0] != want {
 		t.Fatalf("files changed: %v; want only %s", differ, want)
 	}
 }
@@ -224,7 +224,7 @@ func TestPollTimesAloneAreWrittenOnlyWhenDue(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			old, _ := os.ReadFile(statefile.PeerPath(p, url))
+			old, _ := statefile.ReadOne(p, statefile.PeerFileName(url))
 			if got := string(files[statefile.PeerFileName(url)]) != string(old); got != tt.want {
 				t.Fatalf("file rewritten = %v, want %v", got, tt.want)
 			}
@@ -266,19 +266,20 @@ func TestOldSingleFileMigratesOnSave(t *testing.T) {
 	}
 }
 
+// readDir returns the contents of the split state in dir, by key
+// (statefile.Read: its shards hold them).
 func readDir(t *testing.T, dir string) map[string]string {
 	t.Helper()
-	entries, err := os.ReadDir(dir)
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatal(err)
+	}
+	_, files, err := statefile.Read(dir + ".json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := map[string]string{}
-	for _, e := range entries {
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[e.Name()] = string(data)
+	for key, data := range files {
+		out[key] = string(data)
 	}
 	return out
 }

@@ -21,8 +21,9 @@ type Cache struct {
 }
 
 type cached struct {
-	data []byte
-	info fs.FileInfo
+	data  []byte
+	info  fs.FileInfo
+	shard map[string][]byte // a shard's contents by key, once decoded
 }
 
 // get returns the bytes kept for path when info, its directory entry's,
@@ -58,17 +59,39 @@ func (c *Cache) put(path string, data []byte, info fs.FileInfo) {
 	c.files[path] = cached{data: data, info: info}
 }
 
-// putWritten keeps data as just written to path, stat'ed now: the caller
-// holds the lock, so no one else replaced it since.
-func (c *Cache) putWritten(path string, data []byte) {
+// getShard returns what c keeps of the shard at path, its bytes and its
+// decoded contents (either may be nil), when info is the file they were
+// read from or written to.
+func (c *Cache) getShard(path string, info fs.FileInfo) (data []byte, shard map[string][]byte, ok bool) {
+	if c == nil || info == nil {
+		return nil, nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k, ok := c.files[path]
+	if !ok || !sameFile(k.info, info) {
+		return nil, nil, false
+	}
+	return k.data, k.shard, true
+}
+
+// putShard keeps data and shard, its decoded contents (either may be
+// nil), as the shard at path, as info describes it; with info nil it
+// forgets path.
+func (c *Cache) putShard(path string, data []byte, shard map[string][]byte, info fs.FileInfo) {
 	if c == nil {
 		return
 	}
-	info, err := os.Lstat(path)
-	if err != nil {
-		info = nil
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if info == nil {
+		delete(c.files, path)
+		return
 	}
-	c.put(path, data, info)
+	if c.files == nil {
+		c.files = map[string]cached{}
+	}
+	c.files[path] = cached{data: data, info: info, shard: shard}
 }
 
 func sameFile(a, b fs.FileInfo) bool {

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// TestCacheOpensOnlyWhatChanged: a Read through a Cache opens the files
+// TestCacheOpensOnlyWhatChanged: a Read through a Cache opens the shards
 // the cache does not hold as they are on disk, and only those: none again
 // after its own read or write, the one another writer replaced (a new
 // file renamed over it, as Write does), and a removed one is gone.
@@ -46,8 +46,9 @@ func TestCacheOpensOnlyWhatChanged(t *testing.T) {
 		defer mu.Unlock()
 		return maps.Clone(opened)
 	}
+	sh := func(key string) string { return filepath.Base(shardPath(path, key)) }
 	all := map[string]string{"a.json": "a1", "b.json": "b1", "c.json": "c1"}
-	if got := read(all); !reflect.DeepEqual(got, map[string]int{"a.json": 1, "b.json": 1, "c.json": 1}) {
+	if got := read(all); !reflect.DeepEqual(got, map[string]int{sh("a.json"): 1, sh("b.json"): 1, sh("c.json"): 1}) {
 		t.Errorf("first read opened %v, want each file once", got)
 	}
 	if got := read(all); len(got) != 0 {
@@ -66,14 +67,14 @@ func TestCacheOpensOnlyWhatChanged(t *testing.T) {
 	if _, err := Write(path, map[string][]byte{"a.json": []byte("a2"), "b.json": []byte("b2")}); err != nil {
 		t.Fatal(err)
 	}
-	if got := read(map[string]string{"a.json": "a2", "b.json": "b2"}); !reflect.DeepEqual(got, map[string]int{"b.json": 1}) {
+	if got := read(map[string]string{"a.json": "a2", "b.json": "b2"}); !reflect.DeepEqual(got, map[string]int{sh("b.json"): 1}) {
 		t.Errorf("read after another writer opened %v, want b.json once", got)
 	}
 	// A file changed in place, same inode, another size.
-	if err := os.WriteFile(filepath.Join(Dir(path), "a.json"), []byte("a3-longer"), 0o644); err != nil {
+	if err := os.WriteFile(shardPath(path, "a.json"), encodeShard(map[string][]byte{"a.json": []byte("a3-longer")}), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got := read(map[string]string{"a.json": "a3-longer", "b.json": "b2"}); !reflect.DeepEqual(got, map[string]int{"a.json": 1}) {
+	if got := read(map[string]string{"a.json": "a3-longer", "b.json": "b2"}); !reflect.DeepEqual(got, map[string]int{sh("a.json"): 1}) {
 		t.Errorf("read after an edit in place opened %v, want a.json once", got)
 	}
 }

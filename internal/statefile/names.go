@@ -65,9 +65,10 @@ func slug(url string) string {
 	return name
 }
 
-// PeerPath returns the file of the peer at url in the split state named
-// by path, as the writes name it.
-func PeerPath(path, url string) string {
+// FlatPeerPath returns the file of the peer at url in the flat split
+// state named by path (copies/), or where a node not migrated to shards
+// yet kept it.
+func FlatPeerPath(path, url string) string {
 	dir := Dir(path)
 	return filepath.Join(dir, fileName(dir, PeerFileName(url)))
 }
@@ -116,14 +117,14 @@ func dirMask(dir string) uint32 {
 	return binary.BigEndian.Uint32(sum[:4])
 }
 
-// Migrate moves each file of the split state named by path that an
+// MigrateFlat moves each file of the flat split state named by path that an
 // older node named by its key to its name (fileName), or removes it when
 // a file of that name is there already (written by this code since, so
 // newer). Each move is a hard link then a removal, so a crash at any
 // point leaves each peer's file under one name or both (read under the
 // new one), and a rerun finishes the move. It reports whether it changed
 // anything.
-func Migrate(path string) (bool, error) {
+func MigrateFlat(path string) (bool, error) {
 	dir := Dir(path)
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -187,10 +188,11 @@ func isStateFile(e fs.DirEntry) bool {
 	return e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".json") && !strings.HasPrefix(e.Name(), ".")
 }
 
-// FilePath returns the file on disk that holds the records of key in the
-// split state named by path, for a message that names it: the key's file
-// (fileName), or an older node's name of it where only that is there.
-func FilePath(path, key string) string {
+// FlatFilePath returns the file on disk that holds the records of key in
+// the flat split state named by path, for a message that names it: the
+// key's file (fileName), or an older node's name of it where only that
+// is there.
+func FlatFilePath(path, key string) string {
 	dir := Dir(path)
 	p := filepath.Join(dir, fileName(dir, key))
 	if _, err := os.Lstat(p); err != nil {

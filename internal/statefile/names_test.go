@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -28,13 +29,37 @@ func gitNameHash(path string) uint32 {
 
 var splitDirs = []string{"ledger", "queue", "queue-settled", "polling-cursors", "polling-cursors-seen", "copies", "relays", "log-pins"}
 
-// TestPeerFilesHaveAGitNameHashOfTheirOwn: a peer's files in the split
-// directories each have a name hash of their own, so that git finds each
-// one's previous version to delta it against; under the names older
-// nodes gave (the key in every directory) they all shared one. Across
-// peers a hash of 32 bits, of which ".json" fixes the top ten, is shared
-// now and then: by fewer than 1 % of 1,000 peers' files.
-func TestPeerFilesHaveAGitNameHashOfTheirOwn(t *testing.T) {
+// TestShardFilesHaveAGitNameHashOfTheirOwn: every shard of every split
+// directory has a git name hash of its own, so that git finds each
+// one's previous version to delta it against; under one shared hash
+// only one of them would, and the others would be pushed whole. A
+// peer's shards in the several directories are among them.
+func TestShardFilesHaveAGitNameHashOfTheirOwn(t *testing.T) {
+	all := map[uint32]string{}
+	for _, d := range splitDirs {
+		for i := range Shards {
+			dir := "mesh-state/" + d
+			p := filepath.ToSlash(filepath.Join(dir, shardName(dir, i)))
+			h := gitNameHash(p)
+			if other, ok := all[h]; ok {
+				t.Fatalf("%s and %s share git's name hash %08x: one of them is pushed whole", p, other, h)
+			}
+			all[h] = p
+			if got, ok := shardIndex(dir, filepath.Base(p)); !ok || got != i {
+				t.Errorf("shardIndex(%s) = %d, %v; want %d", p, got, ok, i)
+			}
+		}
+	}
+	u := "https://ada.example/traces/"
+	if got, want := PeerPath("mesh-state/ledger.json", u), filepath.Join("mesh-state/ledger", shardName("mesh-state/ledger", shardOf(PeerFileName(u)))); got != want {
+		t.Errorf("PeerPath = %s, want its shard %s", got, want)
+	}
+}
+
+// TestFlatPeerFilesHaveAGitNameHashOfTheirOwn: copies/ keeps a file per
+// peer, and a peer's files named as the nodes before shards named them
+// differ in their name hash across directories.
+func TestFlatPeerFilesHaveAGitNameHashOfTheirOwn(t *testing.T) {
 	const peers = 1000
 	all := map[uint32]bool{}
 	shared := 0
@@ -42,7 +67,7 @@ func TestPeerFilesHaveAGitNameHashOfTheirOwn(t *testing.T) {
 		u := fmt.Sprintf("https://p%d.example.org/traces/", i)
 		mine := map[uint32]string{}
 		for _, d := range splitDirs {
-			p := filepath.ToSlash(PeerPath("mesh-state/"+d+".json", u))
+			p := filepath.ToSlash(FlatPeerPath("mesh-state/"+d+".json", u))
 			h := gitNameHash(p)
 			if other, ok := mine[h]; ok {
 				t.Fatalf("%s and %s share git's name hash %08x: one of them is pushed whole", p, other, h)
@@ -69,7 +94,7 @@ func TestPeerFileNameIsReadable(t *testing.T) {
 	if !strings.HasPrefix(key, "ada.example-traces-") || len(key) != len("ada.example-traces-")+8+5 {
 		t.Errorf("key %s, want ada.example-traces-<8 hex>.json", key)
 	}
-	name := filepath.Base(PeerPath("mesh-state/ledger.json", url))
+	name := filepath.Base(FlatPeerPath("mesh-state/ledger.json", url))
 	if !strings.HasPrefix(name, "ada.example-traces_") || len(name) != len(key) || filepath.Ext(name) != ".json" {
 		t.Errorf("file %s, want ada.example-traces_<8 hex>.json", name)
 	}
@@ -114,15 +139,19 @@ func listDir(t *testing.T, dir string) []string {
 	return out
 }
 
-// TestOldNamesAreReadThenMigrated: an older node's files are read under
-// their keys by Read, ReadOne and Names; Migrate renames them, after
-// which every read returns the same, and a second Migrate changes
-// nothing.
+// TestOldNamesAreReadThenMigrated: files per peer, under both names
+// nodes before shards gave them (the key; "<slug>_<hex>"), are read
+// under their keys by Read, ReadOne and Names; Migrate moves them into
+// their shards, after which every read returns the same, the directory
+// holds shards only, and a second Migrate changes nothing.
 func TestOldNamesAreReadThenMigrated(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "queue.json")
 	a, b := PeerFileName("https://a.example/"), PeerFileName("https://b.example/")
 	want := map[string][]byte{a: []byte("a\n"), b: []byte("b\n")}
-	oldNode(t, path, map[string]string{a: "a\n", b: "b\n"})
+	oldNode(t, path, map[string]string{a: "a\n"})
+	if err := os.WriteFile(FlatPeerPath(path, "https://b.example/"), []byte("b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	check := func(when string) {
 		t.Helper()
 		if _, got, err := Read(path); err != nil || !reflect.DeepEqual(got, want) {
@@ -140,6 +169,7 @@ func TestOldNamesAreReadThenMigrated(t *testing.T) {
 		t.Fatalf("Migrate = %v, %v; want a change", changed, err)
 	}
 	wantNames := []string{filepath.Base(PeerPath(path, "https://a.example/")), filepath.Base(PeerPath(path, "https://b.example/"))}
+	sort.Strings(wantNames)
 	if got := listDir(t, Dir(path)); !reflect.DeepEqual(got, wantNames) {
 		t.Errorf("after Migrate the directory holds %v, want %v", got, wantNames)
 	}
@@ -149,52 +179,88 @@ func TestOldNamesAreReadThenMigrated(t *testing.T) {
 	}
 }
 
-// TestCrashBetweenTheWritesOfAMigrationLosesNothing: a write that stopped
-// after writing a peer's file of the new name, before removing its old
-// one, leaves both: the new one, written last, is read, and the next
-// Migrate or Rewrite removes the old; a peer whose file was not written
-// yet keeps its old one, read, and moved by either. Update removes both
-// names of a file it is told is gone.
+// TestCrashBetweenTheWritesOfAMigrationLosesNothing: a migration that
+// stopped at any step (before its shard writes; after one shard, its
+// files per peer still there; after every shard, before the removals;
+// during the removals) leaves a state Read reads whole, a shard winning
+// over a file per peer (written since, so newer), and Migrate, Rewrite
+// or Write of what was read finishes it. Update removes every name of a
+// key it is told is gone.
 func TestCrashBetweenTheWritesOfAMigrationLosesNothing(t *testing.T) {
 	a, b, c := PeerFileName("https://a.example/"), PeerFileName("https://b.example/"), PeerFileName("https://c.example/")
-	crashed := func(t *testing.T) string {
-		path := filepath.Join(t.TempDir(), "ledger.json")
+	want := map[string][]byte{a: []byte("a2\n"), b: []byte("b1\n"), c: []byte("c1\n")}
+	// oldNode leaves a1, b1, c1 under the older names and a2 under the
+	// current one: a2 wins, as on a node before shards.
+	oldNode := func(t *testing.T, path string) {
 		oldNode(t, path, map[string]string{a: "a1\n", b: "b1\n", c: "c1\n"})
-		if err := os.WriteFile(PeerPath(path, "https://a.example/"), []byte("a2\n"), 0o644); err != nil {
+		if err := os.WriteFile(FlatPeerPath(path, "https://a.example/"), []byte("a2\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		return path
 	}
-	want := map[string][]byte{a: []byte("a2\n"), b: []byte("b1\n"), c: []byte("c1\n")}
-	for _, finish := range []struct {
+	steps := []struct {
+		name  string
+		crash func(t *testing.T, path string)
+	}{
+		{"before any shard", oldNode},
+		{"after a's shard", func(t *testing.T, path string) {
+			oldNode(t, path)
+			writeShard(t, path, map[string][]byte{a: []byte("a2\n")})
+		}},
+		{"after a newer write of b's shard", func(t *testing.T, path string) {
+			oldNode(t, path)
+			writeShard(t, path, map[string][]byte{b: []byte("b1\n")})
+		}},
+		{"after every shard", func(t *testing.T, path string) {
+			oldNode(t, path)
+			for k, v := range want {
+				writeShard(t, path, map[string][]byte{k: v})
+			}
+		}},
+		{"during the removals", func(t *testing.T, path string) {
+			oldNode(t, path)
+			for k, v := range want {
+				writeShard(t, path, map[string][]byte{k: v})
+			}
+			os.Remove(filepath.Join(Dir(path), a))
+			os.Remove(FlatPeerPath(path, "https://a.example/"))
+			os.Remove(filepath.Join(Dir(path), c))
+		}},
+	}
+	finishes := []struct {
 		name string
 		run  func(path string, read map[string][]byte) error
 	}{
 		{"Migrate", func(path string, _ map[string][]byte) error { _, err := Migrate(path); return err }},
 		{"Rewrite of what was read", func(path string, read map[string][]byte) error { _, err := Rewrite(path, read, read); return err }},
 		{"Write of what was read", func(path string, read map[string][]byte) error { _, err := Write(path, read); return err }},
-	} {
-		t.Run(finish.name, func(t *testing.T) {
-			path := crashed(t)
-			_, got, err := Read(path)
-			if err != nil || !reflect.DeepEqual(got, want) {
-				t.Fatalf("Read after the crash = %q, %v; want %q", got, err, want)
-			}
-			if err := finish.run(path, got); err != nil {
-				t.Fatal(err)
-			}
-			if _, again, err := Read(path); err != nil || !reflect.DeepEqual(again, want) {
-				t.Errorf("Read after %s = %q, %v; want %q", finish.name, again, err, want)
-			}
-			for _, name := range listDir(t, Dir(path)) {
-				if _, old := keyOf(Dir(path), name); old {
-					t.Errorf("%s left the old file %s", finish.name, name)
-				}
-			}
-		})
 	}
-	t.Run("Update of a file gone", func(t *testing.T) {
-		path := crashed(t)
+	for _, step := range steps {
+		for _, finish := range finishes {
+			t.Run(step.name+"/"+finish.name, func(t *testing.T) {
+				path := filepath.Join(t.TempDir(), "ledger.json")
+				step.crash(t, path)
+				_, got, err := Read(path)
+				if err != nil || !reflect.DeepEqual(got, want) {
+					t.Fatalf("Read after the crash = %q, %v; want %q", got, err, want)
+				}
+				if err := finish.run(path, got); err != nil {
+					t.Fatal(err)
+				}
+				if _, again, err := Read(path); err != nil || !reflect.DeepEqual(again, want) {
+					t.Errorf("Read after %s = %q, %v; want %q", finish.name, again, err, want)
+				}
+				for _, name := range listDir(t, Dir(path)) {
+					if _, ok := shardIndex(Dir(path), name); !ok {
+						t.Errorf("%s left the file %s", finish.name, name)
+					}
+				}
+			})
+		}
+	}
+	t.Run("Update of a key gone", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "ledger.json")
+		oldNode(t, path)
+		writeShard(t, path, map[string][]byte{b: []byte("b1\n")})
 		if _, err := Update(path, nil, nil, []string{a, b}); err != nil {
 			t.Fatal(err)
 		}
@@ -204,8 +270,21 @@ func TestCrashBetweenTheWritesOfAMigrationLosesNothing(t *testing.T) {
 	})
 }
 
-// TestCorruptOldFileIsNamedAsItIs: an error about a file names the file
-// there is, under its old name on a node not migrated yet.
+// writeShard writes files, all of one shard, as that shard of the split
+// state named by path, as a write that stopped there left it.
+func writeShard(t *testing.T, path string, files map[string][]byte) {
+	t.Helper()
+	for k := range files {
+		if err := os.WriteFile(shardPath(path, k), encodeShard(files), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+}
+
+// TestCorruptOldFileIsNamedAsItIs: an error about a key names the file
+// there is: its own under its old name on a node not migrated yet, its
+// shard and the key after the migration.
 func TestCorruptOldFileIsNamedAsItIs(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ledger.json")
 	a := PeerFileName("https://a.example/")
@@ -216,7 +295,7 @@ func TestCorruptOldFileIsNamedAsItIs(t *testing.T) {
 	if _, err := Migrate(path); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := FilePath(path, a), PeerPath(path, "https://a.example/"); got != want {
+	if got, want := FilePath(path, a), PeerPath(path, "https://a.example/")+"#"+a; got != want {
 		t.Errorf("FilePath after the migration = %s, want %s", got, want)
 	}
 	if _, err := os.Stat(filepath.Join(Dir(path), a)); !errors.Is(err, fs.ErrNotExist) {
@@ -278,7 +357,7 @@ func TestMigrateNeverReplacesAFileWrittenSinceItsListing(t *testing.T) {
 		t.Fatalf("a file moved by another process: %v", err)
 	}
 	want := map[string][]byte{a: []byte("a, decided since\n"), b: []byte("b\n")}
-	if _, got, err := Read(path); err != nil || !reflect.DeepEqual(got, want) {
+	if _, got, err := ReadFlat(path); err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("Read = %q, %v; want %q", got, err, want)
 	}
 	if got := listDir(t, dir); len(got) != 2 {

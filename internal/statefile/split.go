@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -17,20 +17,83 @@ import (
 	"github.com/meshnode/meshnode/internal/atomicfile"
 )
 
-// A split state file is a directory of small JSON files, one per peer, so
-// a heartbeat in which one peer changed rewrites that peer's file only,
-// and no file grows with the whole mesh. It is named by the path of the
-// single file older nodes kept (mesh-state/ledger.json): its files live in
-// that path without ".json" (mesh-state/ledger/), and a file still at the
-// old path is read as well and removed by the next write, which is how an
-// old node's state migrates (docs/contracts.md).
+// A split state file is a directory of Shards shard files (shard.go), each
+// holding the contents of the keys (a peer's key: PeerFileName) its name
+// picks, so that a heartbeat in which many peers changed rewrites a few
+// files, and no file grows with the whole mesh. It is named by the path
+// of the single file older nodes kept (mesh-state/ledger.json): its files
+// live in that path without ".json" (mesh-state/ledger/). A file still at
+// the old path is read as well and removed by the next Rewrite, and a
+// file per peer as the nodes before shards kept (flat.go) is read under
+// its shard's contents and moved into its shard by Migrate or the next
+// write of that shard (docs/contracts.md).
 
 // Dir returns the directory the split state named by path lives in.
 func Dir(path string) string { return strings.TrimSuffix(path, ".json") }
 
-// Read reads the split state named by path: the old single file
-// (nil when there is none) and every *.json file of its directory, by
-// key (names.go). A file it cannot read is a *CorruptError.
+// PeerPath returns the shard file that holds the contents of the peer at
+// url in the split state named by path.
+func PeerPath(path, url string) string { return shardPath(path, PeerFileName(url)) }
+
+// PeerRef names the contents of the peer at url in the split state named
+// by path for a person: its shard's path, "#", its key (FilePath).
+func PeerRef(path, url string) string {
+	return PeerPath(path, url) + "#" + PeerFileName(url)
+}
+
+// FilePath names where the contents of key in the split state named by
+// path are, for a message: its shard's path, "#", the key; or the key's
+// own file where a node not migrated yet keeps it there only.
+func FilePath(path, key string) string {
+	p := shardPath(path, key)
+	if _, err := os.Lstat(p); err != nil {
+		if flat := FlatFilePath(path, key); fileExists(flat) {
+			return flat
+		}
+	}
+	return p + "#" + key
+}
+
+func fileExists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+// listing is what a split directory holds: its shard files and the files
+// per peer a node not migrated yet left, by shard.
+type listing struct {
+	dir    string
+	shards map[int]bool
+	flat   map[int][]string // every file per peer, either name form
+}
+
+// list lists the split directory dir; a directory that is not there
+// holds nothing.
+func list(dir string) (listing, error) {
+	l := listing{dir: dir, shards: map[int]bool{}, flat: map[int][]string{}}
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return l, nil
+	}
+	if err != nil {
+		return l, &CorruptError{Path: dir, Err: err}
+	}
+	mask := dirMask(dir)
+	for _, e := range entries {
+		if i, ok := shardIndexMask(mask, e.Name()); ok && e.Type().IsRegular() {
+			l.shards[i] = true
+		} else if isStateFile(e) {
+			key, _ := keyOf(dir, e.Name())
+			l.flat[shardOf(key)] = append(l.flat[shardOf(key)], e.Name())
+		}
+	}
+	return l, nil
+}
+
+// Read reads the split state named by path: the old single file (nil
+// when there is none) and the contents of every key, from its shards and
+// from the files per peer a node not migrated yet left (a shard's
+// content of a key winning). A file it cannot read is a *CorruptError.
 func Read(path string) (legacy []byte, files map[string][]byte, err error) {
 	return (*Cache)(nil).Read(path)
 }
@@ -39,93 +102,158 @@ func Read(path string) (legacy []byte, files map[string][]byte, err error) {
 // changed since c last read or wrote them, and keeps what it reads. The
 // bytes it returns are shared with c: callers must not change them.
 func (c *Cache) Read(path string) (legacy []byte, files map[string][]byte, err error) {
-	legacy, err = os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		legacy, err = nil, nil
-	}
+	legacy, files, err = c.readFlat(path)
 	if err != nil {
-		return nil, nil, &CorruptError{Path: path, Err: err}
+		return nil, nil, err
 	}
-	dir := Dir(path)
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return legacy, map[string][]byte{}, nil
-	}
+	l, err := list(Dir(path))
 	if err != nil {
-		return nil, nil, &CorruptError{Path: dir, Err: err}
+		return nil, nil, err
 	}
-	files = make(map[string][]byte, len(entries))
-	for e, key := range current(dir, entries) {
-		p := filepath.Join(dir, e.Name())
-		data, err := c.readFile(p, e)
+	for i := range l.shards {
+		shard, err := c.loadShard(l.dir, i)
 		if err != nil {
-			return nil, nil, &CorruptError{Path: p, Err: err}
+			return nil, nil, err
 		}
-		files[key] = data
+		maps.Copy(files, shard)
 	}
 	return legacy, files, nil
 }
 
-// current returns the files of entries, the split directory dir's, that
-// hold a key's records, with their keys: an older node's name of a key
-// (Migrate) counts only where the key's file of the new name is not
-// there, as the writes write that one.
-func current(dir string, entries []fs.DirEntry) map[fs.DirEntry]string {
-	out := make(map[fs.DirEntry]string, len(entries))
-	newer := map[string]bool{}
-	for _, e := range entries {
-		if isStateFile(e) {
-			if key, old := keyOf(dir, e.Name()); !old {
-				newer[key] = true
-			}
-		}
+// loadShard returns the contents of shard i of dir, none when it is not
+// there, opening it only when it changed since c last read or wrote it.
+// The map is shared with c: callers must not change it.
+func (c *Cache) loadShard(dir string, i int) (map[string][]byte, error) {
+	p := filepath.Join(dir, shardName(dir, i))
+	data, shard, info, err := c.loadRaw(p)
+	if shard != nil || data == nil || err != nil {
+		return shard, err
 	}
-	for _, e := range entries {
-		if !isStateFile(e) {
-			continue
-		}
-		if key, old := keyOf(dir, e.Name()); !old || !newer[key] {
-			out[e] = key
-		}
+	shard, err = decodeShard(data, i)
+	if err != nil {
+		return nil, &CorruptError{Path: p, Err: err}
 	}
-	return out
+	c.putShard(p, data, shard, info)
+	return shard, nil
 }
 
-// readFile reads the file of directory entry e at p, or takes it from c
-// when e is the file c kept.
-func (c *Cache) readFile(p string, e fs.DirEntry) ([]byte, error) {
-	if c == nil {
-		return readFile(p)
+// loadRaw returns the bytes of the shard file at p, nil when it is not
+// there, and its decoded contents when c kept them, opening it only when
+// it changed since c last read or wrote it.
+func (c *Cache) loadRaw(p string) ([]byte, map[string][]byte, fs.FileInfo, error) {
+	info, err := os.Lstat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		c.put(p, nil, nil)
+		return nil, nil, nil, nil
 	}
-	info, err := e.Info()
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, &CorruptError{Path: p, Err: err}
 	}
-	if data, ok := c.get(p, info); ok {
-		return data, nil
+	if info.Size() > maxShardBytes {
+		return nil, nil, nil, &CorruptError{Path: p, Err: fmt.Errorf("shard of %d bytes, more than the %d accepted", info.Size(), maxShardBytes)}
+	}
+	if data, shard, ok := c.getShard(p, info); ok && data != nil {
+		return data, shard, info, nil
 	}
 	data, info, err := readFileInfo(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, nil, &CorruptError{Path: p, Err: err}
+	}
+	c.putShard(p, data, nil, info)
+	return data, nil, info, nil
+}
+
+// ReadOne reads the contents of key name of the split state named by path
+// alone (its shard, or its own file on a node not migrated yet), for a
+// caller that reads a peer's contents only when it needs them; a key that
+// is not there gives nil. A file it cannot read is a *CorruptError.
+func ReadOne(path, name string) ([]byte, error) {
+	return (*Cache)(nil).ReadOne(path, name)
+}
+
+// ReadOne is statefile.ReadOne that opens the shard only when it changed
+// since c last read or wrote it, and keeps what it reads.
+func (c *Cache) ReadOne(path, name string) ([]byte, error) {
+	if !validKey(name) {
+		return nil, fmt.Errorf("read %s: not a state file name", name)
+	}
+	dir := Dir(path)
+	shard, err := c.loadShard(dir, shardOf(name))
 	if err != nil {
 		return nil, err
 	}
-	c.put(p, data, info)
-	return data, nil
+	if data, ok := shard[name]; ok {
+		return data, nil
+	}
+	for _, n := range []string{fileName(dir, name), name} {
+		if _, err := os.Lstat(filepath.Join(dir, n)); errors.Is(err, fs.ErrNotExist) {
+			continue // not opened, so not counted as read (SetReadHook)
+		}
+		data, err := readFile(filepath.Join(dir, n))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, &CorruptError{Path: filepath.Join(dir, n), Err: err}
+		}
+		return data, nil
+	}
+	return nil, nil
+}
+
+// Names lists the keys of the split state named by path, sorted; none
+// when there is no directory. It reads the entry lines of every shard,
+// skipping the contents (scanKeys), so listing a state costs about a
+// hundred bytes a key however much each holds.
+func Names(path string) ([]string, error) {
+	l, err := list(Dir(path))
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, names := range l.flat {
+		for _, n := range names {
+			key, _ := keyOf(l.dir, n)
+			seen[key] = true
+		}
+	}
+	for i := range l.shards {
+		p := filepath.Join(l.dir, shardName(l.dir, i))
+		keys, err := scanKeys(p, i)
+		if err != nil {
+			return nil, &CorruptError{Path: p, Err: err}
+		}
+		for _, k := range keys {
+			seen[k] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for k := range seen {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out, nil
 }
 
 // Write makes the split state named by path hold exactly files, by key:
-// it writes each file whose bytes differ (atomically), moves a file an
-// older node named that it left alone to its name (Migrate), removes the
-// directory's other *.json files, then the old single file. It reports
-// whether anything on disk changed. A crash at any point leaves a state
-// Read reads back whole: the old file goes last.
+// it writes each shard whose bytes differ (atomically), removes the
+// shards left empty and the files per peer of a node not migrated yet,
+// then the old single file. It reports whether anything on disk changed.
+// A crash at any point leaves a state Read reads back whole: each shard
+// is old or new, a shard wins over a file per peer, the old file goes
+// last.
 func Write(path string, files map[string][]byte) (bool, error) {
 	return Rewrite(path, files, nil)
 }
 
 // Rewrite is Write for a caller that read the state with Read and holds
-// what keeps it current (a lock): a file whose bytes equal was[name] is
-// left alone without being opened again, and any other is written. With
-// was nil, each file is read back and compared, as Write does.
+// what keeps it current (a lock): a shard whose keys' bytes all equal
+// was's is left alone without being opened again, and any other is
+// written. With was nil, each shard is read back and compared, as Write
+// does.
 func Rewrite(path string, files, was map[string][]byte) (bool, error) {
 	return (*Cache)(nil).Rewrite(path, files, was)
 }
@@ -133,40 +261,28 @@ func Rewrite(path string, files, was map[string][]byte) (bool, error) {
 // Rewrite is statefile.Rewrite that keeps in c what it writes, and
 // forgets what it removes.
 func (c *Cache) Rewrite(path string, files, was map[string][]byte) (bool, error) {
-	dir := Dir(path)
-	changed, err := writeAll(dir, files, was, c)
+	l, err := list(Dir(path))
+	if err != nil {
+		return false, fmt.Errorf("rewrite %s: %w", path, err)
+	}
+	groups, wasGroups := group(files), group(was)
+	var plans []shardPlan
+	for i := range Shards {
+		if was != nil && len(l.flat[i]) == 0 && sameContents(groups[i], wasGroups[i]) && l.shards[i] == (len(groups[i]) > 0) {
+			continue
+		}
+		pl := shardPlan{i: i, files: groups[i]}
+		if was == nil || len(l.flat[i]) > 0 {
+			if pl.shard, err = c.loadShard(l.dir, i); err != nil {
+				return false, err
+			}
+			pl.known = true
+		}
+		plans = append(plans, pl)
+	}
+	changed, err := c.apply(l, plans)
 	if err != nil {
 		return changed, err
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return changed, fmt.Errorf("read %s: %w", dir, err)
-	}
-	names := make(map[string]bool, len(entries))
-	for _, e := range entries {
-		names[e.Name()] = true
-	}
-	for _, e := range entries {
-		if !isStateFile(e) {
-			continue
-		}
-		key, old := keyOf(dir, e.Name())
-		_, keep := files[key]
-		if keep && !old {
-			continue
-		}
-		p := filepath.Join(dir, e.Name())
-		c.put(p, nil, nil)
-		if keep {
-			// An older node's file holding what was to be written, so
-			// left alone by writeAll: moved to its name.
-			if err := moveOld(dir, e.Name(), fileName(dir, key), names); err != nil {
-				return changed, err
-			}
-		} else if err := os.Remove(p); err != nil {
-			return changed, fmt.Errorf("remove %s: %w", e.Name(), err)
-		}
-		changed = true
 	}
 	if err := os.Remove(path); err == nil {
 		changed = true
@@ -176,232 +292,80 @@ func (c *Cache) Rewrite(path string, files, was map[string][]byte) (bool, error)
 	return changed, nil
 }
 
-// ReadOne reads the file of key name of the split state named by path
-// alone, for a caller that reads a peer's file only when it needs it; a file
-// that is not there gives nil. A file it cannot read is a *CorruptError.
-func ReadOne(path, name string) ([]byte, error) {
-	return (*Cache)(nil).ReadOne(path, name)
-}
-
-// ReadOne is statefile.ReadOne that opens the file only when it changed
-// since c last read or wrote it, and keeps what it reads.
-func (c *Cache) ReadOne(path, name string) ([]byte, error) {
-	if filepath.Base(name) != name || !strings.HasSuffix(name, ".json") {
-		return nil, fmt.Errorf("read %s: not a state file name", name)
+// group splits files by shard; nil gives nil.
+func group(files map[string][]byte) []map[string][]byte {
+	if files == nil {
+		return nil
 	}
-	dir := Dir(path)
-	data, err := c.readOne(filepath.Join(dir, fileName(dir, name)))
-	if data != nil || err != nil || fileName(dir, name) == name {
-		return data, err
-	}
-	return c.readOne(filepath.Join(dir, name)) // an older node's name (Migrate)
-}
-
-// readOne reads the file at p, nil when it is not there, opening it only
-// when it changed since c last read or wrote it.
-func (c *Cache) readOne(p string) ([]byte, error) {
-	if c != nil {
-		info, err := os.Lstat(p)
-		if errors.Is(err, fs.ErrNotExist) {
-			c.put(p, nil, nil)
-			return nil, nil
+	out := make([]map[string][]byte, Shards)
+	for k, v := range files {
+		i := shardOf(k)
+		if out[i] == nil {
+			out[i] = map[string][]byte{}
 		}
-		if err != nil {
-			return nil, &CorruptError{Path: p, Err: err}
-		}
-		if data, ok := c.get(p, info); ok {
-			return data, nil
-		}
+		out[i][k] = v
 	}
-	data, info, err := readFileInfo(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, &CorruptError{Path: p, Err: err}
-	}
-	c.put(p, data, info)
-	return data, nil
+	return out
 }
 
-// Names lists the files of the split state named by path, without
-// opening them: the keys of the *.json files of its directory, sorted;
-// none when there is no directory.
-func Names(path string) ([]string, error) {
-	dir := Dir(path)
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, &CorruptError{Path: dir, Err: err}
-	}
-	var out []string
-	for _, key := range current(dir, entries) {
-		out = append(out, key)
-	}
-	sort.Strings(out)
-	return out, nil
+// sameContents reports whether a and b hold the same keys with the same
+// bytes.
+func sameContents(a, b map[string][]byte) bool { return maps.EqualFunc(a, b, bytes.Equal) }
+
+// shardPlan is what a write makes shard i hold: files, by key (none: the
+// shard goes). When known, shard is what the shard file holds now, and
+// a shard that holds files already is left alone.
+type shardPlan struct {
+	i     int
+	files map[string][]byte
+	shard map[string][]byte
+	known bool
 }
 
-// WriteSome writes files into the split state named by path and removes
-// the files named in gone, leaving its other files as they are: a caller
-// that knows which peers' records changed rewrites theirs only. A name in
-// both files and gone is written, never removed. It
-// reports whether anything on disk changed.
-func WriteSome(path string, files map[string][]byte, gone []string) (bool, error) {
-	return Update(path, files, nil, gone)
-}
-
-// Update is WriteSome for a caller that holds the bytes it last read or
-// wrote of each file (was, as Rewrite takes them): a file whose bytes
-// equal was[name] is left alone without being opened again.
-func Update(path string, files, was map[string][]byte, gone []string) (bool, error) {
-	return (*Cache)(nil).Update(path, files, was, gone)
-}
-
-// Update is statefile.Update that keeps in c what it writes, and forgets
-// what it removes.
-func (c *Cache) Update(path string, files, was map[string][]byte, gone []string) (bool, error) {
-	dir := Dir(path)
-	changed, err := writeAll(dir, files, was, c)
-	if err != nil {
-		return changed, err
-	}
-	for _, name := range gone {
-		if filepath.Base(name) != name || !strings.HasSuffix(name, ".json") {
-			return changed, fmt.Errorf("remove %s: not a state file name", name)
-		}
-		if _, written := files[name]; written {
-			// A name both written and said gone (a store moving a file
-			// read under another peer's name while saving that peer) is
-			// the file just written: never remove it.
-			continue
-		}
-		// The key's file and, on a node not migrated yet, its older name.
-		for _, n := range []string{fileName(dir, name), name} {
-			p := filepath.Join(dir, n)
-			c.put(p, nil, nil)
-			err := os.Remove(p)
-			if err == nil {
-				changed = true
-			} else if !errors.Is(err, fs.ErrNotExist) {
-				return changed, fmt.Errorf("remove %s: %w", n, err)
-			}
-		}
-	}
-	return changed, nil
-}
-
-// writeParallel is how many files writeAll writes at once: each write
-// waits for its fsync, and the disk takes many at a time.
-const writeParallel = 16
-
-// writeAll writes files into dir, each atomically and only when its bytes
-// differ from was, or from the file on disk when was is nil, several at
-// once, keeping what it writes in c, and reports whether any changed.
-func writeAll(dir string, files, was map[string][]byte, c *Cache) (bool, error) {
-	names := make([]string, 0, len(files))
-	for name := range files {
-		names = append(names, name)
-	}
-	sort.Strings(names)
+// apply carries out plans in l's directory, several shards at once, each
+// written atomically, then removes the files per peer of the shards it
+// wrote, which they hold now. It reports whether anything changed.
+func (c *Cache) apply(l listing, plans []shardPlan) (bool, error) {
 	var changed atomic.Bool
 	var g errgroup.Group
 	g.SetLimit(writeParallel)
-	for _, name := range names {
+	for _, pl := range plans {
 		g.Go(func() error {
-			p := filepath.Join(dir, fileName(dir, name))
-			old, ok := was[name]
-			if was == nil {
-				var err error
-				old, err = readFile(p)
-				ok = err == nil
+			did, err := c.applyOne(l, pl)
+			if did {
+				changed.Store(true)
 			}
-			if ok && bytes.Equal(old, files[name]) {
-				return nil
-			}
-			if err := atomicfile.WriteFile(p, files[name], 0o644); err != nil {
-				c.put(p, nil, nil)
-				return fmt.Errorf("write %s: %w", name, err)
-			}
-			c.putWritten(p, files[name])
-			if writeHook != nil {
-				writeHook(p, len(files[name]))
-			}
-			changed.Store(true)
-			return nil
+			return err
 		})
 	}
-	err := g.Wait()
-	return changed.Load(), err
-}
-
-// writeHook, when set (tests and benchmarks only), is told the path and
-// size of every file of a split directory written.
-var writeHook func(path string, size int)
-
-// readHook, when set (tests only), is told the path of every file of a
-// split directory before it is read.
-var readHook func(path string)
-
-// readFile reads one file of a split directory: the one place they are
-// read, so a test can count the reads.
-func readFile(path string) ([]byte, error) {
-	data, _, err := readFileInfo(path)
-	return data, err
-}
-
-// readFileInfo reads one file of a split directory and describes the
-// file it read (Cache).
-func readFileInfo(path string) ([]byte, fs.FileInfo, error) {
-	if readHook != nil {
-		readHook(path)
+	if err := g.Wait(); err != nil {
+		return changed.Load(), err
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, nil, err
-	}
-	// One slice for the file and the read that finds its end:
-	// bytes.Buffer.ReadFrom wants 512 bytes free before each read, so it
-	// grew every file's buffer to twice its size to see the end.
-	data := make([]byte, 0, info.Size()+1)
-	for {
-		if len(data) == cap(data) {
-			data = append(data, 0)[:len(data)]
-		}
-		n, err := f.Read(data[len(data):cap(data)])
-		data = data[:len(data)+n]
-		if err == io.EOF {
-			return data, info, nil
-		}
-		if err != nil {
-			return nil, nil, err
+	if len(l.flat) > 0 {
+		// The shards on disk before the files per peer they now hold go.
+		if err := atomicfile.SyncDir(l.dir); err != nil {
+			return changed.Load(), err
 		}
 	}
+	for _, pl := range plans {
+		for _, n := range l.flat[pl.i] {
+			if err := os.Remove(filepath.Join(l.dir, n)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return changed.Load(), fmt.Errorf("remove %s, moved into its shard: %w", n, err)
+			}
+			changed.Store(true)
+		}
+	}
+	return changed.Load(), nil
 }
 
-// SetReadHook makes hook be told the path of every file of a split
-// directory Read or Write reads, until the returned function is called.
-// For tests that count how often a command reads each state file.
-func SetReadHook(hook func(path string)) (restore func()) {
-	old := readHook
-	readHook = hook
-	return func() { readHook = old }
-}
-
-// SetWriteHook makes hook be told the path and size of every file of a
-// split directory Write, Rewrite, Update or WriteSome writes, until the
-// returned function is called; files are written several at once, so
-// hook must be safe for concurrent use. For tests and benchmarks that
-// count what a command writes.
-func SetWriteHook(hook func(path string, size int)) (restore func()) {
-	old := writeHook
-	writeHook = hook
-	return func() { writeHook = old }
+// applyOne makes shard pl.i of l's directory hold pl.files.
+func (c *Cache) applyOne(l listing, pl shardPlan) (bool, error) {
+	if len(pl.files) == 0 && !l.shards[pl.i] {
+		return false, nil
+	}
+	if pl.known && l.shards[pl.i] && sameContents(pl.files, pl.shard) {
+		return false, nil
+	}
+	p := filepath.Join(l.dir, shardName(l.dir, pl.i))
+	return true, c.writeShard(p, encodeShard(pl.files), pl.files)
 }

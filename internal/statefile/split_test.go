@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -110,7 +111,51 @@ func TestWriteHookIsToldEachFileWrittenOnly(t *testing.T) {
 	if _, err := Update(path, map[string][]byte{"d.json": []byte("4\n")}, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if want := map[string]int{"b.json": 3, "c.json": 4, "d.json": 2}; !reflect.DeepEqual(told, want) {
-		t.Errorf("the hook was told %v, want %v (a.json unchanged)", told, want)
+	// a, b, c and d are in four shards: a's is left alone.
+	want := map[string]int{}
+	for k, v := range map[string]string{"b.json": "22\n", "c.json": "333\n", "d.json": "4\n"} {
+		want[filepath.Base(shardPath(path, k))] = len(encodeShard(map[string][]byte{k: []byte(v)}))
+	}
+	if !reflect.DeepEqual(told, want) {
+		t.Errorf("the hook was told %v, want %v (a.json's shard unchanged)", told, want)
+	}
+}
+
+// TestManyChangedPeersRewriteAFewFiles: a write in which 300 peers
+// changed rewrites at most 64 files (their shards), not a file per peer,
+// and reads back every peer's new bytes; a second identical write writes
+// nothing.
+func TestManyChangedPeersRewriteAFewFiles(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ledger.json")
+	files := map[string][]byte{}
+	for i := range 300 {
+		files[PeerFileName(fmt.Sprintf("https://p%d.example/", i))] = []byte(fmt.Sprintf("{\"v\": %d}\n", i))
+	}
+	if _, err := Write(path, files); err != nil {
+		t.Fatal(err)
+	}
+	next := map[string][]byte{}
+	for k, v := range files {
+		next[k] = append([]byte("{\"new\": true}\n"), v...)
+	}
+	var mu sync.Mutex
+	written := map[string]bool{}
+	t.Cleanup(SetWriteHook(func(p string, _ int) {
+		mu.Lock()
+		written[p] = true
+		mu.Unlock()
+	}))
+	if changed, err := Update(path, next, files, nil); err != nil || !changed {
+		t.Fatalf("Update = %v, %v", changed, err)
+	}
+	if len(written) > 64 {
+		t.Errorf("300 changed peers wrote %d files, want at most 64", len(written))
+	}
+	if _, got, err := Read(path); err != nil || !reflect.DeepEqual(got, next) {
+		t.Errorf("Read after the update: %v, or contents differ", err)
+	}
+	clear(written)
+	if changed, err := Update(path, next, nil, nil); err != nil || changed || len(written) != 0 {
+		t.Errorf("the same update again = %v, %v, wrote %d files", changed, err, len(written))
 	}
 }
