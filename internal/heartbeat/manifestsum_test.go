@@ -36,8 +36,9 @@ func TestAnOlderCursorsManifestHashStillSparesParsingTheSameBytes(t *testing.T) 
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	cursorFile := statefile.PeerPath(filepath.Join(dir, "mesh-state", "polling-cursors.json"), url)
-	data, err := os.ReadFile(cursorFile)
+	cursors := filepath.Join(dir, "mesh-state", "polling-cursors.json")
+	key := statefile.PeerFileName(url)
+	data, err := statefile.ReadOne(cursors, key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +47,12 @@ func TestAnOlderCursorsManifestHashStillSparesParsingTheSameBytes(t *testing.T) 
 		t.Fatalf("the cursor holds no 16-digit fingerprint of the MANIFEST:\n%s", data)
 	}
 	older := sum.ReplaceAll(data, []byte(`"manifest_sha256": "`+string(manifest.HashBytes(body))+`"`))
-	if err := os.WriteFile(cursorFile, older, 0o644); err != nil {
+	if _, err := statefile.WriteSome(cursors, map[string][]byte{key: older}, nil); err != nil {
+		t.Fatal(err)
+	}
+	shard := statefile.PeerPath(cursors, url)
+	shardBytes, err := os.ReadFile(shard)
+	if err != nil {
 		t.Fatal(err)
 	}
 
@@ -62,8 +68,8 @@ func TestAnOlderCursorsManifestHashStillSparesParsingTheSameBytes(t *testing.T) 
 	if !strings.Contains(log.String(), "peer=ada url="+url+" outcome=unchanged") {
 		t.Errorf("the same MANIFEST bytes were not found unchanged:\n%s", grepLines(log.String(), "peer=ada"))
 	}
-	if got, _ := os.ReadFile(cursorFile); !bytes.Equal(got, older) {
-		t.Errorf("the older cursor's file was rewritten:\n%s", got)
+	if got, _ := os.ReadFile(shard); !bytes.Equal(got, shardBytes) {
+		t.Errorf("the older cursor's shard was rewritten:\n%s", got)
 	}
 }
 
