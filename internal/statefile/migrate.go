@@ -11,7 +11,7 @@ import (
 	"github.com/meshnode/meshnode/internal/atomicfile"
 )
 
-// readFlatFiles reads the files per peer of shard i of l by key, a file
+// readFlatFiles reads the files per peer of the group i of l by key, a file
 // of the current name winning over an older node's name of its key.
 func readFlatFiles(l listing, i int) (map[string][]byte, error) {
 	out := map[string][]byte{}
@@ -59,22 +59,22 @@ func Migrate(path string) (bool, error) {
 	if len(l.flat) == 0 {
 		return false, nil
 	}
-	var plans []shardPlan
-	for i := range l.flat {
-		flat, err := readFlatFiles(l, i)
+	var jobs []groupJob
+	for top := range l.flat {
+		flat, err := readFlatFiles(l, top)
 		if err != nil {
 			return false, fmt.Errorf("migrate %s: %w", path, err)
 		}
-		shard, err := (*Cache)(nil).loadShard(l.dir, i)
+		shard, err := (*Cache)(nil).groupContents(l, top)
 		if err != nil {
 			return false, fmt.Errorf("migrate %s: %w", path, err)
 		}
 		next := maps.Clone(flat)
 		maps.Copy(next, shard)
-		plans = append(plans, shardPlan{i: i, files: next, shard: shard, known: true})
+		jobs = append(jobs, groupJob{top: top, exact: true, target: next})
 	}
-	sort.Slice(plans, func(a, b int) bool { return plans[a].i < plans[b].i })
-	if _, err := (*Cache)(nil).apply(l, plans); err != nil {
+	sort.Slice(jobs, func(a, b int) bool { return jobs[a].top < jobs[b].top })
+	if _, err := (*Cache)(nil).run(l, jobs); err != nil {
 		return true, fmt.Errorf("migrate %s: %w", path, err)
 	}
 	return true, atomicfile.SyncDir(l.dir)

@@ -8,13 +8,13 @@ import (
 	"os"
 )
 
-// scanKeys returns the keys of the shard file at p, shard i of its
+// scanKeys returns the keys of the shard file at p, shard pre of its
 // directory, reading its entry lines only: it jumps over each content by
 // its length, so a state whose contents are large (the seen hashes) is
 // listed without being read. It checks what decodeShard checks of the
 // entry lines (order, shard, lengths within the file); the contents are
 // checked when read.
-func scanKeys(p string, i int) ([]string, error) {
+func scanKeys(p string, pre prefix) ([]string, error) {
 	f, err := os.Open(p)
 	if err != nil {
 		return nil, err
@@ -43,8 +43,8 @@ func scanKeys(p string, i int) ([]string, error) {
 		if n := len(keys); n > 0 && string(key) <= keys[n-1] {
 			return nil, fmt.Errorf("byte %d: key %s after %s: keys must be sorted, each once", off, key, keys[n-1])
 		}
-		if shardOf(key) != i {
-			return nil, fmt.Errorf("byte %d: key %s belongs to shard %d, not %d", off, key, shardOf(key), i)
+		if !pre.has(keyBits(key)) {
+			return nil, fmt.Errorf("byte %d: key %s is not of shard %s", off, key, pre)
 		}
 		keys = append(keys, string(key))
 		off = next

@@ -2,7 +2,6 @@ package statefile
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -10,12 +9,12 @@ import (
 	"strings"
 )
 
-// A sharded split state keeps its keys' contents in Shards files, a key in
-// the shard the first byte of the sha256 of the key picks (shardOf), so
-// that a heartbeat in which many peers changed rewrites a few files per
-// directory, and git's cost of a changed file (a delta header, a base id
-// in a thin pack, a tree entry) is shared by the peers of a shard
-// (docs/decisions.md, "A split state's shards").
+// A sharded split state keeps its keys' contents in shard files, a key
+// in the shard its sha256 picks (grow.go), so that a heartbeat in which
+// many peers changed rewrites a few files per directory, and git's cost of
+// a changed file (a delta header, a base id in a thin pack, a tree entry)
+// is shared by the peers of a shard (docs/decisions.md, "A split state's
+// shards").
 //
 // A shard file is text (docs/formats.md, "Shard files"):
 //
@@ -30,65 +29,38 @@ import (
 // changed peer changes its own lines only, so git's delta of a shard
 // stays local.
 
-// Shards is how many shard files a sharded split directory holds at most.
+// Shards is how many shard files a sharded split directory starts with,
+// the shards of depth 6 (grow.go); each splits as it grows.
 const Shards = 64
 
 // shardHeader is a shard file's first line.
 const shardHeader = "meshnode shard 1\n"
 
-// maxShardBytes bounds a shard file Read accepts: a shard of the ledger's
-// open window is a few MB at 10,000 agents; a larger one is refused
-// rather than loaded.
-const maxShardBytes = 256 << 20
+// maxShardBytes bounds a shard file Read accepts and a write makes: a
+// write keeps a shard of two keys or more under maxShardSize (4 MiB), so
+// a larger one is a single key's content, and one 16 times the bound is
+// hostile or broken; it is refused rather than loaded, and a write that
+// would make one fails rather than leave a file Read refuses. It is under
+// the 100 MB a git host refuses a file at.
+const maxShardBytes = 64 << 20
 
 // maxKeyLen bounds a key: a peer's key is at most 60+1+8+5 bytes.
 const maxKeyLen = 255
 
-// shardOf returns the shard of key: the first byte of its sha256, modulo
-// Shards (256 is a multiple of it, so every shard is as likely).
-func shardOf[K ~string | ~[]byte](key K) int {
-	sum := sha256.Sum256([]byte(key))
-	return int(sum[0]) % Shards
-}
-
-// shardName returns the file name of shard i of the split directory dir:
-// "shard-<i, two digits>_<8 hex>.peers", the hex the directory's mask
-// (dirMask) XORed with i, so that every shard of every directory differs
-// from the others in its last 16 characters, the part of a path git's
-// pack-objects hashes to find a file's previous version (names.go).
-func shardName(dir string, i int) string {
-	return fmt.Sprintf("shard-%02d_%s.peers", i, hexOf(dirMask(dir)^uint32(i)))
-}
-
-// shardIndex returns the shard a file name of the directory dir is, and
-// whether it is one.
-func shardIndex(dir, name string) (int, bool) {
-	return shardIndexMask(dirMask(dir), name)
-}
-
-// shardIndexMask is shardIndex for the directory whose mask is mask,
-// without allocating: a listing checks every name of the directory.
-func shardIndexMask(mask uint32, name string) (int, bool) {
-	if len(name) != len("shard-00_00000000.peers") || !strings.HasPrefix(name, "shard-") ||
-		name[8] != '_' || !strings.HasSuffix(name, ".peers") {
-		return 0, false
-	}
-	i, err := strconv.Atoi(name[6:8])
-	if err != nil || i < 0 || i >= Shards || name[6] < '0' || name[6] > '9' {
-		return 0, false
-	}
-	x, err := strconv.ParseUint(name[9:17], 16, 32)
-	if err != nil || uint32(x) != mask^uint32(i) || strings.ContainsAny(name[9:17], "ABCDEF+-") {
-		return 0, false
-	}
-	return i, true
-}
-
 // shardPath returns the path of the shard that holds key in the split
-// state named by path.
+// state named by path, as the directory is now: the shard it is read
+// from, or the one it would be written to.
 func shardPath(path, key string) string {
 	dir := Dir(path)
-	return filepath.Join(dir, shardName(dir, shardOf(key)))
+	l, err := list(dir)
+	if err != nil {
+		return filepath.Join(dir, prefixName(dir, prefixOf(keyBits(key), topDepth)))
+	}
+	p, ok := l.lay.owner(keyBits(key))
+	if !ok {
+		p = l.lay.leaf(keyBits(key))
+	}
+	return filepath.Join(dir, prefixName(dir, p))
 }
 
 // validKey reports whether key can name a content in a shard: a state
@@ -139,13 +111,13 @@ func appendEntry[K ~string | ~[]byte](out []byte, key K, content []byte) []byte 
 	return out
 }
 
-// decodeShard parses the shard file data, shard i of its directory, into
+// decodeShard parses the shard file data, shard p of its directory, into
 // its contents by key. The contents share data's bytes. It refuses a
 // file that encodeShard would not have written: a key twice, out of
 // order, of another shard or not a key, a length past the end.
-func decodeShard(data []byte, i int) (map[string][]byte, error) {
+func decodeShard(data []byte, p prefix) (map[string][]byte, error) {
 	out := map[string][]byte{}
-	err := walkShard(data, i, func(key, content, _ []byte) {
+	err := walkShard(data, &p, func(key, content, _ []byte) {
 		out[string(key)] = content
 	})
 	if err != nil {
@@ -155,11 +127,11 @@ func decodeShard(data []byte, i int) (map[string][]byte, error) {
 }
 
 // walkShard calls fn with the key, the content and the whole entry of
-// each entry of the shard file data, shard i of its directory (any shard
-// when i < 0), in order, after checking it as decodeShard says. It
+// each entry of the shard file data, shard p of its directory (any shard
+// when p is nil), in order, after checking it as decodeShard says. It
 // allocates nothing, so a write of one key into a shard of many costs
 // what the one key does (spliceShard).
-func walkShard(data []byte, i int, fn func(key, content, entry []byte)) error {
+func walkShard(data []byte, p *prefix, fn func(key, content, entry []byte)) error {
 	if len(data) > maxShardBytes {
 		return fmt.Errorf("shard of %d bytes, more than the %d accepted", len(data), maxShardBytes)
 	}
@@ -177,8 +149,8 @@ func walkShard(data []byte, i int, fn func(key, content, entry []byte)) error {
 		switch {
 		case prev != nil && bytes.Compare(key, prev) <= 0:
 			return fmt.Errorf("line %d: key %s after %s: keys must be sorted, each once", line, key, prev)
-		case i >= 0 && shardOf(key) != i:
-			return fmt.Errorf("line %d: key %s belongs to shard %d, not %d", line, key, shardOf(key), i)
+		case p != nil && !p.has(keyBits(key)):
+			return fmt.Errorf("line %d: key %s is not of shard %s", line, key, *p)
 		}
 		entry := rest[:len(rest)-len(next)]
 		fn(key, content, entry)
@@ -237,11 +209,11 @@ func entryLine(line []byte) (key []byte, n int64, err error) {
 	return key, n, nil
 }
 
-// spliceShard returns the shard file data, shard i, with the contents of
+// spliceShard returns the shard file data, shard p, with the contents of
 // set written and the keys of gone removed (a key in both is written),
 // copying every other entry as it is, and whether anything changed. A
 // data of nil is an empty shard.
-func spliceShard(data []byte, i int, set map[string][]byte, gone []string) ([]byte, bool, error) {
+func spliceShard(data []byte, p prefix, set map[string][]byte, gone []string) ([]byte, bool, error) {
 	if data == nil {
 		data = []byte(shardHeader)
 	}
@@ -269,7 +241,7 @@ func spliceShard(data []byte, i int, set map[string][]byte, gone []string) ([]by
 			keys = keys[1:]
 		}
 	}
-	err := walkShard(data, i, func(key, content, entry []byte) {
+	err := walkShard(data, &p, func(key, content, entry []byte) {
 		next(key)
 		if len(keys) == 0 || keys[0] != string(key) {
 			out = append(out, entry...)
@@ -304,20 +276,14 @@ func spliceGrowth(set map[string][]byte) int {
 }
 
 // ShardSizes returns the size of each shard file that would hold files,
-// by key, in a sharded split state; shards left empty are not counted.
-// For measurements (bench/shardsizes).
+// by key, in a sharded split state written afresh, splits included;
+// shards left empty are not counted. For measurements (bench/shardsizes).
 func ShardSizes(files map[string][]byte) []int {
-	groups := map[int]map[string][]byte{}
-	for k, v := range files {
-		i := shardOf(k)
-		if groups[i] == nil {
-			groups[i] = map[string][]byte{}
+	var out []int
+	for top, g := range group(files) {
+		for _, piece := range pieces(prefix{d: topDepth, n: uint32(top)}, g) {
+			out = append(out, shardSize(piece))
 		}
-		groups[i][k] = v
-	}
-	out := make([]int, 0, len(groups))
-	for _, g := range groups {
-		out = append(out, len(encodeShard(g)))
 	}
 	return out
 }

@@ -134,7 +134,7 @@ func TestHostileShardIsRefused(t *testing.T) {
 		{"not a shard", "{}\n", "not a shard file"},
 		{"duplicate key", shardHeader + entry(key, "1\n") + entry(key, "2\n"), "sorted, each once"},
 		{"unsorted", shardHeader + entry(other, "1\n") + entry(key, "2\n"), "sorted, each once"},
-		{"key of another shard", shardHeader + entry(wrong, "1\n"), "belongs to shard"},
+		{"key of another shard", shardHeader + entry(wrong, "1\n"), "is not of shard"},
 		{"length past the end", shardHeader + "== " + key + " 99\nab\n", "bad length"},
 		{"negative length", shardHeader + "== " + key + " -1\n", "bad length"},
 		{"key with a slash", shardHeader + "== ../" + key + " 2\nab\n", "bad key"},
@@ -189,15 +189,13 @@ func FuzzDecodePeerShard(f *testing.F) {
 	f.Add([]byte(shardHeader+"== a.json 2\nab\n== a.json 0\n\n"), -1)
 	f.Add([]byte("== x"), 3)
 	f.Fuzz(func(t *testing.T, data []byte, i int) {
-		if i >= Shards {
-			i %= Shards
-		}
-		files, err := decodeShard(data, i)
+		pre := fuzzPrefix(i)
+		files, err := fuzzDecode(data, i)
 		p := filepath.Join(t.TempDir(), "shard")
 		if werr := os.WriteFile(p, data, 0o644); werr != nil {
 			t.Fatal(werr)
 		}
-		keys, serr := scanKeys(p, max(i, 0))
+		keys, serr := scanKeys(p, pre)
 		if i >= 0 && (err == nil) != (serr == nil) {
 			t.Fatalf("decodeShard: %v; scanKeys: %v", err, serr)
 		}
@@ -211,7 +209,7 @@ func FuzzDecodePeerShard(f *testing.F) {
 		if !bytes.Equal(again, data) {
 			t.Fatalf("decode then encode changed the bytes:\n%q\n%q", data, again)
 		}
-		back, err := decodeShard(again, i)
+		back, err := fuzzDecode(again, i)
 		if err != nil || !reflect.DeepEqual(back, files) {
 			t.Fatalf("re-decode = %v, %v", back, err)
 		}
@@ -250,7 +248,7 @@ func TestSpliceWritesWhatAFullEncodeWould(t *testing.T) {
 			delete(want, k)
 		}
 		maps.Copy(want, tc.set)
-		got, changed, err := spliceShard(encodeShard(have), shard, tc.set, tc.gone)
+		got, changed, err := spliceShard(encodeShard(have), prefix{d: topDepth, n: shard}, tc.set, tc.gone)
 		if err != nil || !bytes.Equal(got, encodeShard(want)) {
 			t.Errorf("case %d: splice = %v\n%s\nwant\n%s", n, err, got, encodeShard(want))
 		}
@@ -258,4 +256,28 @@ func TestSpliceWritesWhatAFullEncodeWould(t *testing.T) {
 			t.Errorf("case %d: changed = %v, the contents changed: %v", n, changed, !same)
 		}
 	}
+}
+
+// fuzzPrefix maps the fuzzer's shard number to a shard: 0 to 63 the
+// shards of depth 6, larger ones a deeper shard, a negative one any.
+func fuzzPrefix(i int) prefix {
+	if i < Shards {
+		return prefix{d: topDepth, n: uint32(max(i, 0))}
+	}
+	d := uint8(topDepth + 1 + (i/Shards)%(maxDepth-topDepth))
+	return prefix{d: d, n: uint32(i) & (1<<d - 1)}
+}
+
+// fuzzDecode is decodeShard of the shard fuzzPrefix(i), or of any shard
+// when i is negative.
+func fuzzDecode(data []byte, i int) (map[string][]byte, error) {
+	if i >= 0 {
+		return decodeShard(data, fuzzPrefix(i))
+	}
+	out := map[string][]byte{}
+	err := walkShard(data, nil, func(key, content, _ []byte) { out[string(key)] = content })
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }

@@ -10,16 +10,11 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync/atomic"
-
-	"golang.org/x/sync/errgroup"
-
-	"github.com/meshnode/meshnode/internal/atomicfile"
 )
 
-// A split state file is a directory of Shards shard files (shard.go), each
-// holding the contents of the keys (a peer's key: PeerFileName) its name
-// picks, so that a heartbeat in which many peers changed rewrites a few
+// A split state file is a directory of shard files (shard.go, grow.go),
+// each holding the contents of the keys (a peer's key: PeerFileName) its
+// name picks, so that a heartbeat in which many peers changed rewrites a few
 // files, and no file grows with the whole mesh. It is named by the path
 // of the single file older nodes kept (mesh-state/ledger.json): its files
 // live in that path without ".json" (mesh-state/ledger/). A file still at
@@ -60,17 +55,18 @@ func fileExists(p string) bool {
 }
 
 // listing is what a split directory holds: its shard files and the files
-// per peer a node not migrated yet left, by shard.
+// per peer a node not migrated yet left, by the shard of depth 6 their
+// key is under.
 type listing struct {
-	dir    string
-	shards map[int]bool
-	flat   map[int][]string // every file per peer, either name form
+	dir  string
+	lay  layout
+	flat map[int][]string // every file per peer, either name form
 }
 
 // list lists the split directory dir; a directory that is not there
 // holds nothing.
 func list(dir string) (listing, error) {
-	l := listing{dir: dir, shards: map[int]bool{}, flat: map[int][]string{}}
+	l := listing{dir: dir, lay: newLayout(), flat: map[int][]string{}}
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return l, nil
@@ -80,14 +76,29 @@ func list(dir string) (listing, error) {
 	}
 	mask := dirMask(dir)
 	for _, e := range entries {
-		if i, ok := shardIndexMask(mask, e.Name()); ok && e.Type().IsRegular() {
-			l.shards[i] = true
+		if p, ok := parsePrefix(mask, e.Name()); ok && e.Type().IsRegular() {
+			l.lay.add(p)
 		} else if isStateFile(e) {
 			key, _ := keyOf(dir, e.Name())
-			l.flat[shardOf(key)] = append(l.flat[shardOf(key)], e.Name())
+			top := prefixOf(keyBits(key), topDepth).top()
+			l.flat[top] = append(l.flat[top], e.Name())
 		}
 	}
 	return l, nil
+}
+
+// path returns the path of the shard p of l's directory.
+func (l listing) path(p prefix) string { return filepath.Join(l.dir, prefixName(l.dir, p)) }
+
+// shadowed reports whether some shard of l lies under another, so that a
+// key read from a shard is the key's only when that shard is its owner.
+func (l listing) shadowed() bool {
+	for p := range l.lay.files {
+		if l.lay.inner[p] {
+			return true
+		}
+	}
+	return false
 }
 
 // Read reads the split state named by path: the old single file (nil
@@ -110,30 +121,41 @@ func (c *Cache) Read(path string) (legacy []byte, files map[string][]byte, err e
 	if err != nil {
 		return nil, nil, err
 	}
-	for i := range l.shards {
-		shard, err := c.loadShard(l.dir, i)
+	shadowed := l.shadowed()
+	for p := range l.lay.files {
+		shard, err := c.loadShard(l.dir, p)
 		if err != nil {
 			return nil, nil, err
 		}
-		maps.Copy(files, shard)
+		for k, v := range shard {
+			if !shadowed || l.owns(p, k) {
+				files[k] = v
+			}
+		}
 	}
 	return legacy, files, nil
 }
 
-// loadShard returns the contents of shard i of dir, none when it is not
+// owns reports whether the shard p of l is the owner of key (layout.owner).
+func (l listing) owns(p prefix, key string) bool {
+	o, _ := l.lay.owner(keyBits(key))
+	return o == p
+}
+
+// loadShard returns the contents of shard p of dir, none when it is not
 // there, opening it only when it changed since c last read or wrote it.
 // The map is shared with c: callers must not change it.
-func (c *Cache) loadShard(dir string, i int) (map[string][]byte, error) {
-	p := filepath.Join(dir, shardName(dir, i))
-	data, shard, info, err := c.loadRaw(p)
+func (c *Cache) loadShard(dir string, p prefix) (map[string][]byte, error) {
+	path := filepath.Join(dir, prefixName(dir, p))
+	data, shard, info, err := c.loadRaw(path)
 	if shard != nil || data == nil || err != nil {
 		return shard, err
 	}
-	shard, err = decodeShard(data, i)
+	shard, err = decodeShard(data, p)
 	if err != nil {
-		return nil, &CorruptError{Path: p, Err: err}
+		return nil, &CorruptError{Path: path, Err: err}
 	}
-	c.putShard(p, data, shard, info)
+	c.putShard(path, data, shard, info)
 	return shard, nil
 }
 
@@ -175,19 +197,31 @@ func ReadOne(path, name string) ([]byte, error) {
 }
 
 // ReadOne is statefile.ReadOne that opens the shard only when it changed
-// since c last read or wrote it, and keeps what it reads.
+// since c last read or wrote it, and keeps what it reads. It lists the
+// directory to find the key's shard (layout.owner).
 func (c *Cache) ReadOne(path, name string) ([]byte, error) {
 	if !validKey(name) {
 		return nil, fmt.Errorf("read %s: not a state file name", name)
 	}
-	dir := Dir(path)
-	shard, err := c.loadShard(dir, shardOf(name))
+	l, err := list(Dir(path))
 	if err != nil {
 		return nil, err
 	}
-	if data, ok := shard[name]; ok {
-		return data, nil
+	if p, ok := l.lay.owner(keyBits(name)); ok {
+		shard, err := c.loadShard(l.dir, p)
+		if err != nil {
+			return nil, err
+		}
+		if data, ok := shard[name]; ok {
+			return data, nil
+		}
 	}
+	return readOneFlat(l.dir, name)
+}
+
+// readOneFlat reads the file per peer of key name a node not migrated
+// yet left in dir, nil when there is none.
+func readOneFlat(dir, name string) ([]byte, error) {
 	for _, n := range []string{fileName(dir, name), name} {
 		if _, err := os.Lstat(filepath.Join(dir, n)); errors.Is(err, fs.ErrNotExist) {
 			continue // not opened, so not counted as read (SetReadHook)
@@ -220,14 +254,16 @@ func Names(path string) ([]string, error) {
 			seen[key] = true
 		}
 	}
-	for i := range l.shards {
-		p := filepath.Join(l.dir, shardName(l.dir, i))
-		keys, err := scanKeys(p, i)
+	shadowed := l.shadowed()
+	for p := range l.lay.files {
+		keys, err := scanKeys(l.path(p), p)
 		if err != nil {
-			return nil, &CorruptError{Path: p, Err: err}
+			return nil, &CorruptError{Path: l.path(p), Err: err}
 		}
 		for _, k := range keys {
-			seen[k] = true
+			if !shadowed || l.owns(p, k) {
+				seen[k] = true
+			}
 		}
 	}
 	out := make([]string, 0, len(seen))
@@ -239,19 +275,21 @@ func Names(path string) ([]string, error) {
 }
 
 // Write makes the split state named by path hold exactly files, by key:
-// it writes each shard whose bytes differ (atomically), removes the
-// shards left empty and the files per peer of a node not migrated yet,
-// then the old single file. It reports whether anything on disk changed.
-// A crash at any point leaves a state Read reads back whole: each shard
-// is old or new, a shard wins over a file per peer, the old file goes
-// last.
+// it writes each shard whose bytes differ (atomically), splitting those
+// that would pass maxShardSize, removes the shards left empty and the
+// files per peer of a node not migrated yet, then the old single file.
+// It reports whether anything on disk changed. A crash at any point
+// leaves a state Read reads back whole: each shard is old or new, a
+// deeper shard wins over the one it splits, a shard wins over a file per
+// peer, the old file goes last.
 func Write(path string, files map[string][]byte) (bool, error) {
 	return Rewrite(path, files, nil)
 }
 
 // Rewrite is Write for a caller that read the state with Read and holds
-// what keeps it current (a lock): a shard whose keys' bytes all equal
-// was's is left alone without being opened again, and any other is
+// what keeps it current (a lock): a group of shards (those under one
+// shard of depth 6) whose keys' bytes all equal was's is left alone
+// without being opened again, and any other has the keys that differ
 // written. With was nil, each shard is read back and compared, as Write
 // does.
 func Rewrite(path string, files, was map[string][]byte) (bool, error) {
@@ -266,23 +304,22 @@ func (c *Cache) Rewrite(path string, files, was map[string][]byte) (bool, error)
 		return false, fmt.Errorf("rewrite %s: %w", path, err)
 	}
 	groups, wasGroups := group(files), group(was)
-	var plans []shardPlan
-	for i := range Shards {
-		if was != nil && len(l.flat[i]) == 0 && sameContents(groups[i], wasGroups[i]) && l.shards[i] == (len(groups[i]) > 0) {
-			continue
+	var jobs []groupJob
+	for top := range Shards {
+		onDisk := len(l.lay.group(top)) > 0
+		trusted := was != nil && len(l.flat[top]) == 0 && onDisk == (len(wasGroups[top]) > 0) && !l.lay.stale(top)
+		switch {
+		case trusted && sameContents(groups[top], wasGroups[top]):
+		case trusted:
+			set, gone := diff(groups[top], wasGroups[top])
+			jobs = append(jobs, groupJob{top: top, set: set, gone: gone})
+		case onDisk || len(groups[top]) > 0 || len(l.flat[top]) > 0:
+			jobs = append(jobs, groupJob{top: top, exact: true, target: groups[top]})
 		}
-		pl := shardPlan{i: i, files: groups[i]}
-		if was == nil || len(l.flat[i]) > 0 {
-			if pl.shard, err = c.loadShard(l.dir, i); err != nil {
-				return false, err
-			}
-			pl.known = true
-		}
-		plans = append(plans, pl)
 	}
-	changed, err := c.apply(l, plans)
+	changed, err := c.run(l, jobs)
 	if err != nil {
-		return changed, err
+		return changed, fmt.Errorf("rewrite %s: %w", path, err)
 	}
 	if err := os.Remove(path); err == nil {
 		changed = true
@@ -292,18 +329,36 @@ func (c *Cache) Rewrite(path string, files, was map[string][]byte) (bool, error)
 	return changed, nil
 }
 
-// group splits files by shard; nil gives nil.
+// diff returns the keys of files whose bytes differ from was's, and the
+// keys of was not in files.
+func diff(files, was map[string][]byte) (map[string][]byte, []string) {
+	set := map[string][]byte{}
+	for k, v := range files {
+		if old, ok := was[k]; !ok || !bytes.Equal(old, v) {
+			set[k] = v
+		}
+	}
+	var gone []string
+	for k := range was {
+		if _, ok := files[k]; !ok {
+			gone = append(gone, k)
+		}
+	}
+	return set, gone
+}
+
+// group splits files by their shard of depth 6; nil gives nil.
 func group(files map[string][]byte) []map[string][]byte {
 	if files == nil {
 		return nil
 	}
 	out := make([]map[string][]byte, Shards)
 	for k, v := range files {
-		i := shardOf(k)
-		if out[i] == nil {
-			out[i] = map[string][]byte{}
+		top := prefixOf(keyBits(k), topDepth).top()
+		if out[top] == nil {
+			out[top] = map[string][]byte{}
 		}
-		out[i][k] = v
+		out[top][k] = v
 	}
 	return out
 }
@@ -311,61 +366,3 @@ func group(files map[string][]byte) []map[string][]byte {
 // sameContents reports whether a and b hold the same keys with the same
 // bytes.
 func sameContents(a, b map[string][]byte) bool { return maps.EqualFunc(a, b, bytes.Equal) }
-
-// shardPlan is what a write makes shard i hold: files, by key (none: the
-// shard goes). When known, shard is what the shard file holds now, and
-// a shard that holds files already is left alone.
-type shardPlan struct {
-	i     int
-	files map[string][]byte
-	shard map[string][]byte
-	known bool
-}
-
-// apply carries out plans in l's directory, several shards at once, each
-// written atomically, then removes the files per peer of the shards it
-// wrote, which they hold now. It reports whether anything changed.
-func (c *Cache) apply(l listing, plans []shardPlan) (bool, error) {
-	var changed atomic.Bool
-	var g errgroup.Group
-	g.SetLimit(writeParallel)
-	for _, pl := range plans {
-		g.Go(func() error {
-			did, err := c.applyOne(l, pl)
-			if did {
-				changed.Store(true)
-			}
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return changed.Load(), err
-	}
-	if len(l.flat) > 0 {
-		// The shards on disk before the files per peer they now hold go.
-		if err := atomicfile.SyncDir(l.dir); err != nil {
-			return changed.Load(), err
-		}
-	}
-	for _, pl := range plans {
-		for _, n := range l.flat[pl.i] {
-			if err := os.Remove(filepath.Join(l.dir, n)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return changed.Load(), fmt.Errorf("remove %s, moved into its shard: %w", n, err)
-			}
-			changed.Store(true)
-		}
-	}
-	return changed.Load(), nil
-}
-
-// applyOne makes shard pl.i of l's directory hold pl.files.
-func (c *Cache) applyOne(l listing, pl shardPlan) (bool, error) {
-	if len(pl.files) == 0 && !l.shards[pl.i] {
-		return false, nil
-	}
-	if pl.known && l.shards[pl.i] && sameContents(pl.files, pl.shard) {
-		return false, nil
-	}
-	p := filepath.Join(l.dir, shardName(l.dir, pl.i))
-	return true, c.writeShard(p, encodeShard(pl.files), pl.files)
-}
