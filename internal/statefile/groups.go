@@ -286,8 +286,8 @@ func (c *Cache) rewriteGroup(l listing, top int, target map[string][]byte) (bool
 }
 
 // replace writes the shards writes (each left alone when cur holds its
-// contents already), syncs the directory, then removes the shards old,
-// the shallower first: a key leaves a shard only once a deeper one holds
+// contents already), syncs the directory, then removes the shards old
+// that are not among writes, the shallower first: a key leaves a shard only once a deeper one holds
 // it or it is gone from every deeper one, so a crash between any two
 // steps loses nothing and resurrects nothing (layout.owner).
 func (c *Cache) replace(l listing, writes, cur map[prefix]map[string][]byte, old []prefix) error {
@@ -307,6 +307,9 @@ func (c *Cache) replace(l listing, writes, cur map[prefix]map[string][]byte, old
 	}
 	sort.Slice(old, func(a, b int) bool { return old[a].d < old[b].d })
 	for _, p := range old {
+		if _, kept := writes[p]; kept {
+			continue // a single key past the bound stays in its shard
+		}
 		c.put(l.path(p), nil, nil)
 		if err := os.Remove(l.path(p)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("remove %s, split or emptied: %w", l.path(p), err)

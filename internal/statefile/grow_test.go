@@ -145,6 +145,15 @@ func TestKeyLargerThanTheBoundIsAShardOfItsOwn(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkState(t, path, want)
+	// Grown by an Update, alone in its shard already or not.
+	for _, k := range keys[:2] {
+		set := map[string][]byte{k: content(k, 2, testBound+(2<<20))}
+		if _, err := Update(path, set, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		want[k] = set[k]
+		checkState(t, path, want)
+	}
 }
 
 // integShardName names shard i of the directory dir as the 64-shard
