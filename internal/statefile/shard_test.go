@@ -186,6 +186,12 @@ func FuzzDecodePeerShard(f *testing.F) {
 	f.Add(encodeShard(map[string][]byte{key: []byte("no newline")}), shardOf(key))
 	f.Add(encodeShard(map[string][]byte{key: nil}), shardOf(key))
 	f.Add([]byte(shardHeader), 0)
+	for i := Shards; i < 1<<20; i++ {
+		if fuzzPrefix(i).d > topDepth+2 && fuzzPrefix(i).has(keyBits(key)) {
+			f.Add(encodeShard(map[string][]byte{key: []byte("{\"deeper\": 1}\n")}), i) // a shard of depth 9
+			break
+		}
+	}
 	f.Add([]byte(shardHeader+"== a.json 2\nab\n== a.json 0\n\n"), -1)
 	f.Add([]byte("== x"), 3)
 	f.Fuzz(func(t *testing.T, data []byte, i int) {
