@@ -26,10 +26,10 @@ func (c *Cache) Update(path string, files, was map[string][]byte, gone []string)
 	if err != nil || len(sets)+len(gones) == 0 {
 		return false, err
 	}
-	l, err := list(Dir(path))
-	if err != nil {
-		return false, fmt.Errorf("update %s: %w", path, err)
-	}
+	// Not listed: each key's shard is found by probing its path
+	// (probe), so that a write's work follows the keys it writes, not
+	// the files of the directory.
+	l := listing{dir: Dir(path), lay: newLayout()}
 	var jobs []groupJob
 	for top := range Shards {
 		if sets[top] != nil || gones[top] != nil {
@@ -134,12 +134,23 @@ func (c *Cache) runJob(l listing, job groupJob) (bool, error) {
 	if job.exact {
 		return c.rewriteGroup(l, job.top, job.target)
 	}
+	leaves, err := probeLeaves(l.dir, job)
+	if err != nil {
+		return false, err
+	}
+	if leaves == nil && !l.listed {
+		if l, err = list(l.dir); err != nil {
+			return false, err
+		}
+	}
 	var changed bool
-	var err error
-	if l.lay.stale(job.top) {
+	switch {
+	case leaves != nil:
+		changed, err = c.updateLeaves(l.dir, leaves, job.set, job.gone)
+	case l.lay.stale(job.top):
 		changed, err = c.finishGroup(l, job)
-	} else {
-		changed, err = c.updateLeaves(l, job.set, job.gone)
+	default:
+		changed, err = c.updateLeaves(l.dir, l.lay.leaf, job.set, job.gone)
 	}
 	if err != nil {
 		return changed, err
@@ -181,19 +192,67 @@ func (c *Cache) groupContents(l listing, top int) (map[string][]byte, error) {
 	return out, nil
 }
 
-// updateLeaves writes set into the shards its keys are written to and
+// probeLeaves returns the shard each key of job is in, found by probing
+// its path: when exactly one shard on disk lies on it, that one. It
+// returns nil when some key has none on its path (a new key: where it
+// goes depends on the shards beside its path) or several (a split a
+// crash cut short): the caller lists the directory then.
+func probeLeaves(dir string, job groupJob) (func(uint32) prefix, error) {
+	mask := dirMask(dir)
+	found := map[uint32]prefix{}
+	check := func(key string) (bool, error) {
+		h := keyBits(key)
+		on, err := probe(dir, mask, h)
+		if err != nil || len(on) != 1 {
+			return false, err
+		}
+		found[h] = on[0]
+		return true, nil
+	}
+	for k := range job.set {
+		if ok, err := check(k); !ok || err != nil {
+			return nil, err
+		}
+	}
+	for _, k := range job.gone {
+		if ok, err := check(k); !ok || err != nil {
+			return nil, err
+		}
+	}
+	return func(h uint32) prefix { return found[h] }, nil
+}
+
+// probe returns the shards on disk of the directory dir, whose mask is
+// mask, that the bits h start with, shallowest first: it stats the name
+// of each of h's prefixes from depth 6 to maxDepth.
+func probe(dir string, mask uint32, h uint32) ([]prefix, error) {
+	var on []prefix
+	for d := uint8(topDepth); d <= maxDepth; d++ {
+		p := prefixOf(h, d)
+		_, err := os.Lstat(filepath.Join(dir, prefixNameMask(mask, p)))
+		switch {
+		case err == nil:
+			on = append(on, p)
+		case !errors.Is(err, fs.ErrNotExist):
+			return nil, &CorruptError{Path: filepath.Join(dir, prefixNameMask(mask, p)), Err: err}
+		}
+	}
+	return on, nil
+}
+
+// updateLeaves writes set into the shards leaf picks for its keys and
 // removes gone from theirs, in a group no crash left half split.
-func (c *Cache) updateLeaves(l listing, set map[string][]byte, gone []string) (bool, error) {
+func (c *Cache) updateLeaves(dir string, leaf func(uint32) prefix, set map[string][]byte, gone []string) (bool, error) {
 	sets, gones := map[prefix]map[string][]byte{}, map[prefix][]string{}
 	for k, v := range set {
-		p := l.lay.leaf(keyBits(k))
+		p := leaf(keyBits(k))
 		if sets[p] == nil {
 			sets[p] = map[string][]byte{}
 		}
 		sets[p][k] = v
 	}
 	for _, k := range gone {
-		p := l.lay.leaf(keyBits(k))
+		p := leaf(keyBits(k))
 		gones[p] = append(gones[p], k)
 	}
 	leaves := map[prefix]bool{}
@@ -205,7 +264,7 @@ func (c *Cache) updateLeaves(l listing, set map[string][]byte, gone []string) (b
 	}
 	changed := false
 	for p := range leaves {
-		did, err := c.updateLeaf(l, p, sets[p], gones[p])
+		did, err := c.updateLeaf(dir, p, sets[p], gones[p])
 		changed = changed || did
 		if err != nil {
 			return changed, err
@@ -217,8 +276,8 @@ func (c *Cache) updateLeaves(l listing, set map[string][]byte, gone []string) (b
 // updateLeaf writes set into the shard p and removes gone from it,
 // copying its other entries as they are (spliceShard); a shard that
 // would pass maxShardSize is replaced by its pieces.
-func (c *Cache) updateLeaf(l listing, p prefix, set map[string][]byte, gone []string) (bool, error) {
-	path := l.path(p)
+func (c *Cache) updateLeaf(dir string, p prefix, set map[string][]byte, gone []string) (bool, error) {
+	path := filepath.Join(dir, prefixName(dir, p))
 	data, _, _, err := c.loadRaw(path)
 	if err != nil {
 		return false, err
@@ -241,7 +300,7 @@ func (c *Cache) updateLeaf(l listing, p prefix, set map[string][]byte, gone []st
 	if data != nil {
 		old = []prefix{p}
 	}
-	return true, c.replace(l, pieces(p, shard), nil, old)
+	return true, c.replace(dir, pieces(p, shard), nil, old)
 }
 
 // rewriteGroup makes the group top of l hold exactly target: each key
@@ -282,7 +341,7 @@ func (c *Cache) rewriteGroup(l listing, top int, target map[string][]byte) (bool
 			changed = true
 		}
 	}
-	return changed, c.replace(l, writes, cur, old)
+	return changed, c.replace(l.dir, writes, cur, old)
 }
 
 // replace writes the shards writes (each left alone when cur holds its
@@ -290,7 +349,8 @@ func (c *Cache) rewriteGroup(l listing, top int, target map[string][]byte) (bool
 // that are not among writes, the shallower first: a key leaves a shard only once a deeper one holds
 // it or it is gone from every deeper one, so a crash between any two
 // steps loses nothing and resurrects nothing (layout.owner).
-func (c *Cache) replace(l listing, writes, cur map[prefix]map[string][]byte, old []prefix) error {
+func (c *Cache) replace(dir string, writes, cur map[prefix]map[string][]byte, old []prefix) error {
+	l := listing{dir: dir}
 	for p, files := range writes {
 		if shard, ok := cur[p]; ok && sameContents(shard, files) {
 			continue

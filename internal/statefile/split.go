@@ -58,15 +58,16 @@ func fileExists(p string) bool {
 // per peer a node not migrated yet left, by the shard of depth 6 their
 // key is under.
 type listing struct {
-	dir  string
-	lay  layout
-	flat map[int][]string // every file per peer, either name form
+	dir    string
+	lay    layout
+	flat   map[int][]string // every file per peer, either name form
+	listed bool             // lay and flat hold the directory's files
 }
 
 // list lists the split directory dir; a directory that is not there
 // holds nothing.
 func list(dir string) (listing, error) {
-	l := listing{dir: dir, lay: newLayout(), flat: map[int][]string{}}
+	l := listing{dir: dir, lay: newLayout(), flat: map[int][]string{}, listed: true}
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return l, nil
@@ -197,18 +198,20 @@ func ReadOne(path, name string) ([]byte, error) {
 }
 
 // ReadOne is statefile.ReadOne that opens the shard only when it changed
-// since c last read or wrote it, and keeps what it reads. It lists the
-// directory to find the key's shard (layout.owner).
+// since c last read or wrote it, and keeps what it reads. It finds the
+// key's shard (layout.owner) by probing the names of its path (probe),
+// not by listing the directory.
 func (c *Cache) ReadOne(path, name string) ([]byte, error) {
 	if !validKey(name) {
 		return nil, fmt.Errorf("read %s: not a state file name", name)
 	}
-	l, err := list(Dir(path))
+	dir := Dir(path)
+	on, err := probe(dir, dirMask(dir), keyBits(name))
 	if err != nil {
 		return nil, err
 	}
-	if p, ok := l.lay.owner(keyBits(name)); ok {
-		shard, err := c.loadShard(l.dir, p)
+	if len(on) > 0 {
+		shard, err := c.loadShard(dir, on[len(on)-1])
 		if err != nil {
 			return nil, err
 		}
@@ -216,7 +219,7 @@ func (c *Cache) ReadOne(path, name string) ([]byte, error) {
 			return data, nil
 		}
 	}
-	return readOneFlat(l.dir, name)
+	return readOneFlat(dir, name)
 }
 
 // readOneFlat reads the file per peer of key name a node not migrated

@@ -17,9 +17,9 @@ import (
 // any of those steps (any set of the pieces on disk, the old shard still
 // there) leaves a state in which each key reads as it was before the
 // write or as the write made it, a removed key is never back once its
-// piece is on disk, and the next write of any kind finishes the split:
-// the state is what it should be, no shard lies under another, and every
-// file is under the bound.
+// piece is on disk, and the next Write, Rewrite or Migrate, or Update of
+// keys under the pieces, finishes the split: the state is what it should
+// be, no shard lies under another, and every file is under the bound.
 func TestCrashAtEachStepOfASplitLosesNothing(t *testing.T) {
 	top := prefix{d: topDepth, n: 9}
 	keys := keysOfShard(9, 230, "crash")
@@ -42,8 +42,16 @@ func TestCrashAtEachStepOfASplitLosesNothing(t *testing.T) {
 		name string
 		run  func(path string, read map[string][]byte) (map[string][]byte, error)
 	}{
-		{"Update of another key", func(path string, read map[string][]byte) (map[string][]byte, error) {
-			set := map[string][]byte{keys[5]: []byte("after the crash\n")}
+		{"Update of a key under each half", func(path string, read map[string][]byte) (map[string][]byte, error) {
+			set := map[string][]byte{}
+			for _, p := range order {
+				for _, k := range keys[5:] {
+					if p.has(keyBits(k)) {
+						set[k] = []byte("after the crash\n")
+						break
+					}
+				}
+			}
 			want := maps.Clone(read)
 			maps.Copy(want, set)
 			_, err := Update(path, set, nil, nil)
@@ -170,11 +178,15 @@ func TestOverlappingShardsTheDeeperWins(t *testing.T) {
 	writeRaw(t, path, child, map[string][]byte{in[0]: []byte("child\n")})
 	want := map[string][]byte{in[0]: []byte("child\n"), out[0]: []byte("parent only\n")}
 	checkState(t, path, want)
-	if _, err := Update(path, map[string][]byte{out[1]: []byte("new\n")}, nil, nil); err != nil {
-		t.Fatal(err)
+	// A key with one shard on its path is written there (its owner), the
+	// overlap left alone; a key under both finishes it.
+	for _, k := range []string{out[1], in[2]} {
+		if _, err := Update(path, map[string][]byte{k: []byte("new\n")}, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		want[k] = []byte("new\n")
+		checkState(t, path, want)
 	}
-	want[out[1]] = []byte("new\n")
-	checkState(t, path, want)
 	checkNoStale(t, path)
 }
 
