@@ -1,6 +1,7 @@
 package statefile
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"sync"
@@ -17,7 +18,45 @@ import (
 // is ready to use, and it is safe for concurrent use.
 type Cache struct {
 	mu    sync.Mutex
-	files map[string]cached // by path
+	files map[string]cached    // by path
+	dirs  map[string]cachedDir // the shards of a directory, by its path
+}
+
+// cachedDir is the shards a directory held when it was as info says.
+type cachedDir struct {
+	info fs.FileInfo
+	lay  layout
+}
+
+// layoutOf returns the shards of the directory dir, listing it only when
+// it changed (its inode, size or modification time: creating, renaming
+// or removing a file in it changes them) since c last listed it. The
+// layout is shared with c: callers must not change it.
+func (c *Cache) layoutOf(dir string) (layout, error) {
+	info, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return newLayout(), nil
+	}
+	if err != nil {
+		return layout{}, &CorruptError{Path: dir, Err: err}
+	}
+	c.mu.Lock()
+	k, ok := c.dirs[dir]
+	c.mu.Unlock()
+	if ok && sameFile(k.info, info) {
+		return k.lay, nil
+	}
+	l, err := list(dir)
+	if err != nil {
+		return layout{}, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.dirs == nil {
+		c.dirs = map[string]cachedDir{}
+	}
+	c.dirs[dir] = cachedDir{info: info, lay: l.lay}
+	return l.lay, nil
 }
 
 type cached struct {

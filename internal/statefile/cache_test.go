@@ -1,6 +1,7 @@
 package statefile
 
 import (
+	"bytes"
 	"maps"
 	"os"
 	"path/filepath"
@@ -77,4 +78,32 @@ func TestCacheOpensOnlyWhatChanged(t *testing.T) {
 	if got := read(map[string]string{"a.json": "a3-longer", "b.json": "b2"}); !reflect.DeepEqual(got, map[string]int{sh("a.json"): 1}) {
 		t.Errorf("read after an edit in place opened %v, want a.json once", got)
 	}
+}
+
+// TestCacheReadOneSeesShardsSplitSinceItListed: ReadOne through a Cache
+// finds a key in the half its shard split into after the Cache listed
+// the directory, and a key written anew after the split.
+func TestCacheReadOneSeesShardsSplitSinceItListed(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ledger.json")
+	keys := keysOfShard(3, 300, "cached")
+	var c Cache
+	if _, err := c.Update(path, map[string][]byte{keys[0]: []byte("small\n")}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := c.ReadOne(path, keys[0]); err != nil || string(got) != "small\n" {
+		t.Fatalf("ReadOne = %q, %v", got, err)
+	}
+	want := map[string][]byte{}
+	for _, k := range keys {
+		want[k] = content(k, 1, 20<<10)
+	}
+	if _, err := Update(path, want, nil, nil); err != nil { // not through c
+		t.Fatal(err)
+	}
+	for _, k := range keys[:20] {
+		if got, err := c.ReadOne(path, k); err != nil || !bytes.Equal(got, want[k]) {
+			t.Fatalf("ReadOne(%s) through the Cache after a split = %d bytes, %v; want %d", k, len(got), err, len(want[k]))
+		}
+	}
+	checkState(t, path, want)
 }

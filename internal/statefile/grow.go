@@ -104,11 +104,27 @@ func prefixName(dir string, p prefix) string {
 	return prefixNameMask(dirMask(dir), p)
 }
 
+// prefixNameMask is prefixName for the directory whose mask is mask,
+// built without fmt: a probe (probe) names up to 19 shards a key.
 func prefixNameMask(mask uint32, p prefix) string {
+	var buf [40]byte
+	b := append(buf[:0], "shard-"...)
 	if p.d == topDepth {
-		return fmt.Sprintf("shard-%02d_%s.peers", p.n, hexOf(mask^p.code()))
+		b = appendHex(append(b, byte('0'+p.n/10), byte('0'+p.n%10)), 0, 0)
+	} else {
+		b = append(b, byte('0'+p.d/10), byte('0'+p.d%10), '-')
+		b = appendHex(b, p.n, hexDigits(p.d))
 	}
-	return fmt.Sprintf("shard-%02d-%0*x_%s.peers", p.d, hexDigits(p.d), p.n, hexOf(mask^p.code()))
+	b = appendHex(append(b, '_'), mask^p.code(), 8)
+	return string(append(b, ".peers"...))
+}
+
+// appendHex appends the width lowest hex digits of x, lowercase.
+func appendHex(b []byte, x uint32, width int) []byte {
+	for i := width - 1; i >= 0; i-- {
+		b = append(b, "0123456789abcdef"[x>>(4*uint(i))&0xf])
+	}
+	return b
 }
 
 func hexDigits(d uint8) int { return (int(d) + 3) / 4 }

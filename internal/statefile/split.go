@@ -199,19 +199,20 @@ func ReadOne(path, name string) ([]byte, error) {
 
 // ReadOne is statefile.ReadOne that opens the shard only when it changed
 // since c last read or wrote it, and keeps what it reads. It finds the
-// key's shard (layout.owner) by probing the names of its path (probe),
-// not by listing the directory.
+// key's shard (layout.owner) in the directory's listing c keeps, listed
+// again only when the directory changed; without a Cache, by probing the
+// names of the key's path (probe).
 func (c *Cache) ReadOne(path, name string) ([]byte, error) {
 	if !validKey(name) {
 		return nil, fmt.Errorf("read %s: not a state file name", name)
 	}
 	dir := Dir(path)
-	on, err := probe(dir, dirMask(dir), keyBits(name))
+	p, ok, err := c.ownerOf(dir, keyBits(name))
 	if err != nil {
 		return nil, err
 	}
-	if len(on) > 0 {
-		shard, err := c.loadShard(dir, on[len(on)-1])
+	if ok {
+		shard, err := c.loadShard(dir, p)
 		if err != nil {
 			return nil, err
 		}
@@ -220,6 +221,24 @@ func (c *Cache) ReadOne(path, name string) ([]byte, error) {
 		}
 	}
 	return readOneFlat(dir, name)
+}
+
+// ownerOf returns the shard on disk of dir a key of bits h is read from
+// (layout.owner), and whether there is one.
+func (c *Cache) ownerOf(dir string, h uint32) (prefix, bool, error) {
+	if c == nil {
+		on, err := probe(dir, dirMask(dir), h)
+		if err != nil || len(on) == 0 {
+			return prefix{}, false, err
+		}
+		return on[len(on)-1], true, nil
+	}
+	lay, err := c.layoutOf(dir)
+	if err != nil {
+		return prefix{}, false, err
+	}
+	p, ok := lay.owner(h)
+	return p, ok, nil
 }
 
 // readOneFlat reads the file per peer of key name a node not migrated
