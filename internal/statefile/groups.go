@@ -134,29 +134,34 @@ func (c *Cache) runJob(l listing, job groupJob) (bool, error) {
 	if job.exact {
 		return c.rewriteGroup(l, job.top, job.target)
 	}
-	leaves, err := probeLeaves(l.dir, job)
-	if err != nil {
-		return false, err
-	}
-	if leaves == nil && !l.listed {
-		if l, err = list(l.dir); err != nil {
-			return false, err
-		}
-	}
-	var changed bool
-	switch {
-	case leaves != nil:
-		changed, err = c.updateLeaves(l.dir, leaves, job.set, job.gone)
-	case l.lay.stale(job.top):
-		changed, err = c.finishGroup(l, job)
-	default:
-		changed, err = c.updateLeaves(l.dir, l.lay.leaf, job.set, job.gone)
-	}
+	changed, err := c.updateGroup(l, job)
 	if err != nil {
 		return changed, err
 	}
 	removed, err := removeFlat(l.dir, job.set, job.gone)
 	return changed || removed, err
+}
+
+// updateGroup writes job.set and removes job.gone in the shards of their
+// keys. Unlisted, it finds them by probing each key's path, and lists
+// the directory only when that is not enough (probeLeaves).
+func (c *Cache) updateGroup(l listing, job groupJob) (bool, error) {
+	if !l.listed {
+		leaves, err := probeLeaves(l.dir, job)
+		if err != nil {
+			return false, err
+		}
+		if leaves != nil {
+			return c.updateLeaves(l.dir, leaves, job.set, job.gone)
+		}
+		if l, err = list(l.dir); err != nil {
+			return false, err
+		}
+	}
+	if l.lay.stale(job.top) {
+		return c.finishGroup(l, job)
+	}
+	return c.updateLeaves(l.dir, l.lay.leaf, job.set, job.gone)
 }
 
 // finishGroup carries out job in a group a crash left half split: it
