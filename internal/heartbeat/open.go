@@ -11,6 +11,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/atomicfile"
 	"github.com/meshnode/meshnode/internal/fetch"
+	"github.com/meshnode/meshnode/internal/filelock"
 	"github.com/meshnode/meshnode/internal/logpin"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
@@ -90,16 +91,34 @@ func splitStates() []string {
 // lock, before anything is read.
 func migrateNames(dir string) error {
 	for _, f := range splitStates() {
-		migrate := statefile.Migrate
-		if f == node.CopiesFile {
-			// copies/ stays a file per peer: the site reads its files.
-			migrate = statefile.MigrateFlat
-		}
-		if _, err := migrate(filepath.Join(dir, f)); err != nil {
+		if err := migrateState(dir, f); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// migrateState migrates the split state f of the node at dir. The queue's
+// directories are also written by `meshnode inbox` and the workers, which
+// take the queue's own lock, not the heartbeat's: their migration takes it
+// too, or a write landing between the migration's read of a peer's file
+// and its write of the shard would be lost.
+func migrateState(dir, f string) error {
+	p := filepath.Join(dir, f)
+	if f == node.CopiesFile {
+		// copies/ stays a file per peer: the site reads its files.
+		_, err := statefile.MigrateFlat(p)
+		return err
+	}
+	if f == node.QueueFile || f == node.QueueSettledFile {
+		unlock, err := filelock.Lock(filepath.Join(dir, node.QueueFile) + ".lock")
+		if err != nil {
+			return fmt.Errorf("migrate %s: %w", f, err)
+		}
+		defer unlock()
+	}
+	_, err := statefile.Migrate(p)
+	return err
 }
 
 // load opens the node's snapshot: the one read of its files this

@@ -130,16 +130,46 @@ func removeFlatGroups(l listing, jobs []groupJob) (bool, error) {
 // split short (layout.stale) is read whole and made exact, which
 // finishes the split; in any other, only the shards of the keys written
 // or removed are opened.
+//
+// The files per peer of keys leaving the state go before any shard is
+// written: were a shard written first, a crash between the two would
+// leave such a file, which Read would give back. The files of keys
+// written go after their shards, which then win.
 func (c *Cache) runJob(l listing, job groupJob) (bool, error) {
 	if job.exact {
-		return c.rewriteGroup(l, job.top, job.target)
+		left, err := removeLeaving(l, job)
+		if err != nil {
+			return left, err
+		}
+		changed, err := c.rewriteGroup(l, job.top, job.target)
+		return changed || left, err
+	}
+	left, err := removeFlat(l.dir, nil, job.gone)
+	if err != nil {
+		return left, err
 	}
 	changed, err := c.updateGroup(l, job)
 	if err != nil {
-		return changed, err
+		return changed || left, err
 	}
-	removed, err := removeFlat(l.dir, job.set, job.gone)
-	return changed || removed, err
+	removed, err := removeFlat(l.dir, job.set, nil)
+	return changed || removed || left, err
+}
+
+// removeLeaving removes the files per peer of the group job.top whose keys
+// job.target does not hold: the keys an exact write takes out of the state.
+func removeLeaving(l listing, job groupJob) (bool, error) {
+	removed := false
+	for _, n := range l.flat[job.top] {
+		if key, _ := keyOf(l.dir, n); hasKey(job.target, key) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(l.dir, n)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return removed, fmt.Errorf("remove %s, whose key leaves the state: %w", n, err)
+		}
+		removed = true
+	}
+	return removed, nil
 }
 
 // updateGroup writes job.set and removes job.gone in the shards of their

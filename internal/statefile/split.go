@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -41,12 +42,25 @@ func PeerRef(path, url string) string {
 // own file where a node not migrated yet keeps it there only.
 func FilePath(path, key string) string {
 	p := shardPath(path, key)
-	if _, err := os.Lstat(p); err != nil {
+	if !shardHolds(path, key) {
 		if flat := FlatFilePath(path, key); fileExists(flat) {
 			return flat
 		}
 	}
 	return p + "#" + key
+}
+
+// shardHolds reports whether the shard that owns key in the split state
+// named by path lists it, reading its entry lines only; a shard it cannot
+// read holds nothing, for a message.
+func shardHolds(path, key string) bool {
+	dir := Dir(path)
+	p, ok, err := (*Cache)(nil).ownerOf(dir, keyBits(key))
+	if err != nil || !ok {
+		return false
+	}
+	keys, err := scanKeys(filepath.Join(dir, prefixName(dir, p)), p)
+	return err == nil && slices.Contains(keys, key)
 }
 
 func fileExists(p string) bool {
@@ -81,6 +95,12 @@ func list(dir string) (listing, error) {
 			l.lay.add(p)
 		} else if isStateFile(e) {
 			key, _ := keyOf(dir, e.Name())
+			if !validKey(key) {
+				// A name no shard can hold (a copy a file manager made,
+				// "x 2.json"): refused here, before a migration or a
+				// write could move it into a shard no one reads back.
+				return l, &CorruptError{Path: filepath.Join(dir, e.Name()), Err: errors.New("not a state file's name (a space, a control character or a backslash): move it away")}
+			}
 			top := prefixOf(keyBits(key), topDepth).top()
 			l.flat[top] = append(l.flat[top], e.Name())
 		}
@@ -321,6 +341,11 @@ func Rewrite(path string, files, was map[string][]byte) (bool, error) {
 // Rewrite is statefile.Rewrite that keeps in c what it writes, and
 // forgets what it removes.
 func (c *Cache) Rewrite(path string, files, was map[string][]byte) (bool, error) {
+	for name := range files {
+		if !validKey(name) {
+			return false, fmt.Errorf("rewrite %s: write %s: not a state file name", path, name)
+		}
+	}
 	l, err := list(Dir(path))
 	if err != nil {
 		return false, fmt.Errorf("rewrite %s: %w", path, err)
@@ -388,3 +413,9 @@ func group(files map[string][]byte) []map[string][]byte {
 // sameContents reports whether a and b hold the same keys with the same
 // bytes.
 func sameContents(a, b map[string][]byte) bool { return maps.EqualFunc(a, b, bytes.Equal) }
+
+// hasKey reports whether files holds key, whatever its bytes.
+func hasKey(files map[string][]byte, key string) bool {
+	_, ok := files[key]
+	return ok
+}
