@@ -20,11 +20,11 @@ func tour(w io.Writer, o Options, now time.Time) {
 		"FOUNDERS.md                      the sample mesh's founders (the node and cyd): their validations count",
 		"validations/                     our validations of the peers' traces",
 		"disputes/                        the hash mismatch we saw on cyd",
-		statefile.Dir(node.CursorsFile) + "/      cursors, gaps, failures: 64 shards, a peer's lines in one",
-		statefile.Dir(node.CursorsSeenFile) + "/ the hashes seen from each peer: 64 shards, a peer's lines in one",
-		statefile.Dir(node.LedgerFile) + "/               what we know of the peers' files: 64 shards, a peer's lines in one",
-		statefile.Dir(node.QueueFile) + "/                the validation queue: 64 shards, a peer's lines in one",
-		statefile.Dir(node.QueueSettledFile) + "/        the queue's settled items: 64 shards, a peer's lines in one",
+		statefile.Dir(node.CursorsFile) + "/      cursors, gaps, failures: shards, a peer's lines in one",
+		statefile.Dir(node.CursorsSeenFile) + "/ the hashes seen from each peer: shards, a peer's lines in one",
+		statefile.Dir(node.LedgerFile) + "/               what we know of the peers' files: shards, a peer's lines in one",
+		statefile.Dir(node.QueueFile) + "/                the validation queue: shards, a peer's lines in one",
+		statefile.Dir(node.QueueSettledFile) + "/        the queue's settled items: shards, a peer's lines in one",
 	}
 	if o.Build != nil {
 		lines = append(lines, "_site/index.html                 the static site (open the file in a browser)")
