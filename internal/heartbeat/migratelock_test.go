@@ -53,3 +53,31 @@ func TestTheQueuesMigrationWaitsForTheQueuesLock(t *testing.T) {
 		})
 	}
 }
+
+// TestTheQueuesTemporaryFilesAreRemovedUnderTheQueuesLock: a temporary
+// file in the queue's directories may be an inbox write in progress, not
+// one a killed heartbeat left, so the heartbeat removes them only under
+// the queue's lock.
+func TestTheQueuesTemporaryFilesAreRemovedUnderTheQueuesLock(t *testing.T) {
+	dir := t.TempDir()
+	sub := statefile.Dir(node.QueueFile)
+	if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := filelock.Lock(filepath.Join(dir, node.QueueFile) + ".lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- removeTempsIn(dir, sub) }()
+	select {
+	case err := <-done:
+		unlock()
+		t.Fatalf("the queue's temporary files were removed while its lock was held (err %v)", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	unlock()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}

@@ -72,11 +72,37 @@ func removeTemps(dir string) error {
 		subs = append(subs, statefile.Dir(f))
 	}
 	for _, sub := range subs {
-		if err := atomicfile.RemoveTemps(filepath.Join(dir, sub)); err != nil {
+		if err := removeTempsIn(dir, sub); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// removeTempsIn removes the temporary files of the directory sub of the
+// node at dir. The queue's directories are written by `meshnode inbox`
+// and the workers under the queue's own lock, so their temporary files
+// are removed under it too: a write of theirs in progress is not one a
+// killed heartbeat left.
+func removeTempsIn(dir, sub string) error {
+	if sub == statefile.Dir(node.QueueFile) || sub == statefile.Dir(node.QueueSettledFile) {
+		unlock, err := lockQueue(dir)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	}
+	return atomicfile.RemoveTemps(filepath.Join(dir, sub))
+}
+
+// lockQueue takes the lock the file queue's writers take
+// (queue.json.lock).
+func lockQueue(dir string) (func(), error) {
+	unlock, err := filelock.Lock(filepath.Join(dir, node.QueueFile) + ".lock")
+	if err != nil {
+		return nil, fmt.Errorf("lock the queue: %w", err)
+	}
+	return unlock, nil
 }
 
 // splitStates returns the node's states kept as a directory of a file per
@@ -111,7 +137,7 @@ func migrateState(dir, f string) error {
 		return err
 	}
 	if f == node.QueueFile || f == node.QueueSettledFile {
-		unlock, err := filelock.Lock(filepath.Join(dir, node.QueueFile) + ".lock")
+		unlock, err := lockQueue(dir)
 		if err != nil {
 			return fmt.Errorf("migrate %s: %w", f, err)
 		}

@@ -176,23 +176,37 @@ func removeLeaving(l listing, job groupJob) (bool, error) {
 // keys. Unlisted, it finds them by probing each key's path, and lists
 // the directory only when that is not enough (probeLeaves).
 func (c *Cache) updateGroup(l listing, job groupJob) (bool, error) {
+	probed := false
 	if !l.listed {
 		leaves, err := probeLeaves(l.dir, job)
 		if err != nil {
 			return false, err
 		}
 		if leaves != nil {
-			return c.updateLeaves(l.dir, leaves, job.set, job.gone)
+			did, err := c.updateLeaves(l.dir, leaves, job.set, job.gone, true)
+			if !errors.Is(err, errMustList) {
+				return did, err
+			}
+			probed = did
 		}
 		if l, err = list(l.dir); err != nil {
-			return false, err
+			return probed, err
 		}
 	}
 	if l.lay.stale(job.top) {
-		return c.finishGroup(l, job)
+		did, err := c.finishGroup(l, job)
+		return did || probed, err
 	}
-	return c.updateLeaves(l.dir, l.lay.leaf, job.set, job.gone)
+	did, err := c.updateLeaves(l.dir, l.lay.leaf, job.set, job.gone, false)
+	return did || probed, err
 }
+
+// errMustList stops an Update that found a key's shard by probing its
+// path when that shard has to split: other shards may lie under it (a
+// split a crash cut short, whose newer halves its pieces would
+// overwrite), which only a listing of the directory shows. The Update
+// lists it and goes on: what it wrote already is written again as is.
+var errMustList = errors.New("a probed shard must split: list the directory")
 
 // finishGroup carries out job in a group a crash left half split: it
 // reads the group whole and makes it exact.
@@ -264,8 +278,10 @@ func probe(dir string, mask uint32, h uint32) ([]prefix, error) {
 	var on []prefix
 	for d := uint8(topDepth); d <= maxDepth; d++ {
 		p := prefixOf(h, d)
-		_, err := os.Lstat(filepath.Join(dir, prefixNameMask(mask, p)))
+		info, err := os.Lstat(filepath.Join(dir, prefixNameMask(mask, p)))
 		switch {
+		case err == nil && !info.Mode().IsRegular():
+			return nil, &CorruptError{Path: filepath.Join(dir, prefixNameMask(mask, p)), Err: errNotRegular}
 		case err == nil:
 			on = append(on, p)
 		case !errors.Is(err, fs.ErrNotExist):
@@ -277,7 +293,7 @@ func probe(dir string, mask uint32, h uint32) ([]prefix, error) {
 
 // updateLeaves writes set into the shards leaf picks for its keys and
 // removes gone from theirs, in a group no crash left half split.
-func (c *Cache) updateLeaves(dir string, leaf func(uint32) prefix, set map[string][]byte, gone []string) (bool, error) {
+func (c *Cache) updateLeaves(dir string, leaf func(uint32) prefix, set map[string][]byte, gone []string, probed bool) (bool, error) {
 	sets, gones := map[prefix]map[string][]byte{}, map[prefix][]string{}
 	for k, v := range set {
 		p := leaf(keyBits(k))
@@ -299,7 +315,7 @@ func (c *Cache) updateLeaves(dir string, leaf func(uint32) prefix, set map[strin
 	}
 	changed := false
 	for p := range leaves {
-		did, err := c.updateLeaf(dir, p, sets[p], gones[p])
+		did, err := c.updateLeaf(dir, p, sets[p], gones[p], probed)
 		changed = changed || did
 		if err != nil {
 			return changed, err
@@ -310,8 +326,9 @@ func (c *Cache) updateLeaves(dir string, leaf func(uint32) prefix, set map[strin
 
 // updateLeaf writes set into the shard p and removes gone from it,
 // copying its other entries as they are (spliceShard); a shard that
-// would pass maxShardSize is replaced by its pieces.
-func (c *Cache) updateLeaf(dir string, p prefix, set map[string][]byte, gone []string) (bool, error) {
+// would pass maxShardSize is replaced by its pieces, unless p was found
+// by probing (errMustList).
+func (c *Cache) updateLeaf(dir string, p prefix, set map[string][]byte, gone []string, probed bool) (bool, error) {
 	path := filepath.Join(dir, prefixName(dir, p))
 	data, _, _, err := c.loadRaw(path)
 	if err != nil {
@@ -326,6 +343,9 @@ func (c *Cache) updateLeaf(dir string, p prefix, set map[string][]byte, gone []s
 	}
 	if len(next) <= maxShardSize {
 		return true, c.writeShard(path, next, nil)
+	}
+	if probed {
+		return false, errMustList
 	}
 	shard, err := decodeShard(next, p)
 	if err != nil {

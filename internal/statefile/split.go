@@ -192,6 +192,9 @@ func (c *Cache) loadRaw(p string) ([]byte, map[string][]byte, fs.FileInfo, error
 	if err != nil {
 		return nil, nil, nil, &CorruptError{Path: p, Err: err}
 	}
+	if !info.Mode().IsRegular() {
+		return nil, nil, nil, &CorruptError{Path: p, Err: errNotRegular}
+	}
 	if info.Size() > maxShardBytes {
 		return nil, nil, nil, &CorruptError{Path: p, Err: fmt.Errorf("shard of %d bytes, more than the %d accepted", info.Size(), maxShardBytes)}
 	}
@@ -240,8 +243,33 @@ func (c *Cache) ReadOne(path, name string) ([]byte, error) {
 			return data, nil
 		}
 	}
+	if c != nil {
+		// The listing c keeps is trusted while the directory's inode,
+		// size and time stay; on a file system whose times are coarse,
+		// a split by another process within one tick moves none of
+		// them. A key not found is looked for again by its path: the
+		// names on it are stat'ed, and a shard read only when the key's
+		// owner is another than the listing said.
+		on, err := probe(dir, dirMask(dir), keyBits(name))
+		if err != nil {
+			return nil, err
+		}
+		if n := len(on); n > 0 && (!ok || on[n-1] != p) {
+			shard, err := c.loadShard(dir, on[n-1])
+			if err != nil {
+				return nil, err
+			}
+			if data, ok := shard[name]; ok {
+				return data, nil
+			}
+		}
+	}
 	return readOneFlat(dir, name)
 }
+
+// errNotRegular refuses a shard's name that is not a regular file (a
+// link, a pipe): reading it could block or have no end.
+var errNotRegular = errors.New("not a regular file: a shard is one")
 
 // ownerOf returns the shard on disk of dir a key of bits h is read from
 // (layout.owner), and whether there is one.
