@@ -83,19 +83,7 @@ func (c *Cache) get(path string, info fs.FileInfo) ([]byte, bool) {
 // put keeps data as the content of path, as info describes it; with info
 // nil it forgets path.
 func (c *Cache) put(path string, data []byte, info fs.FileInfo) {
-	if c == nil {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if info == nil {
-		delete(c.files, path)
-		return
-	}
-	if c.files == nil {
-		c.files = map[string]cached{}
-	}
-	c.files[path] = cached{data: data, info: info}
+	c.putShard(path, data, nil, info)
 }
 
 // getShard returns what c keeps of the shard at path, its bytes and its
