@@ -69,12 +69,7 @@ func TestFilePathNamesTheFileThatHoldsTheKey(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ledger.json")
 	dir := Dir(path)
 	k := PeerFileName("https://ada.example/")
-	var other string
-	for n := 0; other == ""; n++ {
-		if o := PeerFileName(fmt.Sprintf("https://o%d.example/", n)); shardOf(o) == shardOf(k) {
-			other = o
-		}
-	}
+	other := keyBeside(k)
 	if _, err := WriteSome(path, map[string][]byte{other: []byte("{}\n")}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -84,6 +79,15 @@ func TestFilePathNamesTheFileThatHoldsTheKey(t *testing.T) {
 	}
 	if got, want := FilePath(path, other), shardPath(path, other)+"#"+other; got != want {
 		t.Errorf("FilePath of a key in its shard = %s, want %s", got, want)
+	}
+}
+
+// keyBeside returns a peer's key in the same shard of depth 6 as k.
+func keyBeside(k string) string {
+	for n := 0; ; n++ {
+		if o := PeerFileName(fmt.Sprintf("https://o%d.example/", n)); shardOf(o) == shardOf(k) {
+			return o
+		}
 	}
 }
 
@@ -284,12 +288,7 @@ func TestACrashAfterAShardWriteBringsNoRemovedKeyBack(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "queue.json")
 			dir := Dir(path)
 			k := PeerFileName("https://ada.example/")
-			var other string
-			for n := 0; other == ""; n++ {
-				if o := PeerFileName(fmt.Sprintf("https://o%d.example/", n)); shardOf(o) == shardOf(k) {
-					other = o
-				}
-			}
+			other := keyBeside(k)
 			// An unmigrated node: both keys in files per peer.
 			os.MkdirAll(dir, 0o755)
 			os.WriteFile(filepath.Join(dir, fileName(dir, k)), []byte("{\"old\": true}\n"), 0o644)
