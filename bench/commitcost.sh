@@ -75,7 +75,9 @@ packed() {
 # bundle's header), for each top-level path (a directory of mesh-state/
 # each), its trees apart: the pack indexed with its bases appended
 # (index-pack --fix-thin), whose listing gives each object's bytes in the
-# pack, named by rev-list's path of it.
+# pack, named by rev-list's path of it; each tree under the group of its
+# own path ("trees:validations": the directory's tree, whose entry per
+# new file is part of a new record's cost).
 breakdown() {
   local d=$1
   rm -f "$out"/bd.*
@@ -85,7 +87,7 @@ breakdown() {
   git_ "$d" verify-pack -v "$out/bd.idx" | awk 'NF >= 5 && $2 ~ /^(blob|tree|commit)$/ { print $1, $2, $4 }' |
     awk 'NR == FNR { path[$1] = $2; next }
       ($1 in path) { n = split(path[$1], a, "/"); g = (a[1] == "mesh-state" && n > 1) ? a[1] "/" a[2] : a[1]
-        if ($2 == "tree") g = "trees"; if ($2 == "commit") g = "commit"; s[g] += $3 }
+        if ($2 == "tree") g = "trees:" (path[$1] == "" ? "/" : g); if ($2 == "commit") g = "commit"; s[g] += $3 }
       END { for (g in s) print g, s[g] }' "$out/bd.objs" -
 }
 # sizepack DIR: the KiB of DIR's packs after `git repack -adq`.
