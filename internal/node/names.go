@@ -69,6 +69,13 @@ var HistoryPaths = []string{ConfigFile, ManifestFile, AgentsFile, IdentityFile, 
 	TracesDir, ValidationsDir, DisputesDir, ArchiveDir, LogDir,
 	LedgerFile, StateDir + "/ledger", StateDir + "/ledger-segments", CopiesFile, StateDir + "/copies"}
 
+// CopiesPaths are where the copies of peers' traces are kept (copies/ and
+// an older node's single file): a cache beside the checkout that is never
+// committed, since it is other people's text, which would stay in the
+// repository's history for ever, a trace taken down included
+// (docs/decisions.md, "What the node commits").
+var CopiesPaths = []string{CopiesFile, StateDir + "/copies"}
+
 // CursorsSeenFile names polling-cursors-seen/, the hashes seen from each
 // peer, kept apart from its cursor so that a heartbeat reads them only
 // when a poll of the peer lists a file (internal/state names it so).
