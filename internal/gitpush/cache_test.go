@@ -91,3 +91,26 @@ func wantCopiesOnDiskUntracked(t *testing.T, dir string) {
 		}
 	}
 }
+
+// FuzzHoldsData: whatever `git ls-files -t -z` prints, holdsData does not
+// fail, never counts the untracked copies alone, and counts any tracked
+// file.
+func FuzzHoldsData(f *testing.F) {
+	for _, s := range []string{"", "? mesh-state/copies/a.json\x00", "H mesh-state/ledger/ab.json\x00? mesh-state/copies.json\x00", "? traces/x.md\x00", "H\x00?", "? mesh-state/copiesX\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, listed string) {
+		var copies strings.Builder
+		for _, e := range strings.Split(listed, "\x00") {
+			if _, name, ok := strings.Cut(e, " "); ok && !strings.Contains(name, "\x00") {
+				copies.WriteString("? mesh-state/copies/" + strings.TrimLeft(name, "/") + "\x00")
+			}
+		}
+		if holdsData(copies.String()) {
+			t.Errorf("untracked copies alone counted as data: %q", copies.String())
+		}
+		if !holdsData(listed + "\x00H traces/x.md\x00") {
+			t.Errorf("a tracked file after %q not counted", listed)
+		}
+	})
+}
