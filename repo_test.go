@@ -198,7 +198,7 @@ func TestUnpinnedUsesFindsEveryKindOfLoosePin(t *testing.T) {
 // program's, beside the node's own (node.Paths).
 var projectPaths = []string{
 	".ci", ".gitattributes", ".github", ".gitignore", "README.md", "bench", "cmd", "conformance", "docs",
-	"go.mod", "go.sum", "internal", "node_names_test.go", "repo_test.go", "security_test.go", "workflow_secrets_test.go",
+	"go.mod", "go.sum", "internal", "node_names_test.go", "repo_test.go", "security_test.go", "workflow_cache_test.go", "workflow_secrets_test.go",
 }
 
 // TestRepositoryTracksNoStrayFiles fails when git tracks a top-level entry

@@ -12,7 +12,8 @@
 # Each binary builds its own history in its own git checkout: DAYS
 # heartbeats a day apart, each after every peer published one trace (PEERS
 # at most 1,000, what a heartbeat validates at most), each
-# committed as the workflow commits (every file but the lock files). Then
+# committed as the workflow commits (every file but the lock files and
+# what the tree's .gitignore lists: `git add -A`). Then
 # ROUNDS measured rounds, the binaries alternating (new first in odd
 # rounds): every peer publishes one more trace, so a heartbeat has PEERS
 # new records (a peer's trace fetched, scored and validated: its ledger
@@ -100,8 +101,14 @@ sizepack() {
 # otherwise wait its turn: docs/decisions.md, "Adaptive polling"), so
 # each heartbeat with news has PEERS new records.
 printf 'polling:\n  quiet_after: 0\n' >>"$out/mesh/mesh.yaml"
+# Each node is a fork of its own tree: the tree's .gitignore says what a
+# commit of every file leaves out (this tree's, the copies of peers'
+# traces: docs/decisions.md, "What the node commits").
+cp .gitignore "$out/mesh-new.gitignore"
+cp "$out/base-src/.gitignore" "$out/mesh-old.gitignore"
 for w in new old; do
   cp -r "$out/mesh" "$out/$w-node"
+  cp "$out/mesh-$w.gitignore" "$out/$w-node/.gitignore"
   git -C "$out/$w-node" init -q
   commit "$out/$w-node" >/dev/null
 done

@@ -23,7 +23,8 @@ func init() {
                        [--keepalive-after DURATION] [--check-status]
                        [--now TIME]
 
-Stages the node's files and nothing else (lock files excepted):
+Stages the node's files and nothing else (lock files excepted, and the
+copies of peers' traces, a cache never committed: ` + strings.Join(node.CopiesPaths, " ") + `):
   ` + strings.Join(node.Paths, " ") + `
 and commits them when they changed, with a message that says what changed
 (read from the heartbeat's --summary). Other local changes (an edited

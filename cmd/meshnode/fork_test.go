@@ -3,11 +3,13 @@ package main
 import (
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/meshnode/meshnode/internal/gitpush"
+	"github.com/meshnode/meshnode/internal/node"
 )
 
 // templateFiles are the files of this repository a fork starts from that
@@ -39,7 +41,8 @@ func forkOrigin(t *testing.T) string {
 }
 
 // assertOriginHoldsTheNode checks that every node file on disk is on the
-// origin's main byte for byte, and the template's mesh.yaml is gone.
+// origin's main byte for byte, but the copies of peers' traces, which are
+// not, and the template's mesh.yaml is gone.
 func assertOriginHoldsTheNode(t *testing.T, dir, bare string) {
 	t.Helper()
 	n := 0
@@ -49,6 +52,12 @@ func assertOriginHoldsTheNode(t *testing.T, dir, bare string) {
 				return nil
 			}
 			rel, _ := filepath.Rel(dir, path)
+			if isCopies(filepath.ToSlash(rel)) {
+				if _, err := gitOutput(bare, "cat-file", "-e", "main:"+filepath.ToSlash(rel)); err == nil {
+					t.Errorf("origin holds %s, a copy of a peer's trace", rel)
+				}
+				return nil
+			}
 			want, _ := os.ReadFile(path)
 			if got := gitT(t, bare, "show", "main:"+filepath.ToSlash(rel)); got != string(want) {
 				t.Errorf("origin's %s differs from the node's", rel)
@@ -207,4 +216,19 @@ func TestInitFounderOnALiveNodeWritesFoundersAlone(t *testing.T) {
 	if strings.Contains(out, "mesh.yaml.bak") || strings.Contains(out, "FOUNDERS.md.bak") {
 		t.Errorf("a file init did not change was copied:\n%s", out)
 	}
+}
+
+// isCopies says whether the slash path rel is one of the copies of peers'
+// traces (node.CopiesPaths), which are never committed.
+func isCopies(rel string) bool {
+	for _, p := range node.CopiesPaths {
+		if rel == p || strings.HasPrefix(rel, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func gitOutput(dir string, args ...string) ([]byte, error) {
+	return exec.Command("git", append([]string{"-C", dir}, args...)...).Output()
 }

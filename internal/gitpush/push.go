@@ -38,6 +38,12 @@ var DataPaths = node.Paths
 // too, but a repository need not have it).
 var notData = []string{":(exclude,glob)mesh-state/*.lock"}
 
+// notCommitted is the node's cache under DataPaths, the copies of peers'
+// traces: kept beside the checkout, never committed, and taken out of
+// git's index when an older node committed it (docs/decisions.md, "What
+// the node commits").
+var notCommitted = node.CopiesPaths
+
 // Errors a caller branches on.
 var (
 	// ErrPushRejected: every push attempt was rejected as not a fast-forward.

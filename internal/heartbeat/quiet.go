@@ -16,6 +16,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/atomicfile"
 	"github.com/meshnode/meshnode/internal/config"
+	"github.com/meshnode/meshnode/internal/copies"
 	"github.com/meshnode/meshnode/internal/gittree"
 	"github.com/meshnode/meshnode/internal/heartbeat/report"
 	"github.com/meshnode/meshnode/internal/ledger"
@@ -116,7 +117,8 @@ func readDerived(dir string) (*derived, error) {
 // inputsDigest digests everything the derived record is computed from:
 // what git would record for node.HistoryPaths were the work tree
 // committed now (content hashes: gittree.Current, which reads HEAD when
-// git finds the work tree clean there), the configuration as this run
+// git finds the work tree clean there), the copies' stamp (copies.Stamp:
+// they are never committed), the configuration as this run
 // reads it, the binary's version, the log's key, the options that size
 // our MANIFEST.md, and the peers the cursors know. Any change to one of
 // them gives another digest; a commit of the work tree gives the same.
@@ -130,11 +132,16 @@ func (n *job) digestOf(tree []byte, err error) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	stamp, err := copies.Stamp(filepath.Join(n.opts.Dir, node.CopiesFile))
+	if err != nil {
+		return "", err
+	}
 	h := sha256.New()
 	fmt.Fprintf(h, "meshnode derived %d\nversion %q %q\nwindow %d %d\nlimits %+v\nkey %x\n",
 		derivedVersion, n.opts.Version, buildRevision(), n.opts.ManifestWindow, n.opts.ManifestChunk, n.opts.pubLimits, sha256.Sum256([]byte(n.opts.LogKey)))
 	h.Write(config.Marshal(n.cfg))
 	h.Write(tree)
+	h.Write(stamp)
 	for _, u := range n.state.SortedURLs() {
 		c := n.state.Cursors[u]
 		fmt.Fprintf(h, "peer %q %q %q %q\n", u, c.Agent, c.LearnedFrom, c.Status)

@@ -61,13 +61,21 @@ const (
 	DerivedFile = StateDir + "/derived.json"
 )
 
-// HistoryPaths are the node's files a heartbeat computes its derived
-// state from, besides its cursors: its configuration and top-level files,
-// its published files, its archive and log, and the ledger and copies (a
-// file per peer, the segments, and an older node's single files).
+// HistoryPaths are the node's committed files a heartbeat computes its
+// derived state from, besides its cursors and the copies (CopiesPaths):
+// its configuration and top-level files, its published files, its archive
+// and log, and the ledger (its shards, the segments, and an older node's
+// single file).
 var HistoryPaths = []string{ConfigFile, ManifestFile, AgentsFile, IdentityFile, FoundersFile,
 	TracesDir, ValidationsDir, DisputesDir, ArchiveDir, LogDir,
-	LedgerFile, StateDir + "/ledger", StateDir + "/ledger-segments", CopiesFile, StateDir + "/copies"}
+	LedgerFile, StateDir + "/ledger", StateDir + "/ledger-segments"}
+
+// CopiesPaths are where the copies of peers' traces are kept (copies/ and
+// an older node's single file): a cache beside the checkout that is never
+// committed, since it is other people's text, which would stay in the
+// repository's history for ever, a trace taken down included
+// (docs/decisions.md, "What the node commits").
+var CopiesPaths = []string{CopiesFile, StateDir + "/copies"}
 
 // CursorsSeenFile names polling-cursors-seen/, the hashes seen from each
 // peer, kept apart from its cursor so that a heartbeat reads them only
