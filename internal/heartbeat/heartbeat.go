@@ -99,7 +99,7 @@ type job struct {
 	signal       *computedSignal                    // the last SIGNAL computed (signalReport)
 	input        *gatheredInput                     // the last SIGNAL input gathered (signalInput)
 	duty         *computedDuty                      // the reserve's duty last computed (reserveDuty)
-	misread      ledgerFact[map[string]bool]        // the peers to read again (misreadPeers)
+	stale        ledgerFact[map[string]bool]        // the peers to read again (misreadPeers)
 	kept         ledgerFact[map[manifest.Hash]bool] // the copies' selection (copiesKept)
 	// items is the queue as listed once after apply (queueItems), with
 	// the statuses this run's claims ended in.

@@ -41,7 +41,7 @@ func (f *ledgerFact[T]) get(now ledgerAt, compute func() T) T {
 
 // misreadPeers is misread of the ledger as it is now.
 func (n *job) misreadPeers() map[string]bool {
-	return n.misread.get(n.ledgerNow(), func() map[string]bool {
+	return n.stale.get(n.ledgerNow(), func() map[string]bool {
 		if computingMisread != nil {
 			computingMisread()
 		}
