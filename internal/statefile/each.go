@@ -15,25 +15,25 @@ import (
 // in the order of their prefixes (depth, then number), each shard's keys
 // sorted, then the keys a node not migrated yet keeps only in a file per
 // peer, sorted. content is a slice of its shard's bytes: a caller that
-// keeps it keeps the whole shard. It returns the old single file (nil
-// when there is none), and the first error of fn as it is. A file it
+// keeps it keeps the whole shard. The old single file is not among them
+// (ReadLegacy). It returns the first error of fn as it is; a file it
 // cannot read is a *CorruptError. Nothing in this tree calls it yet: it
 // is for the ledger's load, which holds Read's map of every shard while
 // it decodes them.
-func ReadEach(path string, fn func(key string, content []byte) error) (legacy []byte, err error) {
-	legacy, flat, err := (*Cache)(nil).readFlat(path)
+func ReadEach(path string, fn func(key string, content []byte) error) error {
+	_, flat, err := (*Cache)(nil).readFlat(path)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	l, err := list(Dir(path))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	shadowed := l.shadowed()
 	for _, p := range prefixesInOrder(l.lay.files) {
 		shard, err := (*Cache)(nil).loadShard(l.dir, p)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, k := range slices.Sorted(maps.Keys(shard)) {
 			if shadowed && !l.owns(p, k) {
@@ -41,16 +41,16 @@ func ReadEach(path string, fn func(key string, content []byte) error) (legacy []
 			}
 			delete(flat, k) // a shard's content of a key wins
 			if err := fn(k, shard[k]); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(flat)) {
 		if err := fn(k, flat[k]); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return legacy, nil
+	return nil
 }
 
 // prefixesInOrder returns the prefixes of files by depth, then number.

@@ -15,7 +15,7 @@ import (
 // on a key given twice.
 func readEachAll(path string) (map[string][]byte, error) {
 	out := map[string][]byte{}
-	_, err := ReadEach(path, func(key string, content []byte) error {
+	err := ReadEach(path, func(key string, content []byte) error {
 		if _, ok := out[key]; ok {
 			return fmt.Errorf("key %s given twice", key)
 		}
@@ -28,9 +28,10 @@ func readEachAll(path string) (map[string][]byte, error) {
 // TestReadEachHoldsOneShardAtATime: ReadEach gives the keys and bytes
 // Read gives (a shard's content of a key winning over a file per peer a
 // node not migrated yet left, a key only in such a file given after the
-// shards), and reads the next shard only once it gave every key of the
-// one before, so that a caller decoding each content holds one shard's
-// bytes at a time, not the whole directory's as Read's map does.
+// shards), ReadLegacy the old single file Read gives beside them; and
+// ReadEach reads the next shard only once it gave every key of the one
+// before, so that a caller decoding each content holds one shard's bytes
+// at a time, not the whole directory's as Read's map does.
 func TestReadEachHoldsOneShardAtATime(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ledger.json")
 	files := map[string][]byte{}
@@ -44,9 +45,15 @@ func TestReadEachHoldsOneShardAtATime(t *testing.T) {
 	inShard := PeerFileName("https://each0.example/")
 	onlyFlat := PeerFileName("https://not-migrated.example/")
 	oldNode(t, path, map[string]string{fileName(Dir(path), inShard): "older\n", fileName(Dir(path), onlyFlat): "flat\n"})
-	_, want, err := Read(path)
+	if err := os.WriteFile(path, []byte("legacy\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	legacy, want, err := Read(path)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got, err := ReadLegacy(path); err != nil || !bytes.Equal(got, legacy) {
+		t.Errorf("ReadLegacy = %q, %v; want %q, as Read gives it", got, err, legacy)
 	}
 	if string(want[inShard]) == "older\n" || string(want[onlyFlat]) != "flat\n" {
 		t.Fatalf("Read: %q and %q; want the shard's content and the file's", want[inShard], want[onlyFlat])
@@ -65,7 +72,7 @@ func TestReadEachHoldsOneShardAtATime(t *testing.T) {
 	}
 	got := map[string][]byte{}
 	var last string
-	if _, err := ReadEach(path, func(key string, content []byte) error {
+	if err := ReadEach(path, func(key string, content []byte) error {
 		got[key] = bytes.Clone(content)
 		if key == onlyFlat {
 			last = key
@@ -103,7 +110,7 @@ func TestReadEachStopsAtItsCallersError(t *testing.T) {
 	}
 	stop := errors.New("stop")
 	calls := 0
-	_, err := ReadEach(path, func(string, []byte) error {
+	err := ReadEach(path, func(string, []byte) error {
 		calls++
 		if calls == 3 {
 			return stop
@@ -127,7 +134,7 @@ func TestReadEachRefusesACorruptShard(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("not a shard\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := ReadEach(path, func(string, []byte) error { return nil })
+	err := ReadEach(path, func(string, []byte) error { return nil })
 	var ce *CorruptError
 	if !errors.As(err, &ce) || ce.Path != bad {
 		t.Errorf("ReadEach = %v; want a *CorruptError naming %s", err, bad)

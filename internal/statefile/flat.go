@@ -37,12 +37,9 @@ func ReadFlat(path string) (legacy []byte, files map[string][]byte, err error) {
 // sharded state reads with it what a node not migrated yet keeps in a
 // file per peer.
 func (c *Cache) readFlat(path string) (legacy []byte, files map[string][]byte, err error) {
-	legacy, err = os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		legacy, err = nil, nil
-	}
+	legacy, err = ReadLegacy(path)
 	if err != nil {
-		return nil, nil, &CorruptError{Path: path, Err: err}
+		return nil, nil, err
 	}
 	dir := Dir(path)
 	entries, err := os.ReadDir(dir)
@@ -62,6 +59,21 @@ func (c *Cache) readFlat(path string) (legacy []byte, files map[string][]byte, e
 		files[key] = data
 	}
 	return legacy, files, nil
+}
+
+// ReadLegacy reads the single file older nodes kept at path, the name of
+// a split state (nil when there is none): a reader that takes the keys
+// one by one (ReadEach) reads it first, as Read returns it beside them.
+// A file it cannot read is a *CorruptError.
+func ReadLegacy(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, &CorruptError{Path: path, Err: err}
+	}
+	return data, nil
 }
 
 // current returns the files of entries, the split directory dir's, that
