@@ -37,9 +37,12 @@ func ReadFlat(path string) (legacy []byte, files map[string][]byte, err error) {
 // sharded state reads with it what a node not migrated yet keeps in a
 // file per peer.
 func (c *Cache) readFlat(path string) (legacy []byte, files map[string][]byte, err error) {
-	legacy, err = ReadLegacy(path)
+	legacy, err = os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		legacy, err = nil, nil
+	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, &CorruptError{Path: path, Err: err}
 	}
 	dir := Dir(path)
 	entries, err := os.ReadDir(dir)
@@ -59,21 +62,6 @@ func (c *Cache) readFlat(path string) (legacy []byte, files map[string][]byte, e
 		files[key] = data
 	}
 	return legacy, files, nil
-}
-
-// ReadLegacy reads the single file older nodes kept at path, the name of
-// a split state (nil when there is none): a reader that takes the keys
-// one by one (ReadEach) reads it first, as Read returns it beside them.
-// A file it cannot read is a *CorruptError.
-func ReadLegacy(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, &CorruptError{Path: path, Err: err}
-	}
-	return data, nil
 }
 
 // current returns the files of entries, the split directory dir's, that

@@ -56,9 +56,6 @@ func checkState(t *testing.T, path string, want map[string][]byte) {
 	if _, got, err := Read(path); err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("Read = %d keys, %v; want %d keys as written", len(got), err, len(want))
 	}
-	if got, err := readEachAll(path); err != nil || !reflect.DeepEqual(got, want) {
-		t.Fatalf("ReadEach = %d keys, %v; want %d keys as written", len(got), err, len(want))
-	}
 	for k, v := range want {
 		if got, err := ReadOne(path, k); err != nil || !bytes.Equal(got, v) {
 			t.Fatalf("ReadOne(%s) = %d bytes, %v; want %d", k, len(got), err, len(v))
