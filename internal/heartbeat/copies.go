@@ -188,7 +188,7 @@ func (n *job) standingOf() (func(string) bool, error) {
 // traces whose bytes verified and that nothing took down, and drops the
 // rest: those taken down, and those that newer ones pushed out.
 func (n *job) keepCopies() {
-	n.snap.Copies.Keep(n.selectCopies())
+	n.snap.Copies.Keep(n.copiesKept())
 }
 
 // selectCopies is the hashes of the traces the node keeps copies of.
@@ -259,7 +259,7 @@ func candidateOf(t *ledger.Trace) copies.Candidate {
 // newest first, at most copyBackfill.
 func (n *job) missingCopies(reached map[string]peer) []*ledger.Trace {
 	var out []*ledger.Trace
-	for h := range n.selectCopies() {
+	for h := range n.copiesKept() {
 		t := n.ledger.Traces[h]
 		if _, ok := reached[t.AgentURL]; ok && t.File != "" && n.snap.Copies.ByHash[h] == nil {
 			out = append(out, t)

@@ -246,7 +246,7 @@ func (n *job) saveDerived(ctx context.Context) error {
 	d := &derived{Version: derivedVersion, Inputs: in, CompactDue: ledger.NextCompaction(n.now), ReserveDue: reserveDue,
 		Own: sortedHashes(n.own), Standing: st.Reason(), StandingNext: st.Next(),
 		HasStanding: st.HasStanding(), Held: n.sum.Held, LogUnsigned: n.sum.LogUnsigned,
-		Misread: sortedKeys(misread(n.ledger)), MissingCopies: n.missingCopyPeers()}
+		Misread: sortedKeys(n.misreadPeers()), MissingCopies: n.missingCopyPeers()}
 	return n.writeDerived(d)
 }
 
@@ -310,7 +310,7 @@ func (n *job) quietSummary() {
 // when it reaches the peer.
 func (n *job) missingCopyPeers() []string {
 	set := map[string]bool{}
-	for h := range n.selectCopies() {
+	for h := range n.copiesKept() {
 		if t := n.ledger.Traces[h]; t.File != "" && n.snap.Copies.ByHash[h] == nil {
 			set[t.AgentURL] = true
 		}

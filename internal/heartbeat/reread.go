@@ -30,7 +30,7 @@ func (n *job) rereadMisread(peers []peer) error {
 			return err
 		}
 	}
-	stale := misread(n.ledger)
+	stale := n.misreadPeers()
 	for _, p := range peers {
 		c := n.state.Cursors[p.url]
 		if c == nil || !stale[p.url] {
