@@ -68,3 +68,16 @@ func (l *Ledger) shareTraceStrings() {
 		}
 	}
 }
+
+// bytes is the copy of b the interner holds, made from b the first time.
+func (in interner) bytes(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if c, ok := in[string(b)]; ok {
+		return c
+	}
+	s := string(b)
+	in[s] = s
+	return s
+}
