@@ -181,7 +181,9 @@ func (r *summaryReader) record(tag byte, p *summaryPeer) error {
 		} else if p.l.Copies == nil {
 			return errors.New("a copy where its peer line says none")
 		} else {
-			p.l.Copies[CopyKey(t.AgentURL, t.Hash)] = t
+			k := CopyKey(t.AgentURL, t.Hash)
+			t.Hash = manifest.Hash(suffixOf(k, string(t.Hash)))
+			p.l.Copies[k] = t
 		}
 	case 'V':
 		v := r.validation(p)
@@ -289,14 +291,11 @@ func (r *summaryReader) validation(p *summaryPeer) *Validation {
 	return v
 }
 
-// sharedKey is v's key, v's source hash made the key's last bytes: a
-// validation's key holds its file hash, so the record need not hold it
-// twice.
+// sharedKey is v's key, v's source hash made the key's last bytes
+// (suffixOf).
 func sharedKey(v *Validation) string {
 	k := v.Key()
-	if h := string(v.SourceHash); h != "" && len(k) >= len(h) && k[len(k)-len(h):] == h {
-		v.SourceHash = manifest.Hash(k[len(k)-len(h):])
-	}
+	v.SourceHash = manifest.Hash(suffixOf(k, string(v.SourceHash)))
 	return k
 }
 
