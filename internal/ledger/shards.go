@@ -115,8 +115,8 @@ func validPeerDir(dir string) bool {
 
 // decodeShard reads the records of the shard segment rel from data, by
 // the peer's file name, checking that each record is filed under the
-// peer that holds it: a summary, which keeps no peer, gives each record
-// back to the peer its URL names (byPeer).
+// peer that holds it, as a summary's reader checks each record of a
+// shard segment's peer (summaryReader.ofPeer).
 func decodeShard(rel string, data []byte) (map[string]*Ledger, error) {
 	entries, err := shardEntries(rel, data)
 	if err != nil {
