@@ -1,6 +1,10 @@
 package ledger
 
-import "github.com/meshnode/meshnode/internal/manifest"
+import (
+	"strings"
+
+	"github.com/meshnode/meshnode/internal/manifest"
+)
 
 // A ledger loaded from years of history holds hundreds of thousands of
 // records, and the JSON decoder gives each of them its own copy of every
@@ -34,13 +38,25 @@ func (in interner) ledger(l *Ledger) {
 			t.Hash = k
 		}
 	}
-	for _, t := range l.Copies {
+	for k, t := range l.Copies {
 		in.trace(t)
+		t.Hash = manifest.Hash(suffixOf(k, string(t.Hash)))
 	}
-	for _, v := range l.Validations {
+	for k, v := range l.Validations {
 		v.Validator, v.ValidatorURL = in.of(v.Validator), in.of(v.ValidatorURL)
 		v.Result = in.of(v.Result)
+		v.SourceHash = manifest.Hash(suffixOf(k, string(v.SourceHash)))
 	}
+}
+
+// suffixOf is s, the end of key's bytes when key ends in it: a copy's
+// and a validation's key end in a hash the record holds, which need not
+// be held twice.
+func suffixOf(key, s string) string {
+	if s != "" && strings.HasSuffix(key, s) {
+		return key[len(key)-len(s):]
+	}
+	return s
 }
 
 // trace makes t's agent, its URL, type, category, status, take-down and
@@ -67,4 +83,17 @@ func (l *Ledger) shareTraceStrings() {
 			v.TraceURL = t.URL
 		}
 	}
+}
+
+// bytes is the copy of b the interner holds, made from b the first time.
+func (in interner) bytes(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if c, ok := in[string(b)]; ok {
+		return c
+	}
+	s := string(b)
+	in[s] = s
+	return s
 }

@@ -178,6 +178,11 @@ func (l *Ledger) add(in *Ledger) {
 	if l.strs != nil {
 		l.strs.ledger(in)
 	}
+	l.put(in)
+}
+
+// put puts the records of in into l as they are.
+func (l *Ledger) put(in *Ledger) {
 	maps.Copy(l.Traces, in.Traces)
 	maps.Copy(l.Validations, in.Validations)
 	maps.Copy(l.Rejected, in.Rejected)

@@ -215,7 +215,7 @@ func (l *Ledger) sealShard(q, shard string, peers map[string]*Ledger) error {
 		s := l.sealer()
 		s.create[rel] = data
 		delete(s.remove, rel)
-		s.segs[rel] = sealedSegment{rel: rel, size: int64(len(data)), recs: flat(seg)}
+		s.segs[rel] = sealedSegment{rel: rel, size: int64(len(data)), peers: seg}
 		s.dirty[summaryGroup(rel)] = true
 		for name := range seg {
 			l.sealed(rel, q, name, peers[name])
@@ -325,7 +325,7 @@ func (l *Ledger) reseal(old string, data []byte) {
 	s := l.seal
 	s.create[rel] = data
 	delete(s.remove, rel)
-	s.segs[rel] = sealedSegment{rel: rel, size: int64(len(data)), recs: flat(seg)}
+	s.segs[rel] = sealedSegment{rel: rel, size: int64(len(data)), peers: seg}
 	s.dirty[summaryGroup(rel)] = true
 	for name := range seg {
 		ps := s.peers[name]
@@ -410,6 +410,11 @@ func (l *Ledger) loadSegment(rel string, data []byte) (map[string]*Ledger, error
 	if err != nil {
 		return nil, err
 	}
+	if l.strs != nil {
+		for _, p := range peers {
+			l.strs.ledger(p)
+		}
+	}
 	l.addSealed(rel, int64(len(data)), peers)
 	return peers, nil
 }
@@ -473,14 +478,15 @@ func checkSegmentBytes(rel string, data []byte) error {
 }
 
 // addSealed merges peers, the records of the segment rel, size bytes
-// long, by peer file name, into l and notes them as sealed.
+// long, by peer file name, their strings shared already, into l and
+// notes them as sealed. Peers go in by name, so of two holding one key
+// (none a node writes) the last wins, for every reader alike.
 func (l *Ledger) addSealed(rel string, size int64, peers map[string]*Ledger) {
-	all := flat(peers)
-	l.add(all)
 	s := l.sealer()
-	s.segs[rel] = sealedSegment{rel: rel, size: size, recs: all}
+	s.segs[rel] = sealedSegment{rel: rel, size: size, peers: peers}
 	q := segmentQuarter(rel)
 	for _, name := range slices.Sorted(maps.Keys(peers)) {
+		l.put(peers[name])
 		ps := s.peerOrNew(name)
 		ps.names = append(ps.names, rel)
 		ps.quarters[q] = true

@@ -115,8 +115,8 @@ func validPeerDir(dir string) bool {
 
 // decodeShard reads the records of the shard segment rel from data, by
 // the peer's file name, checking that each record is filed under the
-// peer that holds it: a summary, which keeps no peer, gives each record
-// back to the peer its URL names (byPeer).
+// peer that holds it, as a summary's reader checks each record of a
+// shard segment's peer (summaryReader.ofPeer).
 func decodeShard(rel string, data []byte) (map[string]*Ledger, error) {
 	entries, err := shardEntries(rel, data)
 	if err != nil {
@@ -169,48 +169,6 @@ func (l *Ledger) eachURL(f func(url string)) {
 // empty reports whether l holds no record.
 func (l *Ledger) empty() bool {
 	return len(l.Traces)+len(l.Validations)+len(l.Rejected)+len(l.Disputes)+len(l.Copies) == 0
-}
-
-// byPeer splits l, the records of a shard segment, by the peer's file
-// name each is filed under.
-func byPeer(l *Ledger) map[string]*Ledger {
-	out := map[string]*Ledger{}
-	part := func(url string) *Ledger {
-		name := statefile.PeerFileName(url)
-		if out[name] == nil {
-			out[name] = New()
-		}
-		return out[name]
-	}
-	for k, t := range l.Traces {
-		part(t.AgentURL).Traces[k] = t
-	}
-	for k, v := range l.Validations {
-		part(v.ValidatorURL).Validations[k] = v
-	}
-	for k, r := range l.Rejected {
-		part(r.AgentURL).Rejected[k] = r
-	}
-	for k, d := range l.Disputes {
-		part(d.ReporterURL).Disputes[k] = d
-	}
-	for k, t := range l.Copies {
-		p := part(t.AgentURL)
-		if p.Copies == nil {
-			p.Copies = map[string]*Trace{}
-		}
-		p.Copies[k] = t
-	}
-	return out
-}
-
-// flat is every record of parts in one ledger.
-func flat(parts map[string]*Ledger) *Ledger {
-	out := New()
-	for _, name := range slices.Sorted(maps.Keys(parts)) {
-		out.add(parts[name])
-	}
-	return out
 }
 
 // shardParts splits entries, a shard's peers' records by directory name,

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"path/filepath"
 	"reflect"
@@ -584,4 +585,13 @@ func FuzzDecodeShard(f *testing.F) {
 			t.Fatal("encoded again, the records changed")
 		}
 	})
+}
+
+// flat is every record of parts in one ledger.
+func flat(parts map[string]*Ledger) *Ledger {
+	out := New()
+	for _, name := range slices.Sorted(maps.Keys(parts)) {
+		out.add(parts[name])
+	}
+	return out
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"path"
 	"path/filepath"
 	"slices"
 
@@ -63,17 +62,13 @@ func (l *Ledger) loadSummarized(path string) error {
 // loadGroup merges the segments files, those of the group g, into l.
 func (l *Ledger) loadGroup(path, g string, files []statefile.SegmentFile) error {
 	data, err := statefile.ReadSummary(path, g, summaryMax(files))
-	var parts []*Ledger
+	var peers []map[string]*Ledger
 	if err == nil {
-		parts, err = decodeSummary(files, data)
+		peers, err = decodeSummary(files, data, l.strs)
 	}
 	if err != nil {
 		l.seal.dirty[g] = true
 		return l.loadGroupWhole(path, files)
-	}
-	peers := make([]map[string]*Ledger, len(files))
-	for i, f := range files {
-		peers[i] = summaryPeers(f.Rel, parts[i])
 	}
 	gone, err := redundantOf(sharedShards(files, peers), func(rel string) (map[string]json.RawMessage, error) {
 		return entriesOn(path, rel)
@@ -146,16 +141,6 @@ func entriesOn(path, rel string) (map[string]json.RawMessage, error) {
 		return nil, segmentCorrupt(path, rel, data, err)
 	}
 	return e, nil
-}
-
-// summaryPeers is part, what the summary of the segment rel held of it,
-// by peer file name: a shard segment's records by the peer each is filed
-// under, as its load checks they are (decodeShard).
-func summaryPeers(rel string, part *Ledger) map[string]*Ledger {
-	if isShardSegment(rel) {
-		return byPeer(part)
-	}
-	return map[string]*Ledger{path.Dir(rel) + ".json": part}
 }
 
 // summaryMax bounds the size of the summary of files: what it holds of
