@@ -36,12 +36,10 @@ var DataPaths = node.Paths
 // notData are files under DataPaths that are never committed: the empty
 // lock files of a running heartbeat (the template's .gitignore lists them
 // too, but a repository need not have it).
-var notData = []string{":(exclude,glob)" + lockGlob}
+var notData = []string{":(exclude,glob)mesh-state/*.lock"}
 
 // lockFiles is the pathspec of those lock files.
-var lockFiles = ":(glob)" + lockGlob
-
-const lockGlob = "mesh-state/*.lock"
+var lockFiles = strings.Replace(notData[0], "exclude,", "", 1)
 
 // notCommitted is the node's cache under DataPaths, the copies of peers'
 // traces: kept beside the checkout, never committed, and taken out of
