@@ -41,7 +41,8 @@ var prCommands = []string{"set", "base=$(git", "git", "mapfile", "echo", `"$MESH
 // request's author"): the trigger takes the workflow from the base, the
 // token is minimal, no credentials are left on disk, meshnode is built from
 // the base checkout only, the pull request's checkout is never executed,
-// and every action is pinned to a commit.
+// no step writes a cache the heartbeat would restore (no actions/cache,
+// setup-go's cache off), and every action is pinned to a commit.
 func TestCheckWorkflowKeepsThePullRequestAsData(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("..", "..", ".github", "workflows", "check.yml"))
 	if err != nil {
@@ -61,6 +62,8 @@ func TestCheckWorkflowKeepsThePullRequestAsData(t *testing.T) {
 		{"make in the pull request", "mapfile -d", "make check; mapfile -d", "only"},
 		{"an action on a tag", "actions/setup-go@40f1582b2485089dde7abd97c1529aa768e1baff # v5.6.0", "actions/setup-go@v5", "not pinned"},
 		{"no version comment", "actions/setup-go@40f1582b2485089dde7abd97c1529aa768e1baff # v5.6.0", "actions/setup-go@40f1582b2485089dde7abd97c1529aa768e1baff", "not pinned"},
+		{"setup-go's cache", "cache: false", "cache: true", "writes a cache"},
+		{"an actions/cache step", "      - uses: actions/setup-go@", "      - uses: actions/cache@27d5ce7f107fe9357f9df03efb73ab90386fccae # v5.0.5\n        with:\n          path: mesh-state/copies\n          key: x\n      - uses: actions/setup-go@", "writes a cache"},
 	} {
 		broken := strings.Replace(string(data), tt.old, tt.new, 1)
 		if broken == string(data) {
@@ -153,6 +156,11 @@ func workflowProblems(data []byte) []string {
 	}
 	if !built {
 		errorf("no step builds meshnode from the base checkout")
+	}
+	for _, s := range job.Steps {
+		if strings.HasPrefix(s.Uses, "actions/cache") || strings.HasPrefix(s.Uses, "actions/setup-go@") && s.With["cache"] != "false" {
+			errorf("step %q writes a cache: a pull_request_target run writes the base branch's cache, which the heartbeat restores (the copies of peers' traces, Go's modules)", s.Uses)
+		}
 	}
 
 	usesLine := regexp.MustCompile(`^\s*(?:-\s+)?uses:`)

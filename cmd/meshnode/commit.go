@@ -29,7 +29,9 @@ copies of peers' traces, a cache never committed: ` + strings.Join(node.CopiesPa
 and commits them when they changed, with a message that says what changed
 (read from the heartbeat's --summary). Other local changes (an edited
 README) are left alone and named in one line. Commits carry your git
-identity; inside GitHub Actions, github-actions[bot]'s.
+identity; inside GitHub Actions, github-actions[bot]'s. The commit that
+takes copies an older node committed out of git is refused while a merge,
+cherry-pick, revert or rebase of yours is in progress.
 
 With --push it pushes every local commit the remote lacks, this run's and
 those an earlier run left unpushed. When another push got there first, it
@@ -38,6 +40,8 @@ back, and tries again, --retries times in all, waiting a little longer each
 time. A rebase conflict in the node's files is aborted, leaving the tree as
 it was, and the command fails with what to do; an edit of yours that
 conflicts with the remote stays in git stash, and the command says so.
+The copies of peers' traces wait in .git/meshnode-copies during the
+rebase; the next run puts back any that a crash left there.
 
 With --keepalive-after, when nothing changed and the last commit is at least
 that old, it makes an empty "heartbeat: keepalive" commit: GitHub disables a

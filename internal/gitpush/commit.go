@@ -21,7 +21,14 @@ func commit(ctx context.Context, o Options, env []string) (string, error) {
 		return "", err
 	}
 	paths = append(paths, notData...)
-	if _, err := git(ctx, o.Dir, env, append([]string{"add", "--all", "--"}, paths...)...); err != nil {
+	// The copies are never staged, so a failure before untrackCache
+	// leaves none of them in the person's index.
+	keepOut, err := notIgnored(ctx, o, env, notCommitted)
+	if err != nil {
+		return "", err
+	}
+	add := append(append([]string{"add", "--all", "--"}, paths...), excluded(keepOut)...)
+	if _, err := git(ctx, o.Dir, env, add...); err != nil {
 		return "", fmt.Errorf("stage: %w", err)
 	}
 	untracked, err := untrackCache(ctx, o, env)
@@ -66,32 +73,48 @@ func untrackCache(ctx context.Context, o Options, env []string) (bool, error) {
 	return out != "", nil
 }
 
+// notIgnored keeps the paths git does not ignore. `git add` fails on an
+// exclude pathspec that names an ignored path, and adds no untracked
+// file an ignore rule covers anyway.
+func notIgnored(ctx context.Context, o Options, env []string, paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		_, err := git(ctx, o.Dir, env, "check-ignore", "--quiet", "--no-index", "--", p)
+		switch {
+		case err == nil:
+		case exitCode(err) == 1:
+			out = append(out, p)
+		default:
+			return nil, fmt.Errorf("is %s ignored: %w", p, err)
+		}
+	}
+	return out, nil
+}
+
 // commitIndexOf commits what git's index holds under paths and HEAD's
 // files elsewhere, with message msg. `git commit -- paths` cannot record
 // untrackCache's removal: it stages the paths' files again from the work
 // tree, where the cache stays. So the commit is made from a copy of the
-// index in which every other path is HEAD's again, and a person's own
-// staged changes stay staged in the index itself.
+// index in which every other path, and a lock file under paths, is HEAD's
+// again, and a person's own staged changes stay staged in the index
+// itself. It is built with write-tree and commit-tree, which read no
+// merge or sequencer state, and refused while one is in progress, as `git
+// commit -- paths` refuses.
 func commitIndexOf(ctx context.Context, o Options, env []string, paths []string, msg string) error {
+	if op, err := inProgress(ctx, o, env); err != nil || op != "" {
+		if err != nil {
+			return fmt.Errorf("commit: %w", err)
+		}
+		return fmt.Errorf("commit: cannot do a partial commit during a %s: conclude or abort it, then commit again", op)
+	}
 	tmp, err := os.MkdirTemp("", "meshnode-commit-")
 	if err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
 	defer os.RemoveAll(tmp)
 	index := filepath.Join(tmp, "index")
-	src, err := git(ctx, o.Dir, env, "rev-parse", "--git-path", "index")
-	if err != nil {
-		return fmt.Errorf("find git's index: %w", err)
-	}
-	if src = strings.TrimSpace(src); !filepath.IsAbs(src) {
-		src = filepath.Join(o.Dir, src)
-	}
-	data, err := os.ReadFile(src)
-	if err != nil {
-		return fmt.Errorf("copy git's index: %w", err)
-	}
-	if err := os.WriteFile(index, data, 0o600); err != nil {
-		return fmt.Errorf("copy git's index: %w", err)
+	if err := copyIndex(ctx, o, env, index); err != nil {
+		return err
 	}
 	env = append(slices.Clip(env), "GIT_INDEX_FILE="+index)
 	others := []string{":/"}
@@ -100,13 +123,75 @@ func commitIndexOf(ctx context.Context, o Options, env []string, paths []string,
 			others = append(others, ":(exclude)"+p)
 		}
 	}
-	if _, err := git(ctx, o.Dir, env, append([]string{"reset", "--quiet", "HEAD", "--"}, others...)...); err != nil {
-		return fmt.Errorf("leave other staged changes out of the commit: %w", err)
+	for _, ps := range [][]string{others, {lockFiles}} {
+		if _, err := git(ctx, o.Dir, env, append([]string{"reset", "--quiet", "HEAD", "--"}, ps...)...); err != nil {
+			return fmt.Errorf("leave other staged changes out of the commit: %w", err)
+		}
 	}
-	if _, err := git(ctx, o.Dir, env, "commit", "--quiet", "--no-verify", "-m", msg); err != nil {
-		return commitError(err)
+	return commitTree(ctx, o, env, msg)
+}
+
+// inProgress names the operation a person has under way that a commit
+// would conclude (a merge, a cherry-pick, a revert, a rebase), "" for
+// none.
+func inProgress(ctx context.Context, o Options, env []string) (string, error) {
+	for _, h := range []struct{ ref, op string }{{"MERGE_HEAD", "merge"}, {"CHERRY_PICK_HEAD", "cherry-pick"}, {"REVERT_HEAD", "revert"}} {
+		_, err := git(ctx, o.Dir, env, "rev-parse", "--quiet", "--verify", h.ref)
+		if err == nil {
+			return h.op, nil
+		}
+		if exitCode(err) != 1 {
+			return "", fmt.Errorf("look for %s: %w", h.ref, err)
+		}
+	}
+	if rebasing(ctx, o, env) {
+		return "rebase", nil
+	}
+	return "", nil
+}
+
+// copyIndex copies git's index to the file index.
+func copyIndex(ctx context.Context, o Options, env []string, index string) error {
+	src, err := gitPath(ctx, o, env, "index")
+	if err != nil {
+		return fmt.Errorf("find git's index: %w", err)
+	}
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return fmt.Errorf("copy git's index: %w", err)
+	}
+	if err := os.WriteFile(index, data, 0o600); err != nil {
+		return fmt.Errorf("copy git's index: %w", err)
 	}
 	return nil
+}
+
+// commitTree commits the tree of the index env names on HEAD and moves
+// HEAD to it, unless HEAD moved meanwhile.
+func commitTree(ctx context.Context, o Options, env []string, msg string) error {
+	head, err := git(ctx, o.Dir, env, "rev-parse", "--verify", "HEAD")
+	if err != nil {
+		return fmt.Errorf("commit: read HEAD: %w", err)
+	}
+	head = strings.TrimSpace(head)
+	tree, err := git(ctx, o.Dir, env, "write-tree")
+	if err != nil {
+		return fmt.Errorf("commit: write the tree: %w", err)
+	}
+	c, err := git(ctx, o.Dir, env, "commit-tree", strings.TrimSpace(tree), "-p", head, "-m", msg)
+	if err != nil {
+		return commitError(err)
+	}
+	if _, err := git(ctx, o.Dir, env, "update-ref", "-m", "commit: "+firstLine(msg), "HEAD", strings.TrimSpace(c), head); err != nil {
+		return fmt.Errorf("commit: move HEAD: %w", err)
+	}
+	return nil
+}
+
+// firstLine is s up to its first newline.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }
 
 // commitError names the one failure of `git commit` a person meets most:

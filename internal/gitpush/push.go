@@ -38,11 +38,23 @@ var DataPaths = node.Paths
 // too, but a repository need not have it).
 var notData = []string{":(exclude,glob)mesh-state/*.lock"}
 
+// lockFiles is the pathspec of those lock files.
+var lockFiles = strings.Replace(notData[0], "exclude,", "", 1)
+
 // notCommitted is the node's cache under DataPaths, the copies of peers'
 // traces: kept beside the checkout, never committed, and taken out of
 // git's index when an older node committed it (docs/decisions.md, "What
 // the node commits").
 var notCommitted = node.CopiesPaths
+
+// excluded returns pathspecs that leave paths out.
+func excluded(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = ":(exclude)" + p
+	}
+	return out
+}
 
 // Errors a caller branches on.
 var (
@@ -127,6 +139,10 @@ func CommitAndPush(ctx context.Context, o Options) (Result, error) {
 			return res, err
 		}
 		return res, fmt.Errorf("%s: %w", o.Dir, ErrNotRepository)
+	}
+	// Copies a run that died mid-rebase left aside come back first.
+	if err := putCopiesBack(ctx, o, env); err != nil {
+		return res, err
 	}
 	if o.Push {
 		// A remote that does not exist is a mistake to fix before

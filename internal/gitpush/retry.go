@@ -2,6 +2,7 @@ package gitpush
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -94,7 +95,13 @@ func hasMovedReason(s string) bool {
 // other edits put aside meanwhile and brought back after. On failure it
 // aborts the rebase so the working tree is as it was. It returns the files
 // whose edits conflicted with the remote's and stay in the stash.
-func rebase(ctx context.Context, o Options, env []string) ([]string, error) {
+func rebase(ctx context.Context, o Options, env []string) (kept []string, err error) {
+	if err := setCopiesAside(ctx, o, env); err != nil {
+		return nil, err
+	}
+	// Back on success, conflict and abort alike; a crash leaves them in
+	// copiesAside for the next run.
+	defer func() { err = errors.Join(err, putCopiesBack(ctx, o, env)) }()
 	stashed, err := stash(ctx, o, env)
 	if err != nil {
 		return nil, err
@@ -133,17 +140,27 @@ func pullRebase(ctx context.Context, o Options, env []string) error {
 // the way).
 func rebasing(ctx context.Context, o Options, env []string) bool {
 	for _, dir := range []string{"rebase-merge", "rebase-apply"} {
-		out, err := git(ctx, o.Dir, env, "rev-parse", "--git-path", dir)
+		p, err := gitPath(ctx, o, env, dir)
 		if err != nil {
 			return true // cannot tell: try to abort
-		}
-		p := strings.TrimSpace(out)
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(o.Dir, p)
 		}
 		if _, err := os.Stat(p); err == nil {
 			return true
 		}
 	}
 	return false
+}
+
+// gitPath is the path of name in git's directory (`git rev-parse
+// --git-path`), made absolute.
+func gitPath(ctx context.Context, o Options, env []string, name string) (string, error) {
+	out, err := git(ctx, o.Dir, env, "rev-parse", "--git-path", name)
+	if err != nil {
+		return "", err
+	}
+	p := strings.TrimSpace(out)
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(o.Dir, p)
+	}
+	return p, nil
 }

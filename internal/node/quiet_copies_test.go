@@ -183,3 +183,76 @@ func gitOut(t *testing.T, dir string, args ...string) string {
 	}
 	return string(out)
 }
+
+// TestEmptiedStoreSavedKeepsTheHeartbeatQuiet: when the last copy is
+// taken down the store is empty, and the workflow saves it too (docs/
+// github.md, "The copies' cache"). Later runs restore that empty store
+// and are quiet; restoring the older store instead, as when the empty one
+// was not saved, has every later heartbeat read its history again.
+func TestEmptiedStoreSavedKeepsTheHeartbeatQuiet(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		saveEmpty bool
+	}{
+		{"the empty store saved", true},
+		{"the older store restored", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newQuietPeer(t)
+			dir := forkWithNews(t, p)
+			cache := filepath.Join(dir, filepath.FromSlash(node.StateDir), "copies")
+			older := saveStore(t, cache) // run 1 saved the store
+			p.mu.Lock()
+			p.rows[0] = "| 1 | " + strings.Repeat("0", 64) + " | traces/gone.md | knowledge | pending | 2026-03-14T10:00:00Z |\n"
+			p.mu.Unlock()
+			at := now.Add(30 * time.Minute)
+			if _, err := beatAt(t, dir, at); err != nil {
+				t.Fatal(err)
+			}
+			commitNode(t, dir)
+			newest := older
+			if tc.saveEmpty {
+				if err := os.MkdirAll(cache, 0o755); err != nil { // the store step's mkdir -p
+					t.Fatal(err)
+				}
+				newest = saveStore(t, cache)
+			}
+			for i := 1; i <= 3; i++ {
+				restoreStore(t, newest, cache)
+				got, reads := beatCounting(t, dir, at.Add(time.Duration(i)*30*time.Minute))
+				if got.err != nil {
+					t.Fatal(got.err)
+				}
+				// Quiet: the history left unread (a presence refresh may
+				// still change MANIFEST.md).
+				if quiet := reads[node.LedgerFile] == 0; quiet != tc.saveEmpty {
+					t.Errorf("run %d: quiet %v (ledger reads %d), want %v", i, quiet, reads[node.LedgerFile], tc.saveEmpty)
+				}
+				commitNode(t, dir)
+			}
+		})
+	}
+}
+
+// saveStore copies the directory cache aside, bytes and times, as the
+// workflow's save to the Actions cache keeps it, and returns the copy.
+func saveStore(t *testing.T, cache string) string {
+	t.Helper()
+	saved := filepath.Join(t.TempDir(), "store")
+	if out, err := exec.Command("cp", "-a", cache, saved).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v: %s", err, out)
+	}
+	return saved
+}
+
+// restoreStore replaces the directory cache with the saved store, as a
+// runner's fresh checkout restored from the Actions cache.
+func restoreStore(t *testing.T, saved, cache string) {
+	t.Helper()
+	if err := os.RemoveAll(cache); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("cp", "-a", saved, cache).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v: %s", err, out)
+	}
+}
