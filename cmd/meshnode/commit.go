@@ -40,7 +40,8 @@ back, and tries again, --retries times in all, waiting a little longer each
 time. A rebase conflict in the node's files is aborted, leaving the tree as
 it was, and the command fails with what to do; an edit of yours that
 conflicts with the remote stays in git stash, and the command says so.
-The copies of peers' traces wait in .git/meshnode-copies during the
+When the remote still tracks the copies of peers' traces (an older node
+committed them), they wait in git's directory (meshnode-copies) during the
 rebase; the next run puts back any that a crash left there.
 
 With --keepalive-after, when nothing changed and the last commit is at least

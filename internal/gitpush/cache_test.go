@@ -250,28 +250,47 @@ func TestRebaseOfTheUntrackingCommitKeepsTheCopiesOnDisk(t *testing.T) {
 	}
 }
 
-// TestCopiesLeftAsideByACrashComeBack: a run that died between moving the
-// copies aside and bringing them back left them in .git/meshnode-copies;
-// the next run puts them back before anything else.
+// TestCopiesLeftAsideByACrashComeBack: copies a run that died mid-rebase
+// left aside come back at the next run when nothing stands in their
+// place; when a heartbeat wrote a store since, that newer store stays and
+// the older one aside is dropped.
 func TestCopiesLeftAsideByACrashComeBack(t *testing.T) {
-	r := newRemote(t)
-	dir := r.clone()
-	writeFile(t, dir, ".git/"+copiesAside+"/copies/ada_0000abcd.json", `{"copies": {"a": 1}}`+"\n")
-	writeFile(t, dir, ".git/"+copiesAside+"/copies.json", `{"copies": {}}`+"\n")
-	writeFile(t, dir, "mesh-state/copies/stale_00000000.json", `{"copies": {}}`+"\n")
-	writeFile(t, dir, "traces/one.md", "# One\n")
-	if _, err := CommitAndPush(context.Background(), Options{Dir: dir}); err != nil {
-		t.Fatal(err)
-	}
-	if got, err := os.ReadFile(filepath.Join(dir, "mesh-state/copies/ada_0000abcd.json")); err != nil || !strings.Contains(string(got), `"a"`) {
-		t.Errorf("the copies put aside: %q, %v; want them back", got, err)
-	}
-	if exists(filepath.Join(dir, "mesh-state/copies/stale_00000000.json")) {
-		t.Errorf("what stood in the way of the copies put aside is still there")
-	}
-	if !exists(filepath.Join(dir, "mesh-state/copies.json")) || exists(filepath.Join(dir, ".git", copiesAside)) {
-		t.Errorf("copies.json not brought back, or the aside directory left behind")
-	}
+	t.Run("nothing in place", func(t *testing.T) {
+		r := newRemote(t)
+		dir := r.clone()
+		writeFile(t, dir, ".git/"+copiesAside+"/copies/ada_0000abcd.json", `{"copies": {"a": 1}}`+"\n")
+		writeFile(t, dir, ".git/"+copiesAside+"/copies.json", `{"copies": {}}`+"\n")
+		writeFile(t, dir, "traces/one.md", "# One\n")
+		if _, err := CommitAndPush(context.Background(), Options{Dir: dir}); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := os.ReadFile(filepath.Join(dir, "mesh-state/copies/ada_0000abcd.json")); err != nil || !strings.Contains(string(got), `"a"`) {
+			t.Errorf("the copies put aside: %q, %v; want them back", got, err)
+		}
+		if !exists(filepath.Join(dir, "mesh-state/copies.json")) || exists(filepath.Join(dir, ".git", copiesAside)) {
+			t.Errorf("copies.json not brought back, or the aside directory left behind")
+		}
+	})
+	t.Run("a newer store in place", func(t *testing.T) {
+		r := newRemote(t)
+		dir := r.clone()
+		writeFile(t, dir, ".git/"+copiesAside+"/copies/ada_0000abcd.json", `{"old": 1}`+"\n")
+		writeFile(t, dir, "mesh-state/copies/ada_0000abcd.json", `{"new": 1}`+"\n")
+		writeFile(t, dir, "mesh-state/copies/cy_00000001.json", `{"new": 1}`+"\n")
+		writeFile(t, dir, "traces/one.md", "# One\n")
+		if _, err := CommitAndPush(context.Background(), Options{Dir: dir}); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := os.ReadFile(filepath.Join(dir, "mesh-state/copies/ada_0000abcd.json")); !strings.Contains(string(got), "new") {
+			t.Errorf("ada_0000abcd.json is %q: the older copy put aside replaced the newer store's", got)
+		}
+		if !exists(filepath.Join(dir, "mesh-state/copies/cy_00000001.json")) {
+			t.Errorf("the newer store's cy_00000001.json was deleted")
+		}
+		if exists(filepath.Join(dir, ".git", copiesAside)) {
+			t.Errorf("the older copies are still aside")
+		}
+	})
 }
 
 // TestFailedUntrackLeavesNothingStaged: git add never stages the copies,

@@ -27,13 +27,13 @@ func commit(ctx context.Context, o Options, env []string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	add := append(append([]string{"add", "--all", "--"}, paths...), excluded(keepOut)...)
-	if _, err := git(ctx, o.Dir, env, add...); err != nil {
-		return "", fmt.Errorf("stage: %w", err)
-	}
 	untracked, err := untrackCache(ctx, o, env)
 	if err != nil {
 		return "", err
+	}
+	add := append(append([]string{"add", "--all", "--"}, paths...), excluded(keepOut)...)
+	if _, err := git(ctx, o.Dir, env, add...); err != nil {
+		return "", fmt.Errorf("stage: %w", err)
 	}
 	out, err := git(ctx, o.Dir, env, append([]string{"diff", "--cached", "--name-only", "--no-renames", "-z", "--"}, paths...)...)
 	if err != nil {
@@ -107,6 +107,11 @@ func commitIndexOf(ctx context.Context, o Options, env []string, paths []string,
 		}
 		return fmt.Errorf("commit: cannot do a partial commit during a %s: conclude or abort it, then commit again", op)
 	}
+	head, err := git(ctx, o.Dir, env, "rev-parse", "--verify", "HEAD")
+	if err != nil {
+		return fmt.Errorf("commit: read HEAD: %w", err)
+	}
+	head = strings.TrimSpace(head)
 	tmp, err := os.MkdirTemp("", "meshnode-commit-")
 	if err != nil {
 		return fmt.Errorf("commit: %w", err)
@@ -124,11 +129,11 @@ func commitIndexOf(ctx context.Context, o Options, env []string, paths []string,
 		}
 	}
 	for _, ps := range [][]string{others, {lockFiles}} {
-		if _, err := git(ctx, o.Dir, env, append([]string{"reset", "--quiet", "HEAD", "--"}, ps...)...); err != nil {
+		if _, err := git(ctx, o.Dir, env, append([]string{"reset", "--quiet", head, "--"}, ps...)...); err != nil {
 			return fmt.Errorf("leave other staged changes out of the commit: %w", err)
 		}
 	}
-	return commitTree(ctx, o, env, msg)
+	return commitTree(ctx, o, env, head, msg)
 }
 
 // inProgress names the operation a person has under way that a commit
@@ -168,17 +173,16 @@ func copyIndex(ctx context.Context, o Options, env []string, index string) error
 
 // commitTree commits the tree of the index env names on HEAD and moves
 // HEAD to it, unless HEAD moved meanwhile.
-func commitTree(ctx context.Context, o Options, env []string, msg string) error {
-	head, err := git(ctx, o.Dir, env, "rev-parse", "--verify", "HEAD")
-	if err != nil {
-		return fmt.Errorf("commit: read HEAD: %w", err)
-	}
-	head = strings.TrimSpace(head)
+func commitTree(ctx context.Context, o Options, env []string, head, msg string) error {
 	tree, err := git(ctx, o.Dir, env, "write-tree")
 	if err != nil {
 		return fmt.Errorf("commit: write the tree: %w", err)
 	}
-	c, err := git(ctx, o.Dir, env, "commit-tree", strings.TrimSpace(tree), "-p", head, "-m", msg)
+	args := []string{"commit-tree", strings.TrimSpace(tree), "-p", head, "-m", msg}
+	if sign, _ := git(ctx, o.Dir, env, "config", "--type=bool", "--get", "commit.gpgsign"); strings.TrimSpace(sign) == "true" {
+		args = append(args, "-S")
+	}
+	c, err := git(ctx, o.Dir, env, args...)
 	if err != nil {
 		return commitError(err)
 	}

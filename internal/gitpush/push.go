@@ -141,7 +141,7 @@ func CommitAndPush(ctx context.Context, o Options) (Result, error) {
 		return res, fmt.Errorf("%s: %w", o.Dir, ErrNotRepository)
 	}
 	// Copies a run that died mid-rebase left aside come back first.
-	if err := putCopiesBack(ctx, o, env); err != nil {
+	if err := putCopiesBack(ctx, o, env, false); err != nil {
 		return res, err
 	}
 	if o.Push {

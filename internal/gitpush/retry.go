@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,12 +97,16 @@ func hasMovedReason(s string) bool {
 // aborts the rebase so the working tree is as it was. It returns the files
 // whose edits conflicted with the remote's and stay in the stash.
 func rebase(ctx context.Context, o Options, env []string) (kept []string, err error) {
-	if err := setCopiesAside(ctx, o, env); err != nil {
-		return nil, err
+	if upstreamTracksCopies(ctx, o, env) {
+		// The copies are a cache: when they cannot be put aside, the
+		// rebase goes on, and what it deletes the heartbeat fetches again.
+		if err := setCopiesAside(ctx, o, env); err != nil {
+			slog.Warn("the copies of peers' traces were not put aside for the rebase; if it deletes them, the next heartbeats fetch them again", "err", err)
+		}
+		// Back on success, conflict and abort alike; a crash leaves them
+		// in copiesAside for the next run.
+		defer func() { err = errors.Join(err, putCopiesBack(ctx, o, env, true)) }()
 	}
-	// Back on success, conflict and abort alike; a crash leaves them in
-	// copiesAside for the next run.
-	defer func() { err = errors.Join(err, putCopiesBack(ctx, o, env)) }()
 	stashed, err := stash(ctx, o, env)
 	if err != nil {
 		return nil, err
