@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"strings"
 
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/statefile"
@@ -202,11 +201,13 @@ func (r *summaryReader) peer(rel string, seg map[string]*Ledger) (*summaryPeer, 
 // them (decodeSegment): a peer's segment holds its directory's peer alone,
 // a shard segment peers of its shard, each once.
 func belongs(rel, name string, seg map[string]*Ledger) error {
-	// A peer's segment read twice is its one name twice: the first
-	// check refuses it.
+	// A peer's segment has one name, so a second peer line in it fails
+	// the first check. A shard's peer named otherwise than a peer's file
+	// holds no record ofPeer takes, and done refuses a shard's peer with
+	// none.
 	ok := seg[name] == nil
 	if shard := shardDir.FindStringSubmatch(path.Dir(rel)); shard != nil {
-		ok = ok && strings.HasSuffix(name, ".json") && inShard(peerDir(name), shard[1])
+		ok = ok && inShard(peerDir(name), shard[1])
 	} else {
 		ok = ok && name == path.Dir(rel)+".json"
 	}
