@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"strings"
 
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/statefile"
@@ -177,7 +178,7 @@ func (r *summaryReader) peer(rel string, seg map[string]*Ledger) (*summaryPeer, 
 	if p.name, err = r.str(r.f[0], false); err != nil {
 		return nil, err
 	}
-	if err := belongs(rel, p.name, seg); err != nil {
+	if err := belongs(rel, p.name, p.shard, seg); err != nil {
 		return nil, err
 	}
 	p.agent, err = r.str(r.f[1], true)
@@ -197,19 +198,20 @@ func (r *summaryReader) peer(rel string, seg map[string]*Ledger) (*summaryPeer, 
 }
 
 // belongs checks that the peer of file name may be read into seg, the
-// peers of the segment rel read so far, as the segment's own reader files
-// them (decodeSegment): a peer's segment holds its directory's peer alone,
-// a shard segment peers of its shard, each once.
-func belongs(rel, name string, seg map[string]*Ledger) error {
+// peers of the segment rel (a shard segment when shard) read so far, as
+// the segment's own reader files them (decodeSegment): a peer's segment
+// holds its directory's peer alone, a shard segment peers of its shard,
+// each once.
+func belongs(rel, name string, shard bool, seg map[string]*Ledger) error {
 	// A peer's segment has one name, so a second peer line in it fails
 	// the first check. A shard's peer named otherwise than a peer's file
 	// holds no record ofPeer takes, and done refuses a shard's peer with
 	// none.
 	ok := seg[name] == nil
-	if shard := shardDir.FindStringSubmatch(path.Dir(rel)); shard != nil {
-		ok = ok && inShard(peerDir(name), shard[1])
+	if dir := path.Dir(rel); shard {
+		ok = ok && inShard(peerDir(name), strings.TrimPrefix(dir, "shard-"))
 	} else {
-		ok = ok && name == path.Dir(rel)+".json"
+		ok = ok && name == dir+".json"
 	}
 	if !ok {
 		return fmt.Errorf("peer %q does not belong in %s", name, rel)
