@@ -171,9 +171,10 @@ func (r *summaryReader) dispute(p *summaryPeer) (string, error) {
 	if err := json.Unmarshal(r.f[0], &d); err != nil || d == nil {
 		return "", fmt.Errorf("dispute: %v", err)
 	}
-	if p.l.Disputes[d.Key()] != nil {
-		return "", fmt.Errorf("two disputes of %s", d.Key())
+	k := d.Key()
+	if p.l.Disputes[k] != nil {
+		return "", fmt.Errorf("two disputes of %s", k)
 	}
-	p.l.Disputes[d.Key()] = d
+	p.l.Disputes[k] = d
 	return d.ReporterURL, nil
 }
