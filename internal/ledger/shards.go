@@ -101,12 +101,17 @@ func shardEntries(rel string, data []byte) (map[string]json.RawMessage, error) {
 	}
 	shard := shardDir.FindStringSubmatch(strings.TrimSuffix(path.Dir(rel), "/"))
 	for dir := range f.Peers {
-		if shard == nil || shardOf(dir) != shard[1] || !validPeerDir(dir) {
+		if shard == nil || !inShard(dir, shard[1]) {
 			return nil, fmt.Errorf("peer %q does not belong in %s", dir, path.Dir(rel))
 		}
 	}
 	return f.Peers, nil
 }
+
+// inShard reports whether dir names the directory of a peer of shard,
+// one a shard segment of shard may hold: its reader (shardEntries) and a
+// summary's (summaryReader.peer) ask alike.
+func inShard(dir, shard string) bool { return validPeerDir(dir) && shardOf(dir) == shard }
 
 // validPeerDir reports whether dir can name a peer's directory.
 func validPeerDir(dir string) bool {

@@ -31,9 +31,10 @@ import (
 // validator and validator_url: the peer line's; a trace's url: its
 // agent_url followed by its file) is empty when it equals it, and \- when
 // it is empty but the default is not. A validation's source is its
-// source_url after its validator_url, source_url the whole when it does
-// not start so. Times are RFC 3339 as JSON writes them, a zero time
-// empty; a bool is 1 or empty; a fingerprint its 16 hex digits. Records
+// source_url after its validator_url when source_url starts with it and
+// is longer, source_url then empty; else source is empty and source_url
+// the whole. Times are RFC 3339 as JSON writes them, a zero time empty;
+// a bool is 1 or empty; a fingerprint its 16 hex digits. Records
 // of each kind are in key order, peers in file-name order, so a summary
 // of the same records is the same bytes.
 
