@@ -70,6 +70,8 @@ var (
 	ErrNotRepository = errors.New("not a git repository")
 	// ErrNoRemote: Push names a remote the repository does not have.
 	ErrNoRemote = errors.New("no such remote")
+	// ErrCommitRunning: another meshnode commit holds this checkout.
+	ErrCommitRunning = errors.New("another meshnode commit is running in this checkout")
 )
 
 // Options says what to commit and where to push it.
@@ -140,6 +142,11 @@ func CommitAndPush(ctx context.Context, o Options) (Result, error) {
 		}
 		return res, fmt.Errorf("%s: %w", o.Dir, ErrNotRepository)
 	}
+	unlock, err := lockCommit(ctx, o, env)
+	if err != nil {
+		return res, err
+	}
+	defer unlock()
 	// Copies a run that died mid-rebase left aside come back first.
 	if err := putCopiesBack(ctx, o, env, false); err != nil {
 		return res, err
