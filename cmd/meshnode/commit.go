@@ -42,7 +42,8 @@ it was, and the command fails with what to do; an edit of yours that
 conflicts with the remote stays in git stash, and the command says so.
 When the remote still tracks the copies of peers' traces (an older node
 committed them), they wait in git's directory (meshnode-copies) during the
-rebase; the next run puts back any that a crash left there.
+rebase; the next run puts back any that a crash left there. One run at a
+time in a checkout: a second started meanwhile stops with an error.
 
 With --keepalive-after, when nothing changed and the last commit is at least
 that old, it makes an empty "heartbeat: keepalive" commit: GitHub disables a
