@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -63,6 +64,7 @@ func TestCheckWorkflowKeepsThePullRequestAsData(t *testing.T) {
 		{"an action on a tag", "actions/setup-go@40f1582b2485089dde7abd97c1529aa768e1baff # v5.6.0", "actions/setup-go@v5", "not pinned"},
 		{"no version comment", "actions/setup-go@40f1582b2485089dde7abd97c1529aa768e1baff # v5.6.0", "actions/setup-go@40f1582b2485089dde7abd97c1529aa768e1baff", "not pinned"},
 		{"setup-go's cache", "cache: false", "cache: true", "writes a cache"},
+		{"an actions/cache step in another job", "jobs:\n", "jobs:\n  warm:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/cache@27d5ce7f107fe9357f9df03efb73ab90386fccae # v5.0.5\n        with:\n          path: mesh-state/copies\n          key: x\n", "job warm: step"},
 		{"an actions/cache step", "      - uses: actions/setup-go@", "      - uses: actions/cache@27d5ce7f107fe9357f9df03efb73ab90386fccae # v5.0.5\n        with:\n          path: mesh-state/copies\n          key: x\n      - uses: actions/setup-go@", "writes a cache"},
 	} {
 		broken := strings.Replace(string(data), tt.old, tt.new, 1)
@@ -157,9 +159,13 @@ func workflowProblems(data []byte) []string {
 	if !built {
 		errorf("no step builds meshnode from the base checkout")
 	}
-	for _, s := range job.Steps {
-		if strings.HasPrefix(s.Uses, "actions/cache") || strings.HasPrefix(s.Uses, "actions/setup-go@") && s.With["cache"] != "false" {
-			errorf("step %q writes a cache: a pull_request_target run writes the base branch's cache, which the heartbeat restores (the copies of peers' traces, Go's modules)", s.Uses)
+	// Every job of the workflow, not the check job alone: a cache any of
+	// them writes is the base branch's.
+	for _, name := range slices.Sorted(maps.Keys(wf.Jobs)) {
+		for _, s := range wf.Jobs[name].Steps {
+			if strings.HasPrefix(s.Uses, "actions/cache") || strings.HasPrefix(s.Uses, "actions/setup-go@") && s.With["cache"] != "false" {
+				errorf("job %s: step %q writes a cache: a pull_request_target run writes the base branch's cache, which the heartbeat restores (the copies of peers' traces, Go's modules)", name, s.Uses)
+			}
 		}
 	}
 
