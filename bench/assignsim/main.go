@@ -119,21 +119,23 @@ func (s *sim) day(o options, day int, traces []ledger.Trace) error {
 		return err
 	}
 	standing := s.standing(pools)
-	s.in.Traces = append(s.in.Traces, traces...)
+	for i := range traces {
+		s.in.Traces = append(s.in.Traces, &traces[i])
+	}
 	as, assigns := pools.Assignments(s.in)
 	rng := rand.New(rand.NewPCG(uint64(day), 4))
 	at := traces[0].Submitted.Add(6 * time.Hour)
 	written := map[string]int{}
 	for _, v := range standing {
 		for _, t := range traces {
-			if t.AgentURL == v.URL || (assigns && !as.AssignedTo(t, v.URL)) {
+			if t.AgentURL == v.URL || (assigns && !as.AssignedTo(&t, v.URL)) {
 				continue
 			}
 			result := "fail"
 			if rng.Float64() < o.passRate {
 				result = "pass"
 			}
-			s.in.Validations = append(s.in.Validations, ledger.Validation{Validator: v.Agent, ValidatorURL: v.URL,
+			s.in.Validations = append(s.in.Validations, &ledger.Validation{Validator: v.Agent, ValidatorURL: v.URL,
 				TraceURL: t.URL, TraceHash: t.Hash, Result: result, ValidatedAt: at})
 			written[v.URL]++
 		}

@@ -119,7 +119,7 @@ func assign(o options, agents []*agent) (assignment, error) {
 		out.seconds = append(out.seconds, d.seconds)
 		for i, t := range d.traces {
 			owners := d.owners[i]
-			owners.a.assigned[owners.p] = d.as.AssignedTo(t, agents[0].url)
+			owners.a.assigned[owners.p] = d.as.AssignedTo(&t, agents[0].url)
 			if day > 0 && owners.a != agents[0] {
 				out.others++
 				if owners.a.assigned[owners.p] {
@@ -184,13 +184,13 @@ func (t *lateTally) countLateOf(pools *signal.Pools, in signal.Input, traces []l
 	if !ok {
 		return fmt.Errorf("rule set %s assigns nothing", in.Rules)
 	}
-	var late []ledger.Validation
+	var late []*ledger.Validation
 	for _, tr := range traces {
 		if cast[tr.Hash] >= heartbeat.ReserveShort {
 			continue
 		}
 		at := tr.Submitted.Add(heartbeat.ReserveDelay + heartbeat.LateReserveDelay + 30*time.Minute)
-		vs := votes(tr, as.LateReserve(tr), agents, func(v int) bool { return v < active }, at)
+		vs := votes(tr, as.LateReserve(&tr), agents, func(v int) bool { return v < active }, at)
 		for range vs {
 			t.hours = append(t.hours, at.Sub(signal.EpochStart(tr.Submitted)).Hours())
 		}
@@ -270,7 +270,9 @@ func drawJuries(o options, agents []*agent, rules string, present func(v, day in
 	for day := 0; day <= o.days; day++ {
 		var d drawn
 		d.traces, d.owners = tracesOfDay(agents, day)
-		in.Traces = append(in.Traces, d.traces...)
+		for i := range d.traces {
+			in.Traces = append(in.Traces, &d.traces[i])
+		}
 		cpu0 := cpuTime()
 		var ok bool
 		if d.as, ok = pools.Assignments(in); !ok {
@@ -278,7 +280,7 @@ func drawJuries(o options, agents []*agent, rules string, present func(v, day in
 		}
 		d.juries, d.reserves = make([][]string, len(d.traces)), make([][]string, len(d.traces))
 		for i, t := range d.traces {
-			d.juries[i], d.reserves[i] = d.as.Jury(t), d.as.Reserve(t)
+			d.juries[i], d.reserves[i] = d.as.Jury(&t), d.as.Reserve(&t)
 		}
 		d.seconds = (cpuTime() - cpu0).Seconds()
 		for i, t := range d.traces {
@@ -323,7 +325,7 @@ func tracesOfDay(agents []*agent, day int) ([]ledger.Trace, []publishRef) {
 // hour after it, passing; and when they are fewer than
 // heartbeat.ReserveShort, by the reserve present, half an hour after the
 // reserve's policy makes the trace due.
-func validations(t ledger.Trace, jury, reserve []string, agents []*agent, present func(int) bool) []ledger.Validation {
+func validations(t ledger.Trace, jury, reserve []string, agents []*agent, present func(int) bool) []*ledger.Validation {
 	out := votes(t, jury, agents, present, t.Submitted.Add(time.Hour))
 	if len(out) < heartbeat.ReserveShort {
 		due := t.Submitted.Add(heartbeat.ReserveDelay + 30*time.Minute)
@@ -333,14 +335,14 @@ func validations(t ledger.Trace, jury, reserve []string, agents []*agent, presen
 }
 
 // votes are the passes of t by the members of names present, dated at.
-func votes(t ledger.Trace, names []string, agents []*agent, present func(int) bool, at time.Time) []ledger.Validation {
-	out := make([]ledger.Validation, 0, len(names))
+func votes(t ledger.Trace, names []string, agents []*agent, present func(int) bool, at time.Time) []*ledger.Validation {
+	out := make([]*ledger.Validation, 0, len(names))
 	for _, name := range names {
 		i := validatorIndex(name)
 		if !present(i) {
 			continue
 		}
-		out = append(out, ledger.Validation{Validator: name, ValidatorURL: agents[i].url, TraceURL: t.URL, TraceHash: t.Hash,
+		out = append(out, &ledger.Validation{Validator: name, ValidatorURL: agents[i].url, TraceURL: t.URL, TraceHash: t.Hash,
 			Result: "pass", ValidatedAt: at})
 	}
 	return out

@@ -67,16 +67,18 @@ func TestAssignmentMarksTheTracesWhoseJuryNamesTheNode(t *testing.T) {
 		in.Founders = append(in.Founders, signal.Founder{Name: agentName(i), URL: agents[i].url})
 	}
 	traces, refs := tracesOfDay(agents, 0)
-	in.Traces = traces
+	for i := range traces {
+		in.Traces = append(in.Traces, &traces[i])
+	}
 	as, ok := signal.NewAssignments(in)
 	if !ok {
 		t.Fatal("mesh-2026-4 assigns nothing")
 	}
 	named := 0
 	for i, tr := range traces {
-		want := slices.Contains(as.Jury(tr), agentName(0))
+		want := slices.Contains(as.Jury(&tr), agentName(0))
 		if got := refs[i].a.assigned[refs[i].p]; got != want {
-			t.Errorf("trace %s of %s: assigned to the node %v, its jury %v", tr.Hash, tr.Agent, got, as.Jury(tr))
+			t.Errorf("trace %s of %s: assigned to the node %v, its jury %v", tr.Hash, tr.Agent, got, as.Jury(&tr))
 		}
 		if want {
 			named++

@@ -227,16 +227,16 @@ func TestLagIsJudgedUnderTheMeshsRuleSet(t *testing.T) {
 		return ledger.Trace{Agent: name, AgentURL: url(name), Hash: manifest.HashBytes([]byte(fmt.Sprint(name, seq))),
 			Seq: manifest.Seq(seq), Type: typ, Category: cat, URL: fmt.Sprintf("%straces/%03d.md", url(name), seq)}
 	}
-	vote := func(name string, t ledger.Trace, result string, at time.Time) ledger.Validation {
-		return ledger.Validation{Validator: name, ValidatorURL: url(name), TraceHash: t.Hash, Result: result, ValidatedAt: at}
+	vote := func(name string, t ledger.Trace, result string, at time.Time) *ledger.Validation {
+		return &ledger.Validation{Validator: name, ValidatorURL: url(name), TraceHash: t.Hash, Result: result, ValidatedAt: at}
 	}
 	earlier, later := seen.Add(-time.Hour), seen.Add(time.Hour)
 	honest := trace("honest", 1, "knowledge", "pebble")
 	in := signal.Input{Founders: []signal.Founder{{Name: "fred", URL: url("fred")}, {Name: "gina", URL: url("gina")}},
-		Rules: signal.RulesMesh2026v2, Traces: []ledger.Trace{honest}}
+		Rules: signal.RulesMesh2026v2, Traces: []*ledger.Trace{&honest}}
 	for s := 1; s <= 5; s++ {
 		rock := trace("mallory", s, "capability", "rock")
-		in.Traces = append(in.Traces, rock)
+		in.Traces = append(in.Traces, &rock)
 		in.Validations = append(in.Validations, vote("fred", rock, "pass", earlier))
 	}
 	in.Validations = append(in.Validations, vote("fred", honest, "pass", earlier), vote("mallory", honest, "fail", earlier),
@@ -267,11 +267,11 @@ func checkOutside(t *testing.T, rules string) {
 		in.Founders = append(in.Founders, signal.Founder{Name: n, URL: url(n)})
 	}
 	for s := 1; s <= 12; s++ {
-		in.Traces = append(in.Traces, ledger.Trace{Agent: "ann", AgentURL: url("ann"), Hash: manifest.HashBytes([]byte(fmt.Sprint("ann", s))),
+		in.Traces = append(in.Traces, &ledger.Trace{Agent: "ann", AgentURL: url("ann"), Hash: manifest.HashBytes([]byte(fmt.Sprint("ann", s))),
 			Seq: manifest.Seq(s), URL: fmt.Sprintf("%straces/%03d.md", url("ann"), s)})
 	}
 	as, _ := signal.NewAssignments(in)
-	var mine, theirs ledger.Trace
+	var mine, theirs *ledger.Trace
 	for _, tr := range in.Traces {
 		if as.AssignedTo(tr, url("node")) {
 			mine = tr
@@ -279,16 +279,16 @@ func checkOutside(t *testing.T, rules string) {
 			theirs = tr
 		}
 	}
-	if mine.Hash == "" || theirs.Hash == "" {
+	if mine == nil || theirs == nil {
 		t.Fatal("a poor test: the node is assigned all or none of the traces")
 	}
 	pub := &public{agent: "node", url: url("node"), manifest: &manifest.Manifest{}, files: map[string][]byte{}}
-	for i, tr := range []ledger.Trace{mine, theirs} {
+	for i, tr := range []*ledger.Trace{mine, theirs} {
 		file := fmt.Sprintf("validations/val-%d.md", i+1)
 		pub.files[file] = []byte(fmt.Sprintf("# VALIDATION\n\nvalidator: node\nvalidator_url: %s\ntrace_url: %s\ntrace_hash: %s\nvalidated_at: 2026-03-12T09:00:00Z\nresult: pass\ntotal_score: 22\n\nscores:\n  substance: 4\n  uniqueness: 3\n  specificity: 4\n  actionability: 4\n  structure: 4\n  freshness: 3\n",
 			url("node"), tr.URL, tr.Hash))
 		pub.manifest.Entries = append(pub.manifest.Entries, manifest.Entry{Seq: manifest.Seq(i + 1), File: file, Type: "validation"})
-		in.Validations = append(in.Validations, ledger.Validation{Validator: "node", ValidatorURL: url("node"), TraceHash: tr.Hash, Result: "pass"})
+		in.Validations = append(in.Validations, &ledger.Validation{Validator: "node", ValidatorURL: url("node"), TraceHash: tr.Hash, Result: "pass"})
 	}
 	got := outside(pub, signal.Compute(in))
 	if len(got) != 1 || got[0].TraceHash != theirs.Hash || got[0].Seq != 2 || len(got[0].Jury) != signal.JurySize {
@@ -312,11 +312,11 @@ func TestUnderMesh2026v6AValidationOfTheReserveIsNotOutside(t *testing.T) {
 		in.Founders = append(in.Founders, signal.Founder{Name: n, URL: url(n)})
 	}
 	for s := 1; s <= 40; s++ {
-		in.Traces = append(in.Traces, ledger.Trace{Agent: "ann", AgentURL: url("ann"), Hash: manifest.HashBytes([]byte(fmt.Sprint("ann", s))),
+		in.Traces = append(in.Traces, &ledger.Trace{Agent: "ann", AgentURL: url("ann"), Hash: manifest.HashBytes([]byte(fmt.Sprint("ann", s))),
 			Seq: manifest.Seq(s), URL: fmt.Sprintf("%straces/%03d.md", url("ann"), s)})
 	}
 	as, _ := signal.NewAssignments(in)
-	picked := map[string]ledger.Trace{}
+	picked := map[string]*ledger.Trace{}
 	for _, tr := range in.Traces {
 		switch {
 		case as.AssignedTo(tr, url("node")):
@@ -337,7 +337,7 @@ func TestUnderMesh2026v6AValidationOfTheReserveIsNotOutside(t *testing.T) {
 		pub.files[file] = []byte(fmt.Sprintf("# VALIDATION\n\nvalidator: node\nvalidator_url: %s\ntrace_url: %s\ntrace_hash: %s\nvalidated_at: 2026-03-12T09:00:00Z\nresult: pass\ntotal_score: 22\n\nscores:\n  substance: 4\n  uniqueness: 3\n  specificity: 4\n  actionability: 4\n  structure: 4\n  freshness: 3\n",
 			url("node"), tr.URL, tr.Hash))
 		pub.manifest.Entries = append(pub.manifest.Entries, manifest.Entry{Seq: manifest.Seq(i + 1), File: file, Type: "validation"})
-		in.Validations = append(in.Validations, ledger.Validation{Validator: "node", ValidatorURL: url("node"), TraceHash: tr.Hash, Result: "pass"})
+		in.Validations = append(in.Validations, &ledger.Validation{Validator: "node", ValidatorURL: url("node"), TraceHash: tr.Hash, Result: "pass"})
 	}
 	got := outside(pub, signal.Compute(in))
 	if len(got) != 1 || got[0].TraceHash != picked["neither"].Hash || len(got[0].Reserve) != signal.ReserveSize {
@@ -362,13 +362,13 @@ func TestUnderMesh2026v7ALateReserveValidationFromItsLateEpochIsNotOutside(t *te
 		in.Founders = append(in.Founders, signal.Founder{Name: n, URL: url(n)})
 	}
 	day := time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
-	var late []ledger.Trace
+	var late []*ledger.Trace
 	for s := 1; s <= 60 && len(late) < 2; s++ {
 		tr := ledger.Trace{Agent: "ann", AgentURL: url("ann"), Hash: manifest.HashBytes([]byte(fmt.Sprint("ann", s))),
 			Seq: manifest.Seq(s), URL: fmt.Sprintf("%straces/%03d.md", url("ann"), s), Submitted: day}
-		in.Traces = append(in.Traces, tr)
-		if as, _ := signal.NewAssignments(in); as.InLateReserve(tr, url("node")) {
-			late = append(late, tr)
+		in.Traces = append(in.Traces, &tr)
+		if as, _ := signal.NewAssignments(in); as.InLateReserve(&tr, url("node")) {
+			late = append(late, &tr)
 		} else {
 			in.Traces = in.Traces[:len(in.Traces)-1]
 		}
@@ -383,7 +383,7 @@ func TestUnderMesh2026v7ALateReserveValidationFromItsLateEpochIsNotOutside(t *te
 		pub.files[file] = []byte(fmt.Sprintf("# VALIDATION\n\nvalidator: node\nvalidator_url: %s\ntrace_url: %s\ntrace_hash: %s\nvalidated_at: %s\nresult: pass\ntotal_score: 22\n\nscores:\n  substance: 4\n  uniqueness: 3\n  specificity: 4\n  actionability: 4\n  structure: 4\n  freshness: 3\n",
 			url("node"), tr.URL, tr.Hash, at.Format(time.RFC3339)))
 		pub.manifest.Entries = append(pub.manifest.Entries, manifest.Entry{Seq: manifest.Seq(i + 1), File: file, Type: "validation"})
-		in.Validations = append(in.Validations, ledger.Validation{Validator: "node", ValidatorURL: url("node"), TraceHash: tr.Hash, Result: "pass", ValidatedAt: at})
+		in.Validations = append(in.Validations, &ledger.Validation{Validator: "node", ValidatorURL: url("node"), TraceHash: tr.Hash, Result: "pass", ValidatedAt: at})
 	}
 	got := outside(pub, signal.Compute(in))
 	if len(got) != 1 || got[0].TraceHash != late[1].Hash || !slices.Contains(got[0].LateReserve, "node") {

@@ -35,7 +35,7 @@ func (n *job) assigned(toQueue []queue.Item) []queue.Item {
 	}
 	var kept, others []queue.Item
 	for _, it := range toQueue {
-		if t := n.ledger.Traces[it.Hash]; t != nil && as.AssignedTo(*t, n.cfg.URL) {
+		if t := n.ledger.Traces[it.Hash]; t != nil && as.AssignedTo(t, n.cfg.URL) {
 			kept = append(kept, it)
 			continue
 		}

@@ -158,14 +158,14 @@ func (n *job) dueAt(t *ledger.Trace, tr signal.TraceResult, voters []voter, as s
 	}
 	short := tr.Seen < ReserveShort
 	switch {
-	case as.InReserve(*t, n.cfg.URL):
-		if short || slices.ContainsFunc(voters, func(v voter) bool { return v.url != "" && as.InReserve(*t, v.url) }) {
+	case as.InReserve(t, n.cfg.URL):
+		if short || slices.ContainsFunc(voters, func(v voter) bool { return v.url != "" && as.InReserve(t, v.url) }) {
 			return from.Add(ReserveDelay), true
 		}
-	case as.InLateReserve(*t, n.cfg.URL):
-		late := as.LateFrom(*t)
+	case as.InLateReserve(t, n.cfg.URL):
+		late := as.LateFrom(t)
 		if short || slices.ContainsFunc(voters, func(v voter) bool {
-			return v.url != "" && !v.at.Before(late) && as.InLateReserve(*t, v.url)
+			return v.url != "" && !v.at.Before(late) && as.InLateReserve(t, v.url)
 		}) {
 			return latest(late, from.Add(ReserveDelay+LateReserveDelay)), true
 		}

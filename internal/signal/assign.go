@@ -151,7 +151,7 @@ type juryKey struct {
 func newAssigner(in Input, rules Rules, cache *Pools) *assigner {
 	a := &assigner{in: byDate(in), rules: rules, pools: map[int64][]member{}, juries: map[juryKey][]member{},
 		lates: map[juryKey][]member{}, cache: cache}
-	for _, ts := range [][]ledger.Trace{a.in.Traces, a.in.Copies} {
+	for _, ts := range [][]*ledger.Trace{a.in.Traces, a.in.Copies} {
 		for _, t := range ts {
 			a.epochs = append(a.epochs, EpochOf(t.Submitted))
 		}
@@ -248,7 +248,7 @@ func (a *assigner) key(e int64) poolKey {
 // not, counted or not; one stating no time is evidence of nothing. Only
 // the newest such assignment matters: a validation after it answers
 // every earlier one.
-func (m *mesh) markAway(pool []member, vals []ledger.Validation, e int64, after int) {
+func (m *mesh) markAway(pool []member, vals []*ledger.Validation, e int64, after int) {
 	assigned := map[string]int64{} // juror key → newest epoch of its assignments up to e − after
 	for i, t := range m.traces {
 		te := EpochOf(t.Submitted)
@@ -281,7 +281,7 @@ func (m *mesh) markAway(pool []member, vals []ledger.Validation, e int64, after 
 // excepting its author, and its reserve (Rules.Reserve): the ranks after
 // the jury's in the same order, so that the jury is the one rules
 // without a reserve draw.
-func (a *assigner) juryOf(m *mesh, t ledger.Trace) (jurors, reserve []member) {
+func (a *assigner) juryOf(m *mesh, t *ledger.Trace) (jurors, reserve []member) {
 	k := juryKey{t.Hash, m.key(t.Agent, t.AgentURL), EpochOf(t.Submitted)}
 	j, ok := a.juries[k]
 	if !ok {
@@ -296,7 +296,7 @@ func (a *assigner) juryOf(m *mesh, t ledger.Trace) (jurors, reserve []member) {
 // reserve are seated: the first LateReserve members of the present-first
 // rendezvous order over lateCandidates, its author and the seated
 // excepted; none under rules without one.
-func (a *assigner) lateOf(m *mesh, t ledger.Trace, seated []member) []member {
+func (a *assigner) lateOf(m *mesh, t *ledger.Trace, seated []member) []member {
 	if a.rules.LateReserve == 0 {
 		return nil
 	}
@@ -344,11 +344,11 @@ func (a *assigner) lateCandidates(e int64) []member {
 func byDate(in Input) Input {
 	out := in
 	out.Traces, out.Copies = slices.Clone(in.Traces), slices.Clone(in.Copies)
-	for _, ts := range [][]ledger.Trace{out.Traces, out.Copies} {
-		slices.SortStableFunc(ts, func(x, y ledger.Trace) int { return cmpInt(EpochOf(x.Submitted), EpochOf(y.Submitted)) })
+	for _, ts := range [][]*ledger.Trace{out.Traces, out.Copies} {
+		slices.SortStableFunc(ts, func(x, y *ledger.Trace) int { return cmpInt(EpochOf(x.Submitted), EpochOf(y.Submitted)) })
 	}
 	out.Validations = slices.Clone(in.Validations)
-	slices.SortStableFunc(out.Validations, func(x, y ledger.Validation) int { return x.ValidatedAt.Compare(y.ValidatedAt) })
+	slices.SortStableFunc(out.Validations, func(x, y *ledger.Validation) int { return x.ValidatedAt.Compare(y.ValidatedAt) })
 	out.Disputes = slices.Clone(in.Disputes)
 	slices.SortStableFunc(out.Disputes, func(x, y ledger.Dispute) int { return x.ObservedAt.Compare(y.ObservedAt) })
 	return out
@@ -371,7 +371,7 @@ func cmpInt(x, y int64) int {
 // as of the trace's: voteDay), and the founders and rules.
 func (in Input) before(start time.Time) Input {
 	e := EpochOf(start)
-	earlier := func(t ledger.Trace) bool { return EpochOf(t.Submitted) < e }
+	earlier := func(t *ledger.Trace) bool { return EpochOf(t.Submitted) < e }
 	return Input{Founders: in.Founders, Rules: in.Rules,
 		Traces:      in.Traces[:prefix(len(in.Traces), func(i int) bool { return earlier(in.Traces[i]) })],
 		Copies:      in.Copies[:prefix(len(in.Copies), func(i int) bool { return earlier(in.Copies[i]) })],
@@ -398,11 +398,11 @@ func (m *mesh) assign(a *assigner, horizon int64) {
 	m.reserves = make([][]int, len(m.traces))
 	m.lates = make([][]int, len(m.traces))
 	for i, t := range m.traces {
-		js, rs := a.juryOf(m, *t)
+		js, rs := a.juryOf(m, t)
 		m.juries[i], m.reserves[i] = m.idsOf(js), m.idsOf(rs)
 		late := a.lateEpoch(EpochOf(t.Submitted))
 		if a.rules.LateReserve > 0 && late < horizon {
-			m.lates[i] = m.idsOf(a.lateOf(m, *t, slices.Concat(js, rs)))
+			m.lates[i] = m.idsOf(a.lateOf(m, t, slices.Concat(js, rs)))
 		}
 		for j := range m.ballots[i] {
 			b := &m.ballots[i][j]
@@ -467,14 +467,14 @@ func newAssignments(in Input, cache *Pools) (Assignments, bool) {
 }
 
 // Jury returns the names of t's jurors, highest weight first.
-func (as Assignments) Jury(t ledger.Trace) []string {
+func (as Assignments) Jury(t *ledger.Trace) []string {
 	js, _ := as.a.juryOf(as.m, t)
 	return memberNames(js)
 }
 
 // Reserve returns the names of t's reserve (mesh-2026-6), highest weight
 // first; none under rules without one.
-func (as Assignments) Reserve(t ledger.Trace) []string {
+func (as Assignments) Reserve(t *ledger.Trace) []string {
 	_, rs := as.a.juryOf(as.m, t)
 	return memberNames(rs)
 }
@@ -483,27 +483,27 @@ func (as Assignments) Reserve(t ledger.Trace) []string {
 // rank first; none under rules without one. For a trace whose late epoch
 // has not begun it is drawn from the files as they are, as that epoch's
 // pool is: files dated before that epoch may still come and change it.
-func (as Assignments) LateReserve(t ledger.Trace) []string {
+func (as Assignments) LateReserve(t *ledger.Trace) []string {
 	return memberNames(as.late(t))
 }
 
 // InLateReserve reports whether the agent at trace URL url is in t's
 // late reserve (mesh-2026-7): its vote counts when dated at or after
 // LateFrom(t), and the node's policy says when it casts one.
-func (as Assignments) InLateReserve(t ledger.Trace, url string) bool {
+func (as Assignments) InLateReserve(t *ledger.Trace, url string) bool {
 	return hasKey(as.late(t), agentKey("", url))
 }
 
 // LateFrom is the first instant at which a vote of t's late reserve
 // counts: the start of its late epoch; zero under rules without one.
-func (as Assignments) LateFrom(t ledger.Trace) time.Time {
+func (as Assignments) LateFrom(t *ledger.Trace) time.Time {
 	if as.a.rules.LateReserve == 0 {
 		return time.Time{}
 	}
 	return epochStart(as.a.lateEpoch(EpochOf(t.Submitted)))
 }
 
-func (as Assignments) late(t ledger.Trace) []member {
+func (as Assignments) late(t *ledger.Trace) []member {
 	js, rs := as.a.juryOf(as.m, t)
 	return as.a.lateOf(as.m, t, slices.Concat(js, rs))
 }
@@ -517,7 +517,7 @@ func memberNames(ms []member) []string {
 }
 
 // AssignedTo reports whether the agent at trace URL url is on t's jury.
-func (as Assignments) AssignedTo(t ledger.Trace, url string) bool {
+func (as Assignments) AssignedTo(t *ledger.Trace, url string) bool {
 	js, _ := as.a.juryOf(as.m, t)
 	return hasKey(js, agentKey("", url))
 }
@@ -525,7 +525,7 @@ func (as Assignments) AssignedTo(t ledger.Trace, url string) bool {
 // InReserve reports whether the agent at trace URL url is in t's reserve
 // (mesh-2026-6): its vote counts, and the node's policy says when it
 // casts one (docs/decisions.md, Assignment: "The reserve").
-func (as Assignments) InReserve(t ledger.Trace, url string) bool {
+func (as Assignments) InReserve(t *ledger.Trace, url string) bool {
 	_, rs := as.a.juryOf(as.m, t)
 	return hasKey(rs, agentKey("", url))
 }

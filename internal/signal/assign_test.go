@@ -15,10 +15,11 @@ import (
 	"github.com/meshnode/meshnode/internal/manifest"
 )
 
-// dated is t submitted at noon day days into March 2026.
-func dated(t ledger.Trace, day int) ledger.Trace {
-	t.Submitted = time.Date(2026, 3, day, 12, 0, 0, 0, time.UTC)
-	return t
+// dated is a copy of t submitted at noon day days into March 2026.
+func dated(t *ledger.Trace, day int) *ledger.Trace {
+	c := *t
+	c.Submitted = time.Date(2026, 3, day, 12, 0, 0, 0, time.UTC)
+	return &c
 }
 
 func traceResult(r Report, h manifest.Hash) TraceResult {
@@ -67,7 +68,7 @@ func TestTheJuryIsTheKHighestRendezvousWeightsWithoutTheAuthor(t *testing.T) {
 	}
 
 	t.Run("fewer validators than k: all of them", func(t *testing.T) {
-		in := Input{Rules: RulesMesh2026v4, Founders: founders("f1", "f2", "ann"), Traces: []ledger.Trace{dated(tr("ann", 1, "knowledge", "pebble"), 10)}}
+		in := Input{Rules: RulesMesh2026v4, Founders: founders("f1", "f2", "ann"), Traces: []*ledger.Trace{dated(tr("ann", 1, "knowledge", "pebble"), 10)}}
 		got := Compute(in).Traces[0].Jury
 		if want := byWeight(hash("ann", 1), []string{"f1", "f2"}); !reflect.DeepEqual(got, want) {
 			t.Fatalf("jury %v, want %v", got, want)
@@ -90,7 +91,7 @@ func juryMesh(rules string) (Input, []string) {
 	names := []string{"f1", "f2", "f3", "f4", "f5", "f6", "f7"}
 	t := dated(tr("ann", 1, "knowledge", "pebble"), 10)
 	order := byWeight(t.Hash, names)
-	in := Input{Rules: rules, Founders: founders(names...), Traces: []ledger.Trace{t}}
+	in := Input{Rules: rules, Founders: founders(names...), Traces: []*ledger.Trace{t}}
 	for _, n := range order[:2] {
 		in.Validations = append(in.Validations, at(val(n, t.Hash, "pass"), 10))
 	}
@@ -221,7 +222,7 @@ func juriedDays(rules string, names []string, days, per int, present func(string
 	juries := map[manifest.Hash][]string{}
 	owed := map[string][]manifest.Hash{}
 	for day := 1; day <= days; day++ {
-		var today []ledger.Trace
+		var today []*ledger.Trace
 		for i := 0; i < per; i++ {
 			today = append(today, dated(tr("ann", day*100+i, "knowledge", "pebble"), day))
 		}

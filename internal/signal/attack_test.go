@@ -13,7 +13,7 @@ import (
 // traces capability/rock and one founder's automatic heartbeat passes
 // them all; mallory then fails honest's trace, which that founder passed.
 // extra adds what the test needs besides.
-func boughtStanding(rules string, extra ...ledger.Validation) Input {
+func boughtStanding(rules string, extra ...*ledger.Validation) Input {
 	in := Input{Founders: founders("fred", "gina"), Rules: rules}
 	for s := 1; s <= 5; s++ {
 		in.Traces = append(in.Traces, tr("mallory", s, "capability", "rock"))
@@ -106,14 +106,14 @@ func TestOneBulkHeartbeatBuysBoundedSignal(t *testing.T) {
 
 func TestAValidationEarnsOnlyWhenItAgreesWithTheSettledOutcome(t *testing.T) {
 	day := time.Date(2026, 3, 15, 12, 0, 0, 0, time.UTC)
-	vote := func(who string, h manifest.Hash, result string, at time.Time) ledger.Validation {
+	vote := func(who string, h manifest.Hash, result string, at time.Time) *ledger.Validation {
 		v := val(who, h, result)
 		v.ValidatedAt = at
 		return v
 	}
 	in := Input{Founders: founders("f1", "f2", "f3", "f4"), Rules: RulesMesh2026v2,
-		Traces: []ledger.Trace{tr("ann", 1, "knowledge", "pebble"), tr("ann", 2, "knowledge", "pebble"), tr("ann", 3, "knowledge", "pebble")}}
-	in.Validations = []ledger.Validation{
+		Traces: []*ledger.Trace{tr("ann", 1, "knowledge", "pebble"), tr("ann", 2, "knowledge", "pebble"), tr("ann", 3, "knowledge", "pebble")}}
+	in.Validations = []*ledger.Validation{
 		// ann/1: all pass: each agrees with the other two.
 		vote("f1", hash("ann", 1), "pass", day), vote("f2", hash("ann", 1), "pass", day), vote("f3", hash("ann", 1), "pass", day),
 		// ann/2: f3 fails against three passes: f3 earns nothing.

@@ -62,6 +62,7 @@ func timedHistory(seed int64) (Input, []datedRecord) {
 	// stay as they were.
 	fields := rand.New(rand.NewSource(-seed))
 	for i, t := range in.Traces {
+		t := *t // the ledger gets its own record; the input keeps its own
 		if i > 0 && fields.Intn(6) == 0 {
 			j := fields.Intn(i)
 			t.Verdicts = []ledger.Verdict{{Agent: strings.ToLower(in.Traces[j].Agent), Seq: int(in.Traces[j].Seq),
@@ -76,10 +77,12 @@ func timedHistory(seed int64) (Input, []datedRecord) {
 		}
 	}
 	for _, c := range in.Copies {
+		c := *c
 		c.FirstSeen = day(seen[c.Hash] + rng.Intn(60))
 		evs = append(evs, datedRecord{c.FirstSeen, func(l *ledger.Ledger) { l.AddCopy(&c) }})
 	}
 	for i, v := range in.Validations {
+		v := *v
 		v.ValidatedAt = day(seen[v.TraceHash] + rng.Intn(400))
 		if v.SourceHash == "" {
 			v.SourceHash = manifest.Hash(fmt.Sprintf("sha256:v%d", i))
@@ -274,10 +277,12 @@ func TestCorpusCompactionChangesNoStatusSignalTierOrStanding(t *testing.T) {
 	url := func(agent string) string { return "https://mycelnet.ai/basecamp/agents-hosted/" + agent + "/" }
 	var evs []datedRecord
 	for _, tr := range in.Traces {
+		tr := *tr
 		tr.AgentURL, tr.FirstSeen = url(tr.Agent), submitted[tr.Hash]
 		evs = append(evs, datedRecord{tr.FirstSeen, func(l *ledger.Ledger) { l.AddTrace(&tr) }})
 	}
 	for i, v := range in.Validations {
+		v := *v
 		v.ValidatorURL, v.ValidatedAt = url(v.Validator), submitted[v.TraceHash].Add(time.Duration(i%90)*24*time.Hour)
 		v.SourceHash = manifest.Hash(fmt.Sprintf("sha256:v%d", i))
 		evs = append(evs, datedRecord{v.ValidatedAt, func(l *ledger.Ledger) { l.AddValidation(&v) }})

@@ -131,7 +131,7 @@ type mesh struct {
 	// keys of every lister and the listings after the first; per trace,
 	// whether its bytes are copied and its listers' ids.
 	listers   map[manifest.Hash][]string
-	others    map[manifest.Hash][]ledger.Trace
+	others    map[manifest.Hash][]*ledger.Trace
 	copied    []bool
 	listerIDs [][]int
 	// juries are, under rules that assign (assign.go), each trace's
@@ -176,7 +176,7 @@ func newMesh(in Input, rules Rules) *mesh {
 	// Names come first from the traces (the name the node polls the agent
 	// by), then from FOUNDERS.md, and only then from what validation files
 	// say of themselves.
-	traces := [][]ledger.Trace{in.Traces}
+	traces := [][]*ledger.Trace{in.Traces}
 	if rules.CopiesEarnNothing {
 		traces = append(traces, in.Copies)
 	}
@@ -221,16 +221,14 @@ func (m *mesh) index() {
 // author key, and hands the others to addCopy. It keeps and sorts
 // pointers into the lists, not copies of their records: under
 // mesh-2026-4 a mesh is built once per epoch, over every trace before it.
-func (m *mesh) addTraces(lists [][]ledger.Trace) {
+func (m *mesh) addTraces(lists [][]*ledger.Trace) {
 	n := 0
 	for _, l := range lists {
 		n += len(l)
 	}
 	ts := make([]*ledger.Trace, 0, n)
 	for _, l := range lists {
-		for i := range l {
-			ts = append(ts, &l[i])
-		}
+		ts = append(ts, l...)
 	}
 	sort.Slice(ts, func(i, j int) bool {
 		a, b := ts[i], ts[j]
@@ -250,7 +248,7 @@ func (m *mesh) addTraces(lists [][]ledger.Trace) {
 			continue
 		}
 		if _, dup := m.byHash[t.Hash]; dup {
-			m.addCopy(*t)
+			m.addCopy(t)
 			continue
 		}
 		m.byHash[t.Hash] = len(m.traces)
@@ -267,7 +265,7 @@ func (m *mesh) addTraces(lists [][]ledger.Trace) {
 // (validation.Counted), of a trace not seen, of one's own trace or by
 // nobody is passed over. verdicts are the votes read from verdict traces
 // (verdictVotes), weighed like files.
-func (m *mesh) addVotes(vals, verdicts []ledger.Validation) {
+func (m *mesh) addVotes(vals, verdicts []*ledger.Validation) {
 	// Votes point into the files, so that sorting them moves pointers, not
 	// records: under mesh-2026-4 a mesh is built once per epoch.
 	type vote struct {
@@ -277,9 +275,8 @@ func (m *mesh) addVotes(vals, verdicts []ledger.Validation) {
 		verdict bool
 	}
 	vs := make([]vote, 0, len(vals)+len(verdicts))
-	for fromVerdicts, files := range [][]ledger.Validation{vals, verdicts} {
-		for i := range files {
-			v := &files[i]
+	for fromVerdicts, files := range [][]*ledger.Validation{vals, verdicts} {
+		for _, v := range files {
 			r, err := v.Counted()
 			if err != nil || (v.Validator == "" && v.ValidatorURL == "") {
 				continue
@@ -400,7 +397,7 @@ func (m *mesh) learn(name, url string) {
 func (m *mesh) results(o outcome) []TraceResult {
 	out := make([]TraceResult, len(m.traces))
 	for i, t := range m.traces {
-		r := m.result(o, i, *t)
+		r := m.result(o, i, t)
 		r.Agent = m.names[m.keyOf[m.authors[i]]]
 		out[i] = r
 	}
@@ -409,7 +406,7 @@ func (m *mesh) results(o outcome) []TraceResult {
 
 // result is trace i's resolution in the outcome, as listed in record t
 // (the trace itself, or another agent's listing of its bytes).
-func (m *mesh) result(o outcome, i int, t ledger.Trace) TraceResult {
+func (m *mesh) result(o outcome, i int, t *ledger.Trace) TraceResult {
 	r := TraceResult{Hash: t.Hash, URL: t.URL, Seq: t.Seq,
 		Passing: o.passing[i], Seen: o.seen[i], Uncounted: o.uncounted[i], Unassigned: o.unassigned[i], Status: o.status[i], Copy: m.copied[i],
 		Jury: m.namesOf(m.juries, i), Reserve: m.reserveNames(m.reserves, i), LateReserve: m.reserveNames(m.lates, i)}

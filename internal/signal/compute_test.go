@@ -10,8 +10,8 @@ import (
 	"github.com/meshnode/meshnode/internal/manifest"
 )
 
-func tr(agent string, seq int, typ, cat string) ledger.Trace {
-	return ledger.Trace{Agent: agent, AgentURL: "https://" + agent + ".example/", Hash: hash(agent, seq), Seq: manifest.Seq(seq), Type: typ, Category: cat,
+func tr(agent string, seq int, typ, cat string) *ledger.Trace {
+	return &ledger.Trace{Agent: agent, AgentURL: "https://" + agent + ".example/", Hash: hash(agent, seq), Seq: manifest.Seq(seq), Type: typ, Category: cat,
 		URL: fmt.Sprintf("https://%s.example/traces/%03d.md", agent, seq)}
 }
 
@@ -19,22 +19,29 @@ func hash(agent string, seq int) manifest.Hash {
 	return manifest.Hash(fmt.Sprintf("sha256:%s-%d", agent, seq))
 }
 
-func val(validator string, traceHash manifest.Hash, result string) ledger.Validation {
-	return ledger.Validation{Validator: validator, ValidatorURL: "https://" + validator + ".example/", TraceHash: traceHash, Result: result}
+func val(validator string, traceHash manifest.Hash, result string) *ledger.Validation {
+	return &ledger.Validation{Validator: validator, ValidatorURL: "https://" + validator + ".example/", TraceHash: traceHash, Result: result}
 }
 
 // scored is a validation with six scores and the total they make.
-func scored(validator string, traceHash manifest.Hash, result string, s ...int) ledger.Validation {
+func scored(validator string, traceHash manifest.Hash, result string, s ...int) *ledger.Validation {
 	v := val(validator, traceHash, result)
 	copy(v.Scores[:], s)
 	v.HasScores, v.Total = true, v.Scores.Total()
 	return v
 }
 
-// at dates a validation day days into March 2026.
-func at(v ledger.Validation, day int) ledger.Validation {
-	v.ValidatedAt = time.Date(2026, 3, day, 0, 0, 0, 0, time.UTC)
-	return v
+// clone is a copy of the record r points at.
+func clone[T any](r *T) *T {
+	c := *r
+	return &c
+}
+
+// at is a copy of v dated day days into March 2026.
+func at(v *ledger.Validation, day int) *ledger.Validation {
+	c := *v
+	c.ValidatedAt = time.Date(2026, 3, day, 0, 0, 0, 0, time.UTC)
+	return &c
 }
 
 func founders(names ...string) []Founder {
@@ -68,15 +75,15 @@ func TestComputeHandComputedMeshes(t *testing.T) {
 	}{
 		{
 			name:    "unvalidated trace is pending and earns nothing",
-			in:      Input{Traces: []ledger.Trace{tr("ann", 1, "capability", "rock")}},
+			in:      Input{Traces: []*ledger.Trace{tr("ann", 1, "capability", "rock")}},
 			signals: map[string]float64{"ann": 0}, tiers: map[string]string{"ann": TierProvisional},
 			statuses: map[manifest.Hash]manifest.Status{hash("ann", 1): manifest.StatusPending}, traceSig: map[manifest.Hash]float64{hash("ann", 1): 0},
 		},
 		{
 			name: "founders' passes validate: capability rock 10, each validation 1, founders start at 50",
 			in: Input{
-				Traces:      []ledger.Trace{tr("ann", 1, "capability", "rock"), tr("ann", 2, "knowledge", "pebble")},
-				Validations: []ledger.Validation{val("bob", hash("ann", 1), "pass"), val("cy", hash("ann", 1), "pass"), val("bob", hash("ann", 2), "pass")},
+				Traces:      []*ledger.Trace{tr("ann", 1, "capability", "rock"), tr("ann", 2, "knowledge", "pebble")},
+				Validations: []*ledger.Validation{val("bob", hash("ann", 1), "pass"), val("cy", hash("ann", 1), "pass"), val("bob", hash("ann", 2), "pass")},
 				Founders:    founders("bob", "cy"),
 			},
 			signals:    map[string]float64{"ann": 12, "bob": 52, "cy": 51},
@@ -89,8 +96,8 @@ func TestComputeHandComputedMeshes(t *testing.T) {
 		{
 			name: "validations by agents without standing earn nothing and count for nothing",
 			in: Input{
-				Traces:      []ledger.Trace{tr("ann", 1, "capability", "rock"), tr("ann", 2, "capability", "rock"), tr("ann", 3, "knowledge", "rock")},
-				Validations: []ledger.Validation{val("bob", hash("ann", 1), "pass"), val("bob", hash("ann", 2), "pass"), val("bob", hash("ann", 3), "fail")},
+				Traces:      []*ledger.Trace{tr("ann", 1, "capability", "rock"), tr("ann", 2, "capability", "rock"), tr("ann", 3, "knowledge", "rock")},
+				Validations: []*ledger.Validation{val("bob", hash("ann", 1), "pass"), val("bob", hash("ann", 2), "pass"), val("bob", hash("ann", 3), "fail")},
 			},
 			signals:   map[string]float64{"ann": 0, "bob": 0},
 			tiers:     map[string]string{"bob": TierProvisional},
@@ -101,8 +108,8 @@ func TestComputeHandComputedMeshes(t *testing.T) {
 		{
 			name: "unanimous fail fails and earns the author nothing",
 			in: Input{
-				Traces:      []ledger.Trace{tr("ann", 1, "signal", "rock")},
-				Validations: []ledger.Validation{val("bob", hash("ann", 1), "fail"), val("cy", hash("ann", 1), "FAIL")},
+				Traces:      []*ledger.Trace{tr("ann", 1, "signal", "rock")},
+				Validations: []*ledger.Validation{val("bob", hash("ann", 1), "fail"), val("cy", hash("ann", 1), "FAIL")},
 				Founders:    founders("bob", "cy"),
 			},
 			signals:  map[string]float64{"ann": 0, "bob": 51, "cy": 51},
@@ -111,8 +118,8 @@ func TestComputeHandComputedMeshes(t *testing.T) {
 		{
 			name: "the majority of votes with standing decides; a vote without standing is not one of them",
 			in: Input{
-				Traces:      []ledger.Trace{tr("ann", 1, "knowledge", "rock"), tr("ann", 2, "knowledge", "rock")},
-				Validations: []ledger.Validation{val("bob", hash("ann", 1), "pass"), val("cy", hash("ann", 1), "fail"), val("dee", hash("ann", 1), "pass"), val("p1", hash("ann", 1), "fail"), val("p2", hash("ann", 1), "fail"), val("bob", hash("ann", 2), "pass"), val("cy", hash("ann", 2), "fail")},
+				Traces:      []*ledger.Trace{tr("ann", 1, "knowledge", "rock"), tr("ann", 2, "knowledge", "rock")},
+				Validations: []*ledger.Validation{val("bob", hash("ann", 1), "pass"), val("cy", hash("ann", 1), "fail"), val("dee", hash("ann", 1), "pass"), val("p1", hash("ann", 1), "fail"), val("p2", hash("ann", 1), "fail"), val("bob", hash("ann", 2), "pass"), val("cy", hash("ann", 2), "fail")},
 				Founders:    founders("bob", "cy", "dee"),
 			},
 			signals:  map[string]float64{"ann": 6, "p1": 0},
@@ -122,8 +129,8 @@ func TestComputeHandComputedMeshes(t *testing.T) {
 		{
 			name: "self-validation is ignored and duplicate votes count once",
 			in: Input{
-				Traces: []ledger.Trace{tr("ann", 1, "task", "sand")},
-				Validations: []ledger.Validation{val("Ann", hash("ann", 1), "fail"), val("bob", hash("ann", 1), "pass"), val("bob", hash("ann", 1), "pass"),
+				Traces: []*ledger.Trace{tr("ann", 1, "task", "sand")},
+				Validations: []*ledger.Validation{val("Ann", hash("ann", 1), "fail"), val("bob", hash("ann", 1), "pass"), val("bob", hash("ann", 1), "pass"),
 					{Validator: "ann-bot", ValidatorURL: "https://ann.example/", TraceHash: hash("ann", 1), Result: "fail"}},
 				Founders: founders("bob", "ann"),
 			},
@@ -133,8 +140,8 @@ func TestComputeHandComputedMeshes(t *testing.T) {
 		{
 			name: "verdict read from the total when the word is missing; unknown traces earn nothing",
 			in: Input{
-				Traces:      []ledger.Trace{tr("ann", 1, "knowledge", "rock")},
-				Validations: []ledger.Validation{{Validator: "bob", ValidatorURL: "https://bob.example/", TraceHash: hash("ann", 1), Total: 18}, val("bob", "sha256:never-seen", "pass")},
+				Traces:      []*ledger.Trace{tr("ann", 1, "knowledge", "rock")},
+				Validations: []*ledger.Validation{{Validator: "bob", ValidatorURL: "https://bob.example/", TraceHash: hash("ann", 1), Total: 18}, val("bob", "sha256:never-seen", "pass")},
 				Founders:    founders("bob"),
 			},
 			signals:  map[string]float64{"ann": 6, "bob": 51},
@@ -143,8 +150,8 @@ func TestComputeHandComputedMeshes(t *testing.T) {
 		{
 			name: "a score outside 0-5 or a result the scores contradict counts for nothing (docs/decisions.md)",
 			in: Input{
-				Traces: []ledger.Trace{tr("ann", 1, "knowledge", "rock"), tr("ann", 2, "knowledge", "rock"), tr("ann", 3, "knowledge", "rock")},
-				Validations: []ledger.Validation{
+				Traces: []*ledger.Trace{tr("ann", 1, "knowledge", "rock"), tr("ann", 2, "knowledge", "rock"), tr("ann", 3, "knowledge", "rock")},
+				Validations: []*ledger.Validation{
 					scored("bob", hash("ann", 1), "pass", 7, 3, 3, 3, 3, 3), // 22 of 30, but 7 is no score
 					scored("bob", hash("ann", 2), "pass", 2, 2, 2, 2, 2, 2), // 12 of 30 says fail
 					scored("bob", hash("ann", 3), "", 4, 3, 4, 4, 4, 3),     // 22 of 30: a pass
@@ -159,8 +166,8 @@ func TestComputeHandComputedMeshes(t *testing.T) {
 		{
 			name: "of a validator's files on one trace the one written last counts",
 			in: Input{
-				Traces: []ledger.Trace{tr("ann", 1, "knowledge", "rock"), tr("ann", 2, "knowledge", "rock")},
-				Validations: []ledger.Validation{
+				Traces: []*ledger.Trace{tr("ann", 1, "knowledge", "rock"), tr("ann", 2, "knowledge", "rock")},
+				Validations: []*ledger.Validation{
 					at(val("bob", hash("ann", 1), "fail"), 1), at(val("bob", hash("ann", 1), "pass"), 2),
 					at(val("bob", hash("ann", 2), "pass"), 2), at(val("bob", hash("ann", 2), "fail"), 1),
 				},
@@ -172,8 +179,8 @@ func TestComputeHandComputedMeshes(t *testing.T) {
 		{
 			name: "types and categories outside the table earn the category floor",
 			in: Input{
-				Traces: []ledger.Trace{tr("ann", 1, "synthesis", "rock"), tr("ann", 2, "response", "pebble"), tr("ann", 3, "spec", ""), tr("ann", 4, "knowledge", "boulder")},
-				Validations: []ledger.Validation{val("bob", hash("ann", 1), "pass"), val("bob", hash("ann", 2), "pass"),
+				Traces: []*ledger.Trace{tr("ann", 1, "synthesis", "rock"), tr("ann", 2, "response", "pebble"), tr("ann", 3, "spec", ""), tr("ann", 4, "knowledge", "boulder")},
+				Validations: []*ledger.Validation{val("bob", hash("ann", 1), "pass"), val("bob", hash("ann", 2), "pass"),
 					val("bob", hash("ann", 3), "pass"), val("bob", hash("ann", 4), "pass")},
 				Founders: founders("bob"),
 			},
@@ -182,8 +189,8 @@ func TestComputeHandComputedMeshes(t *testing.T) {
 		{
 			name: "a founder is matched by URL: its name at another URL has no standing",
 			in: Input{
-				Traces: []ledger.Trace{tr("ann", 1, "capability", "pebble")},
-				Validations: []ledger.Validation{{Validator: "boss", ValidatorURL: "https://impostor.example/", TraceHash: hash("ann", 1), Result: "pass"},
+				Traces: []*ledger.Trace{tr("ann", 1, "capability", "pebble")},
+				Validations: []*ledger.Validation{{Validator: "boss", ValidatorURL: "https://impostor.example/", TraceHash: hash("ann", 1), Result: "pass"},
 					{Validator: "anyone", ValidatorURL: "https://boss.example", TraceHash: hash("ann", 1), Result: "fail"}},
 				Founders: founders("boss"),
 			},
@@ -332,14 +339,14 @@ func TestStandingOnceAdmittedIsKeptWithinTheClosure(t *testing.T) {
 
 func TestComputeIsDeterministicAndSorted(t *testing.T) {
 	in := Input{
-		Traces:      []ledger.Trace{tr("b", 1, "knowledge", "rock"), tr("a", 1, "knowledge", "rock"), tr("c", 2, "signal", "pebble"), tr("c", 1, "signal", "pebble")},
-		Validations: []ledger.Validation{val("c", hash("a", 1), "pass"), val("a", hash("b", 1), "pass"), val("b", hash("c", 1), "fail"), val("z", hash("a", 1), "pass")},
+		Traces:      []*ledger.Trace{tr("b", 1, "knowledge", "rock"), tr("a", 1, "knowledge", "rock"), tr("c", 2, "signal", "pebble"), tr("c", 1, "signal", "pebble")},
+		Validations: []*ledger.Validation{val("c", hash("a", 1), "pass"), val("a", hash("b", 1), "pass"), val("b", hash("c", 1), "fail"), val("z", hash("a", 1), "pass")},
 		Founders:    []Founder{{Name: "z", URL: "https://z.example/"}, {Name: "c", URL: "https://c.example/"}},
 	}
 	first := Compute(in)
 	rev := in
-	rev.Traces = []ledger.Trace{in.Traces[3], in.Traces[2], in.Traces[1], in.Traces[0]}
-	rev.Validations = []ledger.Validation{in.Validations[3], in.Validations[2], in.Validations[1], in.Validations[0]}
+	rev.Traces = []*ledger.Trace{in.Traces[3], in.Traces[2], in.Traces[1], in.Traces[0]}
+	rev.Validations = []*ledger.Validation{in.Validations[3], in.Validations[2], in.Validations[1], in.Validations[0]}
 	rev.Founders = []Founder{in.Founders[1], in.Founders[0]}
 	for i := 0; i < 10; i++ {
 		if again := Compute(rev); !reflect.DeepEqual(again, first) {

@@ -19,12 +19,12 @@ import (
 // addCopy records t, a listing of bytes whose first record is already in
 // the mesh, when the rules judge copies: a listing by an agent that does
 // not list them yet.
-func (m *mesh) addCopy(t ledger.Trace) {
+func (m *mesh) addCopy(t *ledger.Trace) {
 	if !m.rules.CopiesEarnNothing {
 		return
 	}
 	if m.listers == nil {
-		m.listers, m.others = map[manifest.Hash][]string{}, map[manifest.Hash][]ledger.Trace{}
+		m.listers, m.others = map[manifest.Hash][]string{}, map[manifest.Hash][]*ledger.Trace{}
 	}
 	keys := m.listers[t.Hash]
 	if keys == nil {
@@ -58,8 +58,8 @@ func (m *mesh) listings() iter.Seq[*ledger.Trace] {
 		}
 		for i := range m.traces {
 			others := m.others[m.traces[i].Hash]
-			for j := range others {
-				if !yield(&others[j]) {
+			for _, o := range others {
+				if !yield(o) {
 					return
 				}
 			}

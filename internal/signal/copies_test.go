@@ -10,16 +10,18 @@ import (
 
 // listedBy is trace t as agent lists it at seq: the same bytes (hash) at
 // another agent's URL.
-func listedBy(t ledger.Trace, agent string, seq int) ledger.Trace {
+func listedBy(t *ledger.Trace, agent string, seq int) *ledger.Trace {
 	c := tr(agent, seq, t.Type, t.Category)
 	c.Hash = t.Hash
 	return c
 }
 
-// filedAs is validation v as the file with hash h that agent lists.
-func filedAs(v ledger.Validation, agent string, h manifest.Hash) ledger.Validation {
-	v.Validator, v.ValidatorURL, v.SourceHash = agent, "https://"+agent+".example/", h
-	return v
+// filedAs is a copy of validation v as the file with hash h that agent
+// lists.
+func filedAs(v *ledger.Validation, agent string, h manifest.Hash) *ledger.Validation {
+	c := *v
+	c.Validator, c.ValidatorURL, c.SourceHash = agent, "https://"+agent+".example/", h
+	return &c
 }
 
 // mirrorInput is issue 20's third attack: mallory lists a copy of alice's
@@ -30,8 +32,8 @@ func mirrorInput(rules string, malloryFirst bool) Input {
 	mallory := listedBy(alice, "mallory", 1)
 	fred := filedAs(at(val("fred", alice.Hash, "pass"), 3), "fred", "sha256:fred-val")
 	in := Input{Founders: founders("fred", "gina"), Rules: rules,
-		Traces: []ledger.Trace{alice}, Copies: []ledger.Trace{mallory},
-		Validations: []ledger.Validation{
+		Traces: []*ledger.Trace{alice}, Copies: []*ledger.Trace{mallory},
+		Validations: []*ledger.Validation{
 			fred, filedAs(fred, "mallory", "sha256:fred-val"),
 			filedAs(at(val("gina", alice.Hash, "pass"), 3), "gina", "sha256:gina-val"),
 		}}
@@ -107,8 +109,8 @@ func TestEarlierRulesIgnoreCopies(t *testing.T) {
 func TestUnderMesh2026v3AListerWithStandingCannotVoteOnTheBytesItLists(t *testing.T) {
 	alice := tr("alice", 1, "knowledge", "pebble")
 	in := Input{Founders: founders("mallory", "fred"), Rules: RulesMesh2026v3,
-		Traces: []ledger.Trace{alice}, Copies: []ledger.Trace{listedBy(alice, "mallory", 9)},
-		Validations: []ledger.Validation{val("mallory", alice.Hash, "fail"), val("fred", alice.Hash, "pass")}}
+		Traces: []*ledger.Trace{alice}, Copies: []*ledger.Trace{listedBy(alice, "mallory", 9)},
+		Validations: []*ledger.Validation{val("mallory", alice.Hash, "fail"), val("fred", alice.Hash, "pass")}}
 	for _, tr := range Compute(in).Traces {
 		if tr.Status != manifest.StatusValidated || tr.Seen != 1 {
 			t.Errorf("%s's record: %s, %d of %d; want validated by fred alone", tr.Agent, tr.Status, tr.Passing, tr.Seen)

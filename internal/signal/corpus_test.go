@@ -43,7 +43,7 @@ func corpusInput(t *testing.T) Input {
 			if e.Hash == "" {
 				continue
 			}
-			in.Traces = append(in.Traces, ledger.Trace{Agent: agent, Hash: e.Hash, Seq: e.Seq, Type: e.Type, Category: e.Category, File: e.File,
+			in.Traces = append(in.Traces, &ledger.Trace{Agent: agent, Hash: e.Hash, Seq: e.Seq, Type: e.Type, Category: e.Category, File: e.File,
 				URL: "https://mycelnet.ai/basecamp/agents-hosted/" + agent + "/" + e.File})
 			bySeq[fmt.Sprintf("%s/%d", agent, e.Seq)] = e.Hash
 		}
@@ -60,7 +60,7 @@ func corpusInput(t *testing.T) Input {
 		for _, author := range sortedKeys(rec[validator]) {
 			for _, ref := range rec[validator][author].Traces {
 				if h := bySeq[normalizeRef(ref)]; h != "" {
-					in.Validations = append(in.Validations, ledger.Validation{Validator: validator, TraceHash: h, Result: "pass"})
+					in.Validations = append(in.Validations, &ledger.Validation{Validator: validator, TraceHash: h, Result: "pass"})
 				}
 			}
 		}

@@ -16,9 +16,9 @@ import (
 // left a site build's collector 30 MB for 20,000 traces.
 func TestAddTracesGrowsOnce(t *testing.T) {
 	const n = 5000
-	traces := make([]ledger.Trace, n)
+	traces := make([]*ledger.Trace, n)
 	for i := range traces {
-		traces[i] = ledger.Trace{Agent: "ada", AgentURL: "https://ada.example.org/", Seq: manifest.Seq(i + 1), Hash: manifest.Hash(fmt.Sprintf("sha256:%064x", i))}
+		traces[i] = &ledger.Trace{Agent: "ada", AgentURL: "https://ada.example.org/", Seq: manifest.Seq(i + 1), Hash: manifest.Hash(fmt.Sprintf("sha256:%064x", i))}
 	}
 	rules, _ := RulesNamed(DefaultRules)
 	var before, after runtime.MemStats

@@ -18,17 +18,17 @@ import (
 // rendezvous order over the founders, ann's jury and reserve (ranks 1–10,
 // nobody being away on March 10) excepted, those away on March 12 (bob's
 // silent jurors, and ann's silent jurors) after those present.
-func lateMesh(rules string, votes []ledger.Validation) (Input, ledger.Trace, []string) {
+func lateMesh(rules string, votes []*ledger.Validation) (Input, *ledger.Trace, []string) {
 	names := []string{"f01", "f02", "f03", "f04", "f05", "f06", "f07", "f08", "f09", "f10", "f11", "f12", "f13", "f14", "f15", "f16"}
 	t0 := dated(tr("bob", 1, "knowledge", "pebble"), 9)
 	t := dated(tr("ann", 1, "knowledge", "pebble"), 10)
-	in := Input{Rules: rules, Founders: founders(names...), Traces: []ledger.Trace{t0, t}, Validations: votes}
+	in := Input{Rules: rules, Founders: founders(names...), Traces: []*ledger.Trace{t0, t}, Validations: votes}
 	order := byWeight(t.Hash, names)
 	// Every vote here is dated March 10 or later, or not at all: a juror
 	// of either trace is away unless one is dated before March 12.
 	away := map[string]bool{}
 	for _, n := range slices.Concat(byWeight(t0.Hash, names)[:JurySize], order[:JurySize]) {
-		away[n] = !slices.ContainsFunc(votes, func(v ledger.Validation) bool {
+		away[n] = !slices.ContainsFunc(votes, func(v *ledger.Validation) bool {
 			return v.Validator == n && !v.ValidatedAt.IsZero() && v.ValidatedAt.Before(time.Date(2026, 3, 12, 0, 0, 0, 0, time.UTC))
 		})
 	}
@@ -76,7 +76,7 @@ func TestUnderMesh2026v7ALateReserveVoteCountsFromTheLateEpochOn(t *testing.T) {
 	h := tr.Hash
 	early := val(late[1], h, "pass")
 	early.ValidatedAt = time.Date(2026, 3, 11, 23, 59, 59, 0, time.UTC)
-	votes := []ledger.Validation{at(val(late[0], h, "pass"), 12), early, val(late[2], h, "pass")}
+	votes := []*ledger.Validation{at(val(late[0], h, "pass"), 12), early, val(late[2], h, "pass")}
 	in, _, late2 := lateMesh(RulesMesh2026v7, votes)
 	if !slices.Equal(late, late2) {
 		t.Fatalf("the votes moved the late reserve from %v to %v: choose other ranks", late, late2)
@@ -132,7 +132,7 @@ func TestUnderMesh2026v7AddingAVoteNeverUncountsAnother(t *testing.T) {
 	days := []int{0, 10, 11, 12, 13}
 	checked := 0
 	for round := 0; round < 60; round++ {
-		var votes []ledger.Validation
+		var votes []*ledger.Validation
 		for _, n := range order {
 			if rng.Intn(2) == 0 {
 				continue
@@ -185,8 +185,8 @@ func TestUnderMesh2026v7AFileDatedBeforeTheLateEpochCanRedrawTheLateReserve(t *t
 		t.Skip("no juror of bob's ranks behind ann's late reserve in this draw")
 	}
 	last := late[len(late)-1]
-	before, _, _ := lateMesh(RulesMesh2026v7, []ledger.Validation{at(val(last, tr.Hash, "pass"), 12)})
-	after, _, want := lateMesh(RulesMesh2026v7, []ledger.Validation{at(val(last, tr.Hash, "pass"), 12), at(val(mover, tr.Hash, "pass"), 11)})
+	before, _, _ := lateMesh(RulesMesh2026v7, []*ledger.Validation{at(val(last, tr.Hash, "pass"), 12)})
+	after, _, want := lateMesh(RulesMesh2026v7, []*ledger.Validation{at(val(last, tr.Hash, "pass"), 12), at(val(mover, tr.Hash, "pass"), 11)})
 	if got := traceResult(Compute(before), tr.Hash); got.Seen != 1 {
 		t.Fatalf("before: %+v, want %s's vote counted", got, last)
 	}
@@ -216,7 +216,7 @@ func TestUnderMesh2026v7LateReserveVotesCountInLaterPools(t *testing.T) {
 			in.Validations = append(in.Validations, at(val(n, b.Hash, "pass"), 3))
 		}
 	}
-	var ann ledger.Trace
+	var ann *ledger.Trace
 	for s := 1; ; s++ {
 		ann = dated(tr("ann", s, "knowledge", "pebble"), 4)
 		if byWeight(ann.Hash, append(slices.Clone(names), "bob"))[0] == "bob" {
@@ -244,7 +244,7 @@ func TestUnderMesh2026v7LateReserveVotesCountInLaterPools(t *testing.T) {
 func TestUnderMesh2026v7NamesGroundForAKnownHashTakeNoLateSeat(t *testing.T) {
 	names := []string{"f01", "f02", "f03", "f04", "f05", "f06", "f07", "f08", "f09", "f10", "f11", "f12", "f13", "f14", "f15", "f16"}
 	ann := dated(tr("ann", 1, "knowledge", "pebble"), 10)
-	in := Input{Rules: RulesMesh2026v7, Founders: founders(names...), Traces: []ledger.Trace{ann}}
+	in := Input{Rules: RulesMesh2026v7, Founders: founders(names...), Traces: []*ledger.Trace{ann}}
 	top := byWeight(ann.Hash, names)[0]
 	var sybils []string
 	for i := 0; len(sybils) < LateReserveSize; i++ {

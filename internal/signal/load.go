@@ -109,8 +109,8 @@ func peerDisputes(l *ledger.Ledger, url string) []ledger.Dispute {
 // ownTraces lists our rows that are traces (node.KindOf), MANIFEST.md's and
 // its archive pages', as a peer reading our manifest takes them, with type
 // and category filled from the files where the rows leave them out.
-func ownTraces(s *node.Snapshot, agent, url string) []ledger.Trace {
-	var out []ledger.Trace
+func ownTraces(s *node.Snapshot, agent, url string) []*ledger.Trace {
+	var out []*ledger.Trace
 	for _, e := range s.Rows() {
 		if e.Hash == "" || node.KindOf(e) != node.KindTrace {
 			continue
@@ -124,7 +124,7 @@ func ownTraces(s *node.Snapshot, agent, url string) []ledger.Trace {
 		if f, ok := s.File(e.File); ok && f.Err == nil {
 			t.Verdicts = ledger.VerdictsOf(f.Data, agent)
 		}
-		out = append(out, t)
+		out = append(out, &t)
 	}
 	return out
 }
@@ -133,8 +133,8 @@ func ownTraces(s *node.Snapshot, agent, url string) []ledger.Trace {
 // about to: those with a publishable name (node.Publishable) that parse.
 // Any other file in validations/ is held back by publish with its reason
 // and counts for nothing here; it must not stop the heartbeat.
-func ownValidations(s *node.Snapshot, agent, url string) []ledger.Validation {
-	var out []ledger.Validation
+func ownValidations(s *node.Snapshot, agent, url string) []*ledger.Validation {
+	var out []*ledger.Validation
 	for _, f := range s.Files(node.ValidationsDir) {
 		if f.Err != nil {
 			continue
@@ -149,15 +149,16 @@ func ownValidations(s *node.Snapshot, agent, url string) []ledger.Validation {
 		lv.TraceURL, lv.TraceHash, lv.Result = strings.Clone(lv.TraceURL), manifest.Hash(strings.Clone(string(lv.TraceHash))), strings.Clone(lv.Result)
 		lv.Validator, lv.ValidatorURL = agent, url
 		lv.SourceURL, lv.SourceHash = url+f.Path, f.Hash
-		out = append(out, lv)
+		out = append(out, &lv)
 	}
 	return out
 }
 
 // peerTraces is own followed by the ledger's traces that are not ours,
-// sorted by hash: one array of the size it needs, for a heartbeat with
-// news gathers this copy of every trace of the history.
-func peerTraces(l *ledger.Ledger, own []ledger.Trace) []ledger.Trace {
+// sorted by hash: the ledger's records themselves, not copies of them, in
+// one array of the size it needs, for a heartbeat with news gathers every
+// trace of the history.
+func peerTraces(l *ledger.Ledger, own []*ledger.Trace) []*ledger.Trace {
 	mine := map[manifest.Hash]bool{}
 	for _, t := range own {
 		mine[t.Hash] = true
@@ -168,7 +169,7 @@ func peerTraces(l *ledger.Ledger, own []ledger.Trace) []ledger.Trace {
 		if t == nil || mine[t.Hash] {
 			continue
 		}
-		out = append(out, *t)
+		out = append(out, t)
 	}
 	return out
 }
@@ -176,32 +177,25 @@ func peerTraces(l *ledger.Ledger, own []ledger.Trace) []ledger.Trace {
 // copiesOf lists the other listings of traces' bytes the ledger holds:
 // its copies, and peers' listings of our own traces (which peerTraces
 // leaves out), by agent URL, seq, then hash.
-func copiesOf(l *ledger.Ledger, own []ledger.Trace) []ledger.Trace {
+func copiesOf(l *ledger.Ledger, own []*ledger.Trace) []*ledger.Trace {
 	mine := map[manifest.Hash]bool{}
 	for _, t := range own {
 		mine[t.Hash] = true
 	}
-	var out []ledger.Trace
-	for _, t := range l.SortedTracesOf(mine) {
-		out = append(out, *t)
-	}
-	for _, t := range l.SortedCopies() {
-		out = append(out, *t)
-	}
-	return out
+	return append(l.SortedTracesOf(mine), l.SortedCopies()...)
 }
 
 // peerValidations is own followed by the ledger's validations by others,
 // in one array of the size it needs; ours are read from our own files,
 // which are the newer truth.
-func peerValidations(l *ledger.Ledger, own []ledger.Validation, agent, url string) []ledger.Validation {
+func peerValidations(l *ledger.Ledger, own []*ledger.Validation, agent, url string) []*ledger.Validation {
 	out := slices.Grow(own, len(l.Validations))
 	for _, k := range sortedKeys(l.Validations) {
 		v := l.Validations[k]
 		if v == nil || strings.EqualFold(v.Validator, agent) || (url != "" && v.ValidatorURL == url) {
 			continue
 		}
-		out = append(out, *v)
+		out = append(out, v)
 	}
 	return out
 }

@@ -4,9 +4,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 )
@@ -156,5 +158,51 @@ func TestFromSnapshotReadsNothingAfterOpen(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("FromSnapshot gave\n%+v\nLoad gave\n%+v", got, want)
+	}
+}
+
+// TestFromSnapshotHoldsTheLedgersRecordsNotCopies: the input's records of
+// peers are the ledger's own, so that a heartbeat with news holds each
+// record of its history once, not once in the ledger and once for SIGNAL.
+func TestFromSnapshotHoldsTheLedgersRecordsNotCopies(t *testing.T) {
+	snap, err := node.Open(testNode(t), node.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	copied := &ledger.Trace{Agent: "kai", AgentURL: "https://kai.example/", Seq: 1, Hash: manifest.Hash(h("b")),
+		URL: "https://kai.example/traces/b.md", File: "traces/b.md"}
+	snap.Ledger.AddCopy(copied)
+	in, err := FromSnapshot(snap, "jolt", "https://jolt.example/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := func(want any, got ...any) bool { return slices.Contains(got, want) }
+	var traces, copies, votes []any
+	for _, t := range in.Traces {
+		traces = append(traces, t)
+	}
+	for _, t := range in.Copies {
+		copies = append(copies, t)
+	}
+	for _, v := range in.Validations {
+		votes = append(votes, v)
+	}
+	if r := snap.Ledger.Traces[manifest.Hash(h("b"))]; r == nil || !held(r, traces...) {
+		t.Error("bob's trace in the input is not the ledger's record")
+	}
+	if !slices.ContainsFunc(snap.Ledger.SortedCopies(), func(c *ledger.Trace) bool { return held(c, copies...) }) {
+		t.Error("kai's copy in the input is not the ledger's record")
+	}
+	bobs := 0
+	for _, v := range snap.Ledger.Validations {
+		if v.Validator == "bob" {
+			bobs++
+			if !held(v, votes...) {
+				t.Error("bob's validation in the input is not the ledger's record")
+			}
+		}
+	}
+	if bobs != 1 {
+		t.Fatalf("the ledger holds %d validations by bob, want 1", bobs)
 	}
 }

@@ -41,7 +41,7 @@ type mismatch struct {
 // and is not refuted: a file of that agent that verified with the
 // claimed hash (ledger.Trace.Verified) shows those bytes served right.
 // Which disputers have standing is the closure's.
-func (m *mesh) addDisputes(ds []ledger.Dispute, traces [][]ledger.Trace) {
+func (m *mesh) addDisputes(ds []ledger.Dispute, traces [][]*ledger.Trace) {
 	refuted := m.verifiedFiles(traces)
 	byName := m.uniqueNames()
 	type found struct {
@@ -80,11 +80,11 @@ func (m *mesh) addDisputes(ds []ledger.Dispute, traces [][]ledger.Trace) {
 
 // verifiedFiles is the set of "agent key, hash" of every file an agent
 // served that verified.
-func (m *mesh) verifiedFiles(lists [][]ledger.Trace) map[string]bool {
+func (m *mesh) verifiedFiles(lists [][]*ledger.Trace) map[string]bool {
 	out := map[string]bool{}
 	for _, l := range lists {
-		for i := range l {
-			if t := &l[i]; t.Verified {
+		for _, t := range l {
+			if t.Verified {
 				out[m.key(t.Agent, t.AgentURL)+" "+string(t.Hash)] = true
 			}
 		}

@@ -39,8 +39,8 @@ func disputesOf(agent string, seqs []int, reporters ...string) []ledger.Dispute 
 // without it validated.
 func mismatchMesh(rules string, ds ...ledger.Dispute) Input {
 	return Input{
-		Traces:      []ledger.Trace{tr("bob", 1, "knowledge", "rock"), tr("mal", 60, "knowledge", "pebble")},
-		Validations: []ledger.Validation{val("ann", hash("bob", 1), "pass"), val("mal", hash("bob", 1), "fail")},
+		Traces:      []*ledger.Trace{tr("bob", 1, "knowledge", "rock"), tr("mal", 60, "knowledge", "pebble")},
+		Validations: []*ledger.Validation{val("ann", hash("bob", 1), "pass"), val("mal", hash("bob", 1), "fail")},
 		Founders:    founders("ann", "bob", "cy", "mal"),
 		Disputes:    ds,
 		Rules:       rules,
@@ -49,7 +49,7 @@ func mismatchMesh(rules string, ds ...ledger.Dispute) Input {
 
 func TestRepeatedMismatchesDisputedByTwoCostStanding(t *testing.T) {
 	refuted := mismatchMesh(RulesMesh2026v3, disputesOf("mal", []int{11, 12, 13}, "ann", "cy")...)
-	refuted.Traces = append(refuted.Traces, ledger.Trace{Agent: "mal", AgentURL: "https://mal.example/", Seq: 13, Hash: disputed("mal", 13), Verified: true})
+	refuted.Traces = append(refuted.Traces, &ledger.Trace{Agent: "mal", AgentURL: "https://mal.example/", Seq: 13, Hash: disputed("mal", 13), Verified: true})
 	strangers := mismatchMesh(RulesMesh2026v3, disputesOf("mal", []int{11, 12, 13}, "ann", "zed")...)
 	strangers.Traces = append(strangers.Traces, tr("zed", 1, "knowledge", "rock"))
 	elsewhere := mismatchMesh(RulesMesh2026v3, disputesOf("mal", []int{11, 12, 13}, "ann", "cy")...)
@@ -57,7 +57,7 @@ func TestRepeatedMismatchesDisputedByTwoCostStanding(t *testing.T) {
 		elsewhere.Disputes[i].AgentURL = "https://mal.elsewhere.example/mesh/" // where its reporter says it lives
 	}
 	twoMals := mismatchMesh(RulesMesh2026v3, elsewhere.Disputes...)
-	twoMals.Traces = append(twoMals.Traces, ledger.Trace{Agent: "Mal", AgentURL: "https://mal2.example/", Seq: 1, Hash: hash("mal2", 1)})
+	twoMals.Traces = append(twoMals.Traces, &ledger.Trace{Agent: "Mal", AgentURL: "https://mal2.example/", Seq: 1, Hash: hash("mal2", 1)})
 	for _, c := range []struct {
 		name string
 		in   Input
@@ -109,8 +109,8 @@ func TestRepeatedMismatchesDisputedByTwoCostStanding(t *testing.T) {
 // mismatches that ann and bob dispute, and keeps it, though without mal's
 // passes its five capability rocks are uncorroborated (1 each).
 func TestAgentsAdmittedOnABarredAgentsVotesKeepStanding(t *testing.T) {
-	var traces []ledger.Trace
-	var vals []ledger.Validation
+	var traces []*ledger.Trace
+	var vals []*ledger.Validation
 	for i := 1; i <= 5; i++ {
 		traces = append(traces, tr("bob", i, "capability", "rock"))
 		vals = append(vals, val("ann", hash("bob", i), "pass"), val("mal", hash("bob", i), "pass"))

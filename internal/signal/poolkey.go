@@ -104,7 +104,7 @@ func baseKey(in Input) poolKey {
 // citations, fingerprint, whether it was taken down), so that a trace
 // being judged does not invalidate the pools after it
 // (TestPoolKeyCoversEveryFieldSignalReads).
-func traceDigest(kind byte, t ledger.Trace) poolKey {
+func traceDigest(kind byte, t *ledger.Trace) poolKey {
 	var e recordEncoder
 	e.b = append(e.b, kind)
 	e.str(t.Agent)
@@ -127,7 +127,7 @@ func traceDigest(kind byte, t ledger.Trace) poolKey {
 }
 
 // validationDigest digests every field of a validation record.
-func validationDigest(v ledger.Validation) poolKey {
+func validationDigest(v *ledger.Validation) poolKey {
 	var e recordEncoder
 	e.b = append(e.b, 'v')
 	e.str(v.Validator)

@@ -15,10 +15,10 @@ import (
 // fails here until the digest covers it or it is named as unread.
 func TestPoolKeyCoversEveryFieldSignalReads(t *testing.T) {
 	unread := map[string]bool{"FirstSeen": true, "Status": true, "Title": true, "Cites": true, "Fingerprint": true, "TakenDown": true}
-	checkFields(t, &ledger.Trace{}, func(r any) poolKey { return traceDigest('t', *r.(*ledger.Trace)) }, unread)
-	checkFields(t, &ledger.Validation{}, func(r any) poolKey { return validationDigest(*r.(*ledger.Validation)) }, nil)
+	checkFields(t, &ledger.Trace{}, func(r any) poolKey { return traceDigest('t', r.(*ledger.Trace)) }, unread)
+	checkFields(t, &ledger.Validation{}, func(r any) poolKey { return validationDigest(r.(*ledger.Validation)) }, nil)
 	checkFields(t, &ledger.Dispute{}, func(r any) poolKey { return disputeDigest(*r.(*ledger.Dispute)) }, nil)
-	if traceDigest('t', ledger.Trace{}) == traceDigest('c', ledger.Trace{}) {
+	if traceDigest('t', &ledger.Trace{}) == traceDigest('c', &ledger.Trace{}) {
 		t.Error("a trace and a copy of the same record digest alike")
 	}
 }

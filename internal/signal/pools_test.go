@@ -50,6 +50,7 @@ func poolHistory(seed int64) (Input, []arrival) {
 	day := map[manifest.Hash]int{}
 	read := map[manifest.Hash]int{}
 	for i, t := range in.Traces {
+		t := clone(t) // this history's own record, the generated one left as it was
 		d := i / 6
 		t.Submitted, day[t.Hash], read[t.Hash] = on(d), d, d
 		if rng.Intn(6) == 0 {
@@ -62,15 +63,17 @@ func poolHistory(seed int64) (Input, []arrival) {
 			evs = append(evs, arrival{read[h] + 3, func(in *Input) { takeDown(in, h) }})
 		case 1:
 			evs = append(evs, arrival{read[h] + 7, func(in *Input) {
-				in.Traces = slices.DeleteFunc(in.Traces, func(t ledger.Trace) bool { return t.Hash == h })
+				in.Traces = slices.DeleteFunc(in.Traces, func(t *ledger.Trace) bool { return t.Hash == h })
 			}})
 		}
 	}
 	for _, c := range in.Copies {
+		c := clone(c) // this history's own record, the generated one left as it was
 		c.Submitted = on(day[c.Hash] + rng.Intn(4))
 		evs = append(evs, arrival{max(int(dayOf(c.Submitted)-dayOf(start)), read[c.Hash]), func(in *Input) { in.Copies = append(in.Copies, c) }})
 	}
 	for _, v := range in.Validations {
+		v := clone(v) // this history's own record, the generated one left as it was
 		d := late(day[v.TraceHash], 7)
 		switch rng.Intn(10) {
 		case 0:
@@ -122,8 +125,8 @@ func admissions(rng *rand.Rand) Input {
 }
 
 // interleave is the traces of a and b, alternating while both last.
-func interleave(a, b []ledger.Trace) []ledger.Trace {
-	out := make([]ledger.Trace, 0, len(a)+len(b))
+func interleave(a, b []*ledger.Trace) []*ledger.Trace {
+	out := make([]*ledger.Trace, 0, len(a)+len(b))
 	for i := 0; i < max(len(a), len(b)); i++ {
 		if i < len(a) {
 			out = append(out, a[i])
@@ -136,11 +139,13 @@ func interleave(a, b []ledger.Trace) []ledger.Trace {
 }
 
 // takeDown marks the trace of hash h taken down, as the ledger does when
-// its author withdraws it.
+// its author withdraws it: with a new record in place of the old one.
 func takeDown(in *Input, h manifest.Hash) {
-	for i := range in.Traces {
-		if in.Traces[i].Hash == h {
-			in.Traces[i].TakenDown = ledger.Withdrawn
+	for i, t := range in.Traces {
+		if t.Hash == h {
+			c := *t
+			c.TakenDown = ledger.Withdrawn
+			in.Traces[i] = &c
 		}
 	}
 }
@@ -264,7 +269,9 @@ func TestBackdatedFileInvalidatesThePoolsAfterItsDate(t *testing.T) {
 		}, -1},
 		"take-down": {func(in Input) Input {
 			in.Traces = slices.Clone(in.Traces)
-			in.Traces[3].TakenDown = ledger.Withdrawn
+			c := *in.Traces[3]
+			c.TakenDown = ledger.Withdrawn
+			in.Traces[3] = &c
 			return in
 		}, 0},
 	} {
@@ -418,10 +425,12 @@ func TestPoolsOnTheCorpusGiveTheReportComputedWithout(t *testing.T) {
 	}
 	dayOfRun := func(at time.Time) int { return max(0, int(dayOf(at)-dayOf(first))) }
 	for _, tr := range all.Traces {
+		tr := clone(tr) // this history's own record, the generated one left as it was
 		tr.AgentURL, tr.Submitted = url(tr.Agent), submitted[tr.Hash]
 		evs = append(evs, arrival{dayOfRun(tr.Submitted), func(in *Input) { in.Traces = append(in.Traces, tr) }})
 	}
 	for i, v := range all.Validations {
+		v := clone(v) // this history's own record, the generated one left as it was
 		v.ValidatorURL, v.ValidatedAt = url(v.Validator), submitted[v.TraceHash].Add(time.Duration(i%5)*24*time.Hour)
 		evs = append(evs, arrival{dayOfRun(v.ValidatedAt), func(in *Input) { in.Validations = append(in.Validations, v) }})
 	}

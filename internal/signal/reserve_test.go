@@ -17,7 +17,7 @@ func reserveMesh(rules string, votes map[int]string) (Input, []string) {
 	names := []string{"f01", "f02", "f03", "f04", "f05", "f06", "f07", "f08", "f09", "f10", "f11", "f12"}
 	t := dated(tr("ann", 1, "knowledge", "pebble"), 10)
 	order := byWeight(t.Hash, names)
-	in := Input{Rules: rules, Founders: founders(names...), Traces: []ledger.Trace{t}}
+	in := Input{Rules: rules, Founders: founders(names...), Traces: []*ledger.Trace{t}}
 	for rank := 0; rank < len(order); rank++ {
 		if r, ok := votes[rank]; ok {
 			in.Validations = append(in.Validations, at(val(order[rank], t.Hash, r), 10))
@@ -144,7 +144,7 @@ func TestUnderMesh2026v6AnUnansweredReserveSeatIsNoAssignment(t *testing.T) {
 	names := []string{"f01", "f02", "f03", "f04", "f05", "f06", "f07", "f08", "f09", "f10", "f11"}
 	t1 := dated(tr("ann", 1, "knowledge", "pebble"), 1)
 	t2 := dated(tr("ann", 2, "knowledge", "pebble"), 4)
-	in := Input{Rules: RulesMesh2026v6, Founders: founders(names...), Traces: []ledger.Trace{t1, t2}}
+	in := Input{Rules: RulesMesh2026v6, Founders: founders(names...), Traces: []*ledger.Trace{t1, t2}}
 	for _, n := range byWeight(t1.Hash, names)[:5] {
 		in.Validations = append(in.Validations, at(val(n, t1.Hash, "pass"), 1))
 	}

@@ -19,9 +19,16 @@ type Founder struct {
 // FromSnapshot makes of ours); SIGNAL reads of a trace its author, hash,
 // seq, type and category, and of a validation its validator, trace hash,
 // result and total.
+//
+// The records are pointers, FromSnapshot's into the ledger's own: a
+// heartbeat with news after years holds every record of the history, and
+// a copy of each for SIGNAL was a fifth of what it held live
+// (docs/decisions.md, "Memory"). Nothing here writes through them, and
+// the ledger replaces a record rather than changing it, so an input keeps
+// reading the records as they were when it was gathered.
 type Input struct {
-	Traces      []ledger.Trace
-	Validations []ledger.Validation
+	Traces      []*ledger.Trace
+	Validations []*ledger.Validation
 	// Disputes are the MANIFEST-DISPUTE files agents published, ours
 	// and peers' (docs/protocol.md §7.4): under mesh-2026-3 they can cost
 	// the disputed agent its standing.
@@ -30,7 +37,7 @@ type Input struct {
 	// hash as a record of Traces, by other agents (the ledger's copies,
 	// and peers' listings of our own traces). Only rule sets that judge
 	// copies read them (Rules.CopiesEarnNothing).
-	Copies   []ledger.Trace
+	Copies   []*ledger.Trace
 	Founders []Founder
 	// Rules names the rule set to compute with (FOUNDERS.md's "rules:"
 	// line); "" is DefaultRules.

@@ -14,8 +14,8 @@ import (
 
 func TestOwnAndSelfFindTheAgentAtItsURL(t *testing.T) {
 	in := Input{
-		Traces: []ledger.Trace{tr("ann", 1, "knowledge", "pebble"), tr("ann", 2, "knowledge", "pebble"), tr("ann", 3, "knowledge", "pebble"), tr("bob", 1, "knowledge", "pebble")},
-		Validations: []ledger.Validation{
+		Traces: []*ledger.Trace{tr("ann", 1, "knowledge", "pebble"), tr("ann", 2, "knowledge", "pebble"), tr("ann", 3, "knowledge", "pebble"), tr("bob", 1, "knowledge", "pebble")},
+		Validations: []*ledger.Validation{
 			val("bob", hash("ann", 1), "pass"),
 			val("bob", hash("ann", 2), "fail"),
 			val("cy", hash("bob", 1), "pass"), // cy has no standing
@@ -54,7 +54,7 @@ func TestOwnAndSelfFindTheAgentAtItsURL(t *testing.T) {
 }
 
 func TestProgressWithoutFoundersSaysHowToFoundOrJoin(t *testing.T) {
-	p := ProgressOf(Compute(Input{Traces: []ledger.Trace{tr("ann", 1, "knowledge", "rock")}}), "https://ann.example/")
+	p := ProgressOf(Compute(Input{Traces: []*ledger.Trace{tr("ann", 1, "knowledge", "rock")}}), "https://ann.example/")
 	if p.HasStanding() || !strings.Contains(p.Reason(), "FOUNDERS.md names no founders") {
 		t.Errorf("reason %q", p.Reason())
 	}

@@ -17,9 +17,9 @@ import (
 // submitted time. A partial verdict, and one whose agent/seq resolves to
 // no trace or to more than one, is no vote (docs/decisions.md, "Verdict
 // traces").
-func (m *mesh) verdictVotes() []ledger.Validation {
+func (m *mesh) verdictVotes() []*ledger.Validation {
 	targets := m.targets()
-	var out []ledger.Validation
+	var out []*ledger.Validation
 	for t := range m.listings() {
 		for _, v := range t.Verdicts {
 			var result string
@@ -35,7 +35,7 @@ func (m *mesh) verdictVotes() []ledger.Validation {
 			if !ok {
 				continue
 			}
-			out = append(out, ledger.Validation{
+			out = append(out, &ledger.Validation{
 				Validator: t.Agent, ValidatorURL: t.AgentURL, TraceURL: m.traceURL(h), TraceHash: h,
 				Result: result, ValidatedAt: t.Submitted, SourceURL: t.URL, SourceHash: t.Hash,
 			})

@@ -14,14 +14,14 @@ import (
 )
 
 // filed is tr with the file name the agent gave it.
-func filed(agent string, seq int, file string) ledger.Trace {
+func filed(agent string, seq int, file string) *ledger.Trace {
 	t := tr(agent, seq, "knowledge", "rock")
 	t.File = file
 	return t
 }
 
 // judging is a validation trace by agent that gives verdicts.
-func judging(agent string, seq int, vs ...ledger.Verdict) ledger.Trace {
+func judging(agent string, seq int, vs ...ledger.Verdict) *ledger.Trace {
 	t := tr(agent, seq, "validation", "pebble")
 	t.File, t.Verdicts = "traces/900-validation.md", vs
 	return t
@@ -29,7 +29,7 @@ func judging(agent string, seq int, vs ...ledger.Verdict) ledger.Trace {
 
 func TestVerdictTracesVoteWhereTheirTargetIsOneTrace(t *testing.T) {
 	in := Input{
-		Traces: []ledger.Trace{
+		Traces: []*ledger.Trace{
 			filed("ann", 1, "traces/001-a.md"),
 			// ann numbers her files one below her seqs from here on:
 			// ann/30 is seq 30 or file 030 (seq 31), two traces.
@@ -70,10 +70,10 @@ func TestVerdictTracesVoteWhereTheirTargetIsOneTrace(t *testing.T) {
 
 func TestAValidationFileAndAVerdictOnOneTraceAreOneVote(t *testing.T) {
 	j := judging("bob", 9, ledger.Verdict{Agent: "ann", Seq: 1, Result: string(verdict.Invalid)})
-	j.Submitted = at(ledger.Validation{}, 1).ValidatedAt
+	j.Submitted = at(&ledger.Validation{}, 1).ValidatedAt
 	in := Input{
-		Traces:      []ledger.Trace{filed("ann", 1, "traces/001-a.md"), j},
-		Validations: []ledger.Validation{at(val("bob", hash("ann", 1), "pass"), 2)},
+		Traces:      []*ledger.Trace{filed("ann", 1, "traces/001-a.md"), j},
+		Validations: []*ledger.Validation{at(val("bob", hash("ann", 1), "pass"), 2)},
 		Founders:    founders("bob"),
 	}
 	r := Compute(in)
