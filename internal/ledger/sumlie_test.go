@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/meshnode/meshnode/internal/statefile"
@@ -107,5 +108,129 @@ func TestSummaryThatDisagreesWithItsSegmentFailsTheSave(t *testing.T) {
 	}
 	if after := segmentBytesOn(t, p); !reflect.DeepEqual(after, segs) {
 		t.Error("the failed save changed the segments")
+	}
+}
+
+// TestSummaryThatDisagreesWithItsSegmentFailsOneSaveOnly: the save that
+// finds a summary lying removes it, so the next heartbeat reads its
+// group's segments whole, takes no record from the lie, saves the same
+// change and writes the summary again as the writer gives it of the
+// segments, which no step rewrites. Kept, the lie failed every save with
+// news after it until a person removed the file.
+func TestSummaryThatDisagreesWithItsSegmentFailsOneSaveOnly(t *testing.T) {
+	p, fp := lyingSummary(t)
+	segs := segmentBytesOn(t, p)
+	l, err := LoadCompact(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.TakeDown("sha256:bb", "")
+	changed, err := l.Save(p)
+	if !errors.Is(err, errStaleSummary) || !strings.Contains(err.Error(), fp) || !strings.Contains(err.Error(), "removed") {
+		t.Fatalf("save: %v, want the summary %s found stale and said removed", err, fp)
+	}
+	if _, serr := os.Stat(fp); !errors.Is(serr, os.ErrNotExist) || !changed {
+		t.Fatalf("after the failed save (changed=%v) the lying summary is still there: %v", changed, serr)
+	}
+
+	full, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := LoadCompact(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := wholeIn(full, groupSegments(t, p, fp)); !sameRecords(again, want) {
+		t.Errorf("loaded after the failed save:\n%v\nwant, the group's records whole:\n%v", whole(t, again), whole(t, want))
+	}
+	again.TakeDown("sha256:bb", "")
+	if changed, err := again.Save(p); err != nil || !changed {
+		t.Fatalf("the same change saved again: changed=%v err=%v", changed, err)
+	}
+	fresh, err := encodeSummary(groupSegments(t, p, fp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(fp); err != nil || string(got) != string(fresh) {
+		t.Errorf("summary written again as\n%s (%v)\nwant\n%s", got, err, fresh)
+	}
+	if after := segmentBytesOn(t, p); !reflect.DeepEqual(after, segs) {
+		t.Error("a segment was written because its summary lied")
+	}
+
+	quiet, err := LoadCompact(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(quiet.seal.dirty) != 0 || quiet.Traces["sha256:bb"].TakenDown != "" {
+		t.Errorf("the next load: groups stale %v, take-down %q", quiet.seal.dirty, quiet.Traces["sha256:bb"].TakenDown)
+	}
+	if changed, err := quiet.Save(p); err != nil || changed {
+		t.Errorf("a heartbeat with no news after: changed=%v err=%v", changed, err)
+	}
+}
+
+// wholeIn is summarizedCopy of full, a ledger Load read, but for the
+// traces and copies of the peers segs hold, which are whole: what
+// LoadCompact gives when the summary of segs is missing.
+func wholeIn(full *Ledger, segs []sealedSegment) *Ledger {
+	want := summarizedCopy(full)
+	for _, s := range segs {
+		for _, seg := range s.peers {
+			for k := range seg.Traces {
+				want.Traces[k] = full.Traces[k]
+			}
+			for k := range seg.Copies {
+				want.Copies[k] = full.Copies[k]
+			}
+		}
+	}
+	return want
+}
+
+// TestLyingSummaryThatCannotBeRemovedStillFailsTheSave: when the lying
+// summary cannot be removed (here a directory holding a file stands in
+// its place, which not even root removes), the save still fails with the
+// disagreement, says the summary is left, and writes or removes nothing
+// else.
+func TestLyingSummaryThatCannotBeRemovedStillFailsTheSave(t *testing.T) {
+	p, fp := lyingSummary(t)
+	segs := segmentBytesOn(t, p)
+	l, err := LoadCompact(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := peerFilesOn(t, p)
+	if err := os.Remove(fp); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(fp, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	l.TakeDown("sha256:bb", "")
+	_, err = l.Save(p)
+	if !errors.Is(err, errStaleSummary) || !strings.Contains(err.Error(), "could not be removed") {
+		t.Fatalf("save: %v, want the summary found stale and said left", err)
+	}
+	if _, serr := os.Stat(filepath.Join(fp, "x")); serr != nil {
+		t.Errorf("what stood at the summary's place is gone: %v", serr)
+	}
+	if after := peerFilesOn(t, p); !reflect.DeepEqual(after, before) {
+		t.Error("the failed save wrote the peers' files")
+	}
+	if after := segmentBytesOn(t, p); !reflect.DeepEqual(after, segs) {
+		t.Error("the failed save changed the segments")
+	}
+	got, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameRecords(got, want) {
+		t.Errorf("records after the failed save:\n%v\nwant:\n%v", whole(t, got), whole(t, want))
 	}
 }
