@@ -335,10 +335,11 @@ func (l *Ledger) files(keep func(name string) bool) (map[string][]byte, error) {
 // anything on disk changed. A crash at any point leaves a ledger Load
 // reads whole. A ledger Load read re-encodes only the files whose records
 // changed since (or since its last Save), and removes those left with
-// none.
+// none. A ledger whose sealed records a method could not read whole
+// writes nothing but removes each summary that lied (failedSave).
 func (l *Ledger) Save(path string) (bool, error) {
 	if l.err != nil {
-		return false, l.err
+		return l.failedSave(path)
 	}
 	if l.seal != nil {
 		l.seal.path = path // where unseal reads a shard segment it saved

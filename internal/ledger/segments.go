@@ -47,6 +47,9 @@ type sealing struct {
 	segs  map[string]sealedSegment
 	dirty map[string]bool
 	path  string
+	// lied are the groups whose summary whole found disagreeing with a
+	// segment, for a failed Save to remove.
+	lied map[string]bool
 }
 
 type peerSegments struct {
@@ -364,7 +367,7 @@ func (s *sealing) peer(name string) *peerSegments {
 func (l *Ledger) sealer() *sealing {
 	if l.seal == nil {
 		l.seal = &sealing{records: map[any]struct{}{}, peers: map[string]*peerSegments{}, create: map[string][]byte{},
-			remove: map[string]bool{}, segs: map[string]sealedSegment{}, dirty: map[string]bool{}}
+			remove: map[string]bool{}, segs: map[string]sealedSegment{}, dirty: map[string]bool{}, lied: map[string]bool{}}
 	}
 	return l.seal
 }

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -160,6 +161,7 @@ func summaryMax(files []statefile.SegmentFile) int64 {
 // segment that cannot be read, or whose summary does not agree with it,
 // leaves its records as they are and fails the next Save, which writes
 // nothing: a record short of its title must never reach a peer's file.
+// That Save removes a summary that does not agree (failedSave).
 func (l *Ledger) whole(name string) {
 	ps := l.seal.peer(name)
 	if ps == nil || len(ps.partial) == 0 {
@@ -168,6 +170,9 @@ func (l *Ledger) whole(name string) {
 	swap := map[any]any{}
 	for _, rel := range slices.Sorted(maps.Keys(ps.partial)) {
 		if err := l.wholeSegment(name, rel, ps.partial[rel], swap); err != nil {
+			if errors.Is(err, errStaleSummary) {
+				l.seal.lied[summaryGroup(rel)] = true
+			}
 			l.fail(err)
 			continue
 		}
@@ -215,6 +220,33 @@ func (l *Ledger) wholeSegment(name, rel string, part *Ledger, swap map[any]any) 
 		swap[old] = t
 	}
 	return nil
+}
+
+// failedSave is Save of a ledger a method failed (l.err): it writes
+// nothing of the peers' files and segments, but removes each summary
+// found to disagree with its segment, which is derived and so loses
+// nothing, so that the next load reads its group's segments whole and
+// the next Save writes it again: one failed save, not one per heartbeat
+// with news while the summary stays. It returns l.err, saying what
+// became of each such summary, and whether it removed any.
+func (l *Ledger) failedSave(path string) (bool, error) {
+	err := l.err
+	if l.seal == nil {
+		return false, err
+	}
+	removed := false
+	for _, g := range slices.Sorted(maps.Keys(l.seal.lied)) {
+		fp := filepath.Join(statefile.SegmentsDir(path), g+".summary")
+		gone, rmErr := statefile.RemoveSummary(path, g)
+		if rmErr != nil {
+			err = fmt.Errorf("%w (its summary %s could not be removed, so the next save fails too: %w)", err, fp, rmErr)
+			continue
+		}
+		removed = removed || gone
+		delete(l.seal.lied, g)
+		err = fmt.Errorf("summary %s disagrees with its segments, removed, the next save writes it again: %w", fp, err)
+	}
+	return removed, err
 }
 
 // fail keeps the first error of a method that has none to return, for
