@@ -225,9 +225,9 @@ func judge(isComputed, isSeen bool) string {
 }
 
 // before keeps of in what a node that last wrote at seen could have read:
-// its own files, and the peers' traces, validations and disputes not dated after
-// seen, under the same founders and rule set. A file with no date is
-// kept: nothing says it came later.
+// its own files, and the peers' traces, other listings of traces' bytes,
+// validations and disputes not dated after seen, under the same founders
+// and rule set. A file with no date is kept: nothing says it came later.
 func before(in signal.Input, seen time.Time, self string) signal.Input {
 	if seen.IsZero() {
 		return in
@@ -236,6 +236,11 @@ func before(in signal.Input, seen time.Time, self string) signal.Input {
 	for _, t := range in.Traces {
 		if t.AgentURL == self || !t.Submitted.After(seen) {
 			out.Traces = append(out.Traces, t)
+		}
+	}
+	for _, t := range in.Copies {
+		if t.AgentURL == self || !t.Submitted.After(seen) {
+			out.Copies = append(out.Copies, t)
 		}
 	}
 	for _, v := range in.Validations {

@@ -250,6 +250,23 @@ func TestLagIsJudgedUnderTheMeshsRuleSet(t *testing.T) {
 	}
 }
 
+// TestWhatTheNodeCouldHaveReadKeepsItsCopies: the input as of the node's
+// last write keeps the other listings of traces' bytes dated before it
+// (and the node's own), which rule sets that judge copies read; it used
+// to keep none, so the audit judged a copied trace as if nobody copied it.
+func TestWhatTheNodeCouldHaveReadKeepsItsCopies(t *testing.T) {
+	seen := auditNow.Add(-24 * time.Hour)
+	listing := func(agent string, at time.Time) *ledger.Trace {
+		return &ledger.Trace{Agent: agent, AgentURL: "https://" + agent + ".example/", Seq: 1, Hash: "sha256:aa", Submitted: at}
+	}
+	early, late, own := listing("kai", seen.Add(-time.Hour)), listing("lou", seen.Add(time.Hour)), listing("node", seen.Add(time.Hour))
+	in := signal.Input{Rules: signal.RulesMesh2026v3, Copies: []*ledger.Trace{early, late, own}}
+	got := before(in, seen, own.AgentURL).Copies
+	if want := []*ledger.Trace{early, own}; !slices.Equal(got, want) {
+		t.Errorf("copies as of the node's last write: %d %v, want kai's (before it) and the node's own", len(got), got)
+	}
+}
+
 // TestValidationsOutsideTheAssignmentAreListed: under mesh-2026-4 and
 // mesh-2026-5 the audited node's validation of a trace whose jury does
 // not name it is listed as outside, the one of a trace it is assigned is

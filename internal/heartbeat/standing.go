@@ -47,7 +47,7 @@ func (n *job) signalInput() (signal.Input, error) {
 		gatheringSignal()
 	}
 	// The input it replaces is let go first: with years of history each
-	// holds a copy of every trace and validation.
+	// holds a pointer to every trace and validation, and our own records.
 	n.input = nil
 	in, err := signal.FromSnapshot(n.snap, n.cfg.Agent, n.cfg.URL)
 	n.input = &gatheredInput{at: at, in: in, err: err}

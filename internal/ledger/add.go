@@ -197,6 +197,8 @@ func (l *Ledger) Forget(agentURL string) []manifest.Hash {
 // Rename moves what the ledger holds of the agent at from (its traces,
 // the validations and disputes it published and its rejections) to the URL to, the
 // same agent spelled another way; file URLs under from move under to.
+// Each record moved is a new one, as every change of the ledger's makes:
+// a reader holding the old (signal.Input) keeps reading it as it was.
 func (l *Ledger) Rename(from, to string) {
 	l.touch(from, to)
 	l.unseal(statefile.PeerFileName(from))
@@ -206,30 +208,35 @@ func (l *Ledger) Rename(from, to string) {
 		}
 		return u
 	}
-	for _, t := range l.Traces {
+	for k, t := range l.Traces {
 		if t != nil && t.AgentURL == from {
-			t.AgentURL, t.URL = to, under(t.URL)
+			nt := *t
+			nt.AgentURL, nt.URL = to, under(t.URL)
+			l.Traces[k] = &nt
 		}
 	}
 	for k, v := range l.Validations {
 		if v != nil && v.ValidatorURL == from {
 			delete(l.Validations, k)
-			v.ValidatorURL, v.SourceURL = to, under(v.SourceURL)
-			l.Validations[v.Key()] = v
+			nv := *v
+			nv.ValidatorURL, nv.SourceURL = to, under(v.SourceURL)
+			l.Validations[nv.Key()] = &nv
 		}
 	}
 	for k, r := range l.Rejected {
 		if r != nil && r.AgentURL == from {
 			delete(l.Rejected, k)
-			r.AgentURL = to
-			l.Rejected[under(k)] = r
+			nr := *r
+			nr.AgentURL = to
+			l.Rejected[under(k)] = &nr
 		}
 	}
 	for k, d := range l.Disputes {
 		if d != nil && d.ReporterURL == from {
 			delete(l.Disputes, k)
-			d.ReporterURL, d.SourceURL = to, under(d.SourceURL)
-			l.Disputes[d.Key()] = d
+			nd := *d
+			nd.ReporterURL, nd.SourceURL = to, under(d.SourceURL)
+			l.Disputes[nd.Key()] = &nd
 		}
 	}
 	l.renameCopies(from, to, under)

@@ -108,8 +108,9 @@ func (l *Ledger) renameCopies(from, to string, under func(string) string) {
 	for k, t := range l.Copies {
 		if t != nil && t.AgentURL == from {
 			delete(l.Copies, k)
-			t.AgentURL, t.URL = to, under(t.URL)
-			l.Copies[CopyKey(t.AgentURL, t.Hash)] = t
+			nt := *t
+			nt.AgentURL, nt.URL = to, under(t.URL)
+			l.Copies[CopyKey(nt.AgentURL, nt.Hash)] = &nt
 		}
 	}
 }

@@ -59,11 +59,16 @@ func compactJSON(t *testing.T, p, key string) []byte {
 	return out
 }
 
-func TestSaveOfEachChangeWritesWhatAFullSaveWould(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		change func(l *Ledger)
-	}{
+// change is one change of the ledger's, for tests that try each.
+type change struct {
+	name   string
+	change func(l *Ledger)
+}
+
+// eachChange is every kind of change a ledger's methods make, on sample()
+// with bolt's copy of jolt's trace.
+func eachChange() []change {
+	return []change{
 		{"trace of a new peer", func(l *Ledger) { l.AddTrace(&Trace{Agent: "bolt", AgentURL: bolt, Seq: 1, Hash: "sha256:01"}) }},
 		{"trace that moves to another agent", func(l *Ledger) { l.AddTrace(&Trace{Agent: "bolt", AgentURL: bolt, Hash: "sha256:aa"}) }},
 		{"validation", func(l *Ledger) {
@@ -81,7 +86,11 @@ func TestSaveOfEachChangeWritesWhatAFullSaveWould(t *testing.T) {
 		}},
 		{"take a trace down", func(l *Ledger) { l.TakeDown("sha256:bb", Withdrawn) }},
 		{"forget a peer whose trace another lists", func(l *Ledger) { l.Forget(jolt) }},
-	} {
+	}
+}
+
+func TestSaveOfEachChangeWritesWhatAFullSaveWould(t *testing.T) {
+	for _, tc := range eachChange() {
 		t.Run(tc.name, func(t *testing.T) {
 			p := filepath.Join(t.TempDir(), "ledger.json")
 			before := sample()
@@ -120,4 +129,51 @@ func stringsOf(files map[string][]byte) map[string]string {
 		out[k] = string(v)
 	}
 	return out
+}
+
+// TestNoChangeAltersARecordInPlace: every change puts new records in
+// place of those it changes, and leaves each record it held as it was, so
+// that a reader holding a record (signal.Input, which points at the
+// ledger's records) keeps reading what it read.
+func TestNoChangeAltersARecordInPlace(t *testing.T) {
+	for _, tc := range eachChange() {
+		t.Run(tc.name, func(t *testing.T) {
+			l := sample()
+			l.AddCopy(&Trace{Agent: "bolt", AgentURL: bolt, Seq: 2, Hash: "sha256:bb"})
+			l.AddDispute(&Dispute{Reporter: "jolt37", ReporterURL: jolt, Agent: "axon37", AgentURL: axon, Seq: 1, ClaimedHash: "sha256:ee", ServedHash: "sha256:ff", SourceHash: "sha256:d1"})
+			held := map[any]any{}
+			for _, t := range l.Traces {
+				held[t] = *t
+			}
+			for _, t := range l.Copies {
+				held[t] = *t
+			}
+			for _, v := range l.Validations {
+				held[v] = *v
+			}
+			for _, r := range l.Rejected {
+				held[r] = *r
+			}
+			for _, d := range l.Disputes {
+				held[d] = *d
+			}
+			tc.change(l)
+			for p, was := range held {
+				var now any
+				switch r := p.(type) {
+				case *Trace:
+					now = *r
+				case *Validation:
+					now = *r
+				case *Rejection:
+					now = *r
+				case *Dispute:
+					now = *r
+				}
+				if !reflect.DeepEqual(now, was) {
+					t.Errorf("a record changed in place:\nwas %+v\nnow %+v", was, now)
+				}
+			}
+		})
+	}
 }

@@ -206,3 +206,28 @@ func TestFromSnapshotHoldsTheLedgersRecordsNotCopies(t *testing.T) {
 		t.Fatalf("the ledger holds %d validations by bob, want 1", bobs)
 	}
 }
+
+// TestInputGatheredBeforeARenameKeepsItsRecords: an input holds the
+// ledger's records, and a change of the ledger (here a peer spelled
+// another way) puts new ones in their place, so what SIGNAL computes from
+// the input is what it computed before the change.
+func TestInputGatheredBeforeARenameKeepsItsRecords(t *testing.T) {
+	snap, err := node.Open(testNode(t), node.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := FromSnapshot(snap, "jolt", "https://jolt.example/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := Compute(in)
+	snap.Ledger.Rename("https://bob.example/", "https://bob.example:443/")
+	for _, v := range in.Validations {
+		if v.ValidatorURL == "https://bob.example:443/" {
+			t.Errorf("the input's validation %s moved with the ledger's rename", v.Key())
+		}
+	}
+	if after := Compute(in); !reflect.DeepEqual(after, before) {
+		t.Errorf("SIGNAL of the same input after the ledger's rename:\n%+v\nbefore:\n%+v", after.Traces, before.Traces)
+	}
+}

@@ -25,7 +25,8 @@ type Founder struct {
 // a copy of each for SIGNAL was a fifth of what it held live
 // (docs/decisions.md, "Memory"). Nothing here writes through them, and
 // the ledger replaces a record rather than changing it, so an input keeps
-// reading the records as they were when it was gathered.
+// reading the records as they were when it was gathered. No record may be
+// nil.
 type Input struct {
 	Traces      []*ledger.Trace
 	Validations []*ledger.Validation

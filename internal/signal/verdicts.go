@@ -19,7 +19,7 @@ import (
 // traces").
 func (m *mesh) verdictVotes() []*ledger.Validation {
 	targets := m.targets()
-	var out []*ledger.Validation
+	var vals []ledger.Validation
 	for t := range m.listings() {
 		for _, v := range t.Verdicts {
 			var result string
@@ -35,11 +35,17 @@ func (m *mesh) verdictVotes() []*ledger.Validation {
 			if !ok {
 				continue
 			}
-			out = append(out, &ledger.Validation{
+			vals = append(vals, ledger.Validation{
 				Validator: t.Agent, ValidatorURL: t.AgentURL, TraceURL: m.traceURL(h), TraceHash: h,
 				Result: result, ValidatedAt: t.Submitted, SourceURL: t.URL, SourceHash: t.Hash,
 			})
 		}
+	}
+	// One array, pointed into: under mesh-2026-4 a mesh, and these, are
+	// made once per epoch.
+	out := make([]*ledger.Validation, len(vals))
+	for i := range vals {
+		out[i] = &vals[i]
 	}
 	return out
 }
