@@ -42,6 +42,7 @@ func (n *job) save() error {
 // ledger's window are sealed into segments first (ledger.Compact), so
 // what a heartbeat rewrites follows recent activity.
 func (n *job) saveLedger() error {
+	n.warnRepaired()
 	if n.quiet != nil {
 		return nil // nothing learned, and no quarter due to be sealed
 	}
@@ -58,6 +59,17 @@ func (n *job) saveLedger() error {
 	}
 	n.sum.Changed = n.sum.Changed || changed || copied
 	return nil
+}
+
+// warnRepaired says which summaries of sealed records the ledger found
+// disagreeing with their segments and read from the segments instead
+// (ledger.Repaired), which the ledger's save writes again: a summary that lies
+// comes from a writer's defect or a person with push rights, which its
+// operator should know of.
+func (n *job) warnRepaired() {
+	for _, f := range n.snap.Ledger.Repaired() {
+		n.log.Warn("summary disagreed with its segments: their records used instead", "file", f)
+	}
 }
 
 // hostsToState and hostsFromState carry the fetcher's per-host politeness
