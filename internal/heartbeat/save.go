@@ -42,10 +42,10 @@ func (n *job) save() error {
 // ledger's window are sealed into segments first (ledger.Compact), so
 // what a heartbeat rewrites follows recent activity.
 func (n *job) saveLedger() error {
-	n.warnRepaired()
 	if n.quiet != nil {
 		return nil // nothing learned, and no quarter due to be sealed
 	}
+	n.warnRepaired()
 	copied, err := n.snap.SaveCopies()
 	if err != nil {
 		return err
