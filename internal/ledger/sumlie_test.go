@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -42,18 +43,26 @@ func groupSegments(t *testing.T, p, fp string) []sealedSegment {
 // returns the summary's file.
 func forgeJolt(t *testing.T, p string, lie func(*Ledger)) string {
 	t.Helper()
+	return forgeJoltSegment(t, p, func(peers map[string]*Ledger) {
+		held := peers[statefile.PeerFileName(jolt)]
+		if held == nil {
+			t.Fatal("jolt's group holds no record of jolt to lie about")
+		}
+		lie(held)
+	})
+}
+
+// forgeJoltSegment is forgeJolt, lie given the records of every peer of
+// jolt's segment by peer file name.
+func forgeJoltSegment(t *testing.T, p string, lie func(peers map[string]*Ledger)) string {
+	t.Helper()
 	fp := joltSummary(t, p)
 	segs := groupSegments(t, p, fp)
-	var held *Ledger
 	for _, s := range segs {
-		if seg := s.peers[statefile.PeerFileName(jolt)]; seg != nil {
-			held = seg
+		if s.peers[statefile.PeerFileName(jolt)] != nil {
+			lie(s.peers)
 		}
 	}
-	if held == nil {
-		t.Fatal("jolt's group holds no record of jolt to lie about")
-	}
-	lie(held)
 	data, err := encodeSummary(segs)
 	if err != nil {
 		t.Fatal(err)
@@ -94,11 +103,13 @@ func peerFilesOn(t *testing.T, p string) map[string][]byte {
 }
 
 // joltSealed is everyField with more records of jolt of every kind, two
-// validations and a dispute among them, sealed at a new path.
+// validations and a dispute among them, and a trace of a neighbour (a
+// peer of jolt's shard), sealed at a new path.
 func joltSealed(t *testing.T) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "ledger.json")
 	l := everyField(t)
+	l.AddTrace(&Trace{Agent: "near", AgentURL: neighbour(t), Seq: 1, Hash: "sha256:n1", File: "n.md", FirstSeen: day1})
 	for _, h := range []string{"sha256:v1", "sha256:v2"} {
 		l.AddValidation(&Validation{Validator: "jolt37", ValidatorURL: jolt, TraceURL: axon + "x.md", TraceHash: "sha256:xx",
 			Result: "pass", Total: 20, ValidatedAt: day1, SourceURL: jolt + "validations/" + h[7:] + ".md", SourceHash: manifest.Hash(h)})
@@ -110,6 +121,22 @@ func joltSealed(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// neighbour is the URL of a peer of jolt's shard (shardMate), and ghost
+// that of another, which the ledger never holds.
+func neighbour(*testing.T) string { return shardMate() }
+func ghost(t *testing.T) string {
+	t.Helper()
+	want := shardOf(peerDir(statefile.PeerFileName(jolt)))
+	for i := range 1000 {
+		u := fmt.Sprintf("https://ghost%d.example/", i)
+		if shardOf(peerDir(statefile.PeerFileName(u))) == want {
+			return u
+		}
+	}
+	t.Fatal("no peer of jolt's shard among 1000")
+	return ""
 }
 
 // takeDownThroughSummaries loads the ledger at p through its summaries,
@@ -171,6 +198,7 @@ func TestSummaryThatLiesIsRepairedFromItsSegment(t *testing.T) {
 			fp := forgeJolt(t, p, c.lie)
 			segs := segmentBytesOn(t, p)
 			l, honest := takeDownThroughSummaries(t, p), takeDownThroughSummaries(t, twin)
+			heldAsTwin(t, l, honest)
 			if l.Edits() == honest.Edits() {
 				t.Errorf("edits %d, as the twin's: what was computed from the lie is kept", l.Edits())
 			}
@@ -182,6 +210,61 @@ func TestSummaryThatLiesIsRepairedFromItsSegment(t *testing.T) {
 				t.Error("a segment was written because its summary lied")
 			}
 		})
+	}
+}
+
+// TestRepairPutsRightEveryPeerOfTheSummary: the summary that lied about
+// jolt lies about its neighbour in the same segment too, or names a
+// peer the segment does not hold; the change that reads jolt's segments
+// whole, or forgets that peer, puts every peer of the group right, so the
+// summary written again is the segments' and no record of the lie stays.
+func TestRepairPutsRightEveryPeerOfTheSummary(t *testing.T) {
+	cases := []struct {
+		name   string
+		lie    func(t *testing.T, peers map[string]*Ledger)
+		change func(t *testing.T, l *Ledger)
+	}{
+		{"a neighbour's trace changed", func(t *testing.T, peers map[string]*Ledger) {
+			peers[statefile.PeerFileName(jolt)].Traces["sha256:bb"].Seq = 52
+			peers[statefile.PeerFileName(neighbour(t))].Traces["sha256:n1"].Seq = 7
+		}, func(_ *testing.T, l *Ledger) { l.TakeDown("sha256:bb", "") }},
+		{"a peer the segment does not hold", func(t *testing.T, peers map[string]*Ledger) {
+			g := ghost(t)
+			peers[statefile.PeerFileName(g)] = &Ledger{Traces: map[manifest.Hash]*Trace{
+				"sha256:g1": {Agent: "ghost", AgentURL: g, Seq: 1, Hash: "sha256:g1", FirstSeen: day1}}}
+		}, func(t *testing.T, l *Ledger) { l.Forget(ghost(t)) }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, twin := joltSealed(t), joltSealed(t)
+			fp := forgeJoltSegment(t, p, func(peers map[string]*Ledger) { c.lie(t, peers) })
+			segs := segmentBytesOn(t, p)
+			var held []*Ledger
+			for _, q := range []string{p, twin} {
+				l := mustLoad(t, q, LoadCompact)
+				c.change(t, l)
+				if _, err := l.Save(q); err != nil {
+					t.Fatalf("save: %v", err)
+				}
+				held = append(held, l)
+			}
+			heldAsTwin(t, held[0], held[1])
+			sameAsTwin(t, p, twin, fp)
+			if after := segmentBytesOn(t, p); !reflect.DeepEqual(after, segs) {
+				t.Error("a segment was written because its summary lied")
+			}
+		})
+	}
+}
+
+// heldAsTwin checks that l, whose summary lied, holds in the run what
+// honest, its twin's, holds, but for the title and citations of sealed
+// traces one of them read whole: what SIGNAL and every other reader of a
+// heartbeat compute from.
+func heldAsTwin(t *testing.T, l, honest *Ledger) {
+	t.Helper()
+	if got, want := summarizedCopy(l), summarizedCopy(honest); !sameRecords(got, want) {
+		t.Errorf("held in the run:\n%v\nwant the twin's:\n%v", whole(t, got), whole(t, want))
 	}
 }
 
