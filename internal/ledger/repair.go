@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/meshnode/meshnode/internal/manifest"
+
 	"github.com/meshnode/meshnode/internal/statefile"
 )
 
@@ -99,11 +101,12 @@ func (l *Ledger) repairPeer(rel, name string, part, seg *Ledger) {
 	if len(in.Copies) > 0 && l.Copies == nil {
 		l.Copies = map[string]*Trace{}
 	}
-	repairKind(l.Traces, part.Traces, in.Traces, s.inFile)
-	repairKind(l.Validations, part.Validations, in.Validations, s.inFile)
-	repairKind(l.Rejected, part.Rejected, in.Rejected, s.inFile)
-	repairKind(l.Disputes, part.Disputes, in.Disputes, s.inFile)
-	repairKind(l.Copies, part.Copies, in.Copies, s.inFile)
+	at := segmentPeer{rel, name}
+	repairKind(s, at, l.Traces, part.Traces, in.Traces, func(p *Ledger) map[manifest.Hash]*Trace { return p.Traces })
+	repairKind(s, at, l.Validations, part.Validations, in.Validations, func(p *Ledger) map[string]*Validation { return p.Validations })
+	repairKind(s, at, l.Rejected, part.Rejected, in.Rejected, func(p *Ledger) map[string]*Rejection { return p.Rejected })
+	repairKind(s, at, l.Disputes, part.Disputes, in.Disputes, func(p *Ledger) map[string]*Dispute { return p.Disputes })
+	repairKind(s, at, l.Copies, part.Copies, in.Copies, func(p *Ledger) map[string]*Trace { return p.Copies })
 
 	ps := s.peerOrNew(name)
 	ps.records = slices.DeleteFunc(ps.records, func(rec any) bool { return gone[rec] })
@@ -128,18 +131,37 @@ func (l *Ledger) repairPeer(rel, name string, part, seg *Ledger) {
 	}
 }
 
-// repairKind puts seg, the records of one kind a segment holds of a
-// peer, in place of part, those its summary gave, in held, the ledger's
-// records of that kind (repairPeer).
-func repairKind[K comparable, V any](held, part, seg map[K]*V, inFile map[any]struct{}) {
+// segmentPeer names the records of peer file name in the segment rel.
+type segmentPeer struct{ rel, name string }
+
+// before reports whether a whole Load reads the records a before those
+// of b: by quarter, then path (segmentOrder), then peer (addSealed).
+func (a segmentPeer) before(b segmentPeer) bool {
+	if qa, qb := segmentQuarter(a.rel), segmentQuarter(b.rel); qa != qb {
+		return qa < qb
+	}
+	if a.rel != b.rel {
+		return a.rel < b.rel
+	}
+	return a.name < b.name
+}
+
+// repairKind puts seg, the records of one kind the segment and peer at
+// hold, in place of part, those its summary gave, in held, the ledger's
+// records of that kind, of reads that kind of a peer's records
+// (repairPeer). A key the summary alone gave takes the record of it
+// another segment holds, if any, as a whole Load would.
+func repairKind[K comparable, V any](s *sealing, at segmentPeer, held, part, seg map[K]*V, of func(*Ledger) map[K]*V) {
 	for k, old := range part {
 		if held[k] != old {
 			continue
 		}
-		if _, ok := inFile[old]; ok {
+		if _, ok := s.inFile[old]; ok {
 			continue
 		}
 		if rec, ok := seg[k]; ok {
+			held[k] = rec
+		} else if rec := sealedElsewhere(s, at, k, of); rec != nil {
 			held[k] = rec
 		} else {
 			delete(held, k)
@@ -150,6 +172,26 @@ func repairKind[K comparable, V any](held, part, seg map[K]*V, inFile map[any]st
 			held[k] = rec
 		}
 	}
+}
+
+// sealedElsewhere is the record of key k, of the kind of reads, that a
+// whole Load would keep of the segments but for the peer at: the one it
+// reads last. Nil when none holds k. A node never seals one key twice,
+// so this is the path of a forged summary only.
+func sealedElsewhere[K comparable, V any](s *sealing, at segmentPeer, k K, of func(*Ledger) map[K]*V) *V {
+	var last *V
+	var lastAt segmentPeer
+	for rel, seg := range s.segs {
+		for name, p := range seg.peers {
+			here := segmentPeer{rel, name}
+			rec := of(p)[k]
+			if here == at || rec == nil || (last != nil && here.before(lastAt)) {
+				continue
+			}
+			last, lastAt = rec, here
+		}
+	}
+	return last
 }
 
 // Repaired is the summary files whose records disagreed with their

@@ -103,13 +103,14 @@ func peerFilesOn(t *testing.T, p string) map[string][]byte {
 }
 
 // joltSealed is everyField with more records of jolt of every kind, two
-// validations and a dispute among them, and a trace of a neighbour (a
-// peer of jolt's shard), sealed at a new path.
+// validations and a dispute among them, a trace of a neighbour (a peer of
+// jolt's shard) and one of axon a quarter before, sealed at a new path.
 func joltSealed(t *testing.T) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "ledger.json")
 	l := everyField(t)
 	l.AddTrace(&Trace{Agent: "near", AgentURL: neighbour(t), Seq: 1, Hash: "sha256:n1", File: "n.md", FirstSeen: day1})
+	l.AddTrace(&Trace{Agent: "axon37", AgentURL: axon, Seq: 1, Hash: "sha256:01", File: "o.md", FirstSeen: day1.AddDate(0, -3, 0)})
 	for _, h := range []string{"sha256:v1", "sha256:v2"} {
 		l.AddValidation(&Validation{Validator: "jolt37", ValidatorURL: jolt, TraceURL: axon + "x.md", TraceHash: "sha256:xx",
 			Result: "pass", Total: 20, ValidatedAt: day1, SourceURL: jolt + "validations/" + h[7:] + ".md", SourceHash: manifest.Hash(h)})
@@ -175,6 +176,9 @@ func TestSummaryThatLiesIsRepairedFromItsSegment(t *testing.T) {
 			l.Traces["sha256:ee"] = &Trace{Agent: "jolt37", AgentURL: jolt, Seq: 9, Hash: "sha256:ee", FirstSeen: day1}
 		}},
 		{"missing trace", func(l *Ledger) { delete(l.Traces, "sha256:aa") }},
+		{"phantom trace of a key an earlier segment holds", func(l *Ledger) {
+			l.Traces["sha256:01"] = &Trace{Agent: "jolt37", AgentURL: jolt, Seq: 3, Hash: "sha256:01", FirstSeen: day1}
+		}},
 		{"phantom validation", func(l *Ledger) {
 			v := *l.Validations[jv("v1")]
 			v.SourceHash, v.SourceURL = "sha256:v9", jolt+"validations/v9.md"
