@@ -150,7 +150,8 @@ func (a segmentPeer) before(b segmentPeer) bool {
 // hold, in place of part, those its summary gave, in held, the ledger's
 // records of that kind, of reads that kind of a peer's records
 // (repairPeer). A key the summary alone gave takes the record of it
-// another segment holds, if any, as a whole Load would.
+// another segment holds, if any, and a key the segment alone holds keeps
+// the record of a segment read after it, as a whole Load would.
 func repairKind[K comparable, V any](s *sealing, at segmentPeer, held, part, seg map[K]*V, of func(*Ledger) map[K]*V) {
 	for k, old := range part {
 		if held[k] != old {
@@ -168,10 +169,27 @@ func repairKind[K comparable, V any](s *sealing, at segmentPeer, held, part, seg
 		}
 	}
 	for k, rec := range seg {
-		if _, ok := part[k]; !ok && held[k] == nil {
+		if _, ok := part[k]; ok {
+			continue
+		}
+		if cur := held[k]; cur == nil || sealedBefore(s, at, k, cur, of) {
 			held[k] = rec
 		}
 	}
+}
+
+// sealedBefore reports whether rec, the record l holds under key k, is
+// one a segment other than at holds that a whole Load reads before at's:
+// one read after it, or from a peer's file, stays.
+func sealedBefore[K comparable, V any](s *sealing, at segmentPeer, k K, rec *V, of func(*Ledger) map[K]*V) bool {
+	for rel, seg := range s.segs {
+		for name, p := range seg.peers {
+			if here := (segmentPeer{rel, name}); here != at && of(p)[k] == rec {
+				return here.before(at)
+			}
+		}
+	}
+	return false
 }
 
 // sealedElsewhere is the record of key k, of the kind of reads, that a

@@ -390,3 +390,34 @@ func TestUnreadableSegmentStillFailsTheSave(t *testing.T) {
 		t.Errorf("the failed save changed the summary: %v", err)
 	}
 }
+
+// TestRepairKindGivesEachKeyWhatAWholeLoadReadsLast: repairKind, with
+// records of one key in two segments (which no node writes, but a forged
+// summary and a segment may give), keeps of each key the record a whole
+// Load reads last: a segment's over an earlier one's, a later segment's
+// or the peer file's over it.
+func TestRepairKindGivesEachKeyWhatAWholeLoadReadsLast(t *testing.T) {
+	v := func(n int) *Validation { return &Validation{Total: n} }
+	earlier, lying, later := v(1), v(2), v(3)
+	mine, file := v(4), v(5)
+	at := segmentPeer{"shard-1/2026-Q2-0-00000000.json", "b.json"}
+	s := &sealing{inFile: map[any]struct{}{}, segs: map[string]sealedSegment{
+		"shard-1/2026-Q1-0-00000000.json": {peers: map[string]*Ledger{"a.json": {Validations: map[string]*Validation{
+			"earlier": earlier, "phantom": earlier, "file": earlier}}}},
+		at.rel: {peers: map[string]*Ledger{"b.json": {Validations: map[string]*Validation{"phantom": lying}}}},
+		"shard-1/2026-Q3-0-00000000.json": {peers: map[string]*Ledger{"a.json": {Validations: map[string]*Validation{"later": later}}}},
+	}}
+	held := map[string]*Validation{"earlier": earlier, "phantom": lying, "later": later, "file": file}
+	part := map[string]*Validation{"phantom": lying}
+	seg := map[string]*Validation{"earlier": mine, "later": mine, "file": mine, "new": mine}
+	repairKind(s, at, held, part, seg, func(p *Ledger) map[string]*Validation { return p.Validations })
+	want := map[string]*Validation{"earlier": mine, "phantom": earlier, "later": later, "file": file, "new": mine}
+	if !reflect.DeepEqual(held, want) {
+		t.Errorf("held %v, want %v", held, want)
+	}
+	for k, rec := range want {
+		if held[k] != rec {
+			t.Errorf("%s holds %+v, want %+v", k, held[k], rec)
+		}
+	}
+}
