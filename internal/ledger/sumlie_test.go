@@ -404,7 +404,7 @@ func TestRepairKindGivesEachKeyWhatAWholeLoadReadsLast(t *testing.T) {
 	s := &sealing{inFile: map[any]struct{}{}, segs: map[string]sealedSegment{
 		"shard-1/2026-Q1-0-00000000.json": {peers: map[string]*Ledger{"a.json": {Validations: map[string]*Validation{
 			"earlier": earlier, "phantom": earlier, "file": earlier}}}},
-		at.rel: {peers: map[string]*Ledger{"b.json": {Validations: map[string]*Validation{"phantom": lying}}}},
+		at.rel:                            {peers: map[string]*Ledger{"b.json": {Validations: map[string]*Validation{"phantom": lying}}}},
 		"shard-1/2026-Q3-0-00000000.json": {peers: map[string]*Ledger{"a.json": {Validations: map[string]*Validation{"later": later}}}},
 	}}
 	held := map[string]*Validation{"earlier": earlier, "phantom": lying, "later": later, "file": file}
