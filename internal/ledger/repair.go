@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/meshnode/meshnode/internal/manifest"
-
 	"github.com/meshnode/meshnode/internal/statefile"
 )
 
