@@ -45,6 +45,7 @@ func (n *job) saveLedger() error {
 	if n.quiet != nil {
 		return nil // nothing learned, and no quarter due to be sealed
 	}
+	n.warnRepaired()
 	copied, err := n.snap.SaveCopies()
 	if err != nil {
 		return err
@@ -58,6 +59,17 @@ func (n *job) saveLedger() error {
 	}
 	n.sum.Changed = n.sum.Changed || changed || copied
 	return nil
+}
+
+// warnRepaired says which summaries of sealed records the ledger found
+// disagreeing with their segments and read from the segments instead
+// (ledger.Repaired), which the ledger's save writes again: a summary that lies
+// comes from a writer's defect or a person with push rights, which its
+// operator should know of.
+func (n *job) warnRepaired() {
+	for _, f := range n.snap.Ledger.Repaired() {
+		n.log.Warn("summary disagreed with its segments: their records used instead", "file", f)
+	}
 }
 
 // hostsToState and hostsFromState carry the fetcher's per-host politeness

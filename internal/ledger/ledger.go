@@ -335,11 +335,10 @@ func (l *Ledger) files(keep func(name string) bool) (map[string][]byte, error) {
 // anything on disk changed. A crash at any point leaves a ledger Load
 // reads whole. A ledger Load read re-encodes only the files whose records
 // changed since (or since its last Save), and removes those left with
-// none. A ledger whose sealed records a method could not read whole
-// writes nothing but removes each summary that lied (failedSave).
+// none.
 func (l *Ledger) Save(path string) (bool, error) {
 	if l.err != nil {
-		return l.failedSave(path)
+		return false, l.err
 	}
 	if l.seal != nil {
 		l.seal.path = path // where unseal reads a shard segment it saved

@@ -47,9 +47,12 @@ type sealing struct {
 	segs  map[string]sealedSegment
 	dirty map[string]bool
 	path  string
-	// lied are the groups whose summary whole found disagreeing with a
-	// segment, for a failed Save to remove.
-	lied map[string]bool
+	// repaired are the groups whose summary disagreed with a segment
+	// (repairGroup); inFile are the sealed records a peer's file held
+	// too, equal, when it was read (same), which the file keeps should
+	// their summary prove to have lied.
+	repaired map[string]bool
+	inFile   map[any]struct{}
 }
 
 type peerSegments struct {
@@ -367,7 +370,7 @@ func (s *sealing) peer(name string) *peerSegments {
 func (l *Ledger) sealer() *sealing {
 	if l.seal == nil {
 		l.seal = &sealing{records: map[any]struct{}{}, peers: map[string]*peerSegments{}, create: map[string][]byte{},
-			remove: map[string]bool{}, segs: map[string]sealedSegment{}, dirty: map[string]bool{}, lied: map[string]bool{}}
+			remove: map[string]bool{}, segs: map[string]sealedSegment{}, dirty: map[string]bool{}, repaired: map[string]bool{}, inFile: map[any]struct{}{}}
 	}
 	return l.seal
 }
@@ -657,6 +660,7 @@ func same[T any](s *sealing, old, rec *T) bool {
 		return false
 	}
 	s.dropped = true
+	s.inFile[old] = struct{}{}
 	return true
 }
 

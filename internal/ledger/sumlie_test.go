@@ -1,13 +1,13 @@
 package ledger
 
 import (
-	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 
+	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/statefile"
 )
 
@@ -37,34 +37,49 @@ func groupSegments(t *testing.T, p, fp string) []sealedSegment {
 	return segs
 }
 
-// lyingSummary saves everyField sealed at a new path and writes the
-// summary of jolt's group with a header that is whole but a trace's seq
-// that is not its segment's, as a forged or damaged-then-rehashed
-// summary would; it returns the ledger's path and the summary's file.
-func lyingSummary(t *testing.T) (p, fp string) {
+// forgeJolt writes the summary of jolt's group in the ledger at p with a
+// header that is whole but jolt's records as lie makes them of its
+// segment's, as a forged or damaged-then-rehashed summary would; it
+// returns the summary's file.
+func forgeJolt(t *testing.T, p string, lie func(*Ledger)) string {
 	t.Helper()
-	p, _ = sealedEveryField(t)
-	fp = joltSummary(t, p)
+	return forgeJoltSegment(t, p, func(peers map[string]*Ledger) {
+		held := peers[statefile.PeerFileName(jolt)]
+		if held == nil {
+			t.Fatal("jolt's group holds no record of jolt to lie about")
+		}
+		lie(held)
+	})
+}
+
+// forgeJoltSegment is forgeJolt, lie given the records of every peer of
+// jolt's segment by peer file name.
+func forgeJoltSegment(t *testing.T, p string, lie func(peers map[string]*Ledger)) string {
+	t.Helper()
+	fp := joltSummary(t, p)
 	segs := groupSegments(t, p, fp)
-	lied := false
 	for _, s := range segs {
-		for _, seg := range s.peers {
-			if tr := seg.Traces["sha256:bb"]; tr != nil {
-				tr.Seq, lied = 52, true
-			}
+		if s.peers[statefile.PeerFileName(jolt)] != nil {
+			lie(s.peers)
 		}
 	}
-	if !lied {
-		t.Fatal("jolt's group holds no sha256:bb to lie about")
-	}
-	lie, err := encodeSummary(segs)
+	data, err := encodeSummary(segs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(fp, lie, 0o644); err != nil {
+	if err := os.WriteFile(fp, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return p, fp
+	return fp
+}
+
+// lyingSummary saves everyField sealed at a new path and forges the
+// summary of jolt's group to give a trace's seq that is not its
+// segment's; it returns the ledger's path and the summary's file.
+func lyingSummary(t *testing.T) (p, fp string) {
+	t.Helper()
+	p, _ = sealedEveryField(t)
+	return p, forgeJolt(t, p, func(l *Ledger) { l.Traces["sha256:bb"].Seq = 52 })
 }
 
 // segmentBytesOn is every segment of the ledger at p, by rel.
@@ -87,150 +102,322 @@ func peerFilesOn(t *testing.T, p string) map[string][]byte {
 	return files
 }
 
-// TestSummaryThatDisagreesWithItsSegmentFailsTheSave: a summary whose
-// header is whole but whose records are not its segment's (written by
-// hand) is found when a change reads the segment, and the save that
-// would write the change writes nothing of the peers' files or segments.
-func TestSummaryThatDisagreesWithItsSegmentFailsTheSave(t *testing.T) {
-	p, _ := lyingSummary(t)
-	segs := segmentBytesOn(t, p)
+// joltSealed is everyField with more records of jolt of every kind, two
+// validations and a dispute among them, a trace of a neighbour (a peer of
+// jolt's shard) and one of axon a quarter before, sealed at a new path.
+func joltSealed(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "ledger.json")
+	l := everyField(t)
+	l.AddTrace(&Trace{Agent: "near", AgentURL: neighbour(t), Seq: 1, Hash: "sha256:n1", File: "n.md", FirstSeen: day1})
+	l.AddTrace(&Trace{Agent: "axon37", AgentURL: axon, Seq: 1, Hash: "sha256:01", File: "o.md", FirstSeen: day1.AddDate(0, -3, 0)})
+	for _, h := range []string{"sha256:v1", "sha256:v2"} {
+		l.AddValidation(&Validation{Validator: "jolt37", ValidatorURL: jolt, TraceURL: axon + "x.md", TraceHash: "sha256:xx",
+			Result: "pass", Total: 20, ValidatedAt: day1, SourceURL: jolt + "validations/" + h[7:] + ".md", SourceHash: manifest.Hash(h)})
+	}
+	l.AddDispute(&Dispute{Reporter: "jolt37", ReporterURL: jolt, Agent: "axon37", AgentURL: axon, FileURL: axon + "y.md", Seq: 7,
+		ClaimedHash: "sha256:c1", ServedHash: "sha256:d1", ObservedAt: day1, SourceURL: jolt + "d.md", SourceHash: "sha256:dj"})
+	compacted(t, l, later)
+	if _, err := l.Save(p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// neighbour is the URL of a peer of jolt's shard (shardMate), and ghost
+// that of another, which the ledger never holds.
+func neighbour(*testing.T) string { return shardMate() }
+func ghost(t *testing.T) string {
+	t.Helper()
+	want := shardOf(peerDir(statefile.PeerFileName(jolt)))
+	for i := range 1000 {
+		u := fmt.Sprintf("https://ghost%d.example/", i)
+		if shardOf(peerDir(statefile.PeerFileName(u))) == want {
+			return u
+		}
+	}
+	t.Fatal("no peer of jolt's shard among 1000")
+	return ""
+}
+
+// takeDownThroughSummaries loads the ledger at p through its summaries,
+// takes down a sealed trace of jolt, which reads jolt's segments whole,
+// and saves; it returns the ledger.
+func takeDownThroughSummaries(t *testing.T, p string) *Ledger {
+	t.Helper()
 	l, err := LoadCompact(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := peerFilesOn(t, p)
 	l.TakeDown("sha256:bb", "")
-	if _, err := l.Save(p); !errors.Is(err, errStaleSummary) {
-		t.Fatalf("save: %v, want the summary found stale", err)
+	if _, err := l.Save(p); err != nil {
+		t.Fatalf("save: %v", err)
 	}
-	if after := peerFilesOn(t, p); !reflect.DeepEqual(after, before) {
-		t.Error("the failed save wrote the peers' files")
+	return l
+}
+
+// TestSummaryThatLiesIsRepairedFromItsSegment: a summary whose header is
+// whole but whose records of a peer are not its segment's, of any kind,
+// is found when a change reads the peer's segments whole; the segment,
+// which its name verifies, is trusted, so the save succeeds and leaves
+// exactly what a twin that never had the lie leaves after the same
+// change: the same records, the same peers' files, the summary as the
+// writer gives it of the segments, which no step rewrites. Edits changes
+// and Repaired names the summary. Before, the save failed with nothing
+// written, and every save with news after it on a fresh checkout.
+func TestSummaryThatLiesIsRepairedFromItsSegment(t *testing.T) {
+	jv := func(h string) string { return jolt + " sha256:" + h }
+	lies := []struct {
+		name string
+		lie  func(*Ledger)
+	}{
+		{"changed trace field", func(l *Ledger) { l.Traces["sha256:bb"].Seq = 52 }},
+		{"phantom trace", func(l *Ledger) {
+			l.Traces["sha256:ee"] = &Trace{Agent: "jolt37", AgentURL: jolt, Seq: 9, Hash: "sha256:ee", FirstSeen: day1}
+		}},
+		{"missing trace", func(l *Ledger) { delete(l.Traces, "sha256:aa") }},
+		{"phantom trace of a key an earlier segment holds", func(l *Ledger) {
+			l.Traces["sha256:01"] = &Trace{Agent: "jolt37", AgentURL: jolt, Seq: 3, Hash: "sha256:01", FirstSeen: day1}
+		}},
+		{"phantom validation", func(l *Ledger) {
+			v := *l.Validations[jv("v1")]
+			v.SourceHash, v.SourceURL = "sha256:v9", jolt+"validations/v9.md"
+			l.Validations[v.Key()] = &v
+		}},
+		{"missing validation", func(l *Ledger) { delete(l.Validations, jv("v2")) }},
+		{"changed validation", func(l *Ledger) { l.Validations[jv("v1")].Total = 30 }},
+		{"changed rejection", func(l *Ledger) { l.Rejected[jolt+"traces/c.md"].ServedHash = "sha256:ff" }},
+		{"changed dispute", func(l *Ledger) { l.Disputes[jv("dj")].ServedHash = "sha256:ff" }},
+		{"every lie at once", func(l *Ledger) {
+			l.Traces["sha256:bb"].Seq = 52
+			delete(l.Traces, "sha256:aa")
+			delete(l.Validations, jv("v2"))
+			l.Rejected[jolt+"traces/c.md"].ServedHash = "sha256:ff"
+			l.Disputes[jv("dj")].ServedHash = "sha256:ff"
+		}},
 	}
-	if after := segmentBytesOn(t, p); !reflect.DeepEqual(after, segs) {
-		t.Error("the failed save changed the segments")
+	for _, c := range lies {
+		t.Run(c.name, func(t *testing.T) {
+			p, twin := joltSealed(t), joltSealed(t)
+			fp := forgeJolt(t, p, c.lie)
+			segs := segmentBytesOn(t, p)
+			l, honest := takeDownThroughSummaries(t, p), takeDownThroughSummaries(t, twin)
+			heldAsTwin(t, l, honest)
+			if l.Edits() == honest.Edits() {
+				t.Errorf("edits %d, as the twin's: what was computed from the lie is kept", l.Edits())
+			}
+			if got := l.Repaired(); !reflect.DeepEqual(got, []string{fp}) || len(honest.Repaired()) != 0 {
+				t.Errorf("repaired %v (the twin %v), want %s", got, honest.Repaired(), fp)
+			}
+			sameAsTwin(t, p, twin, fp)
+			if after := segmentBytesOn(t, p); !reflect.DeepEqual(after, segs) {
+				t.Error("a segment was written because its summary lied")
+			}
+		})
 	}
 }
 
-// TestSummaryThatDisagreesWithItsSegmentFailsOneSaveOnly: the save that
-// finds a summary lying removes it, so the next heartbeat reads its
-// group's segments whole, takes no record from the lie, saves the same
-// change and writes the summary again as the writer gives it of the
-// segments, which no step rewrites. Kept, the lie failed every save with
-// news after it until a person removed the file.
-func TestSummaryThatDisagreesWithItsSegmentFailsOneSaveOnly(t *testing.T) {
-	p, fp := lyingSummary(t)
-	segs := segmentBytesOn(t, p)
-	l, err := LoadCompact(p)
-	if err != nil {
-		t.Fatal(err)
+// TestRepairPutsRightEveryPeerOfTheSummary: the summary that lied about
+// jolt lies about its neighbour in the same segment too, or names a
+// peer the segment does not hold; the change that reads jolt's segments
+// whole, or forgets that peer, puts every peer of the group right, so the
+// summary written again is the segments' and no record of the lie stays.
+func TestRepairPutsRightEveryPeerOfTheSummary(t *testing.T) {
+	cases := []struct {
+		name   string
+		lie    func(t *testing.T, peers map[string]*Ledger)
+		change func(t *testing.T, l *Ledger)
+	}{
+		{"a neighbour's trace changed", func(t *testing.T, peers map[string]*Ledger) {
+			peers[statefile.PeerFileName(jolt)].Traces["sha256:bb"].Seq = 52
+			peers[statefile.PeerFileName(neighbour(t))].Traces["sha256:n1"].Seq = 7
+		}, func(_ *testing.T, l *Ledger) { l.TakeDown("sha256:bb", "") }},
+		{"a peer the segment does not hold", func(t *testing.T, peers map[string]*Ledger) {
+			g := ghost(t)
+			peers[statefile.PeerFileName(g)] = &Ledger{Traces: map[manifest.Hash]*Trace{
+				"sha256:g1": {Agent: "ghost", AgentURL: g, Seq: 1, Hash: "sha256:g1", FirstSeen: day1}}}
+		}, func(t *testing.T, l *Ledger) { l.Forget(ghost(t)) }},
 	}
-	l.TakeDown("sha256:bb", "")
-	changed, err := l.Save(p)
-	if !errors.Is(err, errStaleSummary) || !strings.Contains(err.Error(), fp) || !strings.Contains(err.Error(), "removed") {
-		t.Fatalf("save: %v, want the summary %s found stale and said removed", err, fp)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, twin := joltSealed(t), joltSealed(t)
+			fp := forgeJoltSegment(t, p, func(peers map[string]*Ledger) { c.lie(t, peers) })
+			segs := segmentBytesOn(t, p)
+			var held []*Ledger
+			for _, q := range []string{p, twin} {
+				l := mustLoad(t, q, LoadCompact)
+				c.change(t, l)
+				if _, err := l.Save(q); err != nil {
+					t.Fatalf("save: %v", err)
+				}
+				held = append(held, l)
+			}
+			heldAsTwin(t, held[0], held[1])
+			sameAsTwin(t, p, twin, fp)
+			if after := segmentBytesOn(t, p); !reflect.DeepEqual(after, segs) {
+				t.Error("a segment was written because its summary lied")
+			}
+		})
 	}
-	if _, serr := os.Stat(fp); !errors.Is(serr, os.ErrNotExist) || !changed {
-		t.Fatalf("after the failed save (changed=%v) the lying summary is still there: %v", changed, serr)
-	}
+}
 
-	full, err := Load(p)
-	if err != nil {
-		t.Fatal(err)
+// heldAsTwin checks that l, whose summary lied, holds in the run what
+// honest, its twin's, holds, but for the title and citations of sealed
+// traces one of them read whole: what SIGNAL and every other reader of a
+// heartbeat compute from.
+func heldAsTwin(t *testing.T, l, honest *Ledger) {
+	t.Helper()
+	if got, want := summarizedCopy(l), summarizedCopy(honest); !sameRecords(got, want) {
+		t.Errorf("held in the run:\n%v\nwant the twin's:\n%v", whole(t, got), whole(t, want))
 	}
-	again, err := LoadCompact(p)
-	if err != nil {
-		t.Fatal(err)
+}
+
+// sameAsTwin checks that the ledger at p, whose summary fp lied, loads
+// as the ledger at twin does, whole and through the summaries, holds the
+// same peers' files, and that fp is the summary the writer gives of its
+// segments; then that a save with no news changes nothing.
+func sameAsTwin(t *testing.T, p, twin, fp string) {
+	t.Helper()
+	got, want := mustLoad(t, p, Load), mustLoad(t, twin, Load)
+	if !sameRecords(got, want) {
+		t.Errorf("loaded whole:\n%v\nwant the twin's:\n%v", whole(t, got), whole(t, want))
 	}
-	if want := wholeIn(full, groupSegments(t, p, fp)); !sameRecords(again, want) {
-		t.Errorf("loaded after the failed save:\n%v\nwant, the group's records whole:\n%v", whole(t, again), whole(t, want))
-	}
-	again.TakeDown("sha256:bb", "")
-	if changed, err := again.Save(p); err != nil || !changed {
-		t.Fatalf("the same change saved again: changed=%v err=%v", changed, err)
+	if !reflect.DeepEqual(peerFilesOn(t, p), peerFilesOn(t, twin)) {
+		t.Error("the peers' files are not the twin's")
 	}
 	fresh, err := encodeSummary(groupSegments(t, p, fp))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := os.ReadFile(fp); err != nil || string(got) != string(fresh) {
-		t.Errorf("summary written again as\n%s (%v)\nwant\n%s", got, err, fresh)
+	if data, err := os.ReadFile(fp); err != nil || string(data) != string(fresh) {
+		t.Errorf("summary written again as\n%s (%v)\nwant\n%s", data, err, fresh)
 	}
-	if after := segmentBytesOn(t, p); !reflect.DeepEqual(after, segs) {
-		t.Error("a segment was written because its summary lied")
-	}
-
-	quiet, err := LoadCompact(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(quiet.seal.dirty) != 0 || quiet.Traces["sha256:bb"].TakenDown != "" {
-		t.Errorf("the next load: groups stale %v, take-down %q", quiet.seal.dirty, quiet.Traces["sha256:bb"].TakenDown)
+	quiet := mustLoad(t, p, LoadCompact)
+	if !sameRecords(quiet, mustLoad(t, twin, LoadCompact)) {
+		t.Error("loaded through the summaries: not the twin's records")
 	}
 	if changed, err := quiet.Save(p); err != nil || changed {
-		t.Errorf("a heartbeat with no news after: changed=%v err=%v", changed, err)
+		t.Errorf("a save with no news after: changed=%v err=%v", changed, err)
 	}
 }
 
-// wholeIn is summarizedCopy of full, a ledger Load read, but for the
-// traces and copies of the peers segs hold, which are whole: what
-// LoadCompact gives when the summary of segs is missing.
-func wholeIn(full *Ledger, segs []sealedSegment) *Ledger {
-	want := summarizedCopy(full)
-	for _, s := range segs {
-		for _, seg := range s.peers {
-			for k := range seg.Traces {
-				want.Traces[k] = full.Traces[k]
-			}
-			for k := range seg.Copies {
-				want.Copies[k] = full.Copies[k]
-			}
-		}
-	}
-	return want
-}
-
-// TestLyingSummaryThatCannotBeRemovedStillFailsTheSave: when the lying
-// summary cannot be removed (here a directory holding a file stands in
-// its place, which not even root removes), the save still fails with the
-// disagreement, says the summary is left, and writes or removes nothing
-// else.
-func TestLyingSummaryThatCannotBeRemovedStillFailsTheSave(t *testing.T) {
-	p, fp := lyingSummary(t)
-	segs := segmentBytesOn(t, p)
-	l, err := LoadCompact(p)
+// mustLoad is load of p.
+func mustLoad(t *testing.T, p string, load func(string) (*Ledger, error)) *Ledger {
+	t.Helper()
+	l, err := load(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := Load(p)
+	return l
+}
+
+// TestRepairedSummaryLeavesThePeersFileItsRecord: a record of jolt that
+// its file holds over its segment's (a take-down after the seal) keeps
+// the file's when the summary lies about that key, whether the lie is
+// another record or the file's own (which the load then took as the
+// sealed one, dropping it from the file): a whole Load reads the file
+// after the segment, and the file's record must never be lost.
+func TestRepairedSummaryLeavesThePeersFileItsRecord(t *testing.T) {
+	lies := []struct {
+		name string
+		lie  func(l, file *Ledger)
+	}{
+		{"another record", func(l, _ *Ledger) { l.Traces["sha256:aa"].Seq = 99 }},
+		{"the file's record", func(l, file *Ledger) { l.Traces["sha256:aa"] = file.Traces["sha256:aa"] }},
+	}
+	for _, c := range lies {
+		t.Run(c.name, func(t *testing.T) {
+			p, twin := joltSealed(t), joltSealed(t)
+			var file *Ledger
+			for _, q := range []string{p, twin} {
+				l := mustLoad(t, q, Load)
+				l.TakeDown("sha256:aa", "gone")
+				if _, err := l.Save(q); err != nil {
+					t.Fatal(err)
+				}
+				file = l
+			}
+			if file.seal.holds(file.Traces["sha256:aa"]) || file.Traces["sha256:aa"].TakenDown != "gone" {
+				t.Fatal("the take-down is not in jolt's file")
+			}
+			fp := forgeJolt(t, p, func(l *Ledger) {
+				c.lie(l, file)
+				l.Traces["sha256:bb"].Seq = 52
+			})
+			takeDownThroughSummaries(t, p)
+			takeDownThroughSummaries(t, twin)
+			sameAsTwin(t, p, twin, fp)
+			if got := mustLoad(t, p, Load).Traces["sha256:aa"]; got.TakenDown != "gone" || got.Seq != 41 {
+				t.Errorf("aa after the repair: %+v, want the file's", got)
+			}
+		})
+	}
+}
+
+// TestUnreadableSegmentStillFailsTheSave: a segment whose bytes are not
+// those its name was written for cannot be trusted over its summary, so
+// the change that reads it whole fails its save, which writes nothing,
+// and leaves the summary for git to restore the segment.
+func TestUnreadableSegmentStillFailsTheSave(t *testing.T) {
+	p, fp := lyingSummary(t)
+	rel := segmentOf(t, p, jolt).Rel
+	seg := filepath.Join(statefile.SegmentsDir(p), filepath.FromSlash(rel))
+	data, err := os.ReadFile(seg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)-2] ^= 1 // same size, so the summary still names it
+	if err := os.WriteFile(seg, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := os.ReadFile(fp)
 	if err != nil {
 		t.Fatal(err)
 	}
 	before := peerFilesOn(t, p)
-	if err := os.Remove(fp); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(fp, "x"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	l := mustLoad(t, p, LoadCompact)
 	l.TakeDown("sha256:bb", "")
-	_, err = l.Save(p)
-	if !errors.Is(err, errStaleSummary) || !strings.Contains(err.Error(), "could not be removed") {
-		t.Fatalf("save: %v, want the summary found stale and said left", err)
+	if _, err := l.Save(p); err == nil {
+		t.Fatal("saved over a segment that does not verify")
 	}
-	if _, serr := os.Stat(filepath.Join(fp, "x")); serr != nil {
-		t.Errorf("what stood at the summary's place is gone: %v", serr)
+	if len(l.Repaired()) != 0 {
+		t.Errorf("repaired %v from a segment that does not verify", l.Repaired())
 	}
 	if after := peerFilesOn(t, p); !reflect.DeepEqual(after, before) {
 		t.Error("the failed save wrote the peers' files")
 	}
-	if after := segmentBytesOn(t, p); !reflect.DeepEqual(after, segs) {
-		t.Error("the failed save changed the segments")
+	if after, err := os.ReadFile(fp); err != nil || string(after) != string(sum) {
+		t.Errorf("the failed save changed the summary: %v", err)
 	}
-	got, err := Load(p)
-	if err != nil {
-		t.Fatal(err)
+}
+
+// TestRepairKindGivesEachKeyWhatAWholeLoadReadsLast: repairKind, with
+// records of one key in two segments (which no node writes, but a forged
+// summary and a segment may give), keeps of each key the record a whole
+// Load reads last: a segment's over an earlier one's, a later segment's
+// or the peer file's over it.
+func TestRepairKindGivesEachKeyWhatAWholeLoadReadsLast(t *testing.T) {
+	v := func(n int) *Validation { return &Validation{Total: n} }
+	earlier, lying, later := v(1), v(2), v(3)
+	mine, file := v(4), v(5)
+	at := segmentPeer{"shard-1/2026-Q2-0-00000000.json", "b.json"}
+	s := &sealing{inFile: map[any]struct{}{}, segs: map[string]sealedSegment{
+		"shard-1/2026-Q1-0-00000000.json": {peers: map[string]*Ledger{"a.json": {Validations: map[string]*Validation{
+			"earlier": earlier, "phantom": earlier, "file": earlier}}}},
+		at.rel:                            {peers: map[string]*Ledger{"b.json": {Validations: map[string]*Validation{"phantom": lying}}}},
+		"shard-1/2026-Q3-0-00000000.json": {peers: map[string]*Ledger{"a.json": {Validations: map[string]*Validation{"later": later}}}},
+	}}
+	held := map[string]*Validation{"earlier": earlier, "phantom": lying, "later": later, "file": file}
+	part := map[string]*Validation{"phantom": lying}
+	seg := map[string]*Validation{"earlier": mine, "later": mine, "file": mine, "new": mine}
+	repairKind(s, at, held, part, seg, func(p *Ledger) map[string]*Validation { return p.Validations })
+	want := map[string]*Validation{"earlier": mine, "phantom": earlier, "later": later, "file": file, "new": mine}
+	if !reflect.DeepEqual(held, want) {
+		t.Errorf("held %v, want %v", held, want)
 	}
-	if !sameRecords(got, want) {
-		t.Errorf("records after the failed save:\n%v\nwant:\n%v", whole(t, got), whole(t, want))
+	for k, rec := range want {
+		if held[k] != rec {
+			t.Errorf("%s holds %+v, want %+v", k, held[k], rec)
+		}
 	}
 }

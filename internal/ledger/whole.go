@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -158,10 +157,10 @@ func summaryMax(files []statefile.SegmentFile) int64 {
 // whole reads the segments of peer file name that l holds from their
 // summaries, and puts their whole traces and copies in place of what the
 // summaries held: a method is about to copy, move or delete one. A
-// segment that cannot be read, or whose summary does not agree with it,
+// segment whose summary does not agree with it is trusted over the
+// summary, which is derived (repairGroup). A segment that cannot be read
 // leaves its records as they are and fails the next Save, which writes
 // nothing: a record short of its title must never reach a peer's file.
-// That Save removes a summary that does not agree (failedSave).
 func (l *Ledger) whole(name string) {
 	ps := l.seal.peer(name)
 	if ps == nil || len(ps.partial) == 0 {
@@ -169,10 +168,16 @@ func (l *Ledger) whole(name string) {
 	}
 	swap := map[any]any{}
 	for _, rel := range slices.Sorted(maps.Keys(ps.partial)) {
-		if err := l.wholeSegment(name, rel, ps.partial[rel], swap); err != nil {
-			if errors.Is(err, errStaleSummary) {
-				l.seal.lied[summaryGroup(rel)] = true
-			}
+		// A repair of the group of an earlier segment may have read
+		// this one whole already, or left the peer no segment.
+		if ps = l.seal.peer(name); ps == nil {
+			break
+		}
+		part, ok := ps.partial[rel]
+		if !ok {
+			continue
+		}
+		if err := l.wholeSegment(name, rel, part, swap); err != nil {
 			l.fail(err)
 			continue
 		}
@@ -182,6 +187,9 @@ func (l *Ledger) whole(name string) {
 		delete(l.seal.records, old)
 		l.seal.records[rec] = struct{}{}
 	}
+	if ps = l.seal.peer(name); ps == nil {
+		return
+	}
 	for i, rec := range ps.records {
 		if n, ok := swap[rec]; ok {
 			ps.records[i] = n
@@ -190,8 +198,10 @@ func (l *Ledger) whole(name string) {
 }
 
 // wholeSegment reads the segment rel, whose summary held part of the
-// records of peer file name, and puts that peer's traces and copies in place of part's where l holds those, noting
-// each replaced record in swap.
+// records of peer file name, and puts that peer's traces and copies in
+// place of part's where l holds those, noting each replaced record in
+// swap. When part is not what the segment holds, it repairs the
+// segment's group instead (repairGroup).
 func (l *Ledger) wholeSegment(name, rel string, part *Ledger, swap map[any]any) error {
 	data, err := l.segmentBytes(rel)
 	if err != nil {
@@ -203,7 +213,7 @@ func (l *Ledger) wholeSegment(name, rel string, part *Ledger, swap map[any]any) 
 	}
 	seg := peers[name]
 	if seg == nil || !agrees(part, seg) {
-		return fmt.Errorf("read sealed records whole: segment %s: %w", rel, errStaleSummary)
+		return l.repairGroup(summaryGroup(rel))
 	}
 	for k, t := range seg.Traces {
 		old := part.Traces[k]
@@ -220,33 +230,6 @@ func (l *Ledger) wholeSegment(name, rel string, part *Ledger, swap map[any]any) 
 		swap[old] = t
 	}
 	return nil
-}
-
-// failedSave is Save of a ledger a method failed (l.err): it writes
-// nothing of the peers' files and segments, but removes each summary
-// found to disagree with its segment, which is derived and so loses
-// nothing, so that the next load reads its group's segments whole and
-// the next Save writes it again: one failed save, not one per heartbeat
-// with news while the summary stays. It returns l.err, saying what
-// became of each such summary, and whether it removed any.
-func (l *Ledger) failedSave(path string) (bool, error) {
-	err := l.err
-	if l.seal == nil {
-		return false, err
-	}
-	removed := false
-	for _, g := range slices.Sorted(maps.Keys(l.seal.lied)) {
-		fp := filepath.Join(statefile.SegmentsDir(path), g+".summary")
-		gone, rmErr := statefile.RemoveSummary(path, g)
-		if rmErr != nil {
-			err = fmt.Errorf("%w (its summary %s could not be removed, so the next save fails too: %w)", err, fp, rmErr)
-			continue
-		}
-		removed = removed || gone
-		delete(l.seal.lied, g)
-		err = fmt.Errorf("summary %s disagrees with its segments, removed, the next save writes it again: %w", fp, err)
-	}
-	return removed, err
 }
 
 // fail keeps the first error of a method that has none to return, for
