@@ -225,7 +225,11 @@ func (n *job) reserveItems() ([]queue.Item, error) {
 	}
 	out := make([]queue.Item, 0, len(due))
 	for _, t := range due {
-		t = n.ledger.WholeTrace(t.Hash) // its title, which a summary leaves out
+		// Its title, which a summary leaves out; none when only a lying
+		// summary gave the trace (ledger.Repaired).
+		if t = n.ledger.WholeTrace(t.Hash); t == nil {
+			continue
+		}
 		out = append(out, queue.Item{
 			ID: validation.ID(t.Hash), Hash: t.Hash, From: t.Agent, FromURL: t.AgentURL, TraceURL: t.URL,
 			Type: t.Type, Title: t.Title, Seq: t.Seq, Submitted: t.Submitted, QueuedAt: n.now, UpdatedAt: n.now,

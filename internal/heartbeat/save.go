@@ -45,7 +45,6 @@ func (n *job) saveLedger() error {
 	if n.quiet != nil {
 		return nil // nothing learned, and no quarter due to be sealed
 	}
-	n.warnRepaired()
 	copied, err := n.snap.SaveCopies()
 	if err != nil {
 		return err
@@ -57,6 +56,9 @@ func (n *job) saveLedger() error {
 	if err != nil {
 		return err
 	}
+	// Said once the summaries are written again, not before a save that
+	// could still fail.
+	n.warnRepaired()
 	n.sum.Changed = n.sum.Changed || changed || copied
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/heartbeat/report"
 	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/statefile"
 )
@@ -87,6 +89,51 @@ func TestHeartbeatRepairsASummaryThatLies(t *testing.T) {
 // with the header's body hash made right again; it returns its file.
 func forgeSummaryOf(t *testing.T, p, url string) string {
 	t.Helper()
+	return rewriteSummaryOf(t, p, url, func(peer []string) bool {
+		lied := false
+		for i, line := range peer {
+			if strings.HasPrefix(line, "T\t") && strings.Contains(line, "\tknowledge\t") {
+				peer[i], lied = strings.Replace(line, "\tknowledge\t", "\tcapability\t", 1), true
+			}
+		}
+		return lied
+	})
+}
+
+// forgePhantomOf rewrites the summary of the ledger at p that holds the
+// peer at url so that it gives that peer one trace more, which no segment
+// holds (its peer line's count of traces made right); it returns its
+// file and the phantom's hash.
+func forgePhantomOf(t *testing.T, p, url string) (string, manifest.Hash) {
+	t.Helper()
+	h := manifest.Hash("sha256:" + strings.Repeat("ab", 32))
+	fp := rewriteSummaryOf(t, p, url, func(peer []string) bool {
+		for i, line := range peer[1:] {
+			if !strings.HasPrefix(line, "T\t") {
+				continue
+			}
+			f := strings.Split(strings.TrimSuffix(peer[0], "\n"), "\t")
+			n, err := strconv.Atoi(f[4])
+			if err != nil {
+				t.Fatalf("peer line %q: %v", peer[0], err)
+			}
+			f[4] = strconv.Itoa(n + 1)
+			peer[0] = strings.Join(f, "\t") + "\n"
+			g := strings.Split(line, "\t")
+			g[4], g[5], g[6] = "99", string(h), "traces/0099.md"
+			peer[i+1] = line + strings.Join(g, "\t")
+			return true
+		}
+		return false
+	})
+	return fp, h
+}
+
+// rewriteSummaryOf has edit change the lines of the peer at url (its peer
+// line first) in the first summary of the ledger at p where edit says it
+// did, makes the header's body hash right again, and returns the file.
+func rewriteSummaryOf(t *testing.T, p, url string, edit func(peer []string) bool) string {
+	t.Helper()
 	files, err := filepath.Glob(filepath.Join(statefile.SegmentsDir(p), "*.summary"))
 	if err != nil {
 		t.Fatal(err)
@@ -98,26 +145,30 @@ func forgeSummaryOf(t *testing.T, p, url string) string {
 		}
 		head, body, _ := bytes.Cut(data, []byte{'\n'})
 		lines := strings.SplitAfter(string(body), "\n")
-		ours, lied := false, false
+		start, end := -1, len(lines)
 		for i, line := range lines {
-			if strings.HasPrefix(line, "P\t") {
-				ours = strings.Contains(line, "\t"+url+"\t")
+			if !strings.HasPrefix(line, "P\t") {
+				continue
 			}
-			if ours && strings.HasPrefix(line, "T\t") && strings.Contains(line, "\tknowledge\t") {
-				lines[i], lied = strings.Replace(line, "\tknowledge\t", "\tcapability\t", 1), true
+			if start >= 0 {
+				end = i
+				break
+			}
+			if strings.Contains(line, "\t"+url+"\t") {
+				start = i
 			}
 		}
-		if !lied {
+		if start < 0 || !edit(lines[start:end]) {
 			continue
 		}
-		var h map[string]any
-		if err := json.Unmarshal(head, &h); err != nil {
+		var hd map[string]any
+		if err := json.Unmarshal(head, &hd); err != nil {
 			t.Fatal(err)
 		}
 		lie := strings.Join(lines, "")
 		sum := sha256.Sum256([]byte(lie))
-		h["body_sha256"] = hex.EncodeToString(sum[:])
-		head, err = json.Marshal(h)
+		hd["body_sha256"] = hex.EncodeToString(sum[:])
+		head, err = json.Marshal(hd)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,8 +177,47 @@ func forgeSummaryOf(t *testing.T, p, url string) string {
 		}
 		return fp
 	}
-	t.Fatalf("no summary holds a trace of %s", url)
+	t.Fatalf("no summary holds what edit needs of %s", url)
 	return ""
+}
+
+// TestHeartbeatDropsATraceOnlyALyingSummaryGave: a summary that gives a
+// peer a sealed trace its segment does not hold; the peer's MANIFEST.md
+// does not list it either, so the heartbeat withdraws it, which reads the
+// peer's segments whole and finds it gone. The heartbeat succeeds (it
+// panicked on the record it had read before the repair), warns once, and
+// the ledger holds no such trace.
+func TestHeartbeatDropsATraceOnlyALyingSummaryGave(t *testing.T) {
+	mesh := newSimMesh(t, 3)
+	dir := newNode(t, mesh.roster(), "")
+	beat(t, dir, testNow)
+	later := testNow.Add(200 * 24 * time.Hour)
+	beat(t, dir, later)
+	lp := filepath.Join(dir, node.LedgerFile)
+	fp, phantom := forgePhantomOf(t, lp, mesh.roster()[0][1])
+	if l, err := ledger.LoadCompact(lp); err != nil || l.Traces[phantom] == nil {
+		t.Fatalf("the forged summary was not read (%v): a poor test", err)
+	}
+	mesh.publish(0, 1)
+	var logs bytes.Buffer
+	found := false
+	for at := later.Add(7 * 24 * time.Hour); !found && at.Before(later.Add(9*24*time.Hour)); at = at.Add(30 * time.Minute) {
+		mesh.setNow(at)
+		found = beatLogged(t, dir, at, &logs).NewTraces == 1
+	}
+	if !found {
+		t.Fatal("the trace published was never read")
+	}
+	l, err := ledger.Load(lp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr := l.Traces[phantom]; tr != nil {
+		t.Errorf("the ledger holds the trace only the lying summary gave: %+v", tr)
+	}
+	if n := strings.Count(logs.String(), "summary disagreed with its segments"); n != 1 || !strings.Contains(logs.String(), fp) {
+		t.Errorf("the node warned %d times of the lie, want once naming %s:\n%s", n, fp, logs.String())
+	}
 }
 
 // withdrawFirst takes the first trace of peer i off its MANIFEST.md.

@@ -253,7 +253,11 @@ func (l *Ledger) TakeDown(h manifest.Hash, why string) bool {
 	}
 	if t.TakenDown != why {
 		l.wholeOf(t, t.AgentURL)
-		t = l.Traces[h]
+		// Read whole, a record only a lying summary gave is gone
+		// (repairGroup).
+		if t = l.Traces[h]; t == nil {
+			return false
+		}
 		// A new record, not a change of this one: a sealed record stays as
 		// its segment holds it, and the new one goes to its peer's file.
 		nt := *t

@@ -94,8 +94,13 @@ func (l *Ledger) forgetCopies(agentURL string, removed []manifest.Hash) []manife
 	for _, t := range l.SortedCopies() {
 		if gone[t.Hash] && l.Traces[t.Hash] == nil {
 			l.unseal(statefile.PeerFileName(t.AgentURL))
-			t = l.Copies[CopyKey(t.AgentURL, t.Hash)] // whole, as unseal read it
-			delete(l.Copies, CopyKey(t.AgentURL, t.Hash))
+			k := CopyKey(t.AgentURL, t.Hash)
+			// Whole, as unseal read it; gone when only a lying summary
+			// gave it (repairGroup).
+			if t = l.Copies[k]; t == nil {
+				continue
+			}
+			delete(l.Copies, k)
 			l.touch(t.AgentURL)
 			l.Traces[t.Hash] = t
 		}

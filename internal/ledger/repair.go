@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
+	"reflect"
 	"slices"
 
 	"github.com/meshnode/meshnode/internal/manifest"
@@ -156,7 +157,11 @@ func repairKind[K comparable, V any](s *sealing, at segmentPeer, held, part, seg
 		if held[k] != old {
 			continue
 		}
-		if _, ok := s.inFile[old]; ok {
+		// The peer's file held this record, equal to the summary's: it
+		// stays there when the segment says otherwise, and gives way to
+		// the segment's when they agree, as the next save of a twin that
+		// never had the lie drops a file's record its segment holds.
+		if _, ok := s.inFile[old]; ok && !reflect.DeepEqual(old, seg[k]) {
 			continue
 		}
 		if rec, ok := seg[k]; ok {

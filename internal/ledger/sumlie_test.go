@@ -421,3 +421,109 @@ func TestRepairKindGivesEachKeyWhatAWholeLoadReadsLast(t *testing.T) {
 		}
 	}
 }
+
+// TestChangeOfARecordOnlyALyingSummaryGaveFindsItGone: a method about to
+// change a sealed record reads its peer's segments whole; when only the
+// summary gave that record, the repair takes it away under the method,
+// which then finds nothing to change rather than a nil record (each of
+// these panicked), and the save that follows writes the ledger a twin
+// without the lie holds.
+func TestChangeOfARecordOnlyALyingSummaryGaveFindsItGone(t *testing.T) {
+	phantom := &Trace{Agent: "jolt37", AgentURL: jolt, Seq: 9, Hash: "sha256:ee", FirstSeen: day1}
+	for _, tc := range []struct {
+		name   string
+		change func(t *testing.T, l *Ledger)
+	}{
+		{"take the trace down", func(t *testing.T, l *Ledger) {
+			if l.TakeDown(phantom.Hash, Withdrawn) {
+				t.Error("TakeDown of a trace only the lie gave says the ledger holds it")
+			}
+		}},
+		{"read the trace whole", func(t *testing.T, l *Ledger) {
+			if got := l.WholeTrace(phantom.Hash); got != nil {
+				t.Errorf("WholeTrace of a trace only the lie gave: %+v, want none", got)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, twin := joltSealed(t), joltSealed(t)
+			forgeJolt(t, p, func(l *Ledger) { l.Traces[phantom.Hash] = phantom })
+			l := mustLoad(t, p, LoadCompact)
+			if l.Traces[phantom.Hash] == nil {
+				t.Fatal("the forged summary was not read: a poor test")
+			}
+			tc.change(t, l)
+			if l.Traces[phantom.Hash] != nil {
+				t.Error("the ledger still holds the trace only the lie gave")
+			}
+			if _, err := l.Save(p); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := mustLoad(t, p, Load), mustLoad(t, twin, Load); !sameRecords(got, want) {
+				t.Error("the ledger after the repair holds other records than its twin without the lie")
+			}
+		})
+	}
+	t.Run("forget the trace a lying copy copies", func(t *testing.T) {
+		p, twin := joltSealed(t), joltSealed(t)
+		forgeJoltSegment(t, p, func(peers map[string]*Ledger) {
+			l := peers[statefile.PeerFileName(jolt)]
+			l.Copies = map[string]*Trace{CopyKey(jolt, "sha256:01"): {Agent: "jolt37", AgentURL: jolt, Seq: 5, Hash: "sha256:01", File: "z.md", FirstSeen: day1}}
+		})
+		l := mustLoad(t, p, LoadCompact)
+		if len(l.Copies) == 0 {
+			t.Fatal("the forged summary was not read: a poor test")
+		}
+		l.Forget(axon)
+		tw := mustLoad(t, twin, LoadCompact)
+		tw.Forget(axon)
+		for _, q := range []struct {
+			p string
+			l *Ledger
+		}{{p, l}, {twin, tw}} {
+			if _, err := q.l.Save(q.p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got, want := mustLoad(t, p, Load), mustLoad(t, twin, Load); !sameRecords(got, want) {
+			t.Error("the ledger after the repair holds other records than its twin without the lie")
+		}
+	})
+}
+
+// TestRepairDropsWhatAStoppedSaveLeftInAPeersFile: a stopped save left a
+// sealed record in its peer's file too, equal to its segment's; the
+// summary lies about another record of that peer. The repair's save
+// leaves the peer's file as the twin's save does, without the leftover.
+func TestRepairDropsWhatAStoppedSaveLeftInAPeersFile(t *testing.T) {
+	p, twin := joltSealed(t), joltSealed(t)
+	for _, q := range []string{p, twin} {
+		whole := mustLoad(t, q, Load)
+		left := New()
+		left.Traces["sha256:aa"] = whole.Traces["sha256:aa"]
+		data, err := encodePart(left.normalizedCopy())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := statefile.WriteSome(q, map[string][]byte{statefile.PeerFileName(jolt): data}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := mustLoad(t, q, Load); !sameRecords(got, whole) {
+			t.Fatal("the leftover changed the records: a poor test")
+		}
+	}
+	forgeJolt(t, p, func(l *Ledger) { l.Traces["sha256:bb"].Seq = 52 })
+	for _, q := range []string{p, twin} {
+		l := mustLoad(t, q, LoadCompact)
+		l.TakeDown("sha256:bb", "")
+		if _, err := l.Save(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := mustLoad(t, p, Load), mustLoad(t, twin, Load); !sameRecords(got, want) {
+		t.Error("records differ from the twin's")
+	}
+	if got, want := peerFilesOn(t, p), peerFilesOn(t, twin); !reflect.DeepEqual(got, want) {
+		t.Errorf("peers' files differ from the twin's:\n%q\nwant\n%q", got, want)
+	}
+}

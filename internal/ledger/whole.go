@@ -244,7 +244,9 @@ func (l *Ledger) fail(err error) {
 // trace LoadCompact took from a summary is read again from its segment,
 // with its title and citations, for what shows them (a queue item). A
 // segment that cannot be read leaves the record as the summary held it
-// and fails the next Save (whole).
+// and fails the next Save (whole). Nil too when only a summary that lied
+// gave the trace: reading it whole puts the segment's records in place of
+// the summary's (repairGroup), of any peer of its group.
 func (l *Ledger) WholeTrace(h manifest.Hash) *Trace {
 	t := l.Traces[h]
 	if t == nil {
