@@ -1,7 +1,6 @@
 package ledger
 
 import (
-	"fmt"
 	"maps"
 	"path/filepath"
 	"reflect"
@@ -32,13 +31,9 @@ func (l *Ledger) repairGroup(g string) error {
 	slices.Sort(rels)
 	read := make(map[string]map[string]*Ledger, len(rels))
 	for _, rel := range rels {
-		data, err := l.segmentBytes(rel)
+		peers, err := l.readWhole(rel)
 		if err != nil {
-			return fmt.Errorf("read sealed records whole: %w", err)
-		}
-		peers, err := decodeSegment(rel, data)
-		if err != nil {
-			return fmt.Errorf("read sealed records whole: segment %s: %w", rel, err)
+			return err
 		}
 		read[rel] = peers
 	}

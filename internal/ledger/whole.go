@@ -203,13 +203,9 @@ func (l *Ledger) whole(name string) {
 // swap. When part is not what the segment holds, it repairs the
 // segment's group instead (repairGroup).
 func (l *Ledger) wholeSegment(name, rel string, part *Ledger, swap map[any]any) error {
-	data, err := l.segmentBytes(rel)
+	peers, err := l.readWhole(rel)
 	if err != nil {
-		return fmt.Errorf("read sealed records whole: %w", err)
-	}
-	peers, err := decodeSegment(rel, data)
-	if err != nil {
-		return fmt.Errorf("read sealed records whole: segment %s: %w", rel, err)
+		return err
 	}
 	seg := peers[name]
 	if seg == nil || !agrees(part, seg) {
@@ -238,6 +234,20 @@ func (l *Ledger) fail(err error) {
 	if l.err == nil {
 		l.err = err
 	}
+}
+
+// readWhole is the records of the segment rel by peer file name, its
+// bytes checked against its name (segmentBytes).
+func (l *Ledger) readWhole(rel string) (map[string]*Ledger, error) {
+	data, err := l.segmentBytes(rel)
+	if err != nil {
+		return nil, fmt.Errorf("read sealed records whole: %w", err)
+	}
+	peers, err := decodeSegment(rel, data)
+	if err != nil {
+		return nil, fmt.Errorf("read sealed records whole: segment %s: %w", rel, err)
+	}
+	return peers, nil
 }
 
 // WholeTrace returns the trace of hash h whole, nil when l holds none: a
