@@ -175,8 +175,13 @@ func (s *State) files(timesBefore time.Time) (cursorFiles, error) {
 }
 
 // ownedSeen returns the seen hashes read so far of each peer with a
-// cursor, by URL, and adds those seen from no such peer to unowned. The
-// caller holds s.mu.
+// cursor, by URL, and adds those seen from no peer at all (an older
+// node's single list) to unowned. A hash seen only from peers that no
+// longer have a cursor (a learned peer forgotten: forgetPeer in
+// internal/heartbeat) is dropped, not made nobody's: a hash seen from no
+// peer counts as seen from every peer (SeenFrom), so a squatter's files
+// would hide the real agent's same bytes for 90 days (docs/security.md).
+// The caller holds s.mu.
 func (s *State) ownedSeen(unowned map[manifest.Hash]time.Time) map[string]map[manifest.Hash]time.Time {
 	owned := map[string]map[manifest.Hash]time.Time{}
 	for h, t := range s.SeenHashes {
@@ -192,7 +197,7 @@ func (s *State) ownedSeen(unowned map[manifest.Hash]time.Time) map[string]map[ma
 			}
 			hashes[h], isOwned = t.UTC(), true
 		}
-		if !isOwned {
+		if !isOwned && len(s.seenFrom[h]) == 0 {
 			unowned[h] = t.UTC()
 		}
 	}

@@ -105,10 +105,9 @@ func (s *State) readAllSeen() error {
 }
 
 // orphaned reports whether some seen hashes belong to peers that no
-// longer have a cursor, in a file not read or in memory: Files keeps
-// those as seen from no peer, which needs every peer's file read to
-// tell (a hash another peer listed stays that peer's). The caller holds
-// s.mu.
+// longer have a cursor, in a file not read or in memory: Files drops
+// those, and their files, which needs every peer's file read to tell (a
+// hash another peer listed stays that peer's). The caller holds s.mu.
 func (s *State) orphaned() bool {
 	names := make(map[string]bool, len(s.Cursors))
 	for url, c := range s.Cursors {

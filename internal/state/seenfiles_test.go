@@ -222,3 +222,48 @@ func TestForgetSeenReachesFilesNotReadYet(t *testing.T) {
 		t.Errorf("after forgetting b's hash: b1 seen %v, a1 seen %v; want false, true", back.Seen("sha256:b1"), back.Seen("sha256:a1"))
 	}
 }
+
+// TestAForgottenPeersHashesAreSeenFromNoOne: a peer that loses its cursor
+// (a learned peer forgotten) takes the hashes seen from it alone with it.
+// Kept as seen from no peer, they counted as seen from every peer, so a
+// squatter's files hid the real agent's same bytes for 90 days. A hash
+// another peer listed too stays that peer's.
+func TestAForgottenPeersHashesAreSeenFromNoOne(t *testing.T) {
+	p := twoPeers(t)
+	s, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.MarkSeenFrom(peerB, "sha256:a1", loadTime)
+	if _, err := s.Save(p, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = Load(p); err != nil {
+		t.Fatal(err)
+	}
+	delete(s.Cursors, peerB) // forgotten, its seen file not read
+	if _, err := s.Save(p, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const peerC = "https://c.example/traces/"
+	for _, url := range []string{peerA, peerB, peerC} {
+		if back.SeenFrom(url, "sha256:b1") {
+			t.Errorf("b1, seen only from the forgotten peer, is seen from %s", url)
+		}
+	}
+	if !back.SeenFrom(peerA, "sha256:a1") || back.SeenFrom(peerC, "sha256:a1") {
+		t.Errorf("a1, seen from a and the forgotten b: from a %v, from c %v; want true, false",
+			back.SeenFrom(peerA, "sha256:a1"), back.SeenFrom(peerC, "sha256:a1"))
+	}
+	all, err := LoadAll(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := all.SeenHashes["sha256:b1"]; ok || len(all.SeenHashes) != 1 {
+		t.Errorf("every file read, the state holds %v; want a1 only", all.SeenHashes)
+	}
+}
