@@ -62,17 +62,22 @@ type Item struct {
 }
 
 // forgetUnread drops what nothing reads once the item is settled: the
-// reasons and notes of a suggestion. Only a person scoring an item still
-// queued or in progress reads them (meshnode score --pr), and a settled
-// item never returns to queued or in progress (Apply moves it only between
-// terminal statuses), so they would be kept for no one, in the settled
-// file, for SettledRetention. The suggested scores stay: the inbox shows
-// them. A result keeps its reasons and notes: a result marked published
-// without a validation (one existed already, the trace was not one this
-// node verified, the scores were out of range) has no other record of
-// what its worker said.
+// reasons and notes of a suggestion, and the trace's title. Only a person
+// scoring an item still queued or in progress reads the first (meshnode
+// score --pr), and a settled item never returns to queued or in progress
+// (Apply moves it only between terminal statuses), so they would be kept
+// for no one, in the settled file, for SettledRetention. The title is read
+// to score the trace and to draft a person's pull request, both of a
+// waiting item; of a settled one only `inbox --json` showed it, and the
+// ledger and the site keep it (docs/decisions.md, "What a settled item
+// keeps": 35 of the 105 bytes it pushed). The suggested scores stay: the
+// inbox shows them. A result keeps its reasons and notes: a result marked
+// published without a validation (one existed already, the trace was not
+// one this node verified, the scores were out of range) has no other
+// record of what its worker said.
 func (it *Item) forgetUnread() {
 	it.SuggestedReasons, it.SuggestedNotes = nil, ""
+	it.Title = ""
 }
 
 // Terminal reports whether the item's status is final.

@@ -120,7 +120,8 @@ func TestAnOlderNodesSettledFileReadsAsTheNewFormAndStaysUntilItChanges(t *testi
 	}
 	decideNow(t, q, 2)
 	data := settledFile(t, p, 1)
-	if strings.Contains(data, `"id"`) || strings.Contains(data, "suggested_reasons") || strings.Contains(data, "suggested_notes") {
+	if strings.Contains(data, `"id"`) || strings.Contains(data, "suggested_reasons") || strings.Contains(data, "suggested_notes") ||
+		strings.Contains(data, `"title"`) {
 		t.Errorf("the rewritten settled file keeps what nothing reads:\n%s", data)
 	}
 	after, err := Open(p).List()
@@ -164,12 +165,16 @@ func TestASettledItemForgetsWhatOnlyAWaitingItemsScorerReads(t *testing.T) {
 		if it.SuggestedReasons != nil || it.SuggestedNotes != "" {
 			t.Errorf("%s settled keeps its suggestion's reasons or notes", it.ID)
 		}
+		if it.Title != "" {
+			t.Errorf("%s settled keeps its title %q, which only a waiting item's scorer reads", it.ID, it.Title)
+		}
 		if r := it.Result; it.ID == claimed.ID && (r == nil || r.Notes != "solid" || len(r.Reasons) != 1 || r.PublishedAt.IsZero()) {
 			t.Errorf("%s settled lost its result's reasons or notes, the only record of what its worker said: %+v", it.ID, r)
 		}
 	}
-	if data := settledFile(t, p, 1); strings.Contains(data, "suggested_reasons") || strings.Contains(data, "suggested_notes") {
-		t.Errorf("the settled file keeps a suggestion's reasons or notes:\n%s", data)
+	if data := settledFile(t, p, 1); strings.Contains(data, "suggested_reasons") || strings.Contains(data, "suggested_notes") ||
+		strings.Contains(data, `"title"`) {
+		t.Errorf("the settled file keeps a suggestion's reasons or notes, or the title:\n%s", data)
 	}
 }
 

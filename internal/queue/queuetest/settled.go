@@ -62,6 +62,13 @@ func testActive(t *testing.T, s queue.Store) {
 	sameIDs(t, "active after publishing", a.Items, Item(4), Item(6))
 	sameCounts(t, "after publishing", a.Settled, 2, 1, 1)
 	sameIDs(t, "list", list(t, s), items(6)...)
+	// A settled item forgets its title, which only a waiting item's
+	// scorer reads; an item at work keeps it, a result to publish too.
+	for _, it := range list(t, s) {
+		if it.Settled() != (it.Title == "") || it.Type == "" {
+			t.Errorf("%s (%s, settled %t) lists with title %q, type %q", it.ID, it.Status, it.Settled(), it.Title, it.Type)
+		}
+	}
 	// A settled item is still found by an update: a person's decision,
 	// and a second publish, refused as such.
 	res = update(t, s, queue.Update{Kind: queue.Decide, ID: Item(1).ID, Status: queue.StatusFailed, Reason: "on second thought", At: T0},
