@@ -26,7 +26,7 @@ type State struct {
 	// Hosts keeps what each host (host[:port]) asked of us across runs.
 	Hosts map[string]*Host `json:"hosts,omitempty"`
 
-	seenFrom map[manifest.Hash][]string // hash → URLs of the peers it was seen from, sorted
+	seenFrom map[manifest.Hash][]string // seenKey → URLs of the peers it was seen from, sorted
 	// loaded are the cursors as their files hold them, normalized, by
 	// URL: as Load read them or Save wrote them. Save encodes only a
 	// cursor that differs from its, or whose file is stale: one Load
