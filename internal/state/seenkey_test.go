@@ -201,3 +201,30 @@ func FuzzSeenFile(f *testing.F) {
 		}
 	})
 }
+
+// TestAHashSeenFromNoPeerBecomesThePeersThatListsIt: a whole hash seen
+// from no peer in particular, marked seen from a peer, becomes that
+// peer's fingerprint with its first-seen time, as it became the peer's
+// whole hash before fingerprints: it is then no longer seen from others.
+func TestAHashSeenFromNoPeerBecomesThePeersThatListsIt(t *testing.T) {
+	h := manifest.HashBytes([]byte("listed by an older node"))
+	p := savedState(t, func(s *State) { s.MarkSeen(h, loadTime) })
+	s := mustLoad(t, p)
+	if !s.SeenFrom(peerB, h) {
+		t.Fatal("setup: a hash seen from no peer is not seen from b")
+	}
+	s.MarkSeenFrom(peerA, h, loadTime.Add(time.Hour))
+	if _, err := s.Save(p, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	back, err := LoadAll(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !back.SeenFrom(peerA, h) || back.SeenFrom(peerB, h) {
+		t.Errorf("listed by a: seen from a %v, from b %v; want true, false", back.SeenFrom(peerA, h), back.SeenFrom(peerB, h))
+	}
+	if got := back.SeenHashes[seenKey(h)]; len(back.SeenHashes) != 1 || !got.Equal(loadTime) {
+		t.Errorf("seen hashes %v; want a's fingerprint only, first seen %v", back.SeenHashes, loadTime)
+	}
+}
