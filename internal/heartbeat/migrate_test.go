@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/statefile"
@@ -31,12 +32,24 @@ func TestOldSingleFileStateMigratesOnTheNextHeartbeat(t *testing.T) {
 	if err != nil || len(items) != 2 {
 		t.Fatalf("queue %v, %v", items, err)
 	}
+	// An older node's single file kept whole hashes, seen from no peer in
+	// particular: those of the traces the ledger records.
+	seen := map[manifest.Hash]time.Time{}
+	for h, tr := range led.Traces {
+		seen[h] = tr.FirstSeen
+	}
+	if len(seen) != len(st.SeenHashes) {
+		t.Fatalf("seen hashes %v, ledger's traces %v", st.SeenHashes, seen)
+	}
+	if err := os.RemoveAll(statefile.Dir(filepath.Join(dir, node.CursorsSeenFile))); err != nil {
+		t.Fatal(err) // an older node's single file held them all
+	}
 	byID := map[string]queue.Item{}
 	for _, it := range items {
 		byID[it.ID] = it
 	}
 	for rel, v := range map[string]any{
-		node.CursorsFile: map[string]any{"cursors": st.Cursors, "seen_hashes": st.SeenHashes, "hosts": st.Hosts},
+		node.CursorsFile: map[string]any{"cursors": st.Cursors, "seen_hashes": seen, "hosts": st.Hosts},
 		node.LedgerFile:  led,
 		node.QueueFile:   map[string]any{"items": byID},
 	} {
@@ -67,7 +80,7 @@ func TestOldSingleFileStateMigratesOnTheNextHeartbeat(t *testing.T) {
 	if got := loadLedger(t, dir); !reflect.DeepEqual(got.Traces, led.Traces) || !reflect.DeepEqual(got.Validations, led.Validations) || !reflect.DeepEqual(got.Rejected, led.Rejected) {
 		t.Errorf("ledger changed by the migration:\n got %+v\nwant %+v", got, led)
 	}
-	if got := loadState(t, dir); !reflect.DeepEqual(got.SeenHashes, st.SeenHashes) || got.Cursor(good.URL+"/").LastSeenSeq != 2 {
+	if got := loadState(t, dir); !reflect.DeepEqual(got.SeenHashes, seen) || got.Cursor(good.URL+"/").LastSeenSeq != 2 {
 		t.Errorf("cursors or seen hashes lost in the migration: %+v", got)
 	}
 	after, _ := queue.Open(filepath.Join(dir, node.QueueFile)).List()

@@ -79,8 +79,9 @@ func (s *State) decodeSplit(name string, data []byte) error {
 		f.Cursor.url = f.URL
 		s.Cursors[f.URL] = f.Cursor
 		for h, t := range f.SeenHashes {
-			s.SeenHashes[h] = t
-			s.addSeenFrom(h, f.URL)
+			k := seenKey(h)
+			s.SeenHashes[k] = t
+			s.addSeenFrom(k, f.URL)
 		}
 		if len(f.SeenHashes) > 0 {
 			s.inline = true

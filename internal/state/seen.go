@@ -21,17 +21,20 @@ func (s *State) Seen(hash manifest.Hash) bool {
 		s.fail(err)
 		return true
 	}
-	_, ok := s.SeenHashes[hash]
-	return ok
+	_, whole := s.SeenHashes[hash]
+	_, fromPeer := s.SeenHashes[seenKey(hash)]
+	return whole || fromPeer
 }
 
 // SeenFrom reports whether the file with this hash was already processed
-// as the peer at url's: seen from that peer, or from no peer in particular
-// (a hash an older node's single file listed). The same bytes listed by
-// another peer are that peer's file too, read and recorded as its own
-// (docs/decisions.md, "Copies"), so a mirror that lists them first cannot
-// make us skip the author's. It reads the peer's seen file the first
-// time; one that cannot be read counts every hash as seen (see Err).
+// as the peer at url's: seen from that peer (by its fingerprint, seenKey),
+// or from no peer in particular (the whole hash, as an older node's
+// single file listed it). The same bytes listed by another peer are that
+// peer's file too, read and recorded as its own (docs/decisions.md,
+// "Copies"), so a mirror that lists them first cannot make us skip the
+// author's, nor can a file that shares their fingerprint. It reads the
+// peer's seen file the first time; one that cannot be read counts every
+// hash as seen (see Err).
 func (s *State) SeenFrom(url string, hash manifest.Hash) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -39,25 +42,32 @@ func (s *State) SeenFrom(url string, hash manifest.Hash) bool {
 		s.fail(err)
 		return true
 	}
-	if _, ok := s.SeenHashes[hash]; !ok {
-		return false
+	if _, ok := s.SeenHashes[hash]; ok && len(s.seenFrom[hash]) == 0 {
+		return true
 	}
-	from := s.seenFrom[hash]
-	return len(from) == 0 || slices.Contains(from, url)
+	k := seenKey(hash)
+	_, ok := s.SeenHashes[k]
+	return ok && slices.Contains(s.seenFrom[k], url)
 }
 
 // MarkSeenFrom records hash as processed at now, from the peer at url,
-// whose state file keeps it; a hash several peers listed is kept in each
-// one's file. A hash already seen keeps its first-seen time, so re-listing
-// a file does not extend its retention.
+// whose state file keeps its fingerprint; a hash several peers listed is
+// kept in each one's file. A hash already seen keeps its first-seen time,
+// so re-listing a file does not extend its retention; one seen from no
+// peer in particular becomes the peer's, as it was before fingerprints.
 func (s *State) MarkSeenFrom(url string, hash manifest.Hash, now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.ensureSeen(url); err != nil {
 		s.fail(err)
 	}
-	s.addSeenFrom(hash, url)
-	s.markSeen(hash, now)
+	k := seenKey(hash)
+	if t, ok := s.SeenHashes[hash]; ok && k != hash && len(s.seenFrom[hash]) == 0 {
+		delete(s.SeenHashes, hash)
+		now = t
+	}
+	s.addSeenFrom(k, url)
+	s.markSeen(k, now)
 }
 
 // addSeenFrom adds url to the peers hash was seen from, kept sorted.
@@ -108,7 +118,8 @@ func (s *State) EvictSeen(now time.Time) int {
 }
 
 // ForgetSeen makes the hashes not seen, from any peer: every peer's seen
-// file is read first, so none keeps them.
+// file is read first, so none keeps them (nor another file of the same
+// fingerprint, which is then merely fetched again).
 func (s *State) ForgetSeen(hashes []manifest.Hash) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -117,5 +128,6 @@ func (s *State) ForgetSeen(hashes []manifest.Hash) {
 	}
 	for _, h := range hashes {
 		delete(s.SeenHashes, h)
+		delete(s.SeenHashes, seenKey(h))
 	}
 }

@@ -1,8 +1,6 @@
 package state
 
 import (
-	"encoding/json"
-	"fmt"
 	"sort"
 	"time"
 
@@ -25,7 +23,8 @@ import (
 // beside mesh-state/polling-cursors/.
 func SeenPath(path string) string { return statefile.Dir(path) + "-seen.json" }
 
-// seenFile is a peer's file of seen hashes.
+// seenFile is a peer's file of seen hashes, each kept as its seenKey
+// (older nodes kept whole hashes, which read as theirs).
 type seenFile struct {
 	URL        string                      `json:"url"`
 	SeenHashes map[manifest.Hash]time.Time `json:"seen_hashes"`
@@ -36,6 +35,7 @@ type seenFile struct {
 func (s *State) listSeen(path string) error {
 	s.path = path
 	s.seenOnDisk = map[string][]byte{}
+	s.seenOlder = map[string]bool{}
 	s.unread = map[string]bool{}
 	names, err := statefile.Names(SeenPath(path))
 	if err != nil {
@@ -65,13 +65,14 @@ func (s *State) readSeen(name string) error {
 	}
 	var f seenFile
 	if data != nil {
-		if err := json.Unmarshal(data, &f); err != nil {
+		var older bool
+		if f, older, err = decodeSeenFile(data); err != nil {
 			return statefile.Corrupt(statefile.FilePath(SeenPath(s.path), name), data, err)
 		}
-		if f.URL == "" {
-			return statefile.Corrupt(statefile.FilePath(SeenPath(s.path), name), data, fmt.Errorf("no url"))
-		}
 		s.seenOnDisk[name] = data
+		if older {
+			s.seenOlder[name] = true
+		}
 	}
 	delete(s.unread, name)
 	if s.SeenHashes == nil {
@@ -132,7 +133,9 @@ func (s *State) orphaned() bool {
 
 // seenFiles returns the seen files of the peers whose hashes were read,
 // by name, with the hashes of each, and the names of the files read that
-// no longer hold any. A peer whose file was not read keeps it as it is.
+// no longer hold any. A peer whose file was not read keeps it as it is,
+// and so does one an older node wrote until what it holds changes, so
+// that the upgrade alone commits nothing.
 func (s *State) seenFiles(owned map[string]map[manifest.Hash]time.Time) (files map[string][]byte, gone []string, err error) {
 	files = map[string][]byte{}
 	for url, hashes := range owned {
@@ -142,6 +145,9 @@ func (s *State) seenFiles(owned map[string]map[manifest.Hash]time.Time) (files m
 		}
 		if err := put(files, name, seenFile{URL: url, SeenHashes: hashes}); err != nil {
 			return nil, nil, err
+		}
+		if old := s.seenOnDisk[name]; s.seenOlder[name] && holdsSeen(old, url, hashes) {
+			files[name] = old
 		}
 	}
 	for name := range s.seenOnDisk {

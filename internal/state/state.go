@@ -19,12 +19,14 @@ type State struct {
 	// Cursors holds one cursor per peer, keyed by the peer's trace URL.
 	Cursors map[string]*Cursor `json:"cursors"`
 	// SeenHashes maps each processed file hash to when it was first seen,
-	// the first-seen times docs/protocol.md §6.4 asks for.
+	// the first-seen times docs/protocol.md §6.4 asks for: a hash seen
+	// from a peer by its seenKey (its fingerprint), one seen from no
+	// peer in particular whole.
 	SeenHashes map[manifest.Hash]time.Time `json:"seen_hashes"`
 	// Hosts keeps what each host (host[:port]) asked of us across runs.
 	Hosts map[string]*Host `json:"hosts,omitempty"`
 
-	seenFrom map[manifest.Hash][]string // hash → URLs of the peers it was seen from, sorted
+	seenFrom map[manifest.Hash][]string // seenKey → URLs of the peers it was seen from, sorted
 	// loaded are the cursors as their files hold them, normalized, by
 	// URL: as Load read them or Save wrote them. Save encodes only a
 	// cursor that differs from its, or whose file is stale: one Load
@@ -53,6 +55,9 @@ type State struct {
 	// seenOnDisk holds the bytes of those read or written, by name.
 	unread     map[string]bool
 	seenOnDisk map[string][]byte
+	// seenOlder names the seen files read that an older node wrote, with
+	// whole hashes.
+	seenOlder map[string]bool
 	// seenErr is the first seen file that could not be read: Save
 	// refuses to write over a state it could not read whole.
 	seenErr error
