@@ -28,6 +28,7 @@ func (n *job) peers() ([]peer, error) {
 	}
 	n.adoptRespelled()
 	self, _ := roster.NormalizeURL(n.cfg.URL)
+	n.adoptMoved(self)
 	n.names = roster.NewBinding()
 	if err := n.names.Bind(n.cfg.Agent, self); err != nil {
 		return nil, fmt.Errorf("bind our own name: %w", err)
@@ -62,6 +63,55 @@ func (n *job) adoptRespelled() {
 			n.log.Info("cursor moved to the agent's URL as AGENTS.md spells it", "from", u, "to", canon)
 		}
 	}
+}
+
+// adoptMoved moves the cursor and the ledger's records of an agent of
+// AGENTS.md whose URL a person changed (the agent moved) from its old URL
+// to the new one, so that its files read again at the new URL are its own
+// records, not copies of them (docs/decisions.md, "Names"). The old URL
+// is the one cursor left by a person's edit under the agent's name: not
+// learned by gossip, not listed in AGENTS.md, not our own; the new URL
+// has no cursor yet. The ledger goes down before the cursors, so a run
+// stopped between the two saves leaves the old cursor, and the next run
+// moves it again, the ledger's records already moved.
+func (n *job) adoptMoved(self string) {
+	listed := map[string]bool{self: true}
+	for _, a := range n.snap.Agents {
+		listed[a.URL] = true
+	}
+	olds := n.unlistedByName(listed)
+	bound := map[string]bool{roster.Fold(n.cfg.Agent): true}
+	for _, a := range n.snap.Agents {
+		name := roster.Fold(a.Name)
+		if bound[name] {
+			continue // skipped by bind: the first line of a name wins
+		}
+		bound[name] = true
+		from := olds[name]
+		if len(from) != 1 || n.state.Cursors[a.URL] != nil {
+			continue
+		}
+		if n.state.Rename(from[0], a.URL) {
+			n.led().Rename(from[0], a.URL)
+			n.log.Info("cursor moved to the agent's new URL in AGENTS.md", "peer", a.Name, "from", from[0], "to", a.URL)
+		}
+	}
+}
+
+// unlistedByName returns the URLs of the cursors neither learned by
+// gossip nor in listed (an agent a person once listed), by the folded
+// name they were polled under.
+func (n *job) unlistedByName(listed map[string]bool) map[string][]string {
+	out := map[string][]string{}
+	for _, u := range n.state.SortedURLs() {
+		c := n.state.Cursors[u]
+		if listed[u] || c.LearnedFrom != "" || c.Agent == "" {
+			continue
+		}
+		name := roster.Fold(c.Agent)
+		out[name] = append(out[name], u)
+	}
+	return out
 }
 
 // bind gives a known agent its name, or says why it may not poll under
