@@ -3,6 +3,7 @@ package heartbeat
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/meshnode/meshnode/internal/roster"
 )
@@ -60,6 +61,11 @@ func (n *job) learn(r *pollResult) {
 			added >= maxLearnedPerPeer || from+added >= maxLearnedFrom {
 			break
 		}
+		if err := n.notSchemeTwin(a.URL); err != nil {
+			refused++
+			n.gossipRefused(r, refused, a, err)
+			continue
+		}
 		if err := n.names.BindGossip(a.Name, a.URL); err != nil {
 			refused++
 			n.gossipRefused(r, refused, a, err)
@@ -74,6 +80,48 @@ func (n *job) learn(r *pollResult) {
 	if refused > maxGossipWarnings {
 		n.log.Warn("gossip lines ignored", "from", r.peer.url, "count", refused)
 	}
+}
+
+// notSchemeTwin refuses a gossiped URL that differs from a known one
+// only in its scheme (http://H/P beside https://H/P): both name one
+// server's files on the public mesh, where a host redirects one to the
+// other, so the second would be the known agent polled again as a new one
+// and its files recorded as copies of its own (docs/decisions.md,
+// "Names"). Known is our own URL, a bound name's or a cursor's.
+func (n *job) notSchemeTwin(url string) error {
+	if err := n.twinUnbound(url); err != nil {
+		return err
+	}
+	if twin, ok := schemeTwin(url); ok && n.state.Cursors[twin] != nil {
+		return fmt.Errorf("%s is the other scheme of %s, known", url, twin)
+	}
+	return nil
+}
+
+// twinUnbound refuses a URL whose other scheme is bound to a name.
+func (n *job) twinUnbound(url string) error {
+	twin, ok := schemeTwin(url)
+	if !ok {
+		return nil
+	}
+	if name, bound := n.names.Name(twin); bound {
+		return fmt.Errorf("%s is the other scheme of %s, known as %s", url, twin, name)
+	}
+	return nil
+}
+
+// schemeTwin is url with https for http or http for https, and whether
+// url has either scheme. URLs are compared in canonical form
+// (roster.NormalizeURL), which drops the default ports, so the twin of
+// https://H/P is http://H/P.
+func schemeTwin(url string) (string, bool) {
+	if rest, ok := strings.CutPrefix(url, "https://"); ok {
+		return "http://" + rest, true
+	}
+	if rest, ok := strings.CutPrefix(url, "http://"); ok {
+		return "https://" + rest, true
+	}
+	return "", false
 }
 
 // gossipRefused logs the first few gossip lines of a peer that were

@@ -116,8 +116,8 @@ func (n *job) unlistedByName(listed map[string]bool) map[string][]string {
 
 // bind gives a known agent its name, or says why it may not poll under
 // it: a line of AGENTS.md whose name is taken is skipped; a learned peer
-// whose name is taken, or whose URL is not in canonical form, is
-// forgotten.
+// whose name is taken, whose URL is not in canonical form, or whose URL is
+// another scheme of a URL bound before it, is forgotten.
 func (n *job) bind(k node.Known) (peer, bool) {
 	if k.Listed {
 		if err := n.names.Bind(k.Name, k.URL); err != nil {
@@ -131,6 +131,11 @@ func (n *job) bind(k node.Known) (peer, bool) {
 		// (docs/security.md), read again under its canonical form if
 		// it is gossiped again.
 		n.forgetPeer(k.URL, k.Name, fmt.Errorf("%s is not in canonical form %q", k.URL, canon))
+		return peer{}, false
+	}
+	if err := n.twinUnbound(k.URL); err != nil {
+		// Learned before gossip refused a known URL's other scheme.
+		n.forgetPeer(k.URL, k.Name, err)
 		return peer{}, false
 	}
 	if err := n.names.BindGossip(k.Name, k.URL); err != nil {
