@@ -88,7 +88,7 @@ func (n *job) adoptMoved(self string) {
 		}
 		bound[name] = true
 		from := olds[name]
-		if len(from) != 1 || n.state.Cursors[a.URL] != nil {
+		if len(from) != 1 || a.URL == self || n.state.Cursors[a.URL] != nil {
 			continue
 		}
 		if n.state.Rename(from[0], a.URL) {

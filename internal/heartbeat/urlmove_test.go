@@ -189,3 +189,21 @@ func (m movingAgent) listed(agents [][2]string) [][2]string {
 	}
 	return out
 }
+
+// TestAnAgentListedAtOurOwnURLTakesNoRecords: a person who lists an
+// agent's name at our own URL moves none of its records there: our URL is
+// never polled as a peer's, so they would sit under it unread.
+func TestAnAgentListedAtOurOwnURLTakesNoRecords(t *testing.T) {
+	m := newMovingAgent(t)
+	dir := newNode(t, m.listed([][2]string{{"alice", "/old/"}}), "")
+	beat(t, dir, testNow)
+
+	const self = "http://127.0.0.1:1/tester/" // newNode's url
+	write(t, dir, node.AgentsFile, string(agentsFile([2]string{"gamma", m.url("/gamma/")}, [2]string{"alice", self})))
+	var logs bytes.Buffer
+	beatLogged(t, dir, testNow.Add(cursorStep), &logs)
+	st := loadState(t, dir)
+	if st.Cursors[self] != nil || st.Cursors[m.url("/old/")] == nil || strings.Contains(logs.String(), movedLog) {
+		t.Errorf("alice's cursor moved to our own URL %s:\n%s", self, logs.String())
+	}
+}
