@@ -2,8 +2,8 @@ package heartbeat
 
 import (
 	"bytes"
-	"slices"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
