@@ -64,7 +64,7 @@ func (n *job) scoreQueue(ctx context.Context, scorer score.Scorer) error {
 	if err != nil {
 		return fmt.Errorf("claim from queue: %w", err)
 	}
-	defer func() { n.noteEnded(c.ended) }()
+	defer func() { n.noteEnded(c.ended, c.dropped) }()
 	known := n.known()
 	g, gctx := errgroup.WithContext(context.WithoutCancel(ctx))
 	// The heuristic computes on every core (GOMAXPROCS); more items in
@@ -131,6 +131,11 @@ func (n *job) prepareAll(ctx, gctx context.Context, items []queue.Item, c *claim
 			}
 			if gctx.Err() != nil {
 				return
+			}
+			if !n.listedByItsPeer(items[i]) {
+				n.dropUnlisted(items[i])
+				c.drop(&items[i])
+				continue
 			}
 			if !n.publishing().take(items[i]) {
 				continue // given back to the queue by close, for a later heartbeat
