@@ -108,6 +108,9 @@ func (c *claims) close() error {
 func (c *claims) dropLocked() error {
 	ids := c.drops
 	c.drops = nil
+	if len(ids) == 0 {
+		return nil
+	}
 	if _, err := c.store.Drop(ids...); err != nil {
 		return fmt.Errorf("drop queue items: %w", err)
 	}

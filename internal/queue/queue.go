@@ -197,6 +197,9 @@ func (q *File) Active() (Active, error) {
 // Drop removes the items at work with these IDs, in one write, or none
 // when it removes nothing.
 func (q *File) Drop(ids ...string) (dropped int, err error) {
+	if len(ids) == 0 {
+		return 0, nil
+	}
 	err = q.locked(func(f *file) error {
 		for _, id := range ids {
 			if it := f.Items[id]; it != nil && !it.Settled() {
