@@ -80,3 +80,51 @@ func itemOfAnUnlistedPeer(t *testing.T, stored bool) {
 		}
 	}
 }
+
+// TestAQueueItemUnderAnEarlierSpellingOfItsPeerIsScored: the check that an
+// item's peer lists its trace compares the item's URL in its canonical
+// form too, since adoptRespelled moves an agent's ledger records to the
+// URL AGENTS.md spells, and leaves its queue items as they were: an item
+// queued under an earlier spelling is the same agent's, scored, not
+// dropped.
+func TestAQueueItemUnderAnEarlierSpellingOfItsPeerIsScored(t *testing.T) {
+	body := "# Ada's finding\n\n## Work\n\nAda measured it.\n"
+	h := manifest.HashBytes([]byte(body))
+	p := newFakePeer(t)
+	p.publish("/ada/", []string{"traces/001-a.md"}, map[string]string{"traces/001-a.md": body})
+	canon, old := p.URL+"/ada/", p.URL+"/%61da/"
+	dir := newNode(t, [][2]string{{"ada", canon}}, "gossip:\n  enabled: false\n")
+	beat(t, dir, testNow) // no standing: ada's item waits
+
+	st := loadState(t, dir)
+	if !st.Rename(canon, old) {
+		t.Fatal("setup: no cursor to respell")
+	}
+	if _, err := st.Save(filepath.Join(dir, filepath.FromSlash(node.CursorsFile)), time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	l := loadLedger(t, dir)
+	l.Rename(canon, old)
+	if _, err := l.Save(filepath.Join(dir, filepath.FromSlash(node.LedgerFile))); err != nil {
+		t.Fatal(err)
+	}
+	q := queue.Open(filepath.Join(dir, filepath.FromSlash(node.QueueFile)))
+	q.Now = func() time.Time { return testNow }
+	if n, err := q.Drop(validation.ID(h)); n != 1 || err != nil {
+		t.Fatalf("setup: dropped %d items of ada's trace (%v)", n, err)
+	}
+	it := queue.Item{ID: validation.ID(h), Hash: h, From: "ada", FromURL: old, TraceURL: old + "traces/001-a.md",
+		Type: "finding", Seq: 1, QueuedAt: testNow}
+	if n, err := q.Enqueue(it); n != 1 || err != nil {
+		t.Fatalf("setup: queued %d items (%v)", n, err)
+	}
+	write(t, dir, node.FoundersFile, "tester | http://127.0.0.1:1/tester/\n")
+	beat(t, dir, testNow.Add(time.Hour))
+
+	if tr := loadLedger(t, dir).Traces[h]; tr == nil || tr.AgentURL != canon {
+		t.Fatalf("setup: the ledger's record is %+v, want ada's under %s", tr, canon)
+	}
+	if _, err := os.ReadFile(filepath.Join(dir, node.ValidationsDir, validation.FileName(h))); err != nil {
+		t.Errorf("ada's trace, queued under an earlier spelling of her URL, was not validated: %v", err)
+	}
+}
