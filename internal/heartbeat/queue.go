@@ -91,7 +91,7 @@ func (n *job) noteEnded(ended map[string]string, dropped map[string]bool) {
 	}
 }
 
-// listedByItsPeer reports whether the ledger records it's trace as
+// listedByItsPeer reports whether the ledger records the item's trace as
 // listed by the peer the item names (FromURL, or its canonical form,
 // which a respelled agent's records move to: adoptRespelled): the
 // ledger's trace of that hash, or a copy of it. An item that fails it
