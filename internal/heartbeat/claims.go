@@ -28,6 +28,8 @@ type claims struct {
 	open    map[string]queue.Item // claimed, not finished yet
 	pending []queue.Update
 	ended   map[string]string // item ID → the status written for it
+	drops   []string          // IDs of claimed items to drop (drop)
+	dropped map[string]bool   // IDs of the items close dropped
 }
 
 // newClaims prepares a run's claims, lasting lease: the heartbeat passes
@@ -38,7 +40,7 @@ func newClaims(store queue.Store, owner string, lease time.Duration, now time.Ti
 		lease = queue.DefaultLease
 	}
 	return &claims{store: store, owner: owner, lease: lease, now: now, warn: warn,
-		open: map[string]queue.Item{}, ended: map[string]string{}}
+		open: map[string]queue.Item{}, ended: map[string]string{}, dropped: map[string]bool{}}
 }
 
 // wanted reports whether a claim would give anything, by the queue as
@@ -77,8 +79,18 @@ func (c *claims) finish(it *queue.Item, status, reason string) error {
 	return nil
 }
 
-// close writes the pending finishes and gives back what was claimed but
-// not scored (the deadline passed), so it waits, queued, for the next run.
+// drop records that the claimed item it leaves the queue, unscored, to
+// be written by close.
+func (c *claims) drop(it *queue.Item) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.open, it.ID)
+	c.drops = append(c.drops, it.ID)
+}
+
+// close writes the pending finishes, gives back what was claimed but
+// not scored (the deadline passed), so it waits, queued, for the next
+// run, and drops what drop was told.
 func (c *claims) close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -86,7 +98,26 @@ func (c *claims) close() error {
 		c.pending = append(c.pending, queue.Update{Kind: queue.Release, ID: it.ID, Owner: c.owner, Version: it.Version, At: c.now})
 	}
 	c.open = map[string]queue.Item{}
-	return c.flushLocked()
+	if err := c.flushLocked(); err != nil {
+		return err
+	}
+	return c.dropLocked()
+}
+
+// dropLocked drops the items drop was told, in one call.
+func (c *claims) dropLocked() error {
+	ids := c.drops
+	c.drops = nil
+	if len(ids) == 0 {
+		return nil
+	}
+	if _, err := c.store.Drop(ids...); err != nil {
+		return fmt.Errorf("drop queue items: %w", err)
+	}
+	for _, id := range ids {
+		c.dropped[id] = true
+	}
+	return nil
 }
 
 // flushLocked writes the pending updates in one call. An update refused

@@ -34,12 +34,51 @@ func (n *job) peers() ([]peer, error) {
 		return nil, fmt.Errorf("bind our own name: %w", err)
 	}
 	var out []peer
+	var forgotten []string
 	for _, k := range n.snap.Known(self) {
 		if p, ok := n.bind(k); ok {
 			out = append(out, p)
+		} else if !k.Listed {
+			// A learned peer bind refuses is forgotten (forgetPeer).
+			forgotten = append(forgotten, k.URL)
 		}
 	}
+	if err := n.dropItemsOf(forgotten); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// dropItemsOf drops from the queue the items at work of the peers at
+// urls, just forgotten: the queue takes a trace once by hash, so an item
+// an impostor's listing left would keep the agent that lists the same
+// bytes out of it, and scoring it would fetch from, and name as the
+// trace's URL, a peer the node forgot. Their traces are queued again
+// from the agent that lists them, when this heartbeat reads it.
+func (n *job) dropItemsOf(urls []string) error {
+	if len(urls) == 0 {
+		return nil
+	}
+	a, err := n.queue.Active()
+	if err != nil {
+		return fmt.Errorf("read queue: %w", err)
+	}
+	for _, u := range urls {
+		var ids []string
+		for _, it := range a.Items {
+			if it.FromURL == u {
+				ids = append(ids, it.ID)
+			}
+		}
+		dropped, err := n.queue.Drop(ids...)
+		if err != nil {
+			return fmt.Errorf("drop the queue items of %s: %w", u, err)
+		}
+		if dropped > 0 {
+			n.log.Warn("queue items of a forgotten peer dropped", "url", u, "count", dropped)
+		}
+	}
+	return nil
 }
 
 // adoptRespelled moves the cursor and the ledger's records that an agent

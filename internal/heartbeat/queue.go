@@ -2,11 +2,14 @@ package heartbeat
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/queue/pgqueue"
+	"github.com/meshnode/meshnode/internal/roster"
 )
 
 // openQueue returns the store of the node's validation queue: Options.Queue
@@ -78,11 +81,42 @@ func (n *job) queueItems() ([]queue.Item, error) {
 }
 
 // noteEnded records in the listed queue the status each item this run
-// claimed ended in, by ID.
-func (n *job) noteEnded(ended map[string]string) {
+// claimed ended in, by ID, and leaves out the items it dropped.
+func (n *job) noteEnded(ended map[string]string, dropped map[string]bool) {
+	n.items = slices.DeleteFunc(n.items, func(it queue.Item) bool { return dropped[it.ID] })
 	for i := range n.items {
 		if st, ok := ended[n.items[i].ID]; ok {
 			n.items[i].Status = st
 		}
 	}
+}
+
+// listedByItsPeer reports whether the ledger records the item's trace as
+// listed by the peer the item names (FromURL, or its canonical form,
+// which a respelled agent's records move to: adoptRespelled): the
+// ledger's trace of that hash, or a copy of it. An item that fails it
+// was queued from a peer the node has forgotten since, or that no
+// longer lists the trace: scored or published, our validation would
+// name as where the trace was published a URL its author never used.
+func (n *job) listedByItsPeer(it queue.Item) bool {
+	urls := []string{it.FromURL}
+	if canon, err := roster.NormalizeURL(it.FromURL); err == nil && canon != it.FromURL {
+		urls = append(urls, canon)
+	}
+	for _, u := range urls {
+		if t := n.ledger.Traces[it.Hash]; t != nil && t.AgentURL == u {
+			return true
+		}
+		if n.ledger.Copies[ledger.CopyKey(u, it.Hash)] != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// dropUnlisted logs that it, whose peer does not list its trace
+// (listedByItsPeer), leaves the queue unscored.
+func (n *job) dropUnlisted(it queue.Item) {
+	n.log.Warn("queue item dropped: the peer it names does not list its trace", "peer", it.From, "url", it.FromURL,
+		"sha256", it.Hash, "id", it.ID)
 }

@@ -20,7 +20,9 @@ import (
 // the same standing rule, counted in validations_published; then the item
 // is marked published (queue.Publish), so no result is published twice.
 // A validation file already there (the node's scorer, a person, or a run
-// that stopped before its mark) is kept and the item only marked.
+// that stopped before its mark) is kept and the item only marked. An
+// item whose peer does not list its trace (listedByItsPeer) is dropped
+// unpublished.
 func (n *job) publishResults() error {
 	items, err := n.queueItems()
 	if err != nil {
@@ -47,7 +49,13 @@ func (n *job) publishResults() error {
 		return nil
 	}
 	var marks []queue.Update
+	var drops []string
 	for _, it := range todo {
+		if !n.listedByItsPeer(it) {
+			n.dropUnlisted(it)
+			drops = append(drops, it.ID)
+			continue
+		}
 		held, err := n.publishResult(it)
 		if err != nil {
 			return err
@@ -66,6 +74,14 @@ func (n *job) publishResults() error {
 			n.log.Warn("result not marked published", "id", marks[i].ID, "err", err.Error())
 		}
 	}
+	if _, err := n.queue.Drop(drops...); err != nil {
+		return fmt.Errorf("drop queue items: %w", err)
+	}
+	dropped := map[string]bool{}
+	for _, id := range drops {
+		dropped[id] = true
+	}
+	n.noteEnded(nil, dropped)
 	return nil
 }
 

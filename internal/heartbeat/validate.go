@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/score"
@@ -63,7 +64,7 @@ func (n *job) scoreQueue(ctx context.Context, scorer score.Scorer) error {
 	if err != nil {
 		return fmt.Errorf("claim from queue: %w", err)
 	}
-	defer func() { n.noteEnded(c.ended) }()
+	defer func() { n.noteEnded(c.ended, c.dropped) }()
 	known := n.known()
 	g, gctx := errgroup.WithContext(context.WithoutCancel(ctx))
 	// The heuristic computes on every core (GOMAXPROCS); more items in
@@ -131,6 +132,11 @@ func (n *job) prepareAll(ctx, gctx context.Context, items []queue.Item, c *claim
 			if gctx.Err() != nil {
 				return
 			}
+			if !n.listedByItsPeer(items[i]) {
+				n.dropUnlisted(items[i])
+				c.drop(&items[i])
+				continue
+			}
 			if !n.publishing().take(items[i]) {
 				continue // given back to the queue by close, for a later heartbeat
 			}
@@ -153,8 +159,10 @@ func (n *job) prepare(ctx context.Context, item *queue.Item, c *claims) *score.I
 	if f, ok := n.snap.File(rel); ok {
 		// Written by an earlier run that crashed before finishing the item,
 		// or by a person: never overwrite, never duplicate. The item ends
-		// as the run that wrote the file would have ended it.
-		c.finish(item, queue.StatusDone, existingReason(rel, f.Data))
+		// as the run that wrote the file would have ended it, unless the
+		// file validates another trace of the same ID.
+		status, reason := existingEnd(rel, f.Data, item.Hash)
+		c.finish(item, status, reason)
 		return nil
 	}
 	in, err := n.scoreInput(ctx, item)
@@ -190,7 +198,7 @@ func (n *job) scoreItem(ctx context.Context, scorer score.Scorer, p prepared, c 
 		if err != nil {
 			return finish(queue.StatusFailed, fmt.Sprintf("%s is taken and cannot be published (%v): remove it", rel, err))
 		}
-		return finish(queue.StatusDone, existingReason(rel, data))
+		return finish(existingEnd(rel, data, item.Hash))
 	}
 	if err != nil {
 		return fmt.Errorf("publish validation: %w", err)
@@ -202,13 +210,20 @@ func (n *job) scoreItem(ctx context.Context, scorer score.Scorer, p prepared, c 
 	return finish(queue.StatusDone, doneReason(v))
 }
 
-// existingReason is the reason an item ends with when its validation file
-// was already there: the file's verdict.
-func existingReason(rel string, data []byte) string {
-	if v, err := validation.Parse(data); err == nil {
-		return doneReason(v)
+// existingEnd is how the item of the trace with hash h ends when its
+// validation file rel was already there, holding data: done with the
+// file's verdict; failed when the file validates another trace whose
+// hash has the same ID (validation.ID), since that file is no vote on
+// this trace, and the node never overwrites it.
+func existingEnd(rel string, data []byte, h manifest.Hash) (status, reason string) {
+	v, err := validation.Parse(data)
+	if err != nil {
+		return queue.StatusDone, "validation already published: " + rel
 	}
-	return "validation already published: " + rel
+	if v.TraceHash != h {
+		return queue.StatusFailed, fmt.Sprintf("ID clash: %s validates %s", rel, v.TraceHash)
+	}
+	return queue.StatusDone, doneReason(v)
 }
 
 // doneReason is the reason a scored item is done with: its verdict.

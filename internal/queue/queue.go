@@ -193,3 +193,30 @@ func (q *File) Active() (Active, error) {
 	})
 	return a, err
 }
+
+// Drop removes the items at work with these IDs, in one write, or none
+// when it removes nothing.
+func (q *File) Drop(ids ...string) (dropped int, err error) {
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	err = q.locked(func(f *file) error {
+		for _, id := range ids {
+			if it := f.Items[id]; it != nil && !it.Settled() {
+				delete(f.Items, id)
+				dropped++
+			}
+		}
+		if dropped == 0 {
+			return nil
+		}
+		if err := f.write(q.Now()); err != nil {
+			return fmt.Errorf("write queue: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return dropped, nil
+}

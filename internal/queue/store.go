@@ -45,6 +45,13 @@ type Store interface {
 	// Active returns what a heartbeat reads of the queue every time: the
 	// items not settled, and the settled ones counted (see Active).
 	Active() (Active, error)
+	// Drop removes the items with these IDs that are not settled
+	// (Item.Settled), whoever holds them, and returns how many it removed;
+	// an ID settled or not held is passed over, and nothing is written
+	// when none is removed. The node drops the items of a peer it forgot,
+	// so that their traces can be queued again from the agent that lists
+	// them (docs/decisions.md, "Names").
+	Drop(ids ...string) (dropped int, err error)
 }
 
 // Active is the part of the queue at work: the items that are not

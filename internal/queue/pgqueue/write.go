@@ -230,3 +230,27 @@ func (s *Store) Update(updates ...queue.Update) ([]error, error) {
 	}
 	return results, nil
 }
+
+// Drop deletes the rows at work with these IDs in one transaction; when
+// it deletes some, the settled items older than queue.SettledRetention
+// are dropped too, as the file store drops them at its writes.
+func (s *Store) Drop(ids ...string) (int, error) {
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	var dropped int
+	err := s.tx("drop queue items", func(ctx context.Context, tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `DELETE FROM meshnode_queue WHERE id = ANY($1) AND `+active, ids)
+		if err != nil {
+			return err
+		}
+		if dropped = int(tag.RowsAffected()); dropped == 0 {
+			return nil
+		}
+		return prune(ctx, tx, s.Now())
+	})
+	if err != nil {
+		return 0, err
+	}
+	return dropped, nil
+}

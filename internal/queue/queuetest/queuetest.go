@@ -42,6 +42,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"SettledItemsKeepTheirTracesOutOfTheQueue", testSettledDedup},
 		{"SettledItemGoesBackToWork", testBackToWork},
 		{"SettledTraceListedUnderAnotherID", testSettledTraceUnderAnotherID},
+		{"DropRemovesItemsAtWorkOnly", testDrop},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t, func() time.Time { return T0 })) })
