@@ -3,6 +3,7 @@ package heartbeat
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -28,8 +29,9 @@ type claims struct {
 	open    map[string]queue.Item // claimed, not finished yet
 	pending []queue.Update
 	ended   map[string]string // item ID → the status written for it
-	drops   []string          // IDs of claimed items to drop (drop)
+	drops   []queue.Item      // claimed items to drop (drop)
 	dropped map[string]bool   // IDs of the items close dropped
+	gone    []queue.Item      // the items close dropped
 }
 
 // newClaims prepares a run's claims, lasting lease: the heartbeat passes
@@ -85,7 +87,7 @@ func (c *claims) drop(it *queue.Item) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.open, it.ID)
-	c.drops = append(c.drops, it.ID)
+	c.drops = append(c.drops, *it)
 }
 
 // close writes the pending finishes, gives back what was claimed but
@@ -106,8 +108,10 @@ func (c *claims) close() error {
 
 // dropLocked drops the items drop was told, in one call.
 func (c *claims) dropLocked() error {
-	ids := c.drops
-	c.drops = nil
+	ids := make([]string, len(c.drops))
+	for i, it := range c.drops {
+		ids[i] = it.ID
+	}
 	if len(ids) == 0 {
 		return nil
 	}
@@ -117,7 +121,15 @@ func (c *claims) dropLocked() error {
 	for _, id := range ids {
 		c.dropped[id] = true
 	}
+	c.gone, c.drops = append(c.gone, c.drops...), nil
 	return nil
+}
+
+// droppedItems returns the items close dropped.
+func (c *claims) droppedItems() []queue.Item {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.gone)
 }
 
 // flushLocked writes the pending updates in one call. An update refused

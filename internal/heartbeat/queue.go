@@ -10,6 +10,7 @@ import (
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/queue/pgqueue"
 	"github.com/meshnode/meshnode/internal/roster"
+	"github.com/meshnode/meshnode/internal/validation"
 )
 
 // openQueue returns the store of the node's validation queue: Options.Queue
@@ -119,4 +120,36 @@ func (n *job) listedByItsPeer(it queue.Item) bool {
 func (n *job) dropUnlisted(it queue.Item) {
 	n.log.Warn("queue item dropped: the peer it names does not list its trace", "peer", it.From, "url", it.FromURL,
 		"sha256", it.Hash, "id", it.ID)
+}
+
+// requeueDropped queues again, from the agent the ledger now records as
+// listing it, the trace of each item dropped because its peer no longer
+// lists it (listedByItsPeer): the agent a person moved to a new URL, the
+// author whose copy took the place of a mirror that withdrew its row, the
+// author a forgotten impostor's listing hid. Its row was seen already, so
+// nothing else would queue the trace again, and it would go without our
+// vote. A trace the ledger no longer holds, or holds unverified, not
+// pending, ours, or under the same peer, is not queued.
+func (n *job) requeueDropped(gone []queue.Item) error {
+	var again []queue.Item
+	for _, it := range gone {
+		t := n.ledger.WholeTrace(it.Hash)
+		if t == nil || !t.Verified || t.AgentURL == it.FromURL || t.URL == "" ||
+			!n.queueable(peer{name: t.Agent, url: t.AgentURL}, t.Hash, t.Status) {
+			continue
+		}
+		again = append(again, queue.Item{
+			ID: validation.ID(t.Hash), Hash: t.Hash, From: t.Agent, FromURL: t.AgentURL, TraceURL: t.URL,
+			Type: t.Type, Title: t.Title, Seq: t.Seq, Submitted: t.Submitted, QueuedAt: n.now, UpdatedAt: n.now,
+		})
+		n.log.Info("trace queued again from the agent that lists it", "peer", t.Agent, "url", t.AgentURL, "sha256", t.Hash)
+	}
+	if len(again) == 0 {
+		return nil
+	}
+	if _, err := n.queue.Enqueue(again...); err != nil {
+		return fmt.Errorf("queue again the traces of dropped items: %w", err)
+	}
+	n.items = append(n.items, again...)
+	return nil
 }

@@ -50,10 +50,12 @@ func (n *job) publishResults() error {
 	}
 	var marks []queue.Update
 	var drops []string
+	var gone []queue.Item
 	for _, it := range todo {
 		if !n.listedByItsPeer(it) {
 			n.dropUnlisted(it)
 			drops = append(drops, it.ID)
+			gone = append(gone, it)
 			continue
 		}
 		held, err := n.publishResult(it)
@@ -82,7 +84,7 @@ func (n *job) publishResults() error {
 		dropped[id] = true
 	}
 	n.noteEnded(nil, dropped)
-	return nil
+	return n.requeueDropped(gone)
 }
 
 // publishResult writes the validation of one stored result unless its

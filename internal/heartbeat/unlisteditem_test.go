@@ -22,7 +22,8 @@ import (
 // marked published and kept. The rule (docs/decisions.md, "Names"):
 // before it scores or publishes an item, the node checks that the
 // ledger's record of the hash is by the item's peer, or a copy of it
-// listed by that peer, and otherwise drops the item unscored.
+// listed by that peer, and otherwise drops the item unscored and queues
+// the trace again from the agent the ledger records (requeueDropped).
 func TestAQueueItemWhosePeerDoesNotListItsTraceIsDroppedUnpublished(t *testing.T) {
 	for _, stored := range []bool{false, true} {
 		t.Run(map[bool]string{false: "waiting to be scored", true: "a worker's result to publish"}[stored], func(t *testing.T) {
@@ -74,10 +75,18 @@ func itemOfAnUnlistedPeer(t *testing.T, stored bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	requeued := false
 	for _, got := range items {
-		if got.Hash == h {
+		if got.Hash != h {
+			continue
+		}
+		if got.FromURL != gamma.URL+"/g/" || got.TraceURL != gamma.URL+"/g/traces/001-g.md" {
 			t.Errorf("the stranger's item is still in the queue: %s (%q), from %s", got.Status, got.Reason, got.FromURL)
 		}
+		requeued = got.Status == queue.StatusQueued
+	}
+	if !requeued {
+		t.Errorf("gamma's trace is not queued again from gamma (requeueDropped): %+v", items)
 	}
 }
 

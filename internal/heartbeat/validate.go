@@ -64,7 +64,12 @@ func (n *job) scoreQueue(ctx context.Context, scorer score.Scorer) error {
 	if err != nil {
 		return fmt.Errorf("claim from queue: %w", err)
 	}
-	defer func() { n.noteEnded(c.ended, c.dropped) }()
+	noted := false
+	defer func() {
+		if !noted {
+			n.noteEnded(c.ended, c.dropped)
+		}
+	}()
 	known := n.known()
 	g, gctx := errgroup.WithContext(context.WithoutCancel(ctx))
 	// The heuristic computes on every core (GOMAXPROCS); more items in
@@ -86,6 +91,13 @@ func (n *job) scoreQueue(ctx context.Context, scorer score.Scorer) error {
 	}
 	if cerr := c.close(); err == nil {
 		err = cerr
+	}
+	// The items dropped leave the listed queue before their traces come
+	// back under the agent that lists them, with the same IDs.
+	n.noteEnded(c.ended, c.dropped)
+	noted = true
+	if err == nil {
+		err = n.requeueDropped(c.droppedItems())
 	}
 	return err
 }
