@@ -152,13 +152,13 @@ func (n *job) count(r *pollResult) {
 // it is somebody else's pending trace.
 func (n *job) recordFile(p peer, f fetched) (queue.Item, bool) {
 	n.state.MarkSeenFrom(p.url, f.entry.Hash, n.now)
-	if old := n.ledger.Traces[f.entry.Hash]; old != nil && old.AgentURL != p.url {
+	if old := n.ledger.Traces[f.entry.Hash]; f.kind == node.KindTrace && old != nil && old.AgentURL != p.url {
 		// The same bytes from a second agent are its file too, recorded
 		// beside the first listing; the trace is queued once, by hash
-		// (docs/decisions.md, "Copies").
-		if f.kind == node.KindTrace {
-			n.recordCopy(p, f, old)
-		}
+		// (docs/decisions.md, "Copies"). Only a trace: a validation or
+		// dispute is recorded per publisher whatever lists its bytes as a
+		// trace.
+		n.recordCopy(p, f, old)
 		return queue.Item{}, false
 	}
 	if f.kind == node.KindDispute {
