@@ -7,15 +7,16 @@ import (
 	"github.com/meshnode/meshnode/internal/manifest"
 )
 
-// TestARowWithoutAFileClaimsNoOtherAgentsTrace: a stranger lists, in the
+// TestAnUnverifiedRowGivesWayToAnotherAgentsVerifiedTrace: a stranger lists, in the
 // legacy layout (no file column: free to list, never verifiable), a row
 // whose hash is gamma's fresh trace, before the node reads gamma.
 // recordUnfetchables records it as the stranger's unverified trace under
-// that hash; when gamma's file is then fetched and verified, recordFile
-// finds another agent's trace of that hash and records gamma's as a copy
-// of the stranger's, and queues nothing: the stranger's row was never
-// queued (it cannot be fetched), so gamma's trace is never validated by
-// this node, and the summary reports gamma as the copier.
+// that hash; when gamma's file was then fetched and verified, recordFile
+// found another agent's trace of that hash and recorded gamma's as a copy
+// of the stranger's, and queued nothing: the stranger's row was never
+// queued (it cannot be fetched), so gamma's trace was never validated by
+// this node, and the summary reported gamma as the copier. Now the
+// verified record takes the unverified one's place (ledger.Supersede).
 //
 // Attack: one row naming a hash public in gamma's MANIFEST.md, listed
 // before the node reads gamma (the mirror's race of issue 20, attack 3,
@@ -26,7 +27,7 @@ import (
 // without a file column: "never verifiable"; docs/decisions.md, "Copies":
 // "the same bytes from a second agent are its file too"): a row nobody
 // could verify is no claim on bytes another agent served and verified.
-func TestARowWithoutAFileClaimsNoOtherAgentsTrace(t *testing.T) {
+func TestAnUnverifiedRowGivesWayToAnotherAgentsVerifiedTrace(t *testing.T) {
 	p := newFakePeer(t)
 	gamma := p.URL + "/gamma/"
 	body := "# Gamma's finding\n\n## Work\n\nMeasured on loopback.\n"
