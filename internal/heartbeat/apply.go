@@ -48,6 +48,7 @@ func (n *job) apply(results []*pollResult) error {
 		n.learn(r)
 	}
 	n.withdraw(listings)
+	n.giveWay(listings)
 	// A quiet heartbeat brought nothing new: what takeDownDisputed and
 	// keepCopies compute from the history stands as last computed.
 	if n.quiet == nil {
