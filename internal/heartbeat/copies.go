@@ -85,7 +85,7 @@ func (n *job) giveWay(listings map[string]*listing) {
 	}
 	var cands []*ledger.Trace
 	for _, c := range n.ledger.Copies {
-		if c.TakenDown != ledger.Withdrawn && !disputed[ledger.CopyKey(c.AgentURL, c.Hash)] && gaveUp(n.ledger.Traces[c.Hash]) {
+		if c != nil && c.TakenDown != ledger.Withdrawn && !disputed[ledger.CopyKey(c.AgentURL, c.Hash)] && gaveUp(n.ledger.Traces[c.Hash]) {
 			cands = append(cands, c)
 		}
 	}
@@ -106,6 +106,9 @@ func (n *job) giveWay(listings map[string]*listing) {
 // when it does, as withdraw marks traces.
 func (n *job) withdrawCopies(listings map[string]*listing) {
 	for _, c := range n.ledger.Copies {
+		if c == nil {
+			continue
+		}
 		l := listings[c.AgentURL]
 		switch {
 		case l == nil:
