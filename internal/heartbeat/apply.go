@@ -48,6 +48,7 @@ func (n *job) apply(results []*pollResult) error {
 		n.learn(r)
 	}
 	n.withdraw(listings)
+	n.giveWay(listings)
 	// A quiet heartbeat brought nothing new: what takeDownDisputed and
 	// keepCopies compute from the history stands as last computed.
 	if n.quiet == nil {
@@ -152,13 +153,13 @@ func (n *job) count(r *pollResult) {
 // it is somebody else's pending trace.
 func (n *job) recordFile(p peer, f fetched) (queue.Item, bool) {
 	n.state.MarkSeenFrom(p.url, f.entry.Hash, n.now)
-	if old := n.ledger.Traces[f.entry.Hash]; old != nil && old.AgentURL != p.url {
+	if old := n.ledger.Traces[f.entry.Hash]; f.kind == node.KindTrace && old != nil && old.AgentURL != p.url && old.Verified {
 		// The same bytes from a second agent are its file too, recorded
 		// beside the first listing; the trace is queued once, by hash
-		// (docs/decisions.md, "Copies").
-		if f.kind == node.KindTrace {
-			n.recordCopy(p, f, old)
-		}
+		// (docs/decisions.md, "Copies"). Only a trace: a validation or
+		// dispute is recorded per publisher whatever lists its bytes as a
+		// trace.
+		n.recordCopy(p, f, old)
 		return queue.Item{}, false
 	}
 	if f.kind == node.KindDispute {
@@ -183,7 +184,10 @@ func (n *job) recordFile(p peer, f fetched) (queue.Item, bool) {
 	}
 	n.sum.NewTraces++
 	t := n.traceRecord(p, f)
-	n.ledger.AddTrace(t)
+	// Another agent's row without a file column is no claim on these
+	// bytes: the verified record takes its place (docs/decisions.md,
+	// "Copies").
+	n.ledger.Supersede(t)
 	n.keepCopy(t.Hash, f)
 	if !n.queueable(p, t.Hash, t.Status) {
 		return queue.Item{}, false

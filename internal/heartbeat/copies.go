@@ -61,6 +61,65 @@ func (n *job) keepCopy(h manifest.Hash, f fetched) {
 	}
 }
 
+// giveWay promotes another agent's copy in place of each record of the
+// ledger's traces that its lister gave up, when that copy is still listed
+// (ledger.Promote), so that the author's text stays while it publishes it
+// (docs/decisions.md, "Taking a peer's text down"). It runs after
+// withdraw: a lister gives a record up when it is withdrawn, or when the
+// lister disputes its hash. A copy is still listed unless it is marked
+// withdrawn (from its lister's MANIFEST.md when this run read it whole,
+// else as last read) or its lister disputes its hash. The first copy by
+// agent URL, then seq, is promoted, as Forget's is. A quiet heartbeat,
+// which brought nothing new, leaves what the last one promoted.
+func (n *job) giveWay(listings map[string]*listing) {
+	if n.quiet != nil || len(n.ledger.Copies) == 0 {
+		return
+	}
+	n.withdrawCopies(listings)
+	disputed := map[string]bool{}
+	for _, d := range n.ledger.Disputes {
+		disputed[ledger.CopyKey(d.ReporterURL, d.ClaimedHash)] = true
+	}
+	gaveUp := func(t *ledger.Trace) bool {
+		return t != nil && (t.TakenDown == ledger.Withdrawn || disputed[ledger.CopyKey(t.AgentURL, t.Hash)])
+	}
+	var cands []*ledger.Trace
+	for _, c := range n.ledger.Copies {
+		if c != nil && c.TakenDown != ledger.Withdrawn && !disputed[ledger.CopyKey(c.AgentURL, c.Hash)] && gaveUp(n.ledger.Traces[c.Hash]) {
+			cands = append(cands, c)
+		}
+	}
+	sort.Slice(cands, func(i, j int) bool {
+		a, b := cands[i], cands[j]
+		return a.AgentURL < b.AgentURL || (a.AgentURL == b.AgentURL && a.Seq < b.Seq)
+	})
+	for _, c := range cands {
+		// A copy of the same bytes promoted before it gave up nothing.
+		if t := n.ledger.Traces[c.Hash]; gaveUp(t) && n.ledger.Promote(c.Hash, c.AgentURL) {
+			n.log.Info("copy promoted: the first listing of its bytes was given up", "peer", c.Agent, "url", c.AgentURL, "seq", c.Seq, "sha256", c.Hash, "of", t.AgentURL)
+		}
+	}
+}
+
+// withdrawCopies marks each copy of the peers whose MANIFEST.md this run
+// read whole withdrawn when it no longer lists it, and as published again
+// when it does, as withdraw marks traces.
+func (n *job) withdrawCopies(listings map[string]*listing) {
+	for _, c := range n.ledger.Copies {
+		if c == nil {
+			continue
+		}
+		l := listings[c.AgentURL]
+		switch {
+		case l == nil:
+		case !l.lists(c):
+			n.ledger.TakeDownCopy(c.AgentURL, c.Hash, ledger.Withdrawn)
+		case c.TakenDown == ledger.Withdrawn:
+			n.ledger.TakeDownCopy(c.AgentURL, c.Hash, "")
+		}
+	}
+}
+
 // withdraw marks each trace of the peers whose MANIFEST.md this run read
 // whole withdrawn when it no longer lists it, and as published again when
 // it does.

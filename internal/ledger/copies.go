@@ -132,3 +132,63 @@ func sortTraces(out []*Trace) {
 		return a.Hash < b.Hash
 	})
 }
+
+// Promote puts in Traces the copy of hash h that the agent at agentURL
+// lists, in place of the record there, which becomes its own lister's
+// copy: the record of a hash that its lister withdrew, or disputed,
+// gives way to another agent's listing of the same bytes, as Forget's
+// does (docs/decisions.md, "Taking a peer's text down"). Both records
+// stay, so SIGNAL under rules that judge copies reads the same listings.
+// The record given up keeps its mark of withdrawn (TakeDownCopy), and no
+// other: whether a dispute takes the bytes down is decided for the
+// record in Traces. It reports whether it promoted the copy.
+func (l *Ledger) Promote(h manifest.Hash, agentURL string) bool {
+	first, k := l.Traces[h], CopyKey(agentURL, h)
+	if first == nil || first.AgentURL == agentURL || l.Copies[k] == nil {
+		return false
+	}
+	from := first.AgentURL
+	l.unseal(statefile.PeerFileName(agentURL))
+	l.unseal(statefile.PeerFileName(from))
+	// Whole, as unseal read them; gone when only a lying summary gave
+	// them (repairGroup).
+	c, first := l.Copies[k], l.Traces[h]
+	if c == nil || first == nil {
+		return false
+	}
+	demoted := *first
+	if demoted.TakenDown != Withdrawn {
+		demoted.TakenDown = ""
+	}
+	delete(l.Copies, k)
+	l.Copies[CopyKey(from, h)] = &demoted
+	l.Traces[h] = c
+	l.touch(agentURL, from)
+	return true
+}
+
+// TakeDownCopy marks the copy of hash h that the agent at agentURL lists
+// withdrawn (why is Withdrawn) when its lister no longer lists it, or
+// published again ("") when it does, and reports whether the ledger holds
+// that copy: a copy withdrawn is no listing to promote (Promote). As
+// TakeDown, it puts a new record in place of the old.
+func (l *Ledger) TakeDownCopy(agentURL string, h manifest.Hash, why string) bool {
+	k := CopyKey(agentURL, h)
+	t := l.Copies[k]
+	if t == nil {
+		return false
+	}
+	if t.TakenDown != why {
+		l.wholeOf(t, t.AgentURL)
+		// Read whole, a record only a lying summary gave is gone
+		// (repairGroup).
+		if t = l.Copies[k]; t == nil {
+			return false
+		}
+		nt := *t
+		nt.TakenDown = why
+		l.Copies[k] = &nt
+		l.touch(t.AgentURL)
+	}
+	return true
+}
