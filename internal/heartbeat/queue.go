@@ -95,10 +95,12 @@ func (n *job) noteEnded(ended map[string]string, dropped map[string]bool) {
 // listedByItsPeer reports whether the ledger records the item's trace as
 // listed by the peer the item names (FromURL, or its canonical form,
 // which a respelled agent's records move to: adoptRespelled): the
-// ledger's trace of that hash, or a copy of it. An item that fails it
-// was queued from a peer the node has forgotten since, or that no
-// longer lists the trace: scored or published, our validation would
-// name as where the trace was published a URL its author never used.
+// ledger's trace of that hash, or a copy of it its lister did not
+// withdraw (a mirror that dropped its row and gave way: giveWay). An
+// item that fails it was queued from a peer the node has forgotten
+// since, or that no longer lists the trace: scored or published, our
+// validation would name as where the trace was published a URL its
+// author never used, or fail to fetch it.
 func (n *job) listedByItsPeer(it queue.Item) bool {
 	urls := []string{it.FromURL}
 	if canon, err := roster.NormalizeURL(it.FromURL); err == nil && canon != it.FromURL {
@@ -108,7 +110,7 @@ func (n *job) listedByItsPeer(it queue.Item) bool {
 		if t := n.ledger.Traces[it.Hash]; t != nil && t.AgentURL == u {
 			return true
 		}
-		if n.ledger.Copies[ledger.CopyKey(u, it.Hash)] != nil {
+		if c := n.ledger.Copies[ledger.CopyKey(u, it.Hash)]; c != nil && c.TakenDown != ledger.Withdrawn {
 			return true
 		}
 	}

@@ -63,3 +63,44 @@ func queuedItem(t *testing.T, dir string, h manifest.Hash) *queue.Item {
 	}
 	return nil
 }
+
+// TestAWithdrawnMirrorsWaitingItemGivesWayToTheAuthor: a mirror lists
+// gamma's fresh trace first, so the queue's item of it names the mirror;
+// it waits (no standing). The mirror then drops its row and gamma's
+// listing takes the record's place (giveWay). The mirror's record, now a
+// copy marked withdrawn, lists the trace no more: its item is dropped, and
+// the trace queued again from gamma, whose file our validation names.
+// Counted as listed, the item fetched the trace from the mirror, which no
+// longer served it, and failed: gamma's trace went without our vote.
+func TestAWithdrawnMirrorsWaitingItemGivesWayToTheAuthor(t *testing.T) {
+	p := newFakePeer(t)
+	p.publishSeqs("/mallory/", 1, map[manifest.Seq][2]string{1: {"traces/m.md", plainTrace}})
+	p.serve("/gamma/MANIFEST.md", []byte("# MANIFEST\n\nagent: gamma\nsequence: 0\n"))
+	dir := newNode(t, [][2]string{{"gamma", p.URL + "/gamma/"}, {"mallory", p.URL + "/mallory/"}}, "")
+	beat(t, dir, testNow)
+	p.publishSeqs("/gamma/", 1, map[manifest.Seq][2]string{1: {"traces/x.md", plainTrace}})
+	beat(t, dir, testNow.Add(cursorStep))
+	h := manifest.HashBytes([]byte(plainTrace))
+	if it := queuedItem(t, dir, h); it == nil || it.FromURL != p.URL+"/mallory/" {
+		t.Fatalf("setup: the trace is queued as %+v, want under the mirror", it)
+	}
+
+	p.serve("/mallory/MANIFEST.md", []byte("# MANIFEST\n\nagent: mallory\nsequence: 2\n| seq | file | sha256 | type | status | submitted |\n|---|---|---|---|---|---|\n"))
+	p.serve("/mallory/traces/m.md", nil)
+	beat(t, dir, testNow.Add(2*cursorStep)) // gamma's listing takes the record's place
+	write(t, dir, node.FoundersFile, "tester | http://127.0.0.1:1/tester/\n")
+	beat(t, dir, testNow.Add(3*cursorStep)) // the mirror's item dropped, gamma's queued
+	beat(t, dir, testNow.Add(4*cursorStep)) // and scored
+
+	data, err := os.ReadFile(filepath.Join(dir, node.ValidationsDir, validation.FileName(h)))
+	if err != nil {
+		t.Fatalf("gamma's trace was never validated: %v", err)
+	}
+	v, err := validation.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := p.URL + "/gamma/traces/x.md"; v.TraceURL != want {
+		t.Errorf("our validation names %s, want gamma's file %s", v.TraceURL, want)
+	}
+}
