@@ -9,7 +9,8 @@ import "github.com/meshnode/meshnode/internal/ledger"
 // that it and SIGNAL never disagree on whom a dispute is about.
 type DisputedAgents struct {
 	names agentNames
-	keyOf []string // agent id → agent key
+	keyOf []string  // agent id → agent key
+	keys  agentKeys // trace URL → agent key, memoized
 }
 
 // DisputedAgentsOf indexes the agents of r: every agent the mesh it was
@@ -18,17 +19,18 @@ func DisputedAgentsOf(r Report) DisputedAgents {
 	ids := make(map[string]int, len(r.Agents))
 	keyOf := make([]string, len(r.Agents))
 	names := make(map[string]string, len(r.Agents))
+	keys := agentKeys{}
 	for id, a := range r.Agents {
-		k := agentKey(a.Agent, a.URL)
+		k := keys.key(a.Agent, a.URL)
 		ids[k], keyOf[id], names[k] = id, k, a.Agent
 	}
-	return DisputedAgents{names: newAgentNames(ids, keyOf, names), keyOf: keyOf}
+	return DisputedAgents{names: newAgentNames(ids, keyOf, names), keyOf: keyOf, keys: keys}
 }
 
 // About reports whether d is about the agent that publishes under name at
 // url (a trace's Agent and AgentURL): false for a dispute naming an agent
 // the report does not know.
 func (x DisputedAgents) About(d ledger.Dispute, name, url string) bool {
-	id, ok := x.names.disputed(d, agentKey)
-	return ok && x.keyOf[id] == agentKey(name, url)
+	id, ok := x.names.disputed(d, x.keys.key)
+	return ok && x.keyOf[id] == x.keys.key(name, url)
 }
