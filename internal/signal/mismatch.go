@@ -37,8 +37,8 @@ type mismatch struct {
 // disputes give it lies within MismatchWindow of the agent's newest
 // trace (its own rows only: nobody else's claim moves its window). A
 // dispute counts only when it disputes something (dispute.Check), names
-// an agent the mesh knows (agentNames.disputed) that is not its own publisher,
-// and is not refuted: a file of that agent that verified with the
+// an agent the mesh knows (agentNames.disputed) that is not its own
+// publisher, and is not refuted: a file of that agent that verified with the
 // claimed hash (ledger.Trace.Verified) shows those bytes served right.
 // Which disputers have standing is the closure's.
 func (m *mesh) addDisputes(ds []ledger.Dispute, traces [][]*ledger.Trace) {
@@ -123,8 +123,8 @@ func newAgentNames(ids map[string]int, keyOf []string, names map[string]string) 
 }
 
 // disputed is the agent a dispute names: by its agent_url, else by a
-// name only one agent goes by (uniqueNames). key is agentKey, or the
-// mesh's memo of it.
+// name only one agent goes by (uniqueNames). key is agentKey, memoized
+// (agentKeys.key).
 func (a agentNames) disputed(d ledger.Dispute, key func(name, url string) string) (int, bool) {
 	if id, ok := a.ids[key(d.Agent, d.AgentURL)]; ok {
 		return id, true
