@@ -4,6 +4,8 @@ import (
 	"path"
 	"strings"
 
+	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/validation"
 )
@@ -63,13 +65,11 @@ func (c *checker) target(f string, data []byte, v *validation.Validation) {
 		c.add(f, urlLine, "self-validation: %s is this node's own trace; never validate your own trace", orHash(v))
 		return
 	}
-	for _, r := range c.ledger.Rejected {
-		if r.ClaimedHash == v.TraceHash {
-			c.add(f, hashLine, "trace_hash %s was rejected: the bytes served did not match it; never validate a trace whose hash did not verify", v.TraceHash)
-			return
-		}
-	}
 	t := c.ledger.Traces[v.TraceHash]
+	if c.rejected(v.TraceHash, t) {
+		c.add(f, hashLine, "trace_hash %s was rejected: the bytes served did not match it; never validate a trace whose hash did not verify", v.TraceHash)
+		return
+	}
 	switch {
 	case t == nil:
 		c.add(f, hashLine, "trace_hash %s is not in %s: validate only traces the heartbeat fetched and verified", v.TraceHash, node.LedgerFile)
@@ -78,6 +78,20 @@ func (c *checker) target(f string, data []byte, v *validation.Validation) {
 	case v.TraceURL != "" && t.URL != "" && v.TraceURL != t.URL:
 		c.add(f, urlLine, "trace_url %s is not where trace_hash %s was fetched (%s)", v.TraceURL, v.TraceHash, t.URL)
 	}
+}
+
+// rejected reports whether a hash mismatch bars validating the trace of
+// hash h, t its record (nil: none): a file of its author claimed h and
+// served other bytes (ledger.Rejection.Against), or, while no file
+// verified with h, any file did. A mismatch of another agent's file
+// naming h says nothing of bytes that verified.
+func (c *checker) rejected(h manifest.Hash, t *ledger.Trace) bool {
+	for _, r := range c.ledger.Rejected {
+		if r.ClaimedHash == h && (t == nil || !t.Verified || r.Against(t)) {
+			return true
+		}
+	}
+	return false
 }
 
 // self reports whether the validation scores one of our own traces: by our

@@ -9,7 +9,8 @@
 //
 // A node publishes disputes at its own base URL as
 // disputes/dispute-<first 12 hex of the claimed hash>.md, one per claimed
-// hash, in a layout modelled on the canonical validation file:
+// hash and disputed agent (FileNameAbout names the second agent's), in a
+// layout modelled on the canonical validation file:
 //
 //	# MANIFEST-DISPUTE
 //
@@ -62,4 +63,14 @@ const fileNameHexDigits = 12
 // hash can never make a path.
 func FileName(claimedHash manifest.Hash) string {
 	return "dispute-" + claimedHash.Hex(fileNameHexDigits) + ".md"
+}
+
+// FileNameAbout is the name of a dispute of claimedHash about the agent
+// at agentURL once FileName(claimedHash) holds a dispute about another
+// agent (two agents' rows may claim one hash): "dispute-", the first 12
+// hex digits of the claimed hash, "-", the first 12 hex digits of the
+// sha256 of agentURL, ".md". It depends on nothing but the two, so a
+// node never publishes two disputes of one claim about one agent.
+func FileNameAbout(claimedHash manifest.Hash, agentURL string) string {
+	return "dispute-" + claimedHash.Hex(fileNameHexDigits) + "-" + manifest.HashBytes([]byte(agentURL)).Hex(fileNameHexDigits) + ".md"
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -124,6 +125,30 @@ func TestFileNameUsesTwelveHexDigitsOfTheClaim(t *testing.T) {
 		if got := FileName(manifest.Hash(in)); got != want {
 			t.Errorf("FileName(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestFileNameAboutAnotherAgentKeepsTheClaimAndNamesTheAgent: a second
+// agent's dispute of one claimed hash is named by the claim's 12 hex
+// digits and 12 of its agent URL's sha256: one name per claim and agent,
+// never FileName's, whatever the URL holds.
+func TestFileNameAboutAnotherAgentKeepsTheClaimAndNamesTheAgent(t *testing.T) {
+	const gamma, puppet = "https://gamma.example/mesh/", "https://puppet.example/../etc/"
+	g, p := FileNameAbout(manifest.Hash(hashA), gamma), FileNameAbout(manifest.Hash(hashA), puppet)
+	form := regexp.MustCompile(`^dispute-` + manifest.Hash(hashA).Hex(12) + `-[0-9a-f]{12}\.md$`)
+	for _, name := range []string{g, p} {
+		if !form.MatchString(name) {
+			t.Errorf("FileNameAbout = %q, want it to match %s", name, form)
+		}
+		if name == FileName(manifest.Hash(hashA)) {
+			t.Errorf("FileNameAbout = %q, FileName's", name)
+		}
+	}
+	if g == p {
+		t.Errorf("two agents' disputes of one claim share the name %q", g)
+	}
+	if again := FileNameAbout(manifest.Hash(strings.ToUpper(hashA)), gamma); again != g {
+		t.Errorf("FileNameAbout of one claim and agent = %q, then %q", g, again)
 	}
 }
 

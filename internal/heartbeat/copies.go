@@ -141,11 +141,15 @@ func (n *job) withdraw(listings map[string]*listing) {
 
 // takeDownDisputed marks each peer trace that a dispute which counts
 // names disputed, and publishes again one that no such dispute names
-// (docs/decisions.md, "Taking a peer's text down"). A dispute counts when
-// it is ours (the ledger's rejection: we were served other bytes), when
-// its author disputes its own trace, or when its reporter has standing as
-// SIGNAL computes it: a peer without standing cannot stop us republishing
-// another agent's text. A withdrawn trace is withdraw's.
+// (docs/decisions.md, "Taking a peer's text down"). A dispute counts
+// against a trace only when it is about the trace's author: ours when
+// the ledger's rejection is of a file of that agent
+// (ledger.Rejection.Against: it served us other bytes), a peer's when
+// the agent it names is the author as SIGNAL's mismatch rule reads it
+// (signal.DisputedAgents) and it is the author's own or its reporter has
+// standing as SIGNAL computes it. So a peer without standing cannot stop
+// us republishing another agent's text, nor can a row of one agent that
+// claims another's hash. A withdrawn trace is withdraw's.
 func (n *job) takeDownDisputed() error {
 	named := n.disputedHashes()
 	if len(named) == 0 && !n.anyDisputed() {
@@ -155,12 +159,16 @@ func (n *job) takeDownDisputed() error {
 	if err != nil {
 		return err
 	}
+	about, err := n.aboutOf()
+	if err != nil {
+		return err
+	}
 	for _, t := range n.ledger.Traces {
 		if t.TakenDown == ledger.Withdrawn {
 			continue
 		}
 		why := ""
-		if named[t.Hash].counts(t.AgentURL, standing) {
+		if named[t.Hash].counts(t, about, standing) {
 			why = ledger.Disputed
 		}
 		n.ledger.TakeDown(t.Hash, why)
@@ -168,23 +176,27 @@ func (n *job) takeDownDisputed() error {
 	return nil
 }
 
-// disputers are who disputes one hash: ours says we were served other
-// bytes; reporters are the peers' trace URLs.
+// disputers are who disputes one hash: ours are our rejections of it,
+// peers the peers' disputes of it.
 type disputers struct {
-	ours      bool
-	reporters []string
+	ours  []*ledger.Rejection
+	peers []*ledger.Dispute
 }
 
-// counts reports whether a dispute of a trace by author takes it down.
-func (d *disputers) counts(author string, standing func(string) bool) bool {
+// counts reports whether a dispute of trace t takes it down: about says
+// whether a peer's dispute is about t's author, standing whether the
+// agent at a trace URL has standing.
+func (d *disputers) counts(t *ledger.Trace, about func(*ledger.Dispute, *ledger.Trace) bool, standing func(string) bool) bool {
 	if d == nil {
 		return false
 	}
-	if d.ours {
-		return true
+	for _, r := range d.ours {
+		if r.Against(t) {
+			return true
+		}
 	}
-	for _, r := range d.reporters {
-		if r == author || standing(r) {
+	for _, p := range d.peers {
+		if about(p, t) && (p.ReporterURL == t.AgentURL || standing(p.ReporterURL)) {
 			return true
 		}
 	}
@@ -201,10 +213,10 @@ func (n *job) disputedHashes() map[manifest.Hash]*disputers {
 		return out[h]
 	}
 	for _, r := range n.ledger.Rejected {
-		of(r.ClaimedHash).ours = true
+		of(r.ClaimedHash).ours = append(of(r.ClaimedHash).ours, r)
 	}
 	for _, d := range n.ledger.Disputes {
-		of(d.ClaimedHash).reporters = append(of(d.ClaimedHash).reporters, d.ReporterURL)
+		of(d.ClaimedHash).peers = append(of(d.ClaimedHash).peers, d)
 	}
 	return out
 }
@@ -218,6 +230,22 @@ func (n *job) anyDisputed() bool {
 		}
 	}
 	return false
+}
+
+// aboutOf says whether a peer's dispute is about a trace's author, by
+// this heartbeat's SIGNAL report (signal.DisputedAgents: the one reading
+// of whom a dispute is about). Under a rule set this node does not
+// implement, SIGNAL knows no agent: no dispute is about anyone.
+func (n *job) aboutOf() (func(*ledger.Dispute, *ledger.Trace) bool, error) {
+	r, err := n.signalReport()
+	if unknownRules(err) != nil {
+		return func(*ledger.Dispute, *ledger.Trace) bool { return false }, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	agents := signal.DisputedAgentsOf(r)
+	return func(d *ledger.Dispute, t *ledger.Trace) bool { return agents.About(*d, t.Agent, t.AgentURL) }, nil
 }
 
 // standingOf says whether the agent at a trace URL has standing, from

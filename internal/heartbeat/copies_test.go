@@ -234,20 +234,31 @@ func TestPeersPagesLineIsKeptInItsCursor(t *testing.T) {
 
 func TestWhichDisputesTakeATraceDown(t *testing.T) {
 	standing := func(url string) bool { return url == "https://founder.example/" }
-	const author = "https://author.example/"
+	const author, other = "https://author.example/", "https://other.example/"
+	h := manifest.HashBytes([]byte(plainTrace))
+	tr := &ledger.Trace{Agent: "author", AgentURL: author, Hash: h}
+	// about stands in for signal.DisputedAgents, which has its own test:
+	// a dispute is about whom its agent_url names.
+	about := func(d *ledger.Dispute, t *ledger.Trace) bool { return d.AgentURL == t.AgentURL }
+	by := func(reporter, agent string) *ledger.Dispute {
+		return &ledger.Dispute{ReporterURL: reporter, AgentURL: agent}
+	}
 	for _, tc := range []struct {
 		name string
 		d    *disputers
 		want bool
 	}{
 		{"no dispute", nil, false},
-		{"ours", &disputers{ours: true}, true},
-		{"its author's", &disputers{reporters: []string{author}}, true},
-		{"an agent's with standing", &disputers{reporters: []string{"https://x.example/", "https://founder.example/"}}, true},
-		{"only agents without standing", &disputers{reporters: []string{"https://x.example/", "https://y.example/"}}, false},
+		{"ours", &disputers{ours: []*ledger.Rejection{{AgentURL: author, ClaimedHash: h}}}, true},
+		{"ours of another agent's file claiming its hash", &disputers{ours: []*ledger.Rejection{{AgentURL: other, ClaimedHash: h}}}, false},
+		{"its author's", &disputers{peers: []*ledger.Dispute{by(author, author)}}, true},
+		{"its author's of another agent", &disputers{peers: []*ledger.Dispute{by(author, other)}}, false},
+		{"an agent's with standing", &disputers{peers: []*ledger.Dispute{by("https://x.example/", author), by("https://founder.example/", author)}}, true},
+		{"an agent's with standing of another agent", &disputers{peers: []*ledger.Dispute{by("https://founder.example/", other)}}, false},
+		{"only agents without standing", &disputers{peers: []*ledger.Dispute{by("https://x.example/", author), by("https://y.example/", author)}}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := tc.d.counts(author, standing); got != tc.want {
+			if got := tc.d.counts(tr, about, standing); got != tc.want {
 				t.Errorf("counts = %v, want %v", got, tc.want)
 			}
 		})

@@ -24,11 +24,12 @@ func (n *job) disputeOf(p peer, m mismatch) *dispute.Dispute {
 }
 
 // publishDisputes writes a MANIFEST-DISPUTE file for every hash mismatch
-// seen in this run (apply collects them), once per claimed hash.
+// seen in this run (apply collects them), once per claimed hash and
+// disputed agent (disputeFile).
 func (n *job) publishDisputes() error {
 	for _, d := range n.disputes {
-		rel := path.Join(node.DisputesDir, dispute.FileName(d.ClaimedHash))
-		if _, ok := n.snap.File(rel); ok {
+		rel, ok := n.disputeFile(d)
+		if !ok {
 			continue
 		}
 		err := n.snap.WriteFile(rel, d.Format())
@@ -41,6 +42,29 @@ func (n *job) publishDisputes() error {
 		n.sum.DisputesPublished++
 	}
 	return nil
+}
+
+// disputeFile is where d is published: FileName of its claimed hash, or,
+// once that holds a dispute about another agent (its row claimed the hash
+// first), FileNameAbout the agent d is about, so that no agent's row
+// spends another's dispute. ok is false when a dispute of the claim about
+// the same agent is published already.
+func (n *job) disputeFile(d *dispute.Dispute) (rel string, ok bool) {
+	rel = path.Join(node.DisputesDir, dispute.FileName(d.ClaimedHash))
+	f, taken := n.snap.File(rel)
+	if !taken {
+		return rel, true
+	}
+	if f.Err == nil {
+		if first, err := dispute.Parse(f.Data); err == nil && first.AgentURL == d.AgentURL {
+			return "", false
+		}
+	}
+	rel = path.Join(node.DisputesDir, dispute.FileNameAbout(d.ClaimedHash, d.AgentURL))
+	if _, taken := n.snap.File(rel); taken {
+		return "", false
+	}
+	return rel, true
 }
 
 // publish writes disputes, resolves our traces' statuses and regenerates

@@ -106,6 +106,14 @@ type Rejection struct {
 	At          time.Time     `json:"at,omitzero"`
 }
 
+// Against reports whether the rejection counts against trace t: a file of
+// t's author claimed t's hash and served other bytes. A file of another
+// agent claiming the same hash says nothing of t's bytes: anyone can copy
+// a hash from a public MANIFEST.md into a row of its own.
+func (r *Rejection) Against(t *Trace) bool {
+	return r.ClaimedHash == t.Hash && r.AgentURL == t.AgentURL
+}
+
 // Key is the key of a validation in Ledger.Validations: the URL of the
 // agent that published it and the hash of its file, so that each file is
 // its own record. A record without a file hash (none is written so; a

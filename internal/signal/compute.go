@@ -122,7 +122,7 @@ type mesh struct {
 	names    map[string]string     // agent key → name as first written
 	urls     map[string]string     // agent key → trace URL
 	founders map[string]bool       // agent key → named in FOUNDERS.md
-	keys     map[string]string     // trace URL → agent key, memoized
+	keys     agentKeys             // trace URL → agent key, memoized
 	rules    Rules
 	// mismatches are the files agents disputed, by disputed agent and
 	// claimed hash; only under rules that take standing for them.
@@ -143,16 +143,21 @@ type mesh struct {
 	juries, reserves, lates [][]int
 }
 
-// key is agentKey, memoized by URL: normalizing a URL parses it, and a
-// mesh names the same few URLs on every trace and vote.
-func (m *mesh) key(name, url string) string {
+// key is agentKey, memoized by URL: a mesh names the same few URLs on
+// every trace and vote.
+func (m *mesh) key(name, url string) string { return m.keys.key(name, url) }
+
+// agentKeys memoizes agentKey by URL: normalizing a URL parses it.
+type agentKeys map[string]string
+
+func (ks agentKeys) key(name, url string) string {
 	if url == "" {
 		return agentKey(name, url)
 	}
-	k, ok := m.keys[url]
+	k, ok := ks[url]
 	if !ok {
 		k = agentKey(name, url)
-		m.keys[url] = k
+		ks[url] = k
 	}
 	return k
 }
@@ -171,7 +176,7 @@ func newMesh(in Input, rules Rules) *mesh {
 	m := &mesh{
 		rules:  rules,
 		byHash: make(map[manifest.Hash]int, len(in.Traces)),
-		names:  map[string]string{}, urls: map[string]string{}, founders: map[string]bool{}, keys: map[string]string{},
+		names:  map[string]string{}, urls: map[string]string{}, founders: map[string]bool{}, keys: agentKeys{},
 	}
 	// Names come first from the traces (the name the node polls the agent
 	// by), then from FOUNDERS.md, and only then from what validation files

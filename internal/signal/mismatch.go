@@ -37,20 +37,20 @@ type mismatch struct {
 // disputes give it lies within MismatchWindow of the agent's newest
 // trace (its own rows only: nobody else's claim moves its window). A
 // dispute counts only when it disputes something (dispute.Check), names
-// an agent the mesh knows (disputedAgent) that is not its own publisher,
-// and is not refuted: a file of that agent that verified with the
+// an agent the mesh knows (agentNames.disputed) that is not its own
+// publisher, and is not refuted: a file of that agent that verified with the
 // claimed hash (ledger.Trace.Verified) shows those bytes served right.
 // Which disputers have standing is the closure's.
 func (m *mesh) addDisputes(ds []ledger.Dispute, traces [][]*ledger.Trace) {
 	refuted := m.verifiedFiles(traces)
-	byName := m.uniqueNames()
+	agents := newAgentNames(m.ids, m.keyOf, m.names)
 	type found struct {
 		mismatch
 		seq manifest.Seq
 	}
 	byFile := map[string]*found{}
 	for _, d := range ds {
-		agent, ok := m.disputedAgent(d, byName)
+		agent, ok := agents.disputed(d, m.key)
 		reporter, known := m.ids[m.key(d.Reporter, d.ReporterURL)]
 		if !ok || !known || agent == reporter || !usable(d) {
 			continue
@@ -109,24 +109,38 @@ func (m *mesh) newestSeqs() []manifest.Seq {
 	return out
 }
 
-// disputedAgent is the agent a dispute names: by its agent_url, else by
-// a name only one agent goes by (uniqueNames).
-func (m *mesh) disputedAgent(d ledger.Dispute, byName map[string]int) (int, bool) {
-	if id, ok := m.ids[m.key(d.Agent, d.AgentURL)]; ok {
+// agentNames is whom a dispute may name: the mesh's agents by agent key,
+// and by a name only one of them goes by.
+type agentNames struct {
+	ids    map[string]int // agent key → agent id
+	byName map[string]int // lowercased name → agent id, for names only one agent goes by
+}
+
+// newAgentNames indexes the agents keyOf lists (by id), whose names are
+// names (by agent key).
+func newAgentNames(ids map[string]int, keyOf []string, names map[string]string) agentNames {
+	return agentNames{ids: ids, byName: uniqueNames(keyOf, names)}
+}
+
+// disputed is the agent a dispute names: by its agent_url, else by a
+// name only one agent goes by (uniqueNames). key is agentKey, memoized
+// (agentKeys.key).
+func (a agentNames) disputed(d ledger.Dispute, key func(name, url string) string) (int, bool) {
+	if id, ok := a.ids[key(d.Agent, d.AgentURL)]; ok {
 		return id, true
 	}
-	id, ok := byName[strings.ToLower(strings.TrimSpace(d.Agent))]
+	id, ok := a.byName[strings.ToLower(strings.TrimSpace(d.Agent))]
 	return id, ok
 }
 
-// uniqueNames maps each name (lowercased) that only one agent of the mesh
-// goes by to that agent. A dispute names the agent by the URL its
-// reporter polls it at, which need not be the URL this reader polls it
-// at: then its name says who it is, when the name is unambiguous.
-func (m *mesh) uniqueNames() map[string]int {
+// uniqueNames maps each name (lowercased) that only one agent goes by to
+// that agent. A dispute names the agent by the URL its reporter polls it
+// at, which need not be the URL this reader polls it at: then its name
+// says who it is, when the name is unambiguous.
+func uniqueNames(keyOf []string, names map[string]string) map[string]int {
 	out, twice := map[string]int{}, map[string]bool{}
-	for id, k := range m.keyOf {
-		n := strings.ToLower(m.names[k])
+	for id, k := range keyOf {
+		n := strings.ToLower(names[k])
 		if _, dup := out[n]; dup || n == "" {
 			twice[n] = true
 		}
