@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/meshnode/meshnode/internal/node"
+	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/roster"
 )
 
@@ -54,7 +55,8 @@ func (n *job) peers() ([]peer, error) {
 // an impostor's listing left would keep the agent that lists the same
 // bytes out of it, and scoring it would fetch from, and name as the
 // trace's URL, a peer the node forgot. Their traces are queued again
-// from the agent that lists them, when this heartbeat reads it.
+// from the agent that lists them: now when the ledger holds its listing
+// (requeueDropped), else when this heartbeat reads it.
 func (n *job) dropItemsOf(urls []string) error {
 	if len(urls) == 0 {
 		return nil
@@ -63,11 +65,13 @@ func (n *job) dropItemsOf(urls []string) error {
 	if err != nil {
 		return fmt.Errorf("read queue: %w", err)
 	}
+	var gone []queue.Item
 	for _, u := range urls {
 		var ids []string
 		for _, it := range a.Items {
 			if it.FromURL == u {
 				ids = append(ids, it.ID)
+				gone = append(gone, it)
 			}
 		}
 		dropped, err := n.queue.Drop(ids...)
@@ -78,7 +82,10 @@ func (n *job) dropItemsOf(urls []string) error {
 			n.log.Warn("queue items of a forgotten peer dropped", "url", u, "count", dropped)
 		}
 	}
-	return nil
+	// A trace the ledger already holds as another agent's (a copy the
+	// forgotten peer's record gave way to) is not read again: it is
+	// queued again from that agent now.
+	return n.requeueDropped(gone)
 }
 
 // adoptRespelled moves the cursor and the ledger's records that an agent

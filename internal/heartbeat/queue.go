@@ -135,7 +135,7 @@ func (n *job) dropUnlisted(it queue.Item) {
 func (n *job) requeueDropped(gone []queue.Item) error {
 	var again []queue.Item
 	for _, it := range gone {
-		t := n.ledger.WholeTrace(it.Hash)
+		t := n.led().WholeTrace(it.Hash)
 		if t == nil || !t.Verified || t.AgentURL == it.FromURL || t.URL == "" ||
 			!n.queueable(peer{name: t.Agent, url: t.AgentURL}, t.Hash, t.Status) {
 			continue

@@ -104,3 +104,48 @@ func TestAWithdrawnMirrorsWaitingItemGivesWayToTheAuthor(t *testing.T) {
 		t.Errorf("our validation names %s, want gamma's file %s", v.TraceURL, want)
 	}
 }
+
+// TestAForgottenImpostorsItemGivesWayToACopyAlreadyRead: an impostor
+// squatting the name alice lists carol's fresh trace before carol is
+// read, so the queue's item names the impostor and carol's listing is a
+// copy, never queued. A person lists the real alice: the impostor is
+// forgotten, carol's copy takes the record's place (Ledger.Forget) and the
+// impostor's item is dropped (dropItemsOf). Carol's row is seen already,
+// so nothing would read it again: her trace is queued from the ledger's
+// record, and our validation names her file.
+func TestAForgottenImpostorsItemGivesWayToACopyAlreadyRead(t *testing.T) {
+	body := "# Carol's finding\n\n## Work\n\nCarol measured it.\n"
+	h := manifest.HashBytes([]byte(body))
+	gossip, impostor, carol, alice := newFakePeer(t), newFakePeer(t), newFakePeer(t), newFakePeer(t)
+	gossip.publish("/g/", nil, nil)
+	gossip.serve("/g/AGENTS.md", agentsFile([2]string{"alice", impostor.URL + "/x/"}))
+	impostor.publish("/x/", []string{"traces/001-s.md"}, map[string]string{"traces/001-s.md": body})
+	carol.publish("/c/", nil, nil)
+	alice.publish("/a/", nil, nil)
+	dir := newNode(t, [][2]string{{"gossip", gossip.URL + "/g/"}, {"carol", carol.URL + "/c/"}}, "")
+	beat(t, dir, testNow)                 // learns the impostor as alice
+	beat(t, dir, testNow.Add(cursorStep)) // queues its listing; no standing, so it waits
+	carol.publish("/c/", []string{"traces/001-c.md"}, map[string]string{"traces/001-c.md": body})
+	beat(t, dir, testNow.Add(2*cursorStep)) // carol's listing, a copy
+	if it := queuedItem(t, dir, h); it == nil || it.FromURL != impostor.URL+"/x/" {
+		t.Fatalf("setup: the trace is queued as %+v, want under the impostor", it)
+	}
+
+	write(t, dir, node.AgentsFile, string(agentsFile([2]string{"gossip", gossip.URL + "/g/"},
+		[2]string{"carol", carol.URL + "/c/"}, [2]string{"alice", alice.URL + "/a/"})))
+	write(t, dir, node.FoundersFile, "tester | http://127.0.0.1:1/tester/\n")
+	beat(t, dir, testNow.Add(3*cursorStep)) // the impostor forgotten, carol's trace queued
+	beat(t, dir, testNow.Add(4*cursorStep)) // and scored
+
+	data, err := os.ReadFile(filepath.Join(dir, node.ValidationsDir, validation.FileName(h)))
+	if err != nil {
+		t.Fatalf("carol's trace was never validated: %v", err)
+	}
+	v, err := validation.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := carol.URL + "/c/traces/001-c.md"; v.TraceURL != want {
+		t.Errorf("our validation names %s, want carol's file %s", v.TraceURL, want)
+	}
+}
