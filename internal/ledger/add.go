@@ -247,7 +247,14 @@ func (l *Ledger) Rename(from, to string) {
 // whether the ledger holds that trace. Records change only through the
 // ledger's methods, so that Save rewrites the file that holds it.
 func (l *Ledger) TakeDown(h manifest.Hash, why string) bool {
-	t := l.Traces[h]
+	return takeDownIn(l, l.Traces, h, why)
+}
+
+// takeDownIn sets why the record under k in m, a map of l's records,
+// is taken down, and reports whether m holds one: a new record in place
+// of the old, read whole first (TakeDown, TakeDownCopy).
+func takeDownIn[K comparable](l *Ledger, m map[K]*Trace, k K, why string) bool {
+	t := m[k]
 	if t == nil {
 		return false
 	}
@@ -255,14 +262,14 @@ func (l *Ledger) TakeDown(h manifest.Hash, why string) bool {
 		l.wholeOf(t, t.AgentURL)
 		// Read whole, a record only a lying summary gave is gone
 		// (repairGroup).
-		if t = l.Traces[h]; t == nil {
+		if t = m[k]; t == nil {
 			return false
 		}
 		// A new record, not a change of this one: a sealed record stays as
 		// its segment holds it, and the new one goes to its peer's file.
 		nt := *t
 		nt.TakenDown = why
-		l.Traces[h] = &nt
+		m[k] = &nt
 		l.touch(t.AgentURL)
 	}
 	return true

@@ -173,22 +173,5 @@ func (l *Ledger) Promote(h manifest.Hash, agentURL string) bool {
 // that copy: a copy withdrawn is no listing to promote (Promote). As
 // TakeDown, it puts a new record in place of the old.
 func (l *Ledger) TakeDownCopy(agentURL string, h manifest.Hash, why string) bool {
-	k := CopyKey(agentURL, h)
-	t := l.Copies[k]
-	if t == nil {
-		return false
-	}
-	if t.TakenDown != why {
-		l.wholeOf(t, t.AgentURL)
-		// Read whole, a record only a lying summary gave is gone
-		// (repairGroup).
-		if t = l.Copies[k]; t == nil {
-			return false
-		}
-		nt := *t
-		nt.TakenDown = why
-		l.Copies[k] = &nt
-		l.touch(t.AgentURL)
-	}
-	return true
+	return takeDownIn(l, l.Copies, CopyKey(agentURL, h), why)
 }
