@@ -99,12 +99,12 @@ type job struct {
 	// validation or dispute of those bytes the ledger holds
 	// (publishedByAnother).
 	published map[manifest.Hash][]string
-	pub          *pubBudget                         // what may still be published of each peer's (publishing)
-	signal       *computedSignal                    // the last SIGNAL computed (signalReport)
-	input        *gatheredInput                     // the last SIGNAL input gathered (signalInput)
-	duty         *computedDuty                      // the reserve's duty last computed (reserveDuty)
-	stale        ledgerFact[map[string]bool]        // the peers to read again (misreadPeers)
-	kept         ledgerFact[map[manifest.Hash]bool] // the copies' selection (copiesKept)
+	pub       *pubBudget                         // what may still be published of each peer's (publishing)
+	signal    *computedSignal                    // the last SIGNAL computed (signalReport)
+	input     *gatheredInput                     // the last SIGNAL input gathered (signalInput)
+	duty      *computedDuty                      // the reserve's duty last computed (reserveDuty)
+	stale     ledgerFact[map[string]bool]        // the peers to read again (misreadPeers)
+	kept      ledgerFact[map[manifest.Hash]bool] // the copies' selection (copiesKept)
 	// items is the queue as listed once after apply (queueItems), with
 	// the statuses this run's claims ended in.
 	items   []queue.Item
