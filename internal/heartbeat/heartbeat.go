@@ -95,10 +95,10 @@ type job struct {
 	// that maxDisputesPerPeer kept out.
 	peerDisputes map[string]int
 	heldDisputes int
-	// published lists, by file hash, the URLs of the agents whose
-	// validation or dispute of those bytes the ledger holds
+	// published is, by file hash, the URL of the agent whose validation
+	// or dispute of those bytes the ledger holds, or severalPublishers
 	// (publishedByAnother).
-	published map[manifest.Hash][]string
+	published map[manifest.Hash]string
 	pub       *pubBudget                         // what may still be published of each peer's (publishing)
 	signal    *computedSignal                    // the last SIGNAL computed (signalReport)
 	input     *gatheredInput                     // the last SIGNAL input gathered (signalInput)

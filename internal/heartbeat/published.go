@@ -1,10 +1,13 @@
 package heartbeat
 
 import (
-	"slices"
-
 	"github.com/meshnode/meshnode/internal/manifest"
 )
+
+// severalPublishers stands, in the index publishedByAnother reads, for
+// bytes two or more agents publish as their validation or dispute: one
+// of them is another than whichever agent asks. No URL is empty.
+const severalPublishers = ""
 
 // publishedByAnother reports whether an agent other than the one at url
 // publishes the bytes of hash h as its validation or dispute, by the
@@ -14,7 +17,7 @@ import (
 // by notePublished.
 func (n *job) publishedByAnother(url string, h manifest.Hash) bool {
 	if n.published == nil {
-		n.published = map[manifest.Hash][]string{}
+		n.published = make(map[manifest.Hash]string, len(n.ledger.Validations)+len(n.ledger.Disputes))
 		for _, v := range n.ledger.Validations {
 			if v != nil {
 				n.notePublished(v.SourceHash, v.ValidatorURL)
@@ -26,15 +29,19 @@ func (n *job) publishedByAnother(url string, h manifest.Hash) bool {
 			}
 		}
 	}
-	return slices.ContainsFunc(n.published[h], func(u string) bool { return u != url })
+	by, ok := n.published[h]
+	return ok && by != url
 }
 
 // notePublished adds to the index publishedByAnother reads that the
 // agent at url publishes the file of hash h as its validation or
 // dispute, once the index is built.
 func (n *job) notePublished(h manifest.Hash, url string) {
-	if n.published == nil || h == "" || slices.Contains(n.published[h], url) {
+	if n.published == nil || h == "" || url == "" {
 		return
 	}
-	n.published[h] = append(n.published[h], url)
+	if by, ok := n.published[h]; ok && by != url {
+		url = severalPublishers
+	}
+	n.published[h] = url
 }
