@@ -20,7 +20,8 @@ import (
 // rejection whose claimed hash any published dispute claimed, so gamma's
 // mismatch vanished from the list. A dispute is the same claim as a
 // rejection only when it claims the same hash about the same agent
-// (ledger.Rejection.Against; signal.Names).
+// (ledger.Rejection.Against; signal.Names), and it is ours: a file in
+// disputes/ naming another reporter (edited by hand) is not our claim.
 func TestAPublishedDisputeHidesOnlyTheRejectionOfItsOwnClaim(t *testing.T) {
 	h := manifest.HashBytes([]byte("gamma's trace"))
 	served := manifest.HashBytes([]byte("other bytes"))
@@ -37,13 +38,17 @@ func TestAPublishedDisputeHidesOnlyTheRejectionOfItsOwnClaim(t *testing.T) {
 			[]string{"stranger " + stranger + "traces/claim.md", "gamma " + gamma + "traces/x.md"}},
 		{"a dispute of the same claim", gamma, []string{"gamma " + gamma + "traces/x.md"}},
 		{"a dispute of the same claim naming its agent by name", "", []string{"gamma " + gamma + "traces/x.md"}},
+		{"another reporter's dispute of the same claim", "another reporter", []string{"gamma " + gamma + "traces/x.md", "gamma " + gamma + "traces/x.md"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := published
 			if tc.agentURL != stranger {
 				d.Agent, d.AgentURL, d.FileURL = "gamma", tc.agentURL, gamma+"traces/x.md"
 			}
-			n := &Node{Files: []File{{Path: disputesDir + "/" + dispute.FileName(h), Data: d.Format()}}}
+			if tc.agentURL == "another reporter" {
+				d.AgentURL, d.Reporter, d.ReporterURL = gamma, "beta", "https://beta.example/"
+			}
+			n := &Node{URL: "https://fern.example.org/", Files: []File{{Path: disputesDir + "/" + dispute.FileName(h), Data: d.Format()}}}
 			l := ledger.New()
 			l.AddRejection(gamma+"traces/x.md", &ledger.Rejection{Agent: "gamma", AgentURL: gamma, Seq: 3, ClaimedHash: h, ServedHash: served, At: at.Add(-time.Hour)})
 			if tc.agentURL == stranger {

@@ -113,11 +113,19 @@ func isSelf(n *Node, agent, url string) bool {
 	return (url != "" && url == n.URL) || (agent != "" && strings.EqualFold(agent, n.Agent))
 }
 
+// sameClaim reports whether our published dispute d is the claim of our
+// rejection r: it names our node as its reporter (or none), and the
+// agent whose file r rejected (signal.Names); r's claimed hash is d's.
+func sameClaim(n *Node, d ledger.Dispute, r *ledger.Rejection) bool {
+	ours := d.ReporterURL == "" || strings.TrimRight(d.ReporterURL, "/") == strings.TrimRight(n.URL, "/")
+	return ours && signal.Names(d, r.Agent, r.AgentURL)
+}
+
 // loadDisputes reads the disputes we published, then adds the ledger's
 // rejections we did not publish a dispute for (publishing one is
 // optional: docs/protocol.md §6.5 only asks to reject and log). A
 // published dispute stands for a rejection only when it is the same
-// claim: the same claimed hash, about the same agent (signal.Names).
+// claim: the same claimed hash, by us, about the same agent (sameClaim).
 // Two agents' rows may claim one hash, and a dispute about one of them
 // says nothing of the other's file.
 func loadDisputes(n *Node, l *ledger.Ledger) {
@@ -136,7 +144,7 @@ func loadDisputes(n *Node, l *ledger.Ledger) {
 	}
 	for _, u := range sortedKeys(l.Rejected) {
 		r := l.Rejected[u]
-		if r == nil || slices.ContainsFunc(published[r.ClaimedHash], func(d ledger.Dispute) bool { return signal.Names(d, r.Agent, r.AgentURL) }) {
+		if r == nil || slices.ContainsFunc(published[r.ClaimedHash], func(d ledger.Dispute) bool { return sameClaim(n, d, r) }) {
 			continue
 		}
 		n.Disputes = append(n.Disputes, Dispute{Agent: r.Agent, FileURL: u, ClaimedHash: r.ClaimedHash, ServedHash: r.ServedHash, ObservedAt: r.At.UTC()})
