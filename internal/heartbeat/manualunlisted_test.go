@@ -39,12 +39,11 @@ func TestTheManualScorerIsOfferedOnlyItemsWhosePeerListsTheirTrace(t *testing.T)
 
 			q := queue.Open(filepath.Join(dir, filepath.FromSlash(node.QueueFile)))
 			q.Now = func() time.Time { return testNow }
-			from := gamma.URL + "/g/"
 			if tc == "a stranger's item" {
 				if n, err := q.Drop(validation.ID(h)); n != 1 || err != nil {
 					t.Fatalf("setup: dropped %d items of gamma's trace (%v)", n, err)
 				}
-				from = stranger.URL + "/s/"
+				from := stranger.URL + "/s/"
 				it := queue.Item{ID: validation.ID(h), Hash: h, From: "stranger", FromURL: from,
 					TraceURL: from + "traces/001-s.md", Type: "finding", Seq: 1, QueuedAt: testNow}
 				if n, err := q.Enqueue(it); n != 1 || err != nil {
