@@ -47,6 +47,10 @@ func (n *job) apply(results []*pollResult) error {
 		}
 		n.learn(r)
 	}
+	toQueue, err := n.unqueueNotTraces(toQueue)
+	if err != nil {
+		return err
+	}
 	n.withdraw(listings)
 	n.giveWay(listings)
 	// A quiet heartbeat brought nothing new: what takeDownDisputed and
@@ -68,7 +72,7 @@ func (n *job) apply(results []*pollResult) error {
 		}
 		toQueue = append(toQueue, reserve...)
 	}
-	toQueue, err := n.admit(toQueue)
+	toQueue, err = n.admit(toQueue)
 	if err != nil {
 		return err
 	}
@@ -255,7 +259,10 @@ func (n *job) recordValidation(p peer, f fetched) bool {
 	lv := ledger.ValidationOf(v)
 	lv.Validator, lv.ValidatorURL, lv.SourceURL, lv.SourceHash = p.name, p.url, f.url, f.entry.Hash
 	n.ledger.AddValidation(&lv)
-	n.notePublished(f.entry.Hash, p.url)
+	if namesTraceHash(&lv) {
+		n.notePublished(f.entry.Hash, p.url)
+		n.undoTraceListings(p, f.entry.Hash)
+	}
 	return claimed
 }
 

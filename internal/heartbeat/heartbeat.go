@@ -99,6 +99,9 @@ type job struct {
 	// or dispute of those bytes the ledger holds, or severalPublishers
 	// (publishedByAnother).
 	published map[manifest.Hash]string
+	// notTraces are the hashes whose records as a trace undoTraceListings
+	// dropped this run, for apply to unqueue (unqueueNotTraces).
+	notTraces map[manifest.Hash]bool
 	pub       *pubBudget                         // what may still be published of each peer's (publishing)
 	signal    *computedSignal                    // the last SIGNAL computed (signalReport)
 	input     *gatheredInput                     // the last SIGNAL input gathered (signalInput)
