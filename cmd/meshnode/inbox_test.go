@@ -197,7 +197,10 @@ func TestScoreListsTheNodesPostgreSQLQueue(t *testing.T) {
 	defer s.Close()
 	fillInbox(t, s)
 	t.Setenv(pgqueue.EnvDSN, dsn)
-	got, err := runCmd(t, "score", "--dir", scoreNode(t, "manual"))
+	dir := scoreNode(t, "manual")
+	writeListings(t, dir, []queue.Item{{From: "bob", FromURL: "https://bob.example/", Hash: manifest.Hash("sha256:" + strings.Repeat("b", 64)),
+		TraceURL: "https://bob.example/traces/two.md"}})
+	got, err := runCmd(t, "score", "--dir", dir)
 	if err != nil || !strings.Contains(got, "https://bob.example/traces/two.md") {
 		t.Fatalf("score on the shared queue: %v\n%s", err, got)
 	}

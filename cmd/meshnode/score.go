@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/meshnode/meshnode/internal/config"
+	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/peertext"
 	"github.com/meshnode/meshnode/internal/pullrequest"
 	"github.com/meshnode/meshnode/internal/queue"
@@ -115,16 +118,53 @@ func runScore(ctx context.Context, e *env, o scoreOptions) error {
 	if err != nil {
 		return fmt.Errorf("score: read queue: %w", err)
 	}
-	waiting := waitingItems(items)
+	waiting, unlisted, err := offeredItems(o.dir, waitingItems(items))
+	if err != nil {
+		return err
+	}
 	why, err := noSuggestionWhy(o.dir, cfg)
 	if err != nil {
 		return err
 	}
 	if !o.pr {
 		printWaiting(e.stdout, waiting, why)
+		printUnlisted(e.stdout, unlisted)
 		return nil
 	}
-	return syncScoresPR(ctx, e, o, cfg, waiting, why)
+	return syncScoresPR(ctx, e, o, cfg, waiting, why, unlisted)
+}
+
+// offeredItems keeps the waiting items a person may be offered: those
+// whose peer still lists their trace, as the node's ledger records it
+// (ledger.ListedBy, which the heartbeat asks before it scores, publishes
+// or suggests), and counts the others. An item of a peer that withdrew
+// its trace, or that the ledger no longer records as listing it (an
+// impostor forgotten, a mirror that gave way to the author), drafted,
+// would name that peer's URL as where the trace is published.
+func offeredItems(dir string, items []queue.Item) (offered []queue.Item, unlisted int, err error) {
+	if len(items) == 0 {
+		return nil, 0, nil
+	}
+	l, err := ledger.LoadCompact(filepath.Join(dir, filepath.FromSlash(node.LedgerFile)))
+	if err != nil {
+		return nil, 0, fmt.Errorf("score: read ledger: %w", err)
+	}
+	for _, it := range items {
+		if listed, withdrawn := l.ListedBy(it.FromURL, it.Hash); listed && !withdrawn {
+			offered = append(offered, it)
+			continue
+		}
+		unlisted++
+	}
+	return offered, unlisted, nil
+}
+
+// printUnlisted says once how many waiting traces are not offered, and
+// why.
+func printUnlisted(w io.Writer, unlisted int) {
+	if unlisted > 0 {
+		fmt.Fprintf(w, "%d waiting trace(s) not offered: the peer they were queued from no longer lists them (a heartbeat drops them, or, withdrawn by their author, keeps them waiting until listed again)\n", unlisted)
+	}
 }
 
 // noSuggestionWhy says why a waiting trace has no suggestion yet, the

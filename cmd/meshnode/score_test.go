@@ -10,14 +10,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/pullrequest"
 	"github.com/meshnode/meshnode/internal/pullrequest/fakegithub"
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
-// scoreNode writes a mesh.yaml with scorer and returns the node directory.
+// scoreNode writes a mesh.yaml with scorer and a ledger in which the
+// peer of each item of waitingQueue lists its trace, and returns the
+// node directory.
 func scoreNode(t *testing.T, scorer string) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -25,19 +29,39 @@ func scoreNode(t *testing.T, scorer string) string {
 	if err := os.WriteFile(filepath.Join(dir, "mesh.yaml"), []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	writeListings(t, dir, waitingQueue())
 	return dir
+}
+
+// writeListings writes the node's ledger: the trace of each item, listed
+// by the item's peer.
+func writeListings(t *testing.T, dir string, items []queue.Item) *ledger.Ledger {
+	t.Helper()
+	l := ledger.New()
+	for _, it := range items {
+		l.AddTrace(&ledger.Trace{Agent: it.From, AgentURL: it.FromURL, Hash: it.Hash, Seq: 1, URL: it.TraceURL, Verified: true, Status: "pending"})
+	}
+	saveLedger(t, dir, l)
+	return l
+}
+
+func saveLedger(t *testing.T, dir string, l *ledger.Ledger) {
+	t.Helper()
+	if _, err := l.Save(filepath.Join(dir, filepath.FromSlash(node.LedgerFile))); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func waitingQueue() []queue.Item {
 	s := validation.Scores{4, 3, 4, 2, 4, 3}
 	queued := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	return []queue.Item{
-		{ID: "aaaaaaaaaaaa", Hash: manifest.Hash("sha256:" + strings.Repeat("a", 64)), From: "bob", TraceURL: "https://bob.example/traces/a.md",
+		{ID: "aaaaaaaaaaaa", Hash: manifest.Hash("sha256:" + strings.Repeat("a", 64)), From: "bob", FromURL: "https://bob.example/", TraceURL: "https://bob.example/traces/a.md",
 			Title: "Alpha", Status: queue.StatusQueued, QueuedAt: queued, Suggested: &s,
 			SuggestedReasons: map[string][]string{"substance": {"412 words"}}, SuggestedNotes: "Solid."},
-		{ID: "bbbbbbbbbbbb", Hash: manifest.Hash("sha256:" + strings.Repeat("b", 64)), From: "cy", TraceURL: "https://cy.example/traces/b.md",
+		{ID: "bbbbbbbbbbbb", Hash: manifest.Hash("sha256:" + strings.Repeat("b", 64)), From: "cy", FromURL: "https://cy.example/", TraceURL: "https://cy.example/traces/b.md",
 			Title: "Beta", Status: queue.StatusQueued, QueuedAt: queued},
-		{ID: "cccccccccccc", Hash: manifest.Hash("sha256:" + strings.Repeat("c", 64)), From: "cy", Title: "Done", Status: "done", Suggested: &s},
+		{ID: "cccccccccccc", Hash: manifest.Hash("sha256:" + strings.Repeat("c", 64)), From: "cy", FromURL: "https://cy.example/", Title: "Done", Status: "done", Suggested: &s},
 	}
 }
 
@@ -167,7 +191,7 @@ func TestScoreReadsTheRealQueueFile(t *testing.T) {
 	q := queue.Open(filepath.Join(dir, "mesh-state", "queue.json"))
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	it := waitingQueue()[0]
-	if _, err := q.Enqueue(queue.Item{ID: it.ID, Hash: it.Hash, From: it.From, TraceURL: it.TraceURL, Title: it.Title, QueuedAt: now}); err != nil {
+	if _, err := q.Enqueue(queue.Item{ID: it.ID, Hash: it.Hash, From: it.From, FromURL: it.FromURL, TraceURL: it.TraceURL, Title: it.Title, QueuedAt: now}); err != nil {
 		t.Fatal(err)
 	}
 	res, err := q.Update(queue.Update{Kind: queue.Suggest, ID: it.ID, At: now,
@@ -264,5 +288,61 @@ func TestScoreWithoutStandingSaysWhyOnce(t *testing.T) {
 	}
 	if !strings.Contains(out, "3 waiting trace(s) have no suggestion yet: the heartbeat suggests scores only once this node has standing") {
 		t.Errorf("no count and reason:\n%s", out)
+	}
+}
+
+// TestScoreOffersOnlyTracesTheirPeerStillLists: `meshnode score` and its
+// --pr drafts offered every waiting item, though the heartbeat scores or
+// publishes one only while its peer lists its trace (ledger.ListedBy):
+// an item of a peer that withdrew the trace, or whose listing the ledger
+// holds as another agent's (an impostor forgotten, a mirror that gave
+// way to the author), was drafted in that peer's name, its trace_url the
+// peer's, for a person to merge. Now only bob's trace, still listed by
+// bob, is offered; the others are counted, and why said once.
+func TestScoreOffersOnlyTracesTheirPeerStillLists(t *testing.T) {
+	s := validation.Scores{4, 3, 4, 2, 4, 3}
+	queued := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	item := func(c, from string) queue.Item {
+		return queue.Item{ID: strings.Repeat(c, 12), Hash: manifest.Hash("sha256:" + strings.Repeat(c, 64)), From: from,
+			FromURL: "https://" + from + ".example/", TraceURL: "https://" + from + ".example/traces/" + c + ".md",
+			Title: "Trace " + c, Status: queue.StatusQueued, QueuedAt: queued, Suggested: &s}
+	}
+	items := []queue.Item{item("a", "bob"), item("b", "cy"), item("d", "eve")}
+	f, c := fakegithub.New(t, map[string]string{"MANIFEST.md": "# MANIFEST\n"})
+	o := scoreOptions{list: func(string) ([]queue.Item, error) { return items, nil }}
+	o.dir = scoreNode(t, "manual")
+	l := writeListings(t, o.dir, items[:2])
+	l.TakeDown(items[1].Hash, ledger.Withdrawn) // cy no longer lists its trace
+	impostor := item("d", "eve")
+	impostor.From, impostor.FromURL = "dan", "https://dan.example/" // the ledger holds dan's listing of it, not eve's
+	l.AddTrace(&ledger.Trace{Agent: "dan", AgentURL: impostor.FromURL, Hash: impostor.Hash, Seq: 1, Verified: true, Status: "pending"})
+	saveLedger(t, o.dir, l)
+
+	out, err := runScoreT(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "aaaaaaaaaaaa  bob") || strings.Contains(out, "bbbbbbbbbbbb") || strings.Contains(out, "dddddddddddd") {
+		t.Errorf("the list offers other than bob's trace:\n%s", out)
+	}
+	if !strings.Contains(out, "2 waiting trace(s) not offered") {
+		t.Errorf("the list does not say two traces are not offered:\n%s", out)
+	}
+
+	o.pr, o.getenv = true, githubEnv(c.BaseURL.String())
+	out, err = runScoreT(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := f.File("meshnode/scores", "validations/val-aaaaaaaaaaaa.md"); !ok {
+		t.Errorf("bob's trace was not drafted:\n%s", out)
+	}
+	for _, id := range []string{"bbbbbbbbbbbb", "dddddddddddd"} {
+		if got, ok := f.File("meshnode/scores", "validations/val-"+id+".md"); ok {
+			t.Errorf("a trace its peer does not list was drafted:\n%s", got)
+		}
+	}
+	if !strings.Contains(out, "2 waiting trace(s) not offered") {
+		t.Errorf("--pr does not say two traces are not offered:\n%s", out)
 	}
 }

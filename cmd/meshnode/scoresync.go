@@ -36,7 +36,7 @@ func suggestions(cfg *config.Config, items []queue.Item) (out []pullrequest.Sugg
 	return out, without
 }
 
-func syncScoresPR(ctx context.Context, e *env, o scoreOptions, cfg *config.Config, items []queue.Item, why string) error {
+func syncScoresPR(ctx context.Context, e *env, o scoreOptions, cfg *config.Config, items []queue.Item, why string, unlisted int) error {
 	client, owner, repo, err := githubClient("score --pr", o.dir, o.getenv, o.remote)
 	if err != nil {
 		return err
@@ -53,6 +53,7 @@ func syncScoresPR(ctx context.Context, e *env, o scoreOptions, cfg *config.Confi
 		return fmt.Errorf("score: %w", err)
 	}
 	printSync(e.stdout, res, without, why)
+	printUnlisted(e.stdout, unlisted)
 	return ensureCheck(ctx, e, client, owner, repo, o.base, res)
 }
 

@@ -47,6 +47,10 @@ func (n *job) apply(results []*pollResult) error {
 		}
 		n.learn(r)
 	}
+	toQueue, err := n.unqueueNotTraces(toQueue)
+	if err != nil {
+		return err
+	}
 	n.withdraw(listings)
 	n.giveWay(listings)
 	// A quiet heartbeat brought nothing new: what takeDownDisputed and
@@ -68,7 +72,7 @@ func (n *job) apply(results []*pollResult) error {
 		}
 		toQueue = append(toQueue, reserve...)
 	}
-	toQueue, err := n.admit(toQueue)
+	toQueue, err = n.admit(toQueue)
 	if err != nil {
 		return err
 	}
@@ -153,6 +157,15 @@ func (n *job) count(r *pollResult) {
 // it is somebody else's pending trace.
 func (n *job) recordFile(p peer, f fetched) (queue.Item, bool) {
 	n.state.MarkSeenFrom(p.url, f.entry.Hash, n.now)
+	if f.kind == node.KindTrace && n.publishedByAnother(p.url, f.entry.Hash) {
+		// Only a trace is a copy of a trace (docs/protocol.md §6.4):
+		// another agent's validation or dispute listed as p's trace is
+		// neither p's trace nor work for us to score (docs/decisions.md,
+		// "Copies").
+		n.log.Warn("not a trace: another agent publishes these bytes as its validation or dispute", "peer", p.name, "url", p.url,
+			"seq", f.entry.Seq, "sha256", f.entry.Hash)
+		return queue.Item{}, false
+	}
 	if old := n.ledger.Traces[f.entry.Hash]; f.kind == node.KindTrace && old != nil && old.AgentURL != p.url && old.Verified {
 		// The same bytes from a second agent are its file too, recorded
 		// beside the first listing; the trace is queued once, by hash
@@ -246,6 +259,10 @@ func (n *job) recordValidation(p peer, f fetched) bool {
 	lv := ledger.ValidationOf(v)
 	lv.Validator, lv.ValidatorURL, lv.SourceURL, lv.SourceHash = p.name, p.url, f.url, f.entry.Hash
 	n.ledger.AddValidation(&lv)
+	if namesTraceHash(&lv) {
+		n.notePublished(f.entry.Hash, p.url)
+		n.undoTraceListings(p, f.entry.Hash)
+	}
 	return claimed
 }
 

@@ -235,17 +235,27 @@ func (n *job) anyDisputed() bool {
 // aboutOf says whether a peer's dispute is about a trace's author, by
 // this heartbeat's SIGNAL report (signal.DisputedAgents: the one reading
 // of whom a dispute is about). Under a rule set this node does not
-// implement, SIGNAL knows no agent: no dispute is about anyone.
+// implement, SIGNAL knows no agent, and only the author's own dispute
+// naming itself is about it (signal.Names): who published a dispute is
+// the URL it was read from and needs no SIGNAL, so an author can still
+// take its own trace down; nobody else's dispute counts there, for want
+// of standing anyway.
 func (n *job) aboutOf() (func(*ledger.Dispute, *ledger.Trace) bool, error) {
 	r, err := n.signalReport()
 	if unknownRules(err) != nil {
-		return func(*ledger.Dispute, *ledger.Trace) bool { return false }, nil
+		return ownDispute, nil
 	}
 	if err != nil {
 		return nil, err
 	}
 	agents := signal.DisputedAgentsOf(r)
 	return func(d *ledger.Dispute, t *ledger.Trace) bool { return agents.About(*d, t.Agent, t.AgentURL) }, nil
+}
+
+// ownDispute reports whether d is t's author's dispute of its own
+// trace: published by the agent at t's URL and naming it.
+func ownDispute(d *ledger.Dispute, t *ledger.Trace) bool {
+	return d.ReporterURL == t.AgentURL && signal.Names(*d, t.Agent, t.AgentURL)
 }
 
 // standingOf says whether the agent at a trace URL has standing, from

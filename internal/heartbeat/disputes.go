@@ -33,6 +33,8 @@ func (n *job) recordDispute(p peer, f fetched) {
 		n.peerDisputes[p.url]++
 	}
 	n.ledger.AddDispute(&d)
+	n.notePublished(f.entry.Hash, p.url)
+	n.undoTraceListings(p, f.entry.Hash)
 }
 
 // disputesBy counts the disputes by the peer at url the ledger holds,

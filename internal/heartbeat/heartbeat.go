@@ -95,12 +95,19 @@ type job struct {
 	// that maxDisputesPerPeer kept out.
 	peerDisputes map[string]int
 	heldDisputes int
-	pub          *pubBudget                         // what may still be published of each peer's (publishing)
-	signal       *computedSignal                    // the last SIGNAL computed (signalReport)
-	input        *gatheredInput                     // the last SIGNAL input gathered (signalInput)
-	duty         *computedDuty                      // the reserve's duty last computed (reserveDuty)
-	stale        ledgerFact[map[string]bool]        // the peers to read again (misreadPeers)
-	kept         ledgerFact[map[manifest.Hash]bool] // the copies' selection (copiesKept)
+	// published is, by file hash, the URL of the agent whose validation
+	// or dispute of those bytes the ledger holds, or severalPublishers
+	// (publishedByAnother).
+	published map[manifest.Hash]string
+	// notTraces are the hashes whose records as a trace undoTraceListings
+	// dropped this run, for apply to unqueue (unqueueNotTraces).
+	notTraces map[manifest.Hash]bool
+	pub       *pubBudget                         // what may still be published of each peer's (publishing)
+	signal    *computedSignal                    // the last SIGNAL computed (signalReport)
+	input     *gatheredInput                     // the last SIGNAL input gathered (signalInput)
+	duty      *computedDuty                      // the reserve's duty last computed (reserveDuty)
+	stale     ledgerFact[map[string]bool]        // the peers to read again (misreadPeers)
+	kept      ledgerFact[map[manifest.Hash]bool] // the copies' selection (copiesKept)
 	// items is the queue as listed once after apply (queueItems), with
 	// the statuses this run's claims ended in.
 	items   []queue.Item

@@ -6,10 +6,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/queue/pgqueue"
-	"github.com/meshnode/meshnode/internal/roster"
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
@@ -93,28 +91,15 @@ func (n *job) noteEnded(ended map[string]string, dropped map[string]bool) {
 }
 
 // listedByItsPeer reports whether the ledger records the item's trace as
-// listed by the peer the item names (FromURL, or its canonical form,
-// which a respelled agent's records move to: adoptRespelled): the
-// ledger's trace of that hash, or a copy of it its lister did not
-// withdraw (a mirror that dropped its row and gave way: giveWay). An
-// item that fails it was queued from a peer the node has forgotten
-// since, or that no longer lists the trace: scored or published, our
-// validation would name as where the trace was published a URL its
-// author never used, or fail to fetch it.
+// listed by the peer the item names (ledger.ListedBy: FromURL or its
+// canonical form, the ledger's trace of that hash or a copy its lister
+// did not withdraw). An item that fails it was queued from a peer the
+// node has forgotten since, or that no longer lists the trace: scored or
+// published, our validation would name as where the trace was published
+// a URL its author never used, or fail to fetch it.
 func (n *job) listedByItsPeer(it queue.Item) bool {
-	urls := []string{it.FromURL}
-	if canon, err := roster.NormalizeURL(it.FromURL); err == nil && canon != it.FromURL {
-		urls = append(urls, canon)
-	}
-	for _, u := range urls {
-		if t := n.ledger.Traces[it.Hash]; t != nil && t.AgentURL == u {
-			return true
-		}
-		if c := n.ledger.Copies[ledger.CopyKey(u, it.Hash)]; c != nil && c.TakenDown != ledger.Withdrawn {
-			return true
-		}
-	}
-	return false
+	listed, _ := n.ledger.ListedBy(it.FromURL, it.Hash)
+	return listed
 }
 
 // dropUnlisted logs that it, whose peer does not list its trace
@@ -152,6 +137,8 @@ func (n *job) requeueDropped(gone []queue.Item) error {
 	if _, err := n.queue.Enqueue(again...); err != nil {
 		return fmt.Errorf("queue again the traces of dropped items: %w", err)
 	}
-	n.items = append(n.items, again...)
+	for _, it := range again {
+		n.items = append(n.items, *queue.Fresh(it, n.now)) // as the store keeps it, so suggest sees it waiting
+	}
 	return nil
 }

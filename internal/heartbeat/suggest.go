@@ -3,6 +3,7 @@ package heartbeat
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/score"
@@ -10,7 +11,9 @@ import (
 )
 
 // suggest stores the heuristic's scores on the items a person will score,
-// so `meshnode score --pr` can prefill its drafts, in one write.
+// so `meshnode score --pr` can prefill its drafts, in one write. Only an
+// item whose peer still lists its trace is offered (offerable), as only
+// such an item is scored or published by the other scorers.
 func (n *job) suggest(ctx context.Context) error {
 	h, err := score.New("heuristic", nil, 0)
 	if err != nil {
@@ -20,17 +23,22 @@ func (n *job) suggest(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if slices.ContainsFunc(listed, needsSuggestion) {
+		if err := n.history("queued traces to suggest scores for"); err != nil {
+			return err
+		}
+	}
+	if err := n.dropUnlistedQueued(); err != nil {
+		return err
+	}
 	var items []queue.Item
-	for _, it := range listed {
-		if it.Status == queue.StatusQueued && it.Suggested == nil {
+	for _, it := range n.items {
+		if needsSuggestion(it) && n.offerable(it) {
 			items = append(items, it)
 		}
 	}
 	var known []score.Known
 	if len(items) > 0 {
-		if err := n.history("queued traces to suggest scores for"); err != nil {
-			return err
-		}
 		known = n.known()
 	}
 	var updates []queue.Update
@@ -56,6 +64,54 @@ func (n *job) suggest(ctx context.Context) error {
 		return err
 	}
 	return n.wait("waiting for a person: run 'meshnode score --pr' or edit validations/ by hand")
+}
+
+// needsSuggestion reports whether it waits for a person and has no
+// suggestion yet.
+func needsSuggestion(it queue.Item) bool {
+	return it.Status == queue.StatusQueued && it.Suggested == nil
+}
+
+// offerable reports whether a person may be offered it: its peer lists
+// its trace and has not withdrawn it (ledger.ListedBy, which
+// `meshnode score` asks too). A trace its author withdrew waits, queued,
+// until it is listed again.
+func (n *job) offerable(it queue.Item) bool {
+	if n.snap.Deferred() {
+		return false // no history: nothing was asked of it (suggest)
+	}
+	listed, withdrawn := n.ledger.ListedBy(it.FromURL, it.Hash)
+	return listed && !withdrawn
+}
+
+// dropUnlistedQueued drops the queued items whose peer does not list
+// their trace (listedByItsPeer) and queues each trace again from the
+// agent that lists it (requeueDropped), as scoring does before it scores:
+// a person is never asked to score a trace in the name of a peer that
+// does not publish it, and the agent that does is queued in its stead.
+// Listings change only with news, which loads the history: a heartbeat
+// that did not load it checks nothing.
+func (n *job) dropUnlistedQueued() error {
+	if n.snap.Deferred() {
+		return nil
+	}
+	var gone []queue.Item
+	var ids []string
+	dropped := map[string]bool{}
+	for _, it := range n.items {
+		if it.Status == queue.StatusQueued && !n.listedByItsPeer(it) {
+			n.dropUnlisted(it)
+			gone, ids, dropped[it.ID] = append(gone, it), append(ids, it.ID), true
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	if _, err := n.queue.Drop(ids...); err != nil {
+		return fmt.Errorf("drop queue items: %w", err)
+	}
+	n.noteEnded(nil, dropped)
+	return n.requeueDropped(gone)
 }
 
 // storeSuggestions writes the suggestions; an item a person settled

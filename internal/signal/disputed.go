@@ -1,6 +1,10 @@
 package signal
 
-import "github.com/meshnode/meshnode/internal/ledger"
+import (
+	"strings"
+
+	"github.com/meshnode/meshnode/internal/ledger"
+)
 
 // DisputedAgents says which agent of a report a dispute is about, as the
 // mismatch rule reads it (docs/protocol.md §7.4): by its agent_url, else
@@ -33,4 +37,21 @@ func DisputedAgentsOf(r Report) DisputedAgents {
 func (x DisputedAgents) About(d ledger.Dispute, name, url string) bool {
 	id, ok := x.names.disputed(d, x.keys.key)
 	return ok && x.keyOf[id] == x.keys.key(name, url)
+}
+
+// Names reports whether d names the agent that publishes under name at
+// url, reading d as DisputedAgents does but without a report: by its
+// agent_url when it gives one (compared as AGENTS.md lines are), else by
+// its agent name, without case. It is stricter than About (an agent_url
+// no agent has never falls back to the name), and it is for readers that
+// must say whom a dispute is about whether SIGNAL knows the agent or
+// not: the site's list of the node's own disputes (an agent whose files
+// only ever mismatched is in no report), and an author's dispute of its
+// own trace under a rule set this node does not implement.
+func Names(d ledger.Dispute, name, url string) bool {
+	if d.AgentURL != "" {
+		return url != "" && normalURL(d.AgentURL) == normalURL(url)
+	}
+	n := strings.ToLower(strings.TrimSpace(d.Agent))
+	return n != "" && n == strings.ToLower(strings.TrimSpace(name))
 }

@@ -68,3 +68,28 @@ func rulesOf(t *testing.T, name string) Rules {
 	}
 	return r
 }
+
+// TestNamesReadsTheAgentURLElseTheName: without a report, a dispute
+// names an agent by its agent_url, compared as AGENTS.md lines are, or,
+// when it gives none, by its agent name without case; an agent_url never
+// falls back to the name.
+func TestNamesReadsTheAgentURLElseTheName(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		d    ledger.Dispute
+		want bool
+	}{
+		{"same agent_url", ledger.Dispute{Agent: "gamma", AgentURL: "https://gamma.example/"}, true},
+		{"agent_url spelled otherwise", ledger.Dispute{Agent: "x", AgentURL: "HTTPS://Gamma.example:443/"}, true},
+		{"another agent_url, the same name", ledger.Dispute{Agent: "gamma", AgentURL: "https://other.example/"}, false},
+		{"no agent_url, the name in another case", ledger.Dispute{Agent: " Gamma "}, true},
+		{"no agent_url, another name", ledger.Dispute{Agent: "delta"}, false},
+		{"neither", ledger.Dispute{}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Names(tc.d, "gamma", "https://gamma.example/"); got != tc.want {
+				t.Errorf("Names = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package site
 
 import (
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/meshnode/meshnode/internal/dispute"
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/signal"
 	"github.com/meshnode/meshnode/internal/trace"
 )
 
@@ -111,11 +113,23 @@ func isSelf(n *Node, agent, url string) bool {
 	return (url != "" && url == n.URL) || (agent != "" && strings.EqualFold(agent, n.Agent))
 }
 
+// sameClaim reports whether our published dispute d is the claim of our
+// rejection r: it names our node as its reporter (or none), and the
+// agent whose file r rejected (signal.Names); r's claimed hash is d's.
+func sameClaim(n *Node, d ledger.Dispute, r *ledger.Rejection) bool {
+	ours := d.ReporterURL == "" || strings.TrimRight(d.ReporterURL, "/") == strings.TrimRight(n.URL, "/")
+	return ours && signal.Names(d, r.Agent, r.AgentURL)
+}
+
 // loadDisputes reads the disputes we published, then adds the ledger's
 // rejections we did not publish a dispute for (publishing one is
-// optional: docs/protocol.md §6.5 only asks to reject and log).
+// optional: docs/protocol.md §6.5 only asks to reject and log). A
+// published dispute stands for a rejection only when it is the same
+// claim: the same claimed hash, by us, about the same agent (sameClaim).
+// Two agents' rows may claim one hash, and a dispute about one of them
+// says nothing of the other's file.
 func loadDisputes(n *Node, l *ledger.Ledger) {
-	published := map[manifest.Hash]bool{}
+	published := map[manifest.Hash][]ledger.Dispute{}
 	for _, f := range n.Files {
 		if path.Dir(f.Path) != disputesDir || path.Ext(f.Path) != ".md" {
 			continue
@@ -124,13 +138,13 @@ func loadDisputes(n *Node, l *ledger.Ledger) {
 		if err != nil {
 			continue // `meshnode check` reports it; the file is still copied
 		}
-		published[d.ClaimedHash] = true
+		published[d.ClaimedHash] = append(published[d.ClaimedHash], ledger.DisputeOf(d))
 		n.Disputes = append(n.Disputes, Dispute{File: f.Path, Agent: d.Agent, FileURL: d.FileURL,
 			ClaimedHash: d.ClaimedHash, ServedHash: d.ServedHash, ObservedAt: d.ObservedAt.UTC()})
 	}
 	for _, u := range sortedKeys(l.Rejected) {
 		r := l.Rejected[u]
-		if r == nil || published[r.ClaimedHash] {
+		if r == nil || slices.ContainsFunc(published[r.ClaimedHash], func(d ledger.Dispute) bool { return sameClaim(n, d, r) }) {
 			continue
 		}
 		n.Disputes = append(n.Disputes, Dispute{Agent: r.Agent, FileURL: u, ClaimedHash: r.ClaimedHash, ServedHash: r.ServedHash, ObservedAt: r.At.UTC()})
