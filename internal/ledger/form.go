@@ -78,12 +78,11 @@ func (p *Ledger) trimmed() (*Ledger, bool) {
 		}
 		c := *t
 		if c.Hash == k {
-			c.Hash = ""
+			c.Hash, left = "", true
 		}
-		if c.URL == c.derivedURL() {
-			c.URL = ""
+		if c.URL != "" && c.URL == c.derivedURL() {
+			c.URL, left = "", true
 		}
-		left = left || c.Hash == "" || c.URL == ""
 		out.Traces[k] = &c
 	}
 	return &out, left
