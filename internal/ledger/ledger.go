@@ -200,7 +200,7 @@ func (l *Ledger) put(in *Ledger) {
 // into new ones: a heartbeat decodes every record of the ledger.
 func decode(data []byte) (*Ledger, error) {
 	var in Ledger
-	if err := json.Unmarshal(data, &in); err != nil {
+	if err := decodePart(data, &in); err != nil {
 		return nil, err
 	}
 	l := &Ledger{

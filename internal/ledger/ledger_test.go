@@ -258,6 +258,9 @@ func FuzzDecode(f *testing.F) {
 	}
 	f.Add([]byte(`{"traces":{"x":null},"validations":{"a b":{"scores":[1,2,3,4,5,6,7]}}}`))
 	f.Add([]byte(`{"disputes":{"k":{"reporter_url":"https://a/","claimed_hash":"sha256:c","observed_at":"2026-02-23T18:00:00+02:00"},"n":null}}`))
+	f.Add([]byte(`{"form":2,"traces":{"sha256:aa":{"agent_url":"https://a/","file":"t/1.md"},"sha256:bb":{"agent_url":"https://a/","hash":"sha256:cc","url":""}}}`))
+	f.Add([]byte(`{"traces":{"sha256:aa":{"agent_url":"https://a/","hash":"sha256:aa","file":"t/1.md"}}}`))
+	f.Add([]byte(`{"form":3,"traces":{}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		l, err := decode(data)
 		if err != nil {
@@ -271,6 +274,12 @@ func FuzzDecode(f *testing.F) {
 		for name, data := range files {
 			if err := again.merge(data); err != nil {
 				t.Fatalf("ledger file %s written by Files does not decode: %v", name, err)
+			}
+		}
+		// What a file's form leaves out of a record comes back whole.
+		for k, tr := range l.Traces {
+			if got := again.Traces[k]; got == nil || got.Hash != tr.Hash || got.URL != tr.URL {
+				t.Fatalf("trace %q read back as %+v, want hash %q and URL %q", k, got, tr.Hash, tr.URL)
 			}
 		}
 		files2, _ := again.Files()

@@ -15,9 +15,9 @@ type Trace struct {
 	Agent     string          `json:"agent"`
 	AgentURL  string          `json:"agent_url"`
 	Seq       manifest.Seq    `json:"seq"`
-	Hash      manifest.Hash   `json:"hash"`
+	Hash      manifest.Hash   `json:"hash,omitempty"` // left out of a file of partForm when it is its key
 	File      string          `json:"file,omitempty"` // as the MANIFEST lists it; "" for legacy rows
-	URL       string          `json:"url,omitempty"`  // the file's full URL
+	URL       string          `json:"url,omitempty"`  // the file's full URL; left out of a file of partForm when it is AgentURL + File
 	Type      string          `json:"type,omitempty"`
 	Category  string          `json:"category,omitempty"`
 	Title     string          `json:"title,omitempty"`

@@ -608,16 +608,6 @@ func (l *Ledger) normalizedCopy() *Ledger {
 	return out
 }
 
-// encodePart is the bytes of a ledger file or segment: keys sorted,
-// two-space indent, a final newline.
-func encodePart(p *Ledger) ([]byte, error) {
-	data, err := json.MarshalIndent(p, "", "  ")
-	if err != nil {
-		return nil, fmt.Errorf("encode ledger: %w", err)
-	}
-	return append(data, '\n'), nil
-}
-
 // dropSealed removes from in, a peer's file just decoded, the records
 // equal to the sealed record l holds under their key, and notes that it
 // did.

@@ -72,10 +72,7 @@ func perPeerForm(t *testing.T, p string) {
 			t.Fatal(err)
 		}
 		for name, part := range peers {
-			old, err := encodePart(part.normalizedCopy())
-			if err != nil {
-				t.Fatal(err)
-			}
+			old := olderForm(t, part.normalizedCopy())
 			sum := sha256.Sum256(old)
 			if err := statefile.CreateSegment(p, peerDir(name)+"/"+segmentQuarter(rel)+"-"+hex.EncodeToString(sum[:4])+".json", old); err != nil {
 				t.Fatal(err)

@@ -146,8 +146,15 @@ func decode(data []byte) (*file, error) {
 		return nil, err
 	}
 	items := map[string]*Item{}
-	for id, it := range f.Items {
+	for key, it := range f.Items {
 		if it != nil {
+			id, err := itemID(key, it)
+			if err != nil {
+				return nil, err
+			}
+			if items[id] != nil {
+				return nil, fmt.Errorf("item %s under two keys", id)
+			}
 			it.ID = id
 			if it.UpdatedAt.IsZero() {
 				it.UpdatedAt = it.QueuedAt

@@ -27,9 +27,9 @@ const DefaultLease = 2 * time.Minute
 
 // Item is one trace waiting to be validated, with its claim.
 type Item struct {
-	ID       string        `json:"id,omitempty"` // validation.ID of the trace hash, as in val-<id>.md; a settled file leaves it to the key
-	Hash     manifest.Hash `json:"hash"`         // "sha256:<hex>"
-	From     string        `json:"from"`         // the agent that published the trace
+	ID       string        `json:"id,omitempty"`   // validation.ID of the trace hash, as in val-<id>.md; a settled file leaves it to the key
+	Hash     manifest.Hash `json:"hash,omitempty"` // "sha256:<hex>"; a settled file leaves it to the key
+	From     string        `json:"from"`           // the agent that published the trace
 	FromURL  string        `json:"from_url"`
 	TraceURL string        `json:"trace_url"`
 	Type     string        `json:"type,omitempty"`

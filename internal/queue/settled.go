@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/statefile"
 	"github.com/meshnode/meshnode/internal/validation"
 )
@@ -321,17 +323,20 @@ func (part *file) settledBytes(was []byte) ([]byte, error) {
 	return data, nil
 }
 
-// olderSettled reports whether data may be a settled file in the older
-// form, which wrote each item's "id" (encodeSettled never does): only such
-// a file can hold the same items in other bytes, so only it is decoded
-// again. A title or a reason that spells "id" is escaped (\"id\"), so
-// the raw key appears only as a key; a false positive costs a decode.
+// olderSettled reports whether data may be a settled file in an older
+// form, which wrote each item's "id", or its "hash" under its ID
+// (encodeSettled writes neither of an item its hash names): only such a
+// file can hold the same items in other bytes, so only it is decoded
+// again. A title or a reason that spells "id" or "hash" is escaped
+// (\"id\"), so the raw key appears only as a key; a false positive
+// costs a decode.
 func olderSettled(data []byte) bool {
-	return bytes.Contains(data, []byte(`"id":`))
+	return bytes.Contains(data, []byte(`"id":`)) || bytes.Contains(data, []byte(`"hash":`))
 }
 
 // encodeSettled encodes the settled items of part without what decode
-// gives back: an item's ID, which is its key, and its UpdatedAt when it is
+// gives back: an item's ID and hash, its key being its hash when the hash
+// gives the ID (itemID), its ID otherwise; and its UpdatedAt when it is
 // its QueuedAt (an item scored in the heartbeat that queued it). Each new
 // record adds its settled item to a file, so what the item repeats is paid
 // at every heartbeat with news (docs/decisions.md, "What a settled item
@@ -344,9 +349,31 @@ func (part *file) encodeSettled() ([]byte, error) {
 		if c.UpdatedAt.Equal(c.QueuedAt) {
 			c.UpdatedAt = time.Time{}
 		}
-		out.Items[id] = &c
+		key := id
+		if c.Hash.Valid() && validation.ID(c.Hash) == id {
+			key, c.Hash = string(c.Hash), ""
+		}
+		out.Items[key] = &c
 	}
 	return out.encode()
+}
+
+// itemID is the ID of it, filed under key: key itself, or the ID its
+// hash gives when key is a hash ("sha256:<64 hex>", which no ID is),
+// and then the item's hash, which a settled file leaves out.
+func itemID(key string, it *Item) (string, error) {
+	h := manifest.Hash(key)
+	if !strings.HasPrefix(key, "sha256:") {
+		return key, nil
+	}
+	if !h.Valid() {
+		return "", fmt.Errorf("item key %q: not an ID, nor a hash sha256:<64 lowercase hex>", key)
+	}
+	if it.Hash != "" && it.Hash != h {
+		return "", fmt.Errorf("item filed under %s says its hash is %s", h, it.Hash)
+	}
+	it.Hash = h
+	return validation.ID(h), nil
 }
 
 // loadSettledFiles reads each named settled file once, in name order, so

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -220,6 +221,9 @@ func byIDOf(t *testing.T, q *File) map[string]Item {
 
 func FuzzSettledFile(f *testing.F) {
 	f.Add([]byte(olderSettledFile()))
+	f.Add([]byte(keyedByIDSettledFile()))
+	f.Add([]byte(`{"items": {"` + string(item(3).Hash) + `": {"status": "done", "queued_at": "2026-03-01T12:00:00Z", "version": 3}}}`))
+	f.Add([]byte(`{"items": {"sha256:01": {"status": "done"}}}`))
 	f.Add([]byte(`{"items": {"000000000001": {"hash": "sha256:01", "status": "failed", "queued_at": "2026-03-01T12:00:00Z", "version": 3}}}`))
 	f.Add([]byte(`{"items": {"a": {"id": "b", "status": "done", "updated_at": "0001-01-01T00:00:00Z", "result": {"published_at": "2026-03-01T12:00:00Z"}}}}`))
 	if data, err := os.ReadFile(filepath.Join("testdata", "queue.golden.json")); err == nil {
@@ -267,12 +271,111 @@ func TestOnlyAnOlderSettledFileIsDecodedAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	old.Items["x"] = &Item{Hash: item(2).Hash, Title: `the "id": of it`, Status: StatusDone, QueuedAt: t0}
+	old.Items[item(2).ID] = &Item{Hash: item(2).Hash, Title: `the "id": and "hash": of it`, Status: StatusDone, QueuedAt: t0}
 	data, err := old.encodeSettled()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if olderSettled(data) {
 		t.Errorf("a settled file in the new form is taken for the older form:\n%s", data)
+	}
+}
+
+// keyedByIDSettledFile is the settled file of the peer of item(1) as
+// nodes before settled items were filed under their hash wrote it: the
+// item under its ID, with its hash.
+func keyedByIDSettledFile() string {
+	it := item(1)
+	return `{
+  "items": {
+    "` + it.ID + `": {
+      "hash": "` + string(it.Hash) + `",
+      "from": "jolt37",
+      "from_url": "https://jolt37.example/",
+      "trace_url": "https://jolt37.example/traces/1.md",
+      "type": "knowledge",
+      "seq": 1,
+      "status": "failed",
+      "reason": "fail 3/30",
+      "queued_at": "2026-03-01T12:01:00Z",
+      "version": 2
+    }
+  }
+}
+`
+}
+
+func TestASettledItemIsFiledUnderItsHashWhichGivesItsID(t *testing.T) {
+	q, p := newQueue(t)
+	if _, err := q.Enqueue(item(1)); err != nil {
+		t.Fatal(err)
+	}
+	decideNow(t, q, 1)
+	data := settledFile(t, p, 1)
+	if !strings.Contains(data, `"`+string(item(1).Hash)+`": {`) || strings.Contains(data, `"hash"`) ||
+		strings.Contains(data, `"`+item(1).ID+`"`) {
+		t.Errorf("the settled item is not filed under its hash alone:\n%s", data)
+	}
+	got := byIDOf(t, Open(p))[item(1).ID]
+	if got.ID != item(1).ID || got.Hash != item(1).Hash || got.Status != StatusFailed {
+		t.Errorf("read back %+v, want ID %s, hash %s, failed", got, item(1).ID, item(1).Hash)
+	}
+	// Queueing the trace again is still a no-op, by its hash.
+	if added, err := q.Enqueue(item(1)); err != nil || added != 0 {
+		t.Errorf("enqueue of the settled trace again: added %d, err %v", added, err)
+	}
+}
+
+func TestASettledFileKeyedByIDReadsTheSameAndKeepsItsBytesUntilItChanges(t *testing.T) {
+	q, p := newQueue(t)
+	name := statefile.PeerFileName(item(1).FromURL)
+	older := keyedByIDSettledFile()
+	writeFile(t, filepath.Join(statefile.Dir(SettledPath(p)), name), older)
+	writeFile(t, filepath.Join(statefile.Dir(p), name),
+		`{"items": {}, "settled": {"failed": ["`+item(1).ID+`"], "oldest": "2026-03-01T12:01:00Z"}}`)
+	before := byIDOf(t, q)[item(1).ID]
+	if before.Hash != item(1).Hash || before.Status != StatusFailed {
+		t.Fatalf("the older file reads as %+v", before)
+	}
+	if added, err := q.Enqueue(item(1)); err != nil || added != 0 {
+		t.Fatalf("enqueue of a settled trace: added %d, err %v", added, err)
+	}
+	if got := settledFile(t, p, 1); got != older {
+		t.Errorf("an unchanged settled file was rewritten:\n%s", got)
+	}
+	if _, err := q.Enqueue(item(2)); err != nil {
+		t.Fatal(err)
+	}
+	decideNow(t, q, 2)
+	if data := settledFile(t, p, 1); strings.Contains(data, `"hash"`) {
+		t.Errorf("the changed file kept the older form:\n%s", data)
+	}
+	if after := byIDOf(t, Open(p))[item(1).ID]; !reflect.DeepEqual(before, after) {
+		t.Errorf("item 1 read from the older file and from the new:\n%+v\n%+v", before, after)
+	}
+}
+
+func TestASettledFileWithABadHashKeyIsRefusedAndKept(t *testing.T) {
+	h := string(item(1).Hash)
+	for name, items := range map[string]string{
+		"a key that is no hash":         `"sha256:01": {"status": "done"}`,
+		"a hash that is not its key":    `"` + h + `": {"hash": "` + string(item(2).Hash) + `", "status": "done"}`,
+		"one item under its ID and key": `"` + h + `": {"status": "done"}, "` + item(1).ID + `": {"hash": "` + h + `", "status": "done"}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			q, p := newQueue(t)
+			file := filepath.Join(statefile.Dir(SettledPath(p)), statefile.PeerFileName(item(1).FromURL))
+			bad := `{"items": {` + items + `}}` + "\n"
+			writeFile(t, file, bad)
+			writeFile(t, filepath.Join(statefile.Dir(p), statefile.PeerFileName(item(1).FromURL)),
+				`{"items": {}, "settled": {"done": ["`+item(1).ID+`"], "oldest": "2026-03-01T12:01:00Z"}}`)
+			var corrupt *statefile.CorruptError
+			if _, err := q.List(); !errors.As(err, &corrupt) {
+				t.Fatalf("List of a settled file with %s: %v, want a corrupt file", name, err)
+			}
+			if got, _ := os.ReadFile(file); string(got) != bad {
+				t.Errorf("the refused file changed:\n%s", got)
+			}
+		})
 	}
 }
