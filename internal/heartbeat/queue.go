@@ -9,7 +9,6 @@ import (
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/queue/pgqueue"
-	"github.com/meshnode/meshnode/internal/roster"
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
@@ -93,28 +92,20 @@ func (n *job) noteEnded(ended map[string]string, dropped map[string]bool) {
 }
 
 // listedByItsPeer reports whether the ledger records the item's trace as
-// listed by the peer the item names (FromURL, or its canonical form,
-// which a respelled agent's records move to: adoptRespelled): the
-// ledger's trace of that hash, or a copy of it its lister did not
-// withdraw (a mirror that dropped its row and gave way: giveWay). An
-// item that fails it was queued from a peer the node has forgotten
-// since, or that no longer lists the trace: scored or published, our
-// validation would name as where the trace was published a URL its
-// author never used, or fail to fetch it.
+// listed by the peer the item names (FromURL; an agent that moved or was
+// respelled took its items along: moveAgent): the ledger's trace of that
+// hash, or a copy of it its lister did not withdraw (a mirror that
+// dropped its row and gave way: giveWay). An item that fails it was
+// queued from a peer the node has forgotten since, or that no longer
+// lists the trace: scored or published, our validation would name as
+// where the trace was published a URL its author never used, or fail to
+// fetch it.
 func (n *job) listedByItsPeer(it queue.Item) bool {
-	urls := []string{it.FromURL}
-	if canon, err := roster.NormalizeURL(it.FromURL); err == nil && canon != it.FromURL {
-		urls = append(urls, canon)
+	if t := n.ledger.Traces[it.Hash]; t != nil && t.AgentURL == it.FromURL {
+		return true
 	}
-	for _, u := range urls {
-		if t := n.ledger.Traces[it.Hash]; t != nil && t.AgentURL == u {
-			return true
-		}
-		if c := n.ledger.Copies[ledger.CopyKey(u, it.Hash)]; c != nil && c.TakenDown != ledger.Withdrawn {
-			return true
-		}
-	}
-	return false
+	c := n.ledger.Copies[ledger.CopyKey(it.FromURL, it.Hash)]
+	return c != nil && c.TakenDown != ledger.Withdrawn
 }
 
 // dropUnlisted logs that it, whose peer does not list its trace
@@ -126,9 +117,9 @@ func (n *job) dropUnlisted(it queue.Item) {
 
 // requeueDropped queues again, from the agent the ledger now records as
 // listing it, the trace of each item dropped because its peer no longer
-// lists it (listedByItsPeer): the agent a person moved to a new URL, the
-// author whose copy took the place of a mirror that withdrew its row, the
-// author a forgotten impostor's listing hid. Its row was seen already, so
+// lists it (listedByItsPeer): the author whose copy took the place of a
+// mirror that withdrew its row, the author a forgotten impostor's listing
+// hid. (An agent that moves takes its items along: moveAgent.) Its row was seen already, so
 // nothing else would queue the trace again, and it would go without our
 // vote. A trace the ledger no longer holds, or holds unverified, not
 // pending, ours, or under the same peer, is not queued.
