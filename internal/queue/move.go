@@ -114,9 +114,16 @@ func (f *file) movedTo(url string) bool {
 
 // finishMoves makes f hold the items of an unfinished move's old URL at
 // its new one, reading both peers' settled files, the new one's first, so
-// that a settled item found in both is the new one's copy.
+// that a settled item found in both is the new one's copy. An item moved
+// twice (A to B, then B to C, both unfinished) ends at the last URL,
+// whatever the order the records were read in.
 func (f *file) finishMoves() error {
-	f.moves = slices.Compact(f.moves)
+	seen := map[Move]bool{}
+	f.moves = slices.DeleteFunc(f.moves, func(m Move) bool {
+		dup := seen[m]
+		seen[m] = true
+		return dup
+	})
 	for _, m := range f.moves {
 		for _, name := range []string{statefile.PeerFileName(m.To), statefile.PeerFileName(m.From)} {
 			if err := f.loadSettled(name); err != nil {
@@ -125,8 +132,16 @@ func (f *file) finishMoves() error {
 		}
 	}
 	for _, it := range f.Items {
-		for _, m := range f.moves {
-			it.MoveTo(m.From, m.To)
+		// At most one pass per move: records that go round in a circle
+		// (a hand edit) cannot loop.
+		for range f.moves {
+			moved := false
+			for _, m := range f.moves {
+				moved = it.MoveTo(m.From, m.To) || moved
+			}
+			if !moved {
+				break
+			}
 		}
 	}
 	return nil

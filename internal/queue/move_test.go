@@ -254,3 +254,38 @@ func FuzzQueueFile(f *testing.F) {
 		}
 	})
 }
+
+// TestItemsMovedTwiceEndAtTheLastURL: an agent moved from A to B, then
+// from B to C, each move unfinished (its record in its new URL's file,
+// C's read before B's), reads with A's items at C, and Init leaves them
+// there alone, no record left.
+func TestItemsMovedTwiceEndAtTheLastURL(t *testing.T) {
+	const b, c = "https://zz.example/", "https://aa.example/"
+	q, p := newQueue(t)
+	if _, err := q.Enqueue(item(1), item(2)); err != nil {
+		t.Fatal(err)
+	}
+	files := stateFiles(t, filepath.Dir(p))
+	for _, m := range []Move{{From: item(1).FromURL, To: b}, {From: b, To: c}} {
+		files["queue/"+statefile.PeerFileName(m.To)] = withMove(t, `{"items": {}}`, m)
+	}
+	writeStateFiles(t, filepath.Dir(p), files)
+	q = Open(p)
+	q.Now = func() time.Time { return t0 }
+	for _, when := range []string{"before Init", "after Init"} {
+		all, err := q.List()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(all) != 2 || all[0].FromURL != c || all[1].FromURL != c || all[0].TraceURL != c+"traces/1.md" {
+			t.Errorf("%s: items %+v, want both at %s, their trace URLs under it", when, all, c)
+		}
+		if err := q.Init(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := stateFiles(t, filepath.Dir(p))
+	if len(got) != 1 || strings.Contains(show(got), `"moves"`) {
+		t.Errorf("files after Init:\n%s\nwant C's alone, without a move record", show(got))
+	}
+}
