@@ -289,3 +289,18 @@ func TestItemsMovedTwiceEndAtTheLastURL(t *testing.T) {
 		t.Errorf("files after Init:\n%s\nwant C's alone, without a move record", show(got))
 	}
 }
+
+// TestARenameThatMovesNothingWritesNothing: a heartbeat that changes
+// nothing commits nothing, so a rename of a URL that lists no item, or of
+// a URL to itself, writes no file.
+func TestARenameThatMovesNothingWritesNothing(t *testing.T) {
+	q, _ := newQueue(t)
+	renameSetup(t, q)
+	written := 0
+	defer statefile.SetWriteHook(func(string, int) { written++ })()
+	for _, m := range []Move{{From: "https://nobody.example/", To: movedURL}, {From: item(1).FromURL, To: item(1).FromURL}} {
+		if n, err := q.Rename(m.From, m.To); n != 0 || err != nil || written != 0 {
+			t.Errorf("rename %s to %s: moved %d, %v, wrote %d files; want nothing", m.From, m.To, n, err, written)
+		}
+	}
+}
