@@ -17,8 +17,16 @@ import (
 // MANIFEST.md without rows, and its IDENTITY.md names the log's key.
 func logPeer(t *testing.T, base string, n int) *fakePeer {
 	t.Helper()
+	p, _ := logPeerAt(t, n, base)
+	return p
+}
+
+// logPeerAt is logPeer serving the same files under each of bases (the
+// log made at the first), and the paths of its log's files under log/.
+func logPeerAt(t *testing.T, n int, bases ...string) (*fakePeer, []string) {
+	t.Helper()
 	p := newFakePeer(t)
-	origin, err := translog.Origin(p.URL + base)
+	origin, err := translog.Origin(p.URL + bases[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +38,9 @@ func logPeer(t *testing.T, base string, n int) *fakePeer {
 	for seq := 1; seq <= n; seq++ {
 		body := fmt.Appendf(nil, "# big %d\n\n## Work\n\nTrace %d of a big log.\n", seq, seq)
 		file := fmt.Sprintf("traces/%04d.md", seq)
-		p.serve(base+file, body)
+		for _, base := range bases {
+			p.serve(base+file, body)
+		}
 		entries = append(entries, translog.Entry{Seq: manifest.Seq(seq), Hash: manifest.HashBytes(body), File: file,
 			Type: "knowledge", Submitted: time.Date(2026, 3, 1, 0, 0, seq%60, 0, time.UTC)})
 	}
@@ -38,12 +48,18 @@ func logPeer(t *testing.T, base string, n int) *fakePeer {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var paths []string
 	for path, b := range files {
-		p.serve(base+node.LogDir+"/"+path, b)
+		paths = append(paths, path)
+		for _, base := range bases {
+			p.serve(base+node.LogDir+"/"+path, b)
+		}
 	}
-	p.serve(base+node.IdentityFile, []byte("# IDENTITY\n\nname: big\n"+translog.IdentityKey+": "+vkey+"\n"))
-	p.handle(base+manifest.FileName, staticManifest([]byte("# MANIFEST\n\nagent: big\nsequence: 0\n")))
-	return p
+	for _, base := range bases {
+		p.serve(base+node.IdentityFile, []byte("# IDENTITY\n\nname: big\n"+translog.IdentityKey+": "+vkey+"\n"))
+		p.handle(base+manifest.FileName, staticManifest([]byte("# MANIFEST\n\nagent: big\nsequence: 0\n")))
+	}
+	return p, paths
 }
 
 // TestBigSignedLogIsReadOverHeartbeats: a peer whose log holds more than

@@ -27,9 +27,13 @@ func (n *job) peers() ([]peer, error) {
 		n.log.Warn("AGENTS.md line skipped", "line", p.Line, "reason", p.Reason)
 		n.sum.AgentsSkipped = append(n.sum.AgentsSkipped, p.String())
 	}
-	n.adoptRespelled()
+	if err := n.adoptRespelled(); err != nil {
+		return nil, err
+	}
 	self, _ := roster.NormalizeURL(n.cfg.URL)
-	n.adoptMoved(self)
+	if err := n.adoptMoved(self); err != nil {
+		return nil, err
+	}
 	n.names = roster.NewBinding()
 	if err := n.names.Bind(n.cfg.Agent, self); err != nil {
 		return nil, fmt.Errorf("bind our own name: %w", err)
@@ -88,13 +92,14 @@ func (n *job) dropItemsOf(urls []string) error {
 	return n.requeueDropped(gone)
 }
 
-// adoptRespelled moves the cursor and the ledger's records that an agent
-// of AGENTS.md has under an earlier spelling of its URL (before URLs had
-// one canonical form: a default port, a host's trailing dot, an escaped
-// letter) to the URL AGENTS.md now gives, so the agent keeps its place
-// instead of being polled from scratch beside a cursor nothing reads. A
-// learned peer's second spelling is forgotten instead (bind).
-func (n *job) adoptRespelled() {
+// adoptRespelled moves the cursor, and what else the node keeps of the
+// agent (moveAgent), that an agent of AGENTS.md has under an earlier
+// spelling of its URL (before URLs had one canonical form: a default
+// port, a host's trailing dot, an escaped letter) to the URL AGENTS.md
+// now gives, so the agent keeps its place instead of being polled from
+// scratch beside a cursor nothing reads. A learned peer's second spelling
+// is forgotten instead (bind).
+func (n *job) adoptRespelled() error {
 	listed := map[string]bool{}
 	for _, a := range n.snap.Agents {
 		listed[a.URL] = true
@@ -105,22 +110,24 @@ func (n *job) adoptRespelled() {
 			continue
 		}
 		if n.state.Rename(u, canon) {
-			n.led().Rename(u, canon)
+			if err := n.moveAgent(u, canon); err != nil {
+				return err
+			}
 			n.log.Info("cursor moved to the agent's URL as AGENTS.md spells it", "from", u, "to", canon)
 		}
 	}
+	return nil
 }
 
-// adoptMoved moves the cursor and the ledger's records of an agent of
-// AGENTS.md whose URL a person changed (the agent moved) from its old URL
-// to the new one, so that its files read again at the new URL are its own
-// records, not copies of them (docs/decisions.md, "Names"). The old URL
-// is the one cursor left by a person's edit under the agent's name: not
-// learned by gossip, not listed in AGENTS.md, not our own; the new URL
-// has no cursor yet. The ledger goes down before the cursors, so a run
-// stopped between the two saves leaves the old cursor, and the next run
-// moves it again, the ledger's records already moved.
-func (n *job) adoptMoved(self string) {
+// adoptMoved moves the cursor, and what else the node keeps of the agent
+// (moveAgent), of an agent of AGENTS.md whose URL a person changed (the
+// agent moved) from its old URL to the new one, so that its files read
+// again at the new URL are its own records, not copies of them, and its
+// queue items wait there as they were (docs/decisions.md, "Names"). The
+// old URL is the one cursor left by a person's edit under the agent's
+// name: not learned by gossip, not listed in AGENTS.md, not our own; the
+// new URL has no cursor yet.
+func (n *job) adoptMoved(self string) error {
 	listed := map[string]bool{self: true}
 	for _, a := range n.snap.Agents {
 		listed[a.URL] = true
@@ -138,10 +145,36 @@ func (n *job) adoptMoved(self string) {
 			continue
 		}
 		if n.state.Rename(from[0], a.URL) {
-			n.led().Rename(from[0], a.URL)
+			if err := n.moveAgent(from[0], a.URL); err != nil {
+				return err
+			}
 			n.log.Info("cursor moved to the agent's new URL in AGENTS.md", "peer", a.Name, "from", from[0], "to", a.URL)
 		}
 	}
+	return nil
+}
+
+// moveAgent moves what the node keeps of the agent at from, whose cursor
+// just moved to the URL to (State.Rename), in one mechanism: its ledger
+// records, its queue items (IDs, claims and workers' results kept) and
+// the pin of its signed log. Everything but the cursors is down before
+// the cursors are saved, which the heartbeat does last: a run stopped
+// anywhere before leaves the old cursor, and the next run moves again,
+// moving nothing twice. The relays' state stays: it is what relays
+// listed at the old URL (docs/decisions.md, "Names").
+func (n *job) moveAgent(from, to string) error {
+	n.led().Rename(from, to)
+	if _, err := n.queue.Rename(from, to); err != nil {
+		return err
+	}
+	if !n.pins.Rename(from, to) {
+		return nil
+	}
+	// Saved now, not after the cursors as a poll's pins are: the moved
+	// pin is no further on than the cursor that moves with it.
+	changed, err := n.pins.Save()
+	n.sum.Changed = n.sum.Changed || changed
+	return err
 }
 
 // unlistedByName returns the URLs of the cursors neither learned by

@@ -91,12 +91,13 @@ func (n *job) noteEnded(ended map[string]string, dropped map[string]bool) {
 }
 
 // listedByItsPeer reports whether the ledger records the item's trace as
-// listed by the peer the item names (ledger.ListedBy: FromURL or its
-// canonical form, the ledger's trace of that hash or a copy its lister
-// did not withdraw). An item that fails it was queued from a peer the
-// node has forgotten since, or that no longer lists the trace: scored or
-// published, our validation would name as where the trace was published
-// a URL its author never used, or fail to fetch it.
+// listed by the peer the item names (ledger.ListedBy: FromURL, where an
+// agent that moved or was respelled took its items along, moveAgent; the
+// ledger's trace of that hash or a copy its lister did not withdraw). An
+// item that fails it was queued from a peer the node has forgotten since,
+// or that no longer lists the trace: scored or published, our validation
+// would name as where the trace was published a URL its author never
+// used, or fail to fetch it.
 func (n *job) listedByItsPeer(it queue.Item) bool {
 	listed, _ := n.ledger.ListedBy(it.FromURL, it.Hash)
 	return listed
@@ -111,9 +112,9 @@ func (n *job) dropUnlisted(it queue.Item) {
 
 // requeueDropped queues again, from the agent the ledger now records as
 // listing it, the trace of each item dropped because its peer no longer
-// lists it (listedByItsPeer): the agent a person moved to a new URL, the
-// author whose copy took the place of a mirror that withdrew its row, the
-// author a forgotten impostor's listing hid. Its row was seen already, so
+// lists it (listedByItsPeer): the author whose copy took the place of a
+// mirror that withdrew its row, the author a forgotten impostor's listing
+// hid. (An agent that moves takes its items along: moveAgent.) Its row was seen already, so
 // nothing else would queue the trace again, and it would go without our
 // vote. A trace the ledger no longer holds, or holds unverified, not
 // pending, ours, or under the same peer, is not queued.

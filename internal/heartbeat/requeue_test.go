@@ -14,11 +14,11 @@ import (
 // TestAMovedAgentsWaitingTraceIsValidatedAtItsNewURL: alice's pending
 // trace waits in the queue under her old URL (the node has no standing
 // yet) when a person moves her to a new URL in AGENTS.md. Her records
-// follow her (adoptMoved), so the item no longer names the peer the
-// ledger says lists the trace, and it is dropped (listedByItsPeer). Her
-// row is seen already, so nothing else would queue the trace again: it
-// went without our vote. It is queued again from the ledger's record,
-// under the new URL, and our validation names the file at the new URL.
+// and her queue item follow her (adoptMoved, moveAgent), so the item
+// names the peer the ledger says lists the trace, and our validation
+// names the file at the new URL. Her row is seen already, so an item
+// left at the old URL, dropped as no longer listed by its peer
+// (listedByItsPeer), would leave the trace without our vote.
 func TestAMovedAgentsWaitingTraceIsValidatedAtItsNewURL(t *testing.T) {
 	m := newMovingAgent(t)
 	dir := newNode(t, [][2]string{{"gamma", m.url("/gamma/")}, {"alice", m.url("/old/")}}, "")
@@ -32,8 +32,8 @@ func TestAMovedAgentsWaitingTraceIsValidatedAtItsNewURL(t *testing.T) {
 	write(t, dir, node.AgentsFile, string(agentsFile([2]string{"gamma", m.url("/gamma/")}, [2]string{"alice", m.url("/new/")})))
 	beat(t, dir, testNow.Add(cursorStep)) // the move
 	write(t, dir, node.FoundersFile, "tester | http://127.0.0.1:1/tester/\n")
-	beat(t, dir, testNow.Add(2*cursorStep)) // standing: the old item is dropped, the trace queued again
-	beat(t, dir, testNow.Add(3*cursorStep)) // and scored
+	beat(t, dir, testNow.Add(2*cursorStep)) // standing: the item, moved, is scored
+	beat(t, dir, testNow.Add(3*cursorStep))
 
 	data, err := os.ReadFile(filepath.Join(dir, node.ValidationsDir, validation.FileName(h)))
 	if err != nil {

@@ -10,7 +10,8 @@ import (
 // TestListedByReadsTheRecordAndTheListersCopies: an agent lists a trace
 // when the ledger's record of its hash is the agent's (withdrawn or not,
 // said apart), or the agent's copy of it is not withdrawn; an earlier
-// spelling of the agent's URL is the agent's too.
+// spelling of the agent's URL is not (a respelled agent's queue items
+// move with its records: the heartbeat's moveAgent).
 func TestListedByReadsTheRecordAndTheListersCopies(t *testing.T) {
 	h := manifest.HashBytes([]byte("bytes"))
 	const author, mirror, stranger = "https://author.example/", "https://mirror.example/", "https://stranger.example/"
@@ -21,7 +22,7 @@ func TestListedByReadsTheRecordAndTheListersCopies(t *testing.T) {
 		listed, withdrawn bool
 	}{
 		{"the record's lister", "", "-", author, true, false},
-		{"the record's lister, under an earlier spelling", "", "-", "HTTPS://author.example:443/", true, false},
+		{"the record's lister, under an earlier spelling", "", "-", "HTTPS://author.example:443/", false, false},
 		{"the record's lister, withdrawn", Withdrawn, "-", author, true, true},
 		{"the record's lister, disputed", Disputed, "-", author, true, false},
 		{"a copy's lister", "", "", mirror, true, false},

@@ -159,6 +159,9 @@ type Pins struct {
 	// a name that is not their peer's, which Save replaces.
 	put      map[string]bool
 	misnamed []string
+	// moved are the files of pins moved to another URL (Rename), which
+	// Save removes once the pins' new files are written.
+	moved []string
 }
 
 // Load reads the pins kept at path (node.LogPinsFile); none is no pin.
@@ -266,10 +269,45 @@ func (ps *Pins) Repin(url string, now time.Time) *Pin {
 	return &before
 }
 
+// Rename moves the pin of the peer at from to the URL to, where the same
+// agent is now (docs/decisions.md, "Names"), replacing any pin to held,
+// and reports whether from had one. The pin keeps its key, checkpoint,
+// alarm and evidence: a log is its key's, whose name (the origin it was
+// made under) a reader never compares with the URL it reads the log from
+// (docs/protocol.md §6.9), so the agent's log read at the new URL goes on
+// from the checkpoint accepted, and another key there without a rotation
+// is refused as at the old URL. Its mirrors leave out the new URL, the
+// agent's own now.
+func (ps *Pins) Rename(from, to string) bool {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	p, ok := ps.pins[from]
+	if !ok || from == to {
+		return false
+	}
+	c := *p
+	c.URL = to
+	c.Mirrors = slices.DeleteFunc(slices.Clone(p.Mirrors), func(m string) bool { return m == to })
+	if len(c.Mirrors) == 0 {
+		c.Mirrors = nil
+	}
+	delete(ps.pins, from)
+	delete(ps.put, from)
+	ps.pins[to] = &c
+	ps.put[to] = true
+	if name := statefile.PeerFileName(from); ps.was[name] != nil {
+		ps.moved = append(ps.moved, name)
+	}
+	return true
+}
+
 // Save writes every pin whose bytes changed, and reports whether a file
 // changed: a poll that learned nothing rewrites nothing. Only the pins
 // stored since Load or the last Save are encoded, so a save follows the
-// peers polled, not the mesh's size.
+// peers polled, not the mesh's size. The files of pins that moved to
+// another name (a misnamed file, a pin Rename moved) are removed only
+// once the new ones are written, so a crash between keeps a pin under
+// both names, never under none.
 func (ps *Pins) Save() (bool, error) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
@@ -281,18 +319,23 @@ func (ps *Pins) Save() (bool, error) {
 		}
 		files[statefile.PeerFileName(url)] = append(data, '\n')
 	}
-	changed, err := statefile.Update(ps.path, files, ps.was, ps.misnamed)
+	changed, err := statefile.Update(ps.path, files, ps.was, nil)
 	if err != nil {
 		return changed, fmt.Errorf("save log pins: %w", err)
 	}
 	for name, data := range files {
 		ps.was[name] = data
 	}
-	for _, name := range ps.misnamed {
+	gone := slices.DeleteFunc(append(slices.Clone(ps.misnamed), ps.moved...), func(name string) bool { return files[name] != nil })
+	removed, err := statefile.Update(ps.path, nil, ps.was, gone)
+	if err != nil {
+		return changed || removed, fmt.Errorf("save log pins: %w", err)
+	}
+	for _, name := range gone {
 		delete(ps.was, name)
 	}
-	ps.put, ps.misnamed = map[string]bool{}, nil
-	return changed, nil
+	ps.put, ps.misnamed, ps.moved = map[string]bool{}, nil, nil
+	return changed || removed, nil
 }
 
 // normalized is p with its times in UTC.

@@ -37,6 +37,9 @@ type file struct {
 	loaded map[string][]byte
 	held   map[string][]string
 	legacy bool // the single file older nodes kept was read
+	// moves are the moves of a peer's items to another URL that this call
+	// makes or that a write stopped in (move.go), which the write finishes.
+	moves []Move
 }
 
 // read loads the queue named by path: the directory path without ".json",
@@ -67,16 +70,31 @@ func read(path string, c *statefile.Cache, m memo) (*file, error) {
 			delete(m, name)
 		}
 	}
-	for name, data := range files {
-		in, err := m.decode(name, data)
-		if err != nil {
-			return nil, statefile.Corrupt(statefile.FilePath(path, name), data, err)
+	names := slices.Sorted(maps.Keys(files))
+	ins := make([]*file, len(names))
+	for i, name := range names {
+		in, err := m.decode(name, files[name])
+		if err == nil {
+			var moves []Move
+			moves, err = movesOf(in)
+			f.moves = append(f.moves, moves...)
 		}
-		for id, it := range in.Items {
-			f.Items[id] = it.clone()
+		if err != nil {
+			return nil, statefile.Corrupt(statefile.FilePath(path, name), files[name], err)
+		}
+		ins[i] = in
+	}
+	for i, in := range ins {
+		for _, it := range in.Items {
+			f.take(it)
 		}
 		if in.Settled != nil {
-			f.index[name] = in.Settled.clone()
+			f.index[names[i]] = in.Settled.clone()
+		}
+	}
+	if len(f.moves) > 0 {
+		if err := f.finishMoves(); err != nil {
+			return nil, err
 		}
 	}
 	return f, nil
@@ -109,10 +127,11 @@ func (m memo) decode(name string, data []byte) (*file, error) {
 
 // unfinished reports whether f holds what a write must finish: what only
 // an older node writes (the single file, or settled items in a peer's
-// file of mesh-state/queue/), or a move back to work that stopped before
-// its settled copy left (index.Back).
+// file of mesh-state/queue/), a move back to work that stopped before
+// its settled copy left (index.Back), or a move of a peer's items to
+// another URL that stopped before its end (index.Moves).
 func (f *file) unfinished() bool {
-	if f.legacy {
+	if f.legacy || len(f.moves) > 0 {
 		return true
 	}
 	for _, it := range f.Items {
@@ -219,6 +238,7 @@ func (f *file) files(back map[string]map[string]*Item) (active map[string][]byte
 		}
 		p.Settled.Back = slices.Sorted(maps.Keys(copies))
 	}
+	f.withMoves(parts)
 	active = make(map[string][]byte, len(parts))
 	for name, p := range parts {
 		if active[name], err = p.encode(); err != nil {
@@ -246,7 +266,8 @@ func (it *Item) Expired(now time.Time) bool {
 
 // write writes f back, each item's new file before its old one, so a
 // crash at any point leaves every item in its old state or its new one,
-// never in neither (settled.go): first the settled files it changes,
+// never in neither (settled.go, move.go): first, when items move to
+// another peer's URL, the files they arrive in; then the settled files it changes,
 // still holding the items going back to work; then the peers' files of
 // mesh-state/queue/. When some items go back to work, their settled
 // copies then leave, and last their peers' index stops listing them. It
@@ -265,15 +286,21 @@ func (f *file) write(now time.Time) error {
 	if err != nil {
 		return err
 	}
+	if len(f.moves) > 0 {
+		if err := f.writeMoveTargets(active, withCopies(settled, back)); err != nil {
+			return err
+		}
+	}
 	if err := f.writeSettled(withCopies(settled, back)); err != nil {
 		return err
 	}
-	if err := f.writeActive(active); err != nil || len(back) == 0 {
+	if err := f.writeActive(active); err != nil || len(back)+len(f.moves) == 0 {
 		return err
 	}
 	if err := f.writeSettled(settled); err != nil {
 		return err
 	}
+	f.moves = nil
 	if active, _, err = f.files(nil); err != nil {
 		return err
 	}

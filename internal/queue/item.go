@@ -2,6 +2,7 @@ package queue
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/meshnode/meshnode/internal/ledger"
@@ -128,6 +129,24 @@ func cloneReasons(m map[string][]string) map[string][]string {
 		out[k] = slices.Clone(v)
 	}
 	return out
+}
+
+// MoveTo lists the item at the peer URL to if it is listed at from, and
+// reports whether it was: its FromURL becomes to, and its TraceURL, when
+// under from, goes under to, as the ledger moves an agent's file URLs
+// (ledger.Ledger.Rename). Everything else stays: the ID, the status, the
+// claim with its owner, lease and version (a worker holding it finishes
+// it as if nothing moved), a suggestion and a worker's result. Every
+// store moves items by this rule (Store.Rename).
+func (it *Item) MoveTo(from, to string) bool {
+	if it.FromURL != from {
+		return false
+	}
+	it.FromURL = to
+	if rest, ok := strings.CutPrefix(it.TraceURL, from); ok {
+		it.TraceURL = to + rest
+	}
+	return true
 }
 
 // Record returns the trace the item queues as the ledger keeps a trace:

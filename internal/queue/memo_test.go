@@ -100,7 +100,7 @@ func TestCloneSharesNoMemory(t *testing.T) {
 		Submitted: t0, Status: StatusDone, Reason: "r", QueuedAt: t0, UpdatedAt: t0, Owner: "o", LeaseExpires: t0, Version: 2,
 		Suggested: &validation.Scores{1}, SuggestedReasons: map[string][]string{"a": {"b"}}, SuggestedNotes: "n",
 		Result: &Result{Scores: validation.Scores{2}, Reasons: map[string][]string{"c": {"d"}}, Notes: "n", Scorer: "s", ScoredAt: t0, PublishedAt: t0}}
-	ix := &index{Done: []string{"a"}, Failed: []string{"b"}, Skipped: []string{"c"}, Oldest: t0, Back: []string{"d"}}
+	ix := &index{Done: []string{"a"}, Failed: []string{"b"}, Skipped: []string{"c"}, Oldest: t0, Back: []string{"d"}, Moves: []Move{{From: "e", To: "f"}}}
 	for _, tc := range []struct {
 		name      string
 		orig, cpy any

@@ -66,6 +66,9 @@ type index struct {
 	// Back lists the items gone back to work whose copy the settled file
 	// may still hold: a write that stopped before it removed them.
 	Back []string `json:"back,omitempty"`
+	// Moves lists, in the file of the URL a peer's items move to, the
+	// moves a write has not finished (move.go).
+	Moves []Move `json:"moves,omitempty"`
 }
 
 // indexOf returns the index of items, all settled; nil when there are none.
@@ -97,6 +100,7 @@ func indexOf(items map[string]*Item) *index {
 func (ix *index) clone() *index {
 	c := *ix
 	c.Done, c.Failed, c.Skipped, c.Back = slices.Clone(ix.Done), slices.Clone(ix.Failed), slices.Clone(ix.Skipped), slices.Clone(ix.Back)
+	c.Moves = slices.Clone(ix.Moves)
 	return &c
 }
 

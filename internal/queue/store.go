@@ -52,6 +52,14 @@ type Store interface {
 	// so that their traces can be queued again from the agent that lists
 	// them (docs/decisions.md, "Names").
 	Drop(ids ...string) (dropped int, err error)
+	// Rename moves every item listed at the peer URL from, at work or
+	// settled, to the URL to (Item.MoveTo: IDs, statuses, claims and
+	// results kept), in one write, and returns how many it moved; nothing
+	// is written when none is listed at from. The node renames an agent
+	// whose URL changed, with its cursor and ledger records
+	// (docs/decisions.md, "Names"), so that a worker's result waiting for
+	// it is published at the new URL and nothing is scored twice.
+	Rename(from, to string) (moved int, err error)
 }
 
 // Active is the part of the queue at work: the items that are not

@@ -254,3 +254,31 @@ func (s *Store) Drop(ids ...string) (int, error) {
 	}
 	return dropped, nil
 }
+
+// Rename moves the rows listed at from, at work and settled, to the URL
+// to (queue.Item.MoveTo) in one transaction, and returns how many it
+// moved.
+func (s *Store) Rename(from, to string) (int, error) {
+	if from == "" || to == "" {
+		return 0, fmt.Errorf("move queue items from %q to %q: a peer URL is empty", from, to)
+	}
+	if from == to {
+		return 0, nil
+	}
+	var moved []*queue.Item
+	err := s.tx("move the queue items of "+from+" to "+to, func(ctx context.Context, tx pgx.Tx) error {
+		rows, err := query(ctx, tx, `SELECT item FROM meshnode_queue WHERE item->>'from_url' = $1 ORDER BY id FOR UPDATE`, from)
+		if err != nil {
+			return err
+		}
+		for _, it := range rows {
+			it.MoveTo(from, to)
+		}
+		moved = rows
+		return save(ctx, tx, rows)
+	})
+	if err != nil {
+		return 0, err
+	}
+	return len(moved), nil
+}

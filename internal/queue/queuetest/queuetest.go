@@ -43,6 +43,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"SettledItemGoesBackToWork", testBackToWork},
 		{"SettledTraceListedUnderAnotherID", testSettledTraceUnderAnotherID},
 		{"DropRemovesItemsAtWorkOnly", testDrop},
+		{"RenameMovesAPeersItemsAsTheyAre", testRename},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t, func() time.Time { return T0 })) })
