@@ -8,7 +8,6 @@ import (
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/queue"
-	"github.com/meshnode/meshnode/internal/validation"
 )
 
 // What peers can make us publish and hold for them (docs/security.md,
@@ -93,11 +92,7 @@ func (n *job) publishedToday() map[string]int {
 		if node.KindOf(e) != node.KindValidation || e.Submitted.Before(since) {
 			continue
 		}
-		f, ok := n.snap.File(e.File)
-		if !ok || f.Err != nil {
-			continue
-		}
-		v, err := validation.Parse(f.Data)
+		v, err := n.snap.Validation(e.File)
 		if err != nil {
 			continue
 		}
