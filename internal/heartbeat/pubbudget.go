@@ -92,7 +92,11 @@ func (n *job) publishedToday() map[string]int {
 		if node.KindOf(e) != node.KindValidation || e.Submitted.Before(since) {
 			continue
 		}
-		v, err := n.snap.Validation(e.File)
+		f, ok := n.snap.File(e.File)
+		if !ok {
+			continue
+		}
+		v, err := n.snap.Validation(f)
 		if err != nil {
 			continue
 		}

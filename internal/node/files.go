@@ -99,28 +99,24 @@ func (s *Snapshot) Trace(rel string) (*trace.Trace, error) {
 	return p.t, p.err
 }
 
-// Validation returns the record of our validation file at rel
+// Validation returns the record of f, our validation file
 // (ledger.ValidationOf: as the file says, who it counts for left to the
-// caller), parsing the file once however often it is asked for: SIGNAL's
-// input is gathered again after a heartbeat writes, and a year of ours is
-// tens of thousands of files. The record is the caller's own copy, whose
-// strings share nothing with the file's bytes; an error says the file is
-// not a validation.
-func (s *Snapshot) Validation(rel string) (ledger.Validation, error) {
-	f, ok := s.File(rel)
-	if !ok {
-		return ledger.Validation{}, fmt.Errorf("%s: %w", rel, fs.ErrNotExist)
-	}
+// caller), parsing each file once however often it is asked for, by path
+// and hash: SIGNAL's input is gathered again after a heartbeat writes,
+// and a year of ours is tens of thousands of files. The record is the
+// caller's own copy, whose strings share nothing with the file's bytes;
+// an error says the file is not a validation.
+func (s *Snapshot) Validation(f File) (ledger.Validation, error) {
 	if f.Err != nil {
 		return ledger.Validation{}, f.Err
 	}
 	s.mu.Lock()
-	p, ok := s.validations[rel]
+	p, ok := s.validations[f.Path]
 	s.mu.Unlock()
 	if !ok || p.hash != f.Hash {
-		p = parseValidation(rel, f)
+		p = parseValidation(f)
 		s.mu.Lock()
-		s.validations[rel] = p
+		s.validations[f.Path] = p
 		s.mu.Unlock()
 	}
 	return p.v, p.err
@@ -141,9 +137,9 @@ var parsingValidation func(rel string)
 // parseValidation parses f, keeping only the record's own strings: Parse
 // cuts them from a copy of the whole file, which the snapshot would
 // otherwise hold for as long as it holds the record.
-func parseValidation(rel string, f File) parsedValidation {
+func parseValidation(f File) parsedValidation {
 	if parsingValidation != nil {
-		parsingValidation(rel)
+		parsingValidation(f.Path)
 	}
 	v, err := validation.Parse(f.Data)
 	if err != nil {

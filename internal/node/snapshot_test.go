@@ -214,7 +214,7 @@ func TestOpenRefusesOurManifestLinkedToAPipe(t *testing.T) {
 
 // TestValidationIsParsedOncePerFileAndHash: Validation parses a file the
 // first time it is asked for, and again only for other bytes at the path;
-// a file that is not a validation says why, each time it is asked.
+// a file that is not a validation, or was not read, says why, each time.
 func TestValidationIsParsedOncePerFileAndHash(t *testing.T) {
 	body := "# VALIDATION\n\nvalidator: us\nvalidator_url: https://us.example/\ntrace_url: https://p.example/traces/a.md\n" +
 		"trace_hash: sha256:" + strings.Repeat("a", 64) + "\nvalidated_at: 2026-03-11T00:00:00Z\nresult: pass\ntotal_score: 20\n"
@@ -226,11 +226,18 @@ func TestValidationIsParsedOncePerFileAndHash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	file := func(rel string) File {
+		f, ok := s.File(rel)
+		if !ok {
+			t.Fatalf("no %s", rel)
+		}
+		return f
+	}
 	for range 2 {
-		if v, err := s.Validation("validations/val-aaaaaaaaaaaa.md"); err != nil || v.Result != "pass" || v.Total != 20 || v.Validator != "us" {
+		if v, err := s.Validation(file("validations/val-aaaaaaaaaaaa.md")); err != nil || v.Result != "pass" || v.Total != 20 || v.Validator != "us" {
 			t.Fatalf("Validation = %+v, %v", v, err)
 		}
-		if _, err := s.Validation("validations/val-bbbbbbbbbbbb.md"); err == nil {
+		if _, err := s.Validation(file("validations/val-bbbbbbbbbbbb.md")); err == nil {
 			t.Error("a file that is not a validation has a record")
 		}
 	}
@@ -240,10 +247,10 @@ func TestValidationIsParsedOncePerFileAndHash(t *testing.T) {
 	i, _ := s.find("validations/val-aaaaaaaaaaaa.md")
 	s.files[i].Data = []byte(strings.Replace(body, "result: pass\ntotal_score: 20", "result: fail\ntotal_score: 8", 1))
 	s.files[i].Hash = manifest.HashBytes(s.files[i].Data)
-	if v, err := s.Validation("validations/val-aaaaaaaaaaaa.md"); err != nil || v.Result != "fail" || parsed["validations/val-aaaaaaaaaaaa.md"] != 2 {
+	if v, err := s.Validation(file("validations/val-aaaaaaaaaaaa.md")); err != nil || v.Result != "fail" || parsed["validations/val-aaaaaaaaaaaa.md"] != 2 {
 		t.Errorf("other bytes at the path: %+v, %v, parsed %d times", v, err, parsed["validations/val-aaaaaaaaaaaa.md"])
 	}
-	if _, err := s.Validation("validations/none.md"); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("Validation of a missing file = %v", err)
+	if _, err := s.Validation(File{Path: "validations/big.md", Err: ErrTooLarge}); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("Validation of a file too large to read = %v", err)
 	}
 }

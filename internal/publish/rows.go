@@ -99,7 +99,7 @@ func newRow(s *node.Snapshot, o Options, f node.File) (manifest.Entry, string) {
 	switch node.KindOf(e) {
 	case node.KindValidation:
 		e.Type = node.TypeValidation
-		if _, err := s.Validation(f.Path); err != nil {
+		if _, err := s.Validation(f); err != nil {
 			return e, fmt.Sprintf("not a validation: %v", err)
 		}
 	case node.KindDispute:

@@ -139,7 +139,7 @@ func ownValidations(s *node.Snapshot, agent, url string) []*ledger.Validation {
 	files := s.Files(node.ValidationsDir)
 	recs := make([]ledger.Validation, 0, len(files))
 	for _, f := range files {
-		lv, err := s.Validation(f.Path)
+		lv, err := s.Validation(f)
 		if err != nil {
 			continue
 		}
