@@ -40,7 +40,7 @@ func BenchmarkNodeGathering(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		b.ReportMetric((cpuTime() - cpu).Seconds()/float64(b.N), "cpu-s/op")
+		b.ReportMetric((cpuTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
 	})
 	b.Run("compute", func(b *testing.B) {
 		var cpu time.Duration
