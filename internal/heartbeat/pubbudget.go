@@ -8,7 +8,6 @@ import (
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/queue"
-	"github.com/meshnode/meshnode/internal/validation"
 )
 
 // What peers can make us publish and hold for them (docs/security.md,
@@ -94,10 +93,10 @@ func (n *job) publishedToday() map[string]int {
 			continue
 		}
 		f, ok := n.snap.File(e.File)
-		if !ok || f.Err != nil {
+		if !ok {
 			continue
 		}
-		v, err := validation.Parse(f.Data)
+		v, err := n.snap.Validation(f)
 		if err != nil {
 			continue
 		}

@@ -6,9 +6,12 @@ import (
 	"path"
 	"sort"
 
-	"github.com/meshnode/meshnode/internal/manifest"
+	"strings"
 
+	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/trace"
+	"github.com/meshnode/meshnode/internal/validation"
 )
 
 // Files returns the node's publishable files of one published directory
@@ -94,4 +97,57 @@ func (s *Snapshot) Trace(rel string) (*trace.Trace, error) {
 		s.mu.Unlock()
 	}
 	return p.t, p.err
+}
+
+// Validation returns the record of f, our validation file
+// (ledger.ValidationOf: as the file says, who it counts for left to the
+// caller), parsing each file once however often it is asked for, by path
+// and hash: SIGNAL's input is gathered again after a heartbeat writes,
+// and a year of ours is tens of thousands of files. The record is the
+// caller's own copy, whose strings share nothing with the file's bytes;
+// an error says the file is not a validation.
+func (s *Snapshot) Validation(f File) (ledger.Validation, error) {
+	if f.Err != nil {
+		return ledger.Validation{}, f.Err
+	}
+	s.mu.Lock()
+	p, ok := s.validations[f.Path]
+	s.mu.Unlock()
+	if !ok || p.hash != f.Hash {
+		p = parseValidation(f)
+		s.mu.Lock()
+		s.validations[f.Path] = p
+		s.mu.Unlock()
+	}
+	return p.v, p.err
+}
+
+// parsedValidation is a validation file's record, or why it is none, for
+// the file of that hash.
+type parsedValidation struct {
+	hash manifest.Hash
+	v    ledger.Validation
+	err  error
+}
+
+// parsingValidation, when set (tests only), is told each validation file
+// a snapshot parses.
+var parsingValidation func(rel string)
+
+// parseValidation parses f, keeping only the record's own strings: Parse
+// cuts them from a copy of the whole file, which the snapshot would
+// otherwise hold for as long as it holds the record.
+func parseValidation(f File) parsedValidation {
+	if parsingValidation != nil {
+		parsingValidation(f.Path)
+	}
+	v, err := validation.Parse(f.Data)
+	if err != nil {
+		return parsedValidation{hash: f.Hash, err: err}
+	}
+	lv := ledger.ValidationOf(v)
+	lv.Validator, lv.ValidatorURL = strings.Clone(lv.Validator), strings.Clone(lv.ValidatorURL)
+	lv.TraceURL, lv.Result = strings.Clone(lv.TraceURL), strings.Clone(lv.Result)
+	lv.TraceHash = manifest.Hash(strings.Clone(string(lv.TraceHash)))
+	return parsedValidation{hash: f.Hash, v: lv}
 }

@@ -69,14 +69,15 @@ type Snapshot struct {
 	// (internal/copies).
 	Copies *copies.Copies
 
-	mu        sync.Mutex
-	files     []File // publishable files of PublishedDirs, by path
-	held      []Held
-	traces    map[string]*parsedTrace
-	summaries bool            // Options.SealedSummaries
-	writing   map[string]bool // paths WriteFile is writing now
-	unsynced  bool            // WriteFileUnsynced wrote since the last Sync
-	writes    int             // files and manifests written through the snapshot
+	mu          sync.Mutex
+	files       []File // publishable files of PublishedDirs, by path
+	held        []Held
+	traces      map[string]*parsedTrace
+	validations map[string]parsedValidation // Validation's, by path
+	summaries   bool                        // Options.SealedSummaries
+	writing     map[string]bool             // paths WriteFile is writing now
+	unsynced    bool                        // WriteFileUnsynced wrote since the last Sync
+	writes      int                         // files and manifests written through the snapshot
 }
 
 // File is one of the node's publishable files (Publishable) in traces/,
@@ -147,7 +148,7 @@ func noteRead(rel string) {
 // published directory that is a symbolic link is refused, since
 // publishing it would publish its target.
 func Open(dir string, o Options) (*Snapshot, error) {
-	s := &Snapshot{Dir: dir, traces: map[string]*parsedTrace{}, summaries: o.SealedSummaries}
+	s := &Snapshot{Dir: dir, traces: map[string]*parsedTrace{}, validations: map[string]parsedValidation{}, summaries: o.SealedSummaries}
 	if err := s.readManifest(); err != nil {
 		return nil, err
 	}

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/meshnode/meshnode/internal/manifest"
 )
 
 func writeNode(t *testing.T, files map[string]string) string {
@@ -207,5 +209,48 @@ func TestOpenRefusesOurManifestLinkedToAPipe(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("Open hung on a MANIFEST.md linked to a pipe")
+	}
+}
+
+// TestValidationIsParsedOncePerFileAndHash: Validation parses a file the
+// first time it is asked for, and again only for other bytes at the path;
+// a file that is not a validation, or was not read, says why, each time.
+func TestValidationIsParsedOncePerFileAndHash(t *testing.T) {
+	body := "# VALIDATION\n\nvalidator: us\nvalidator_url: https://us.example/\ntrace_url: https://p.example/traces/a.md\n" +
+		"trace_hash: sha256:" + strings.Repeat("a", 64) + "\nvalidated_at: 2026-03-11T00:00:00Z\nresult: pass\ntotal_score: 20\n"
+	dir := writeNode(t, map[string]string{"validations/val-aaaaaaaaaaaa.md": body, "validations/val-bbbbbbbbbbbb.md": "not one\n"})
+	parsed := map[string]int{}
+	parsingValidation = func(rel string) { parsed[rel]++ }
+	defer func() { parsingValidation = nil }()
+	s, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := func(rel string) File {
+		f, ok := s.File(rel)
+		if !ok {
+			t.Fatalf("no %s", rel)
+		}
+		return f
+	}
+	for range 2 {
+		if v, err := s.Validation(file("validations/val-aaaaaaaaaaaa.md")); err != nil || v.Result != "pass" || v.Total != 20 || v.Validator != "us" {
+			t.Fatalf("Validation = %+v, %v", v, err)
+		}
+		if _, err := s.Validation(file("validations/val-bbbbbbbbbbbb.md")); err == nil {
+			t.Error("a file that is not a validation has a record")
+		}
+	}
+	if parsed["validations/val-aaaaaaaaaaaa.md"] != 1 || parsed["validations/val-bbbbbbbbbbbb.md"] != 1 {
+		t.Errorf("parses: %v, want each file once", parsed)
+	}
+	i, _ := s.find("validations/val-aaaaaaaaaaaa.md")
+	s.files[i].Data = []byte(strings.Replace(body, "result: pass\ntotal_score: 20", "result: fail\ntotal_score: 8", 1))
+	s.files[i].Hash = manifest.HashBytes(s.files[i].Data)
+	if v, err := s.Validation(file("validations/val-aaaaaaaaaaaa.md")); err != nil || v.Result != "fail" || parsed["validations/val-aaaaaaaaaaaa.md"] != 2 {
+		t.Errorf("other bytes at the path: %+v, %v, parsed %d times", v, err, parsed["validations/val-aaaaaaaaaaaa.md"])
+	}
+	if _, err := s.Validation(File{Path: "validations/big.md", Err: ErrTooLarge}); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("Validation of a file too large to read = %v", err)
 	}
 }

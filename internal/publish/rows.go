@@ -7,7 +7,6 @@ import (
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/trace"
-	"github.com/meshnode/meshnode/internal/validation"
 )
 
 // StatusPublished is the status of a row that is not a trace (a
@@ -100,7 +99,7 @@ func newRow(s *node.Snapshot, o Options, f node.File) (manifest.Entry, string) {
 	switch node.KindOf(e) {
 	case node.KindValidation:
 		e.Type = node.TypeValidation
-		if _, err := validation.Parse(f.Data); err != nil {
+		if _, err := s.Validation(f); err != nil {
 			return e, fmt.Sprintf("not a validation: %v", err)
 		}
 	case node.KindDispute:

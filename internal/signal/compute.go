@@ -111,19 +111,20 @@ func (m *mesh) admit(o outcome, has, barred []bool, rounds []int, round int) boo
 // by their trace URL where one is known (a name is only what a file
 // says), else by name.
 type mesh struct {
-	traces   []*ledger.Trace       // one per hash, sorted by hash; the input's records, never written
-	authors  []int                 // agent id of traces[i]'s author
-	points   []float64             // what traces[i] earns its author once validated
-	ballots  [][]ballot            // traces[i]'s votes, by validator key
-	ids      map[string]int        // agent key → agent id, an index of keyOf
-	keyOf    []string              // agent id → agent key
-	byHash   map[manifest.Hash]int // hash → index in traces
-	votes    []keyedBallot         // every vote, each trace's by validator key, ascending (voter unset); while building
-	names    map[string]string     // agent key → name as first written
-	urls     map[string]string     // agent key → trace URL
-	founders map[string]bool       // agent key → named in FOUNDERS.md
-	keys     agentKeys             // trace URL → agent key, memoized
-	rules    Rules
+	traces     []*ledger.Trace       // one per hash, sorted by hash; the input's records, never written
+	authors    []int                 // agent id of traces[i]'s author
+	authorKeys []string              // agent key of traces[i]'s author; while building
+	points     []float64             // what traces[i] earns its author once validated
+	ballots    [][]ballot            // traces[i]'s votes, by validator key
+	ids        map[string]int        // agent key → agent id, an index of keyOf
+	keyOf      []string              // agent id → agent key
+	byHash     map[manifest.Hash]int // hash → index in traces
+	votes      []keyedBallot         // every vote, each trace's by validator key, ascending (voter unset); while building
+	names      map[string]string     // agent key → name as first written
+	urls       map[string]string     // agent key → trace URL
+	founders   map[string]bool       // agent key → named in FOUNDERS.md
+	keys       agentKeys             // trace URL → agent key, memoized
+	rules      Rules
 	// mismatches are the files agents disputed, by disputed agent and
 	// claimed hash; only under rules that take standing for them.
 	mismatches []mismatch
@@ -215,9 +216,10 @@ func (m *mesh) index() {
 	m.authors = make([]int, len(m.traces))
 	m.points = make([]float64, len(m.traces))
 	for i, t := range m.traces {
-		m.authors[i] = m.ids[m.key(t.Agent, t.AgentURL)]
+		m.authors[i] = m.ids[m.authorKeys[i]]
 		_, m.points[i] = earningFor(t.Type, t.Category)
 	}
+	m.authorKeys = nil
 	m.indexVotes()
 	m.indexCopies()
 }
@@ -235,30 +237,34 @@ func (m *mesh) addTraces(lists [][]*ledger.Trace) {
 	for _, l := range lists {
 		ts = append(ts, l...)
 	}
-	sort.Slice(ts, func(i, j int) bool {
-		a, b := ts[i], ts[j]
-		if a.Hash != b.Hash {
-			return a.Hash < b.Hash
+	slices.SortFunc(ts, func(a, b *ledger.Trace) int {
+		if c := strings.Compare(string(a.Hash), string(b.Hash)); c != 0 {
+			return c
 		}
-		if a.Seq != b.Seq {
-			return a.Seq < b.Seq
+		if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
+			return c
 		}
-		return m.key(a.Agent, a.AgentURL) < m.key(b.Agent, b.AgentURL)
+		return strings.Compare(m.key(a.Agent, a.AgentURL), m.key(b.Agent, b.AgentURL))
 	})
 	// Grown once: appended one by one, 20,000 traces left 30 MB of
 	// outgrown arrays for a site build's collector.
 	m.traces = slices.Grow(m.traces, len(ts))
+	m.authorKeys = slices.Grow(m.authorKeys, len(ts))
 	for _, t := range ts {
 		if t.Hash == "" || t.Agent == "" {
 			continue
 		}
-		if _, dup := m.byHash[t.Hash]; dup {
+		// Sorted by hash, a listing of bytes already kept follows the
+		// kept one.
+		if n := len(m.traces); n > 0 && m.traces[n-1].Hash == t.Hash {
 			m.addCopy(t)
 			continue
 		}
 		m.byHash[t.Hash] = len(m.traces)
 		m.traces = append(m.traces, t)
-		m.learn(t.Agent, t.AgentURL)
+		k := m.key(t.Agent, t.AgentURL)
+		m.authorKeys = append(m.authorKeys, k)
+		m.learnAs(k, t.Agent, t.AgentURL)
 	}
 }
 
@@ -289,28 +295,30 @@ func (m *mesh) addVotes(vals, verdicts []*ledger.Validation) {
 			vs = append(vs, vote{v, m.key(v.Validator, v.ValidatorURL), r, fromVerdicts == 1})
 		}
 	}
-	sort.Slice(vs, func(i, j int) bool {
-		a, b := vs[i], vs[j]
-		if a.key != b.key {
-			return a.key < b.key
+	slices.SortFunc(vs, func(a, b vote) int {
+		if c := strings.Compare(a.key, b.key); c != 0 {
+			return c
 		}
-		if !a.v.ValidatedAt.Equal(b.v.ValidatedAt) {
-			return a.v.ValidatedAt.Before(b.v.ValidatedAt)
+		if c := a.v.ValidatedAt.Compare(b.v.ValidatedAt); c != 0 {
+			return c
 		}
 		if a.result != b.result {
-			return a.result == validation.ResultPass
+			return passFirst(a.result, b.result)
 		}
 		if a.verdict != b.verdict {
-			return a.verdict
+			if a.verdict {
+				return -1
+			}
+			return 1
 		}
-		if a.v.Validator != b.v.Validator {
-			return a.v.Validator < b.v.Validator
+		if c := strings.Compare(a.v.Validator, b.v.Validator); c != 0 {
+			return c
 		}
 		// Two files of one validator on one trace at one time with one
 		// result differ at most in their file: under rules that judge
 		// copies one may be copied, so which wins must not depend on the
 		// order the node read them in.
-		return a.v.SourceHash < b.v.SourceHash
+		return strings.Compare(string(a.v.SourceHash), string(b.v.SourceHash))
 	})
 	all := make([]*ledger.Validation, len(vs))
 	for i, kv := range vs {
@@ -338,8 +346,21 @@ func (m *mesh) addVotes(vals, verdicts []*ledger.Validation) {
 			m.votes = append(m.votes, b)
 			newest[i] = len(m.votes)
 		}
-		m.learn(v.Validator, v.ValidatorURL)
+		m.learnAs(vk, v.Validator, v.ValidatorURL)
 	}
+}
+
+// passFirst orders two different results of one validator's files at
+// one time: the pass first, so that the fail, coming after, wins; two
+// results neither of which is a pass are alike.
+func passFirst(a, b string) int {
+	switch {
+	case a == validation.ResultPass:
+		return -1
+	case b == validation.ResultPass:
+		return 1
+	}
+	return 0
 }
 
 // keyedBallot is a vote while the mesh is built: the index of its trace
@@ -388,12 +409,15 @@ func (m *mesh) isSelf(v *ledger.Validation, vk string, t *ledger.Trace) bool {
 	return v.Validator != "" && strings.EqualFold(strings.TrimSpace(v.Validator), strings.TrimSpace(t.Agent))
 }
 
-func (m *mesh) learn(name, url string) {
-	k := m.key(name, url)
-	if _, ok := m.names[k]; !ok || m.names[k] == "" {
+func (m *mesh) learn(name, url string) { m.learnAs(m.key(name, url), name, url) }
+
+// learnAs is learn for the agent whose key, m.key(name, url), the caller
+// has already.
+func (m *mesh) learnAs(k, name, url string) {
+	if n, ok := m.names[k]; !ok || n == "" {
 		m.names[k] = strings.TrimSpace(name)
 	}
-	if m.urls[k] == "" && url != "" {
+	if url != "" && m.urls[k] == "" {
 		m.urls[k] = url
 	}
 }

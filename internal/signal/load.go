@@ -11,7 +11,6 @@ import (
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
-	"github.com/meshnode/meshnode/internal/validation"
 )
 
 // Load gathers SIGNAL's input from the node at dir (Open, then
@@ -132,24 +131,28 @@ func ownTraces(s *node.Snapshot, agent, url string) []*ledger.Trace {
 // ownValidations lists the validation files the node publishes or is
 // about to: those with a publishable name (node.Publishable) that parse.
 // Any other file in validations/ is held back by publish with its reason
-// and counts for nothing here; it must not stop the heartbeat.
+// and counts for nothing here; it must not stop the heartbeat. The
+// snapshot parses each file once (node.Snapshot.Validation), so a second
+// gathering in a heartbeat parses only the files written since; the
+// records are this gathering's own, in one array.
 func ownValidations(s *node.Snapshot, agent, url string) []*ledger.Validation {
-	var out []*ledger.Validation
-	for _, f := range s.Files(node.ValidationsDir) {
-		if f.Err != nil {
-			continue
-		}
-		v, err := validation.Parse(f.Data)
+	files := s.Files(node.ValidationsDir)
+	recs := make([]ledger.Validation, 0, len(files))
+	for _, f := range files {
+		lv, err := s.Validation(f)
 		if err != nil {
 			continue
 		}
-		lv := ledger.ValidationOf(v)
-		// Parse's strings are cut from a copy of the whole file; a
-		// heartbeat with news keeps this input, so keep only what it reads.
-		lv.TraceURL, lv.TraceHash, lv.Result = strings.Clone(lv.TraceURL), manifest.Hash(strings.Clone(string(lv.TraceHash))), strings.Clone(lv.Result)
 		lv.Validator, lv.ValidatorURL = agent, url
 		lv.SourceURL, lv.SourceHash = url+f.Path, f.Hash
-		out = append(out, &lv)
+		recs = append(recs, lv)
+	}
+	if len(recs) == 0 {
+		return nil
+	}
+	out := make([]*ledger.Validation, len(recs))
+	for i := range recs {
+		out[i] = &recs[i]
 	}
 	return out
 }

@@ -123,18 +123,39 @@ func sortedAgents(agents map[string]*Agent) []Agent {
 	return out
 }
 
+// sortedTraces orders results by agent name (case-insensitive), seq and
+// hash. Each name is lowercased once, not at every comparison: a heartbeat
+// after three years sorts hundreds of thousands of results.
 func sortedTraces(out []TraceResult) []TraceResult {
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if ka, kb := strings.ToLower(a.Agent), strings.ToLower(b.Agent); ka != kb {
-			return ka < kb
-		}
-		if a.Seq != b.Seq {
-			return a.Seq < b.Seq
-		}
-		return a.Hash < b.Hash
-	})
+	agents := make([]string, len(out))
+	for i, r := range out {
+		agents[i] = strings.ToLower(r.Agent)
+	}
+	sort.Sort(tracesByAgent{out, agents})
 	return out
+}
+
+// tracesByAgent sorts results with their agents lowercased beside them.
+type tracesByAgent struct {
+	rs     []TraceResult
+	agents []string // rs[i].Agent lowercased
+}
+
+func (s tracesByAgent) Len() int { return len(s.rs) }
+
+func (s tracesByAgent) Less(i, j int) bool {
+	if s.agents[i] != s.agents[j] {
+		return s.agents[i] < s.agents[j]
+	}
+	if s.rs[i].Seq != s.rs[j].Seq {
+		return s.rs[i].Seq < s.rs[j].Seq
+	}
+	return s.rs[i].Hash < s.rs[j].Hash
+}
+
+func (s tracesByAgent) Swap(i, j int) {
+	s.rs[i], s.rs[j] = s.rs[j], s.rs[i]
+	s.agents[i], s.agents[j] = s.agents[j], s.agents[i]
 }
 
 func sortedKeys[K ~string, V any](m map[K]V) []K {

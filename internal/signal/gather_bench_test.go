@@ -1,0 +1,66 @@
+package signal
+
+import (
+	"os"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/config"
+	"github.com/meshnode/meshnode/internal/node"
+)
+
+// BenchmarkNodeGathering is SIGNAL after a heartbeat wrote, on the node
+// named by MESHNODE_BENCH_NODE (read, never written; bench/gather.sh):
+// "again" gathers the input from a snapshot that gathered it once, as a
+// heartbeat that published does before it writes MANIFEST.md, and
+// "compute" computes SIGNAL from it with the node's pools. Each reports
+// the CPU seconds of the process per op, the collector's included.
+func BenchmarkNodeGathering(b *testing.B) {
+	dir := os.Getenv("MESHNODE_BENCH_NODE")
+	if dir == "" {
+		b.Skip("MESHNODE_BENCH_NODE names no node")
+	}
+	cfg, err := config.Load(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := node.Open(dir, node.Options{SealedSummaries: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	in, err := FromSnapshot(s, cfg.Agent, cfg.URL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("again", func(b *testing.B) {
+		cpu := cpuTime()
+		for range b.N {
+			if _, err := FromSnapshot(s, cfg.Agent, cfg.URL); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric((cpuTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
+	})
+	b.Run("compute", func(b *testing.B) {
+		var cpu time.Duration
+		for range b.N {
+			b.StopTimer()
+			p, _ := LoadPools(dir)
+			c := cpuTime()
+			b.StartTimer()
+			p.Compute(in)
+			cpu += cpuTime() - c
+		}
+		b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
+	})
+}
+
+// cpuTime is the CPU time the process has used, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
