@@ -68,6 +68,9 @@ func Of(agentURL string, body []byte) *Copy {
 // Put keeps c as the copy of the trace with hash h.
 func (s *Copies) Put(h manifest.Hash, c *Copy) { s.ByHash[h] = c }
 
+// Drop removes the copy of the trace with hash h, if there is one.
+func (s *Copies) Drop(h manifest.Hash) { delete(s.ByHash, h) }
+
 // Keep removes every copy whose hash is not in keep.
 func (s *Copies) Keep(keep map[manifest.Hash]bool) {
 	maps.DeleteFunc(s.ByHash, func(h manifest.Hash, _ *Copy) bool { return !keep[h] })

@@ -188,7 +188,7 @@ func (n *job) recordFile(p peer, f fetched) (queue.Item, bool) {
 	// bytes: the verified record takes its place (docs/decisions.md,
 	// "Copies").
 	n.ledger.Supersede(t)
-	n.keepCopy(t.Hash, f)
+	n.keepCopy(p, t.Hash, f)
 	if !n.queueable(p, t.Hash, t.Status) {
 		return queue.Item{}, false
 	}
