@@ -23,15 +23,16 @@ func manyTraces(tag string, n int) map[manifest.Seq][2]string {
 	return rows
 }
 
-// openJob opens the heartbeat of the node in dir as Run does.
-func openJob(t *testing.T, dir string) *job {
+// openJob opens the heartbeat of the node in dir as Run does, under
+// limits (nil: the defaults).
+func openJob(t *testing.T, dir string, limits *pubLimits) *job {
 	t.Helper()
 	cfg, err := config.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	n, unlock, err := open(context.Background(), Options{Dir: dir, Config: cfg, Now: func() time.Time { return testNow },
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), pubLimits: limits})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func TestPollsHoldOnlyTheCopiesTheBoundsMayKeep(t *testing.T) {
 	p := newFakePeer(t)
 	p.publishSeqs("/many/", copies.PerAgent+over, manyTraces("many", copies.PerAgent+over))
 	dir := newNode(t, [][2]string{{"many", p.URL + "/many/"}}, "gossip:\n  enabled: false\n")
-	n := openJob(t, dir)
+	n := openJob(t, dir, nil)
 	peers, err := n.peers()
 	if err != nil {
 		t.Fatal(err)
