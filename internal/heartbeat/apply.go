@@ -47,6 +47,9 @@ func (n *job) apply(results []*pollResult) error {
 		}
 		n.learn(r)
 	}
+	// Every copy recorded was taken; what is left, let go of or of files
+	// not recorded, goes with the map.
+	n.held = nil
 	n.withdraw(listings)
 	n.giveWay(listings)
 	// A quiet heartbeat brought nothing new: what takeDownDisputed and
