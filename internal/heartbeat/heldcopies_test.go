@@ -74,6 +74,9 @@ func TestPollsHoldOnlyTheCopiesTheBoundsMayKeep(t *testing.T) {
 	if err := n.apply(results); err != nil {
 		t.Fatal(err)
 	}
+	if n.held != nil {
+		t.Errorf("the apply still holds the held copies' map")
+	}
 	if len(n.snap.Copies.ByHash) != copies.PerAgent || len(n.letGo) != over {
 		t.Fatalf("%d copies kept and %d let go of, want %d and %d", len(n.snap.Copies.ByHash), len(n.letGo), copies.PerAgent, over)
 	}
