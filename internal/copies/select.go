@@ -171,6 +171,14 @@ func (s *Selection) Offer(agent []Candidate) []Candidate {
 	return out
 }
 
+// MayKeep reports whether an Offer of c could keep it: false when the
+// selection keeps max candidates already and c is not newer than the
+// oldest of them, which only newer ones ever replace. A caller can then
+// spare taking what it would offer.
+func (s *Selection) MayKeep(c Candidate) bool {
+	return s.perAgent > 0 && s.max > 0 && (len(s.kept) < s.max || c.Newer(s.kept[0]))
+}
+
 // Kept is the hashes of the candidates the selection keeps.
 func (s *Selection) Kept() map[manifest.Hash]bool {
 	out := make(map[manifest.Hash]bool, len(s.kept))

@@ -103,6 +103,27 @@ func TestSelectionKeepsWhatSelectKeepsAndLetsGoOfTheRest(t *testing.T) {
 	}
 }
 
+func TestSelectionMayKeepOnlyWhatAnOfferCouldKeep(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for i := range 300 {
+		s := NewSelection(1+r.IntN(5), r.IntN(20))
+		refused := 0
+		for _, c := range randomCandidates(r, r.IntN(80)) {
+			may := s.MayKeep(c)
+			let := s.Offer([]Candidate{c})
+			if !may {
+				refused++
+				if len(let) != 1 || let[0] != c {
+					t.Fatalf("case %d: MayKeep refused %s, but an Offer of it let go of %v", i, c.Hash, let)
+				}
+			}
+		}
+		if s.max > 0 && len(s.kept) < s.max && refused > 0 {
+			t.Fatalf("case %d: MayKeep refused %d with room left", i, refused)
+		}
+	}
+}
+
 // BenchmarkSelect selects among a year of 10,000 agents' traces (a trace
 // every 30 days, daily in the last 8), as a heartbeat with news does:
 // Select beside sortedSelect, as it was.

@@ -420,6 +420,6 @@ func (n *job) fetchCopy(ctx context.Context, p peer, e manifest.Entry) *copies.C
 		return nil
 	}
 	f := fetched{entry: e, url: got.URL, raw: got.Body}
-	f.read(p.name, p.url)
+	f.read(p.name, p.url, func(string, manifest.Entry) bool { return true })
 	return f.copy
 }

@@ -38,21 +38,24 @@ func newHeldCopies() *heldCopies {
 
 // offer takes the copies of files, the files a poll of the peer at
 // agentURL fetched, into h, and drops those the selection lets go of, of
-// these files or of those offered before. Each file's copy leaves it.
+// these files or of those offered before; a file whose copy was not taken
+// (mayKeep) is let go of too. Each file's copy leaves it.
 func (h *heldCopies) offer(agentURL string, files []fetched) {
 	var cands []copies.Candidate
 	taken := map[copyKey]*copies.Copy{}
 	for i := range files {
 		f := &files[i]
-		if f.copy == nil {
+		if f.copy == nil && !f.copyLetGo {
 			continue
 		}
-		c := copies.Candidate{Hash: f.entry.Hash, AgentURL: agentURL, Seq: f.entry.Seq, Submitted: f.entry.Submitted}
-		cands = append(cands, c)
+		c := candidateOfFile(agentURL, f.entry)
 		taken[keyOf(c)] = f.copy
+		if f.copy != nil {
+			cands = append(cands, c)
+		}
 		f.copy = nil
 	}
-	if len(cands) == 0 {
+	if len(taken) == 0 {
 		return
 	}
 	h.mu.Lock()
@@ -63,6 +66,25 @@ func (h *heldCopies) offer(agentURL string, files []fetched) {
 	for _, c := range h.sel.Offer(cands) {
 		h.held[keyOf(c)] = nil
 	}
+}
+
+// mayKeep reports whether the copy of the file e of the peer at agentURL,
+// fetched now, could be kept when its poll offers it: making one the
+// selection is sure to let go of would only cost its CPU and garbage
+// (most of a catch-up's 20,000). A nil h may keep every copy.
+func (h *heldCopies) mayKeep(agentURL string, e manifest.Entry) bool {
+	if h == nil {
+		return true
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.sel.MayKeep(candidateOfFile(agentURL, e))
+}
+
+// candidateOfFile is the file e of the peer at agentURL as copies.Select
+// weighs the trace the apply records from it (candidateOf).
+func candidateOfFile(agentURL string, e manifest.Entry) copies.Candidate {
+	return copies.Candidate{Hash: e.Hash, AgentURL: agentURL, Seq: e.Seq, Submitted: e.Submitted}
 }
 
 // take returns the copy held of the file e of the peer at agentURL, and

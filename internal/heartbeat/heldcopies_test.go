@@ -119,3 +119,36 @@ func TestHeartbeatFetchesAgainACopyLetGoOfThatIsKeptAfterAll(t *testing.T) {
 		t.Errorf("the oldest trace was fetched %d times, want 2: once polled, once again for its copy", hits)
 	}
 }
+
+// TestAFetchTakesNoCopyTheSelectionIsSureToLetGo: once the selection
+// holds as many copies as it keeps, a trace older than all of them gets
+// no copy at all (it cost a catch-up the cleaning of 17,000 texts it
+// dropped), and its poll's offer records it let go of, as if taken and
+// dropped.
+func TestAFetchTakesNoCopyTheSelectionIsSureToLetGo(t *testing.T) {
+	const url = "https://peer.example/"
+	h := &heldCopies{sel: copies.NewSelection(copies.PerAgent, 1), held: map[copyKey]*copies.Copy{}}
+	file := func(seq int, day int) fetched {
+		body := fmt.Sprintf("# Trace %d\n\nWords.\n", seq)
+		f := fetched{entry: manifest.Entry{Seq: manifest.Seq(seq), Hash: manifest.HashBytes([]byte(body)), File: fmt.Sprintf("traces/%d.md", seq),
+			Type: "knowledge", Submitted: testNow.AddDate(0, 0, day)}, raw: []byte(body)}
+		f.read("peer", url, h.mayKeep)
+		return f
+	}
+	newer := []fetched{file(2, 0)}
+	if newer[0].copy == nil {
+		t.Fatal("no copy taken while the selection had room")
+	}
+	h.offer(url, newer)
+	older := []fetched{file(1, -1)}
+	if older[0].copy != nil || !older[0].copyLetGo {
+		t.Fatalf("copy of an older trace taken (%v) with the selection full", older[0].copy != nil)
+	}
+	h.offer(url, older)
+	if c, offered := h.take(url, older[0].entry); c != nil || !offered {
+		t.Errorf("the older trace's copy: %v, offered %v; want none, let go of", c, offered)
+	}
+	if c, _ := h.take(url, newer[0].entry); c == nil {
+		t.Errorf("the newer trace's copy is not held")
+	}
+}
