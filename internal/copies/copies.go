@@ -68,6 +68,9 @@ func Of(agentURL string, body []byte) *Copy {
 // Put keeps c as the copy of the trace with hash h.
 func (s *Copies) Put(h manifest.Hash, c *Copy) { s.ByHash[h] = c }
 
+// Drop removes the copy of the trace with hash h, if there is one.
+func (s *Copies) Drop(h manifest.Hash) { delete(s.ByHash, h) }
+
 // Keep removes every copy whose hash is not in keep.
 func (s *Copies) Keep(keep map[manifest.Hash]bool) {
 	maps.DeleteFunc(s.ByHash, func(h manifest.Hash, _ *Copy) bool { return !keep[h] })
@@ -150,17 +153,17 @@ func (s *Copies) Files() (map[string][]byte, error) {
 // Save writes the copies named by path, a file per peer, each atomically
 // and only when its bytes change (compared with what Load read, else with
 // the file on disk), and removes the files of peers it holds none of; it
-// reports whether anything on disk changed.
+// reports whether anything on disk changed. It holds nothing of what it
+// wrote: a later Save compares with the disk.
 func (s *Copies) Save(path string) (bool, error) {
 	files, err := s.Files()
 	if err != nil {
 		return false, err
 	}
 	changed, err := statefile.RewriteFlat(path, files, s.read)
-	if err != nil {
-		s.read = nil // what is on disk is not known any more: compare with it
-		return changed, err
-	}
-	s.read = files
-	return changed, nil
+	// What Load read is on disk no more. Holding what this Save wrote
+	// instead (12 MB at MaxCopies) would serve a second Save, which a
+	// heartbeat never makes.
+	s.read = nil
+	return changed, err
 }

@@ -135,3 +135,37 @@ func FuzzOf(f *testing.F) {
 		}
 	})
 }
+
+// TestSaveHoldsNothingOfWhatItWrote: Save kept the files it wrote (12 MB
+// at MaxCopies) for a later Save to compare with, which a heartbeat never
+// makes; it holds none of them now, so a later Save compares with the
+// disk, and puts back a file changed there since.
+func TestSaveHoldsNothingOfWhatItWrote(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "copies.json")
+	s := New()
+	s.Put(hashOf("one"), Of(peerURL, []byte("# One\n\nText.\n")))
+	if changed, err := s.Save(path); err != nil || !changed {
+		t.Fatalf("Save = %v, %v; want a change", changed, err)
+	}
+	if s.read != nil {
+		t.Fatalf("Save holds %d files it wrote, want none", len(s.read))
+	}
+	entries, err := os.ReadDir(statefile.Dir(path))
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("%d files written (%v), want 1", len(entries), err)
+	}
+	file := filepath.Join(statefile.Dir(path), entries[0].Name())
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if changed, err := s.Save(path); err != nil || !changed {
+		t.Fatalf("Save after the file changed on disk = %v, %v; want it written again", changed, err)
+	}
+	if got, _ := os.ReadFile(file); string(got) != string(want) {
+		t.Errorf("file after the second Save:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -116,14 +116,74 @@ func (h *oldestFirst) Pop() any {
 	return c
 }
 
-// offer keeps c if it is among the max newest offered so far.
-func (h *oldestFirst) offer(c Candidate, max int) {
+// offer keeps c if it is among the max newest offered so far, and
+// returns the candidate it lets go of, if any: c, or the oldest kept.
+func (h *oldestFirst) offer(c Candidate, max int) (Candidate, bool) {
 	switch {
 	case max <= 0:
+		return c, true
 	case len(*h) < max:
 		heap.Push(h, c)
+		return Candidate{}, false
 	case c.Newer((*h)[0]):
+		out := (*h)[0]
 		(*h)[0] = c
 		heap.Fix(h, 0)
+		return out, true
 	}
+	return c, true
+}
+
+// Selection is Select taken one agent at a time, for a caller that learns
+// the candidates as it goes and wants to hold only what may be kept: once
+// every agent's candidates are offered, Kept is what Select of all of
+// them returns, and every other candidate was let go of by an Offer.
+type Selection struct {
+	perAgent, max int
+	kept          oldestFirst
+}
+
+// NewSelection starts a selection under Select's bounds.
+func NewSelection(perAgent, max int) *Selection {
+	return &Selection{perAgent: perAgent, max: max}
+}
+
+// Offer adds every candidate of one agent, and returns those the
+// selection lets go of: its own beyond perAgent, and those that newer
+// ones push out of the max kept, its own or those offered before. An
+// agent offered twice counts as two: each offer keeps perAgent of it.
+func (s *Selection) Offer(agent []Candidate) []Candidate {
+	if s.perAgent <= 0 || s.max <= 0 {
+		return agent
+	}
+	var out []Candidate
+	if len(agent) > s.perAgent {
+		agent = slices.Clone(agent)
+		slices.SortFunc(agent, bySeqThenHash)
+		out = append(out, agent[s.perAgent:]...)
+		agent = agent[:s.perAgent]
+	}
+	for _, c := range agent {
+		if d, ok := s.kept.offer(c, s.max); ok {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// MayKeep reports whether an Offer of c could keep it: false when the
+// selection keeps max candidates already and c is not newer than the
+// oldest of them, which only newer ones ever replace. A caller can then
+// spare taking what it would offer.
+func (s *Selection) MayKeep(c Candidate) bool {
+	return s.perAgent > 0 && s.max > 0 && (len(s.kept) < s.max || c.Newer(s.kept[0]))
+}
+
+// Kept is the hashes of the candidates the selection keeps.
+func (s *Selection) Kept() map[manifest.Hash]bool {
+	out := make(map[manifest.Hash]bool, len(s.kept))
+	for _, c := range s.kept {
+		out[c.Hash] = true
+	}
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -68,6 +69,57 @@ func TestSelectKeepsWhatSortingEveryCandidateKept(t *testing.T) {
 		got, want := Select(cands, perAgent, max), sortedSelect(cands, perAgent, max)
 		if !maps.Equal(got, want) {
 			t.Fatalf("case %d (%d candidates, perAgent %d, max %d): Select kept %d, sorting every candidate %d", i, len(cands), perAgent, max, len(got), len(want))
+		}
+	}
+}
+
+func TestSelectionKeepsWhatSelectKeepsAndLetsGoOfTheRest(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range 300 {
+		cands := randomCandidates(r, r.IntN(120))
+		perAgent, max := r.IntN(12), r.IntN(40)
+		byAgent := map[string][]Candidate{}
+		for _, c := range cands {
+			byAgent[c.AgentURL] = append(byAgent[c.AgentURL], c)
+		}
+		agents := slices.Collect(maps.Keys(byAgent))
+		r.Shuffle(len(agents), func(i, j int) { agents[i], agents[j] = agents[j], agents[i] })
+		s := NewSelection(perAgent, max)
+		let := map[manifest.Hash]int{}
+		for _, a := range agents {
+			for _, c := range s.Offer(byAgent[a]) {
+				let[c.Hash]++
+			}
+		}
+		got, want := s.Kept(), Select(cands, perAgent, max)
+		if !maps.Equal(got, want) {
+			t.Fatalf("case %d (%d candidates, perAgent %d, max %d): Selection kept %d, Select %d", i, len(cands), perAgent, max, len(got), len(want))
+		}
+		for _, c := range cands {
+			if n := let[c.Hash]; want[c.Hash] && n != 0 || !want[c.Hash] && n != 1 {
+				t.Fatalf("case %d: %s kept %v, let go of %d times", i, c.Hash, want[c.Hash], n)
+			}
+		}
+	}
+}
+
+func TestSelectionMayKeepOnlyWhatAnOfferCouldKeep(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for i := range 300 {
+		s := NewSelection(1+r.IntN(5), r.IntN(20))
+		refused := 0
+		for _, c := range randomCandidates(r, r.IntN(80)) {
+			may := s.MayKeep(c)
+			let := s.Offer([]Candidate{c})
+			if !may {
+				refused++
+				if len(let) != 1 || let[0] != c {
+					t.Fatalf("case %d: MayKeep refused %s, but an Offer of it let go of %v", i, c.Hash, let)
+				}
+			}
+		}
+		if s.max > 0 && len(s.kept) < s.max && refused > 0 {
+			t.Fatalf("case %d: MayKeep refused %d with room left", i, refused)
 		}
 	}
 }

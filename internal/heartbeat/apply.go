@@ -51,6 +51,9 @@ func (n *job) apply(results []*pollResult) error {
 	if err != nil {
 		return err
 	}
+	// Every copy recorded was taken; what is left, let go of or of files
+	// not recorded, goes with the map.
+	n.held = nil
 	n.withdraw(listings)
 	n.giveWay(listings)
 	// A quiet heartbeat brought nothing new: what takeDownDisputed and
@@ -201,7 +204,7 @@ func (n *job) recordFile(p peer, f fetched) (queue.Item, bool) {
 	// bytes: the verified record takes its place (docs/decisions.md,
 	// "Copies").
 	n.ledger.Supersede(t)
-	n.keepCopy(t.Hash, f)
+	n.keepCopy(p, t.Hash, f)
 	if !n.queueable(p, t.Hash, t.Status) {
 		return queue.Item{}, false
 	}

@@ -54,10 +54,25 @@ func (l *listing) lists(t *ledger.Trace) bool {
 }
 
 // keepCopy keeps the copy of a trace whose bytes verified this run, made
-// by the fetch (fetched.read) before its bytes were handed on.
-func (n *job) keepCopy(h manifest.Hash, f fetched) {
-	if f.copy != nil {
-		n.snap.Copies.Put(h, f.copy)
+// by the fetch of p's file (fetched.read) before its bytes were handed on,
+// and held since by the file or by n.held. One n.held let go of replaces
+// the copy kept before as the copy would have, and is fetched again if
+// the copies' bounds select it (backfillCopies).
+func (n *job) keepCopy(p peer, h manifest.Hash, f fetched) {
+	c, offered := f.copy, false
+	if c == nil {
+		c, offered = n.held.take(p.url, f.entry)
+	}
+	switch {
+	case c != nil:
+		n.snap.Copies.Put(h, c)
+		delete(n.letGo, h)
+	case offered:
+		n.snap.Copies.Drop(h)
+		if n.letGo == nil {
+			n.letGo = map[manifest.Hash]copyFile{}
+		}
+		n.letGo[h] = copyFile{p: p, e: f.entry}
 	}
 }
 
@@ -314,9 +329,16 @@ const backfillWorkers = 4
 // once a dispute stopped counting), newest first, at most copyBackfill,
 // from the peers this heartbeat reached; it keeps the copy of each whose
 // bytes hash to what its MANIFEST.md listed, made as the fetch makes one.
+//
+// First it fetches again, whatever their number, the copies of this
+// heartbeat's traces that n.held let go of while polling and that the
+// bounds select after all: held, they would have been kept.
 func (n *job) backfillCopies(ctx context.Context, results []*pollResult) {
 	if n.quiet != nil {
 		return // no peer reached has a copy missing (quietUnless)
+	}
+	if again := n.letGoSelected(); len(again) > 0 {
+		n.log.Info("copies fetched again: let go of while polling", "count", n.keepFetched(ctx, again), "tried", len(again))
 	}
 	reached := map[string]peer{}
 	for _, r := range results {
@@ -325,12 +347,26 @@ func (n *job) backfillCopies(ctx context.Context, results []*pollResult) {
 		}
 	}
 	missing := n.missingCopies(reached)
-	got := make([]*copies.Copy, len(missing))
+	if len(missing) > 0 {
+		n.log.Info("copies backfilled", "count", n.keepFetched(ctx, missing), "tried", len(missing))
+	}
+}
+
+// copyFile is a file of a peer to take a copy of.
+type copyFile struct {
+	p peer
+	e manifest.Entry
+}
+
+// keepFetched fetches the files, backfillWorkers at a time, keeps the
+// copy of each that verified, and counts them.
+func (n *job) keepFetched(ctx context.Context, files []copyFile) int {
+	got := make([]*copies.Copy, len(files))
 	var g errgroup.Group
 	g.SetLimit(backfillWorkers)
-	for i, t := range missing {
+	for i, f := range files {
 		g.Go(func() error {
-			got[i] = n.fetchCopy(ctx, reached[t.AgentURL], t)
+			got[i] = n.fetchCopy(ctx, f.p, f.e)
 			return nil
 		})
 	}
@@ -338,13 +374,25 @@ func (n *job) backfillCopies(ctx context.Context, results []*pollResult) {
 	kept := 0
 	for i, c := range got {
 		if c != nil {
-			n.snap.Copies.Put(missing[i].Hash, c)
+			n.snap.Copies.Put(files[i].e.Hash, c)
 			kept++
 		}
 	}
-	if len(missing) > 0 {
-		n.log.Info("copies backfilled", "count", kept, "tried", len(missing))
+	return kept
+}
+
+// letGoSelected are the files of this heartbeat's traces whose copies
+// n.held let go of and the copies' bounds select, by hash.
+func (n *job) letGoSelected() []copyFile {
+	var out []copyFile
+	kept := n.copiesKept()
+	for h, f := range n.letGo {
+		if kept[h] && n.snap.Copies.ByHash[h] == nil {
+			out = append(out, f)
+		}
 	}
+	sort.Slice(out, func(i, j int) bool { return out[i].e.Hash < out[j].e.Hash })
+	return out
 }
 
 // candidateOf is the trace as copies.Select weighs it.
@@ -352,30 +400,36 @@ func candidateOf(t *ledger.Trace) copies.Candidate {
 	return copies.Candidate{Hash: t.Hash, AgentURL: t.AgentURL, Seq: t.Seq, Submitted: t.Submitted}
 }
 
-// missingCopies are the selected traces of reached peers without a copy,
-// newest first, at most copyBackfill.
-func (n *job) missingCopies(reached map[string]peer) []*ledger.Trace {
-	var out []*ledger.Trace
+// missingCopies are the files of the selected traces of reached peers
+// without a copy, newest first, at most copyBackfill; those of this
+// heartbeat's traces are letGoSelected's.
+func (n *job) missingCopies(reached map[string]peer) []copyFile {
+	var ts []*ledger.Trace
 	for h := range n.copiesKept() {
 		t := n.ledger.Traces[h]
 		if _, ok := reached[t.AgentURL]; ok && t.File != "" && n.snap.Copies.ByHash[h] == nil {
-			out = append(out, t)
+			if _, now := n.letGo[h]; !now {
+				ts = append(ts, t)
+			}
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return candidateOf(out[i]).Newer(candidateOf(out[j])) })
-	return out[:min(len(out), copyBackfill)]
+	sort.Slice(ts, func(i, j int) bool { return candidateOf(ts[i]).Newer(candidateOf(ts[j])) })
+	out := make([]copyFile, 0, min(len(ts), copyBackfill))
+	for _, t := range ts[:min(len(ts), copyBackfill)] {
+		out = append(out, copyFile{p: reached[t.AgentURL], e: manifest.Entry{Seq: t.Seq, Hash: t.Hash, File: t.File, Type: t.Type}})
+	}
+	return out
 }
 
-// fetchCopy fetches the trace t of p, verifies its bytes against the
-// hash the ledger holds (the one its MANIFEST.md listed), and returns
-// its copy, or nil.
-func (n *job) fetchCopy(ctx context.Context, p peer, t *ledger.Trace) *copies.Copy {
-	got, err := verifierOf(n.client, p).Fetch(ctx, integrity.Claim{Base: p.url, File: t.File, Hash: t.Hash, MaxBytes: n.cfg.Limits.TraceBytes})
+// fetchCopy fetches the file e of p, verifies its bytes against the hash
+// its row listed (the one the ledger holds), and returns its copy, or nil.
+func (n *job) fetchCopy(ctx context.Context, p peer, e manifest.Entry) *copies.Copy {
+	got, err := verifierOf(n.client, p).Fetch(ctx, integrity.Claim{Base: p.url, File: e.File, Hash: e.Hash, MaxBytes: n.cfg.Limits.TraceBytes})
 	if err != nil {
-		n.log.Warn("copy not backfilled", "peer", p.name, "url", p.url, "seq", t.Seq, "sha256", t.Hash, "reason", err)
+		n.log.Warn("copy not backfilled", "peer", p.name, "url", p.url, "seq", e.Seq, "sha256", e.Hash, "reason", err)
 		return nil
 	}
-	f := fetched{entry: manifest.Entry{Seq: t.Seq, Hash: t.Hash, File: t.File, Type: t.Type}, url: got.URL, raw: got.Body}
-	f.read(p.name, p.url)
+	f := fetched{entry: e, url: got.URL, raw: got.Body}
+	f.read(p.name, p.url, func(string, manifest.Entry) bool { return true })
 	return f.copy
 }

@@ -146,7 +146,7 @@ func (pl *poller) fetchEntry(ctx context.Context, p peer, e manifest.Entry, h *b
 	got, err := v.Fetch(ctx, integrity.Claim{Base: p.url, File: e.File, Hash: e.Hash, MaxBytes: pl.limits.trace})
 	if err == nil {
 		f := fetched{entry: e, url: got.URL, raw: got.Body}
-		return entryResult{file: &f, requests: 1, warn: f.read(p.name, p.url)}
+		return entryResult{file: &f, requests: 1, warn: f.read(p.name, p.url, pl.copies.mayKeep)}
 	}
 	if fetch.IsKind(err, fetch.KindHeld) {
 		return entryResult{full: true, requests: 1}
@@ -206,8 +206,9 @@ func getHeld(client *fetch.Client, p peer, h *bodyHold) func(context.Context, st
 // trace what the ledger and the copies keep of it, so that its bytes can
 // go once handed on (poller.handOn), and returns what went wrong, if anything, for the poll's log. A
 // validation that does not parse is still a validation: it is recorded as
-// one that counts for nothing, never taken for a trace.
-func (f *fetched) read(author, authorURL string) string {
+// one that counts for nothing, never taken for a trace. A trace's copy is
+// taken only when mayKeep says it could be kept.
+func (f *fetched) read(author, authorURL string, mayKeep func(string, manifest.Entry) bool) string {
 	f.kind = node.KindOf(f.entry)
 	if f.kind == node.KindTrace {
 		f.verdicts = ledger.VerdictsOf(f.raw, author)
@@ -221,14 +222,20 @@ func (f *fetched) read(author, authorURL string) string {
 		}
 		f.val = v
 	case node.KindTrace:
+		keep := mayKeep(authorURL, f.entry)
+		f.copyLetGo = !keep
 		t, err := trace.Parse(f.raw)
 		if err != nil {
-			f.copy = copies.Of(authorURL, f.raw)
+			if keep {
+				f.copy = copies.Of(authorURL, f.raw)
+			}
 			return fmt.Sprintf("seq %d: trace metadata unreadable: %v", f.entry.Seq, err)
 		}
 		f.trace = t
 		f.fingerprint = score.Fingerprint(t.Body)
-		f.copy = copies.Of(authorURL, t.Body)
+		if keep {
+			f.copy = copies.Of(authorURL, t.Body)
+		}
 	case node.KindDispute:
 		d, err := dispute.Parse(f.raw)
 		if err != nil {

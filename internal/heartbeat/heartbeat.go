@@ -125,6 +125,12 @@ type job struct {
 	// relays are the relays read this heartbeat (readRelays), nil
 	// before.
 	relays *relays
+	// held holds the copies of the traces the polls fetched (heldCopies);
+	// letGo are the files of the traces the apply recorded whose copy
+	// held let go of while polling, by hash, which backfillCopies fetches
+	// again when the copies' bounds select them.
+	held  *heldCopies
+	letGo map[manifest.Hash]copyFile
 	// quiet is the derived record this heartbeat uses instead of the
 	// history while the snapshot defers it (quiet.go); nil once the
 	// history is loaded.
@@ -229,6 +235,7 @@ func (n *job) pollAll(ctx context.Context, peers []peer) []*pollResult {
 		pages:       semaphore.NewWeighted(maxParseBytes),
 		node:        &n.budget,
 		relays:      n.relays,
+		copies:      n.held,
 		scorable: func(p peer, f *fetched) bool {
 			return f.kind == node.KindTrace && n.queueable(p, f.entry.Hash, manifest.NormalizeStatus(f.entry.Status))
 		},

@@ -36,6 +36,12 @@ const (
 	// maxHeldBytes and fetches waited for room: the 1,000-peer catch-up
 	// ran at a fifth of its request rate.
 	maxKeptBytes = maxHeldBytes / 4
+	// maxKeptFiles bounds the files kept for scoring: a heartbeat
+	// publishes at most maxValidationsPerHeartbeat validations, so it
+	// scores no more traces than that. The 1,000-peer catch-up kept the
+	// bodies of 4,800 of its 20,000 traces (maxKeptBytes), of which it
+	// scored about 240, and held them through its queue's writes.
+	maxKeptFiles = maxValidationsPerHeartbeat
 	// maxEntriesPerHeartbeat bounds the ledger entries all polls add: at
 	// about 550 bytes an entry, 11 MB of ledger a heartbeat.
 	maxEntriesPerHeartbeat = 20_000
@@ -56,6 +62,7 @@ type nodeBudget struct {
 	cond                          *sync.Cond // signalled when bytes are released
 	reserved                      int64      // bytes reserved by fetches not yet taken or dropped
 	kept                          int64      // bytes of taken files kept for scoring
+	keptFiles                     int        // those files
 	peak                          int64      // the most of reserved + kept at once
 	entries, unverified, disputes int
 }
@@ -95,28 +102,30 @@ func (nb *nodeBudget) release(n int64) {
 }
 
 // keep hands a taken file on: it gives back the fetch's reservation of n
-// bytes and, when want and they fit in maxKeptBytes, keeps the file's size
-// bytes for scoring and reports true. Otherwise the file's bytes are to be
-// dropped, and scoring fetches them again.
+// bytes and, when want and they fit in maxKeptBytes and maxKeptFiles,
+// keeps the file's size bytes for scoring and reports true. Otherwise the
+// file's bytes are to be dropped, and scoring fetches them again.
 func (nb *nodeBudget) keep(n, size int64, want bool) bool {
 	nb.mu.Lock()
 	defer nb.mu.Unlock()
 	defer nb.broadcast()
 	nb.reserved -= n
-	if !want || nb.kept+size > maxKeptBytes {
+	if !want || nb.kept+size > maxKeptBytes || nb.keptFiles >= maxKeptFiles {
 		return false
 	}
 	nb.kept += size
+	nb.keptFiles++
 	nb.peak = max(nb.peak, nb.kept+nb.reserved)
 	return true
 }
 
-// handedOn gives back size bytes kept for scoring, once scoring has them
-// or the heartbeat ends without scoring them.
+// handedOn gives back a file of size bytes kept for scoring, once scoring
+// has it or the heartbeat lets it go unscored.
 func (nb *nodeBudget) handedOn(size int64) {
 	nb.mu.Lock()
 	defer nb.mu.Unlock()
 	nb.kept -= size
+	nb.keptFiles--
 	nb.broadcast()
 }
 

@@ -51,7 +51,7 @@ func open(ctx context.Context, opts Options) (*job, func(), error) {
 		return nil, nil, err
 	}
 	n := &job{opts: opts, cfg: opts.Config, now: opts.Now().UTC().Truncate(time.Second), log: opts.Logger, fetched: map[manifest.Hash]fetched{},
-		firstSeen: map[manifest.Hash]time.Time{}, rereading: map[string]bool{}}
+		firstSeen: map[manifest.Hash]time.Time{}, rereading: map[string]bool{}, held: newHeldCopies()}
 	if err := n.load(ctx); err != nil {
 		unlock()
 		return nil, nil, err

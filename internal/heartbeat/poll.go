@@ -63,6 +63,9 @@ type poller struct {
 	source source.Source
 	// relays decide when a peer is due, when the node reads any.
 	relays *relays
+	// copies holds the copies of the traces fetched that the copies'
+	// bounds may keep; nil: each file keeps its own.
+	copies *heldCopies
 }
 
 type limits struct {
@@ -154,6 +157,9 @@ func (pl *poller) process(ctx context.Context, r *pollResult, v archiveView) {
 	})
 	if warned > maxProblemLogs {
 		pl.logf("peer %s: %d more problems with its files", r.peer.name, warned-maxProblemLogs)
+	}
+	if pl.copies != nil {
+		pl.copies.offer(r.peer.url, r.files)
 	}
 	if pn.truncated {
 		pl.logf("peer %s: budget or deadline reached at seq %d (%d rows, %d bytes): the rest is read next heartbeat", r.peer.name, pn.lastSeen, b.entries, b.bytes)

@@ -49,6 +49,9 @@ type fetched struct {
 	fingerprint trace.Fingerprint
 	verdicts    []ledger.Verdict
 	copy        *copies.Copy
+	// copyLetGo: no copy was taken, the copies' selection being sure to
+	// let go of it (heldCopies.mayKeep).
+	copyLetGo bool
 }
 
 // mismatch is a file whose served bytes did not hash to the MANIFEST hash.

@@ -63,18 +63,24 @@ func (n *job) takeBody(hash manifest.Hash) (fetched, bool) {
 	return f, ok
 }
 
-// dropBodies lets go of the bytes kept for traces not scored (their items
-// wait in the queue, and are fetched again when scored), and tells
-// Options.onBudget what the heartbeat holds now and held at most.
+// dropBodies lets go of the bytes kept for traces not scored
+// (releaseBodies), and tells Options.onBudget what the heartbeat holds
+// now and held at most.
 func (n *job) dropBodies() {
+	n.releaseBodies()
+	if n.opts.onBudget != nil {
+		n.opts.onBudget(n.budget.inUse())
+	}
+}
+
+// releaseBodies lets go of the bytes kept for traces not scored: their
+// items wait in the queue, and are fetched again when scored.
+func (n *job) releaseBodies() {
 	n.mu.Lock()
+	defer n.mu.Unlock()
 	for h, f := range n.fetched {
 		n.budget.handedOn(int64(len(f.raw)))
 		delete(n.fetched, h)
-	}
-	n.mu.Unlock()
-	if n.opts.onBudget != nil {
-		n.opts.onBudget(n.budget.inUse())
 	}
 }
 

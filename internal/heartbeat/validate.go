@@ -132,6 +132,10 @@ func (n *job) prepareAll(ctx, gctx context.Context, items []queue.Item, c *claim
 		defer close(ready)
 		var fetches errgroup.Group
 		fetches.SetLimit(max(n.cfg.Heartbeat.Concurrency, 1))
+		// Once every item started has its bytes, those kept for the
+		// others are not scored this heartbeat: they go, and are fetched
+		// again when a later one scores them.
+		defer n.releaseBodies()
 		defer fetches.Wait()
 		for i := range items {
 			if ctx.Err() != nil {

@@ -25,15 +25,31 @@ const shingleWords = 3
 // the bits are counted rather than branched on: the heartbeat
 // fingerprints every trace it fetches, and this was half of a catch-up.
 func Fingerprint(body []byte) trace.Fingerprint {
-	words := wordsOf(strings.ToLower(string(body)))
-	if len(words) == 0 {
+	// The shingles are hashed as the words come, from the last
+	// shingleWords of them, rather than from a slice of every word: that
+	// slice took three times the body's bytes, 146 MB of garbage in a
+	// catch-up of 20,000 traces.
+	var c bitCounter
+	var last [shingleWords]string
+	words := 0
+	eachWord(strings.ToLower(string(body)), func(w string) {
+		if words < shingleWords {
+			last[words] = w
+		} else {
+			copy(last[:], last[1:])
+			last[shingleWords-1] = w
+		}
+		if words++; words >= shingleWords {
+			c.add(shingleHash(last[:]))
+		}
+	})
+	if words == 0 {
 		return 0
 	}
-	var c bitCounter
-	n := max(len(words)-shingleWords+1, 1)
-	for i := 0; i < n; i++ {
-		c.add(shingleHash(words[i:min(i+shingleWords, len(words))]))
+	if words < shingleWords {
+		c.add(shingleHash(last[:words]))
 	}
+	n := max(words-shingleWords+1, 1)
 	ones := c.total()
 	var fp uint64
 	for b, k := range ones {
@@ -44,11 +60,10 @@ func Fingerprint(body []byte) trace.Fingerprint {
 	return trace.Fingerprint(fp)
 }
 
-// wordsOf splits s into its runs of letters and digits, as
-// strings.FieldsFunc with a not-letter-nor-digit separator does, with a
-// fast path for ASCII.
-func wordsOf(s string) []string {
-	words := make([]string, 0, len(s)/6)
+// eachWord calls f with each run of letters and digits of s in order, as
+// strings.FieldsFunc with a not-letter-nor-digit separator splits it,
+// with a fast path for ASCII.
+func eachWord(s string, f func(string)) {
 	start := -1
 	for i := 0; i < len(s); {
 		c, size := rune(s[i]), 1
@@ -61,15 +76,14 @@ func wordsOf(s string) []string {
 		case word && start < 0:
 			start = i
 		case !word && start >= 0:
-			words = append(words, s[start:i])
+			f(s[start:i])
 			start = -1
 		}
 		i += size
 	}
 	if start >= 0 {
-		words = append(words, s[start:])
+		f(s[start:])
 	}
-	return words
 }
 
 // bitCounter counts, for each of 64 bit positions, how many added values
