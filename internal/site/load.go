@@ -67,7 +67,7 @@ func Load(dir string, now time.Time) (*Node, error) {
 		rep = signal.Compute(in)
 		return nil
 	})
-	loadGiven(n, snap.Rows())
+	loadGiven(n, snap)
 	loadDisputes(n, l)
 	if err := loadPeers(n, snap, now); err != nil {
 		return nil, err

@@ -13,7 +13,6 @@ import (
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/trace"
-	"github.com/meshnode/meshnode/internal/validation"
 )
 
 // shownApart are trace fields a page shows in their own place, so they are
@@ -106,23 +105,26 @@ func citesOf(lists ...[]trace.Citation) []string {
 	return out
 }
 
-// loadGiven reads the validations we published. A file that does not
-// parse is left to `meshnode check` to report; the site still copies it.
-// rows (MANIFEST.md's and its archive pages') give each its seq.
-func loadGiven(n *Node, rows []manifest.Entry) {
+// loadGiven reads the validations we published, each parsed once for
+// the whole build (node.Snapshot.Validation: SIGNAL's input, gathered
+// before, parsed them already). A file that does not parse is left to
+// `meshnode check` to report; the site still copies it. rows
+// (MANIFEST.md's and its archive pages') give each its seq.
+func loadGiven(n *Node, snap *node.Snapshot) {
+	rows := snap.Rows()
 	seqs := make(map[string]manifest.Seq, len(rows))
 	for _, e := range rows {
 		seqs[e.File] = e.Seq
 	}
-	for _, f := range n.Files {
-		if path.Dir(f.Path) != validationsDir || path.Ext(f.Path) != ".md" {
+	for _, f := range snap.Files(node.ValidationsDir) {
+		if path.Ext(f.Path) != ".md" {
 			continue
 		}
-		v, err := validation.Parse(f.Data)
+		v, err := snap.Validation(f)
 		if err != nil {
 			continue
 		}
-		vote := voteOf(ledger.ValidationOf(v))
+		vote := voteOf(v)
 		vote.File, vote.Seq = f.Path, seqs[f.Path]
 		n.Given = append(n.Given, vote)
 	}
