@@ -55,7 +55,9 @@ func (n *job) apply(results []*pollResult) error {
 	// not recorded, goes with the map.
 	n.held = nil
 	n.withdraw(listings)
-	n.giveWay(listings)
+	if err := n.giveWay(listings); err != nil {
+		return err
+	}
 	// A quiet heartbeat brought nothing new: what takeDownDisputed and
 	// keepCopies compute from the history stands as last computed.
 	if n.quiet == nil {

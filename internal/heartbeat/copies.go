@@ -2,6 +2,7 @@ package heartbeat
 
 import (
 	"context"
+	"slices"
 	"sort"
 
 	"golang.org/x/sync/errgroup"
@@ -81,26 +82,27 @@ func (n *job) keepCopy(p peer, h manifest.Hash, f fetched) {
 // (ledger.Promote), so that the author's text stays while it publishes it
 // (docs/decisions.md, "Taking a peer's text down"). It runs after
 // withdraw: a lister gives a record up when it is withdrawn, or when the
-// lister disputes its hash. A copy is still listed unless it is marked
-// withdrawn (from its lister's MANIFEST.md when this run read it whole,
-// else as last read) or its lister disputes its hash. The first copy by
-// agent URL, then seq, is promoted, as Forget's is. A quiet heartbeat,
-// which brought nothing new, leaves what the last one promoted.
-func (n *job) giveWay(listings map[string]*listing) {
+// lister disputes its own listing (ownClaims). A copy is still listed
+// unless it is marked withdrawn (from its lister's MANIFEST.md when this
+// run read it whole, else as last read) or its lister disputes it so. The
+// first copy by agent URL, then seq, is promoted, as Forget's is. A quiet
+// heartbeat, which brought nothing new, leaves what the last one
+// promoted.
+func (n *job) giveWay(listings map[string]*listing) error {
 	if n.quiet != nil || len(n.ledger.Copies) == 0 {
-		return
+		return nil
 	}
 	n.withdrawCopies(listings)
-	disputed := map[string]bool{}
-	for _, d := range n.ledger.Disputes {
-		disputed[ledger.CopyKey(d.ReporterURL, d.ClaimedHash)] = true
+	disputed, err := n.ownClaims()
+	if err != nil {
+		return err
 	}
 	gaveUp := func(t *ledger.Trace) bool {
-		return t != nil && (t.TakenDown == ledger.Withdrawn || disputed[ledger.CopyKey(t.AgentURL, t.Hash)])
+		return t != nil && (t.TakenDown == ledger.Withdrawn || disputed(t))
 	}
 	var cands []*ledger.Trace
 	for _, c := range n.ledger.Copies {
-		if c != nil && c.TakenDown != ledger.Withdrawn && !disputed[ledger.CopyKey(c.AgentURL, c.Hash)] && gaveUp(n.ledger.Traces[c.Hash]) {
+		if c != nil && !gaveUp(c) && gaveUp(n.ledger.Traces[c.Hash]) {
 			cands = append(cands, c)
 		}
 	}
@@ -114,6 +116,56 @@ func (n *job) giveWay(listings map[string]*listing) {
 			n.log.Info("copy promoted: the first listing of its bytes was given up", "peer", c.Agent, "url", c.AgentURL, "seq", c.Seq, "sha256", c.Hash, "of", t.AgentURL)
 		}
 	}
+	return nil
+}
+
+// ownClaims says whether the lister of a record (a trace or a copy)
+// disputes its own listing: publishes a dispute of the record's hash
+// that is about the lister itself, as takeDownDisputed reads "its
+// author's own" dispute (aboutOf). A lister's dispute of another agent's
+// file claiming the same hash (a mirror reporting that the author served
+// it other bytes) gives nothing up. SIGNAL, which aboutOf reads, is
+// computed only when some lister disputes a hash it lists beside
+// another agent.
+func (n *job) ownClaims() (func(*ledger.Trace) bool, error) {
+	by := map[string][]*ledger.Dispute{}
+	for _, d := range n.ledger.Disputes {
+		if d != nil {
+			k := ledger.CopyKey(d.ReporterURL, d.ClaimedHash)
+			by[k] = append(by[k], d)
+		}
+	}
+	if !n.listerDisputes(by) {
+		return func(*ledger.Trace) bool { return false }, nil
+	}
+	about, err := n.aboutOf()
+	if err != nil {
+		return nil, err
+	}
+	return func(t *ledger.Trace) bool {
+		return slices.ContainsFunc(by[ledger.CopyKey(t.AgentURL, t.Hash)], func(d *ledger.Dispute) bool { return about(d, t) })
+	}, nil
+}
+
+// listerDisputes reports whether by (disputes by reporter URL and
+// claimed hash) holds a dispute by a lister of a copied hash of that
+// hash.
+func (n *job) listerDisputes(by map[string][]*ledger.Dispute) bool {
+	if len(by) == 0 {
+		return false
+	}
+	for _, c := range n.ledger.Copies {
+		if c == nil {
+			continue
+		}
+		if len(by[ledger.CopyKey(c.AgentURL, c.Hash)]) > 0 {
+			return true
+		}
+		if t := n.ledger.Traces[c.Hash]; t != nil && len(by[ledger.CopyKey(t.AgentURL, t.Hash)]) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // withdrawCopies marks each copy of the peers whose MANIFEST.md this run

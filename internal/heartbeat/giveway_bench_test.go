@@ -48,7 +48,9 @@ func BenchmarkGiveWayCost(b *testing.B) {
 		alone += time.Since(start)
 		start = time.Now()
 		n.withdraw(listings)
-		n.giveWay(listings)
+		if err := n.giveWay(listings); err != nil {
+			b.Fatal(err)
+		}
 		with += time.Since(start)
 	}
 	if len(l.Copies) != copied {

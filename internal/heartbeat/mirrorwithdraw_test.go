@@ -1,11 +1,14 @@
 package heartbeat
 
 import (
-	"strings"
+	"fmt"
 	"testing"
+	"time"
 
+	"github.com/meshnode/meshnode/internal/dispute"
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
 )
 
 // TestAWithdrawnRecordGivesWayToACopyStillListed: a mirror lists gamma's
@@ -52,12 +55,12 @@ func TestAWithdrawnRecordGivesWayToACopyStillListed(t *testing.T) {
 
 // TestARecordDisputedByItsOwnListerGivesWayToACopyStillListed: the mirror
 // of TestAWithdrawnRecordGivesWayToACopyStillListed keeps its row and
-// publishes a dispute of the hash instead. A dispute by a trace's own
-// lister takes it down ("its author's own"), and the ledger's record of
-// the hash was the mirror's, so a peer without standing took gamma's
-// text down. Now gamma's copy, still listed and not disputed by gamma,
-// takes the record's place, and the mirror's dispute counts as any
-// stranger's: for nothing.
+// publishes a dispute of the hash naming itself (its own file) instead. A
+// dispute by a trace's own lister about itself takes it down ("its
+// author's own"), and the ledger's record of the hash was the mirror's,
+// so a peer without standing took gamma's text down. Now gamma's copy,
+// still listed and not disputed by gamma, takes the record's place, and
+// the mirror's dispute counts as any stranger's: for nothing.
 func TestARecordDisputedByItsOwnListerGivesWayToACopyStillListed(t *testing.T) {
 	p := newFakePeer(t)
 	p.publishSeqs("/mallory/", 1, map[manifest.Seq][2]string{1: {"traces/m.md", plainTrace}})
@@ -72,8 +75,9 @@ func TestARecordDisputedByItsOwnListerGivesWayToACopyStillListed(t *testing.T) {
 		t.Fatal("setup: gamma's listing is not a copy of the mirror's")
 	}
 
-	// The mirror keeps its row and disputes the hash; gamma still lists it.
-	d := strings.Replace(peersDispute, "sha256:"+zeros, string(h), 1)
+	// The mirror keeps its row and disputes its own file; gamma still
+	// lists the bytes.
+	d := disputeNaming("mallory", p.URL+"/mallory/", h)
 	p.publishRows("/mallory/", [][4]string{{"traces/m.md", plainTrace, "knowledge", "pending"}, {"disputes/dispute-" + h.Hex(12) + ".md", d, "dispute", "published"}})
 	beat(t, dir, testNow.Add(2*cursorStep))
 	beat(t, dir, testNow.Add(3*cursorStep))
@@ -126,5 +130,124 @@ func TestACopyItsListerDroppedIsNotPromoted(t *testing.T) {
 	}
 	if loadCopies(t, dir).ByHash[h] != nil {
 		t.Error("a trace nobody lists kept its copy")
+	}
+}
+
+// disputeNaming is a dispute file of claimed hash h about the agent at
+// agentURL (none: named by agent alone), of its file traces/x.md.
+func disputeNaming(agent, agentURL string, h manifest.Hash) string {
+	at := agentURL
+	if at == "" {
+		at = "https://elsewhere.example/"
+	}
+	d := dispute.Dispute{Reporter: "reporter", ReporterURL: "https://reporter.example/", Agent: agent, AgentURL: agentURL,
+		FileURL: at + "traces/x.md", Seq: 1, ClaimedHash: h, ServedHash: manifest.HashBytes([]byte("other bytes")),
+		ObservedAt: time.Date(2026, 3, 14, 0, 0, 0, 0, time.UTC)}
+	return string(d.Format())
+}
+
+// mirrorReadFirst is the mesh of TestAWithdrawnRecordGivesWayToACopyStillListed
+// after two heartbeats: the mirror mallory listed gamma's trace before
+// gamma did, so the ledger's record of its hash h is mallory's and
+// gamma's listing a copy. founders, when set, is FOUNDERS.md with %s for
+// the fake peers' URL.
+func mirrorReadFirst(t *testing.T, founders string) (p *fakePeer, dir string, h manifest.Hash) {
+	t.Helper()
+	p = newFakePeer(t)
+	p.publishSeqs("/mallory/", 1, map[manifest.Seq][2]string{1: {"traces/m.md", plainTrace}})
+	p.serve("/gamma/MANIFEST.md", []byte("# MANIFEST\n\nagent: gamma\nsequence: 0\n"))
+	dir = newNode(t, [][2]string{{"gamma", p.URL + "/gamma/"}, {"mallory", p.URL + "/mallory/"}}, "")
+	if founders != "" {
+		write(t, dir, node.FoundersFile, fmt.Sprintf(founders, p.URL))
+	}
+	beat(t, dir, testNow)
+	p.publishSeqs("/gamma/", 1, map[manifest.Seq][2]string{1: {"traces/x.md", plainTrace}})
+	beat(t, dir, testNow.Add(cursorStep))
+	h = manifest.HashBytes([]byte(plainTrace))
+	if len(loadLedger(t, dir).Copies) != 1 {
+		t.Fatal("setup: gamma's listing is not a copy of the mirror's")
+	}
+	return p, dir, h
+}
+
+// TestOnlyAListersDisputeOfItselfGivesItsRecordUp: giveWay read any
+// dispute by a record's lister claiming the record's hash as the lister
+// giving its record up, whatever agent the dispute named. A mirror that
+// lists gamma's bytes, read first, and then reports that gamma's file
+// served it other bytes (a dispute naming gamma, claiming the hash) had
+// its own listing read as withdrawn: gamma's copy was promoted in its
+// place, and when the mirror has standing its dispute, now about the
+// record in traces, took gamma's text down, though the mirror still
+// lists the bytes and disputed nothing of its own. Now a lister gives
+// its record up only by a dispute about itself, read as the take-down
+// reads "its author's own" (by agent_url, else by a name only it goes by
+// when no agent has that agent_url).
+func TestOnlyAListersDisputeOfItselfGivesItsRecordUp(t *testing.T) {
+	for _, tc := range []struct {
+		name, founders, agent, agentURL string
+		gaveUp                          bool
+	}{
+		{"a dispute of gamma's file", "", "gamma", "/gamma/", false},
+		{"a dispute of gamma's file by a founder", "mallory | %s/mallory/\n", "gamma", "/gamma/", false},
+		{"a dispute of its own file", "", "mallory", "/mallory/", true},
+		{"a dispute of its own file, by name alone", "", "mallory", "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, dir, h := mirrorReadFirst(t, tc.founders)
+			mallory, gamma := p.URL+"/mallory/", p.URL+"/gamma/"
+			agentURL := ""
+			if tc.agentURL != "" {
+				agentURL = p.URL + tc.agentURL
+			}
+			p.publishRows("/mallory/", [][4]string{{"traces/m.md", plainTrace, "knowledge", "pending"},
+				{"disputes/dispute-" + h.Hex(12) + ".md", disputeNaming(tc.agent, agentURL, h), "dispute", "published"}})
+			beat(t, dir, testNow.Add(2*cursorStep))
+			beat(t, dir, testNow.Add(3*cursorStep))
+			l := loadLedger(t, dir)
+			if l.DisputesBy(mallory) != 1 {
+				t.Fatal("setup: the mirror's dispute was not recorded")
+			}
+			want, copied := mallory, gamma
+			if tc.gaveUp {
+				want, copied = gamma, mallory
+			}
+			if tr := l.Traces[h]; tr == nil || tr.AgentURL != want || tr.TakenDown != "" {
+				t.Errorf("the record of the hash is %+v; want %s's, published", tr, want)
+			}
+			if l.Copies[ledger.CopyKey(copied, h)] == nil {
+				t.Errorf("copies %v; want %s's listing kept as a copy", l.Copies, copied)
+			}
+			if loadCopies(t, dir).ByHash[h] == nil {
+				t.Error("the bytes both still list lost their copy")
+			}
+		})
+	}
+}
+
+// TestACopyWhoseListerDisputesAnotherAgentsFileIsPromoted: a copy was
+// not promoted when its lister published any dispute claiming its hash.
+// gamma, whose listing is a copy of the mirror's, reports that the
+// mirror's file served it other bytes (a dispute naming the mirror); the
+// mirror then drops its row, so its record is withdrawn, and gamma's
+// copy, still listed, stayed out: gamma's text left the site though
+// gamma publishes it. Now only gamma's dispute of its own file keeps its
+// copy out.
+func TestACopyWhoseListerDisputesAnotherAgentsFileIsPromoted(t *testing.T) {
+	p, dir, h := mirrorReadFirst(t, "")
+	mallory, gamma := p.URL+"/mallory/", p.URL+"/gamma/"
+	p.publishRows("/gamma/", [][4]string{{"traces/x.md", plainTrace, "knowledge", "pending"},
+		{"disputes/dispute-" + h.Hex(12) + ".md", disputeNaming("mallory", mallory, h), "dispute", "published"}})
+	p.serve("/mallory/MANIFEST.md", []byte("# MANIFEST\n\nagent: mallory\nsequence: 2\n| seq | file | sha256 | type | status | submitted |\n|---|---|---|---|---|---|\n"))
+	beat(t, dir, testNow.Add(2*cursorStep))
+	beat(t, dir, testNow.Add(3*cursorStep))
+	l := loadLedger(t, dir)
+	if l.DisputesBy(gamma) != 1 {
+		t.Fatal("setup: gamma's dispute was not recorded")
+	}
+	if tr := l.Traces[h]; tr == nil || tr.AgentURL != gamma || tr.TakenDown != "" {
+		t.Errorf("the record of the hash is %+v; want gamma's, published: gamma lists it and disputes only the mirror's file", tr)
+	}
+	if loadCopies(t, dir).ByHash[h] == nil {
+		t.Error("gamma's published trace lost its copy")
 	}
 }
