@@ -2,6 +2,7 @@ package heartbeat
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -134,14 +135,10 @@ func TestACopyItsListerDroppedIsNotPromoted(t *testing.T) {
 }
 
 // disputeNaming is a dispute file of claimed hash h about the agent at
-// agentURL (none: named by agent alone), of its file traces/x.md.
+// agentURL, of its file traces/x.md.
 func disputeNaming(agent, agentURL string, h manifest.Hash) string {
-	at := agentURL
-	if at == "" {
-		at = "https://elsewhere.example/"
-	}
 	d := dispute.Dispute{Reporter: "reporter", ReporterURL: "https://reporter.example/", Agent: agent, AgentURL: agentURL,
-		FileURL: at + "traces/x.md", Seq: 1, ClaimedHash: h, ServedHash: manifest.HashBytes([]byte("other bytes")),
+		FileURL: agentURL + "traces/x.md", Seq: 1, ClaimedHash: h, ServedHash: manifest.HashBytes([]byte("other bytes")),
 		ObservedAt: time.Date(2026, 3, 14, 0, 0, 0, 0, time.UTC)}
 	return string(d.Format())
 }
@@ -180,8 +177,8 @@ func mirrorReadFirst(t *testing.T, founders string) (p *fakePeer, dir string, h 
 // record in traces, took gamma's text down, though the mirror still
 // lists the bytes and disputed nothing of its own. Now a lister gives
 // its record up only by a dispute about itself, read as the take-down
-// reads "its author's own" (by agent_url, else by a name only it goes by
-// when no agent has that agent_url).
+// reads "its author's own" (signal.DisputedAgents: by agent_url, else,
+// when no agent has that agent_url, by a name only the lister goes by).
 func TestOnlyAListersDisputeOfItselfGivesItsRecordUp(t *testing.T) {
 	for _, tc := range []struct {
 		name, founders, agent, agentURL string
@@ -190,14 +187,14 @@ func TestOnlyAListersDisputeOfItselfGivesItsRecordUp(t *testing.T) {
 		{"a dispute of gamma's file", "", "gamma", "/gamma/", false},
 		{"a dispute of gamma's file by a founder", "mallory | %s/mallory/\n", "gamma", "/gamma/", false},
 		{"a dispute of its own file", "", "mallory", "/mallory/", true},
-		{"a dispute of its own file, by name alone", "", "mallory", "", true},
+		{"a dispute of its own file, by name and an agent_url no agent has", "", "mallory", "https://elsewhere.example/", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, dir, h := mirrorReadFirst(t, tc.founders)
 			mallory, gamma := p.URL+"/mallory/", p.URL+"/gamma/"
-			agentURL := ""
-			if tc.agentURL != "" {
-				agentURL = p.URL + tc.agentURL
+			agentURL := tc.agentURL
+			if strings.HasPrefix(agentURL, "/") {
+				agentURL = p.URL + agentURL
 			}
 			p.publishRows("/mallory/", [][4]string{{"traces/m.md", plainTrace, "knowledge", "pending"},
 				{"disputes/dispute-" + h.Hex(12) + ".md", disputeNaming(tc.agent, agentURL, h), "dispute", "published"}})
