@@ -50,8 +50,17 @@ func (x DisputedAgents) About(d ledger.Dispute, name, url string) bool {
 // own trace under a rule set this node does not implement.
 func Names(d ledger.Dispute, name, url string) bool {
 	if d.AgentURL != "" {
-		return url != "" && normalURL(d.AgentURL) == normalURL(url)
+		return url != "" && SameURL(d.AgentURL, url)
 	}
 	n := strings.ToLower(strings.TrimSpace(d.Agent))
 	return n != "" && n == strings.ToLower(strings.TrimSpace(name))
+}
+
+// SameURL reports whether a and b are one trace URL, compared as
+// AGENTS.md lines are (roster.NormalizeURL: scheme and host without case,
+// without a default port, one trailing slash), as Names compares an
+// agent_url. It is for readers that compare a dispute's URLs without a
+// report: the site's test of whether a published dispute is the node's.
+func SameURL(a, b string) bool {
+	return normalURL(a) == normalURL(b)
 }

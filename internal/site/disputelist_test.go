@@ -65,3 +65,45 @@ func TestAPublishedDisputeHidesOnlyTheRejectionOfItsOwnClaim(t *testing.T) {
 		})
 	}
 }
+
+// TestOurDisputeIsOursInAnySpellingOfOurURL: sameClaim took a published
+// dispute for ours when its reporter_url was our URL with or without a
+// final slash, and for another reporter's in any other spelling of our
+// URL: a host in upper case, or a default port (mesh.yaml keeps the
+// spelling it is given, and a dispute keeps the spelling of the day it
+// was written), so the rejection it stands for was listed a second time.
+// Our URL is now compared as signal.Names compares an agent_url.
+func TestOurDisputeIsOursInAnySpellingOfOurURL(t *testing.T) {
+	const ours, gamma = "https://fern.example.org/mesh/", "https://gamma.example/"
+	h := manifest.HashBytes([]byte("gamma's trace"))
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name, nodeURL, reporterURL string
+		ours                       bool
+	}{
+		{"our URL", ours, ours, true},
+		{"without its final slash", ours, "https://fern.example.org/mesh", true},
+		{"its host in upper case", ours, "https://Fern.EXAMPLE.org/mesh/", true},
+		{"its scheme in upper case and the default port", ours, "HTTPS://fern.example.org:443/mesh/", true},
+		{"ours spelled in upper case in mesh.yaml", "https://FERN.example.org/mesh", ours, true},
+		{"another host", ours, "https://fern.example.net/mesh/", false},
+		{"another path", ours, "https://fern.example.org/mesh/other/", false},
+		{"a path in another case", ours, "https://fern.example.org/Mesh/", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := dispute.Dispute{Reporter: "fern", ReporterURL: tc.reporterURL, Agent: "gamma", AgentURL: gamma,
+				FileURL: gamma + "traces/x.md", Seq: 3, ClaimedHash: h, ServedHash: manifest.HashBytes([]byte("other bytes")), ObservedAt: at}
+			n := &Node{URL: tc.nodeURL, Files: []File{{Path: disputesDir + "/" + dispute.FileName(h), Data: d.Format()}}}
+			l := ledger.New()
+			l.AddRejection(gamma+"traces/x.md", &ledger.Rejection{Agent: "gamma", AgentURL: gamma, Seq: 3, ClaimedHash: h, ServedHash: d.ServedHash, At: at})
+			loadDisputes(n, l)
+			want := 2
+			if tc.ours {
+				want = 1 // the published dispute stands for the rejection
+			}
+			if len(n.Disputes) != want {
+				t.Errorf("%d disputes listed, want %d: %+v", len(n.Disputes), want, n.Disputes)
+			}
+		})
+	}
+}

@@ -114,10 +114,11 @@ func isSelf(n *Node, agent, url string) bool {
 }
 
 // sameClaim reports whether our published dispute d is the claim of our
-// rejection r: it names our node as its reporter (or none), and the
-// agent whose file r rejected (signal.Names); r's claimed hash is d's.
+// rejection r: it names our node as its reporter (or none), by our URL in
+// any spelling of it (signal.SameURL), and the agent whose file r
+// rejected (signal.Names); r's claimed hash is d's.
 func sameClaim(n *Node, d ledger.Dispute, r *ledger.Rejection) bool {
-	ours := d.ReporterURL == "" || strings.TrimRight(d.ReporterURL, "/") == strings.TrimRight(n.URL, "/")
+	ours := d.ReporterURL == "" || signal.SameURL(d.ReporterURL, n.URL)
 	return ours && signal.Names(d, r.Agent, r.AgentURL)
 }
 
