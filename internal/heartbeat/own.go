@@ -8,9 +8,11 @@ import (
 
 	"github.com/meshnode/meshnode/internal/dispute"
 	"github.com/meshnode/meshnode/internal/heartbeat/report"
+	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/presence"
 	"github.com/meshnode/meshnode/internal/publish"
+	"github.com/meshnode/meshnode/internal/signal"
 )
 
 // disputeOf is the dispute this node publishes of a hash mismatch of p's
@@ -45,10 +47,12 @@ func (n *job) publishDisputes() error {
 }
 
 // disputeFile is where d is published: FileName of its claimed hash, or,
-// once that holds a dispute about another agent (its row claimed the hash
-// first), FileNameAbout the agent d is about, so that no agent's row
-// spends another's dispute. ok is false when a dispute of the claim about
-// the same agent is published already.
+// once that holds a dispute of another claim (another agent's row claimed
+// the hash first, or a claimed hash with the same first 12 hex digits),
+// FileNameAbout the agent d is about, so that no agent's row spends
+// another's dispute nor one claim another's. ok is false when a dispute
+// of the claim about the same agent is published already, or when both
+// names are taken.
 func (n *job) disputeFile(d *dispute.Dispute) (rel string, ok bool) {
 	rel = path.Join(node.DisputesDir, dispute.FileName(d.ClaimedHash))
 	f, taken := n.snap.File(rel)
@@ -56,7 +60,7 @@ func (n *job) disputeFile(d *dispute.Dispute) (rel string, ok bool) {
 		return rel, true
 	}
 	if f.Err == nil {
-		if first, err := dispute.Parse(f.Data); err == nil && first.AgentURL == d.AgentURL {
+		if first, err := dispute.Parse(f.Data); err == nil && sameClaim(first, d) {
 			return "", false
 		}
 	}
@@ -65,6 +69,14 @@ func (n *job) disputeFile(d *dispute.Dispute) (rel string, ok bool) {
 		return "", false
 	}
 	return rel, true
+}
+
+// sameClaim reports whether our published dispute a is of d's claim: the
+// same claimed hash, about the same agent (signal.Names: by its agent_url
+// in any spelling, as the node wrote it when it polled the agent at an
+// earlier spelling of its URL).
+func sameClaim(a, d *dispute.Dispute) bool {
+	return a.ClaimedHash == d.ClaimedHash && signal.Names(ledger.DisputeOf(a), d.Agent, d.AgentURL)
 }
 
 // publish writes disputes, resolves our traces' statuses and regenerates
