@@ -128,14 +128,13 @@ func (n *job) giveWay(listings map[string]*listing) error {
 // computed only when some lister disputes a hash it lists beside
 // another agent.
 func (n *job) ownClaims() (func(*ledger.Trace) bool, error) {
-	by := map[string][]*ledger.Dispute{}
+	byHash := map[manifest.Hash][]*ledger.Dispute{}
 	for _, d := range n.ledger.Disputes {
 		if d != nil {
-			k := ledger.CopyKey(d.ReporterURL, d.ClaimedHash)
-			by[k] = append(by[k], d)
+			byHash[d.ClaimedHash] = append(byHash[d.ClaimedHash], d)
 		}
 	}
-	if !n.listerDisputes(by) {
+	if !n.listerDisputes(byHash) {
 		return func(*ledger.Trace) bool { return false }, nil
 	}
 	about, err := n.aboutOf()
@@ -143,25 +142,24 @@ func (n *job) ownClaims() (func(*ledger.Trace) bool, error) {
 		return nil, err
 	}
 	return func(t *ledger.Trace) bool {
-		return slices.ContainsFunc(by[ledger.CopyKey(t.AgentURL, t.Hash)], func(d *ledger.Dispute) bool { return about(d, t) })
+		return slices.ContainsFunc(byHash[t.Hash], func(d *ledger.Dispute) bool { return d.ReporterURL == t.AgentURL && about(d, t) })
 	}, nil
 }
 
-// listerDisputes reports whether by (disputes by reporter URL and
-// claimed hash) holds a dispute by a lister of a copied hash of that
-// hash.
-func (n *job) listerDisputes(by map[string][]*ledger.Dispute) bool {
-	if len(by) == 0 {
-		return false
+// listerDisputes reports whether byHash (disputes by claimed hash) holds
+// a dispute of a copied hash by one of its listers.
+func (n *job) listerDisputes(byHash map[manifest.Hash][]*ledger.Dispute) bool {
+	by := func(ds []*ledger.Dispute, url string) bool {
+		return slices.ContainsFunc(ds, func(d *ledger.Dispute) bool { return d.ReporterURL == url })
 	}
 	for _, c := range n.ledger.Copies {
-		if c == nil {
+		if c == nil || len(byHash[c.Hash]) == 0 {
 			continue
 		}
-		if len(by[ledger.CopyKey(c.AgentURL, c.Hash)]) > 0 {
+		if by(byHash[c.Hash], c.AgentURL) {
 			return true
 		}
-		if t := n.ledger.Traces[c.Hash]; t != nil && len(by[ledger.CopyKey(t.AgentURL, t.Hash)]) > 0 {
+		if t := n.ledger.Traces[c.Hash]; t != nil && by(byHash[c.Hash], t.AgentURL) {
 			return true
 		}
 	}
