@@ -135,8 +135,8 @@ func sortTraces(out []*Trace) {
 
 // Promote puts in Traces the copy of hash h that the agent at agentURL
 // lists, in place of the record there, which becomes its own lister's
-// copy: the record of a hash that its lister withdrew, or disputed,
-// gives way to another agent's listing of the same bytes, as Forget's
+// copy: the record of a hash that its lister withdrew, or disputed as
+// its own, gives way to another agent's listing of the same bytes, as Forget's
 // does (docs/decisions.md, "Taking a peer's text down"). Both records
 // stay, so SIGNAL under rules that judge copies reads the same listings.
 // The record given up keeps its mark of withdrawn (TakeDownCopy), and no
