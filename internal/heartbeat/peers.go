@@ -190,8 +190,9 @@ func (n *job) adoptMoved(self string) error {
 // the pin of its signed log. Everything but the cursors is down before
 // the cursors are saved, which the heartbeat does last: a run stopped
 // anywhere before leaves the old cursor, and the next run moves again,
-// moving nothing twice. The relays' state stays: it is what relays
-// listed at the old URL (docs/decisions.md, "Names").
+// moving nothing twice. The relays' listings do not move: they are what
+// relays listed at the old URL, dropped as those of any URL no longer
+// polled (readRelays; docs/decisions.md, "Names").
 func (n *job) moveAgent(from, to string) error {
 	n.led().Rename(from, to)
 	if _, err := n.queue.Rename(from, to); err != nil {
