@@ -26,6 +26,15 @@ func logPeer(t *testing.T, base string, n int) *fakePeer {
 func logPeerAt(t *testing.T, n int, bases ...string) (*fakePeer, []string) {
 	t.Helper()
 	p := newFakePeer(t)
+	return p, serveLog(t, p, "big", n, bases...)
+}
+
+// serveLog makes p serve, under each of bases, the files of agent name: n
+// traces listed by a signed log under a new key (made at the first base)
+// and by a MANIFEST.md without rows, and an IDENTITY.md naming the key. It
+// returns the paths of the log's files under log/.
+func serveLog(t *testing.T, p *fakePeer, name string, n int, bases ...string) []string {
+	t.Helper()
 	origin, err := translog.Origin(p.URL + bases[0])
 	if err != nil {
 		t.Fatal(err)
@@ -36,7 +45,7 @@ func logPeerAt(t *testing.T, n int, bases ...string) (*fakePeer, []string) {
 	}
 	var entries []translog.Entry
 	for seq := 1; seq <= n; seq++ {
-		body := fmt.Appendf(nil, "# big %d\n\n## Work\n\nTrace %d of a big log.\n", seq, seq)
+		body := fmt.Appendf(nil, "# %s %d\n\n## Work\n\nTrace %d of a %s log.\n", name, seq, seq, name)
 		file := fmt.Sprintf("traces/%04d.md", seq)
 		for _, base := range bases {
 			p.serve(base+file, body)
@@ -56,10 +65,10 @@ func logPeerAt(t *testing.T, n int, bases ...string) (*fakePeer, []string) {
 		}
 	}
 	for _, base := range bases {
-		p.serve(base+node.IdentityFile, []byte("# IDENTITY\n\nname: big\n"+translog.IdentityKey+": "+vkey+"\n"))
-		p.handle(base+manifest.FileName, staticManifest([]byte("# MANIFEST\n\nagent: big\nsequence: 0\n")))
+		p.serve(base+node.IdentityFile, []byte("# IDENTITY\n\nname: "+name+"\n"+translog.IdentityKey+": "+vkey+"\n"))
+		p.handle(base+manifest.FileName, staticManifest([]byte("# MANIFEST\n\nagent: "+name+"\nsequence: 0\n")))
 	}
-	return p, paths
+	return paths
 }
 
 // TestBigSignedLogIsReadOverHeartbeats: a peer whose log holds more than

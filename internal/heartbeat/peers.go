@@ -51,7 +51,37 @@ func (n *job) peers() ([]peer, error) {
 	if err := n.dropItemsOf(forgotten); err != nil {
 		return nil, err
 	}
+	if err := n.forgetPins(out); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// forgetPins drops the pins of the signed logs of the URLs the node
+// neither polls nor keeps a cursor of: a learned peer just forgotten
+// (forgetPeer), or one an older node forgot, which left its pin behind.
+// A pin is the node's trust in the log at one URL, and goes with what
+// else the node knew of the peer there: kept, it would refuse as a key
+// change the log of the next agent a person lists at that URL, and show
+// a forgotten peer's alarm for ever. A second spelling of a polled URL is
+// no exception: that URL's pin is its own (docs/decisions.md, "Reading a
+// peer's signed log"). Saved at once, as a moved pin is: the cursor goes
+// last, so a run stopped before forgets again.
+func (n *job) forgetPins(polled []peer) error {
+	keep := make(map[string]bool, len(polled))
+	for _, p := range polled {
+		keep[p.url] = true
+	}
+	gone := n.pins.Keep(func(url string) bool { return keep[url] || n.state.Cursors[url] != nil })
+	if len(gone) == 0 {
+		return nil
+	}
+	for _, url := range gone {
+		n.log.Warn("log pin of a forgotten peer dropped", "url", url)
+	}
+	changed, err := n.pins.Save()
+	n.sum.Changed = n.sum.Changed || changed
+	return err
 }
 
 // dropItemsOf drops from the queue the items at work of the peers at
@@ -160,8 +190,9 @@ func (n *job) adoptMoved(self string) error {
 // the pin of its signed log. Everything but the cursors is down before
 // the cursors are saved, which the heartbeat does last: a run stopped
 // anywhere before leaves the old cursor, and the next run moves again,
-// moving nothing twice. The relays' state stays: it is what relays
-// listed at the old URL (docs/decisions.md, "Names").
+// moving nothing twice. The relays' listings do not move: they are what
+// relays listed at the old URL, dropped as those of any URL no longer
+// polled (readRelays; docs/decisions.md, "Names").
 func (n *job) moveAgent(from, to string) error {
 	n.led().Rename(from, to)
 	if _, err := n.queue.Rename(from, to); err != nil {
@@ -255,7 +286,8 @@ func (n *job) vouched(url string) bool {
 // forgetPeer drops a learned peer whose name is bound elsewhere, or whose
 // URL is a second spelling of one, and what
 // the ledger holds of it; the hashes of its files are no longer seen, so
-// the agent the name belongs to is not refused the same bytes.
+// the agent the name belongs to is not refused the same bytes. The pin of
+// its log goes once its cursor has (forgetPins).
 func (n *job) forgetPeer(url, name string, why error) {
 	delete(n.state.Cursors, url)
 	hashes := n.led().Forget(url)

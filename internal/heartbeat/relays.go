@@ -27,7 +27,9 @@ type relays struct {
 
 // readRelays reads what each configured relay added since the last
 // heartbeat about peers, before the polls it makes due or lets wait. A
-// relay that cannot be read now vouches with what it said before.
+// relay that cannot be read now vouches with what it said before. What
+// the relays listed of URLs not among peers is dropped: the node keeps
+// of a relay only what it says of the agents polled.
 func (n *job) readRelays(ctx context.Context, peers []peer) error {
 	path := filepath.Join(n.opts.Dir, node.RelaysFile)
 	if err := atomicfile.RemoveTemps(statefile.Dir(path)); err != nil {
@@ -47,6 +49,9 @@ func (n *job) readRelays(ctx context.Context, peers []peer) error {
 	known := make(map[string]bool, len(peers))
 	for _, p := range peers {
 		known[p.url] = true
+	}
+	if gone := store.KeepAgents(func(u string) bool { return known[u] }); gone > 0 {
+		n.log.Info("relays' listings of agents no longer polled dropped", "count", gone)
 	}
 	rd := &relay.Reader{Client: n.client, Pins: n.pins, Now: n.now, Known: func(u string) bool { return known[u] }}
 	for _, r := range rs {

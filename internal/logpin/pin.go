@@ -159,9 +159,10 @@ type Pins struct {
 	// a name that is not their peer's, which Save replaces.
 	put      map[string]bool
 	misnamed []string
-	// moved are the files of pins moved to another URL (Rename), which
-	// Save removes once the pins' new files are written.
-	moved []string
+	// gone are the files of pins moved to another URL (Rename) or
+	// forgotten (Keep), which Save removes once the pins' new files are
+	// written.
+	gone []string
 }
 
 // Load reads the pins kept at path (node.LogPinsFile); none is no pin.
@@ -295,10 +296,37 @@ func (ps *Pins) Rename(from, to string) bool {
 	delete(ps.put, from)
 	ps.pins[to] = &c
 	ps.put[to] = true
-	if name := statefile.PeerFileName(from); ps.was[name] != nil {
-		ps.moved = append(ps.moved, name)
-	}
+	ps.removeFile(from)
 	return true
+}
+
+// Keep forgets the pin of every peer whose URL keep refuses (a peer the
+// node forgot, whose cursor is gone: docs/decisions.md, "Reading a peer's
+// signed log"), and returns their URLs, sorted. Save removes their files.
+func (ps *Pins) Keep(keep func(url string) bool) []string {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	var out []string
+	for url := range ps.pins {
+		if !keep(url) {
+			out = append(out, url)
+		}
+	}
+	sort.Strings(out)
+	for _, url := range out {
+		delete(ps.pins, url)
+		delete(ps.put, url)
+		ps.removeFile(url)
+	}
+	return out
+}
+
+// removeFile makes Save remove the file of the pin of url, if one was
+// read or written. The caller holds ps.mu.
+func (ps *Pins) removeFile(url string) {
+	if name := statefile.PeerFileName(url); ps.was[name] != nil {
+		ps.gone = append(ps.gone, name)
+	}
 }
 
 // Save writes every pin whose bytes changed, and reports whether a file
@@ -307,7 +335,7 @@ func (ps *Pins) Rename(from, to string) bool {
 // peers polled, not the mesh's size. The files of pins that moved to
 // another name (a misnamed file, a pin Rename moved) are removed only
 // once the new ones are written, so a crash between keeps a pin under
-// both names, never under none.
+// both names, never under none; so are those of pins Keep forgot.
 func (ps *Pins) Save() (bool, error) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
@@ -326,7 +354,7 @@ func (ps *Pins) Save() (bool, error) {
 	for name, data := range files {
 		ps.was[name] = data
 	}
-	gone := slices.DeleteFunc(append(slices.Clone(ps.misnamed), ps.moved...), func(name string) bool { return files[name] != nil })
+	gone := slices.DeleteFunc(append(slices.Clone(ps.misnamed), ps.gone...), func(name string) bool { return files[name] != nil })
 	removed, err := statefile.Update(ps.path, nil, ps.was, gone)
 	if err != nil {
 		return changed || removed, fmt.Errorf("save log pins: %w", err)
@@ -334,7 +362,7 @@ func (ps *Pins) Save() (bool, error) {
 	for _, name := range gone {
 		delete(ps.was, name)
 	}
-	ps.put, ps.misnamed, ps.moved = map[string]bool{}, nil, nil
+	ps.put, ps.misnamed, ps.gone = map[string]bool{}, nil, nil
 	return changed || removed, nil
 }
 

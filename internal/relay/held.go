@@ -229,6 +229,33 @@ func (s *Store) Keep(rs []Relay) {
 	maps.DeleteFunc(s.relay, func(u string, _ *Held) bool { return !want[u] })
 }
 
+// KeepAgents forgets, of every relay held, its listing and pending
+// checkpoint of each agent keep refuses (one the node no longer polls: a
+// peer forgotten, an agent taken out of AGENTS.md), and returns how many
+// agents it forgot of any. A reader passes over the new entries of such
+// an agent (Reader.Known), so what a relay said of it before would stay
+// for ever, read by nothing; Save removes the agent's file once no relay
+// lists it. An agent polled again waits for a relay's next listing of it,
+// polled on its own schedule meanwhile (docs/decisions.md, "Relays").
+func (s *Store) KeepAgents(keep func(agent string) bool) int {
+	gone := map[string]bool{}
+	for _, h := range s.relay {
+		for a := range h.Agents {
+			if !keep(a) {
+				delete(h.Agents, a)
+				gone[a] = true
+			}
+		}
+		for a := range h.Pending {
+			if !keep(a) {
+				delete(h.Pending, a)
+				gone[a] = true
+			}
+		}
+	}
+	return len(gone)
+}
+
 // All returns the held relays, by URL.
 func (s *Store) All() []*Held {
 	out := make([]*Held, 0, len(s.relay))

@@ -445,3 +445,80 @@ func TestNewKeyKeepsTheRelaysOpenFaultAsEvidence(t *testing.T) {
 		t.Fatalf("saved and loaded again, the relay's faults are %+v", got)
 	}
 }
+
+// TestKeepAgentsForgetsTheListingsOfAgentsNoLongerPolled: what the relays
+// listed of agents the node no longer polls, and their pending
+// checkpoints, are forgotten and the agents' files removed at the save;
+// the relays' files and the other agents' are left as they were, and a
+// KeepAgents that keeps every agent changes nothing.
+func TestKeepAgentsForgetsTheListingsOfAgentsNoLongerPolled(t *testing.T) {
+	m := newMesh(t, 5, 2)
+	m.read(t)
+	path := filepath.Join(t.TempDir(), "relays.json")
+	s, err := LoadStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range m.relays {
+		*s.Held(p.rel) = *m.held[i]
+	}
+	unpinned := "https://unpinned.example/mesh/"
+	s.Held(m.relays[1].rel).Pending = map[string]string{unpinned: string(m.agents[0].checkpoint(t))}
+	if _, err := s.Save(); err != nil {
+		t.Fatal(err)
+	}
+	_, before, err := statefile.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(before) != 2+5+1 {
+		t.Fatalf("setup: %d files for 2 relays and 6 agents", len(before))
+	}
+	if s, err = LoadStore(path); err != nil {
+		t.Fatal(err)
+	}
+	polled := map[string]bool{m.agents[1].url: true, m.agents[2].url: true, m.agents[4].url: true}
+	if got := s.KeepAgents(func(a string) bool { return polled[a] }); got != 3 {
+		t.Errorf("KeepAgents forgot %d agents, want 3 (two listed, one pending)", got)
+	}
+	if changed, err := s.Save(); err != nil || !changed {
+		t.Fatalf("save: changed %v, %v", changed, err)
+	}
+	_, after, err := statefile.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []string{m.agents[0].url, m.agents[3].url, unpinned} {
+		if _, ok := after[statefile.PeerFileName(a)]; ok {
+			t.Errorf("the file of %s, no longer polled, stays", a)
+		}
+	}
+	if len(after) != 2+3 {
+		t.Errorf("%d files left, want the 2 relays' and the 3 polled agents'", len(after))
+	}
+	for name, data := range after {
+		if string(before[name]) != string(data) {
+			t.Errorf("%s rewritten", name)
+		}
+	}
+	back, err := LoadStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range back.All() {
+		if len(h.Agents) != 3 || len(h.Pending) != 0 {
+			t.Errorf("%s holds %d listings and %d pending, want the 3 polled agents' listings", h.URL, len(h.Agents), len(h.Pending))
+		}
+		for a := range h.Agents {
+			if !polled[a] {
+				t.Errorf("%s still lists %s", h.URL, a)
+			}
+		}
+	}
+	if got := back.KeepAgents(func(a string) bool { return polled[a] }); got != 0 {
+		t.Errorf("a second KeepAgents forgot %d agents", got)
+	}
+	if changed, err := back.Save(); err != nil || changed {
+		t.Errorf("a save after forgetting nothing: changed %v, %v", changed, err)
+	}
+}
