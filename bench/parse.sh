@@ -9,7 +9,8 @@
 #   ROUNDS=10 bash bench/parse.sh a8732079      # OPS=20000
 #
 # Per tree and sub-benchmark, min / median / max over the rounds of the
-# nanoseconds of one file, and its allocations.
+# CPU nanoseconds of one file (user + system of the process, the
+# collector's included), of its wall nanoseconds and of its allocations.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 base=${1:?BASELINE}
@@ -32,15 +33,17 @@ for r in $(seq "$rounds"); do
       -test.benchtime "${OPS:-20000}x") |
       awk -v o="$out/$w" '/^BenchmarkParse\// {
         split($1, n, "/"); sub(/-[0-9]+$/, "", n[2])
-        print $3 >>(o "." n[2] ".ns"); print $7 >>(o "." n[2] ".allocs") }'
+        for (i = 4; i <= NF; i++) if ($i ~ /^(ns|cpu-ns|allocs)\/op$/) {
+          u = $i; sub(/\/op$/, "", u); print $(i - 1) >>(o "." n[2] "." u) } }'
   done
 done
 echo
-echo "| BenchmarkParse | tree | ns per file (min / median / max) | allocs per file |"
-echo "|---|---|---|---|"
+echo "| BenchmarkParse | tree | CPU ns per file (min / median / max) | wall ns per file | allocs per file |"
+echo "|---|---|---|---|---|"
 for b in own corpus; do
   for w in old new; do
-    [ -s "$out/$w.$b.ns" ] || continue
-    echo "| $b | $w | $(stats <"$out/$w.$b.ns") | $(stats <"$out/$w.$b.allocs") |"
+    f="$out/$w.$b"
+    [ -s "$f.ns" ] || continue
+    echo "| $b | $w | $(stats <"$f.cpu-ns") | $(stats <"$f.ns") | $(stats <"$f.allocs") |"
   done
 done
