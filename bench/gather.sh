@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# SIGNAL's input gathered again, and SIGNAL computed, after a heartbeat
-# wrote (issue 24; docs/decisions.md, "SIGNAL once a heartbeat"):
-# `BenchmarkNodeGathering` of this tree ("new") side by side with the
-# same benchmark built into the tree at BASELINE ("old"), alternating,
-# ROUNDS runs each, on the node at NODE, which is read and never written
-# (a history bench/stateyear.sh keeps, or a copy of one).
+# SIGNAL's input gathered first and again, and SIGNAL computed, after a
+# heartbeat wrote (issue 24; docs/decisions.md, "SIGNAL once a
+# heartbeat"): `BenchmarkNodeGathering` of this tree ("new") side by side
+# with the same benchmark built into the tree at BASELINE ("old"),
+# alternating, ROUNDS runs each, on the node at NODE, which is read and
+# never written (a history bench/stateyear.sh keeps, or a copy of one).
+# SUBS names the sub-benchmarks to run, all three unless told.
 #
 #   NODE=/dev/shm/hist3y bash bench/gather.sh a4e0966d      # ROUNDS=3, RUNS=3
+#   NODE=/dev/shm/hist3y SUBS=first bash bench/gather.sh a8732079
 #
 # Per tree and sub-benchmark, min / median / max over the rounds of the
 # CPU seconds of one op (user + system of the process, the collector's
@@ -17,6 +19,7 @@ cd "$(dirname "$0")/.."
 base=${1:?BASELINE}
 node=${NODE:?NODE: a node directory}
 rounds=${ROUNDS:-3}
+subs=${SUBS:-first again compute}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
@@ -32,7 +35,7 @@ stats() { sort -g | awk '{ v[NR] = $1 } END { printf "%.2f / %.2f / %.2f", v[1],
 for r in $(seq "$rounds"); do
   for w in old new; do
     (cd internal/signal && MESHNODE_BENCH_NODE=$node "$out/$w.test" -test.run '^$' \
-      -test.bench '^BenchmarkNodeGathering$' -test.benchtime "${RUNS:-3}x") |
+      -test.bench "^BenchmarkNodeGathering\$/^(${subs// /|})\$" -test.benchtime "${RUNS:-3}x") |
       awk -v o="$out/$w" '/^BenchmarkNodeGathering\// {
         split($1, n, "/"); sub(/-[0-9]+$/, "", n[2])
         printf "%.3f\n", $3 / 1e9 >>(o "." n[2] ".wall"); printf "%.3f\n", $5 >>(o "." n[2] ".cpu") }'
@@ -41,7 +44,7 @@ done
 echo
 echo "| BenchmarkNodeGathering | tree | CPU s per op (min / median / max) | wall s per op |"
 echo "|---|---|---|---|"
-for b in again compute; do
+for b in $subs; do
   for w in old new; do
     echo "| $b | $w | $(stats <"$out/$w.$b.cpu") | $(stats <"$out/$w.$b.wall") |"
   done

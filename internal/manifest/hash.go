@@ -27,11 +27,17 @@ func HashBytes(b []byte) Hash {
 // of every hash the node writes.
 func (h Hash) Valid() bool {
 	bare, ok := strings.CutPrefix(string(h), hashPrefix)
-	if !ok || len(bare) != sha256.Size*2 || strings.ToLower(bare) != bare {
+	if !ok || len(bare) != sha256.Size*2 {
 		return false
 	}
-	_, err := hex.DecodeString(bare)
-	return err == nil
+	// Byte by byte, not by decoding: a node checks every hash it reads,
+	// and decoding allocated for each.
+	for i := 0; i < len(bare); i++ {
+		if c := bare[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // Hex returns the first n hex digits of h after its "sha256:" prefix,
@@ -80,6 +86,11 @@ func NormalizeHash(s string) (Hash, error) {
 // backticks, and otherwise s as written, trimmed: for a parser that keeps
 // a malformed value for its checker to report (validations, disputes).
 func HashAsWritten(s string) Hash {
+	// Most hashes are written as the node writes them; those come back
+	// as they are, without the allocations of decoding and rebuilding.
+	if h := Hash(s); h.Valid() {
+		return h
+	}
 	v := strings.Trim(strings.TrimSpace(s), "`")
 	bare := v
 	if len(v) > len(hashPrefix) && strings.EqualFold(v[:len(hashPrefix)], hashPrefix) {

@@ -28,16 +28,27 @@ func (d *doc) isTrace() bool {
 }
 
 func (d *doc) canonical() (*Validation, []string) {
-	v := &Validation{
-		Layout:    LayoutCanonical,
-		Validator: d.plain["validator"], ValidatorURL: d.plain["validator_url"],
-		TraceURL: d.plain["trace_url"], TraceHash: manifest.HashAsWritten(d.plain["trace_hash"]),
-		ValidatedAt: parseTime(d.plain["validated_at"]),
-		Result:      strings.ToLower(d.plain["result"]),
-		Notes:       oneLine(d.plain["notes"]),
+	var f [len(canonicalKeys)]string
+	for i, k := range canonicalKeys {
+		f[i] = d.plain[k]
 	}
+	v := canonicalRecord(f, d.plain["notes"])
 	problems := v.setScores(d.scores)
-	return v, append(problems, v.settle(d.plain["total_score"], "total_score")...)
+	return v, append(problems, v.settle(f[keyTotal], "total_score")...)
+}
+
+// canonicalRecord is the validation whose canonical keys hold f (indexed
+// like canonicalKeys, each on one line) and whose notes are these, before
+// its scores and total are read.
+func canonicalRecord(f [len(canonicalKeys)]string, notes string) *Validation {
+	return &Validation{
+		Layout:    LayoutCanonical,
+		Validator: f[keyValidator], ValidatorURL: f[keyValidatorURL],
+		TraceURL: f[keyTraceURL], TraceHash: manifest.HashAsWritten(f[keyTraceHash]),
+		ValidatedAt: parseTime(f[keyValidatedAt]),
+		Result:      strings.ToLower(f[keyResult]),
+		Notes:       oneLine(notes),
+	}
 }
 
 func (d *doc) v02() (*Validation, []string) {

@@ -3,6 +3,8 @@ package validation
 import (
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/meshnode/meshnode/internal/manifest"
 )
@@ -35,9 +37,43 @@ func clip(s string) string {
 	return s[:max] + "…"
 }
 
-// oneLine joins runs of white space, newlines included, into one space.
+// oneLine joins runs of white space, newlines included, into one space,
+// and trims it from both ends. Text that already is one line comes back
+// as it is, without the allocations of splitting it: most values a
+// validation holds are.
 func oneLine(s string) string {
+	if isOneLine(s) {
+		return s
+	}
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// isOneLine reports whether oneLine would return s as it is: no white
+// space at either end, and none inside but single spaces.
+func isOneLine(s string) bool {
+	space := true // so that a leading space is caught
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if unicode.IsSpace(r) {
+				return false
+			}
+			i += size - 1
+			space = false
+		case c == ' ':
+			if space {
+				return false
+			}
+			space = true
+		case '\t' <= c && c <= '\r': // the rest of ASCII's white space
+			return false
+		default:
+			space = false
+		}
+	}
+	return !space || s == ""
 }
 
 func errorf(format string, args ...any) error {

@@ -7,9 +7,20 @@ import (
 	"unicode/utf8"
 )
 
-// canonicalKeys are the keys of docs/protocol.md §7's layout; two of them make a
-// canonical validation.
-var canonicalKeys = []string{"validator", "validator_url", "trace_url", "trace_hash", "validated_at", "result", "total_score"}
+// canonicalKeys are the keys of docs/protocol.md §7's layout, in the order
+// Format writes them; two of them make a canonical validation.
+var canonicalKeys = [...]string{"validator", "validator_url", "trace_url", "trace_hash", "validated_at", "result", "total_score"}
+
+// Indexes of canonicalKeys.
+const (
+	keyValidator = iota
+	keyValidatorURL
+	keyTraceURL
+	keyTraceHash
+	keyValidatedAt
+	keyResult
+	keyTotal
+)
 
 // Parse reads a validation in the canonical layout of docs/protocol.md §7, the older
 // v0.2 layout ("**Validator:**", "**Verdict:**", a "## Scores" list,
@@ -45,7 +56,18 @@ func parse(data []byte) (*Validation, []string) {
 	if !utf8.Valid(data) {
 		return nil, []string{"not utf-8 text"}
 	}
-	d := scan(strings.TrimPrefix(string(data), "\ufeff"))
+	s := strings.TrimPrefix(string(data), "\ufeff")
+	// Most files a node reads are as Format wrote them: its own, and
+	// those of peers that run this code.
+	if v, ok := parseFormatted(s); ok {
+		return v, nil
+	}
+	return parseGeneral(s)
+}
+
+// parseGeneral is parse for text in any layout.
+func parseGeneral(s string) (*Validation, []string) {
+	d := scan(s)
 	switch {
 	case d.isCanonical():
 		return d.canonical()
