@@ -7,6 +7,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/queue"
 )
 
@@ -18,12 +19,15 @@ const severalPublishers = ""
 // publishedByAnother reports whether an agent other than the one at url
 // publishes the bytes of hash h as its validation or dispute, by the
 // ledger's records of them: then a row of url listing them as a trace
-// is not its trace (docs/protocol.md §6.4). The index is built from the
-// ledger once a heartbeat, at the first trace a poll brings, and kept up
-// by notePublished.
+// is not its trace (docs/protocol.md §6.4). It is asked only of the
+// hashes the polls bring as traces (n.brought, set by apply). The index
+// is built from the ledger once a heartbeat, at the first trace a poll
+// brings, and kept up by notePublished; it holds those hashes alone, so
+// its cost is one pass over the ledger's validations and disputes, not a
+// map of them all (docs/decisions.md, "Copies").
 func (n *job) publishedByAnother(url string, h manifest.Hash) bool {
 	if n.published == nil {
-		n.published = make(map[manifest.Hash]string, len(n.ledger.Validations)+len(n.ledger.Disputes))
+		n.published = map[manifest.Hash]string{}
 		for _, v := range n.ledger.Validations {
 			if namesTraceHash(v) {
 				n.notePublished(v.SourceHash, v.ValidatorURL)
@@ -39,6 +43,20 @@ func (n *job) publishedByAnother(url string, h manifest.Hash) bool {
 	return ok && by != url
 }
 
+// tracesBrought returns the hashes of the files of kind trace the polls
+// of results bring: the hashes publishedByAnother is asked of.
+func tracesBrought(results []*pollResult) map[manifest.Hash]bool {
+	brought := map[manifest.Hash]bool{}
+	for _, r := range results {
+		for _, f := range r.files {
+			if f.kind == node.KindTrace {
+				brought[f.entry.Hash] = true
+			}
+		}
+	}
+	return brought
+}
+
 // namesTraceHash reports whether v is the record of a validation file
 // that names the hash of the trace it judges: only such a file is a
 // validation and nothing else. A file that does not parse is recorded
@@ -51,9 +69,10 @@ func namesTraceHash(v *ledger.Validation) bool {
 
 // notePublished adds to the index publishedByAnother reads that the
 // agent at url publishes the file of hash h as its validation or
-// dispute, once the index is built.
+// dispute, once the index is built, when h is a hash the polls bring as
+// a trace: no other is asked.
 func (n *job) notePublished(h manifest.Hash, url string) {
-	if n.published == nil || h == "" || url == "" {
+	if n.published == nil || h == "" || url == "" || !n.brought[h] {
 		return
 	}
 	if by, ok := n.published[h]; ok && by != url {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
 )
 
 // publishedBench is a ledger the check that a trace's bytes are no other
@@ -40,7 +41,7 @@ type publishedBench struct {
 // are per call: microseconds of the check, and of withdraw; CPU
 // microseconds of the process during the check, the collector's
 // included; and the MB the check allocates (the index it builds, which
-// the heartbeat holds to its end). Run with
+// the heartbeat holds to its end, and the set of the hashes brought). Run with
 // go test ./internal/heartbeat -run '^$' -bench PublishedByAnotherCost/20k -count 5 -benchtime 50x
 // go test ./internal/heartbeat -run '^$' -bench PublishedByAnotherCost/3y -count 5 -benchtime 5x
 func BenchmarkPublishedByAnotherCost(b *testing.B) {
@@ -59,9 +60,15 @@ func benchPublished(b *testing.B, s publishedBench) {
 	l, listings := s.ledger(b)
 	fresh := make([]manifest.Hash, s.asked)
 	urls := make([]string, s.asked)
+	polls := make([]*pollResult, s.polled)
+	for i := range polls {
+		polls[i] = &pollResult{}
+	}
 	for i := range fresh {
 		fresh[i] = manifest.HashBytes(fmt.Appendf(nil, "new trace %d", i))
 		urls[i] = s.url(i)
+		r := polls[i%s.polled]
+		r.files = append(r.files, fetched{kind: node.KindTrace, entry: manifest.Entry{Hash: fresh[i]}})
 	}
 	n := &job{ledger: l, log: slog.New(slog.DiscardHandler)}
 	var withdraw, check, cpu time.Duration
@@ -74,7 +81,7 @@ func benchPublished(b *testing.B, s publishedBench) {
 		withdraw += time.Since(start)
 		runtime.ReadMemStats(&before)
 		start, c := time.Now(), cpuTime()
-		n.published = nil
+		n.published, n.brought = nil, tracesBrought(polls) // as apply does
 		for i, h := range fresh {
 			if n.publishedByAnother(urls[i], h) {
 				found++
