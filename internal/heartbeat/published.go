@@ -19,28 +19,40 @@ const severalPublishers = ""
 // publishedByAnother reports whether an agent other than the one at url
 // publishes the bytes of hash h as its validation or dispute, by the
 // ledger's records of them: then a row of url listing them as a trace
-// is not its trace (docs/protocol.md §6.4). It is asked only of the
-// hashes the polls bring as traces (n.brought, set by apply). The index
-// is built from the ledger once a heartbeat, at the first trace a poll
-// brings, and kept up by notePublished; it holds those hashes alone, so
-// its cost is one pass over the ledger's validations and disputes, not a
-// map of them all (docs/decisions.md, "Copies").
+// is not its trace (docs/protocol.md §6.4). The index it reads holds
+// the hashes the polls bring as traces alone (n.brought, which apply
+// sets): built from the ledger once a heartbeat, at the first trace a
+// poll brings, by one pass over its validations and disputes, and kept
+// up by notePublished (docs/decisions.md, "Copies"). A hash asked
+// outside that set is taken in, and the index read again.
 func (n *job) publishedByAnother(url string, h manifest.Hash) bool {
+	if !n.brought[h] {
+		if n.brought == nil {
+			n.brought = map[manifest.Hash]bool{}
+		}
+		n.brought[h], n.published = true, nil
+	}
 	if n.published == nil {
-		n.published = map[manifest.Hash]string{}
-		for _, v := range n.ledger.Validations {
-			if namesTraceHash(v) {
-				n.notePublished(v.SourceHash, v.ValidatorURL)
-			}
-		}
-		for _, d := range n.ledger.Disputes {
-			if d != nil {
-				n.notePublished(d.SourceHash, d.ReporterURL)
-			}
-		}
+		n.indexPublished()
 	}
 	by, ok := n.published[h]
 	return ok && by != url
+}
+
+// indexPublished builds the index publishedByAnother reads from the
+// ledger's validations and disputes of the hashes in n.brought.
+func (n *job) indexPublished() {
+	n.published = map[manifest.Hash]string{}
+	for _, v := range n.ledger.Validations {
+		if namesTraceHash(v) {
+			n.notePublished(v.SourceHash, v.ValidatorURL)
+		}
+	}
+	for _, d := range n.ledger.Disputes {
+		if d != nil {
+			n.notePublished(d.SourceHash, d.ReporterURL)
+		}
+	}
 }
 
 // tracesBrought returns the hashes of the files of kind trace the polls

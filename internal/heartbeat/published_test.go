@@ -78,26 +78,30 @@ func TestThePublishedIndexHoldsOnlyTheHashesThePollsBringAsTraces(t *testing.T) 
 // publish), the index kept for the hashes brought as traces answers, for
 // every lister and hash, what a look at every record of the ledger
 // answers (publishedByAnotherInLedger), also for files recorded after
-// the index was built.
+// the index was built, and for hashes asked that the apply did not take
+// in: the index does not lose a record to a caller that skipped it.
 func TestPublishedByAnotherAnswersAsTheWholeLedgerDoes(t *testing.T) {
 	urls := []string{"https://a.example/", "https://b.example/", "https://c.example/"}
 	hash := func(i int) manifest.Hash { return manifest.HashBytes(fmt.Appendf(nil, "file %d", i)) }
 	const files = 12
-	l := ledger.New()
-	for i := range files {
-		by := urls[i%len(urls)]
-		switch i % 4 {
-		case 0:
-			l.AddValidation(&ledger.Validation{ValidatorURL: by, TraceHash: hash(100 + i), SourceHash: hash(i)})
-		case 1:
-			l.AddValidation(&ledger.Validation{ValidatorURL: by, SourceHash: hash(i)}) // a file that did not parse
-		case 2:
-			l.AddDispute(&ledger.Dispute{ReporterURL: by, ClaimedHash: hash(100 + i), Seq: 1, SourceHash: hash(i)})
-		case 3:
-			for _, u := range urls[:2] { // two publishers of the same bytes
-				l.AddValidation(&ledger.Validation{ValidatorURL: u, TraceHash: hash(100 + i), SourceHash: hash(i)})
+	records := func() *ledger.Ledger {
+		l := ledger.New()
+		for i := range files {
+			by := urls[i%len(urls)]
+			switch i % 4 {
+			case 0:
+				l.AddValidation(&ledger.Validation{ValidatorURL: by, TraceHash: hash(100 + i), SourceHash: hash(i)})
+			case 1:
+				l.AddValidation(&ledger.Validation{ValidatorURL: by, SourceHash: hash(i)}) // a file that did not parse
+			case 2:
+				l.AddDispute(&ledger.Dispute{ReporterURL: by, ClaimedHash: hash(100 + i), Seq: 1, SourceHash: hash(i)})
+			case 3:
+				for _, u := range urls[:2] { // two publishers of the same bytes
+					l.AddValidation(&ledger.Validation{ValidatorURL: u, TraceHash: hash(100 + i), SourceHash: hash(i)})
+				}
 			}
 		}
+		return l
 	}
 	var brought []fetched
 	for i := range files + 2 { // two hashes no record holds
@@ -106,22 +110,32 @@ func TestPublishedByAnotherAnswersAsTheWholeLedgerDoes(t *testing.T) {
 		}
 	}
 	brought = append(brought, fetched{kind: node.KindValidation, entry: manifest.Entry{Hash: hash(2)}})
-	n := &job{ledger: l}
-	n.brought = tracesBrought([]*pollResult{{files: brought}})
 	later := &ledger.Validation{ValidatorURL: urls[2], TraceHash: hash(200), SourceHash: hash(13)}
-	for step, f := range brought {
-		if f.kind != node.KindTrace {
-			continue
-		}
-		if step == len(brought)/2 { // recorded once the index was built
-			l.AddValidation(later)
-			n.notePublished(later.SourceHash, later.ValidatorURL)
-		}
-		for _, url := range append(urls, "https://lister.example/") {
-			if got, want := n.publishedByAnother(url, f.entry.Hash), publishedByAnotherInLedger(l, url, f.entry.Hash); got != want {
-				t.Errorf("%s listing %s as a trace: published by another %v, want %v", url, f.entry.Hash.Hex(8), got, want)
+	for _, tc := range []struct {
+		name    string
+		brought map[manifest.Hash]bool
+	}{
+		{"the hashes the polls bring", tracesBrought([]*pollResult{{files: brought}})},
+		{"hashes asked outside the apply", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := records()
+			n := &job{ledger: l, brought: tc.brought}
+			for step, f := range brought {
+				if f.kind != node.KindTrace {
+					continue
+				}
+				if step == len(brought)/2 { // recorded once the index was built
+					l.AddValidation(later)
+					n.notePublished(later.SourceHash, later.ValidatorURL)
+				}
+				for _, url := range append(urls, "https://lister.example/") {
+					if got, want := n.publishedByAnother(url, f.entry.Hash), publishedByAnotherInLedger(l, url, f.entry.Hash); got != want {
+						t.Errorf("%s listing %s as a trace: published by another %v, want %v", url, f.entry.Hash.Hex(8), got, want)
+					}
+				}
 			}
-		}
+		})
 	}
 }
 
