@@ -82,7 +82,7 @@ func namesTraceHash(v *ledger.Validation) bool {
 // notePublished adds to the index publishedByAnother reads that the
 // agent at url publishes the file of hash h as its validation or
 // dispute, once the index is built, when h is a hash the polls bring as
-// a trace: no other is asked.
+// a trace: another is asked only after the index is read again.
 func (n *job) notePublished(h manifest.Hash, url string) {
 	if n.published == nil || h == "" || url == "" || !n.brought[h] {
 		return
