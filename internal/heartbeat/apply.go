@@ -21,6 +21,7 @@ import (
 func (n *job) apply(results []*pollResult) error {
 	var toQueue []queue.Item
 	listings := map[string]*listing{}
+	n.brought = tracesBrought(results)
 	for _, r := range results {
 		n.count(r)
 		c := r.cursor

@@ -97,8 +97,10 @@ type job struct {
 	heldDisputes int
 	// published is, by file hash, the URL of the agent whose validation
 	// or dispute of those bytes the ledger holds, or severalPublishers
-	// (publishedByAnother).
+	// (publishedByAnother), for the hashes in brought only: those the
+	// polls bring as traces (tracesBrought).
 	published map[manifest.Hash]string
+	brought   map[manifest.Hash]bool
 	// notTraces are the hashes whose records as a trace undoTraceListings
 	// dropped this run, for apply to unqueue (unqueueNotTraces).
 	notTraces map[manifest.Hash]bool

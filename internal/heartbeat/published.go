@@ -7,6 +7,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/queue"
 )
 
@@ -18,25 +19,54 @@ const severalPublishers = ""
 // publishedByAnother reports whether an agent other than the one at url
 // publishes the bytes of hash h as its validation or dispute, by the
 // ledger's records of them: then a row of url listing them as a trace
-// is not its trace (docs/protocol.md §6.4). The index is built from the
-// ledger once a heartbeat, at the first trace a poll brings, and kept up
-// by notePublished.
+// is not its trace (docs/protocol.md §6.4). The index it reads holds
+// the hashes the polls bring as traces alone (n.brought, which apply
+// sets): built from the ledger once a heartbeat, at the first trace a
+// poll brings, by one pass over its validations and disputes, and kept
+// up by notePublished (docs/decisions.md, "Copies"). A hash asked
+// outside that set is taken in, and the index read again.
 func (n *job) publishedByAnother(url string, h manifest.Hash) bool {
+	if !n.brought[h] {
+		if n.brought == nil {
+			n.brought = map[manifest.Hash]bool{}
+		}
+		n.brought[h], n.published = true, nil
+	}
 	if n.published == nil {
-		n.published = make(map[manifest.Hash]string, len(n.ledger.Validations)+len(n.ledger.Disputes))
-		for _, v := range n.ledger.Validations {
-			if namesTraceHash(v) {
-				n.notePublished(v.SourceHash, v.ValidatorURL)
-			}
-		}
-		for _, d := range n.ledger.Disputes {
-			if d != nil {
-				n.notePublished(d.SourceHash, d.ReporterURL)
-			}
-		}
+		n.indexPublished()
 	}
 	by, ok := n.published[h]
 	return ok && by != url
+}
+
+// indexPublished builds the index publishedByAnother reads from the
+// ledger's validations and disputes of the hashes in n.brought.
+func (n *job) indexPublished() {
+	n.published = map[manifest.Hash]string{}
+	for _, v := range n.ledger.Validations {
+		if namesTraceHash(v) {
+			n.notePublished(v.SourceHash, v.ValidatorURL)
+		}
+	}
+	for _, d := range n.ledger.Disputes {
+		if d != nil {
+			n.notePublished(d.SourceHash, d.ReporterURL)
+		}
+	}
+}
+
+// tracesBrought returns the hashes of the files of kind trace the polls
+// of results bring: the hashes publishedByAnother is asked of.
+func tracesBrought(results []*pollResult) map[manifest.Hash]bool {
+	brought := map[manifest.Hash]bool{}
+	for _, r := range results {
+		for _, f := range r.files {
+			if f.kind == node.KindTrace {
+				brought[f.entry.Hash] = true
+			}
+		}
+	}
+	return brought
 }
 
 // namesTraceHash reports whether v is the record of a validation file
@@ -51,9 +81,10 @@ func namesTraceHash(v *ledger.Validation) bool {
 
 // notePublished adds to the index publishedByAnother reads that the
 // agent at url publishes the file of hash h as its validation or
-// dispute, once the index is built.
+// dispute, once the index is built, when h is a hash the polls bring as
+// a trace: another is asked only after the index is read again.
 func (n *job) notePublished(h manifest.Hash, url string) {
-	if n.published == nil || h == "" || url == "" {
+	if n.published == nil || h == "" || url == "" || !n.brought[h] {
 		return
 	}
 	if by, ok := n.published[h]; ok && by != url {
