@@ -66,17 +66,22 @@ type scoreOptions struct {
 	getenv         func(string) string
 	// remote returns dir's origin remote; nil: no remote.
 	remote func(dir string) (string, error)
-	// list reads the node's validation queue (nodeQueue); tests replace it.
+	// list reads the node's validation queue's items at work (listQueue);
+	// tests replace it.
 	list func(dir string) ([]queue.Item, error)
 }
 
+// listQueue reads the items at work of the node's queue (Active): the
+// waiting ones are among them, and the settled ones, the queue's
+// history, are not read.
 func listQueue(dir string) ([]queue.Item, error) {
 	q, closeQueue, err := nodeQueue(dir, time.Now)
 	if err != nil {
 		return nil, err
 	}
 	defer closeQueue()
-	return q.List()
+	a, err := q.Active()
+	return a.Items, err
 }
 
 func runScoreCommand(ctx context.Context, e *env, args []string) error {

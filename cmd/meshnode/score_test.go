@@ -403,3 +403,45 @@ func suggestedQueue() []queue.Item {
 	items[1].Suggested = items[0].Suggested
 	return items
 }
+
+// TestScoreReadsNoSettledItem: `meshnode score` read every settled item
+// of the queue (mesh-state/queue-settled/, the queue's history: 80,000
+// items on a node of three years) to list the few still waiting. It
+// reads the items at work only (queue.Store.Active).
+func TestScoreReadsNoSettledItem(t *testing.T) {
+	dir := scoreNode(t, "manual")
+	q := queue.Open(filepath.Join(dir, filepath.FromSlash(node.QueueFile)))
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	q.Now = func() time.Time { return now }
+	waiting, settled := waitingQueue()[0], waitingQueue()[1]
+	for _, it := range []queue.Item{waiting, settled} {
+		if _, err := q.Enqueue(queue.Item{ID: it.ID, Hash: it.Hash, From: it.From, FromURL: it.FromURL, TraceURL: it.TraceURL, Title: it.Title, QueuedAt: now}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := q.Claim(queue.Claim{Owner: "w", Now: now, Max: 2})
+	if err != nil || len(got) != 2 {
+		t.Fatalf("claim: %v, %v", got, err)
+	}
+	for _, it := range got {
+		if it.ID == settled.ID {
+			if r, err := q.Update(queue.Update{Kind: queue.Finish, ID: it.ID, Owner: "w", Version: it.Version, Status: queue.StatusFailed, At: now}); err != nil || r[0] != nil {
+				t.Fatalf("finish: %v %v", r, err)
+			}
+		}
+	}
+	settledDir := filepath.Join(dir, filepath.FromSlash(statefile.Dir(node.QueueSettledFile)))
+	var read []string
+	t.Cleanup(statefile.SetReadHook(func(p string) {
+		if strings.HasPrefix(p, settledDir) {
+			read = append(read, p)
+		}
+	}))
+	code, stdout, stderr := runSetupCLI(t, "score", "--dir", dir)
+	if code != exitOK || !strings.Contains(stdout, waiting.ID+"  bob  Alpha") || strings.Contains(stdout, settled.ID) {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if len(read) > 0 {
+		t.Errorf("score read settled items: %v", read)
+	}
+}
