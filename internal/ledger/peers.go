@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/statefile"
@@ -239,8 +241,10 @@ func (l *Ledger) readPeersOfGroup(path string, files []statefile.SegmentFile, wa
 // peersOf is the records of the peer files want that the segment rel,
 // whose bytes data its name was checked against, holds, by peer file
 // name: a peer's segment, its directory's peer's; a shard segment, the
-// entries of those of them it holds, decoded as decodeShard decodes
-// them, its other peers' left undecoded.
+// entries of those of them of its shard, found without decoding the
+// others' (shardEntry) and decoded as decodeShard decodes them. An entry
+// the search finds that does not decode has the segment read whole
+// (peersOfWhole), which finds the right one or says why there is none.
 func peersOf(rel string, data []byte, want map[string]bool) (map[string]*Ledger, error) {
 	if !isShardSegment(rel) {
 		name := path.Dir(rel) + ".json"
@@ -249,6 +253,31 @@ func peersOf(rel string, data []byte, want map[string]bool) (map[string]*Ledger,
 		}
 		return decodeSegment(rel, data)
 	}
+	shard := strings.TrimPrefix(path.Dir(rel), "shard-")
+	out := map[string]*Ledger{}
+	for _, name := range slices.Sorted(maps.Keys(want)) {
+		dir := peerDir(name)
+		if !inShard(dir, shard) {
+			continue
+		}
+		if !plainDir(dir) {
+			return peersOfWhole(rel, data, want)
+		}
+		e, ok := shardEntry(data, dir)
+		if !ok {
+			continue
+		}
+		in, err := decodeShardPeer(dir, e)
+		if err != nil {
+			return peersOfWhole(rel, data, want)
+		}
+		out[name] = in
+	}
+	return out, nil
+}
+
+// peersOfWhole is peersOf of a shard segment, its entries all read.
+func peersOfWhole(rel string, data []byte, want map[string]bool) (map[string]*Ledger, error) {
 	entries, err := shardEntries(rel, data)
 	if err != nil {
 		return nil, err
@@ -265,4 +294,55 @@ func peersOf(rel string, data []byte, want map[string]bool) (map[string]*Ledger,
 		out[dir+".json"] = in
 	}
 	return out, nil
+}
+
+// plainDir reports whether dir is written in JSON as it is, as the
+// directory of every peer's file name is ([a-z0-9.-]: PeerFileName).
+func plainDir(dir string) bool {
+	for _, c := range []byte(dir) {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return dir != ""
+}
+
+// shardHead is how every shard segment begins (encodeShard).
+const shardHead = `{"peers":{`
+
+// shardEntry finds the entry of the peer whose directory is dir, a name
+// JSON writes as it is (a peer's file name's: [a-z0-9.-] and 8 hex
+// digits), in data, a shard segment as encodeShard writes it: its key
+// right after shardHead or after the "}," that ends the entry before it,
+// then an object, then the "," or "}" after it. Only that entry is
+// decoded, not the segment's other peers', so finding a few peers in a
+// quarter's segment costs a search of its bytes, not a decoding of them.
+// Of bytes encodeShard wrote, it finds the entry shardEntries gives, or
+// reports none, but where a record of another peer is keyed by dir, which
+// no record a node writes is (their keys are hashes, URLs, or URLs and
+// hashes): what it finds there is no peer's records, which the caller's
+// check refuses.
+func shardEntry(data []byte, dir string) (json.RawMessage, bool) {
+	key := []byte(`"` + dir + `":{`)
+	for off := 0; off < len(data); {
+		i := bytes.Index(data[off:], key)
+		if i < 0 {
+			return nil, false
+		}
+		i += off
+		off = i + 1
+		if !(i == len(shardHead) && bytes.HasPrefix(data, []byte(shardHead))) && !(i >= 2 && data[i-2] == '}' && data[i-1] == ',') {
+			continue
+		}
+		start := i + len(key) - 1
+		dec := json.NewDecoder(bytes.NewReader(data[start:]))
+		var raw json.RawMessage
+		if dec.Decode(&raw) != nil {
+			continue
+		}
+		if end := start + int(dec.InputOffset()); end < len(data) && (data[end] == ',' || data[end] == '}') {
+			return raw, true
+		}
+	}
+	return nil, false
 }

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -256,9 +257,10 @@ func TestListedByAllRefusesADamagedSegmentOfItsPeer(t *testing.T) {
 	}
 }
 
-// FuzzPeersOf: of a shard segment, peersOf gives, for any peers asked,
-// never a crash, and for a segment decodeShard reads, exactly the records
-// decodeShard gives of those peers.
+// FuzzPeersOf: of a shard segment as encodeShard writes it, whatever
+// its entries hold, peersOf gives, for any peer asked, exactly the
+// records decodeShard gives of it, or the error decodeShard gives; of any
+// bytes, no crash.
 func FuzzPeersOf(f *testing.F) {
 	p := filepath.Join(f.TempDir(), "ledger.json")
 	l, _ := crowd(40)
@@ -285,9 +287,18 @@ func FuzzPeersOf(f *testing.F) {
 			return
 		}
 		want := map[string]bool{dir + ".json": true}
+		peersOf(rel, data, want) // any bytes: no crash
+		entries, err := shardEntries(rel, data)
+		if err != nil {
+			return
+		}
+		data = encodeShard(entries)
 		got, err := peersOf(rel, data, want)
 		all, aerr := decodeShard(rel, data)
 		if aerr != nil {
+			if err == nil && len(got) > 0 && !inShard(dir, shard) {
+				t.Fatalf("peersOf reads a peer of another shard: %v", got)
+			}
 			return
 		}
 		if err != nil {
@@ -301,4 +312,40 @@ func FuzzPeersOf(f *testing.F) {
 			t.Fatalf("peersOf gives %v, decodeShard %v", got, exp)
 		}
 	})
+}
+
+// TestPeersOfIsNotFooledByARecordKeyedByAPeersName: a record of one peer
+// keyed by the directory name of a peer after it in the segment, which no
+// node writes, is found by the search first; it is no peer's records, and
+// the segment is read whole, which gives the later peer's own.
+func TestPeersOfIsNotFooledByARecordKeyedByAPeersName(t *testing.T) {
+	var a, b string // two peers of one shard, a sorting first
+	for i := 0; b == ""; i++ {
+		u := fmt.Sprintf("https://p%d.example/", i)
+		d := peerDir(statefile.PeerFileName(u))
+		switch {
+		case a == "" && shardOf(d) == "3":
+			a = u
+		case a != "" && shardOf(d) == "3" && d > peerDir(statefile.PeerFileName(a)):
+			b = u
+		}
+	}
+	bdir := peerDir(statefile.PeerFileName(b))
+	ea, _ := json.Marshal(map[string]any{"traces": map[string]any{ // "0" first, then bdir after its "},"
+		"0": map[string]any{"agent_url": a, "hash": "sha256:a0"}, bdir: map[string]any{"agent_url": a, "hash": "sha256:aa"}}})
+	eb, _ := json.Marshal(map[string]any{"traces": map[string]any{"sha256:bb": map[string]any{"agent_url": b, "hash": "sha256:bb"}}})
+	data := encodeShard(map[string]json.RawMessage{peerDir(statefile.PeerFileName(a)): ea, bdir: eb})
+	rel := shardRel("3", "2026-Q1", 0, data)
+	want := map[string]bool{bdir + ".json": true}
+	got, err := peersOf(rel, data, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := decodeShard(rel, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := got[bdir+".json"]; g == nil || !reflect.DeepEqual(g.Traces, all[bdir+".json"].Traces) {
+		t.Errorf("peersOf gives %v; want b's records %v", g, all[bdir+".json"])
+	}
 }
