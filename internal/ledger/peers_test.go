@@ -349,3 +349,54 @@ func TestPeersOfIsNotFooledByARecordKeyedByAPeersName(t *testing.T) {
 		t.Errorf("peersOf gives %v; want b's records %v", g, all[bdir+".json"])
 	}
 }
+
+// BenchmarkListedBy is what `meshnode score` pays to ask whether each of
+// a few queue items' peers still lists its trace, on a two-year history
+// of 12 agents: the ledger loaded whole (LoadCompact, then ListedBy), as
+// it did, against ListedByAll, for one trace its peer's file holds and
+// one only a segment holds:
+//
+//	go test ./internal/ledger/ -run - -bench ListedBy -benchmem
+func BenchmarkListedBy(b *testing.B) {
+	p := filepath.Join(b.TempDir(), "ledger.json")
+	history(b, p)
+	full, err := Load(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var asks []PeerTrace
+	for _, sealed := range []bool{false, true} {
+		for _, tr := range full.SortedTraces() {
+			if full.seal.holds(tr) == sealed && tr.TakenDown == "" {
+				asks = append(asks, PeerTrace{URL: tr.AgentURL, Hash: tr.Hash})
+				break
+			}
+		}
+	}
+	b.Run("LoadCompact", func(b *testing.B) {
+		for b.Loop() {
+			l, err := LoadCompact(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, a := range asks {
+				if listed, _ := l.ListedBy(a.URL, a.Hash); !listed {
+					b.Fatal("not listed")
+				}
+			}
+		}
+	})
+	b.Run("ListedByAll", func(b *testing.B) {
+		for b.Loop() {
+			got, err := ListedByAll(p, asks)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, a := range asks {
+				if !got[a].Listed {
+					b.Fatal("not listed")
+				}
+			}
+		}
+	})
+}
