@@ -37,7 +37,7 @@ type Listing struct {
 // It relies on what every Save keeps true: the records of a key are filed
 // under one peer, a trace under its AgentURL and a copy under its
 // lister's, and a record in a peer's file replaces its sealed one
-// (docs/decisions.md, "Taking a peer's text down"). A file or segment
+// (docs/decisions.md, "Names": what `meshnode score` reads). A file or segment
 // it reads that cannot be read is a *statefile.CorruptError, as for
 // Load; the others are not read, so not checked.
 func ListedByAll(path string, asks []PeerTrace) (map[PeerTrace]Listing, error) {
