@@ -66,17 +66,22 @@ type scoreOptions struct {
 	getenv         func(string) string
 	// remote returns dir's origin remote; nil: no remote.
 	remote func(dir string) (string, error)
-	// list reads the node's validation queue (nodeQueue); tests replace it.
+	// list reads the node's validation queue's items at work (listQueue);
+	// tests replace it.
 	list func(dir string) ([]queue.Item, error)
 }
 
+// listQueue reads the items at work of the node's queue (Active): the
+// waiting ones are among them, and the settled ones, the queue's
+// history, are not read.
 func listQueue(dir string) ([]queue.Item, error) {
 	q, closeQueue, err := nodeQueue(dir, time.Now)
 	if err != nil {
 		return nil, err
 	}
 	defer closeQueue()
-	return q.List()
+	a, err := q.Active()
+	return a.Items, err
 }
 
 func runScoreCommand(ctx context.Context, e *env, args []string) error {
@@ -122,7 +127,7 @@ func runScore(ctx context.Context, e *env, o scoreOptions) error {
 	if err != nil {
 		return err
 	}
-	why, err := noSuggestionWhy(o.dir, cfg)
+	why, err := whyWithout(o.dir, cfg, waiting)
 	if err != nil {
 		return err
 	}
@@ -140,17 +145,22 @@ func runScore(ctx context.Context, e *env, o scoreOptions) error {
 // or suggests), and counts the others. An item of a peer that withdrew
 // its trace, or that the ledger no longer records as listing it (an
 // impostor forgotten, a mirror that gave way to the author), drafted,
-// would name that peer's URL as where the trace is published.
+// would name that peer's URL as where the trace is published. It reads
+// only the items' peers' records (ledger.ListedByAll), not the history.
 func offeredItems(dir string, items []queue.Item) (offered []queue.Item, unlisted int, err error) {
 	if len(items) == 0 {
 		return nil, 0, nil
 	}
-	l, err := ledger.LoadCompact(filepath.Join(dir, filepath.FromSlash(node.LedgerFile)))
+	asks := make([]ledger.PeerTrace, len(items))
+	for i, it := range items {
+		asks[i] = ledger.PeerTrace{URL: it.FromURL, Hash: it.Hash}
+	}
+	listings, err := ledger.ListedByAll(filepath.Join(dir, filepath.FromSlash(node.LedgerFile)), asks)
 	if err != nil {
 		return nil, 0, fmt.Errorf("score: read ledger: %w", err)
 	}
-	for _, it := range items {
-		if listed, withdrawn := l.ListedBy(it.FromURL, it.Hash); listed && !withdrawn {
+	for i, it := range items {
+		if l := listings[asks[i]]; l.Listed && !l.Withdrawn {
 			offered = append(offered, it)
 			continue
 		}
@@ -165,6 +175,18 @@ func printUnlisted(w io.Writer, unlisted int) {
 	if unlisted > 0 {
 		fmt.Fprintf(w, "%d waiting trace(s) not offered: the peer they were queued from no longer lists them (a heartbeat drops them, or, withdrawn by their author, keeps them waiting until listed again)\n", unlisted)
 	}
+}
+
+// whyWithout is noSuggestionWhy when one of items, those offered, has no
+// suggestion, and "" otherwise: the standing it says is computed from the
+// whole history, which a list of suggested items does not need read.
+func whyWithout(dir string, cfg *config.Config, items []queue.Item) (string, error) {
+	for _, it := range items {
+		if it.Suggested == nil {
+			return noSuggestionWhy(dir, cfg)
+		}
+	}
+	return "", nil
 }
 
 // noSuggestionWhy says why a waiting trace has no suggestion yet, the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/meshnode/meshnode/internal/pullrequest"
 	"github.com/meshnode/meshnode/internal/pullrequest/fakegithub"
 	"github.com/meshnode/meshnode/internal/queue"
+	"github.com/meshnode/meshnode/internal/statefile"
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
@@ -344,5 +346,102 @@ func TestScoreOffersOnlyTracesTheirPeerStillLists(t *testing.T) {
 	}
 	if !strings.Contains(out, "2 waiting trace(s) not offered") {
 		t.Errorf("--pr does not say two traces are not offered:\n%s", out)
+	}
+}
+
+// TestScoreReadsOnlyTheWaitingItemsPeersRecords: `meshnode score` read
+// every peer's records of the ledger, and through the standing it says,
+// the whole history, on every run, though it asks the ledger only
+// whether each waiting item's peer still lists its trace: seconds and
+// hundreds of MB on a node of three years. It now opens the shards of
+// the items' peers only, and, when every item offered has its
+// suggestion, or none waits, nothing else of the ledger.
+func TestScoreReadsOnlyTheWaitingItemsPeersRecords(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		items []queue.Item
+		max   int // shards of mesh-state/ledger/ it may open
+	}{
+		{"two peers' suggested items", suggestedQueue(), 2},
+		{"nothing waits", nil, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := scoreOptions{list: func(string) ([]queue.Item, error) { return tc.items, nil }}
+			o.dir = scoreNode(t, "manual")
+			l := writeListings(t, o.dir, suggestedQueue())
+			for i := range 300 {
+				u := fmt.Sprintf("https://peer-%d.example/", i)
+				l.AddTrace(&ledger.Trace{Agent: fmt.Sprint("peer-", i), AgentURL: u, Hash: manifest.HashBytes([]byte(u)), Seq: 1, Verified: true, Status: "pending"})
+			}
+			saveLedger(t, o.dir, l)
+			ledgerDir := filepath.Join(o.dir, filepath.FromSlash(statefile.Dir(node.LedgerFile)))
+			var read []string
+			t.Cleanup(statefile.SetReadHook(func(p string) {
+				if strings.HasPrefix(p, ledgerDir) {
+					read = append(read, p)
+				}
+			}))
+			out, err := runScoreT(t, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(read) > tc.max {
+				t.Errorf("score opened %d files of the ledger, want at most %d (its items' peers'):\n%s", len(read), tc.max, strings.Join(read, "\n"))
+			}
+			for _, it := range tc.items {
+				if !strings.Contains(out, it.ID+"  "+it.From) {
+					t.Errorf("output lacks %s:\n%s", it.ID, out)
+				}
+			}
+		})
+	}
+}
+
+// suggestedQueue is waitingQueue's waiting items, each with a suggestion.
+func suggestedQueue() []queue.Item {
+	items := waitingQueue()[:2]
+	items[1].Suggested = items[0].Suggested
+	return items
+}
+
+// TestScoreReadsNoSettledItem: `meshnode score` read every settled item
+// of the queue (mesh-state/queue-settled/, the queue's history: 80,000
+// items on a node of three years) to list the few still waiting. It
+// reads the items at work only (queue.Store.Active).
+func TestScoreReadsNoSettledItem(t *testing.T) {
+	dir := scoreNode(t, "manual")
+	q := queue.Open(filepath.Join(dir, filepath.FromSlash(node.QueueFile)))
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	q.Now = func() time.Time { return now }
+	waiting, settled := waitingQueue()[0], waitingQueue()[1]
+	for _, it := range []queue.Item{waiting, settled} {
+		if _, err := q.Enqueue(queue.Item{ID: it.ID, Hash: it.Hash, From: it.From, FromURL: it.FromURL, TraceURL: it.TraceURL, Title: it.Title, QueuedAt: now}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := q.Claim(queue.Claim{Owner: "w", Now: now, Max: 2})
+	if err != nil || len(got) != 2 {
+		t.Fatalf("claim: %v, %v", got, err)
+	}
+	for _, it := range got {
+		if it.ID == settled.ID {
+			if r, err := q.Update(queue.Update{Kind: queue.Finish, ID: it.ID, Owner: "w", Version: it.Version, Status: queue.StatusFailed, At: now}); err != nil || r[0] != nil {
+				t.Fatalf("finish: %v %v", r, err)
+			}
+		}
+	}
+	settledDir := filepath.Join(dir, filepath.FromSlash(statefile.Dir(node.QueueSettledFile)))
+	var read []string
+	t.Cleanup(statefile.SetReadHook(func(p string) {
+		if strings.HasPrefix(p, settledDir) {
+			read = append(read, p)
+		}
+	}))
+	code, stdout, stderr := runSetupCLI(t, "score", "--dir", dir)
+	if code != exitOK || !strings.Contains(stdout, waiting.ID+"  bob  Alpha") || strings.Contains(stdout, settled.ID) {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if len(read) > 0 {
+		t.Errorf("score read settled items: %v", read)
 	}
 }

@@ -129,26 +129,37 @@ func decodeShard(rel string, data []byte) (map[string]*Ledger, error) {
 	}
 	out := make(map[string]*Ledger, len(entries))
 	for _, dir := range slices.Sorted(maps.Keys(entries)) {
-		in, err := decode(entries[dir])
+		in, err := decodeShardPeer(dir, entries[dir])
 		if err != nil {
-			return nil, fmt.Errorf("peer %s: %w", dir, err)
+			return nil, err
 		}
-		name := dir + ".json"
-		bad := ""
-		in.eachURL(func(url string) {
-			if bad == "" && statefile.PeerFileName(url) != name {
-				bad = url
-			}
-		})
-		if bad != "" {
-			return nil, fmt.Errorf("peer %s holds a record of %s", dir, bad)
-		}
-		if in.empty() {
-			return nil, fmt.Errorf("peer %s holds no records", dir)
-		}
-		out[name] = in
+		out[dir+".json"] = in
 	}
 	return out, nil
+}
+
+// decodeShardPeer reads the records of the peer whose directory is dir
+// from its entry in a shard segment, checking that each is filed under
+// that peer and that there is one at least.
+func decodeShardPeer(dir string, entry json.RawMessage) (*Ledger, error) {
+	in, err := decode(entry)
+	if err != nil {
+		return nil, fmt.Errorf("peer %s: %w", dir, err)
+	}
+	name := dir + ".json"
+	bad := ""
+	in.eachURL(func(url string) {
+		if bad == "" && statefile.PeerFileName(url) != name {
+			bad = url
+		}
+	})
+	if bad != "" {
+		return nil, fmt.Errorf("peer %s holds a record of %s", dir, bad)
+	}
+	if in.empty() {
+		return nil, fmt.Errorf("peer %s holds no records", dir)
+	}
+	return in, nil
 }
 
 // eachURL calls f with the URL each record of l is filed under: its

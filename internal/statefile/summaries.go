@@ -52,6 +52,28 @@ func ListSegments(p string) ([]SegmentFile, error) {
 	return out, nil
 }
 
+// ListSegmentsOf lists the segments of the split state named by path in
+// its directory dir (a peer's, or a shard's: "shard-a"), by rel, each
+// with its size, without reading them, for a reader that needs the
+// sealed records of a few peers only. No directory gives none, as
+// ListSegments finds none there; a directory it cannot read is a
+// *CorruptError.
+func ListSegmentsOf(p, dir string) ([]SegmentFile, error) {
+	if dir == "" || strings.ContainsAny(dir, `/\`) || strings.HasPrefix(dir, ".") {
+		return nil, fmt.Errorf("segments of %q: not a segment directory's name", dir)
+	}
+	// What ListSegments passes over (no directory, a file or a link in
+	// its place) holds none here either.
+	info, err := os.Lstat(filepath.Join(SegmentsDir(p), dir))
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && !info.IsDir()) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, &CorruptError{Path: filepath.Join(SegmentsDir(p), dir), Err: err}
+	}
+	return listPeerSegments(SegmentsDir(p), dir)
+}
+
 // listPeerSegments lists the segments of one peer's directory.
 func listPeerSegments(dir, peer string) ([]SegmentFile, error) {
 	sub := filepath.Join(dir, peer)
