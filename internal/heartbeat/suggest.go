@@ -15,14 +15,15 @@ import (
 // so `meshnode score --pr` can prefill its drafts, in one write. Only an
 // item whose peer still lists its trace is offered (offerable), as only
 // such an item is scored or published by the other scorers; one whose
-// peer withdrew its trace is noted as waiting (noteWithdrawn), so that
-// the heartbeats after it need not read the history to look at it again.
+// peer withdrew its trace, or whose trace failed to fetch, is noted as
+// waiting (withdrawnUnnoted, suggestions), so that the heartbeats after
+// it need not read the history to look at it again (needsLook).
 func (n *job) suggest(ctx context.Context) error {
 	listed, err := n.queueItems()
 	if err != nil {
 		return err
 	}
-	if slices.ContainsFunc(listed, needsLook) {
+	if slices.ContainsFunc(listed, n.needsLook) {
 		if err := n.history("queued traces to suggest scores for"); err != nil {
 			return err
 		}
@@ -52,9 +53,10 @@ func (n *job) suggest(ctx context.Context) error {
 }
 
 // suggestions returns the heuristic's scores for items, each a Suggest;
-// an item it cannot score (its trace fails to fetch) gets none, and loses
-// a note that it waited for its trace to be listed again, so that the
-// heartbeats after it try again, as for any item without a suggestion.
+// an item it cannot score (its trace fails to fetch) gets none and is
+// noted so (queue.WaitFetchFailed), unless a note not yet due to be tried
+// again (needsLook) says so already: a heartbeat with news that fails
+// again within suggestRetry writes nothing.
 func (n *job) suggestions(ctx context.Context, items []queue.Item) ([]queue.Update, error) {
 	if len(items) == 0 {
 		return nil, nil
@@ -70,8 +72,8 @@ func (n *job) suggestions(ctx context.Context, items []queue.Item) ([]queue.Upda
 		switch {
 		case err == nil:
 			updates = append(updates, queue.Update{Kind: queue.Suggest, ID: it.ID, At: n.now, Suggestion: s})
-		case it.Reason == queue.WaitWithdrawn:
-			updates = append(updates, noteWait(it, "", n.now))
+		case it.Reason != queue.WaitFetchFailed || n.needsLook(it):
+			updates = append(updates, noteWait(it, queue.WaitFetchFailed, n.now))
 		}
 	}
 	return updates, nil
@@ -102,13 +104,32 @@ func needsSuggestion(it queue.Item) bool {
 	return it.Status == queue.StatusQueued && it.Suggested == nil
 }
 
+// suggestRetry is how long an item noted because its trace failed to
+// fetch (queue.WaitFetchFailed) waits before a heartbeat without news
+// reads the history to fetch it again: a peer down for a while is
+// usually back within hours, and four tries a day cost four reads of the
+// history where a try at every heartbeat cost 48 (the workflow runs
+// twice an hour). A heartbeat with news tries it whatever the note's age.
+const suggestRetry = 6 * time.Hour
+
 // needsLook reports whether the heartbeat must read the history to
-// suggest scores for it: it needs a suggestion and was not noted as
-// waiting for its peer to list its trace again (queue.WaitWithdrawn).
-// Listings change only with news, which reads the history anyway: a
-// heartbeat without news would find such an item as it left it.
-func needsLook(it queue.Item) bool {
-	return needsSuggestion(it) && it.Reason != queue.WaitWithdrawn
+// suggest scores for it: it needs a suggestion and is not noted as
+// waiting for its peer to list its trace again (queue.WaitWithdrawn),
+// nor, for less than suggestRetry, for its trace to fetch
+// (queue.WaitFetchFailed). Listings change only with news, which reads
+// the history anyway: a heartbeat without news would find a withdrawn
+// trace's item as it left it.
+func (n *job) needsLook(it queue.Item) bool {
+	if !needsSuggestion(it) {
+		return false
+	}
+	switch it.Reason {
+	case queue.WaitWithdrawn:
+		return false
+	case queue.WaitFetchFailed:
+		return !n.now.Before(it.UpdatedAt.Add(suggestRetry))
+	}
+	return true
 }
 
 // offerable reports whether a person may be offered it: its peer lists

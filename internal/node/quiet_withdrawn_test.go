@@ -24,20 +24,9 @@ func TestAQuietManualNodeReadsNoHistoryForAWithdrawnTracesItem(t *testing.T) {
 		t.Skip("no git")
 	}
 	p := newQuietPeer(t)
-	dir := newNode(t, p.base)
-	writeText(t, dir, node.ConfigFile, "agent: tester\nurl: http://127.0.0.1:1/tester/\nallow_private_addresses: true\nscorer: manual\n")
-	writeText(t, dir, node.FoundersFile, "someone | http://127.0.0.1:1/someone/\n") // no standing: ada's trace waits unsuggested
-	gitRun(t, dir, "init", "-q")
-	gitCommit(t, dir)
-	mustBeat(t, dir, now)
-	if it := adaItem(t, dir); it.Status != queue.StatusQueued || it.Suggested != nil {
-		t.Fatalf("setup: ada's item is %s, suggested %v; want queued without a suggestion", it.Status, it.Suggested != nil)
-	}
-	gitCommit(t, dir)
-
+	dir := manualNode(t, p)
 	row := p.listRow(0, "") // ada withdraws its trace
-	writeText(t, dir, node.FoundersFile, "tester | http://127.0.0.1:1/tester/\n")
-	gitCommit(t, dir)
+	standing(t, dir)
 	mustBeat(t, dir, now.Add(20*time.Minute)) // with news, and MANIFEST.md's refresh due (75 minutes)
 	gitCommit(t, dir)
 
@@ -64,6 +53,97 @@ func TestAQuietManualNodeReadsNoHistoryForAWithdrawnTracesItem(t *testing.T) {
 		t.Errorf("listed again, ada's item is %s, suggested %v, reason %q; want queued with a suggestion, no reason",
 			it.Status, it.Suggested != nil, it.Reason)
 	}
+}
+
+// TestAQuietManualNodeTriesAFailedFetchAgainOnlyWhenDue: with the manual
+// scorer, an item whose trace failed to fetch again gets no suggestion
+// and made every heartbeat read the history and fetch the trace again,
+// quiet or not. Now it is noted (queue.WaitFetchFailed), and a heartbeat
+// without news reads the history to try again only once the note is
+// suggestRetry (6 hours) old: a try that fails notes it again, and one
+// that fetches the trace suggests its scores.
+func TestAQuietManualNodeTriesAFailedFetchAgainOnlyWhenDue(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	p := newQuietPeer(t)
+	dir := manualNode(t, p)
+	body := p.serveFile("traces/retry.md", "") // ada's trace fails to fetch
+	standing(t, dir)
+	mustBeat(t, dir, now.Add(20*time.Minute)) // reads the history: FOUNDERS.md changed
+	gitCommit(t, dir)
+	for _, st := range []struct {
+		at      time.Duration
+		tried   bool
+		served  bool
+		suggest bool
+	}{
+		{time.Hour, false, false, false},                   // the note is 40 minutes old
+		{6*time.Hour + 30*time.Minute, true, false, false}, // 6 hours 10 minutes: tried, failed, noted again
+		{7 * time.Hour, false, false, false},               // the new note is 30 minutes old
+		{13 * time.Hour, true, true, true},                 // tried again, fetched, suggested
+	} {
+		if st.served {
+			p.serveFile("traces/retry.md", body)
+		}
+		at := now.Add(st.at)
+		got, reads := beatCounting(t, dir, at)
+		if got.err != nil {
+			t.Fatal(got.err)
+		}
+		it := adaItem(t, dir)
+		if tried := reads[node.LedgerFile] > 0; tried != st.tried || (it.Suggested != nil) != st.suggest {
+			t.Fatalf("%v after the note: read the history %v, suggested %v; want %v and %v", st.at-20*time.Minute, tried, it.Suggested != nil, st.tried, st.suggest)
+		}
+		want := queue.WaitFetchFailed
+		if st.suggest {
+			want = ""
+		}
+		if it.Reason != want || (st.tried && !st.suggest && !it.UpdatedAt.Equal(at)) {
+			t.Errorf("%v after the note: reason %q, updated %v; want %q", st.at-20*time.Minute, it.Reason, it.UpdatedAt, want)
+		}
+		gitCommit(t, dir)
+	}
+}
+
+// manualNode is a node in a git checkout, its scorer manual and without
+// standing, polling p, after a heartbeat that queued p's trace, which
+// waits without a suggestion.
+func manualNode(t *testing.T, p *quietPeer) string {
+	t.Helper()
+	dir := newNode(t, p.base)
+	writeText(t, dir, node.ConfigFile, "agent: tester\nurl: http://127.0.0.1:1/tester/\nallow_private_addresses: true\nscorer: manual\n")
+	writeText(t, dir, node.FoundersFile, "someone | http://127.0.0.1:1/someone/\n")
+	gitRun(t, dir, "init", "-q")
+	gitCommit(t, dir)
+	mustBeat(t, dir, now)
+	if it := adaItem(t, dir); it.Status != queue.StatusQueued || it.Suggested != nil {
+		t.Fatalf("setup: ada's item is %s, suggested %v; want queued without a suggestion", it.Status, it.Suggested != nil)
+	}
+	gitCommit(t, dir)
+	return dir
+}
+
+// standing makes the node at dir a founder, committed: its next
+// heartbeat suggests scores.
+func standing(t *testing.T, dir string) {
+	t.Helper()
+	writeText(t, dir, node.FoundersFile, "tester | http://127.0.0.1:1/tester/\n")
+	gitCommit(t, dir)
+}
+
+// serveFile sets the body p serves for file (empty: none, a 404) and
+// returns the one it served.
+func (p *quietPeer) serveFile(file, body string) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	old := p.files[file]
+	if body == "" {
+		delete(p.files, file)
+	} else {
+		p.files[file] = body
+	}
+	return old
 }
 
 // listRow sets p's i-th row of MANIFEST.md (empty: none, the trace

@@ -114,8 +114,9 @@ const (
 	// Note records on a queued item why it waits (Reason; empty when it
 	// no longer does), whoever reads the queue next: the manual scorer's
 	// heartbeat notes an item whose peer withdrew its trace
-	// (WaitWithdrawn), so that a heartbeat without news need not read the
-	// history to look at it again. An item not queued gets ErrConflict.
+	// (WaitWithdrawn), or whose trace failed to fetch (WaitFetchFailed), so
+	// that a heartbeat without news need not read the history to look at
+	// it again. An item not queued gets ErrConflict.
 	Note
 )
 
@@ -123,6 +124,12 @@ const (
 // own peer withdrew its trace: no suggestion is made for it until the
 // trace is listed again, which only news can bring.
 const WaitWithdrawn = "waiting: its peer withdrew the trace"
+
+// WaitFetchFailed is the Reason a queued item is noted with (Note) when
+// no suggestion could be made for it because its trace failed to fetch
+// again: it is tried again at a heartbeat with news, or once the note is
+// old enough (the heartbeat's retry), not at every heartbeat.
+const WaitFetchFailed = "waiting: its trace failed to fetch again"
 
 // Update is one change to one item.
 type Update struct {
