@@ -127,7 +127,7 @@ const WaitWithdrawn = "waiting: its peer withdrew the trace"
 
 // WaitFetchFailed is the Reason a queued item is noted with (Note) when
 // no suggestion could be made for it because its trace failed to fetch
-// again: it is tried again at a heartbeat with news, or once the note is
+// again (or, rarer, the heuristic failed on it): it is tried again at a heartbeat with news, or once the note is
 // old enough (the heartbeat's retry), not at every heartbeat.
 const WaitFetchFailed = "waiting: its trace failed to fetch again"
 
