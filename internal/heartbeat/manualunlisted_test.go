@@ -25,7 +25,9 @@ import (
 //   - "a trace its author withdrew": gamma no longer lists the trace. It
 //     got a suggestion, and a person would publish a validation of a
 //     trace at a URL its author took down. Now it gets none and waits,
-//     queued: listed again, it is offered again.
+//     queued: listed again, it is offered again. It is noted so
+//     (queue.WaitWithdrawn), and a quiet heartbeat leaves it be
+//     (TestAQuietManualNodeReadsNoHistoryForAWithdrawnTracesItem).
 func TestTheManualScorerIsOfferedOnlyItemsWhosePeerListsTheirTrace(t *testing.T) {
 	body := "# Gamma's finding\n\n## Work\n\nGamma measured it.\n"
 	h := manifest.HashBytes([]byte(body))
@@ -76,6 +78,8 @@ func TestTheManualScorerIsOfferedOnlyItemsWhosePeerListsTheirTrace(t *testing.T)
 				t.Errorf("a trace its author withdrew got a suggestion: %v", *got.Suggested)
 			case tc == "a trace its author withdrew" && got.Status != queue.StatusQueued:
 				t.Errorf("the withdrawn trace's item is %s, want queued, waiting until it is listed again", got.Status)
+			case tc == "a trace its author withdrew" && got.Reason != queue.WaitWithdrawn:
+				t.Errorf("the withdrawn trace's item waits with reason %q, want %q, so a quiet heartbeat leaves it be", got.Reason, queue.WaitWithdrawn)
 			}
 		})
 	}

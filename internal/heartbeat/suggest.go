@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/score"
@@ -13,17 +14,16 @@ import (
 // suggest stores the heuristic's scores on the items a person will score,
 // so `meshnode score --pr` can prefill its drafts, in one write. Only an
 // item whose peer still lists its trace is offered (offerable), as only
-// such an item is scored or published by the other scorers.
+// such an item is scored or published by the other scorers; one whose
+// peer withdrew its trace, or whose trace failed to fetch, is noted as
+// waiting (withdrawnUnnoted, suggestions), so that the heartbeats after
+// it need not read the history to look at it again (needsLook).
 func (n *job) suggest(ctx context.Context) error {
-	h, err := score.New("heuristic", nil, 0)
-	if err != nil {
-		return err
-	}
 	listed, err := n.queueItems()
 	if err != nil {
 		return err
 	}
-	if slices.ContainsFunc(listed, needsSuggestion) {
+	if slices.ContainsFunc(listed, n.needsLook) {
 		if err := n.history("queued traces to suggest scores for"); err != nil {
 			return err
 		}
@@ -32,44 +32,104 @@ func (n *job) suggest(ctx context.Context) error {
 		return err
 	}
 	var items []queue.Item
-	for _, it := range n.items {
-		if needsSuggestion(it) && n.offerable(it) {
-			items = append(items, it)
-		}
-	}
-	var known []score.Known
-	if len(items) > 0 {
-		known = n.known()
-	}
 	var updates []queue.Update
-	for _, it := range items {
-		in, err := n.scoreInput(ctx, &it)
-		if err != nil {
-			n.log.Warn("no suggestion for queued trace", "peer", it.From, "sha256", it.Hash, "err", err.Error())
-			continue
+	for _, it := range n.items {
+		switch {
+		case !needsSuggestion(it):
+		case n.offerable(it):
+			items = append(items, it)
+		case n.withdrawnUnnoted(it):
+			updates = append(updates, noteWait(it, queue.WaitWithdrawn, n.now))
 		}
-		in.Known = known
-		res, err := h.Score(ctx, *in)
-		if err != nil {
-			continue
-		}
-		reasons := map[string][]string{}
-		for i, d := range validation.Dimensions {
-			reasons[d] = res.Reasons[i]
-		}
-		updates = append(updates, queue.Update{Kind: queue.Suggest, ID: it.ID, At: n.now,
-			Suggestion: &queue.Suggestion{Scores: res.Scores, Reasons: reasons, Notes: res.Notes}})
 	}
-	if err := n.storeSuggestions(updates); err != nil {
+	suggested, err := n.suggestions(ctx, items)
+	if err != nil {
+		return err
+	}
+	if err := n.storeSuggestions(append(updates, suggested...)); err != nil {
 		return err
 	}
 	return n.wait("waiting for a person: run 'meshnode score --pr' or edit validations/ by hand")
+}
+
+// suggestions returns the heuristic's scores for items, each a Suggest;
+// an item it cannot score (its trace fails to fetch) gets none and is
+// noted so (queue.WaitFetchFailed), unless a note not yet due to be tried
+// again (needsLook) says so already: a heartbeat with news that fails
+// again within suggestRetry writes nothing.
+func (n *job) suggestions(ctx context.Context, items []queue.Item) ([]queue.Update, error) {
+	if len(items) == 0 {
+		return nil, nil
+	}
+	h, err := score.New("heuristic", nil, 0)
+	if err != nil {
+		return nil, err
+	}
+	known := n.known()
+	var updates []queue.Update
+	for _, it := range items {
+		s, err := n.suggestion(ctx, h, &it, known)
+		switch {
+		case err == nil:
+			updates = append(updates, queue.Update{Kind: queue.Suggest, ID: it.ID, At: n.now, Suggestion: s})
+		case it.Reason != queue.WaitFetchFailed || n.needsLook(it):
+			updates = append(updates, noteWait(it, queue.WaitFetchFailed, n.now))
+		}
+	}
+	return updates, nil
+}
+
+// suggestion scores it with the heuristic h; an error is logged.
+func (n *job) suggestion(ctx context.Context, h score.Scorer, it *queue.Item, known []score.Known) (*queue.Suggestion, error) {
+	in, err := n.scoreInput(ctx, it)
+	if err != nil {
+		n.log.Warn("no suggestion for queued trace", "peer", it.From, "sha256", it.Hash, "err", err.Error())
+		return nil, err
+	}
+	in.Known = known
+	res, err := h.Score(ctx, *in)
+	if err != nil {
+		return nil, err
+	}
+	reasons := map[string][]string{}
+	for i, d := range validation.Dimensions {
+		reasons[d] = res.Reasons[i]
+	}
+	return &queue.Suggestion{Scores: res.Scores, Reasons: reasons, Notes: res.Notes}, nil
 }
 
 // needsSuggestion reports whether it waits for a person and has no
 // suggestion yet.
 func needsSuggestion(it queue.Item) bool {
 	return it.Status == queue.StatusQueued && it.Suggested == nil
+}
+
+// suggestRetry is how long an item noted because its trace failed to
+// fetch (queue.WaitFetchFailed) waits before a heartbeat without news
+// reads the history to fetch it again: a peer down for a while is
+// usually back within hours, and four tries a day cost four reads of the
+// history where a try at every heartbeat cost 48 (the workflow runs
+// twice an hour). A heartbeat with news tries it whatever the note's age.
+const suggestRetry = 6 * time.Hour
+
+// needsLook reports whether the heartbeat must read the history to
+// suggest scores for it: it needs a suggestion and is not noted as
+// waiting for its peer to list its trace again (queue.WaitWithdrawn),
+// nor, for less than suggestRetry, for its trace to fetch
+// (queue.WaitFetchFailed). Listings change only with news, which reads
+// the history anyway: a heartbeat without news would find a withdrawn
+// trace's item as it left it.
+func (n *job) needsLook(it queue.Item) bool {
+	if !needsSuggestion(it) {
+		return false
+	}
+	switch it.Reason {
+	case queue.WaitWithdrawn:
+		return false
+	case queue.WaitFetchFailed:
+		return !n.now.Before(it.UpdatedAt.Add(suggestRetry))
+	}
+	return true
 }
 
 // offerable reports whether a person may be offered it: its peer lists
@@ -82,6 +142,23 @@ func (n *job) offerable(it queue.Item) bool {
 	}
 	listed, withdrawn := n.ledger.ListedBy(it.FromURL, it.Hash)
 	return listed && !withdrawn
+}
+
+// withdrawnUnnoted reports whether its own peer withdrew its trace and
+// it is not noted so yet (queue.WaitWithdrawn). A heartbeat that did not
+// read the history asks nothing.
+func (n *job) withdrawnUnnoted(it queue.Item) bool {
+	if n.snap.Deferred() || it.Reason == queue.WaitWithdrawn {
+		return false
+	}
+	_, withdrawn := n.ledger.ListedBy(it.FromURL, it.Hash)
+	return withdrawn
+}
+
+// noteWait returns the Note that sets why it waits (empty: it waits for
+// nothing but a person).
+func noteWait(it queue.Item, reason string, at time.Time) queue.Update {
+	return queue.Update{Kind: queue.Note, ID: it.ID, Reason: reason, At: at}
 }
 
 // dropUnlistedQueued drops the queued items whose peer does not list
@@ -114,8 +191,8 @@ func (n *job) dropUnlistedQueued() error {
 	return n.requeueDropped(gone)
 }
 
-// storeSuggestions writes the suggestions; an item a person settled
-// meanwhile keeps the person's decision.
+// storeSuggestions writes the suggestions and notes; an item a person
+// settled meanwhile keeps the person's decision.
 func (n *job) storeSuggestions(updates []queue.Update) error {
 	if len(updates) == 0 {
 		return nil

@@ -19,7 +19,7 @@ func (u Update) check() error {
 		if u.Suggestion == nil {
 			return fmt.Errorf("%s: suggest without a suggestion", u.ID)
 		}
-	case Renew, Release, Publish:
+	case Renew, Release, Publish, Note:
 	default:
 		return fmt.Errorf("%s: unknown update kind %d", u.ID, u.Kind)
 	}
@@ -70,6 +70,16 @@ func (u Update) Apply(items map[string]*Item) error {
 	case Suggest:
 		s := u.Suggestion.Scores
 		it.Suggested, it.SuggestedReasons, it.SuggestedNotes = &s, u.Suggestion.Reasons, u.Suggestion.Notes
+		if it.Status == StatusQueued {
+			it.Reason = "" // offered to a person, it waits for nothing else
+		}
+		it.UpdatedAt = u.At
+		it.Version++
+	case Note:
+		if it.Status != StatusQueued {
+			return fmt.Errorf("%s (now %s): only a queued item is noted: %w", u.ID, it.Status, ErrConflict)
+		}
+		it.Reason = u.Reason
 		it.UpdatedAt = u.At
 		it.Version++
 	}

@@ -111,7 +111,25 @@ const (
 	// Publish records that the node published the Result of an item done
 	// with one (Result.PublishedAt), so that it is never published twice.
 	Publish
+	// Note records on a queued item why it waits (Reason; empty when it
+	// no longer does), whoever reads the queue next: the manual scorer's
+	// heartbeat notes an item whose peer withdrew its trace
+	// (WaitWithdrawn), or whose trace failed to fetch (WaitFetchFailed), so
+	// that a heartbeat without news need not read the history to look at
+	// it again. An item not queued gets ErrConflict.
+	Note
 )
+
+// WaitWithdrawn is the Reason a queued item is noted with (Note) when its
+// own peer withdrew its trace: no suggestion is made for it until the
+// trace is listed again, which only news can bring.
+const WaitWithdrawn = "waiting: its peer withdrew the trace"
+
+// WaitFetchFailed is the Reason a queued item is noted with (Note) when
+// no suggestion could be made for it because its trace failed to fetch
+// again (or, rarer, the heuristic failed on it): it is tried again at a heartbeat with news, or once the note is
+// old enough (the heartbeat's retry), not at every heartbeat.
+const WaitFetchFailed = "waiting: its trace failed to fetch again"
 
 // Update is one change to one item.
 type Update struct {
@@ -120,7 +138,7 @@ type Update struct {
 	Owner   string // Finish, Renew, Release: the claim's holder
 	Version int    // Finish, Renew, Release: the version the claim returned
 	Status  string // Finish, Decide: done, failed or skipped
-	Reason  string // Finish, Decide
+	Reason  string // Finish, Decide, Note
 	At      time.Time
 	Lease   time.Duration // Renew; DefaultLease when ≤ 0
 	// Suggestion is what Suggest stores.

@@ -44,6 +44,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"SettledTraceListedUnderAnotherID", testSettledTraceUnderAnotherID},
 		{"DropRemovesItemsAtWorkOnly", testDrop},
 		{"RenameMovesAPeersItemsAsTheyAre", testRename},
+		{"NoteMarksAQueuedItemUntilItIsSuggested", testNoteMarksAQueuedItemUntilItIsSuggested},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t, func() time.Time { return T0 })) })
