@@ -37,6 +37,17 @@ func goodPeer(t *testing.T) *httptest.Server {
 	}))
 }
 
+// hostileConfig is the node's config for TestHeartbeatSurvivesHostilePeers.
+// The request timeout is what cuts the dripping peer, and every other
+// peer's answers must beat it: they come in milliseconds on an idle
+// machine, but at 500 ms the robots.txt of two peers that answer at once
+// (a 429 and a manifest) timed out on a 2-core machine loaded by other
+// jobs, under -race, failing the test one run in thirty. 5 s is ten times
+// that and costs the test only the drip's wait, which runs beside the
+// others; it stays under a peer's share of the 30 s deadline (5.6 s), so
+// the drip is cut by the request timeout, as in production.
+const hostileConfig = "heartbeat:\n  deadline: 30s\n  request_timeout: 5s\nlimits:\n  manifest_bytes: 65536\n"
+
 func TestHeartbeatSurvivesHostilePeers(t *testing.T) {
 	good := goodPeer(t)
 	defer good.Close()
@@ -93,7 +104,7 @@ func TestHeartbeatSurvivesHostilePeers(t *testing.T) {
 		{"good", good.URL + "/"}, {"endless", endless.URL + "/"}, {"drip", drip.URL + "/"},
 		{"traversal", traversal.URL + "/"}, {"redirect", redirect.URL + "/"},
 		{"limited", limited.URL + "/"}, {"garbage", garbage.URL + "/"}, {"headers", headers.URL + "/"},
-	}, "heartbeat:\n  deadline: 30s\n  request_timeout: 500ms\nlimits:\n  manifest_bytes: 65536\n")
+	}, hostileConfig)
 
 	sum := beat(t, dir, testNow)
 
