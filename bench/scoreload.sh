@@ -12,6 +12,8 @@
 #
 #   NODE=/dev/shm/profnode bash bench/scoreload.sh a8732079
 #
+# NOTED of the items put in the queue have no suggestion and are noted as
+# waiting on a failed fetch instead (bench/scorequeue -noted).
 # CASES picks among "nothing-waits waiting waiting-pr" (all by default).
 # Per binary and case, min / median / max: wall seconds, CPU seconds
 # (user + system) and peak RSS, from /usr/bin/time.
@@ -42,7 +44,7 @@ measure() {
       # time prefixes a line when the command fails (--pr's call to GitHub).
       echo "$bin $(tail -1 "$work/t")" >>"$work/$case.times"
     done
-    cmp -s <(grep -v '^meshnode:' "$work/out.old") <(grep -v '^meshnode:' "$work/out.new") || { echo "$case: the outputs differ"; diff "$work/out.old" "$work/out.new" | head; }
+    cmp -s <(grep -v '^meshnode:' "$work/out.old") <(grep -v '^meshnode:' "$work/out.new") || { echo "$case: the outputs differ"; diff "$work/out.old" "$work/out.new" | head || true; }
   done
   for bin in old new; do
     awk -v bin="$bin" -v c="$case" '$1 == bin { w[++n] = $2; cpu[n] = $3 + $4; rss[n] = $5 / 1024 }
@@ -54,7 +56,7 @@ measure() {
 
 cases=" ${CASES:-nothing-waits waiting waiting-pr} "
 [[ $cases != *" nothing-waits "* ]] || measure nothing-waits score
-go run ./bench/scorequeue -dir "$work/node" -recent "${RECENT:-10}" -sealed "${SEALED:-10}"
+go run ./bench/scorequeue -dir "$work/node" -recent "${RECENT:-10}" -sealed "${SEALED:-10}" -noted "${NOTED:-0}"
 [[ $cases != *" waiting "* ]] || measure waiting score
 [[ $cases != *" waiting-pr "* ]] || GITHUB_TOKEN=x GITHUB_REPOSITORY=o/r GITHUB_API_URL=http://127.0.0.1:9/ measure waiting-pr score --pr
 tail -3 "$work/out.new"

@@ -3,11 +3,14 @@
 // leaves its queue settled): -recent items of traces their peer's file
 // of mesh-state/ledger/ holds, and -sealed items of traces only a
 // segment holds (first seen quarters ago), each of another peer and with
-// a suggestion, as a manual scorer's heartbeat leaves them. It picks the
+// a suggestion, as a manual scorer's heartbeat leaves them; the first
+// -noted of them have none and are noted as waiting on a failed fetch
+// (queue.WaitFetchFailed), as the heartbeat notes an item whose trace it
+// could not fetch again. It picks the
 // traces in a fixed order, so a copy of one history gets the same items,
 // and changes nothing but the queue. Run it on a copy:
 //
-//	go run ./bench/scorequeue -dir /dev/shm/scoreload-node -recent 10 -sealed 10
+//	go run ./bench/scorequeue -dir /dev/shm/scoreload-node -recent 10 -sealed 10 -noted 0
 package main
 
 import (
@@ -29,14 +32,15 @@ func main() {
 	dir := flag.String("dir", "", "the node directory (a copy: its queue is changed)")
 	recent := flag.Int("recent", 10, "items of traces their peer's file holds")
 	sealed := flag.Int("sealed", 10, "items of traces only a segment holds")
+	noted := flag.Int("noted", 0, "of those, items without a suggestion, noted as waiting on a failed fetch")
 	flag.Parse()
-	if err := run(*dir, *recent, *sealed); err != nil {
+	if err := run(*dir, *recent, *sealed, *noted); err != nil {
 		fmt.Fprintln(os.Stderr, "scorequeue:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir string, recent, sealed int) error {
+func run(dir string, recent, sealed, noted int) error {
 	p := filepath.Join(dir, filepath.FromSlash(node.LedgerFile))
 	l, err := ledger.LoadCompact(p)
 	if err != nil {
@@ -70,9 +74,16 @@ func run(dir string, recent, sealed int) error {
 		if want[!inFile] == 0 {
 			continue
 		}
-		added, err := q.Enqueue(itemOf(t, end))
+		it := itemOf(t, end, noted > 0)
+		added, err := q.Enqueue(it)
 		if err != nil {
 			return err
+		}
+		if added == 1 && it.Suggested == nil {
+			if err := note(q, it.ID, end); err != nil {
+				return err
+			}
+			noted--
 		}
 		if added == 1 {
 			peers[t.AgentURL] = true
@@ -84,9 +95,26 @@ func run(dir string, recent, sealed int) error {
 }
 
 // itemOf is the waiting item of t, suggested as the manual scorer's
-// heartbeat suggests.
-func itemOf(t *ledger.Trace, at time.Time) queue.Item {
-	s := validation.Scores{4, 3, 4, 2, 4, 3}
-	return queue.Item{ID: validation.ID(t.Hash), Hash: t.Hash, From: t.Agent, FromURL: t.AgentURL, TraceURL: t.URL,
-		Title: "a trace", Seq: t.Seq, Submitted: t.Submitted, QueuedAt: at, Suggested: &s}
+// heartbeat suggests, or, unsuggested, without a suggestion.
+func itemOf(t *ledger.Trace, at time.Time, unsuggested bool) queue.Item {
+	it := queue.Item{ID: validation.ID(t.Hash), Hash: t.Hash, From: t.Agent, FromURL: t.AgentURL, TraceURL: t.URL,
+		Title: "a trace", Seq: t.Seq, Submitted: t.Submitted, QueuedAt: at}
+	if !unsuggested {
+		s := validation.Scores{4, 3, 4, 2, 4, 3}
+		it.Suggested = &s
+	}
+	return it
+}
+
+// note notes the item id as waiting on a failed fetch, as the manual
+// scorer's heartbeat does.
+func note(q *queue.File, id string, at time.Time) error {
+	res, err := q.Update(queue.Update{Kind: queue.Note, ID: id, Reason: queue.WaitFetchFailed, At: at})
+	if err == nil && res[0] != nil {
+		err = res[0]
+	}
+	if err != nil {
+		return fmt.Errorf("note %s: %w", id, err)
+	}
+	return nil
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -178,15 +180,39 @@ func printUnlisted(w io.Writer, unlisted int) {
 }
 
 // whyWithout is noSuggestionWhy when one of items, those offered, has no
-// suggestion, and "" otherwise: the standing it says is computed from the
-// whole history, which a list of suggested items does not need read.
+// suggestion and no note of why it waits (waitWhy), and "" otherwise: the
+// standing it says is computed from the whole history, which a list of
+// suggested or noted items does not need read.
 func whyWithout(dir string, cfg *config.Config, items []queue.Item) (string, error) {
 	for _, it := range items {
-		if it.Suggested == nil {
+		if it.Suggested == nil && waitWhy(it) == "" {
 			return noSuggestionWhy(dir, cfg)
 		}
 	}
 	return "", nil
+}
+
+// waitNotes says, for each note the heartbeat leaves on an item without
+// a suggestion (queue.WaitWithdrawn, queue.WaitFetchFailed;
+// docs/decisions.md, "Names"), why that item waits, and why those items
+// wait in the line below the list.
+var waitNotes = map[string]struct{ item, items string }{
+	queue.WaitWithdrawn:   {"its peer withdrew the trace", "their peer withdrew the trace"},
+	queue.WaitFetchFailed: {"its trace failed to fetch again", "their trace failed to fetch again"},
+}
+
+// waitWhy is the note of why an item without a suggestion waits, and ""
+// when the heartbeat did not note it: a noted item's reason is its own,
+// so the node's standing need not be computed to say it. A note counts
+// only on an item without a suggestion.
+func waitWhy(it queue.Item) string {
+	if it.Suggested != nil {
+		return ""
+	}
+	if _, ok := waitNotes[it.Reason]; ok {
+		return it.Reason
+	}
+	return ""
 }
 
 // noSuggestionWhy says why a waiting trace has no suggestion yet, the
@@ -227,12 +253,15 @@ func printWaiting(w io.Writer, items []queue.Item, why string) {
 		fmt.Fprintln(w, "no trace waits for a score")
 		return
 	}
-	without := 0
 	for _, it := range items {
 		fmt.Fprintf(w, "%s  %s  %s\n    %s\n", peertext.Clean(it.ID), peertext.Clean(it.From), oneLineTitle(it), peertext.Clean(it.TraceURL))
 		if it.Suggested == nil {
-			// Why is the same for every item: said once, below the list.
-			without++
+			// Why, unless the item was noted, is the same for every
+			// item: said once, below the list.
+			if noted := waitWhy(it); noted != "" {
+				fmt.Fprintf(w, "    no suggestion yet: %s\n", waitNotes[noted].item)
+				continue
+			}
 			fmt.Fprintln(w, "    no suggestion yet")
 			continue
 		}
@@ -243,12 +272,26 @@ func printWaiting(w io.Writer, items []queue.Item, why string) {
 		}
 		fmt.Fprintln(w)
 	}
-	printWithout(w, without, why)
+	printWithout(w, items, why)
 }
 
-// printWithout says once why the waiting traces without a suggestion have
-// none, for the list and for --pr alike.
-func printWithout(w io.Writer, without int, why string) {
+// printWithout says once, for the list and for --pr alike, why the
+// waiting items without a suggestion have none: why for those not noted,
+// and each note (waitWhy) for those noted with it.
+func printWithout(w io.Writer, items []queue.Item, why string) {
+	without, noted := 0, map[string]int{}
+	for _, it := range items {
+		switch {
+		case it.Suggested != nil:
+		case waitWhy(it) != "":
+			noted[waitWhy(it)]++
+		default:
+			without++
+		}
+	}
+	for _, n := range slices.Sorted(maps.Keys(noted)) {
+		fmt.Fprintf(w, "%d waiting trace(s) have no suggestion yet: %s\n", noted[n], waitNotes[n].items)
+	}
 	if without > 0 {
 		fmt.Fprintf(w, "%d waiting trace(s) have no suggestion yet: %s\n", without, why)
 	}

@@ -445,3 +445,68 @@ func TestScoreReadsNoSettledItem(t *testing.T) {
 		t.Errorf("score read settled items: %v", read)
 	}
 }
+
+// TestScoreSaysANotedItemsWaitWithoutReadingTheHistory: an offered item
+// without a suggestion made `meshnode score` compute the node's standing
+// from the whole history (every shard of the ledger, every validation
+// file) to say why, though the heartbeat had noted why it waits
+// (queue.WaitWithdrawn, queue.WaitFetchFailed). When every such item is
+// noted, the note is the reason said, and only the items' peers' records
+// are read; an item not noted still gets the standing's reason.
+func TestScoreSaysANotedItemsWaitWithoutReadingTheHistory(t *testing.T) {
+	noted := func(reasons ...string) []queue.Item {
+		items := waitingQueue()[:2]
+		items[0].Suggested = nil
+		for i, r := range reasons {
+			items[i].Reason = r
+		}
+		return items
+	}
+	for _, tc := range []struct {
+		name  string
+		items []queue.Item
+		want  []string
+		max   int // shards of mesh-state/ledger/ it may open
+	}{
+		{"both failed to fetch", noted(queue.WaitFetchFailed, queue.WaitFetchFailed), []string{
+			"aaaaaaaaaaaa  bob  Alpha\n    https://bob.example/traces/a.md\n    no suggestion yet: its trace failed to fetch again",
+			"2 waiting trace(s) have no suggestion yet: their trace failed to fetch again"}, 2},
+		{"one withdrawn, one failed to fetch", noted(queue.WaitWithdrawn, queue.WaitFetchFailed), []string{
+			"no suggestion yet: its peer withdrew the trace",
+			"1 waiting trace(s) have no suggestion yet: their peer withdrew the trace",
+			"1 waiting trace(s) have no suggestion yet: their trace failed to fetch again"}, 2},
+		{"one not noted", noted(queue.WaitFetchFailed), []string{
+			"1 waiting trace(s) have no suggestion yet: their trace failed to fetch again",
+			"1 waiting trace(s) have no suggestion yet: the heartbeat suggests scores only once this node has standing"}, 300},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := scoreOptions{list: func(string) ([]queue.Item, error) { return tc.items, nil }}
+			o.dir = scoreNode(t, "manual")
+			l := writeListings(t, o.dir, tc.items)
+			for i := range 300 {
+				u := fmt.Sprintf("https://peer-%d.example/", i)
+				l.AddTrace(&ledger.Trace{Agent: fmt.Sprint("peer-", i), AgentURL: u, Hash: manifest.HashBytes([]byte(u)), Seq: 1, Verified: true, Status: "pending"})
+			}
+			saveLedger(t, o.dir, l)
+			ledgerDir := filepath.Join(o.dir, filepath.FromSlash(statefile.Dir(node.LedgerFile)))
+			var read []string
+			t.Cleanup(statefile.SetReadHook(func(p string) {
+				if strings.HasPrefix(p, ledgerDir) {
+					read = append(read, p)
+				}
+			}))
+			out, err := runScoreT(t, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(read) > tc.max {
+				t.Errorf("score opened %d files of the ledger, want at most %d (its items' peers'):\n%s", len(read), tc.max, strings.Join(read, "\n"))
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+		})
+	}
+}

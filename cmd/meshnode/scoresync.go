@@ -14,11 +14,10 @@ import (
 )
 
 // suggestions turns the waiting items that carry a suggestion into draft
-// suggestions; the others are counted so the command can say why.
-func suggestions(cfg *config.Config, items []queue.Item) (out []pullrequest.Suggestion, without int) {
+// suggestions; the command says why the others have none (printWithout).
+func suggestions(cfg *config.Config, items []queue.Item) (out []pullrequest.Suggestion) {
 	for _, it := range items {
 		if it.Suggested == nil {
-			without++
 			continue
 		}
 		v := validation.Validation{
@@ -33,7 +32,7 @@ func suggestions(cfg *config.Config, items []queue.Item) (out []pullrequest.Sugg
 			Validation: v, Reasons: it.SuggestedReasons, Title: oneLineTitle(it), Agent: it.From,
 		})
 	}
-	return out, without
+	return out
 }
 
 func syncScoresPR(ctx context.Context, e *env, o scoreOptions, cfg *config.Config, items []queue.Item, why string, unlisted int) error {
@@ -41,7 +40,7 @@ func syncScoresPR(ctx context.Context, e *env, o scoreOptions, cfg *config.Confi
 	if err != nil {
 		return err
 	}
-	sugg, without := suggestions(cfg, items)
+	sugg := suggestions(cfg, items)
 	drafts := make([]pullrequest.Draft, len(sugg))
 	for i, s := range sugg {
 		drafts[i] = pullrequest.NewDraft(s)
@@ -52,7 +51,7 @@ func syncScoresPR(ctx context.Context, e *env, o scoreOptions, cfg *config.Confi
 	if err != nil {
 		return fmt.Errorf("score: %w", err)
 	}
-	printSync(e.stdout, res, without, why)
+	printSync(e.stdout, res, items, why)
 	printUnlisted(e.stdout, unlisted)
 	return ensureCheck(ctx, e, client, owner, repo, o.base, res)
 }
@@ -74,7 +73,7 @@ func ensureCheck(ctx context.Context, e *env, client *github.Client, owner, repo
 	return nil
 }
 
-func printSync(w io.Writer, res pullrequest.Result, without int, why string) {
+func printSync(w io.Writer, res pullrequest.Result, items []queue.Item, why string) {
 	switch {
 	case res.Number == 0:
 		fmt.Fprintln(w, "no draft to propose: nothing waits, or every validation is merged")
@@ -87,5 +86,5 @@ func printSync(w io.Writer, res pullrequest.Result, without int, why string) {
 	}
 	fmt.Fprintf(w, "drafts: %d written, %d kept as a person edited them, %d already merged\n",
 		len(res.Written), len(res.Kept), len(res.Merged))
-	printWithout(w, without, why)
+	printWithout(w, items, why)
 }

@@ -95,13 +95,21 @@ func hostsFromState(s *state.State) map[string]fetch.HostState {
 	return out
 }
 
-// reportLogs puts the peers whose signed log is refused in the summary.
+// reportLogs puts the peers whose signed log is refused in the summary:
+// those polled, by their name. An agent a person took out of AGENTS.md
+// keeps its pin, alarm and all, but no log of it is read or refused
+// while it is not polled; its alarm is reported again once it is listed
+// again (docs/decisions.md, "Reading a peer's signed log").
 func (n *job) reportLogs(peers []peer) {
 	names := make(map[string]string, len(peers))
 	for _, p := range peers {
 		names[p.url] = p.name
 	}
 	for _, p := range n.pins.Alarms() {
-		n.sum.LogsRefused = append(n.sum.LogsRefused, report.LogRefused{Peer: names[p.URL], URL: p.URL, Kind: p.Alarm.Kind, State: logpin.State(p)})
+		name, polled := names[p.URL]
+		if !polled {
+			continue
+		}
+		n.sum.LogsRefused = append(n.sum.LogsRefused, report.LogRefused{Peer: name, URL: p.URL, Kind: p.Alarm.Kind, State: logpin.State(p)})
 	}
 }

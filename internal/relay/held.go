@@ -20,6 +20,17 @@ const (
 	FaultForged    = "forged"        // an agent's checkpoint the agent's pinned key does not verify
 )
 
+// PendingUnpinned is how long a relayed checkpoint of an agent the node
+// has not pinned stays pending (Settle). Only the node's own first contact
+// pins an agent, at its first poll with news a day or more after the
+// last look for its log (docs/decisions.md, "Reading a peer's signed
+// log"), and an agent a relay lists anew has news: a week is several such
+// looks. Past it, the agent is taken to be one the node does not read on
+// a log, and the checkpoint, which decides nothing for an agent without
+// a pin, is dropped; a pinned agent's next listing brings its checkpoint
+// again (docs/decisions.md, "Relays").
+const PendingUnpinned = 7 * 24 * time.Hour
+
 // KeepResolved is how many forgiven faults a relay's state keeps, the
 // newest: an older one's evidence stays in the node's history.
 const KeepResolved = 16
@@ -52,6 +63,10 @@ type Held struct {
 	// agent is polled directly, and the checkpoint judged after that poll
 	// (a first contact pins the key; the agent may have rotated it).
 	Pending map[string]string `json:"-"`
+	// PendingSeen are, by agent URL, when the node first read the
+	// checkpoint it holds pending of the agent: one of an agent still
+	// without a pinned key is dropped PendingUnpinned later (Settle).
+	PendingSeen map[string]time.Time `json:"-"`
 	// Fault, once set, stops the node from reading the relay.
 	Fault *Fault `json:"fault,omitempty"`
 	// Resolved are the faults an operator forgave (Store.Forgive), oldest
@@ -111,9 +126,13 @@ type Store struct {
 // the agents that changed, not every agent's.
 type agentFile struct {
 	Agent string `json:"agent"`
-	// Listed and Pending are by relay URL (Held.Agents, Held.Pending).
-	Listed  map[string]Listed `json:"listed,omitempty"`
-	Pending map[string]string `json:"pending,omitempty"`
+	// Listed, Pending and PendingSeen are by relay URL (Held.Agents,
+	// Held.Pending, Held.PendingSeen). A pending checkpoint without a time
+	// (an older node's file) is dropped at the first Settle that finds its
+	// agent unpinned.
+	Listed      map[string]Listed    `json:"listed,omitempty"`
+	Pending     map[string]string    `json:"pending,omitempty"`
+	PendingSeen map[string]time.Time `json:"pending_seen,omitempty"`
 }
 
 // relayFile is a relay's own file: its Held without the agents.
@@ -165,10 +184,7 @@ func LoadStore(path string) (*Store, error) {
 		}
 		for r, cp := range a.Pending {
 			if h, ok := s.relay[r]; ok {
-				if h.Pending == nil {
-					h.Pending = map[string]string{}
-				}
-				h.Pending[agent] = cp
+				h.hold(agent, cp, a.PendingSeen[r])
 			}
 		}
 	}
@@ -248,7 +264,7 @@ func (s *Store) KeepAgents(keep func(agent string) bool) int {
 		}
 		for a := range h.Pending {
 			if !keep(a) {
-				delete(h.Pending, a)
+				h.release(a)
 				gone[a] = true
 			}
 		}
@@ -325,7 +341,9 @@ func (s *Store) changedAgents() map[string]*agentFile {
 			}
 		}
 		for a, cp := range h.Pending {
-			if was, ok := s.agents[a].Pending[u]; !ok || was != cp {
+			f := s.agents[a]
+			seen, wasSeen := h.PendingSeen[a], f.PendingSeen[u]
+			if was, ok := f.Pending[u]; !ok || was != cp || !wasSeen.Equal(seen) || seen.Location() != time.UTC {
 				changed[a] = true
 			}
 		}
@@ -358,6 +376,32 @@ func (h *Held) listed(agent string) (Listed, bool) {
 	return l, ok
 }
 
+// hold holds cp pending of agent, first read at seen: the same
+// checkpoint listed again keeps the time it was first read.
+func (h *Held) hold(agent, cp string, seen time.Time) {
+	if was, ok := h.Pending[agent]; ok && was == cp {
+		return
+	}
+	if h.Pending == nil {
+		h.Pending = map[string]string{}
+	}
+	h.Pending[agent] = cp
+	if seen.IsZero() {
+		delete(h.PendingSeen, agent)
+		return
+	}
+	if h.PendingSeen == nil {
+		h.PendingSeen = map[string]time.Time{}
+	}
+	h.PendingSeen[agent] = seen.UTC()
+}
+
+// release drops what h holds pending of agent.
+func (h *Held) release(agent string) {
+	delete(h.Pending, agent)
+	delete(h.PendingSeen, agent)
+}
+
 // pending is the checkpoint h holds pending of agent; a nil h holds
 // none.
 func (h *Held) pending(agent string) (string, bool) {
@@ -385,6 +429,12 @@ func (s *Store) agentFileOf(agent string) *agentFile {
 				f.Pending = map[string]string{}
 			}
 			f.Pending[u] = cp
+			if seen := h.PendingSeen[agent]; !seen.IsZero() {
+				if f.PendingSeen == nil {
+					f.PendingSeen = map[string]time.Time{}
+				}
+				f.PendingSeen[u] = seen.UTC()
+			}
 		}
 	}
 	if f.Listed == nil && f.Pending == nil {
@@ -419,7 +469,7 @@ func (s *Store) saved(files map[string][]byte, agents map[string]*agentFile, gon
 // without the agents, which are in the agents' files.
 func (h *Held) normalized() *Held {
 	n := *h
-	n.Agents, n.Pending = nil, nil
+	n.Agents, n.Pending, n.PendingSeen = nil, nil, nil
 	if h.Fault != nil {
 		f := h.Fault.normalized()
 		n.Fault = &f

@@ -238,12 +238,9 @@ func changeHeld(s *Store, relays []Relay, rng *rand.Rand, now time.Time) {
 		}
 		h.Agents[agent] = Listed{Size: h.Agents[agent].Size + 1, Root: fmt.Sprint(rng.IntN(3)), Seen: now}
 	case 2:
-		if h.Pending == nil {
-			h.Pending = map[string]string{}
-		}
-		h.Pending[agent] = fmt.Sprintf("checkpoint %d\n", rng.IntN(5))
+		h.hold(agent, fmt.Sprintf("checkpoint %d\n", rng.IntN(5)), now)
 	case 3:
-		delete(h.Pending, agent)
+		h.release(agent)
 		delete(h.Agents, agent)
 	case 4:
 		if rng.IntN(4) == 0 {
@@ -288,6 +285,12 @@ func encodeEveryAgent(t *testing.T, s *Store) map[string]string {
 				agents[a].Pending = map[string]string{}
 			}
 			agents[a].Pending[u] = cp
+			if seen, ok := h.PendingSeen[a]; ok {
+				if agents[a].PendingSeen == nil {
+					agents[a].PendingSeen = map[string]time.Time{}
+				}
+				agents[a].PendingSeen[u] = seen.UTC()
+			}
 		}
 	}
 	for a, f := range agents {

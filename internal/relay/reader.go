@@ -220,13 +220,10 @@ func (rd *Reader) take(h *Held, e Entry) {
 	}
 	cp, err := translog.Open(e.Checkpoint, key)
 	if key == "" || err != nil {
-		if h.Pending == nil {
-			h.Pending = map[string]string{}
-		}
-		h.Pending[e.Agent] = string(e.Checkpoint)
+		h.hold(e.Agent, string(e.Checkpoint), rd.Now)
 		return
 	}
-	delete(h.Pending, e.Agent)
+	h.release(e.Agent)
 	if listed(h, e.Agent, cp, rd.Now) {
 		rd.reading[e.Agent] = e.Checkpoint
 	}

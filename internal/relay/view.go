@@ -179,8 +179,8 @@ func boundDue(url string, c *state.Cursor, now time.Time, bound time.Duration) b
 // Settle judges the checkpoints held pending against the pins as they
 // are after the direct polls they made due: one the agent's pinned key
 // now verifies (a first contact, or a rotation followed) is listed; one
-// of an agent still not pinned stays pending; any other was forged by
-// the relay, a fault.
+// of an agent still not pinned stays pending, PendingUnpinned at most
+// since it was first read; any other was forged by the relay, a fault.
 func Settle(held []*Held, pins *logpin.Pins, now time.Time) {
 	for _, h := range held {
 		agents := make([]string, 0, len(h.Pending))
@@ -192,6 +192,9 @@ func Settle(held []*Held, pins *logpin.Pins, now time.Time) {
 			cp := h.Pending[a]
 			pin := pins.Get(a)
 			if pin == nil || pin.Key == "" {
+				if now.Sub(h.PendingSeen[a]) >= PendingUnpinned {
+					h.release(a)
+				}
 				continue
 			}
 			c, err := translog.Open([]byte(cp), pin.Key)
@@ -200,7 +203,7 @@ func Settle(held []*Held, pins *logpin.Pins, now time.Time) {
 					At: now, Checkpoints: nonEmpty(h.Checkpoint), Agent: a, Entry: cp}
 				break
 			}
-			delete(h.Pending, a)
+			h.release(a)
 			listed(h, a, c, now)
 		}
 	}

@@ -109,8 +109,11 @@ func describeTarget(v *Vote, agent string, own map[manifest.Hash]*Trace, l *ledg
 	}
 }
 
+// isSelf reports whether a validator named agent at url is our node: our
+// URL in any spelling of it (signal.SameURL, as sameClaim compares a
+// reporter), or our agent's name in any case.
 func isSelf(n *Node, agent, url string) bool {
-	return (url != "" && url == n.URL) || (agent != "" && strings.EqualFold(agent, n.Agent))
+	return (url != "" && n.URL != "" && signal.SameURL(url, n.URL)) || (agent != "" && strings.EqualFold(agent, n.Agent))
 }
 
 // sameClaim reports whether our published dispute d is the claim of our
