@@ -195,7 +195,7 @@ func (w *Worker) empty() (bool, error) {
 		return false, fmt.Errorf("list queue: %w", err)
 	}
 	for _, it := range all {
-		if !it.Terminal() {
+		if !it.Terminal() && !it.Withheld() {
 			return false, nil
 		}
 	}
