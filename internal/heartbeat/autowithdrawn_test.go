@@ -53,7 +53,7 @@ func claimedThenWithdrawn(t *testing.T, owner string) {
 	}
 	gamma.publishSeqs("/g/", 1, nil) // gamma withdraws its trace
 	write(t, dir, node.FoundersFile, "tester | http://127.0.0.1:1/tester/\n")
-	beat(t, dir, testNow.Add(time.Hour))
+	sum := beat(t, dir, testNow.Add(time.Hour))
 
 	val := filepath.Join(dir, node.ValidationsDir, validation.FileName(h))
 	if data, err := os.ReadFile(val); err == nil {
@@ -65,6 +65,8 @@ func claimedThenWithdrawn(t *testing.T, owner string) {
 		t.Errorf("the resumed item is %s, reason %q; want queued, %q", it.Status, it.Reason, queue.WaitWithdrawn)
 	case owner != claimOwner && (it.Status != queue.StatusDone || it.Result == nil || !it.Result.PublishedAt.IsZero()):
 		t.Errorf("the worker's result is %s, %+v; want done, unpublished", it.Status, it.Result)
+	case owner == claimOwner && sum.Waiting != 1:
+		t.Errorf("the summary counts %d items waiting, want the one held", sum.Waiting)
 	}
 
 	gamma.publish("/g/", []string{"traces/001-g.md"}, files) // listed again

@@ -184,9 +184,10 @@ func sortedItems(m map[string]*queue.Item) []*queue.Item {
 	return out
 }
 
-// endStatus is the status update u leaves its item in.
+// endStatus is the status update u leaves its item in: a Note applies
+// only to a queued item (hold's, after its Release).
 func endStatus(u queue.Update) string {
-	if u.Kind == queue.Release {
+	if u.Kind == queue.Release || u.Kind == queue.Note {
 		return queue.StatusQueued
 	}
 	return u.Status
