@@ -82,7 +82,8 @@ for w in new old; do
   "$out/$w" heartbeat --dir "$run" --now "$(at 15)" >/dev/null 2>"$out/log" || { tail -5 "$out/log"; exit 1; }
   commit "$run" withdrawn >/dev/null 2>&1 || true
   # wd's item, as the queue keeps it: queued, no suggestion (and, new, noted).
-  item=$(grep -rh -A30 "\"$hash\"" "$run/mesh-state/queue" | grep -E '"(status|reason|suggested)"' | tr -s ' \n' ' ')
+  item=$(grep -rh -A30 "$hash" "$run/mesh-state/queue" "$run/mesh-state/queue-settled" 2>/dev/null |
+    grep -E '"(status|reason|suggested)"' | tr -s ' \n' ' ' || true)
   echo "$w: wd's item: $item; validations of it published: $(grep -rl "$hash" "$run/validations" 2>/dev/null | wc -l)"
   case $item in
   *'"status": "queued"'*) ;;
