@@ -62,7 +62,7 @@ func runWorker(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&o.scorer, "scorer", score.KindHeuristic, "heuristic, or command (the command follows --)")
 	fs.DurationVar(&o.timeout, "scorer-timeout", time.Minute, "how long one run of the scoring command may take")
 	fs.DurationVar(&o.poll, "poll", 10*time.Second, "how long to wait when nothing is claimable")
-	fs.BoolVar(&o.untilEmpty, "until-empty", false, "exit once nothing is queued or in progress")
+	fs.BoolVar(&o.untilEmpty, "until-empty", false, "exit once nothing is queued (but items waiting for a withdrawn trace) or in progress")
 	fs.BoolVar(&o.private, "allow-private-addresses", false, "let fetches reach private and loopback addresses (tests, private meshes)")
 	fs.Int64Var(&o.maxBytes, "max-trace-bytes", 0, "largest trace fetched (default: 1 MiB, the default limits.trace_bytes the heartbeat reads with)")
 	if err := parseFlags(e, fs, args); err != nil {

@@ -57,12 +57,13 @@ func (c *claims) wanted(listed []queue.Item) bool {
 	return false
 }
 
-// claim takes every item the owner holds or may claim, in one write. The
-// claims point at the items it returns, which the caller must not change:
-// a copy of each claimed item, open until finished, was as large as the
-// claimed items themselves (12 MB of 20,000).
-func (c *claims) claim() ([]queue.Item, error) {
-	items, err := c.store.Claim(queue.Claim{Owner: c.owner, Now: c.now, Lease: c.lease})
+// claim takes every item the owner holds or may claim that filter
+// accepts (the ones it holds are taken whatever filter says), in one
+// write. The claims point at the items it returns, which the caller must
+// not change: a copy of each claimed item, open until finished, was as
+// large as the claimed items themselves (12 MB of 20,000).
+func (c *claims) claim(filter func(queue.Item) bool) ([]queue.Item, error) {
+	items, err := c.store.Claim(queue.Claim{Owner: c.owner, Now: c.now, Lease: c.lease, Filter: filter})
 	if err != nil {
 		return nil, err
 	}
@@ -82,6 +83,18 @@ func (c *claims) finish(it *queue.Item, status, reason string) error {
 	c.pending = append(c.pending, queue.Update{Kind: queue.Finish, ID: it.ID, Owner: c.owner, Version: it.Version,
 		Status: status, Reason: reason, At: c.now})
 	return nil
+}
+
+// hold records that the claimed item it goes back to the queue, unscored
+// and noted as waiting for its peer to list its trace again
+// (queue.WaitWithdrawn), to be written by close: a Release, then the Note.
+func (c *claims) hold(it *queue.Item) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.open, it.ID)
+	c.pending = append(c.pending,
+		queue.Update{Kind: queue.Release, ID: it.ID, Owner: c.owner, Version: it.Version, At: c.now},
+		noteWait(*it, queue.WaitWithdrawn, c.now))
 }
 
 // drop records that the claimed item it leaves the queue, unscored, to
@@ -171,9 +184,10 @@ func sortedItems(m map[string]*queue.Item) []*queue.Item {
 	return out
 }
 
-// endStatus is the status update u leaves its item in.
+// endStatus is the status update u leaves its item in: a Note applies
+// only to a queued item (hold's, after its Release).
 func endStatus(u queue.Update) string {
-	if u.Kind == queue.Release {
+	if u.Kind == queue.Release || u.Kind == queue.Note {
 		return queue.StatusQueued
 	}
 	return u.Status

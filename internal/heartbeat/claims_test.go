@@ -29,7 +29,7 @@ func TestPersonsDecisionDuringScoringStands(t *testing.T) {
 	}
 	warned := 0
 	c := newClaims(store, claimOwner, time.Minute, testNow, func(string, ...any) { warned++ })
-	items, err := c.claim()
+	items, err := c.claim(nil)
 	if err != nil || len(items) != 3 {
 		t.Fatalf("claimed %d items, %v; want 3", len(items), err)
 	}
@@ -68,7 +68,7 @@ func TestUnstartedClaimsGoBackToTheQueue(t *testing.T) {
 	store.Now = func() time.Time { return testNow }
 	store.Enqueue(queueItem(1), queueItem(2))
 	c := newClaims(store, claimOwner, 0, testNow, func(string, ...any) {})
-	items, err := c.claim()
+	items, err := c.claim(nil)
 	if err != nil || len(items) != 2 {
 		t.Fatalf("claimed %d, %v", len(items), err)
 	}
@@ -93,7 +93,7 @@ func TestClaimsHoldTheClaimedItemsNotCopies(t *testing.T) {
 	store.Now = func() time.Time { return testNow }
 	store.Enqueue(queueItem(1), queueItem(2))
 	c := newClaims(store, claimOwner, 0, testNow, func(string, ...any) {})
-	items, err := c.claim()
+	items, err := c.claim(nil)
 	if err != nil || len(items) != 2 {
 		t.Fatalf("claimed %d, %v", len(items), err)
 	}

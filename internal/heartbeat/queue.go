@@ -143,3 +143,63 @@ func (n *job) requeueDropped(gone []queue.Item) error {
 	}
 	return nil
 }
+
+// notWithdrawn reports whether its own peer has not withdrawn its trace
+// (ledger.ListedBy): only then may an automatic scorer claim it, since its
+// validation names as where the trace is published a URL its author took
+// it down from otherwise. It reads the ledger: the history is loaded.
+func (n *job) notWithdrawn(it queue.Item) bool {
+	_, withdrawn := n.ledger.ListedBy(it.FromURL, it.Hash)
+	return !withdrawn
+}
+
+// noteWithdrawn notes each queued item whose own peer withdrew its trace
+// (queue.WaitWithdrawn), so that no claim hands it out (queue.Item.Withheld)
+// and no heartbeat need read the history to pass over it again, and clears
+// the note of each whose trace is no longer withdrawn (listed again, or
+// listed by no one: then the claim drops it, listedByItsPeer), in one
+// write, and only when something changes. A heartbeat that did not load
+// the history asks nothing.
+func (n *job) noteWithdrawn() error {
+	if n.snap.Deferred() {
+		return nil
+	}
+	var updates []queue.Update
+	for _, it := range n.items {
+		if it.Status != queue.StatusQueued {
+			continue
+		}
+		switch withdrawn := !n.notWithdrawn(it); {
+		case withdrawn && it.Reason != queue.WaitWithdrawn:
+			updates = append(updates, noteWait(it, queue.WaitWithdrawn, n.now))
+		case !withdrawn && it.Reason == queue.WaitWithdrawn:
+			updates = append(updates, noteWait(it, "", n.now))
+		}
+	}
+	if len(updates) == 0 {
+		return nil
+	}
+	results, err := n.queue.Update(updates...)
+	if err != nil {
+		return fmt.Errorf("note withdrawn traces' items: %w", err)
+	}
+	reasons := map[string]string{}
+	for i, err := range results {
+		if err != nil {
+			n.log.Warn("queue item not noted", "id", updates[i].ID, "err", err.Error())
+			continue
+		}
+		reasons[updates[i].ID] = updates[i].Reason
+	}
+	n.noteReasons(reasons)
+	return nil
+}
+
+// noteReasons records in the listed queue the reasons written, by ID.
+func (n *job) noteReasons(reasons map[string]string) {
+	for i := range n.items {
+		if r, ok := reasons[n.items[i].ID]; ok {
+			n.items[i].Reason = r
+		}
+	}
+}

@@ -22,7 +22,9 @@ import (
 // A validation file already there (the node's scorer, a person, or a run
 // that stopped before its mark) is kept and the item only marked. An
 // item whose peer does not list its trace (listedByItsPeer) is dropped
-// unpublished.
+// unpublished; one whose peer withdrew its trace (a worker scored it
+// before) waits, unpublished and unmarked, until the trace is listed
+// again.
 func (n *job) publishResults() error {
 	items, err := n.queueItems()
 	if err != nil {
@@ -56,6 +58,13 @@ func (n *job) publishResults() error {
 			n.dropUnlisted(it)
 			drops = append(drops, it.ID)
 			gone = append(gone, it)
+			continue
+		}
+		if !n.notWithdrawn(it) {
+			// Scored before its author withdrew the trace: published, it
+			// would name a URL taken down; it waits for the trace to be
+			// listed again, unmarked.
+			n.log.Info("stored result waits: its peer withdrew the trace", "peer", it.From, "url", it.FromURL, "sha256", it.Hash)
 			continue
 		}
 		held, err := n.publishResult(it)

@@ -50,17 +50,25 @@ func (n *job) scoreQueue(ctx context.Context, scorer score.Scorer) error {
 		return nil
 	}
 	c := newClaims(n.queue, claimOwner, n.cfg.Heartbeat.Deadline+n.cfg.Lease, n.now, n.log.Warn)
-	listed, err := n.queueItems()
-	if err != nil {
+	if _, err := n.queueItems(); err != nil {
 		return err
 	}
-	if !c.wanted(listed) {
+	// Listings change only with news, which loads the history: a quiet
+	// heartbeat finds a withdrawn trace's item noted as it was left, and
+	// passes over it without reading the history (queue.Item.Withheld).
+	if err := n.noteWithdrawn(); err != nil {
+		return err
+	}
+	if !c.wanted(n.items) {
 		return nil // nothing to claim: the queue is not read again
 	}
 	if err := n.history("queued traces to score"); err != nil {
 		return err
 	}
-	items, err := c.claim()
+	if err := n.noteWithdrawn(); err != nil {
+		return err
+	}
+	items, err := c.claim(n.notWithdrawn)
 	if err != nil {
 		return fmt.Errorf("claim from queue: %w", err)
 	}
@@ -151,6 +159,10 @@ func (n *job) prepareAll(ctx, gctx context.Context, items []queue.Item, c *claim
 			if !n.listedByItsPeer(items[i]) {
 				n.dropUnlisted(items[i])
 				c.drop(&items[i])
+				continue
+			}
+			if !n.notWithdrawn(items[i]) {
+				c.hold(&items[i]) // resumed from a run that claimed it before the withdrawal
 				continue
 			}
 			if !n.publishing().take(items[i]) {

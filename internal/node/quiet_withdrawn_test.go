@@ -111,8 +111,16 @@ func TestAQuietManualNodeTriesAFailedFetchAgainOnlyWhenDue(t *testing.T) {
 // waits without a suggestion.
 func manualNode(t *testing.T, p *quietPeer) string {
 	t.Helper()
+	return waitingNode(t, p, "manual")
+}
+
+// waitingNode is a node in a git checkout with the scorer named and
+// without standing, polling p, after a heartbeat that queued p's trace,
+// which waits, unscored and without a suggestion.
+func waitingNode(t *testing.T, p *quietPeer, scorer string) string {
+	t.Helper()
 	dir := newNode(t, p.base)
-	writeText(t, dir, node.ConfigFile, "agent: tester\nurl: http://127.0.0.1:1/tester/\nallow_private_addresses: true\nscorer: manual\n")
+	writeText(t, dir, node.ConfigFile, "agent: tester\nurl: http://127.0.0.1:1/tester/\nallow_private_addresses: true\nscorer: "+scorer+"\n")
 	writeText(t, dir, node.FoundersFile, "someone | http://127.0.0.1:1/someone/\n")
 	gitRun(t, dir, "init", "-q")
 	gitCommit(t, dir)

@@ -91,9 +91,18 @@ func (it *Item) Terminal() bool {
 }
 
 // claimable reports whether a worker may claim the item at now: it is
-// queued, or in progress under a lease that has expired.
+// queued and not Withheld, or in progress under a lease that has expired.
 func (it *Item) claimable(now time.Time) bool {
-	return it.Status == StatusQueued || (it.Status == StatusInProgress && !now.Before(it.LeaseExpires))
+	return (it.Status == StatusQueued && !it.Withheld()) || (it.Status == StatusInProgress && !now.Before(it.LeaseExpires))
+}
+
+// Withheld reports whether the item is queued and noted as waiting for
+// its peer to list its trace again (WaitWithdrawn): no claim hands it
+// out, so no scorer publishes a validation naming as where the trace is
+// published a URL its author took it down from, until the node, which
+// alone holds the listings, clears the note (docs/decisions.md, "Names").
+func (it *Item) Withheld() bool {
+	return it.Status == StatusQueued && it.Reason == WaitWithdrawn
 }
 
 func (it *Item) normalize() {

@@ -150,9 +150,12 @@ func (s *Store) Claim(c queue.Claim) ([]queue.Item, error) {
 		if c.Filter != nil {
 			lim = nil
 		}
+		// A queued item noted queue.WaitWithdrawn is not claimable
+		// (queue.Item.Withheld); its reason lives in the item alone.
 		free, err := query(ctx, tx, `SELECT item FROM meshnode_queue
-			WHERE (status = 'queued' OR (status = 'in_progress' AND lease_expires <= $1 AND owner <> $2))`+order+`
-			LIMIT $3 FOR UPDATE SKIP LOCKED`, c.Now, c.Owner, lim)
+			WHERE ((status = 'queued' AND item->>'reason' IS DISTINCT FROM $4)
+				OR (status = 'in_progress' AND lease_expires <= $1 AND owner <> $2))`+order+`
+			LIMIT $3 FOR UPDATE SKIP LOCKED`, c.Now, c.Owner, lim, queue.WaitWithdrawn)
 		if err != nil {
 			return err
 		}

@@ -49,3 +49,31 @@ func testNoteMarksAQueuedItemUntilItIsSuggested(t *testing.T, s queue.Store) {
 		t.Errorf("noted without a reason: reason %q version %d; want none and 3", got.Reason, got.Version)
 	}
 }
+
+// testClaimPassesOverWithheld: a queued item noted WaitWithdrawn (its
+// peer withdrew its trace) is handed out by no claim, filtered or not, nor
+// counted by Gives, so no worker scores it; the other queued items are
+// claimed as ever, and once a Note clears the reason the item is claimed
+// again.
+func testClaimPassesOverWithheld(t *testing.T, s queue.Store) {
+	enqueue(t, s, items(3)...)
+	at := T0.Add(time.Minute)
+	if err := errors.Join(update(t, s, queue.Update{Kind: queue.Note, ID: Item(1).ID, Reason: queue.WaitWithdrawn, At: at},
+		queue.Update{Kind: queue.Note, ID: Item(2).ID, Reason: queue.WaitFetchFailed, At: at})...); err != nil {
+		t.Fatal(err)
+	}
+	withheld := byID(t, s)[Item(1).ID]
+	if c := (queue.Claim{Owner: "w", Now: at}); c.Gives(withheld) {
+		t.Error("Gives says a claim would hand out an item noted as waiting for its trace")
+	}
+	got := claim(t, s, queue.Claim{Owner: "w", Now: at, Filter: func(queue.Item) bool { return true }})
+	if len(got) != 2 || got[0].ID != Item(2).ID || got[1].ID != Item(3).ID {
+		t.Fatalf("claimed %v; want items 2 and 3, not item 1, which waits for its trace", ids(got))
+	}
+	if err := errors.Join(update(t, s, queue.Update{Kind: queue.Note, ID: Item(1).ID, At: at})...); err != nil {
+		t.Fatal(err)
+	}
+	if got := claim(t, s, queue.Claim{Owner: "v", Now: at, Max: 1}); len(got) != 1 || got[0].ID != Item(1).ID {
+		t.Errorf("its note cleared, claimed %v; want item 1", ids(got))
+	}
+}

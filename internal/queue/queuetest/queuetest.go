@@ -45,6 +45,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"DropRemovesItemsAtWorkOnly", testDrop},
 		{"RenameMovesAPeersItemsAsTheyAre", testRename},
 		{"NoteMarksAQueuedItemUntilItIsSuggested", testNoteMarksAQueuedItemUntilItIsSuggested},
+		{"ClaimPassesOverAnItemWaitingForItsTrace", testClaimPassesOverWithheld},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t, func() time.Time { return T0 })) })

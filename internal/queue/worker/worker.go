@@ -34,7 +34,9 @@ type Worker struct {
 	// return then instead.
 	Poll time.Duration
 	// UntilEmpty makes Run return once the store holds nothing queued or
-	// in progress, after waiting out other workers' leases.
+	// in progress, after waiting out other workers' leases; an item
+	// queued but Withheld (its peer withdrew its trace) waits for the
+	// node, not for a worker.
 	UntilEmpty bool
 	Now        func() time.Time                 // time.Now when nil
 	Log        func(format string, args ...any) // nil: silent
@@ -195,7 +197,7 @@ func (w *Worker) empty() (bool, error) {
 		return false, fmt.Errorf("list queue: %w", err)
 	}
 	for _, it := range all {
-		if !it.Terminal() {
+		if !it.Terminal() && !it.Withheld() {
 			return false, nil
 		}
 	}
