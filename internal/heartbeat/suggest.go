@@ -16,7 +16,7 @@ import (
 // item whose peer still lists its trace is offered (offerable), as only
 // such an item is scored or published by the other scorers; one whose
 // peer withdrew its trace, or whose trace failed to fetch, is noted as
-// waiting (withdrawnUnnoted, suggestions), so that the heartbeats after
+// waiting (noteWithdrawn, as for the automatic scorers; suggestions), so that the heartbeats after
 // it need not read the history to look at it again (needsLook).
 func (n *job) suggest(ctx context.Context) error {
 	listed, err := n.queueItems()
@@ -31,22 +31,20 @@ func (n *job) suggest(ctx context.Context) error {
 	if err := n.dropUnlistedQueued(); err != nil {
 		return err
 	}
+	if err := n.noteWithdrawn(); err != nil {
+		return err
+	}
 	var items []queue.Item
-	var updates []queue.Update
 	for _, it := range n.items {
-		switch {
-		case !needsSuggestion(it):
-		case n.offerable(it):
+		if needsSuggestion(it) && n.offerable(it) {
 			items = append(items, it)
-		case n.withdrawnUnnoted(it):
-			updates = append(updates, noteWait(it, queue.WaitWithdrawn, n.now))
 		}
 	}
 	suggested, err := n.suggestions(ctx, items)
 	if err != nil {
 		return err
 	}
-	if err := n.storeSuggestions(append(updates, suggested...)); err != nil {
+	if err := n.storeSuggestions(suggested); err != nil {
 		return err
 	}
 	return n.wait("waiting for a person: run 'meshnode score --pr' or edit validations/ by hand")
@@ -142,17 +140,6 @@ func (n *job) offerable(it queue.Item) bool {
 	}
 	listed, withdrawn := n.ledger.ListedBy(it.FromURL, it.Hash)
 	return listed && !withdrawn
-}
-
-// withdrawnUnnoted reports whether its own peer withdrew its trace and
-// it is not noted so yet (queue.WaitWithdrawn). A heartbeat that did not
-// read the history asks nothing.
-func (n *job) withdrawnUnnoted(it queue.Item) bool {
-	if n.snap.Deferred() || it.Reason == queue.WaitWithdrawn {
-		return false
-	}
-	_, withdrawn := n.ledger.ListedBy(it.FromURL, it.Hash)
-	return withdrawn
 }
 
 // noteWait returns the Note that sets why it waits (empty: it waits for

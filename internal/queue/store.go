@@ -112,11 +112,12 @@ const (
 	// with one (Result.PublishedAt), so that it is never published twice.
 	Publish
 	// Note records on a queued item why it waits (Reason; empty when it
-	// no longer does), whoever reads the queue next: the manual scorer's
-	// heartbeat notes an item whose peer withdrew its trace
-	// (WaitWithdrawn), or whose trace failed to fetch (WaitFetchFailed), so
-	// that a heartbeat without news need not read the history to look at
-	// it again. An item not queued gets ErrConflict.
+	// no longer does), whoever reads the queue next: the heartbeat notes
+	// an item whose peer withdrew its trace (WaitWithdrawn: no claim hands
+	// it out, Item.Withheld), and the manual scorer's one whose trace
+	// failed to fetch (WaitFetchFailed), so that a heartbeat without news
+	// need not read the history to look at it again. An item not queued
+	// gets ErrConflict.
 	Note
 )
 
@@ -127,8 +128,9 @@ const WaitWithdrawn = "waiting: its peer withdrew the trace"
 
 // WaitFetchFailed is the Reason a queued item is noted with (Note) when
 // no suggestion could be made for it because its trace failed to fetch
-// again (or, rarer, the heuristic failed on it): it is tried again at a heartbeat with news, or once the note is
-// old enough (the heartbeat's retry), not at every heartbeat.
+// again (or, rarer, the heuristic failed on it): it is tried again at a
+// heartbeat with news, or once the note is old enough (the heartbeat's
+// retry), not at every heartbeat.
 const WaitFetchFailed = "waiting: its trace failed to fetch again"
 
 // Update is one change to one item.
