@@ -328,7 +328,9 @@ func (s *Store) Save() (bool, error) {
 
 // changedAgents returns, by agent URL, the file of each agent whose
 // listings differ from what its file holds, normalized; nil for one that
-// no relay lists any more.
+// no relay lists any more. Times are compared by instant: a file whose
+// times carry an offset (an older or hand-edited one) is rewritten, in
+// UTC, only when something in it changes.
 func (s *Store) changedAgents() map[string]*agentFile {
 	changed := map[string]bool{}
 	for a := range s.misnamed {
@@ -336,14 +338,14 @@ func (s *Store) changedAgents() map[string]*agentFile {
 	}
 	for u, h := range s.relay {
 		for a, l := range h.Agents {
-			if was, ok := s.agents[a].Listed[u]; !ok || was.Size != l.Size || was.Root != l.Root || !was.Seen.Equal(l.Seen) || l.Seen.Location() != time.UTC {
+			if was, ok := s.agents[a].Listed[u]; !ok || was.Size != l.Size || was.Root != l.Root || !was.Seen.Equal(l.Seen) {
 				changed[a] = true
 			}
 		}
 		for a, cp := range h.Pending {
 			f := s.agents[a]
 			seen, wasSeen := h.PendingSeen[a], f.PendingSeen[u]
-			if was, ok := f.Pending[u]; !ok || was != cp || !wasSeen.Equal(seen) || seen.Location() != time.UTC {
+			if was, ok := f.Pending[u]; !ok || was != cp || !wasSeen.Equal(seen) {
 				changed[a] = true
 			}
 		}

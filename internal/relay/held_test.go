@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -523,5 +524,127 @@ func TestKeepAgentsForgetsTheListingsOfAgentsNoLongerPolled(t *testing.T) {
 	}
 	if changed, err := back.Save(); err != nil || changed {
 		t.Errorf("a save after forgetting nothing: changed %v, %v", changed, err)
+	}
+}
+
+// Parts of an agent's file on relay offsetRelay whose times carry an
+// offset (+02:00) instead of being in UTC, as an older or hand-edited
+// node may have left them.
+const (
+	offsetRelay   = "https://relay.example/"
+	offsetListed  = `"listed": {"` + offsetRelay + `": {"size": 3, "root": "AAA=", "seen": "2026-03-01T14:00:00+02:00"}}`
+	offsetPending = `"pending": {"` + offsetRelay + `": "checkpoint\n"}, "pending_seen": {"` + offsetRelay + `": "2026-03-01T15:30:00+02:00"}`
+)
+
+// agentWithOffsetTimes writes the relays' state at path: offsetRelay's
+// file as Save writes it, and the file of agent holding parts.
+func agentWithOffsetTimes(t *testing.T, path, agent string, parts ...string) {
+	t.Helper()
+	s, err := LoadStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Held(Relay{URL: offsetRelay, Key: "k"})
+	if _, err := s.Save(); err != nil {
+		t.Fatal(err)
+	}
+	_, files, err := statefile.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files[statefile.PeerFileName(agent)] = []byte(`{"agent": "` + agent + `", ` + strings.Join(parts, ", ") + "}\n")
+	if _, err := statefile.Write(path, files); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAnAgentsFileWithTimesNotInUTCIsKeptWhenNothingChanged: Save compares
+// what a relay lists of an agent with its file by instant. It took a
+// listing's `seen` time written with an offset for a change, and wrote
+// the agent's file again, the same instants in UTC, at every save that
+// loaded it: a commit for nothing. The file is kept, byte for byte,
+// whichever of its times carry an offset.
+func TestAnAgentsFileWithTimesNotInUTCIsKeptWhenNothingChanged(t *testing.T) {
+	const agent = "https://agent.example/"
+	for name, parts := range map[string][]string{
+		"listed":             {offsetListed},
+		"pending":            {offsetPending},
+		"listed and pending": {offsetListed, offsetPending},
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "relays.json")
+			agentWithOffsetTimes(t, path, agent, parts...)
+			_, before, err := statefile.Read(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := LoadStore(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			changed, err := s.Save()
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, after, err := statefile.Read(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			file := statefile.PeerFileName(agent)
+			if changed || string(after[file]) != string(before[file]) {
+				t.Errorf("a save with nothing new: changed %v, the agent's file\n%s\nwas\n%s", changed, after[file], before[file])
+			}
+		})
+	}
+}
+
+// TestAnAgentsFileWithTimesNotInUTCIsRewrittenOnAChange: a real change to
+// what a relay holds of such an agent (listed anew, or another checkpoint
+// pending) still writes its file, its times then in UTC, the same
+// instants where nothing changed.
+func TestAnAgentsFileWithTimesNotInUTCIsRewrittenOnAChange(t *testing.T) {
+	r, agent := offsetRelay, "https://agent.example/"
+	later := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name   string
+		change func(h *Held)
+		want   agentFile
+	}{
+		{"listed anew", func(h *Held) { h.Agents[agent] = Listed{Size: 4, Root: "AQE=", Seen: later} }, agentFile{
+			Agent:       agent,
+			Listed:      map[string]Listed{r: {Size: 4, Root: "AQE=", Seen: later}},
+			Pending:     map[string]string{r: "checkpoint\n"},
+			PendingSeen: map[string]time.Time{r: time.Date(2026, 3, 1, 13, 30, 0, 0, time.UTC)},
+		}},
+		{"another checkpoint pending", func(h *Held) { h.hold(agent, "another checkpoint\n", later) }, agentFile{
+			Agent:       agent,
+			Listed:      map[string]Listed{r: {Size: 3, Root: "AAA=", Seen: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}},
+			Pending:     map[string]string{r: "another checkpoint\n"},
+			PendingSeen: map[string]time.Time{r: later},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "relays.json")
+			agentWithOffsetTimes(t, path, agent, offsetListed, offsetPending)
+			s, err := LoadStore(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.change(s.Held(Relay{URL: r, Key: "k"}))
+			if changed, err := s.Save(); err != nil || !changed {
+				t.Fatalf("save of a change: changed %v, err %v", changed, err)
+			}
+			_, files, err := statefile.Read(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := json.MarshalIndent(tc.want, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := files[statefile.PeerFileName(agent)]; string(got) != string(want)+"\n" {
+				t.Errorf("the agent's file\n%s\nwant\n%s", got, want)
+			}
+		})
 	}
 }
