@@ -200,17 +200,9 @@ func segmentGroupsIn(path string, dirs []string) (map[string][]statefile.Segment
 // The group's segments are held in memory together only while it is
 // read, and only the wanted peers' entries are decoded.
 func (l *Ledger) readPeersOfGroup(path string, files []statefile.SegmentFile, want map[string]bool, held map[string]map[string]*Ledger, sizes map[string]int64) error {
-	segs := make(map[string][]byte, len(files))
-	rels := make([]string, len(files))
-	for i, f := range files {
-		data, err := statefile.ReadSegment(path, f.Rel)
-		if err != nil {
-			return err
-		}
-		if err := checkSegmentBytes(f.Rel, data); err != nil {
-			return segmentCorrupt(path, f.Rel, data, err)
-		}
-		segs[f.Rel], rels[i] = data, f.Rel
+	rels, segs, err := readGroup(path, files)
+	if err != nil {
+		return err
 	}
 	slices.Sort(rels)
 	gone, err := redundantOf(rels, func(rel string) (map[string]json.RawMessage, error) {

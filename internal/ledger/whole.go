@@ -93,16 +93,30 @@ func (l *Ledger) loadGroup(path, g string, files []statefile.SegmentFile) error 
 // of a group whose summary is missing, damaged or of other segments, into
 // l, each read whole.
 func (l *Ledger) loadGroupWhole(path string, files []statefile.SegmentFile) error {
+	rels, segs, err := readGroup(path, files)
+	if err != nil {
+		return err
+	}
+	return l.loadRead(path, rels, segs)
+}
+
+// readGroup reads the segments files of the ledger at path, each checked
+// against the hash its name gives, and returns their paths, in files'
+// order, and their bytes by path.
+func readGroup(path string, files []statefile.SegmentFile) ([]string, map[string][]byte, error) {
 	segs := make(map[string][]byte, len(files))
 	rels := make([]string, len(files))
 	for i, f := range files {
 		data, err := statefile.ReadSegment(path, f.Rel)
 		if err != nil {
-			return err
+			return nil, nil, err
+		}
+		if err := checkSegmentBytes(f.Rel, data); err != nil {
+			return nil, nil, segmentCorrupt(path, f.Rel, data, err)
 		}
 		segs[f.Rel], rels[i] = data, f.Rel
 	}
-	return l.loadRead(path, rels, segs)
+	return rels, segs, nil
 }
 
 // sharedShards is the shard segments among files, each with its records
