@@ -9,8 +9,8 @@
 //
 // A node publishes disputes at its own base URL as
 // disputes/dispute-<first 12 hex of the claimed hash>.md, one per claimed
-// hash and disputed agent (FileNameAbout names the second agent's), in a
-// layout modelled on the canonical validation file:
+// hash and disputed agent (FileNameAt names the others sharing those 12
+// hex digits), in a layout modelled on the canonical validation file:
 //
 //	# MANIFEST-DISPUTE
 //
@@ -32,6 +32,7 @@
 package dispute
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/meshnode/meshnode/internal/manifest"
@@ -73,4 +74,24 @@ func FileName(claimedHash manifest.Hash) string {
 // node never publishes two disputes of one claim about one agent.
 func FileNameAbout(claimedHash manifest.Hash, agentURL string) string {
 	return "dispute-" + claimedHash.Hex(fileNameHexDigits) + "-" + manifest.HashBytes([]byte(agentURL)).Hex(fileNameHexDigits) + ".md"
+}
+
+// FileNameAt is the i-th name, from 0, a dispute of claimedHash about the
+// agent at agentURL may be published under, the first that no file takes
+// being the one: FileName, then FileNameAbout, then "dispute-", the first
+// 12 hex digits of the claimed hash, "-", the name's place in this order
+// in decimal (3, 4, …), ".md". The names are all different and never run
+// out, so every claim sharing the first 12 hex digits of its hash with
+// others (an agent's rows may claim any 64 hex digits) has one; a node
+// that takes the first free one in the order it found its disputes names
+// them as another node that found them in that order does. An i below 0
+// is 0.
+func FileNameAt(claimedHash manifest.Hash, agentURL string, i int) string {
+	switch {
+	case i <= 0:
+		return FileName(claimedHash)
+	case i == 1:
+		return FileNameAbout(claimedHash, agentURL)
+	}
+	return "dispute-" + claimedHash.Hex(fileNameHexDigits) + "-" + strconv.Itoa(i+1) + ".md"
 }

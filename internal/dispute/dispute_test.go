@@ -176,3 +176,33 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestFileNameAtNeverRunsOut: the names of a dispute, in the order a node
+// tries them, begin with FileName and FileNameAbout, all keep the claim's
+// 12 hex digits, and never repeat, so a claim sharing those digits with
+// any number of others finds one free.
+func TestFileNameAtNeverRunsOut(t *testing.T) {
+	const agent = "https://gamma.example/mesh/"
+	claim := manifest.Hash(hashA)
+	if got, want := FileNameAt(claim, agent, 0), FileName(claim); got != want {
+		t.Errorf("FileNameAt(0) = %q, want FileName's %q", got, want)
+	}
+	if got, want := FileNameAt(claim, agent, 1), FileNameAbout(claim, agent); got != want {
+		t.Errorf("FileNameAt(1) = %q, want FileNameAbout's %q", got, want)
+	}
+	if got, want := FileNameAt(claim, agent, -1), FileName(claim); got != want {
+		t.Errorf("FileNameAt(-1) = %q, want FileName's %q", got, want)
+	}
+	form := regexp.MustCompile(`^dispute-` + claim.Hex(12) + `(-[0-9a-f]{12}|-[1-9][0-9]*)?\.md$`)
+	seen := map[string]int{}
+	for i := range 1000 {
+		name := FileNameAt(claim, agent, i)
+		if !form.MatchString(name) {
+			t.Fatalf("FileNameAt(%d) = %q, want it to match %s", i, name, form)
+		}
+		if j, ok := seen[name]; ok {
+			t.Fatalf("FileNameAt(%d) = FileNameAt(%d) = %q", i, j, name)
+		}
+		seen[name] = i
+	}
+}

@@ -12,6 +12,8 @@ import (
 	"github.com/meshnode/meshnode/internal/dispute"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
+	"github.com/meshnode/meshnode/internal/roster"
+	"github.com/meshnode/meshnode/internal/signal"
 )
 
 // TestAnotherAgentsMismatchOfAClaimSpendsNoAgentsDispute: the node
@@ -141,4 +143,203 @@ func TestEachClaimOfAnAgentGetsItsDisputeOnce(t *testing.T) {
 			}
 		})
 	}
+}
+
+// claimSharing is the claimed hash i of claims all sharing their first 12
+// hex digits.
+func claimSharing(i int) manifest.Hash {
+	return manifest.Hash(fmt.Sprintf("sha256:abcdefabcdef%052x", i))
+}
+
+// lyingAgent is an agent of the fake peer whose rows claim hashes its
+// files do not hash to.
+type lyingAgent struct {
+	p     *fakePeer
+	name  string
+	rows  []manifest.Hash
+	trunk string // the agent's path on the peer, "/<name>/"
+}
+
+// claim lists hashes as the agent's next rows, each served wrong.
+func (a *lyingAgent) claim(hashes ...manifest.Hash) {
+	a.rows = append(a.rows, hashes...)
+	m := manifest.Manifest{Agent: a.name, Sequence: manifest.Seq(len(a.rows))}
+	for i, h := range a.rows {
+		file := fmt.Sprintf("traces/x%d.md", i)
+		m.Entries = append(m.Entries, manifest.Entry{Seq: manifest.Seq(i + 1), Hash: h, File: file, Type: "knowledge", Status: "pending"})
+		a.p.serve(a.trunk+file, []byte(fmt.Sprintf("# Not what %s's row %d claims\n", a.name, i)))
+	}
+	a.p.serve(a.trunk+"MANIFEST.md", m.Format())
+}
+
+// claimKey is a dispute's claim: whom it is about (its URL normalized, so
+// that two spellings of it are one agent) and the hash claimed.
+type claimKey struct {
+	agentURL string
+	hash     manifest.Hash
+}
+
+func claimOf(t *testing.T, agentURL string, hash manifest.Hash) claimKey {
+	t.Helper()
+	u, err := roster.NormalizeURL(agentURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return claimKey{u, hash}
+}
+
+// publishedClaims reads the node's disputes/ by file name, each file's
+// claim, failing on a file that does not parse.
+func publishedClaims(t *testing.T, dir string) map[string]claimKey {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(dir, node.DisputesDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]claimKey{}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(dir, node.DisputesDir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := dispute.Parse(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[e.Name()] = claimOf(t, d.AgentURL, d.ClaimedHash)
+	}
+	return out
+}
+
+// checkEachClaimOnce fails unless the node's disputes/ holds one file for
+// each of want, and no other.
+func checkEachClaimOnce(t *testing.T, dir string, want []claimKey) {
+	t.Helper()
+	files := publishedClaims(t, dir)
+	got := map[claimKey]int{}
+	for _, c := range files {
+		got[c]++
+	}
+	wantCount := map[claimKey]int{}
+	for _, c := range want {
+		wantCount[claimOf(t, c.agentURL, c.hash)] = 1
+	}
+	if !maps.Equal(got, wantCount) {
+		t.Errorf("dispute files by claim %v, want one for each of %v", got, want)
+	}
+}
+
+// TestEveryClaimSharingTwelveHexDigitsIsPublishedOnce: a dispute went
+// under FileName of its claimed hash, else FileNameAbout its agent; a
+// third claim sharing the first 12 hex digits (an agent's third wrong
+// row with them, or its second beside another agent's first) found both
+// taken and was never published, though the ledger rejected it. Every
+// claim now gets the first free name of dispute.FileNameAt: here seven
+// claims of two agents, five of one hash prefix by gamma over two
+// heartbeats, one hash claimed by both. A second node finding them in the
+// same order names them alike. A heartbeat with nothing new writes no
+// file, our MANIFEST.md lists every dispute file, and both our
+// own reading of disputes/ (SIGNAL's input) and a peer's, which goes by
+// our MANIFEST.md, read them all.
+func TestEveryClaimSharingTwelveHexDigitsIsPublishedOnce(t *testing.T) {
+	p := newFakePeer(t)
+	gamma := &lyingAgent{p: p, name: "gamma", trunk: "/gamma/"}
+	delta := &lyingAgent{p: p, name: "delta", trunk: "/delta/"}
+	gammaURL, deltaURL := p.URL+gamma.trunk, p.URL+delta.trunk
+	gamma.claim(claimSharing(0), claimSharing(1), claimSharing(2))
+	delta.claim(claimSharing(0), claimSharing(3))
+	peers := [][2]string{{"gamma", gammaURL}, {"delta", deltaURL}}
+	dir := newNode(t, peers, "gossip:\n  enabled: false\n")
+	twin := newNode(t, peers, "gossip:\n  enabled: false\n") // a second node finding the same disputes
+	want := []claimKey{{gammaURL, claimSharing(0)}, {gammaURL, claimSharing(1)}, {gammaURL, claimSharing(2)}, {deltaURL, claimSharing(0)}, {deltaURL, claimSharing(3)}}
+
+	now := testNow
+	beat(t, dir, now)
+	beat(t, twin, now)
+	checkEachClaimOnce(t, dir, want)
+	gamma.claim(claimSharing(4), claimSharing(5))
+	want = append(want, claimKey{gammaURL, claimSharing(4)}, claimKey{gammaURL, claimSharing(5)})
+	now = now.Add(cursorStep)
+	beat(t, dir, now)
+	beat(t, twin, now)
+	checkEachClaimOnce(t, dir, want)
+	files := publishedClaims(t, dir)
+	if twins := publishedClaims(t, twin); !maps.Equal(twins, files) {
+		t.Errorf("two nodes finding the same disputes named them\n%v\nand\n%v", files, twins)
+	}
+	now = now.Add(cursorStep)
+	if sum := beat(t, dir, now); sum.DisputesPublished != 0 {
+		t.Errorf("a heartbeat with nothing new published %d disputes", sum.DisputesPublished)
+	}
+	if again := publishedClaims(t, dir); !maps.Equal(again, files) {
+		t.Errorf("a heartbeat with nothing new changed disputes/ from %v to %v", files, again)
+	}
+
+	listed := map[string]bool{}
+	for _, e := range ownRows(t, dir) {
+		if node.KindOf(e) == node.KindDispute {
+			listed[e.File] = true
+		}
+	}
+	for name := range files {
+		if !listed[node.DisputesDir+"/"+name] {
+			t.Errorf("our MANIFEST.md does not list %s/%s", node.DisputesDir, name)
+		}
+	}
+	if len(listed) != len(files) {
+		t.Errorf("our MANIFEST.md lists %d disputes, disputes/ holds %d", len(listed), len(files))
+	}
+
+	in, err := signal.Load(dir, "tester", "http://127.0.0.1:1/tester/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours := map[claimKey]int{}
+	for _, d := range in.Disputes {
+		if d.ReporterURL == "http://127.0.0.1:1/tester/" {
+			ours[claimOf(t, d.AgentURL, d.ClaimedHash)]++
+		}
+	}
+	if len(ours) != len(want) {
+		t.Errorf("SIGNAL's input holds %d of our disputes (%v), want %d", len(ours), ours, len(want))
+	}
+
+	srv := serveDir(t, dir)
+	reader := newNode(t, [][2]string{{"author", srv.URL + "/a/"}}, "gossip:\n  enabled: false\n")
+	beat(t, reader, now)
+	read := map[claimKey]int{}
+	for _, d := range loadLedger(t, reader).Disputes {
+		if d.ReporterURL == srv.URL+"/a/" {
+			read[claimOf(t, d.AgentURL, d.ClaimedHash)]++
+		}
+	}
+	if len(read) != len(want) {
+		t.Errorf("a peer reading our MANIFEST.md recorded %d of our disputes (%v), want %d", len(read), read, len(want))
+	}
+}
+
+// TestAClaimDisputedUnderAnotherSpellingOfTheAgentsURLIsNotDisputedAgain:
+// our disputes of three claims sharing 12 hex digits, written when the
+// node polled gamma at another spelling of its URL, take FileName,
+// FileNameAbout that spelling and the third name. Polling gamma at its
+// current spelling, the node took the second claim's dispute for none
+// (FileNameAbout of the current spelling was free) and disputed it a
+// second time, and the third claim's with it. A claim is now looked for
+// in every dispute file of ours, about the agent in any spelling
+// (signal.Names): only the fourth, new claim is published.
+func TestAClaimDisputedUnderAnotherSpellingOfTheAgentsURLIsNotDisputedAgain(t *testing.T) {
+	p := newFakePeer(t)
+	gamma := &lyingAgent{p: p, name: "gamma", trunk: "/gamma/"}
+	gammaURL := p.URL + gamma.trunk
+	earlier := "HTTP" + strings.TrimPrefix(gammaURL, "http")
+	gamma.claim(claimSharing(0), claimSharing(1), claimSharing(2), claimSharing(3))
+	dir := newNode(t, [][2]string{{"gamma", gammaURL}}, "gossip:\n  enabled: false\n")
+	for i := range 3 {
+		d := dispute.Dispute{Reporter: "tester", ReporterURL: "http://127.0.0.1:1/tester/", Agent: "gamma", AgentURL: earlier,
+			FileURL: fmt.Sprintf("%straces/x%d.md", gammaURL, i), Seq: manifest.Seq(i + 1), ClaimedHash: claimSharing(i),
+			ServedHash: manifest.HashBytes([]byte(fmt.Sprintf("# Not what gamma's row %d claims\n", i))), ObservedAt: testNow.Add(-time.Hour)}
+		write(t, dir, node.DisputesDir+"/"+dispute.FileNameAt(d.ClaimedHash, earlier, i), string(d.Format()))
+	}
+	beat(t, dir, testNow)
+	checkEachClaimOnce(t, dir, []claimKey{{gammaURL, claimSharing(0)}, {gammaURL, claimSharing(1)}, {gammaURL, claimSharing(2)}, {gammaURL, claimSharing(3)}})
 }

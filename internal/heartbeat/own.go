@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 
 	"github.com/meshnode/meshnode/internal/dispute"
 	"github.com/meshnode/meshnode/internal/heartbeat/report"
 	"github.com/meshnode/meshnode/internal/ledger"
+	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/presence"
 	"github.com/meshnode/meshnode/internal/publish"
@@ -27,48 +29,57 @@ func (n *job) disputeOf(p peer, m mismatch) *dispute.Dispute {
 
 // publishDisputes writes a MANIFEST-DISPUTE file for every hash mismatch
 // seen in this run (apply collects them), once per claimed hash and
-// disputed agent (disputeFile).
+// disputed agent: a claim one of our dispute files holds already, under
+// any name, is passed over.
 func (n *job) publishDisputes() error {
+	if len(n.disputes) == 0 {
+		return nil
+	}
+	published := n.publishedDisputes()
 	for _, d := range n.disputes {
-		rel, ok := n.disputeFile(d)
-		if !ok {
+		if slices.ContainsFunc(published[d.ClaimedHash], func(p *dispute.Dispute) bool { return sameClaim(p, d) }) {
 			continue
 		}
-		err := n.snap.WriteFile(rel, d.Format())
+		err := n.snap.WriteFile(n.disputeFile(d), d.Format())
 		if errors.Is(err, fs.ErrExist) {
 			continue // written since the snapshot was taken
 		}
 		if err != nil {
 			return fmt.Errorf("publish dispute: %w", err)
 		}
+		published[d.ClaimedHash] = append(published[d.ClaimedHash], d)
 		n.sum.DisputesPublished++
 	}
 	return nil
 }
 
-// disputeFile is where d is published: FileName of its claimed hash, or,
-// once that holds a dispute of another claim (another agent's row claimed
-// the hash first, or a claimed hash with the same first 12 hex digits),
-// FileNameAbout the agent d is about, so that no agent's row spends
-// another's dispute nor one claim another's. ok is false when a dispute
-// of the claim about the same agent is published already, or when both
-// names are taken.
-func (n *job) disputeFile(d *dispute.Dispute) (rel string, ok bool) {
-	rel = path.Join(node.DisputesDir, dispute.FileName(d.ClaimedHash))
-	f, taken := n.snap.File(rel)
-	if !taken {
-		return rel, true
-	}
-	if f.Err == nil {
-		if first, err := dispute.Parse(f.Data); err == nil && sameClaim(first, d) {
-			return "", false
+// publishedDisputes is our dispute files that parse, by claimed hash.
+func (n *job) publishedDisputes() map[manifest.Hash][]*dispute.Dispute {
+	out := map[manifest.Hash][]*dispute.Dispute{}
+	for _, f := range n.snap.Files(node.DisputesDir) {
+		if f.Err != nil {
+			continue
+		}
+		if d, err := dispute.Parse(f.Data); err == nil {
+			out[d.ClaimedHash] = append(out[d.ClaimedHash], d)
 		}
 	}
-	rel = path.Join(node.DisputesDir, dispute.FileNameAbout(d.ClaimedHash, d.AgentURL))
-	if _, taken := n.snap.File(rel); taken {
-		return "", false
+	return out
+}
+
+// disputeFile is where d is published: the first of its names
+// (dispute.FileNameAt) that no file of ours takes. FileName of its
+// claimed hash is taken by a dispute of another claim once another
+// agent's row claimed the hash first, or a claimed hash with the same
+// first 12 hex digits was disputed; so no agent's row spends another's
+// dispute, nor one claim another's, however many share the 12 digits.
+func (n *job) disputeFile(d *dispute.Dispute) string {
+	for i := 0; ; i++ {
+		rel := path.Join(node.DisputesDir, dispute.FileNameAt(d.ClaimedHash, d.AgentURL, i))
+		if _, taken := n.snap.File(rel); !taken {
+			return rel
+		}
 	}
-	return rel, true
 }
 
 // sameClaim reports whether our published dispute a is of d's claim: the
