@@ -54,21 +54,10 @@ func TestAnotherAgentsMismatchOfAClaimSpendsNoAgentsDispute(t *testing.T) {
 	if _, ok := l.Rejected[p.URL+"/gamma/traces/x.md"]; !ok {
 		t.Fatal("setup: gamma's mismatch was not rejected")
 	}
-	entries, err := os.ReadDir(filepath.Join(dir, node.DisputesDir))
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := readDisputes(t, dir)
 	about := map[string]string{} // agent URL → file name
-	for _, e := range entries {
-		data, err := os.ReadFile(filepath.Join(dir, node.DisputesDir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := dispute.Parse(data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		about[d.AgentURL] = e.Name()
+	for name, d := range files {
+		about[d.AgentURL] = name
 	}
 	if _, ok := about[p.URL+"/gamma/"]; !ok {
 		t.Errorf("no published dispute names gamma's mismatch; the disputes name %v", about)
@@ -76,8 +65,8 @@ func TestAnotherAgentsMismatchOfAClaimSpendsNoAgentsDispute(t *testing.T) {
 	if got, want := about[p.URL+"/puppet/"], dispute.FileName(claimed); got != want {
 		t.Errorf("the first dispute of the claim, the puppet's, is named %q, want %q as before", got, want)
 	}
-	if len(entries) != 2 {
-		t.Errorf("%d dispute files for two agents' mismatches of one claim, want 2: %v", len(entries), about)
+	if len(files) != 2 {
+		t.Errorf("%d dispute files for two agents' mismatches of one claim, want 2: %v", len(files), about)
 	}
 }
 
@@ -123,19 +112,7 @@ func TestEachClaimOfAnAgentGetsItsDisputeOnce(t *testing.T) {
 			}
 			beat(t, dir, testNow)
 			got := map[manifest.Hash]int{}
-			entries, err := os.ReadDir(filepath.Join(dir, node.DisputesDir))
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, e := range entries {
-				data, err := os.ReadFile(filepath.Join(dir, node.DisputesDir, e.Name()))
-				if err != nil {
-					t.Fatal(err)
-				}
-				d, err := dispute.Parse(data)
-				if err != nil {
-					t.Fatal(err)
-				}
+			for _, d := range readDisputes(t, dir) {
 				got[d.ClaimedHash]++
 			}
 			if !maps.Equal(got, tc.want) {
@@ -188,25 +165,34 @@ func claimOf(t *testing.T, agentURL string, hash manifest.Hash) claimKey {
 	return claimKey{u, hash}
 }
 
-// publishedClaims reads the node's disputes/ by file name, each file's
-// claim, failing on a file that does not parse.
-func publishedClaims(t *testing.T, dir string) map[string]claimKey {
+// readDisputes reads the node's disputes/ by file name, failing on a
+// file that does not parse.
+func readDisputes(t *testing.T, dir string) map[string]*dispute.Dispute {
 	t.Helper()
 	entries, err := os.ReadDir(filepath.Join(dir, node.DisputesDir))
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]claimKey{}
+	out := map[string]*dispute.Dispute{}
 	for _, e := range entries {
 		data, err := os.ReadFile(filepath.Join(dir, node.DisputesDir, e.Name()))
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, err := dispute.Parse(data)
-		if err != nil {
+		if out[e.Name()], err = dispute.Parse(data); err != nil {
 			t.Fatal(err)
 		}
-		out[e.Name()] = claimOf(t, d.AgentURL, d.ClaimedHash)
+	}
+	return out
+}
+
+// publishedClaims reads the node's disputes/ by file name, each file's
+// claim.
+func publishedClaims(t *testing.T, dir string) map[string]claimKey {
+	t.Helper()
+	out := map[string]claimKey{}
+	for name, d := range readDisputes(t, dir) {
+		out[name] = claimOf(t, d.AgentURL, d.ClaimedHash)
 	}
 	return out
 }

@@ -51,19 +51,12 @@ func FuzzLoadStoreAgentFile(f *testing.F) {
 	f.Add([]byte(`{"agent":"https://elsewhere.example/","pending":{"` + relayURL + `":"cp\n"},"pending_seen":{"` + relayURL + `":"0001-01-01T00:00:00Z"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		path := filepath.Join(t.TempDir(), "relays.json")
-		s, err := LoadStore(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.Held(Relay{URL: relayURL, Key: "k"})
-		if _, err := s.Save(); err != nil {
-			t.Fatal(err)
-		}
+		savedRelay(t, path, relayURL)
 		flat := statefile.FlatFilePath(path, statefile.PeerFileName(agentURL))
 		if err := os.WriteFile(flat, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		s, err = LoadStore(path)
+		s, err := LoadStore(path)
 		if err != nil {
 			return
 		}

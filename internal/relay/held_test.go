@@ -540,22 +540,35 @@ const (
 // file as Save writes it, and the file of agent holding parts.
 func agentWithOffsetTimes(t *testing.T, path, agent string, parts ...string) {
 	t.Helper()
+	savedRelay(t, path, offsetRelay)
+	data := `{"agent": "` + agent + `", ` + strings.Join(parts, ", ") + "}\n"
+	if err := os.WriteFile(statefile.FlatFilePath(path, statefile.PeerFileName(agent)), []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// savedRelay saves at path the relays' state of relay relayURL alone,
+// under the key "k".
+func savedRelay(t testing.TB, path, relayURL string) {
+	t.Helper()
 	s, err := LoadStore(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Held(Relay{URL: offsetRelay, Key: "k"})
+	s.Held(Relay{URL: relayURL, Key: "k"})
 	if _, err := s.Save(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// stateFiles reads the files of the relays' state at path, by name.
+func stateFiles(t *testing.T, path string) map[string][]byte {
+	t.Helper()
 	_, files, err := statefile.Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	files[statefile.PeerFileName(agent)] = []byte(`{"agent": "` + agent + `", ` + strings.Join(parts, ", ") + "}\n")
-	if _, err := statefile.Write(path, files); err != nil {
-		t.Fatal(err)
-	}
+	return files
 }
 
 // TestAnAgentsFileWithTimesNotInUTCIsKeptWhenNothingChanged: Save compares
@@ -574,10 +587,7 @@ func TestAnAgentsFileWithTimesNotInUTCIsKeptWhenNothingChanged(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "relays.json")
 			agentWithOffsetTimes(t, path, agent, parts...)
-			_, before, err := statefile.Read(path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			before := stateFiles(t, path)
 			s, err := LoadStore(path)
 			if err != nil {
 				t.Fatal(err)
@@ -586,10 +596,7 @@ func TestAnAgentsFileWithTimesNotInUTCIsKeptWhenNothingChanged(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, after, err := statefile.Read(path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			after := stateFiles(t, path)
 			file := statefile.PeerFileName(agent)
 			if changed || string(after[file]) != string(before[file]) {
 				t.Errorf("a save with nothing new: changed %v, the agent's file\n%s\nwas\n%s", changed, after[file], before[file])
@@ -634,10 +641,7 @@ func TestAnAgentsFileWithTimesNotInUTCIsRewrittenOnAChange(t *testing.T) {
 			if changed, err := s.Save(); err != nil || !changed {
 				t.Fatalf("save of a change: changed %v, err %v", changed, err)
 			}
-			_, files, err := statefile.Read(path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			files := stateFiles(t, path)
 			want, err := json.MarshalIndent(tc.want, "", "  ")
 			if err != nil {
 				t.Fatal(err)
