@@ -104,11 +104,18 @@ func appendKeyString(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
+// chromeParts are what every page shows of the node around its content:
+// its name and the link to its agent page (the header, the head), the
+// page's canonical URL (the node's URL) and the files the footer links.
+func chromeParts(n *Node, v *view) []any {
+	return []any{v.Published(footerFiles...), n.Agent, v.AgentLink(n.Agent), v.Canonical}
+}
+
 // traceKey covers everything a trace page shows: the trace (its body,
-// status, passing/seen count and validations), the titles of what it cites and of what cites
-// it, and the node's name.
+// status, passing/seen count, copy flag and validations), the titles of
+// what it cites and of what cites it, and the chrome.
 func traceKey(n *Node, t *Trace, v *view) string {
-	parts := []any{v.Published(footerFiles...), n.Agent, t.Seq, t.Hash, t.File, t.Title, t.Type, t.Category, t.Status, t.Passing, t.Seen, t.Submitted.UnixNano(), t.Tags, t.Meta, t.Body}
+	parts := append(chromeParts(n, v), t.Seq, t.Hash, t.File, t.Title, t.Type, t.Category, t.Status, t.Passing, t.Seen, t.Copy, t.Submitted.UnixNano(), t.Tags, t.Meta, t.Body)
 	for _, r := range v.Refs(t.Cites) {
 		parts = append(parts, r)
 	}
@@ -131,23 +138,44 @@ func traceKey(n *Node, t *Trace, v *view) string {
 // order. A field the page starts to show must be added here.
 func tracesKey(n *Node, v *view) string {
 	p := v.Pager
-	parts := make([]any, 0, 8+7*len(p.Traces))
-	parts = append(parts, v.Published(footerFiles...), n.Agent, p.Path, p.Number, p.Count, p.First, p.Total, p.Newer, p.Older)
+	parts := append(make([]any, 0, 11+8*len(p.Traces)), chromeParts(n, v)...)
+	parts = append(parts, p.Path, p.Number, p.Count, p.First, p.Total, p.Newer, p.Older)
 	for _, t := range p.Traces {
-		parts = append(parts, t.Seq, t.File, t.Title, t.Type, t.Status, len(t.Received), t.Submitted.UnixNano())
+		parts = append(parts, t.Seq, t.File, t.Title, t.Type, t.Status, t.Copy, len(t.Received), t.Submitted.UnixNano())
 	}
 	return keyOf(parts...)
 }
 
-// readingKey covers everything a reading page shows: the copy, the
-// trace's record and score, our validation of it, and what its mentions
-// link to.
-func readingKey(n *Node, r *Ref, v *view) string {
-	parts := []any{v.Published(footerFiles...), n.Agent, r.Agent, v.AgentLink(r.Agent), r.Seq, r.Hash, r.Title, r.URL, r.Status, r.Passing, r.Seen,
-		r.Submitted.UnixNano(), r.Cut, r.Text}
-	if r.Ours != nil {
-		parts = append(parts, r.Ours.File, r.Ours.Total)
+// meshKey covers everything a page of the mesh's list shows: the chrome,
+// where the page sits among the others and each of its rows, in order
+// (refRows). A field a row starts to show must be added here.
+func meshKey(n *Node, v *view) string {
+	p := v.Pager
+	parts := append(make([]any, 0, 11+16*len(p.Refs)), chromeParts(n, v)...)
+	parts = append(parts, p.Path, p.Number, p.Count, p.First, p.Total, p.Newer, p.Older)
+	for _, r := range p.Refs {
+		parts = append(parts, r.Agent, v.AgentLink(r.Agent), r.Seq, r.Title, r.Href(v.Root), r.External(), r.Excerpt, r.Disputed,
+			r.Status, r.Copy, r.Passing, r.Seen, r.Submitted.UnixNano())
+		parts = appendOurs(parts, r.Ours)
 	}
+	return keyOf(parts...)
+}
+
+// appendOurs adds what a row shows of our validation of a peer's trace.
+func appendOurs(parts []any, ours *Vote) []any {
+	if ours == nil {
+		return append(parts, false)
+	}
+	return append(parts, true, ours.File, ours.Total)
+}
+
+// readingKey covers everything a reading page shows: the chrome, the
+// copy and its excerpt (the page's description), the trace's record and
+// score, our validation of it, and what its mentions link to.
+func readingKey(n *Node, r *Ref, v *view) string {
+	parts := append(chromeParts(n, v), r.Agent, v.AgentLink(r.Agent), r.Seq, r.Hash, r.Title, r.URL, r.Status, r.Passing, r.Seen,
+		r.Submitted.UnixNano(), r.Excerpt, r.Cut, r.Text)
+	parts = appendOurs(parts, r.Ours)
 	for _, c := range trace.FindCitations(r.Text) {
 		parts = append(parts, v.Refs([]string{citeKey(c.Agent, c.Seq)}))
 	}

@@ -97,7 +97,7 @@ func pageOutputs(n *Node, idx *index) []output {
 	for _, pg := range meshPages(newestRefs(n.Others)) {
 		v := base(pg.Path, pg.titled("Traces of the mesh"), "agents", "Every trace of the mesh's other agents that "+n.Agent+" has seen, newest first"+pg.descSuffix())
 		v.Pager = pg
-		outs = append(outs, output{Path: pg.Path, Render: func(buf *bytes.Buffer) ([]byte, error) { return execute(buf, "mesh", v) }})
+		outs = append(outs, output{Path: pg.Path, Key: func() string { return meshKey(n, v) }, Render: func(buf *bytes.Buffer) ([]byte, error) { return execute(buf, "mesh", v) }})
 	}
 	for _, pg := range votePages(n.Given) {
 		v := base(pg.Path, pg.titled("Validations given"), "validations", "Every score "+n.Agent+" gave other agents' traces, newest first"+pg.descSuffix())
