@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/meshnode/meshnode/internal/atomicfile"
 	"github.com/meshnode/meshnode/internal/manifest"
@@ -180,4 +181,66 @@ func readingKey(n *Node, r *Ref, v *view) string {
 		parts = append(parts, v.Refs([]string{citeKey(c.Agent, c.Seq)}))
 	}
 	return keyOf(parts...)
+}
+
+// feedKey covers what every feed shows besides its entries: its path and
+// page, the node's name, URL and MANIFEST time (a feed's updated time
+// when it has no entries) and the link to its agent page.
+func feedKey(n *Node, idx *index, s feedSite, parts ...any) string {
+	return keyOf(append([]any{s.self, s.page, n.Agent, n.URL, n.Updated.UnixNano(), linkAgent(idx, "", n.Agent)}, parts...)...)
+}
+
+// ownEntryParts add what ownEntry shows of our trace t: its card and
+// excerpt or, withBody, its body, whose mentions link to the pages of the
+// traces it names.
+func ownEntryParts(parts []any, n *Node, idx *index, t *Trace, withBody bool) []any {
+	parts = append(parts, t.Seq, t.File, t.Hash, t.Title, t.Submitted.UnixNano(), t.Status, t.Passing, t.Seen, t.Body)
+	if withBody {
+		parts = append(parts, (&view{Root: n.URL, idx: idx}).Refs(t.Cites))
+	}
+	return parts
+}
+
+// peerEntryParts add what peerEntry shows of a peer's trace r.
+func peerEntryParts(parts []any, idx *index, r *Ref) []any {
+	return append(parts, r.Agent, linkAgent(idx, "", or(strings.TrimSpace(r.Agent), "unknown")), r.Seq, r.Hash, r.Title,
+		r.Submitted.UnixNano(), r.Status, r.Passing, r.Seen, r.Excerpt, r.URL, r.Page, r.Read)
+}
+
+// tracesFeedKey, meshFeedKey, validationsFeedKey and agentFeedKey cover
+// what each feed shows (tracesFeed, meshFeed, validationsFeed, agentFeed).
+func tracesFeedKey(n *Node, idx *index) string {
+	var parts []any
+	for _, t := range firstN(n.Traces, feedEntries) {
+		parts = ownEntryParts(parts, n, idx, t, true)
+	}
+	return feedKey(n, idx, tracesFeedSite(n), parts...)
+}
+
+func meshFeedKey(n *Node, idx *index) string {
+	var parts []any
+	for _, it := range idx.newestOfMesh(n, feedEntries) {
+		if it.own != nil {
+			parts = ownEntryParts(append(parts, "own"), n, idx, it.own, false)
+		} else {
+			parts = peerEntryParts(append(parts, "peer"), idx, it.ref)
+		}
+	}
+	return feedKey(n, idx, meshFeedSite(n), parts...)
+}
+
+func validationsFeedKey(n *Node, idx *index) string {
+	var parts []any
+	for _, v := range firstN(n.Given, feedEntries) {
+		parts = append(parts, *v, linkAgent(idx, "", or(v.Agent, "an unknown agent")))
+	}
+	return feedKey(n, idx, validationsFeedSite(n), parts...)
+}
+
+func agentFeedKey(n *Node, idx *index, a *Agent) string {
+	parts := []any{a.Name}
+	for _, r := range firstN(undisputed(a.Refs), agentFeedEntries) {
+		parts = peerEntryParts(parts, idx, r)
+	}
+	return feedKey(n, idx, agentFeedSite(n, a), parts...)
 }

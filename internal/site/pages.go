@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/meshnode/meshnode/internal/manifest"
 )
@@ -18,6 +19,10 @@ type index struct {
 	agents    map[string]*Agent // by agentKey
 	published map[string]bool   // paths of the published files
 	chromes   chromes
+	// newest is every trace of the mesh, newest first, made once
+	// (newestOfMesh).
+	newest     []meshItem
+	newestOnce sync.Once
 }
 
 // citeKey is the canonical "agent/seq" form: "czero/096" and "CZero/96"
