@@ -27,7 +27,7 @@ func siteOutputs(n *Node) []output {
 	idx := prepare(n)
 	outs := pageOutputs(n, idx)
 	for _, f := range n.Files {
-		o := output{Path: f.Path, Render: constant(f.Data), Key: func() string { return keyOf(manifest.HashBytes(f.Data)) }}
+		o := output{Path: f.Path, Render: constant(f.Data), Key: func() string { return keyOf(f.hash()) }}
 		if n.Dir != "" {
 			o.Source = filepath.Join(n.Dir, filepath.FromSlash(f.Path))
 		}
@@ -50,6 +50,14 @@ func siteOutputs(n *Node) []output {
 	}
 	sort.Slice(outs, func(i, j int) bool { return outs[i].Path < outs[j].Path })
 	return outs
+}
+
+// hash is the sha256 of f's bytes, as the snapshot made it or made now.
+func (f File) hash() manifest.Hash {
+	if f.Hash != "" {
+		return f.Hash
+	}
+	return manifest.HashBytes(f.Data)
 }
 
 func constant(b []byte) func(*bytes.Buffer) ([]byte, error) {
