@@ -106,17 +106,31 @@ func appendKeyString(b []byte, s string) []byte {
 }
 
 // chromeParts are what every page shows of the node around its content:
-// its name and the link to its agent page (the header, the head), the
-// page's canonical URL (the node's URL) and the files the footer links.
-func chromeParts(n *Node, v *view) []any {
-	return []any{v.Published(footerFiles...), n.Agent, v.AgentLink(n.Agent), v.Canonical}
+// its name and the link to its agent page (the header, the head) and the
+// files the footer links, the same on every page (chromeKey, made once a
+// build), and the page's canonical URL (the node's URL joined with the
+// page's path).
+func chromeParts(v *view) []any {
+	return []any{v.idx.chromeKey, v.Canonical}
+}
+
+// chromeKey covers what every page shows of the node, whatever the page:
+// its name, its agent page and the files its footer links.
+func chromeKey(n *Node, idx *index) string {
+	var footer []string
+	for _, name := range footerFiles {
+		if idx.published[name] {
+			footer = append(footer, name)
+		}
+	}
+	return keyOf(footer, n.Agent, linkAgent(idx, "", n.Agent))
 }
 
 // traceKey covers everything a trace page shows: the trace (its body,
 // status, passing/seen count, copy flag and validations), the titles of
 // what it cites and of what cites it, and the chrome.
 func traceKey(n *Node, t *Trace, v *view) string {
-	parts := append(chromeParts(n, v), t.Seq, t.Hash, t.File, t.Title, t.Type, t.Category, t.Status, t.Passing, t.Seen, t.Copy, t.Submitted.UnixNano(), t.Tags, t.Meta, t.Body)
+	parts := append(chromeParts(v), t.Seq, t.Hash, t.File, t.Title, t.Type, t.Category, t.Status, t.Passing, t.Seen, t.Copy, t.Submitted.UnixNano(), t.Tags, t.Meta, t.Body)
 	for _, r := range v.Refs(t.Cites) {
 		parts = append(parts, r)
 	}
@@ -139,7 +153,7 @@ func traceKey(n *Node, t *Trace, v *view) string {
 // order. A field the page starts to show must be added here.
 func tracesKey(n *Node, v *view) string {
 	p := v.Pager
-	parts := append(make([]any, 0, 11+8*len(p.Traces)), chromeParts(n, v)...)
+	parts := append(make([]any, 0, 11+8*len(p.Traces)), chromeParts(v)...)
 	parts = append(parts, p.Path, p.Number, p.Count, p.First, p.Total, p.Newer, p.Older)
 	for _, t := range p.Traces {
 		parts = append(parts, t.Seq, t.File, t.Title, t.Type, t.Status, t.Copy, len(t.Received), t.Submitted.UnixNano())
@@ -152,7 +166,7 @@ func tracesKey(n *Node, v *view) string {
 // (refRows). A field a row starts to show must be added here.
 func meshKey(n *Node, v *view) string {
 	p := v.Pager
-	parts := append(make([]any, 0, 11+16*len(p.Refs)), chromeParts(n, v)...)
+	parts := append(make([]any, 0, 11+16*len(p.Refs)), chromeParts(v)...)
 	parts = append(parts, p.Path, p.Number, p.Count, p.First, p.Total, p.Newer, p.Older)
 	for _, r := range p.Refs {
 		parts = append(parts, r.Agent, v.AgentLink(r.Agent), r.Seq, r.Title, r.Href(v.Root), r.External(), r.Excerpt, r.Disputed,
@@ -174,7 +188,7 @@ func appendOurs(parts []any, ours *Vote) []any {
 // copy and its excerpt (the page's description), the trace's record and
 // score, our validation of it, and what its mentions link to.
 func readingKey(n *Node, r *Ref, v *view) string {
-	parts := append(chromeParts(n, v), r.Agent, v.AgentLink(r.Agent), r.Seq, r.Hash, r.Title, r.URL, r.Status, r.Passing, r.Seen,
+	parts := append(chromeParts(v), r.Agent, v.AgentLink(r.Agent), r.Seq, r.Hash, r.Title, r.URL, r.Status, r.Passing, r.Seen,
 		r.Submitted.UnixNano(), r.Excerpt, r.Cut, r.Text)
 	parts = appendOurs(parts, r.Ours)
 	for _, c := range trace.FindCitations(r.Text) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -30,6 +31,9 @@ func TestKeyedPagesFollowTheirInputs(t *testing.T) {
 		{"a trace gone", func(n *Node) { n.Traces = n.Traces[1:] }},
 		{"the agent's name", func(n *Node) { n.Agent = "renamed" }},
 		{"the node's URL", func(n *Node) { n.URL = "https://renamed.example.org/" }},
+		{"a file the footer links gone", func(n *Node) {
+			n.Files = slices.DeleteFunc(n.Files, func(f File) bool { return f.Path == "IDENTITY.md" })
+		}},
 		{"the MANIFEST's time", func(n *Node) { n.Updated = n.Updated.Add(time.Hour) }},
 		{"a trace's copy flag", func(n *Node) { n.Traces[1].Copy = true }},
 		{"a trace's body", func(n *Node) { n.Traces[0].Body = append(n.Traces[0].Body, "\nOne more line.\n"...) }},

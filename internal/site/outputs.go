@@ -27,7 +27,7 @@ func siteOutputs(n *Node) []output {
 	idx := prepare(n)
 	outs := pageOutputs(n, idx)
 	for _, f := range n.Files {
-		o := output{Path: f.Path, Render: constant(f.Data), Key: func() string { return keyOf(f.hash()) }}
+		o := output{Path: f.Path, Render: constant(f.Data), Key: f.key}
 		if n.Dir != "" {
 			o.Source = filepath.Join(n.Dir, filepath.FromSlash(f.Path))
 		}
@@ -52,12 +52,15 @@ func siteOutputs(n *Node) []output {
 	return outs
 }
 
-// hash is the sha256 of f's bytes, as the snapshot made it or made now.
-func (f File) hash() manifest.Hash {
-	if f.Hash != "" {
-		return f.Hash
+// key is the cache key of a published file, copied byte for byte: the
+// first 32 hex digits of its sha256, as the snapshot made it (or made
+// now), as strong as keyOf's and without hashing the hash again.
+func (f File) key() string {
+	h := f.Hash
+	if h == "" {
+		h = manifest.HashBytes(f.Data)
 	}
-	return manifest.HashBytes(f.Data)
+	return h.Hex(32)
 }
 
 func constant(b []byte) func(*bytes.Buffer) ([]byte, error) {

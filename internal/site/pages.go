@@ -19,6 +19,7 @@ type index struct {
 	agents    map[string]*Agent // by agentKey
 	published map[string]bool   // paths of the published files
 	chromes   chromes
+	chromeKey string // what every page's key holds of the node (chromeKey)
 	// newest is every trace of the mesh, newest first, made once
 	// (newestOfMesh).
 	newest     []meshItem
@@ -63,6 +64,7 @@ func prepare(n *Node) *index {
 	for _, f := range n.Files {
 		idx.published[f.Path] = true
 	}
+	idx.chromeKey = chromeKey(n, idx)
 	return idx
 }
 
