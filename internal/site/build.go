@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -182,8 +183,12 @@ func Write(ctx context.Context, n *Node, out string) (Stats, error) {
 			cache[o.Path] = keys[i]
 		}
 	}
-	if err := writeCache(out, cache); err != nil {
-		return st, err
+	// The keys read are the keys made on an unchanged rebuild: then there
+	// is nothing to encode, nor a marker to read again to compare.
+	if !ex.has(markerFile) || !maps.Equal(cache, cached) {
+		if err := writeCache(out, cache); err != nil {
+			return st, err
+		}
 	}
 	st.Written = written
 	st.Unchanged = st.Files - st.Written

@@ -46,7 +46,9 @@ func siteOutputs(n *Node) []output {
 		outs = append(outs, output{Path: "robots.txt", Render: constant(r)})
 	}
 	if n.URL != "" {
-		outs = append(outs, output{Path: "sitemap.xml", Render: constant(sitemap(n.URL, sitemapEntries(n, outs)))})
+		entries := sitemapEntries(n, outs)
+		outs = append(outs, output{Path: "sitemap.xml", Key: func() string { return sitemapKey(n.URL, entries) },
+			Render: own(func() ([]byte, error) { return sitemap(n.URL, entries), nil })})
 	}
 	sort.Slice(outs, func(i, j int) bool { return outs[i].Path < outs[j].Path })
 	return outs
