@@ -130,7 +130,8 @@ func chromeKey(n *Node, idx *index) string {
 // status, passing/seen count, copy flag and validations), the titles of
 // what it cites and of what cites it, and the chrome.
 func traceKey(n *Node, t *Trace, v *view) string {
-	parts := append(chromeParts(v), t.Seq, t.Hash, t.File, t.Title, t.Type, t.Category, t.Status, t.Passing, t.Seen, t.Copy, t.Submitted.UnixNano(), t.Tags, t.Meta, t.Body)
+	parts := make([]any, 0, 20+len(t.Cites)+len(t.CitedBy)+2*len(t.Received))
+	parts = append(append(parts, chromeParts(v)...), t.Seq, t.Hash, t.File, t.Title, t.Type, t.Category, t.Status, t.Passing, t.Seen, t.Copy, t.Submitted.UnixNano(), t.Tags, t.Meta, t.Body)
 	for _, r := range v.Refs(t.Cites) {
 		parts = append(parts, r)
 	}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // markerFile marks a directory as a site this package owns: only such a
@@ -53,11 +54,12 @@ type existing struct {
 // scanOut lists what is under out; an absent out holds nothing.
 func scanOut(out string) (existing, error) {
 	ex := existing{files: map[string]bool{}}
+	out = filepath.Clean(out)
 	err := filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		rel, err := filepath.Rel(out, p)
+		rel, err := relativeTo(out, p)
 		if err != nil {
 			return err
 		}
@@ -76,6 +78,25 @@ func scanOut(out string) (existing, error) {
 		return ex, fmt.Errorf("scan %s: %w", out, err)
 	}
 	return ex, nil
+}
+
+// relativeTo is p, found by walking the clean directory out, relative to
+// out: the walk joins out and the names below it, so its prefix is cut
+// off where filepath.Rel would clean both paths first.
+func relativeTo(out, p string) (string, error) {
+	prefix := out + string(filepath.Separator)
+	switch {
+	case p == out:
+		return ".", nil
+	case out == ".":
+		return p, nil
+	case strings.HasSuffix(out, string(filepath.Separator)):
+		prefix = out // the root of the file system
+	}
+	if rel, ok := strings.CutPrefix(p, prefix); ok {
+		return rel, nil
+	}
+	return filepath.Rel(out, p)
 }
 
 // has reports whether the output at slash path p was there before the
