@@ -13,8 +13,8 @@ import (
 // TestKeyedPagesFollowTheirInputs changes, one at a time, each thing the
 // keyed pages show (the traces index, a trace page, the mesh's list, the
 // feeds), rebuilds over the earlier site, and checks every page matches a
-// cold build of the changed node: a key that missed an input would leave
-// a stale page behind.
+// cold build of the changed node (a key that missed an input would leave
+// a stale page behind), and that it wrote exactly the files that changed.
 func TestKeyedPagesFollowTheirInputs(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -59,20 +59,34 @@ func TestKeyedPagesFollowTheirInputs(t *testing.T) {
 			if _, err := Write(ctx, n, inc); err != nil {
 				t.Fatal(err)
 			}
+			before := map[string][]byte{}
+			for _, f := range siteFiles(t, inc) {
+				before[f], _ = os.ReadFile(filepath.Join(inc, f))
+			}
 			tt.change(n)
-			if _, err := Write(ctx, n, inc); err != nil {
+			st, err := Write(ctx, n, inc)
+			if err != nil {
 				t.Fatal(err)
 			}
 			cold := filepath.Join(t.TempDir(), "site")
 			if _, err := Write(ctx, n, cold); err != nil {
 				t.Fatal(err)
 			}
+			changed := 0
 			for _, f := range siteFiles(t, cold) {
 				a, _ := os.ReadFile(filepath.Join(cold, f))
 				b, err := os.ReadFile(filepath.Join(inc, f))
 				if err != nil || !bytes.Equal(a, b) {
 					t.Errorf("%s after the change differs from a cold build (err %v)", f, err)
 				}
+				if old, ok := before[f]; f != markerFile && (!ok || !bytes.Equal(old, a)) {
+					changed++
+				}
+			}
+			// Only the files whose bytes changed are written: the rest
+			// keep their mtimes.
+			if st.Written != changed {
+				t.Errorf("the rebuild wrote %d files; %d changed", st.Written, changed)
 			}
 		})
 	}
