@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
+	"maps"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -154,8 +154,14 @@ func Write(ctx context.Context, n *Node, out string) (Stats, error) {
 	}
 	outs := siteOutputs(n)
 	st := Stats{Files: len(outs) + 1, Traces: len(n.Traces)}
+	ex, err := scanOut(out)
+	if err != nil {
+		return st, err
+	}
 	cached := readCache(out)
-	put := func(o output, key string) (bool, error) { return writeOutput(out, o, key, cached[o.Path]) }
+	put := func(o output, key string) (bool, error) {
+		return writeOutput(out, o, key, cached[o.Path], ex.has(o.Path))
+	}
 	var stg *stage
 	if fresh {
 		if stg, err = newStage(out); err != nil {
@@ -177,12 +183,16 @@ func Write(ctx context.Context, n *Node, out string) (Stats, error) {
 			cache[o.Path] = keys[i]
 		}
 	}
-	if err := writeCache(out, cache); err != nil {
-		return st, err
+	// The keys read are the keys made on an unchanged rebuild: then there
+	// is nothing to encode, nor a marker to read again to compare.
+	if !ex.has(markerFile) || !maps.Equal(cache, cached) {
+		if err := writeCache(out, cache); err != nil {
+			return st, err
+		}
 	}
 	st.Written = written
 	st.Unchanged = st.Files - st.Written
-	removed, err := removeStale(out, outs)
+	removed, err := removeStale(out, outs, ex)
 	st.Removed = removed
 	return st, err
 }
@@ -216,15 +226,13 @@ func writeAll(ctx context.Context, outs []output, put func(o output, key string)
 }
 
 // writeOutput renders o and writes it unless its bytes are already there.
-// An output whose key matches the cache and whose file exists is skipped
-// without rendering.
-func writeOutput(out string, o output, key, cachedKey string) (bool, error) {
-	p := filepath.Join(out, filepath.FromSlash(o.Path))
-	if key != "" && key == cachedKey {
-		if _, err := os.Lstat(p); err == nil {
-			return false, nil
-		}
+// An output whose key matches the cache and whose file was there when
+// the build began (present) is skipped without rendering.
+func writeOutput(out string, o output, key, cachedKey string, present bool) (bool, error) {
+	if key != "" && key == cachedKey && present {
+		return false, nil
 	}
+	p := filepath.Join(out, filepath.FromSlash(o.Path))
 	buf := getBuffer()
 	defer putBuffer(buf)
 	data, err := o.Render(buf)

@@ -1,6 +1,7 @@
 package site
 
 import (
+	"bytes"
 	"context"
 	"math"
 	"net/http"
@@ -264,6 +265,55 @@ func TestParallelBuildEqualsSerialBuild(t *testing.T) {
 			if parallel[f] != want {
 				t.Errorf("%s: %s differs between a parallel and a serial build", run, f)
 			}
+		}
+	}
+}
+
+// TestRebuildRestoresKeyedFilesDeletedFromTheSite deletes, between two
+// builds of the same node, files whose keys are unchanged, and plants a
+// leftover temporary file and a stale directory: the rebuild writes each
+// deleted file again, byte for byte, and removes what is not the site's.
+// The cache skips an output only when its file was there when the
+// build began.
+func TestRebuildRestoresKeyedFilesDeletedFromTheSite(t *testing.T) {
+	out, _ := buildFixture(t)
+	deleted := []string{"traces/002-citation-graph.html", "traces/002-citation-graph.md", "traces/index.html",
+		"mesh/index.html", "mesh/a1a1a1a1a1a1a1a1.html", "feed.atom", "agents/ada.atom"}
+	want := map[string][]byte{}
+	for _, f := range deleted {
+		p := filepath.Join(out, filepath.FromSlash(f))
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatalf("the fixture's site has no %s: %v", f, err)
+		}
+		want[f] = data
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	planted := []string{"traces/.002-citation-graph.html.tmp-1", "old/pages/1.html"}
+	for _, f := range planted {
+		p := filepath.Join(out, filepath.FromSlash(f))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte("left over"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := Build(context.Background(), Options{Dir: "testdata/node", Out: out, Now: fixtureNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Written != len(deleted) || st.Removed != len(planted) {
+		t.Errorf("rebuild wrote %d and removed %d files, want %d and %d", st.Written, st.Removed, len(deleted), len(planted))
+	}
+	for _, f := range deleted {
+		if got, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(f))); err != nil || !bytes.Equal(got, want[f]) {
+			t.Errorf("%s not written again as it was (err %v)", f, err)
+		}
+	}
+	for _, f := range append(planted, "old") {
+		if _, err := os.Lstat(filepath.Join(out, filepath.FromSlash(f))); err == nil {
+			t.Errorf("%s is still in the site", f)
 		}
 	}
 }

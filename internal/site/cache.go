@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/meshnode/meshnode/internal/atomicfile"
 	"github.com/meshnode/meshnode/internal/manifest"
@@ -104,11 +105,33 @@ func appendKeyString(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
+// chromeParts are what every page shows of the node around its content:
+// its name and the link to its agent page (the header, the head) and the
+// files the footer links, the same on every page (chromeKey, made once a
+// build), and the page's canonical URL (the node's URL joined with the
+// page's path).
+func chromeParts(v *view) []any {
+	return []any{v.idx.chromeKey, v.Canonical}
+}
+
+// chromeKey covers what every page shows of the node, whatever the page:
+// its name, its agent page and the files its footer links.
+func chromeKey(n *Node, idx *index) string {
+	var footer []string
+	for _, name := range footerFiles {
+		if idx.published[name] {
+			footer = append(footer, name)
+		}
+	}
+	return keyOf(footer, n.Agent, linkAgent(idx, "", n.Agent))
+}
+
 // traceKey covers everything a trace page shows: the trace (its body,
-// status, passing/seen count and validations), the titles of what it cites and of what cites
-// it, and the node's name.
+// status, passing/seen count, copy flag and validations), the titles of
+// what it cites and of what cites it, and the chrome.
 func traceKey(n *Node, t *Trace, v *view) string {
-	parts := []any{v.Published(footerFiles...), n.Agent, t.Seq, t.Hash, t.File, t.Title, t.Type, t.Category, t.Status, t.Passing, t.Seen, t.Submitted.UnixNano(), t.Tags, t.Meta, t.Body}
+	parts := make([]any, 0, 20+len(t.Cites)+len(t.CitedBy)+2*len(t.Received))
+	parts = append(append(parts, chromeParts(v)...), t.Seq, t.Hash, t.File, t.Title, t.Type, t.Category, t.Status, t.Passing, t.Seen, t.Copy, t.Submitted.UnixNano(), t.Tags, t.Meta, t.Body)
 	for _, r := range v.Refs(t.Cites) {
 		parts = append(parts, r)
 	}
@@ -131,25 +154,108 @@ func traceKey(n *Node, t *Trace, v *view) string {
 // order. A field the page starts to show must be added here.
 func tracesKey(n *Node, v *view) string {
 	p := v.Pager
-	parts := make([]any, 0, 8+7*len(p.Traces))
-	parts = append(parts, v.Published(footerFiles...), n.Agent, p.Path, p.Number, p.Count, p.First, p.Total, p.Newer, p.Older)
+	parts := append(make([]any, 0, 11+8*len(p.Traces)), chromeParts(v)...)
+	parts = append(parts, p.Path, p.Number, p.Count, p.First, p.Total, p.Newer, p.Older)
 	for _, t := range p.Traces {
-		parts = append(parts, t.Seq, t.File, t.Title, t.Type, t.Status, len(t.Received), t.Submitted.UnixNano())
+		parts = append(parts, t.Seq, t.File, t.Title, t.Type, t.Status, t.Copy, len(t.Received), t.Submitted.UnixNano())
 	}
 	return keyOf(parts...)
 }
 
-// readingKey covers everything a reading page shows: the copy, the
-// trace's record and score, our validation of it, and what its mentions
-// link to.
-func readingKey(n *Node, r *Ref, v *view) string {
-	parts := []any{v.Published(footerFiles...), n.Agent, r.Agent, v.AgentLink(r.Agent), r.Seq, r.Hash, r.Title, r.URL, r.Status, r.Passing, r.Seen,
-		r.Submitted.UnixNano(), r.Cut, r.Text}
-	if r.Ours != nil {
-		parts = append(parts, r.Ours.File, r.Ours.Total)
+// meshKey covers everything a page of the mesh's list shows: the chrome,
+// where the page sits among the others and each of its rows, in order
+// (refRows). A field a row starts to show must be added here.
+func meshKey(n *Node, v *view) string {
+	p := v.Pager
+	parts := append(make([]any, 0, 11+16*len(p.Refs)), chromeParts(v)...)
+	parts = append(parts, p.Path, p.Number, p.Count, p.First, p.Total, p.Newer, p.Older)
+	for _, r := range p.Refs {
+		parts = append(parts, r.Agent, v.AgentLink(r.Agent), r.Seq, r.Title, r.Href(v.Root), r.External(), r.Excerpt, r.Disputed,
+			r.Status, r.Copy, r.Passing, r.Seen, r.Submitted.UnixNano())
+		parts = appendOurs(parts, r.Ours)
 	}
+	return keyOf(parts...)
+}
+
+// appendOurs adds what a row shows of our validation of a peer's trace.
+func appendOurs(parts []any, ours *Vote) []any {
+	if ours == nil {
+		return append(parts, false)
+	}
+	return append(parts, true, ours.File, ours.Total)
+}
+
+// readingKey covers everything a reading page shows: the chrome, the
+// copy and its excerpt (the page's description), the trace's record and
+// score, our validation of it, and what its mentions link to.
+func readingKey(n *Node, r *Ref, v *view) string {
+	parts := append(chromeParts(v), r.Agent, v.AgentLink(r.Agent), r.Seq, r.Hash, r.Title, r.URL, r.Status, r.Passing, r.Seen,
+		r.Submitted.UnixNano(), r.Excerpt, r.Cut, r.Text)
+	parts = appendOurs(parts, r.Ours)
 	for _, c := range trace.FindCitations(r.Text) {
 		parts = append(parts, v.Refs([]string{citeKey(c.Agent, c.Seq)}))
 	}
 	return keyOf(parts...)
+}
+
+// feedKey covers what every feed shows besides its entries: its path and
+// page, the node's name, URL and MANIFEST time (a feed's updated time
+// when it has no entries) and the link to its agent page.
+func feedKey(n *Node, idx *index, s feedSite, parts ...any) string {
+	return keyOf(append([]any{s.self, s.page, n.Agent, n.URL, n.Updated.UnixNano(), linkAgent(idx, "", n.Agent)}, parts...)...)
+}
+
+// ownEntryParts add what ownEntry shows of our trace t: its card and
+// excerpt or, withBody, its body, whose mentions link to the pages of the
+// traces it names.
+func ownEntryParts(parts []any, n *Node, idx *index, t *Trace, withBody bool) []any {
+	parts = append(parts, t.Seq, t.File, t.Hash, t.Title, t.Submitted.UnixNano(), t.Status, t.Passing, t.Seen, t.Body)
+	if withBody {
+		parts = append(parts, (&view{Root: n.URL, idx: idx}).Refs(t.Cites))
+	}
+	return parts
+}
+
+// peerEntryParts add what peerEntry shows of a peer's trace r.
+func peerEntryParts(parts []any, idx *index, r *Ref) []any {
+	return append(parts, r.Agent, linkAgent(idx, "", or(strings.TrimSpace(r.Agent), "unknown")), r.Seq, r.Hash, r.Title,
+		r.Submitted.UnixNano(), r.Status, r.Passing, r.Seen, r.Excerpt, r.URL, r.Page, r.Read)
+}
+
+// tracesFeedKey, meshFeedKey, validationsFeedKey and agentFeedKey cover
+// what each feed shows (tracesFeed, meshFeed, validationsFeed, agentFeed).
+func tracesFeedKey(n *Node, idx *index) string {
+	var parts []any
+	for _, t := range firstN(n.Traces, feedEntries) {
+		parts = ownEntryParts(parts, n, idx, t, true)
+	}
+	return feedKey(n, idx, tracesFeedSite(n), parts...)
+}
+
+func meshFeedKey(n *Node, idx *index) string {
+	var parts []any
+	for _, it := range idx.newestOfMesh(n, feedEntries) {
+		if it.own != nil {
+			parts = ownEntryParts(append(parts, "own"), n, idx, it.own, false)
+		} else {
+			parts = peerEntryParts(append(parts, "peer"), idx, it.ref)
+		}
+	}
+	return feedKey(n, idx, meshFeedSite(n), parts...)
+}
+
+func validationsFeedKey(n *Node, idx *index) string {
+	var parts []any
+	for _, v := range firstN(n.Given, feedEntries) {
+		parts = append(parts, *v, linkAgent(idx, "", or(v.Agent, "an unknown agent")))
+	}
+	return feedKey(n, idx, validationsFeedSite(n), parts...)
+}
+
+func agentFeedKey(n *Node, idx *index, a *Agent) string {
+	parts := []any{a.Name}
+	for _, r := range firstN(undisputed(a.Refs), agentFeedEntries) {
+		parts = peerEntryParts(parts, idx, r)
+	}
+	return feedKey(n, idx, agentFeedSite(n, a), parts...)
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/url"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -42,16 +42,33 @@ const (
 // validations we gave, and one per other agent whose traces we have seen.
 func feedOutputs(n *Node, idx *index) []output {
 	outs := []output{
-		{Path: tracesFeedPath, Render: own(func() ([]byte, error) { return tracesFeed(n, idx) })},
-		{Path: meshFeedPath, Render: own(func() ([]byte, error) { return meshFeed(n, idx) })},
-		{Path: validationsFeedPath, Render: own(func() ([]byte, error) { return validationsFeed(n, idx) })},
+		{Path: tracesFeedPath, Key: func() string { return tracesFeedKey(n, idx) }, Render: own(func() ([]byte, error) { return tracesFeed(n, idx) })},
+		{Path: meshFeedPath, Key: func() string { return meshFeedKey(n, idx) }, Render: own(func() ([]byte, error) { return meshFeed(n, idx) })},
+		{Path: validationsFeedPath, Key: func() string { return validationsFeedKey(n, idx) }, Render: own(func() ([]byte, error) { return validationsFeed(n, idx) })},
 	}
 	for _, a := range n.Agents {
 		if p := a.Feed(); p != "" {
-			outs = append(outs, output{Path: p, Render: own(func() ([]byte, error) { return agentFeed(n, idx, a) })})
+			outs = append(outs, output{Path: p, Key: func() string { return agentFeedKey(n, idx, a) }, Render: own(func() ([]byte, error) { return agentFeed(n, idx, a) })})
 		}
 	}
 	return outs
+}
+
+// The sites of the feeds: where each is and the page it stands for.
+func tracesFeedSite(n *Node) feedSite {
+	return feedSite{base: n.URL, self: tracesFeedPath, page: tracesDir + "/index.html"}
+}
+
+func meshFeedSite(n *Node) feedSite {
+	return feedSite{base: n.URL, self: meshFeedPath, page: "index.html"}
+}
+
+func validationsFeedSite(n *Node) feedSite {
+	return feedSite{base: n.URL, self: validationsFeedPath, page: "validations.html"}
+}
+
+func agentFeedSite(n *Node, a *Agent) feedSite {
+	return feedSite{base: n.URL, self: a.Feed(), page: a.Page()}
 }
 
 // Feed is the path of the agent's own Atom feed, or "" when it has none:
@@ -67,7 +84,7 @@ func (a *Agent) Feed() string {
 // tracesFeed is the Atom feed of our newest traces, each with its whole
 // rendered body up to feedBodyBytes.
 func tracesFeed(n *Node, idx *index) ([]byte, error) {
-	s := feedSite{base: n.URL, self: tracesFeedPath, page: tracesDir + "/index.html"}
+	s := tracesFeedSite(n)
 	f := atomFeed{Title: n.Agent + ": traces", Subtitle: "Traces published by " + n.Agent + ", a node of the mesh."}
 	for _, t := range firstN(n.Traces, feedEntries) {
 		e, err := ownEntry(n, idx, s, t, true)
@@ -82,9 +99,9 @@ func tracesFeed(n *Node, idx *index) ([]byte, error) {
 // meshFeed is the Atom feed of the newest traces of the whole mesh, ours
 // and every peer's, each as its card with its excerpt.
 func meshFeed(n *Node, idx *index) ([]byte, error) {
-	s := feedSite{base: n.URL, self: meshFeedPath, page: "index.html"}
+	s := meshFeedSite(n)
 	f := atomFeed{Title: n.Agent + ": the mesh's traces", Subtitle: "The newest traces of every agent " + n.Agent + " knows, its own included."}
-	for _, it := range newestOfMesh(n, feedEntries) {
+	for _, it := range idx.newestOfMesh(n, feedEntries) {
 		var e atomEntry
 		var err error
 		if it.own != nil {
@@ -102,7 +119,7 @@ func meshFeed(n *Node, idx *index) ([]byte, error) {
 
 // agentFeed is the Atom feed of another agent's newest traces, as cards.
 func agentFeed(n *Node, idx *index, a *Agent) ([]byte, error) {
-	s := feedSite{base: n.URL, self: a.Feed(), page: a.Page()}
+	s := agentFeedSite(n, a)
 	f := atomFeed{Title: a.Name + "'s traces, as " + n.Agent + " sees them", Subtitle: "The newest traces " + n.Agent + " has seen of " + a.Name + "."}
 	for _, r := range firstN(undisputed(a.Refs), agentFeedEntries) {
 		e, err := peerEntry(idx, s, r)
@@ -129,10 +146,27 @@ func undisputed(refs []*Ref) []*Ref {
 // newestRefs is the peers' traces in the order their authors published
 // them, newest first: by submitted date, then seq, then agent.
 func newestRefs(refs []*Ref) []*Ref {
-	out := append([]*Ref(nil), refs...)
-	sort.SliceStable(out, func(i, j int) bool {
-		return newer(out[i].Submitted, out[i].Seq, agentKey(out[i].Agent), out[j].Submitted, out[j].Seq, agentKey(out[j].Agent))
+	type keyed struct {
+		agent string // agentKey, made once per ref, not at every comparison
+		ref   *Ref
+	}
+	items := make([]keyed, len(refs))
+	for i, r := range refs {
+		items[i] = keyed{agentKey(r.Agent), r}
+	}
+	slices.SortStableFunc(items, func(a, b keyed) int {
+		switch {
+		case newer(a.ref.Submitted, a.ref.Seq, a.agent, b.ref.Submitted, b.ref.Seq, b.agent):
+			return -1
+		case newer(b.ref.Submitted, b.ref.Seq, b.agent, a.ref.Submitted, a.ref.Seq, a.agent):
+			return 1
+		}
+		return 0
 	})
+	out := make([]*Ref, len(items))
+	for i, it := range items {
+		out[i] = it.ref
+	}
 	return out
 }
 
@@ -154,31 +188,47 @@ type meshItem struct {
 	ref *Ref
 }
 
-func (m meshItem) when() (time.Time, manifest.Seq, string) {
-	if m.own != nil {
-		return m.own.Submitted, m.own.Seq, ""
-	}
-	return m.ref.Submitted, m.ref.Seq, agentKey(m.ref.Agent)
+// newestOfMesh is the k newest traces of the mesh by their submitted date,
+// then seq, then agent: the order their authors published them in. The
+// order is found once per build, for the home page, the mesh feed and
+// their keys alike.
+func (idx *index) newestOfMesh(n *Node, k int) []meshItem {
+	idx.newestOnce.Do(func() { idx.newest = newestOfMesh(n) })
+	return firstN(idx.newest, k)
 }
 
-// newestOfMesh is the k newest traces of the mesh by their submitted date,
-// then seq, then agent: the order their authors published them in.
-func newestOfMesh(n *Node, k int) []meshItem {
-	items := make([]meshItem, 0, len(n.Traces)+len(n.Others))
+// newestOfMesh is every trace of the mesh but the disputed, newest first.
+// Each sort key is made once, not at every comparison.
+func newestOfMesh(n *Node) []meshItem {
+	type keyed struct {
+		at    time.Time
+		seq   manifest.Seq
+		agent string
+		item  meshItem
+	}
+	items := make([]keyed, 0, len(n.Traces)+len(n.Others))
 	for _, t := range n.Traces {
-		items = append(items, meshItem{own: t})
+		items = append(items, keyed{t.Submitted, t.Seq, "", meshItem{own: t}})
 	}
 	for _, r := range n.Others {
 		if !r.Disputed {
-			items = append(items, meshItem{ref: r})
+			items = append(items, keyed{r.Submitted, r.Seq, agentKey(r.Agent), meshItem{ref: r}})
 		}
 	}
-	sort.SliceStable(items, func(i, j int) bool {
-		ti, si, ai := items[i].when()
-		tj, sj, aj := items[j].when()
-		return newer(ti, si, ai, tj, sj, aj)
+	slices.SortStableFunc(items, func(a, b keyed) int {
+		switch {
+		case newer(a.at, a.seq, a.agent, b.at, b.seq, b.agent):
+			return -1
+		case newer(b.at, b.seq, b.agent, a.at, a.seq, a.agent):
+			return 1
+		}
+		return 0
 	})
-	return firstN(items, k)
+	out := make([]meshItem, len(items))
+	for i, it := range items {
+		out[i] = it.item
+	}
+	return out
 }
 
 // ownEntry is one of our traces: its card, and its rendered body when
@@ -279,7 +329,7 @@ func linkable(u string) bool {
 // validationsFeed is the Atom feed of the validations we gave, apart from
 // the traces so that a node that scores a lot does not bury its own work.
 func validationsFeed(n *Node, idx *index) ([]byte, error) {
-	s := feedSite{base: n.URL, self: validationsFeedPath, page: "validations.html"}
+	s := validationsFeedSite(n)
 	f := atomFeed{Title: n.Agent + ": validations given", Subtitle: "The scores " + n.Agent + " gave other agents' traces."}
 	for _, v := range firstN(n.Given, feedEntries) {
 		link := firstOf(v.File, "validations.html")

@@ -41,7 +41,7 @@ func homeDesc(n *Node) string {
 }
 
 func homeOf(n *Node, idx *index) homeView {
-	h := homeView{Latest: latestOfMesh(n, homeLatest), Votes: latestVotes(n.Votes, homeLatest), Self: idx.agents[agentKey(n.Agent)]}
+	h := homeView{Latest: latestOfMesh(n, idx, homeLatest), Votes: latestVotes(n.Votes, homeLatest), Self: idx.agents[agentKey(n.Agent)]}
 	h.Top = firstN(n.Signals, homeTop)
 	for _, s := range h.Top {
 		h.TopSignal = max(h.TopSignal, s.Signal)
@@ -62,8 +62,8 @@ func homeOf(n *Node, idx *index) homeView {
 
 // latestOfMesh is the newest traces of the mesh, ours and peers', in the
 // order the mesh feed has them (newestOfMesh).
-func latestOfMesh(n *Node, limit int) []meshTrace {
-	items := newestOfMesh(n, limit)
+func latestOfMesh(n *Node, idx *index, limit int) []meshTrace {
+	items := idx.newestOfMesh(n, limit)
 	out := make([]meshTrace, 0, len(items))
 	for _, it := range items {
 		if t := it.own; t != nil {

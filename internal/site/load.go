@@ -182,7 +182,7 @@ func loadPublished(n *Node, snap *node.Snapshot, identity []byte) error {
 	// does; a file over the size peers read is held back, as publish does.
 	for _, f := range snap.Files("") {
 		if f.Err == nil {
-			n.Files = append(n.Files, File{Path: f.Path, Data: f.Data})
+			n.Files = append(n.Files, File{Path: f.Path, Data: f.Data, Hash: f.Hash})
 		}
 	}
 	return nil

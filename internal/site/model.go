@@ -200,4 +200,8 @@ type Dispute struct {
 type File struct {
 	Path string // slash-separated, relative to the node directory
 	Data []byte
+	// Hash is Data's sha256 where the snapshot made it already (traces,
+	// validations, disputes), so the build does not hash them again;
+	// empty for the others.
+	Hash manifest.Hash
 }

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // markerFile marks a directory as a site this package owns: only such a
@@ -41,43 +42,90 @@ func claimOut(out string) (bool, error) {
 	return false, nil
 }
 
-// removeStale deletes files under out that are not in outs, then the
-// directories that became empty.
-func removeStale(out string, outs []output) (int, error) {
+// existing is what a rebuild finds under out before it writes anything:
+// one walk of the directory serves both the cache (an output whose key is
+// unchanged is skipped only when its file is there) and the deletion of
+// stale files, where a stat of each output cost as much again.
+type existing struct {
+	files map[string]bool // every entry but directories, by path relative to out (OS separators)
+	dirs  []string        // every directory below out, parents first
+}
+
+// scanOut lists what is under out; an absent out holds nothing.
+func scanOut(out string) (existing, error) {
+	ex := existing{files: map[string]bool{}}
+	out = filepath.Clean(out)
+	err := filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := relativeTo(out, p)
+		if err != nil {
+			return err
+		}
+		switch {
+		case !d.IsDir():
+			ex.files[rel] = true
+		case rel != ".":
+			ex.dirs = append(ex.dirs, p)
+		}
+		return nil
+	})
+	if errors.Is(err, fs.ErrNotExist) && len(ex.files) == 0 && len(ex.dirs) == 0 {
+		return ex, nil
+	}
+	if err != nil {
+		return ex, fmt.Errorf("scan %s: %w", out, err)
+	}
+	return ex, nil
+}
+
+// relativeTo is p, found by walking the clean directory out, relative to
+// out: the walk joins out and the names below it, so its prefix is cut
+// off where filepath.Rel would clean both paths first.
+func relativeTo(out, p string) (string, error) {
+	prefix := out + string(filepath.Separator)
+	switch {
+	case p == out:
+		return ".", nil
+	case out == ".":
+		return p, nil
+	case strings.HasSuffix(out, string(filepath.Separator)):
+		prefix = out // the root of the file system
+	}
+	if rel, ok := strings.CutPrefix(p, prefix); ok {
+		return rel, nil
+	}
+	return filepath.Rel(out, p)
+}
+
+// has reports whether the output at slash path p was there before the
+// build.
+func (ex existing) has(p string) bool { return ex.files[filepath.FromSlash(p)] }
+
+// removeStale deletes the files that were under out before the build
+// (ex) and are not in outs, then the directories that became empty.
+func removeStale(out string, outs []output, ex existing) (int, error) {
 	keep := make(map[string]bool, len(outs)+1)
 	keep[markerFile] = true
 	for _, o := range outs {
 		keep[filepath.FromSlash(o.Path)] = true
 	}
-	var stale, dirs []string
-	err := filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(out, p)
-		if d.IsDir() {
-			if rel != "." {
-				dirs = append(dirs, p)
-			}
-			return nil
-		}
+	var stale []string
+	for rel := range ex.files {
 		if !keep[rel] {
-			stale = append(stale, p)
+			stale = append(stale, rel)
 		}
-		return nil
-	})
-	if err != nil {
-		return 0, fmt.Errorf("scan %s: %w", out, err)
 	}
-	for _, p := range stale {
-		if err := os.Remove(p); err != nil {
-			return 0, fmt.Errorf("remove stale %s: %w", p, err)
+	for _, rel := range stale {
+		if err := os.Remove(filepath.Join(out, rel)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return 0, fmt.Errorf("remove stale %s: %w", filepath.Join(out, rel), err)
 		}
 	}
 	// Deepest first, so a parent is tried after its children; a directory
 	// that still holds files refuses, which is what we want.
-	for i := len(dirs) - 1; i >= 0; i-- {
-		_ = os.Remove(dirs[i])
+	for i := len(ex.dirs) - 1; i >= 0; i-- {
+		_ = os.Remove(ex.dirs[i])
 	}
 	return len(stale), nil
 }

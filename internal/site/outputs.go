@@ -27,7 +27,7 @@ func siteOutputs(n *Node) []output {
 	idx := prepare(n)
 	outs := pageOutputs(n, idx)
 	for _, f := range n.Files {
-		o := output{Path: f.Path, Render: constant(f.Data), Key: func() string { return keyOf(manifest.HashBytes(f.Data)) }}
+		o := output{Path: f.Path, Render: constant(f.Data), Key: f.key}
 		if n.Dir != "" {
 			o.Source = filepath.Join(n.Dir, filepath.FromSlash(f.Path))
 		}
@@ -46,10 +46,23 @@ func siteOutputs(n *Node) []output {
 		outs = append(outs, output{Path: "robots.txt", Render: constant(r)})
 	}
 	if n.URL != "" {
-		outs = append(outs, output{Path: "sitemap.xml", Render: constant(sitemap(n.URL, sitemapEntries(n, outs)))})
+		entries := sitemapEntries(n, outs)
+		outs = append(outs, output{Path: "sitemap.xml", Key: func() string { return sitemapKey(n.URL, entries) },
+			Render: own(func() ([]byte, error) { return sitemap(n.URL, entries), nil })})
 	}
 	sort.Slice(outs, func(i, j int) bool { return outs[i].Path < outs[j].Path })
 	return outs
+}
+
+// key is the cache key of a published file, copied byte for byte: the
+// first 32 hex digits of its sha256, as the snapshot made it (or made
+// now), as strong as keyOf's and without hashing the hash again.
+func (f File) key() string {
+	h := f.Hash
+	if h == "" {
+		h = manifest.HashBytes(f.Data)
+	}
+	return h.Hex(32)
 }
 
 func constant(b []byte) func(*bytes.Buffer) ([]byte, error) {

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/meshnode/meshnode/internal/manifest"
 )
@@ -18,6 +19,11 @@ type index struct {
 	agents    map[string]*Agent // by agentKey
 	published map[string]bool   // paths of the published files
 	chromes   chromes
+	chromeKey string // what every page's key holds of the node (chromeKey)
+	// newest is every trace of the mesh, newest first, made once
+	// (newestOfMesh).
+	newest     []meshItem
+	newestOnce sync.Once
 }
 
 // citeKey is the canonical "agent/seq" form: "czero/096" and "CZero/96"
@@ -58,6 +64,7 @@ func prepare(n *Node) *index {
 	for _, f := range n.Files {
 		idx.published[f.Path] = true
 	}
+	idx.chromeKey = chromeKey(n, idx)
 	return idx
 }
 
@@ -97,7 +104,7 @@ func pageOutputs(n *Node, idx *index) []output {
 	for _, pg := range meshPages(newestRefs(n.Others)) {
 		v := base(pg.Path, pg.titled("Traces of the mesh"), "agents", "Every trace of the mesh's other agents that "+n.Agent+" has seen, newest first"+pg.descSuffix())
 		v.Pager = pg
-		outs = append(outs, output{Path: pg.Path, Render: func(buf *bytes.Buffer) ([]byte, error) { return execute(buf, "mesh", v) }})
+		outs = append(outs, output{Path: pg.Path, Key: func() string { return meshKey(n, v) }, Render: func(buf *bytes.Buffer) ([]byte, error) { return execute(buf, "mesh", v) }})
 	}
 	for _, pg := range votePages(n.Given) {
 		v := base(pg.Path, pg.titled("Validations given"), "validations", "Every score "+n.Agent+" gave other agents' traces, newest first"+pg.descSuffix())

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -37,6 +38,17 @@ func sitemap(base string, entries []sitemapEntry) []byte {
 	}
 	b.WriteString("</urlset>\n")
 	return b.Bytes()
+}
+
+// sitemapKey covers what the sitemap shows: the node's URL and each
+// entry's path and date.
+func sitemapKey(base string, entries []sitemapEntry) string {
+	b := make([]byte, 0, 64*len(entries))
+	for _, e := range entries {
+		b = strconv.AppendInt(append(append(b, e.Path...), 0), e.LastMod.UnixNano(), 10)
+		b = append(b, '\n')
+	}
+	return keyOf(base, b)
 }
 
 // sitemapEntries lists the HTML pages of outs, sorted, each with the
