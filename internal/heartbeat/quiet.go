@@ -7,10 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/meshnode/meshnode/internal/buildid"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"time"
 
@@ -138,7 +138,7 @@ func (n *job) digestOf(tree []byte, err error) (string, error) {
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "meshnode derived %d\nversion %q %q\nwindow %d %d\nlimits %+v\nkey %x\n",
-		derivedVersion, n.opts.Version, buildRevision(), n.opts.ManifestWindow, n.opts.ManifestChunk, n.opts.pubLimits, sha256.Sum256([]byte(n.opts.LogKey)))
+		derivedVersion, n.opts.Version, buildid.Current(), n.opts.ManifestWindow, n.opts.ManifestChunk, n.opts.pubLimits, sha256.Sum256([]byte(n.opts.LogKey)))
 	h.Write(config.Marshal(n.cfg))
 	h.Write(tree)
 	h.Write(stamp)
@@ -147,23 +147,6 @@ func (n *job) digestOf(tree []byte, err error) (string, error) {
 		fmt.Fprintf(h, "peer %q %q %q %q\n", u, c.Agent, c.LearnedFrom, c.Status)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// buildRevision is the commit the binary was built from, and whether its
-// tree was modified, as the Go toolchain records it: a development build
-// (version "dev") of other code computes another derived state.
-func buildRevision() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return ""
-	}
-	var out string
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" || s.Key == "vcs.modified" || s.Key == "vcs.time" {
-			out += s.Key + "=" + s.Value + " "
-		}
-	}
-	return out
 }
 
 // history loads what the snapshot deferred, once, and logs why: from

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/meshnode/meshnode/internal/atomicfile"
+	"github.com/meshnode/meshnode/internal/buildid"
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/trace"
 )
@@ -22,10 +23,16 @@ import (
 // rendering or reading it. This is what keeps an unchanged rebuild of
 // 10,000 traces well under the 3 s the issue asks for.
 
-// templateKey changes whenever a template or the CSS changes, so that a
-// new meshnode version re-renders every page.
-var templateKey = func() string {
+// templateKey changes whenever a template, the CSS or the binary's code
+// changes (buildid: the Go that writes trace pages and list rows renders
+// as much as the templates do), so that a new meshnode version re-renders
+// every page.
+var templateKey = templateKeyOf(buildid.Current())
+
+// templateKeyOf is templateKey for a binary of the given build.
+func templateKeyOf(build string) string {
 	h := sha256.New()
+	fmt.Fprintf(h, "build %s\n", build)
 	_ = fs.WalkDir(templateFS, "templates", func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
 			b, _ := templateFS.ReadFile(p)
@@ -35,7 +42,7 @@ var templateKey = func() string {
 		return nil
 	})
 	return hex.EncodeToString(h.Sum(nil))
-}()
+}
 
 // cacheFile is the marker's content.
 type cacheFile struct {
