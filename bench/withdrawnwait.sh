@@ -97,7 +97,7 @@ for w in new old; do
   # noted); or, WAITING=result, done with its result unpublished.
   item=$(grep -rh -A30 "$hash" "$run/mesh-state/queue" "$run/mesh-state/queue-settled" 2>/dev/null |
     grep -E '"(status|reason|suggested|published_at)"' | tr -s ' \n' ' ' || true)
-  published=$(grep -rl "$hash" "$run/validations" 2>/dev/null | wc -l)
+  published=$(grep -rl "$hash" "$run/validations" 2>/dev/null | wc -l || true)
   echo "$w: wd's item: $item; validations of it published: $published"
   if [ "$waiting" = result ]; then
     case $item in
