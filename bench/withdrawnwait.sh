@@ -21,6 +21,14 @@
 #   HISTORY=/dev/shm/hist3y DAYS=1095 ROUNDS=5 bash bench/withdrawnwait.sh a8732079
 #   SCORER=heuristic HISTORY=/dev/shm/hist1y DAYS=365 ROUNDS=5 bash bench/withdrawnwait.sh cc45ee11
 #
+# WAITING=result makes what waits a worker's stored result instead of the
+# item itself: after the heartbeat at T0 queues the trace, a worker
+# claims its item and stores its result (bench/workerresult, as `meshnode
+# worker` does in a shared store) before the peer withdraws the trace;
+# the heartbeat at T0 + 15 min holds the result back, unpublished:
+#
+#   WAITING=result HISTORY=/dev/shm/hist3y DAYS=1095 ROUNDS=5 bash bench/withdrawnwait.sh 9e28e5ab
+#
 # With an automatic scorer a binary that scores the withdrawn trace
 # (cc45ee11 and before) publishes its validation at T0 + 15 min,
 # and its quiet heartbeat then has nothing waiting: the script says so
@@ -36,10 +44,13 @@ hist=${HISTORY:?set HISTORY to a history bench/stateyear.sh generated}
 days=${DAYS:?set DAYS to the days of HISTORY}
 rounds=${ROUNDS:-5}
 scorer=${SCORER:-manual}
+waiting=${WAITING:-item}
+case $waiting in item | result) ;; *) echo "WAITING is item or result, not $waiting" >&2; exit 2 ;; esac
 out=$(mktemp -d)
 trap 'kill "${srv:-}" 2>/dev/null || true; rm -rf "$out"' EXIT
 
 go build -o "$out/new" ./cmd/meshnode
+go build -o "$out/workerresult" ./bench/workerresult
 mkdir "$out/base-src"
 git archive "$base" | tar -x -C "$out/base-src"
 (cd "$out/base-src" && go build -o "$out/old" ./cmd/meshnode)
@@ -75,16 +86,26 @@ for w in new old; do
   /usr/bin/time -f "$w, first heartbeat (reads the history, queues wd's trace): %e s wall" \
     "$out/$w" heartbeat --dir "$run" --now "$(at 0)" >/dev/null 2>"$out/log" || { tail -5 "$out/log"; exit 1; }
   tail -1 "$out/log"
+  if [ "$waiting" = result ]; then "$out/workerresult" -dir "$run" -hash "$hash" -at "$(at 1)"; fi
   (cd "$run" && git init -q) && commit "$run" history
   manifest ""
   echo "$founders" >"$run/FOUNDERS.md"
   commit "$run" standing
   "$out/$w" heartbeat --dir "$run" --now "$(at 15)" >/dev/null 2>"$out/log" || { tail -5 "$out/log"; exit 1; }
   commit "$run" withdrawn >/dev/null 2>&1 || true
-  # wd's item, as the queue keeps it: queued, no suggestion (and, new, noted).
+  # wd's item, as the queue keeps it: queued, no suggestion (and, new,
+  # noted); or, WAITING=result, done with its result unpublished.
   item=$(grep -rh -A30 "$hash" "$run/mesh-state/queue" "$run/mesh-state/queue-settled" 2>/dev/null |
-    grep -E '"(status|reason|suggested)"' | tr -s ' \n' ' ' || true)
-  echo "$w: wd's item: $item; validations of it published: $(grep -rl "$hash" "$run/validations" 2>/dev/null | wc -l)"
+    grep -E '"(status|reason|suggested|published_at)"' | tr -s ' \n' ' ' || true)
+  published=$(grep -rl "$hash" "$run/validations" 2>/dev/null | wc -l || true)
+  echo "$w: wd's item: $item; validations of it published: $published"
+  if [ "$waiting" = result ]; then
+    case $item in
+    *'"status": "done"'*published_at*) echo "$w: wd's result was published"; exit 1 ;;
+    *'"status": "done"'*) [ "$published" = 0 ] || { echo "$w: wd's trace was validated"; exit 1; }; continue ;;
+    *) echo "$w: wd's result is not waiting"; exit 1 ;;
+    esac
+  fi
   case $item in
   *'"status": "queued"'*) ;;
   *) if [ "$scorer" = manual ] || [ "$w" = new ]; then echo "$w: wd's trace is not waiting"; exit 1; fi
@@ -111,7 +132,7 @@ for r in $(seq "$rounds"); do
 done
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "| quiet heartbeat, withdrawn trace's item waiting | binary | wall s (min / median / max) | CPU s, user + system | peak RSS MB | MB read | runs that loaded the history |"
+echo "| quiet heartbeat, withdrawn trace's $waiting waiting | binary | wall s (min / median / max) | CPU s, user + system | peak RSS MB | MB read | runs that loaded the history |"
 echo "|---|---|---|---|---|---|---|"
 for w in new old; do
   o=$out/$w

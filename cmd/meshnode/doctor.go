@@ -18,8 +18,9 @@ func init() {
 		usage: `Usage: meshnode doctor [--dir DIR] [--pages-url URL] [--json]
 
 Checks the node and prints one line per check, with the fix for each that
-is not ok: mesh.yaml is valid; IDENTITY.md is filled in; MANIFEST.md parses;
-the Pages URL serves the same MANIFEST.md byte for byte, and the files it
+is not ok: mesh.yaml is valid, its url spelled as peers compare URLs;
+IDENTITY.md is filled in; MANIFEST.md parses; the Pages URL serves the
+same MANIFEST.md byte for byte, and the files it
 lists with the hashes it lists; the peers in AGENTS.md answer; the workflows
 .github/workflows/heartbeat.yml (scheduled) and check.yml are valid; the
 state files in mesh-state/ read; the last commit is recent enough that

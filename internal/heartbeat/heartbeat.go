@@ -137,6 +137,9 @@ type job struct {
 	// history while the snapshot defers it (quiet.go); nil once the
 	// history is loaded.
 	quiet *derived
+	// heldResults are the workers' results publishResults held back for
+	// their withdrawn traces (holdResult), kept in the derived record.
+	heldResults []heldResult
 	// quietTree is the history's tree the quiet check digested (gittree.Current).
 	quietTree []byte
 	histErr   error // loading the history where no error can be returned (led)

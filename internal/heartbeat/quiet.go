@@ -65,6 +65,10 @@ type derived struct {
 	// rows (rereadMisread), and copies to fetch again (backfillCopies).
 	Misread       []string `json:"misread,omitempty"`
 	MissingCopies []string `json:"missing_copies,omitempty"`
+	// HeldResults are the workers' results publishResults held back
+	// because their peers withdrew their traces: a heartbeat without news
+	// would hold them again (stillHeld).
+	HeldResults []heldResult `json:"held_results,omitempty"`
 }
 
 // quietRecord returns the derived record a heartbeat may use instead of
@@ -229,7 +233,8 @@ func (n *job) saveDerived(ctx context.Context) error {
 	d := &derived{Version: derivedVersion, Inputs: in, CompactDue: ledger.NextCompaction(n.now), ReserveDue: reserveDue,
 		Own: sortedHashes(n.own), Standing: st.Reason(), StandingNext: st.Next(),
 		HasStanding: st.HasStanding(), Held: n.sum.Held, LogUnsigned: n.sum.LogUnsigned,
-		Misread: sortedKeys(n.misreadPeers()), MissingCopies: n.missingCopyPeers()}
+		Misread: sortedKeys(n.misreadPeers()), MissingCopies: n.missingCopyPeers(),
+		HeldResults: sortedHeldResults(n.heldResults)}
 	return n.writeDerived(d)
 }
 

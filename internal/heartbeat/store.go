@@ -24,7 +24,8 @@ import (
 // item whose peer does not list its trace (listedByItsPeer) is dropped
 // unpublished; one whose peer withdrew its trace (a worker scored it
 // before) waits, unpublished and unmarked, until the trace is listed
-// again.
+// again: a heartbeat that finds nothing new and whose only results to
+// publish are such results loads no history for them (stillHeld).
 func (n *job) publishResults() error {
 	items, err := n.queueItems()
 	if err != nil {
@@ -36,7 +37,7 @@ func (n *job) publishResults() error {
 			todo = append(todo, it)
 		}
 	}
-	if len(todo) == 0 {
+	if len(todo) == 0 || n.stillHeld(todo) {
 		return nil
 	}
 	if err := n.history("workers' results to publish"); err != nil {
@@ -63,8 +64,9 @@ func (n *job) publishResults() error {
 		if !n.notWithdrawn(it) {
 			// Scored before its author withdrew the trace: published, it
 			// would name a URL taken down; it waits for the trace to be
-			// listed again, unmarked.
-			n.log.Info("stored result waits: its peer withdrew the trace", "peer", it.From, "url", it.FromURL, "sha256", it.Hash)
+			// listed again, unmarked, and the heartbeats without news
+			// after this one leave it so without the history (stillHeld).
+			n.holdResult(it)
 			continue
 		}
 		held, err := n.publishResult(it)

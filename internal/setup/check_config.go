@@ -9,6 +9,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/node"
+	"github.com/meshnode/meshnode/internal/roster"
 )
 
 func checkConfig(dir string) (*config.Config, Finding) {
@@ -24,8 +25,30 @@ func checkConfig(dir string) (*config.Config, Finding) {
 	case err != nil:
 		return nil, Finding{Check: "config", Status: StatusFail, Message: err.Error(), Fix: "check the file's permissions"}
 	}
-	return cfg, Finding{Check: "config", Status: StatusOK,
-		Message: fmt.Sprintf("mesh.yaml: agent %s at %s", cfg.Agent, cfg.URL)}
+	f := Finding{Check: "config", Status: StatusOK, Message: fmt.Sprintf("mesh.yaml: agent %s at %s", cfg.Agent, cfg.URL)}
+	return cfg, urlSpelling(cfg.URL, f)
+}
+
+// urlSpelling turns the config's finding into a warning when the node's
+// url is not spelled as peers compare URLs (roster.NormalizeURL, which
+// signal.SameURL uses: scheme and host in lower case, no default port,
+// no final dot on the host), naming the canonical spelling, or when
+// peers would refuse it. The node keeps writing url as mesh.yaml spells
+// it (reporter_url, validator_url): it names the node in every file
+// already published, so doctor says to keep it there and to give a new
+// node the canonical one.
+func urlSpelling(url string, f Finding) Finding {
+	canonical, err := roster.NormalizeURL(url)
+	switch {
+	case err != nil:
+		f.Status, f.Message = StatusWarn, fmt.Sprintf("%s; peers refuse this url: %v", f.Message, err)
+		f.Fix = "give mesh.yaml a url peers accept, like https://you.github.io/mesh/ (docs/config.md)"
+	case canonical != url:
+		f.Status = StatusWarn
+		f.Message = fmt.Sprintf("%s; its canonical spelling, the one peers compare, is %s", f.Message, canonical)
+		f.Fix = fmt.Sprintf("a node that has published keeps url as it is (it names the node in every validation and report it wrote; peers compare URLs canonically); a new node writes url: %s", canonical)
+	}
+	return f
 }
 
 // checkIdentity reads IDENTITY.md's "field: value" lines (the seed's
