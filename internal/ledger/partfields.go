@@ -17,23 +17,23 @@ var jsonPart = []field[part]{
 }
 
 var jsonTrace = []field[Trace]{
-	{"agent", func(r *partReader, t *Trace) { t.Agent = r.string() }},
-	{"agent_url", func(r *partReader, t *Trace) { t.AgentURL = r.string() }},
+	{"agent", func(r *partReader, t *Trace) { t.Agent = r.shared() }},
+	{"agent_url", func(r *partReader, t *Trace) { t.AgentURL = r.shared() }},
 	{"seq", func(r *partReader, t *Trace) { t.Seq = manifest.Seq(r.int()) }},
-	{"hash", func(r *partReader, t *Trace) { t.Hash = manifest.Hash(r.string()) }},
+	{"hash", func(r *partReader, t *Trace) { t.Hash = r.hash() }},
 	{"file", func(r *partReader, t *Trace) { t.File = r.string() }},
 	{"url", func(r *partReader, t *Trace) { t.URL = r.string() }},
-	{"type", func(r *partReader, t *Trace) { t.Type = r.string() }},
-	{"category", func(r *partReader, t *Trace) { t.Category = r.string() }},
+	{"type", func(r *partReader, t *Trace) { t.Type = r.shared() }},
+	{"category", func(r *partReader, t *Trace) { t.Category = r.shared() }},
 	{"title", func(r *partReader, t *Trace) { t.Title = r.string() }},
-	{"status", func(r *partReader, t *Trace) { t.Status = manifest.Status(r.string()) }},
+	{"status", func(r *partReader, t *Trace) { t.Status = manifest.Status(r.shared()) }},
 	{"submitted", func(r *partReader, t *Trace) { t.Submitted = r.time() }},
 	{"first_seen", func(r *partReader, t *Trace) { t.FirstSeen = r.time() }},
 	{"cites", func(r *partReader, t *Trace) { t.Cites = list(r, (*partReader).string) }},
 	{"fingerprint", func(r *partReader, t *Trace) { t.Fingerprint = r.fingerprint() }},
 	{"verified", func(r *partReader, t *Trace) { t.Verified = r.bool() }},
 	{"verdicts", func(r *partReader, t *Trace) { t.Verdicts = list(r, readVerdict) }},
-	{"taken_down", func(r *partReader, t *Trace) { t.TakenDown = r.string() }},
+	{"taken_down", func(r *partReader, t *Trace) { t.TakenDown = r.shared() }},
 }
 
 // readVerdict reads one of a trace's verdicts.
@@ -44,23 +44,23 @@ func readVerdict(r *partReader) Verdict {
 }
 
 var jsonVerdict = []field[Verdict]{
-	{"agent", func(r *partReader, v *Verdict) { v.Agent = r.string() }},
+	{"agent", func(r *partReader, v *Verdict) { v.Agent = r.shared() }},
 	{"seq", func(r *partReader, v *Verdict) { v.Seq = r.int() }},
-	{"result", func(r *partReader, v *Verdict) { v.Result = r.string() }},
+	{"result", func(r *partReader, v *Verdict) { v.Result = r.shared() }},
 }
 
 var jsonValidation = []field[Validation]{
-	{"validator", func(r *partReader, v *Validation) { v.Validator = r.string() }},
-	{"validator_url", func(r *partReader, v *Validation) { v.ValidatorURL = r.string() }},
+	{"validator", func(r *partReader, v *Validation) { v.Validator = r.shared() }},
+	{"validator_url", func(r *partReader, v *Validation) { v.ValidatorURL = r.shared() }},
 	{"trace_url", func(r *partReader, v *Validation) { v.TraceURL = r.string() }},
 	{"trace_hash", func(r *partReader, v *Validation) { v.TraceHash = manifest.Hash(r.string()) }},
-	{"result", func(r *partReader, v *Validation) { v.Result = r.string() }},
+	{"result", func(r *partReader, v *Validation) { v.Result = r.shared() }},
 	{"total", func(r *partReader, v *Validation) { v.Total = r.int() }},
 	{"scores", func(r *partReader, v *Validation) { v.Scores = r.scores() }},
 	{"has_scores", func(r *partReader, v *Validation) { v.HasScores = r.bool() }},
 	{"validated_at", func(r *partReader, v *Validation) { v.ValidatedAt = r.time() }},
 	{"source_url", func(r *partReader, v *Validation) { v.SourceURL = r.string() }},
-	{"source_hash", func(r *partReader, v *Validation) { v.SourceHash = manifest.Hash(r.string()) }},
+	{"source_hash", func(r *partReader, v *Validation) { v.SourceHash = r.hash() }},
 }
 
 var jsonRejection = []field[Rejection]{
@@ -83,5 +83,5 @@ var jsonDispute = []field[Dispute]{
 	{"served_hash", func(r *partReader, d *Dispute) { d.ServedHash = manifest.Hash(r.string()) }},
 	{"observed_at", func(r *partReader, d *Dispute) { d.ObservedAt = r.time() }},
 	{"source_url", func(r *partReader, d *Dispute) { d.SourceURL = r.string() }},
-	{"source_hash", func(r *partReader, d *Dispute) { d.SourceHash = manifest.Hash(r.string()) }},
+	{"source_hash", func(r *partReader, d *Dispute) { d.SourceHash = r.hash() }},
 }

@@ -1,10 +1,13 @@
 package ledger
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/trace"
 	"github.com/meshnode/meshnode/internal/validation"
 )
@@ -41,9 +44,13 @@ const maxDigits = 18
 
 // readPart reads data into p, a part of a fresh ledger, when it is laid
 // out as the node's encoder lays out a peer's file or a segment's
-// records; false, p untouched, when it is not.
-func readPart(data []byte, p *part) bool {
-	r := partReader{data: data}
+// records; false, p untouched, when it is not. The strings that many
+// records repeat (an agent's name and URL, a type, a result) are taken
+// from strs when it is not nil, and a record's hash that its key ends in
+// is that end of its key: a heartbeat's load would otherwise allocate
+// each, then let the interner drop it (intern.go).
+func readPart(data []byte, p *part, strs interner) bool {
+	r := partReader{data: data, strs: strs}
 	var in part
 	in.Ledger = &Ledger{}
 	object(&r, &in, jsonPart)
@@ -60,9 +67,11 @@ func readPart(data []byte, p *part) bool {
 // partReader consumes a ledger file from the front; bad is set at the
 // first thing it declines, after which every read gives a zero value.
 type partReader struct {
-	data []byte
-	pos  int
-	bad  bool
+	data  []byte
+	pos   int
+	bad   bool
+	strs  interner // nil: each string its own
+	under string   // the key the record being read is filed under
 }
 
 // field is one key of a JSON object readPart reads into a T, and how
@@ -104,9 +113,9 @@ func records[K ~string, V any](r *partReader, fields []field[V]) map[K]*V {
 		return m
 	}
 	for !r.bad {
-		k := K(r.string())
+		r.under = r.string()
 		r.expect(':')
-		v := new(V)
+		k, v := K(r.under), new(V)
 		object(r, v, fields)
 		m[k] = v
 		if !r.more('}') {
@@ -209,8 +218,11 @@ func (r *partReader) token() (tok []byte, plain bool) {
 	}
 	start, plain, ascii := r.pos-1, true, true
 	for r.pos < len(r.data) {
-		c := r.data[r.pos]
-		switch {
+		r.pos += ordinaryRun(r.data[r.pos:])
+		if r.pos == len(r.data) {
+			break
+		}
+		switch c := r.data[r.pos]; {
 		case c == '"':
 			r.pos++
 			tok = r.data[start:r.pos]
@@ -221,7 +233,7 @@ func (r *partReader) token() (tok []byte, plain bool) {
 		case c == '\\':
 			plain = false
 			r.pos++ // the escaped byte, which unquoting checks
-		case c >= utf8.RuneSelf:
+		default:
 			ascii = false
 		}
 		r.pos++
@@ -229,6 +241,36 @@ func (r *partReader) token() (tok []byte, plain bool) {
 	r.bad = true
 	return nil, false
 }
+
+// ordinaryRun is how many bytes at the start of b are ordinary, eight at
+// a time while none of the eight is a quote, a backslash, a control byte
+// or not ASCII: a string's bytes are most of a file's, and most of its
+// strings are hashes and URLs.
+func ordinaryRun(b []byte) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	n := 0
+	for ; n+8 <= len(b); n += 8 {
+		x := binary.LittleEndian.Uint64(b[n:])
+		quote, backslash := x^('"'*ones), x^('\\'*ones)
+		special := (quote-ones)&^quote | (backslash-ones)&^backslash | (x-' '*ones)&^x | x
+		if special&highs != 0 {
+			break
+		}
+	}
+	for n < len(b) && ordinary[b[n]] {
+		n++
+	}
+	return n
+}
+
+// ordinary are the bytes that stand for themselves in a JSON string and
+// are ASCII: all but control bytes, the quote and the backslash.
+var ordinary = func() (o [256]bool) {
+	for c := ' '; c < utf8.RuneSelf; c++ {
+		o[c] = c != '"' && c != '\\'
+	}
+	return o
+}()
 
 // text is the value of a string: its bytes when plain, else as
 // encoding/json unquotes it.
@@ -250,6 +292,27 @@ func (r *partReader) text() []byte {
 
 // string is the value of a string.
 func (r *partReader) string() string { return string(r.text()) }
+
+// shared is the value of a string many records repeat, the interner's
+// copy when there is one.
+func (r *partReader) shared() string {
+	b := r.text()
+	if r.strs == nil {
+		return string(b)
+	}
+	return r.strs.bytes(b)
+}
+
+// hash is the value of a string that the record's key may end in, as a
+// trace's hash is its key and a validation's file hash ends it: then
+// that end of the key.
+func (r *partReader) hash() manifest.Hash {
+	b := r.text()
+	if len(b) > 0 && strings.HasSuffix(r.under, string(b)) {
+		return manifest.Hash(r.under[len(r.under)-len(b):])
+	}
+	return manifest.Hash(b)
+}
 
 // int consumes an integer of at most maxDigits digits.
 func (r *partReader) int() int {

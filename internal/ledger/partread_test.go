@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/validation"
@@ -22,20 +23,25 @@ func generalPart(data []byte) (part, error) {
 	return p, err
 }
 
-// fastPart is data read by readPart, and whether it took it.
-func fastPart(data []byte) (part, bool) {
+// fastPart is data read by readPart with strs, and whether it took it.
+func fastPart(data []byte, strs interner) (part, bool) {
 	p := part{Ledger: &Ledger{}}
-	ok := readPart(data, &p)
+	ok := readPart(data, &p, strs)
 	return p, ok
 }
 
-// sameDecode fails t when readPart takes data and the general decode
-// gives other records or an error; it reports whether readPart took it.
+// sameDecode fails t when readPart, with an interner or without, takes
+// data and the general decode gives other records or an error, or when
+// the two take it differently; it reports whether readPart took it.
 func sameDecode(t *testing.T, data []byte) bool {
 	t.Helper()
-	fast, ok := fastPart(data)
+	fast, ok := fastPart(data, nil)
+	shared, sharedOK := fastPart(data, interner{"jolt37": "jolt37"})
+	if ok != sharedOK || !reflect.DeepEqual(fast, shared) {
+		t.Fatalf("readPart read %q as %v without an interner, %v with one", data, ok, sharedOK)
+	}
 	if !ok {
-		if empty, _ := fastPart(nil); !reflect.DeepEqual(fast, empty) {
+		if empty, _ := fastPart(nil, nil); !reflect.DeepEqual(fast, empty) {
 			t.Fatalf("readPart declined %q but left records in the part", data)
 		}
 		return false
@@ -48,6 +54,38 @@ func sameDecode(t *testing.T, data []byte) bool {
 		t.Fatalf("readPart read %q as\n%+v\nthe general decode as\n%+v", data, fast.Ledger, general.Ledger)
 	}
 	return true
+}
+
+func TestReadPartSharesWhatRecordsRepeat(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "window-peer.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, ok := fastPart(data, interner{})
+	if !ok {
+		t.Fatal("readPart declined a three-year history's peer file")
+	}
+	var agents []string
+	for k, tr := range p.Traces {
+		agents = append(agents, tr.Agent)
+		if unsafe.StringData(string(tr.Hash)) != unsafe.StringData(string(k)) {
+			t.Errorf("trace %s holds its hash apart from its key", k)
+		}
+	}
+	for k, v := range p.Validations {
+		agents = append(agents, v.Validator)
+		if !strings.HasSuffix(k, string(v.SourceHash)) || unsafe.StringData(string(v.SourceHash)) != unsafe.StringData(k[len(k)-len(v.SourceHash):]) {
+			t.Errorf("validation %s holds its file's hash apart from its key", k)
+		}
+	}
+	if len(agents) < 2 {
+		t.Fatalf("the file holds %d records, want several", len(agents))
+	}
+	for _, a := range agents[1:] {
+		if a != agents[0] || unsafe.StringData(a) != unsafe.StringData(agents[0]) {
+			t.Errorf("the peer's name %q is held apart from %q", a, agents[0])
+		}
+	}
 }
 
 // bendable is a ledger whose records set every field a record has, in
@@ -237,4 +275,20 @@ func FuzzReadPartMatchesGeneral(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sameDecode(t, data)
 	})
+}
+
+func TestOrdinaryRunStopsAtEveryByteAStringMustCheck(t *testing.T) {
+	for c := range 256 {
+		for at := range 20 {
+			b := bytes.Repeat([]byte("a"), 20)
+			b[at] = byte(c)
+			want := at
+			if ordinary[c] {
+				want = len(b)
+			}
+			if got := ordinaryRun(b); got != want {
+				t.Fatalf("ordinaryRun with byte %#x at %d: %d, want %d", c, at, got, want)
+			}
+		}
+	}
 }
