@@ -30,7 +30,8 @@ import (
 //     them left out; JSON whitespace anywhere between tokens;
 //   - strings of any content, those with escapes or bytes that are not
 //     UTF-8 unquoted by encoding/json itself;
-//   - integers without a fraction or exponent, of at most 18 digits;
+//   - integers without a fraction, an exponent or a leading zero, of at
+//     most 18 digits;
 //     true and false; times as time.Time reads them from JSON;
 //   - scores as the object of the six dimensions, in their order,
 //     lowercase, each once.
@@ -65,7 +66,7 @@ func readPart(data []byte, p *part, strs interner) bool {
 }
 
 // partReader consumes a ledger file from the front; bad is set at the
-// first thing it declines, after which every read gives a zero value.
+// first thing it declines, after which what it reads is thrown away.
 type partReader struct {
 	data  []byte
 	pos   int
