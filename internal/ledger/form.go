@@ -24,12 +24,16 @@ type part struct {
 }
 
 // decodePart reads a peer's file, a segment or an older node's single
-// file into in, its trace records whole again when its form left out
-// what gives them back.
-func decodePart(data []byte, in *Ledger) error {
+// file into in, an empty ledger, its trace records whole again when its
+// form left out what gives them back: through readPart, which takes the
+// strings many records repeat from strs when it is not nil, when the
+// file is laid out as the node writes it, else through encoding/json.
+func decodePart(data []byte, in *Ledger, strs interner) error {
 	p := part{Ledger: in}
-	if err := json.Unmarshal(data, &p); err != nil {
-		return err
+	if !readPart(data, &p, strs) {
+		if err := json.Unmarshal(data, &p); err != nil {
+			return err
+		}
 	}
 	switch p.Form {
 	case 0:

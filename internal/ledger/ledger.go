@@ -162,7 +162,7 @@ func segmentOrder(rels []string) []string {
 // its key was left in the file by a Save that stopped after writing its
 // segment: the segment's is kept, and the file is noted for rewriting.
 func (l *Ledger) merge(data []byte) error {
-	in, err := decode(data)
+	in, err := decodeShared(data, l.strs)
 	if err != nil {
 		return err
 	}
@@ -198,9 +198,13 @@ func (l *Ledger) put(in *Ledger) {
 // decode reads one ledger file or segment. It keeps the maps the JSON
 // decoder built where their keys stand, rather than copying every record
 // into new ones: a heartbeat decodes every record of the ledger.
-func decode(data []byte) (*Ledger, error) {
+func decode(data []byte) (*Ledger, error) { return decodeShared(data, nil) }
+
+// decodeShared is decode, the strings many records repeat taken from
+// strs when it is not nil and the file is read by readPart.
+func decodeShared(data []byte, strs interner) (*Ledger, error) {
 	var in Ledger
-	if err := decodePart(data, &in); err != nil {
+	if err := decodePart(data, &in, strs); err != nil {
 		return nil, err
 	}
 	l := &Ledger{
