@@ -159,7 +159,7 @@ func batchShape(b map[string]map[string]*Ledger) map[string]int {
 func BenchmarkCompactNothingDue(b *testing.B) {
 	now := time.Date(2029, 1, 1, 12, 45, 0, 0, time.UTC)
 	p := filepath.Join(b.TempDir(), "mesh-state", "ledger.json")
-	l := yearOf(200, 3*365, now)
+	l := yearOf(60, 3*365, now)
 	if err := l.Compact(now); err != nil {
 		b.Fatal(err)
 	}
