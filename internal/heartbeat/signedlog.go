@@ -112,8 +112,7 @@ func nameOf(vkey string) string {
 // logEntries are the log's entries for rows, in seq order, each trace's
 // with the category it declares.
 func logEntries(snap *node.Snapshot, rows []manifest.Entry) []translog.Entry {
-	rows = slices.Clone(rows)
-	slices.SortFunc(rows, func(a, b manifest.Entry) int { return int(a.Seq - b.Seq) })
+	rows = bySeq(rows)
 	out := make([]translog.Entry, len(rows))
 	for i, r := range rows {
 		category := ""
@@ -125,4 +124,37 @@ func logEntries(snap *node.Snapshot, rows []manifest.Entry) []translog.Entry {
 		out[i] = translog.EntryOf(r, category)
 	}
 	return out
+}
+
+// bySeq is rows in seq order. MANIFEST.md and each archive page list
+// their rows newest first, the pages oldest first: runs of falling seqs.
+// Reversing each run puts them in order in one pass, and when the seqs
+// then rise strictly that order is the one sorting gives; rows in any
+// other order are sorted, as they are given.
+func bySeq(rows []manifest.Entry) []manifest.Entry {
+	out := slices.Clone(rows)
+	for i := 0; i < len(out); {
+		j := i + 1
+		for j < len(out) && out[j].Seq < out[j-1].Seq {
+			j++
+		}
+		slices.Reverse(out[i:j])
+		i = j
+	}
+	if risingSeqs(out) {
+		return out
+	}
+	out = slices.Clone(rows)
+	slices.SortFunc(out, func(a, b manifest.Entry) int { return int(a.Seq - b.Seq) })
+	return out
+}
+
+// risingSeqs reports whether each row's seq is above the one before.
+func risingSeqs(rows []manifest.Entry) bool {
+	for i := 1; i < len(rows); i++ {
+		if rows[i].Seq <= rows[i-1].Seq {
+			return false
+		}
+	}
+	return true
 }

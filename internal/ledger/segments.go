@@ -85,6 +85,13 @@ func quarter(t time.Time) string {
 	return fmt.Sprintf("%04d-Q%d", t.Year(), (int(t.Month())-1)/3+1)
 }
 
+// quarterStartOf is when the quarter of t starts: a time falls in a
+// quarter that ended by t exactly when it is before quarterStartOf(t).
+func quarterStartOf(t time.Time) time.Time {
+	t = t.UTC()
+	return time.Date(t.Year(), time.Month((int(t.Month())-1)/3*3+1), 1, 0, 0, 0, 0, time.UTC)
+}
+
 // quarterEndOf is when the quarter of t ends.
 func quarterEndOf(t time.Time) time.Time {
 	t = t.UTC()
@@ -111,62 +118,37 @@ func traceTime(t *Trace) time.Time {
 // the peer's file. The records, and everything computed from them, stay
 // as they were.
 func (l *Ledger) Compact(now time.Time) error {
-	cut := now.Add(-Window)
-	batch := map[string]map[string]*Ledger{} // peer file → quarter → records
-	names := map[string]string{}
-	quarters := map[int]string{} // year*4 + quarter → its name, memoized: a year has four
-	add := func(url string, at time.Time, put func(*Ledger)) {
-		if quarterEndOf(at).After(cut) {
-			return
-		}
-		u := at.UTC()
-		qi := u.Year()*4 + (int(u.Month())-1)/3
-		q, ok := quarters[qi]
-		if !ok {
-			q = quarter(at)
-			quarters[qi] = q
-		}
-		name, ok := names[url]
-		if !ok {
-			name = statefile.PeerFileName(url)
-			names[url] = name
-		}
-		// A sealed record is in a sealed quarter of its peer, so this
-		// check, which builds no key, passes over all of them.
-		if ps := l.seal.peer(name); ps != nil && ps.quarters[q] {
-			return
-		}
-		if batch[name] == nil {
-			batch[name] = map[string]*Ledger{}
-		}
-		if batch[name][q] == nil {
-			batch[name][q] = New()
-		}
-		put(batch[name][q])
-	}
+	return l.sealShards(l.compactBatch(now))
+}
+
+// compactBatch is what Compact seals at now: records by peer file and
+// quarter.
+func (l *Ledger) compactBatch(now time.Time) map[string]map[string]*Ledger {
+	c := &compaction{seal: l.seal, before: quarterStartOf(now.Add(-Window)),
+		batch: map[string]map[string]*Ledger{}, peers: map[string]*compactPeer{}, quarters: map[int]string{}}
 	for k, t := range l.Traces {
 		if t != nil {
-			add(t.AgentURL, traceTime(t), func(p *Ledger) { p.Traces[k] = t })
+			c.add(t.AgentURL, traceTime(t), func(p *Ledger) { p.Traces[k] = t })
 		}
 	}
 	for k, v := range l.Validations {
 		if v != nil {
-			add(v.ValidatorURL, v.ValidatedAt, func(p *Ledger) { p.Validations[k] = v })
+			c.add(v.ValidatorURL, v.ValidatedAt, func(p *Ledger) { p.Validations[k] = v })
 		}
 	}
 	for k, r := range l.Rejected {
 		if r != nil {
-			add(r.AgentURL, r.At, func(p *Ledger) { p.Rejected[k] = r })
+			c.add(r.AgentURL, r.At, func(p *Ledger) { p.Rejected[k] = r })
 		}
 	}
 	for k, d := range l.Disputes {
 		if d != nil {
-			add(d.ReporterURL, d.ObservedAt, func(p *Ledger) { p.Disputes[k] = d })
+			c.add(d.ReporterURL, d.ObservedAt, func(p *Ledger) { p.Disputes[k] = d })
 		}
 	}
 	for k, t := range l.Copies {
 		if t != nil {
-			add(t.AgentURL, traceTime(t), func(p *Ledger) {
+			c.add(t.AgentURL, traceTime(t), func(p *Ledger) {
 				if p.Copies == nil {
 					p.Copies = map[string]*Trace{}
 				}
@@ -174,7 +156,103 @@ func (l *Ledger) Compact(now time.Time) error {
 			})
 		}
 	}
-	return l.sealShards(batch)
+	return c.batch
+}
+
+// compaction is one Compact's pass over the records. A three-year ledger
+// holds millions of records, nearly all in quarters their peers sealed
+// long ago, so what it asks of each record is memoized by peer URL and
+// quarter number: one string key per record, not one per peer's file
+// name, sealed peer and quarter name (docs/decisions.md, "The ledger's
+// window").
+type compaction struct {
+	seal     *sealing
+	before   time.Time                     // a record before it fell in a quarter ended Window ago
+	batch    map[string]map[string]*Ledger // peer file → quarter → records
+	peers    map[string]*compactPeer       // by URL
+	quarters map[int]string                // quarterIndex → its name
+}
+
+// compactPeer is what a compaction knows of one peer URL: its file name
+// and, for each quarter number it met, whether the peer sealed it.
+type compactPeer struct {
+	name   string
+	ps     *peerSegments
+	sealed []quarterSealed
+}
+
+type quarterSealed struct {
+	index  int
+	sealed bool
+}
+
+// add puts the record that put adds, of peer url at time at, into the
+// batch when its quarter ended at least Window ago and its peer has not
+// sealed that quarter.
+func (c *compaction) add(url string, at time.Time, put func(*Ledger)) {
+	if !at.Before(c.before) {
+		return
+	}
+	qi := quarterIndex(at)
+	p := c.peer(url)
+	// A sealed record is in a sealed quarter of its peer, so this
+	// check, which builds no key, passes over all of them.
+	if c.sealedBy(p, qi, at) {
+		return
+	}
+	q := c.quarter(qi, at)
+	if c.batch[p.name] == nil {
+		c.batch[p.name] = map[string]*Ledger{}
+	}
+	if c.batch[p.name][q] == nil {
+		c.batch[p.name][q] = New()
+	}
+	put(c.batch[p.name][q])
+}
+
+// peer is what the compaction knows of url.
+func (c *compaction) peer(url string) *compactPeer {
+	p, ok := c.peers[url]
+	if !ok {
+		name := statefile.PeerFileName(url)
+		p = &compactPeer{name: name, ps: c.seal.peer(name)}
+		c.peers[url] = p
+	}
+	return p
+}
+
+// sealedBy reports whether p sealed the quarter numbered qi, which holds at.
+// A peer meets a dozen quarters at most, so a short list beats a map.
+func (c *compaction) sealedBy(p *compactPeer, qi int, at time.Time) bool {
+	if p.ps == nil {
+		return false
+	}
+	for _, s := range p.sealed {
+		if s.index == qi {
+			return s.sealed
+		}
+	}
+	sealed := p.ps.quarters[c.quarter(qi, at)]
+	p.sealed = append(p.sealed, quarterSealed{index: qi, sealed: sealed})
+	return sealed
+}
+
+// quarter is the name of the quarter numbered qi, which holds at.
+func (c *compaction) quarter(qi int, at time.Time) string {
+	q, ok := c.quarters[qi]
+	if !ok {
+		q = quarter(at)
+		c.quarters[qi] = q
+	}
+	return q
+}
+
+// quarterIndex numbers the calendar quarter (UTC) of t: year*4 + quarter-1.
+// Times before year 1 get numbers of their own, but quarter names them
+// all 0001-Q1, as Compact seals them.
+func quarterIndex(t time.Time) int {
+	y, m, _ := t.UTC().Date()
+	return y*4 + (int(m)-1)/3
 }
 
 // sealShards makes the shard segments of batch, records by peer file and

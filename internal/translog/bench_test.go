@@ -17,12 +17,11 @@ func BenchmarkUpdateOneNewEntry(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			b.ResetTimer()
-			for b.Loop() {
+			cpuLoop(b, func() {
 				if _, err := Update(old, entries, testSKey); err != nil {
 					b.Fatal(err)
 				}
-			}
+			})
 		})
 	}
 }

@@ -40,6 +40,12 @@ func EntryOf(row manifest.Entry, category string) Entry {
 // seq, hash, file, type, category, submitted; an empty value leaves the
 // key and its space alone.
 func (e Entry) Marshal() ([]byte, error) {
+	return e.appendTo(nil)
+}
+
+// appendTo appends the entry's bytes (Marshal) to dst: a caller that
+// marshals many entries to compare them reuses one buffer.
+func (e Entry) appendTo(dst []byte) ([]byte, error) {
 	if e.Seq < 1 {
 		return nil, fmt.Errorf("entry: seq %d is not positive", e.Seq)
 	}
@@ -53,18 +59,40 @@ func (e Entry) Marshal() ([]byte, error) {
 	if !e.Submitted.IsZero() {
 		submitted = manifest.FormatTime(e.Submitted)
 	}
-	values := []string{strconv.Itoa(int(e.Seq)), string(e.Hash), e.File, e.Type, e.Category, submitted}
-	var b bytes.Buffer
+	values := [...]string{strconv.Itoa(int(e.Seq)), string(e.Hash), e.File, e.Type, e.Category, submitted}
+	start := len(dst)
 	for i, v := range values {
 		if strings.ContainsFunc(v, unicode.IsControl) {
 			return nil, fmt.Errorf("entry %d: %s holds a control character", e.Seq, entryKeys[i])
 		}
-		b.WriteString(entryKeys[i] + " " + v + "\n")
+		dst = append(dst, entryKeys[i]...)
+		dst = append(dst, ' ')
+		dst = append(dst, v...)
+		dst = append(dst, '\n')
 	}
-	if b.Len() > MaxEntryBytes {
-		return nil, fmt.Errorf("entry %d: %d bytes, more than %d", e.Seq, b.Len(), MaxEntryBytes)
+	if n := len(dst) - start; n > MaxEntryBytes {
+		return nil, fmt.Errorf("entry %d: %d bytes, more than %d", e.Seq, n, MaxEntryBytes)
 	}
-	return b.Bytes(), nil
+	return dst, nil
+}
+
+// categoryOf is the value of the category line of an entry's bytes, ""
+// when they have no such fifth line: what ParseEntry gives as Category
+// for bytes it accepts, without checking the rest.
+func categoryOf(data []byte) string {
+	for range 4 {
+		nl := bytes.IndexByte(data, '\n')
+		if nl < 0 {
+			return ""
+		}
+		data = data[nl+1:]
+	}
+	line, _, ok := bytes.Cut(data, []byte{'\n'})
+	rest, found := bytes.CutPrefix(line, []byte("category "))
+	if !ok || !found {
+		return ""
+	}
+	return string(rest)
 }
 
 // ParseEntry reads an entry, and refuses any bytes Marshal would not
