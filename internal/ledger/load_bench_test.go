@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
-	"syscall"
 	"testing"
 	"time"
 
@@ -163,22 +162,11 @@ func BenchmarkLoadWindow(b *testing.B) {
 	if _, err := withFiles(yearOf(1000, 30, now)).Save(p); err != nil {
 		b.Fatal(err)
 	}
-	before := cpuTime(b)
+	before := cpuTime()
 	for b.Loop() {
 		if _, err := LoadCompact(p); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64((cpuTime(b)-before).Milliseconds())/float64(b.N), "cpu-ms/op")
-}
-
-// cpuTime is the CPU the process has used, user and system, its
-// collector's included: on a shared machine it moves less than the wall
-// time a benchmark's ns/op gives.
-func cpuTime(b *testing.B) time.Duration {
-	var u syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
+	b.ReportMetric(float64((cpuTime()-before).Milliseconds())/float64(b.N), "cpu-ms/op")
 }
