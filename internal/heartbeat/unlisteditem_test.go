@@ -105,18 +105,7 @@ func TestAQueueItemUnderAnEarlierSpellingOfItsPeerIsScored(t *testing.T) {
 	dir := newNode(t, [][2]string{{"ada", canon}}, "gossip:\n  enabled: false\n")
 	beat(t, dir, testNow) // no standing: ada's item waits
 
-	st := loadState(t, dir)
-	if !st.Rename(canon, old) {
-		t.Fatal("setup: no cursor to respell")
-	}
-	if _, err := st.Save(filepath.Join(dir, filepath.FromSlash(node.CursorsFile)), time.Time{}); err != nil {
-		t.Fatal(err)
-	}
-	l := loadLedger(t, dir)
-	l.Rename(canon, old)
-	if _, err := l.Save(filepath.Join(dir, filepath.FromSlash(node.LedgerFile))); err != nil {
-		t.Fatal(err)
-	}
+	respellRecords(t, dir, canon, old)
 	q := queue.Open(filepath.Join(dir, filepath.FromSlash(node.QueueFile)))
 	q.Now = func() time.Time { return testNow }
 	if n, err := q.Drop(validation.ID(h)); n != 1 || err != nil {
