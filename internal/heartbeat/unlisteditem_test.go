@@ -41,8 +41,7 @@ func itemOfAnUnlistedPeer(t *testing.T, stored bool) {
 	dir := newNode(t, [][2]string{{"gamma", gamma.URL + "/g/"}}, "")
 	beat(t, dir, testNow) // no standing: gamma's item waits
 
-	q := queue.Open(filepath.Join(dir, filepath.FromSlash(node.QueueFile)))
-	q.Now = func() time.Time { return testNow }
+	q := openQueue(t, dir)
 	if n, err := q.Drop(validation.ID(h)); n != 1 || err != nil {
 		t.Fatalf("setup: dropped %d items of gamma's trace (%v)", n, err)
 	}
@@ -57,10 +56,7 @@ func itemOfAnUnlistedPeer(t *testing.T, stored bool) {
 			t.Fatalf("setup: claim %v, %v", got, err)
 		}
 		res := &queue.Result{Scores: validation.Scores{4, 4, 4, 4, 4, 4}, Scorer: "command", ScoredAt: testNow}
-		if r, err := q.Update(queue.Update{Kind: queue.Finish, ID: got[0].ID, Owner: "w", Version: got[0].Version,
-			Status: queue.StatusDone, At: testNow, Result: res}); err != nil || r[0] != nil {
-			t.Fatalf("setup: finish %v, %v", r, err)
-		}
+		finishDone(t, q, got[0], "w", res)
 	}
 	write(t, dir, node.FoundersFile, "tester | http://127.0.0.1:1/tester/\n")
 	beat(t, dir, testNow.Add(time.Hour))
@@ -106,8 +102,7 @@ func TestAQueueItemUnderAnEarlierSpellingOfItsPeerIsScored(t *testing.T) {
 	beat(t, dir, testNow) // no standing: ada's item waits
 
 	respellRecords(t, dir, canon, old)
-	q := queue.Open(filepath.Join(dir, filepath.FromSlash(node.QueueFile)))
-	q.Now = func() time.Time { return testNow }
+	q := openQueue(t, dir)
 	if n, err := q.Drop(validation.ID(h)); n != 1 || err != nil {
 		t.Fatalf("setup: dropped %d items of ada's trace (%v)", n, err)
 	}
