@@ -98,6 +98,16 @@ var forgedLedgerFile = filepath.ToSlash(statefile.PeerPath(node.LedgerFile, "htt
 func TestCheckRefusesHostilePullRequests(t *testing.T) {
 	goodVal := "validations/" + validation.FileName(bobTraceHash)
 	forged := manifest.HashBytes([]byte("a trace the heartbeat never saw\n"))
+	// forgeLedger writes a ledger that claims forged was verified, and a
+	// validation of it.
+	forgeLedger := func(t *testing.T, pr string) {
+		l := ledger.New()
+		l.AddTrace(&ledger.Trace{Agent: "bob", AgentURL: "https://bob.example.org/mesh/", Hash: forged, URL: bobTraceURLCmd, Verified: true})
+		if _, err := l.Save(filepath.Join(pr, "mesh-state", "ledger.json")); err != nil {
+			t.Fatal(err)
+		}
+		writeCheckNodeFile(t, pr, "validations/"+validation.FileName(forged), canonicalValidation(forged, bobTraceURLCmd))
+	}
 	tests := []struct {
 		name     string
 		founders string
@@ -205,25 +215,11 @@ func TestCheckRefusesHostilePullRequests(t *testing.T) {
 			},
 			args: []string{"--", goodVal}, want: goodVal + ":1: 62914560 bytes: peers read at most 1048576"},
 		{name: "a forged ledger that claims a trace was verified",
-			pr: func(t *testing.T, pr string) {
-				l := ledger.New()
-				l.AddTrace(&ledger.Trace{Agent: "bob", AgentURL: "https://bob.example.org/mesh/", Hash: forged, URL: bobTraceURLCmd, Verified: true})
-				if _, err := l.Save(filepath.Join(pr, "mesh-state", "ledger.json")); err != nil {
-					t.Fatal(err)
-				}
-				writeCheckNodeFile(t, pr, "validations/"+validation.FileName(forged), canonicalValidation(forged, bobTraceURLCmd))
-			},
+			pr:   forgeLedger,
 			args: []string{"--", forgedLedgerFile, "validations/" + validation.FileName(forged)},
 			want: forgedLedgerFile + ":1: written only by the heartbeat"},
 		{name: "the forged ledger does not vouch for the validation either",
-			pr: func(t *testing.T, pr string) {
-				l := ledger.New()
-				l.AddTrace(&ledger.Trace{Agent: "bob", AgentURL: "https://bob.example.org/mesh/", Hash: forged, URL: bobTraceURLCmd, Verified: true})
-				if _, err := l.Save(filepath.Join(pr, "mesh-state", "ledger.json")); err != nil {
-					t.Fatal(err)
-				}
-				writeCheckNodeFile(t, pr, "validations/"+validation.FileName(forged), canonicalValidation(forged, bobTraceURLCmd))
-			},
+			pr:   forgeLedger,
 			args: []string{"--", forgedLedgerFile, "validations/" + validation.FileName(forged)},
 			want: "validations/" + validation.FileName(forged) + ":6: trace_hash " + string(forged) + " is not in mesh-state/ledger.json"},
 		{name: "MANIFEST.md edited to forget a row, and the file deleted",

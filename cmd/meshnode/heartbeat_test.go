@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -101,8 +103,8 @@ func newNode(t *testing.T, peers map[string]string) string {
 	dir := filepath.Join(t.TempDir(), "ada")
 	cliT(t, "init", "--dir", dir, "--agent", "ada", "--url", "http://127.0.0.1:1/ada/")
 	agents := "# name | trace_url | joined\n"
-	for name, url := range peers {
-		agents += name + " | " + url + "/ | 2026-01-01\n"
+	for _, name := range slices.Sorted(maps.Keys(peers)) {
+		agents += name + " | " + peers[name] + "/ | 2026-01-01\n"
 	}
 	if err := os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte(agents), 0o644); err != nil {
 		t.Fatal(err)

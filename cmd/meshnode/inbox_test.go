@@ -52,18 +52,27 @@ func fillInbox(t *testing.T, q queue.Store) {
 	}
 }
 
-// TestInboxUsesTheNodesPostgreSQLQueue: with MESHNODE_QUEUE_DSN set, the
-// heartbeat keeps the node's queue in PostgreSQL, and so inbox lists and
-// settles it there, never in mesh-state/.
-func TestInboxUsesTheNodesPostgreSQLQueue(t *testing.T) {
+// pgInbox starts PostgreSQL with a database that fillInbox filled, and
+// sets MESHNODE_QUEUE_DSN to it: the node's queue is there. It returns the
+// queue, closed when the test ends.
+func pgInbox(t *testing.T) *pgqueue.Store {
+	t.Helper()
 	dsn := pgtest.Start(t).NewDatabase(t)
 	s, err := pgqueue.Connect(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	t.Cleanup(s.Close)
 	fillInbox(t, s)
 	t.Setenv(pgqueue.EnvDSN, dsn)
+	return s
+}
+
+// TestInboxUsesTheNodesPostgreSQLQueue: with MESHNODE_QUEUE_DSN set, the
+// heartbeat keeps the node's queue in PostgreSQL, and so inbox lists and
+// settles it there, never in mesh-state/.
+func TestInboxUsesTheNodesPostgreSQLQueue(t *testing.T) {
+	s := pgInbox(t)
 	dir := minimalNode(t)
 	now := "--now=" + inboxNow.Format(time.RFC3339)
 	got, err := runCmd(t, "inbox", "--dir", dir, now)
@@ -189,14 +198,7 @@ func TestInboxOnEmptyQueue(t *testing.T) {
 // for a person from the queue the heartbeat suggests scores in, which is
 // PostgreSQL when MESHNODE_QUEUE_DSN is set.
 func TestScoreListsTheNodesPostgreSQLQueue(t *testing.T) {
-	dsn := pgtest.Start(t).NewDatabase(t)
-	s, err := pgqueue.Connect(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	fillInbox(t, s)
-	t.Setenv(pgqueue.EnvDSN, dsn)
+	pgInbox(t)
 	dir := scoreNode(t, "manual")
 	writeListings(t, dir, []queue.Item{{From: "bob", FromURL: "https://bob.example/", Hash: manifest.Hash("sha256:" + strings.Repeat("b", 64)),
 		TraceURL: "https://bob.example/traces/two.md"}})

@@ -366,25 +366,7 @@ func TestScoreReadsOnlyTheWaitingItemsPeersRecords(t *testing.T) {
 		{"nothing waits", nil, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o := scoreOptions{list: func(string) ([]queue.Item, error) { return tc.items, nil }}
-			o.dir = scoreNode(t, "manual")
-			l := writeListings(t, o.dir, suggestedQueue())
-			for i := range 300 {
-				u := fmt.Sprintf("https://peer-%d.example/", i)
-				l.AddTrace(&ledger.Trace{Agent: fmt.Sprint("peer-", i), AgentURL: u, Hash: manifest.HashBytes([]byte(u)), Seq: 1, Verified: true, Status: "pending"})
-			}
-			saveLedger(t, o.dir, l)
-			ledgerDir := filepath.Join(o.dir, filepath.FromSlash(statefile.Dir(node.LedgerFile)))
-			var read []string
-			t.Cleanup(statefile.SetReadHook(func(p string) {
-				if strings.HasPrefix(p, ledgerDir) {
-					read = append(read, p)
-				}
-			}))
-			out, err := runScoreT(t, o)
-			if err != nil {
-				t.Fatal(err)
-			}
+			out, read := scoreReadingLedger(t, tc.items)
 			if len(read) > tc.max {
 				t.Errorf("score opened %d files of the ledger, want at most %d (its items' peers'):\n%s", len(read), tc.max, strings.Join(read, "\n"))
 			}
@@ -395,6 +377,33 @@ func TestScoreReadsOnlyTheWaitingItemsPeersRecords(t *testing.T) {
 			}
 		})
 	}
+}
+
+// scoreReadingLedger runs `meshnode score` on a manual node offered items,
+// its ledger listing the traces of waitingQueue's two waiting items and
+// one trace of each of 300 other peers, and returns score's output and
+// the files of the ledger it opened.
+func scoreReadingLedger(t *testing.T, items []queue.Item) (out string, read []string) {
+	t.Helper()
+	o := scoreOptions{list: func(string) ([]queue.Item, error) { return items, nil }}
+	o.dir = scoreNode(t, "manual")
+	l := writeListings(t, o.dir, waitingQueue()[:2])
+	for i := range 300 {
+		u := fmt.Sprintf("https://peer-%d.example/", i)
+		l.AddTrace(&ledger.Trace{Agent: fmt.Sprint("peer-", i), AgentURL: u, Hash: manifest.HashBytes([]byte(u)), Seq: 1, Verified: true, Status: "pending"})
+	}
+	saveLedger(t, o.dir, l)
+	ledgerDir := filepath.Join(o.dir, filepath.FromSlash(statefile.Dir(node.LedgerFile)))
+	t.Cleanup(statefile.SetReadHook(func(p string) {
+		if strings.HasPrefix(p, ledgerDir) {
+			read = append(read, p)
+		}
+	}))
+	out, err := runScoreT(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, read
 }
 
 // suggestedQueue is waitingQueue's waiting items, each with a suggestion.
@@ -480,25 +489,7 @@ func TestScoreSaysANotedItemsWaitWithoutReadingTheHistory(t *testing.T) {
 			"1 waiting trace(s) have no suggestion yet: the heartbeat suggests scores only once this node has standing"}, 300},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o := scoreOptions{list: func(string) ([]queue.Item, error) { return tc.items, nil }}
-			o.dir = scoreNode(t, "manual")
-			l := writeListings(t, o.dir, tc.items)
-			for i := range 300 {
-				u := fmt.Sprintf("https://peer-%d.example/", i)
-				l.AddTrace(&ledger.Trace{Agent: fmt.Sprint("peer-", i), AgentURL: u, Hash: manifest.HashBytes([]byte(u)), Seq: 1, Verified: true, Status: "pending"})
-			}
-			saveLedger(t, o.dir, l)
-			ledgerDir := filepath.Join(o.dir, filepath.FromSlash(statefile.Dir(node.LedgerFile)))
-			var read []string
-			t.Cleanup(statefile.SetReadHook(func(p string) {
-				if strings.HasPrefix(p, ledgerDir) {
-					read = append(read, p)
-				}
-			}))
-			out, err := runScoreT(t, o)
-			if err != nil {
-				t.Fatal(err)
-			}
+			out, read := scoreReadingLedger(t, tc.items)
 			if len(read) > tc.max {
 				t.Errorf("score opened %d files of the ledger, want at most %d (its items' peers'):\n%s", len(read), tc.max, strings.Join(read, "\n"))
 			}

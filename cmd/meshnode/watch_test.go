@@ -252,21 +252,16 @@ func TestWatchRefusesABadInterval(t *testing.T) {
 	}
 }
 
-// waitFor waits until cond holds, failing the test after a minute (a hang
-// guard, not a measure).
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
-}
-
-// midTick starts watch on dir and returns once its first tick has bob's
-// trace fetched and a request to the stalled peer cy in flight.
+// midTick starts watch on dir and returns once its first tick has polled
+// bob, his trace fetched, and a request to the stalled peer cy is in
+// flight. The node polls one peer at a time, bob first (newNode lists the
+// peers by name, and polls start in that order of hosts), so cy's request
+// comes after bob's poll ended: a sleep of 200 ms stood for that, and
+// under load a signal could still come while bob's answer was being read.
 func midTick(t *testing.T, dir string, bob, cy *countingPeer) *watchProcess {
 	t.Helper()
+	cfg := filepath.Join(dir, "mesh.yaml")
+	writeT(t, dir, "mesh.yaml", setupReadFile(t, cfg)+"heartbeat:\n  concurrency: 1\n")
 	cy.stall.Store(true)
 	p := startWatch(t, "--dir", dir, "--interval", "1h")
 	p.next("", watch.EventStarted)
@@ -277,10 +272,9 @@ func midTick(t *testing.T, dir string, bob, cy *countingPeer) *watchProcess {
 	case <-time.After(time.Minute): // a hang guard
 		t.Fatal("no request reached the stalled peer")
 	}
-	waitFor(t, "bob's trace to be fetched", func() bool { return bob.traces.Load() > before })
-	// Let the client read bob's answer to its end: bob's poll is then done,
-	// cy's still in flight.
-	time.Sleep(200 * time.Millisecond)
+	if bob.traces.Load() == before {
+		t.Fatal("cy was polled before bob's trace was fetched: the polls did not run one at a time, bob first")
+	}
 	return p
 }
 

@@ -111,7 +111,6 @@ func TestALearnedPeerAtAKnownURLsOtherSchemeIsForgotten(t *testing.T) {
 func TestAHostsOtherNameIsAMirrorThatTakesNothingFromTheAuthor(t *testing.T) {
 	body := "# A\n\n## Work\n\nMine.\n"
 	good := newFakePeer(t)
-	gammaTrace := "# Gamma's work\n\n## Work\n\nMeasured twice.\n"
 	g := manifest.HashBytes([]byte(gammaTrace))
 	good.publishSeqs("/gamma/", 1, map[manifest.Seq][2]string{1: {"traces/x.md", gammaTrace}})
 	v := validation.Validation{Validator: "good1", TraceURL: good.URL + "/gamma/traces/x.md", TraceHash: g,

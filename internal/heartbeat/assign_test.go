@@ -104,17 +104,8 @@ func TestUnderMesh2026v4TheNodeQueuesOnlyTheTracesAssignedToIt(t *testing.T) {
 			if sum.Queued != len(want) || sum.Unassigned != len(hashes)-len(want) {
 				t.Fatalf("queued %d, unassigned %d; want %d and %d", sum.Queued, sum.Unassigned, len(want), len(hashes)-len(want))
 			}
-			items, err := queue.Open(filepath.Join(dir, node.QueueFile)).List()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []manifest.Hash
-			for _, it := range items {
-				got = append(got, it.Hash)
-			}
-			slices.Sort(got)
 			slices.Sort(want)
-			if !slices.Equal(got, want) {
+			if got := queuedHashes(t, dir); !slices.Equal(got, want) {
 				t.Fatalf("queued %v, want %v", got, want)
 			}
 			if sum.ValidationsPublished != len(want) {
@@ -169,6 +160,15 @@ func TestUnderMesh2026v5TheNodeQueuesByJuriesWithoutTheAway(t *testing.T) {
 	if sum.Queued != len(want) || sum.Unassigned != len(hashes)+1-len(want) {
 		t.Fatalf("queued %d, unassigned %d; want %d and %d", sum.Queued, sum.Unassigned, len(want), len(hashes)+1-len(want))
 	}
+	slices.Sort(want)
+	if got := queuedHashes(t, dir); !slices.Equal(got, want) {
+		t.Fatalf("queued %v, want %v", got, want)
+	}
+}
+
+// queuedHashes returns the hashes of the items in dir's queue, sorted.
+func queuedHashes(t *testing.T, dir string) []manifest.Hash {
+	t.Helper()
 	items, err := queue.Open(filepath.Join(dir, node.QueueFile)).List()
 	if err != nil {
 		t.Fatal(err)
@@ -178,8 +178,5 @@ func TestUnderMesh2026v5TheNodeQueuesByJuriesWithoutTheAway(t *testing.T) {
 		got = append(got, it.Hash)
 	}
 	slices.Sort(got)
-	slices.Sort(want)
-	if !slices.Equal(got, want) {
-		t.Fatalf("queued %v, want %v", got, want)
-	}
+	return got
 }

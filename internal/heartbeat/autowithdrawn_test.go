@@ -38,18 +38,14 @@ func claimedThenWithdrawn(t *testing.T, owner string) {
 	dir := newNode(t, [][2]string{{"gamma", gamma.URL + "/g/"}}, "")
 	beat(t, dir, testNow) // no standing: gamma's item waits
 
-	q := queue.Open(filepath.Join(dir, filepath.FromSlash(node.QueueFile)))
-	q.Now = func() time.Time { return testNow }
+	q := openQueue(t, dir)
 	got, err := q.Claim(queue.Claim{Owner: owner, Now: testNow, Lease: time.Minute})
 	if err != nil || len(got) != 1 {
 		t.Fatalf("setup: claim %v, %v", got, err)
 	}
 	if owner != claimOwner {
 		res := &queue.Result{Scores: validation.Scores{4, 4, 4, 4, 4, 4}, Scorer: "command", ScoredAt: testNow}
-		if r, err := q.Update(queue.Update{Kind: queue.Finish, ID: got[0].ID, Owner: owner, Version: got[0].Version,
-			Status: queue.StatusDone, At: testNow, Result: res}); err != nil || r[0] != nil {
-			t.Fatalf("setup: finish %v, %v", r, err)
-		}
+		finishDone(t, q, got[0], owner, res)
 	}
 	gamma.publishSeqs("/g/", 1, nil) // gamma withdraws its trace
 	write(t, dir, node.FoundersFile, "tester | http://127.0.0.1:1/tester/\n")

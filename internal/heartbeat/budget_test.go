@@ -132,20 +132,28 @@ func TestLegacyRowsAreRecordedWithinTheBudget(t *testing.T) {
 	}
 }
 
-// TestMismatchesAreDisputedWithinTheBudget: a peer listing thousands of
-// files whose bytes do not match makes us publish at most
-// maxDisputesPerPoll disputes a heartbeat, and the rest later (issue 8,
-// item 8).
-func TestMismatchesAreDisputedWithinTheBudget(t *testing.T) {
-	const rows = 3000
+// liarPeer serves under /liar/ a MANIFEST.md of rows files, each served
+// with bytes other than the hash its row claims.
+func liarPeer(t *testing.T, rows int) *fakePeer {
+	t.Helper()
 	p := newFakePeer(t)
-	m := manifest.Manifest{Agent: "liar", Sequence: rows}
+	m := manifest.Manifest{Agent: "liar", Sequence: manifest.Seq(rows)}
 	for seq := 1; seq <= rows; seq++ {
 		name := fmt.Sprintf("traces/%04d.md", seq)
 		m.Entries = append(m.Entries, manifest.Entry{Seq: manifest.Seq(seq), Hash: manifest.HashBytes([]byte(fmt.Sprint("claimed", seq))), File: name, Type: "knowledge", Status: "pending"})
 		p.serve("/liar/"+name, []byte(fmt.Sprint("served", seq)))
 	}
 	p.handle("/liar/MANIFEST.md", staticManifest(m.Format()))
+	return p
+}
+
+// TestMismatchesAreDisputedWithinTheBudget: a peer listing thousands of
+// files whose bytes do not match makes us publish at most
+// maxDisputesPerPoll disputes a heartbeat, and the rest later (issue 8,
+// item 8).
+func TestMismatchesAreDisputedWithinTheBudget(t *testing.T) {
+	const rows = 3000
+	p := liarPeer(t, rows)
 	dir := newNode(t, [][2]string{{"liar", p.URL + "/liar/"}}, "gossip:\n  enabled: false\n")
 	for beatN := 1; beatN <= 2; beatN++ {
 		sum := beat(t, dir, testNow.Add(time.Duration(beatN-1)*cursorStep))
@@ -305,14 +313,7 @@ func TestPeersShareOneHeartbeatsBudget(t *testing.T) {
 // peers in 150 heartbeats); past it the summary says what was held back.
 func TestDisputesOfOnePeerStopAtTheirLifetimeBound(t *testing.T) {
 	const rows = 40
-	p := newFakePeer(t)
-	m := manifest.Manifest{Agent: "liar", Sequence: rows}
-	for seq := 1; seq <= rows; seq++ {
-		name := fmt.Sprintf("traces/%04d.md", seq)
-		m.Entries = append(m.Entries, manifest.Entry{Seq: manifest.Seq(seq), Hash: manifest.HashBytes([]byte(fmt.Sprint("claimed", seq))), File: name, Type: "knowledge", Status: "pending"})
-		p.serve("/liar/"+name, []byte(fmt.Sprint("served", seq)))
-	}
-	p.handle("/liar/MANIFEST.md", staticManifest(m.Format()))
+	p := liarPeer(t, rows)
 	url := p.URL + "/liar/"
 	dir := newNode(t, [][2]string{{"liar", url}}, "gossip:\n  enabled: false\n")
 	// The node already published all but 5 of the disputes it gives one

@@ -3,9 +3,7 @@ package heartbeat
 import (
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
@@ -26,22 +24,7 @@ import (
 // lister's trace (nor a copy) nor queued; the validator's record stays
 // as it was.
 func TestAKnownValidationOrDisputeListedAsAnotherAgentsTraceIsNotItsTrace(t *testing.T) {
-	gammaTrace := "# Gamma's work\n\n## Work\n\nMeasured twice.\n"
-	h := manifest.HashBytes([]byte(gammaTrace))
-	for _, tc := range []struct {
-		name, file, typ string
-		body            func(url string) string
-	}{
-		{"validation", "validations/" + validation.FileName(h), "validation", func(url string) string {
-			v := validation.Validation{Validator: "beta", ValidatorURL: url + "/beta/", TraceURL: url + "/gamma/traces/x.md", TraceHash: h,
-				ValidatedAt: testNow.Add(-time.Hour), Result: validation.ResultPass, Total: 20, HasScores: true,
-				Scores: validation.Scores{4, 4, 4, 4, 2, 2}, Notes: "Sound."}
-			return string(v.Format())
-		}},
-		{"dispute", "disputes/dispute-" + h.Hex(12) + ".md", "dispute", func(url string) string {
-			return strings.NewReplacer("https://gamma.example/", url+"/gamma/", "sha256:"+zeros, string(h)).Replace(peersDispute)
-		}},
-	} {
+	for _, tc := range betasVotes() {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newFakePeer(t)
 			beta, mallory := p.URL+"/beta/", p.URL+"/mallory/"
@@ -94,22 +77,7 @@ func TestAKnownValidationOrDisputeListedAsAnotherAgentsTraceIsNotItsTrace(t *tes
 // is dropped, and so is its item still waiting in the queue. On
 // a4e0966d both stayed: beta's work waited to be scored as mallory's.
 func TestAValidationOrDisputeReadAfterItsCopyUndoesTheCopysTrace(t *testing.T) {
-	gammaTrace := "# Gamma's work\n\n## Work\n\nMeasured twice.\n"
-	h := manifest.HashBytes([]byte(gammaTrace))
-	for _, tc := range []struct {
-		name, file, typ string
-		body            func(url string) string
-	}{
-		{"validation", "validations/" + validation.FileName(h), "validation", func(url string) string {
-			v := validation.Validation{Validator: "beta", ValidatorURL: url + "/beta/", TraceURL: url + "/gamma/traces/x.md", TraceHash: h,
-				ValidatedAt: testNow.Add(-time.Hour), Result: validation.ResultPass, Total: 20, HasScores: true,
-				Scores: validation.Scores{4, 4, 4, 4, 2, 2}, Notes: "Sound."}
-			return string(v.Format())
-		}},
-		{"dispute", "disputes/dispute-" + h.Hex(12) + ".md", "dispute", func(url string) string {
-			return strings.NewReplacer("https://gamma.example/", url+"/gamma/", "sha256:"+zeros, string(h)).Replace(peersDispute)
-		}},
-	} {
+	for _, tc := range betasVotes() {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newFakePeer(t)
 			beta, mallory := p.URL+"/beta/", p.URL+"/mallory/"

@@ -10,6 +10,44 @@ import (
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
+// gammaTrace is gamma's trace, which beta's validation and dispute are of.
+const gammaTrace = "# Gamma's work\n\n## Work\n\nMeasured twice.\n"
+
+// betasVote is beta's validation or dispute of gammaTrace as beta lists
+// it: its kind (name, and the type of its MANIFEST.md row), its file, its
+// body with the peers served at url, and whether a ledger holds it as
+// beta's.
+type betasVote struct {
+	name, file, typ string
+	body            func(url string) string
+	recorded        func(l *ledger.Ledger, beta string) bool
+}
+
+// betasVotes are the validation and the dispute: the tests of a vote
+// whose bytes another agent lists as a trace run on both.
+func betasVotes() []betasVote {
+	h := manifest.HashBytes([]byte(gammaTrace))
+	return []betasVote{
+		{
+			name: "validation", file: "validations/" + validation.FileName(h), typ: "validation",
+			body: func(url string) string {
+				v := validation.Validation{Validator: "beta", ValidatorURL: url + "/beta/", TraceURL: url + "/gamma/traces/x.md", TraceHash: h,
+					ValidatedAt: testNow.Add(-time.Hour), Result: validation.ResultPass, Total: 20, HasScores: true,
+					Scores: validation.Scores{4, 4, 4, 4, 2, 2}, Notes: "Sound."}
+				return string(v.Format())
+			},
+			recorded: func(l *ledger.Ledger, beta string) bool { return len(l.ValidationsBy(beta)) == 1 },
+		},
+		{
+			name: "dispute", file: "disputes/dispute-" + h.Hex(12) + ".md", typ: "dispute",
+			body: func(url string) string {
+				return strings.NewReplacer("https://gamma.example/", url+"/gamma/", "sha256:"+zeros, string(h)).Replace(peersDispute)
+			},
+			recorded: func(l *ledger.Ledger, beta string) bool { return l.DisputesBy(beta) == 1 },
+		},
+	}
+}
+
 // TestAValidationOrDisputeIsRecordedWhateverListsItsBytesAsATrace: a peer
 // lists, under traces/, the bytes of beta's validation (or dispute) one
 // heartbeat before beta lists them, as the mirror of issue 20 lists fresh
@@ -28,31 +66,7 @@ import (
 // is recorded per publisher and hash, so the author's listing is read and
 // its vote counts under every rule set".
 func TestAValidationOrDisputeIsRecordedWhateverListsItsBytesAsATrace(t *testing.T) {
-	gammaTrace := "# Gamma's work\n\n## Work\n\nMeasured twice.\n"
-	h := manifest.HashBytes([]byte(gammaTrace))
-	for _, tc := range []struct {
-		name, file, typ, status string
-		body                    func(url string) string
-		recorded                func(l *ledger.Ledger, beta string) bool
-	}{
-		{
-			name: "validation", file: "validations/" + validation.FileName(h), typ: "validation", status: "published",
-			body: func(url string) string {
-				v := validation.Validation{Validator: "beta", ValidatorURL: url + "/beta/", TraceURL: url + "/gamma/traces/x.md", TraceHash: h,
-					ValidatedAt: testNow.Add(-time.Hour), Result: validation.ResultPass, Total: 20, HasScores: true,
-					Scores: validation.Scores{4, 4, 4, 4, 2, 2}, Notes: "Sound."}
-				return string(v.Format())
-			},
-			recorded: func(l *ledger.Ledger, beta string) bool { return len(l.ValidationsBy(beta)) == 1 },
-		},
-		{
-			name: "dispute", file: "disputes/dispute-" + h.Hex(12) + ".md", typ: "dispute", status: "published",
-			body: func(url string) string {
-				return strings.NewReplacer("https://gamma.example/", url+"/gamma/", "sha256:"+zeros, string(h)).Replace(peersDispute)
-			},
-			recorded: func(l *ledger.Ledger, beta string) bool { return l.DisputesBy(beta) == 1 },
-		},
-	} {
+	for _, tc := range betasVotes() {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newFakePeer(t)
 			beta := p.URL + "/beta/"
@@ -64,7 +78,7 @@ func TestAValidationOrDisputeIsRecordedWhateverListsItsBytesAsATrace(t *testing.
 			beat(t, dir, testNow)
 
 			// Beta lists its own file a heartbeat later.
-			p.publishRows("/beta/", [][4]string{{tc.file, body, tc.typ, tc.status}})
+			p.publishRows("/beta/", [][4]string{{tc.file, body, tc.typ, "published"}})
 			beat(t, dir, testNow.Add(cursorStep))
 			beat(t, dir, testNow.Add(2*cursorStep))
 			if got := p.hitsOf("/beta/" + tc.file); got == 0 {

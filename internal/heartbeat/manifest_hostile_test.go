@@ -150,25 +150,37 @@ func TestFlippingManifestIsReadOnceEach(t *testing.T) {
 // TestDrippingFileIsRetriedWithoutHoldingTheRest: a file whose body comes
 // a byte at a time is cut off at the request timeout and retried next
 // heartbeat; the peer's other files are recorded meanwhile.
+//
+// The request timeout is what cuts the drip, so the test waits it out, and
+// it is every other request's timeout too: robots.txt, the manifest and
+// the two good traces must each beat it. They take milliseconds on an idle
+// machine, but the hostile-peers test's healthy peers timed out at 500 ms
+// on a 2-core machine loaded by other jobs, under -race (hostileConfig),
+// and this test had 300 ms. 3 s is ten times that; the test waits it once.
 func TestDrippingFileIsRetriedWithoutHoldingTheRest(t *testing.T) {
 	p := newFakePeer(t)
 	body := manifestOf(p, "/d/", 3, 1, 2, 3)
 	p.handle("/d/MANIFEST.md", staticManifest(body))
 	stop := make(chan struct{})
 	defer close(stop)
+	var dripped atomic.Int32
 	p.handle("/d/traces/2-1.md", func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte("# "))
 		w.(http.Flusher).Flush()
+		dripped.Add(1)
 		select {
 		case <-r.Context().Done():
 		case <-stop:
 		}
 	})
-	dir := newNode(t, [][2]string{{"drip", p.URL + "/d/"}}, "gossip:\n  enabled: false\nheartbeat:\n  request_timeout: 300ms\n")
+	dir := newNode(t, [][2]string{{"drip", p.URL + "/d/"}}, "gossip:\n  enabled: false\nheartbeat:\n  request_timeout: 3s\n")
 	sum := beat(t, dir, testNow)
 	c := loadState(t, dir).Cursors[p.URL+"/d/"]
 	if sum.Verified != 2 || c.LastSeenSeq != 3 || len(c.Retry) != 1 || c.Retry[0] != 2 {
 		t.Errorf("verified %d, cursor %+v; want 2 verified and seq 2 to retry", sum.Verified, c)
+	}
+	if n := dripped.Load(); n != 1 {
+		t.Errorf("the dripping file was asked for %d times, want once: its seq is to retry because its body was cut, not because the request never reached it", n)
 	}
 }
 

@@ -29,17 +29,7 @@ import (
 // lists it, and forgetting a first lister "moves a copy into traces"
 // ("Copies") for the same reason.
 func TestAWithdrawnRecordGivesWayToACopyStillListed(t *testing.T) {
-	p := newFakePeer(t)
-	p.publishSeqs("/mallory/", 1, map[manifest.Seq][2]string{1: {"traces/m.md", plainTrace}})
-	p.serve("/gamma/MANIFEST.md", []byte("# MANIFEST\n\nagent: gamma\nsequence: 0\n"))
-	dir := newNode(t, [][2]string{{"gamma", p.URL + "/gamma/"}, {"mallory", p.URL + "/mallory/"}}, "")
-	beat(t, dir, testNow)
-	p.publishSeqs("/gamma/", 1, map[manifest.Seq][2]string{1: {"traces/x.md", plainTrace}})
-	beat(t, dir, testNow.Add(cursorStep))
-	h := manifest.HashBytes([]byte(plainTrace))
-	if len(loadLedger(t, dir).Copies) != 1 {
-		t.Fatal("setup: gamma's listing is not a copy of the mirror's")
-	}
+	p, dir, h := mirrorReadFirst(t, "")
 
 	// The mirror drops its row; gamma still lists the trace.
 	p.serve("/mallory/MANIFEST.md", []byte("# MANIFEST\n\nagent: mallory\nsequence: 2\n| seq | file | sha256 | type | status | submitted |\n|---|---|---|---|---|---|\n"))
@@ -63,18 +53,8 @@ func TestAWithdrawnRecordGivesWayToACopyStillListed(t *testing.T) {
 // still listed and not disputed by gamma, takes the record's place, and
 // the mirror's dispute counts as any stranger's: for nothing.
 func TestARecordDisputedByItsOwnListerGivesWayToACopyStillListed(t *testing.T) {
-	p := newFakePeer(t)
-	p.publishSeqs("/mallory/", 1, map[manifest.Seq][2]string{1: {"traces/m.md", plainTrace}})
-	p.serve("/gamma/MANIFEST.md", []byte("# MANIFEST\n\nagent: gamma\nsequence: 0\n"))
+	p, dir, h := mirrorReadFirst(t, "")
 	gamma := p.URL + "/gamma/"
-	dir := newNode(t, [][2]string{{"gamma", gamma}, {"mallory", p.URL + "/mallory/"}}, "")
-	beat(t, dir, testNow)
-	p.publishSeqs("/gamma/", 1, map[manifest.Seq][2]string{1: {"traces/x.md", plainTrace}})
-	beat(t, dir, testNow.Add(cursorStep))
-	h := manifest.HashBytes([]byte(plainTrace))
-	if len(loadLedger(t, dir).Copies) != 1 {
-		t.Fatal("setup: gamma's listing is not a copy of the mirror's")
-	}
 
 	// The mirror keeps its row and disputes its own file; gamma still
 	// lists the bytes.
@@ -100,18 +80,7 @@ func TestARecordDisputedByItsOwnListerGivesWayToACopyStillListed(t *testing.T) {
 // author removes always was, and no withdrawn copy is promoted back (the
 // two records would otherwise trade places at every read).
 func TestACopyItsListerDroppedIsNotPromoted(t *testing.T) {
-	p := newFakePeer(t)
-	mallory := p.URL + "/mallory/"
-	p.publishSeqs("/mallory/", 1, map[manifest.Seq][2]string{1: {"traces/m.md", plainTrace}})
-	p.serve("/gamma/MANIFEST.md", []byte("# MANIFEST\n\nagent: gamma\nsequence: 0\n"))
-	dir := newNode(t, [][2]string{{"gamma", p.URL + "/gamma/"}, {"mallory", mallory}}, "")
-	beat(t, dir, testNow)
-	p.publishSeqs("/gamma/", 1, map[manifest.Seq][2]string{1: {"traces/x.md", plainTrace}})
-	beat(t, dir, testNow.Add(cursorStep))
-	h := manifest.HashBytes([]byte(plainTrace))
-	if len(loadLedger(t, dir).Copies) != 1 {
-		t.Fatal("setup: gamma's listing is not a copy of the mirror's")
-	}
+	p, dir, h := mirrorReadFirst(t, "")
 
 	for _, base := range []string{"/mallory/", "/gamma/"} {
 		p.serve(base+"MANIFEST.md", []byte("# MANIFEST\n\nagent: x\nsequence: 2\n| seq | file | sha256 | type | status | submitted |\n|---|---|---|---|---|---|\n"))

@@ -72,10 +72,10 @@ func TestARespelledAgentsStoredResultIsPublishedAtItsURLWithoutScoringAgain(t *t
 	assertPublishedFromResult(t, dir, stored, canon, canon+"traces/1.md")
 }
 
-// respell puts the node's cursor, ledger records and queue item of the
-// agent at canon under the spelling old, as a node older than URLs'
-// canonical form kept them.
-func respell(t *testing.T, dir, canon, old string, h manifest.Hash) {
+// respellRecords puts the node's cursor and ledger records of the agent
+// at canon under the spelling old, as a node older than URLs' canonical
+// form kept them.
+func respellRecords(t *testing.T, dir, canon, old string) {
 	t.Helper()
 	st := loadState(t, dir)
 	if !st.Rename(canon, old) {
@@ -89,6 +89,14 @@ func respell(t *testing.T, dir, canon, old string, h manifest.Hash) {
 	if _, err := l.Save(filepath.Join(dir, filepath.FromSlash(node.LedgerFile))); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// respell puts the node's cursor, ledger records and queue item of the
+// agent at canon under the spelling old, as a node older than URLs'
+// canonical form kept them.
+func respell(t *testing.T, dir, canon, old string, h manifest.Hash) {
+	t.Helper()
+	respellRecords(t, dir, canon, old)
 	q := openQueue(t, dir)
 	it := queuedItem(t, dir, h)
 	if it == nil {

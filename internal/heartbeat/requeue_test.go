@@ -73,14 +73,7 @@ func queuedItem(t *testing.T, dir string, h manifest.Hash) *queue.Item {
 // Counted as listed, the item fetched the trace from the mirror, which no
 // longer served it, and failed: gamma's trace went without our vote.
 func TestAWithdrawnMirrorsWaitingItemGivesWayToTheAuthor(t *testing.T) {
-	p := newFakePeer(t)
-	p.publishSeqs("/mallory/", 1, map[manifest.Seq][2]string{1: {"traces/m.md", plainTrace}})
-	p.serve("/gamma/MANIFEST.md", []byte("# MANIFEST\n\nagent: gamma\nsequence: 0\n"))
-	dir := newNode(t, [][2]string{{"gamma", p.URL + "/gamma/"}, {"mallory", p.URL + "/mallory/"}}, "")
-	beat(t, dir, testNow)
-	p.publishSeqs("/gamma/", 1, map[manifest.Seq][2]string{1: {"traces/x.md", plainTrace}})
-	beat(t, dir, testNow.Add(cursorStep))
-	h := manifest.HashBytes([]byte(plainTrace))
+	p, dir, h := mirrorReadFirst(t, "")
 	if it := queuedItem(t, dir, h); it == nil || it.FromURL != p.URL+"/mallory/" {
 		t.Fatalf("setup: the trace is queued as %+v, want under the mirror", it)
 	}

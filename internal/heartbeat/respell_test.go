@@ -2,13 +2,10 @@ package heartbeat
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/meshnode/meshnode/internal/manifest"
-	"github.com/meshnode/meshnode/internal/node"
 )
 
 // TestListedAgentKeepsItsCursorUnderAnEarlierSpelling: a cursor kept under
@@ -31,21 +28,10 @@ func TestListedAgentKeepsItsCursorUnderAnEarlierSpelling(t *testing.T) {
 	dir := newNode(t, [][2]string{{"ada", canon}}, "gossip:\n  enabled: false\n")
 	beat(t, dir, testNow)
 
-	st := loadState(t, dir)
-	if !st.Rename(canon, old) {
-		t.Fatal("no cursor to respell")
-	}
-	if _, err := st.Save(filepath.Join(dir, filepath.FromSlash(node.CursorsFile)), time.Time{}); err != nil {
-		t.Fatal(err)
-	}
-	l := loadLedger(t, dir)
-	l.Rename(canon, old)
-	if _, err := l.Save(filepath.Join(dir, filepath.FromSlash(node.LedgerFile))); err != nil {
-		t.Fatal(err)
-	}
+	respellRecords(t, dir, canon, old)
 	beat(t, dir, testNow.Add(cursorStep))
 
-	st = loadState(t, dir)
+	st := loadState(t, dir)
 	if c, ok := st.Cursors[canon]; !ok || c.LastSeenSeq != 3 {
 		t.Errorf("cursor under %s: %+v, want the one read up to seq 3", canon, c)
 	}

@@ -22,19 +22,7 @@ import (
 // at 10,000 agents from a heartbeat that found nothing. The heartbeat
 // with news after it drops them, with its own write, every peer's.
 func TestHeartbeatPastRetentionWritesNoQueueFile(t *testing.T) {
-	mesh := newSimMesh(t, 4)
-	pending := func() {
-		for _, p := range mesh.peers {
-			p.m.Entries[len(p.m.Entries)-1].Status = "pending"
-			p.body = p.m.Format()
-		}
-	}
-	pending()
-	dir := newNode(t, mesh.roster(), "")
-	write(t, dir, node.FoundersFile, "tester | http://127.0.0.1:1/tester/\n")
-	if first := beat(t, dir, testNow); first.ValidationsPublished != len(mesh.peers) {
-		t.Fatalf("first heartbeat published %d validations, want %d", first.ValidationsPublished, len(mesh.peers))
-	}
+	mesh, dir := scoredMesh(t, 4)
 	queueFiles := func() map[string]string {
 		out := map[string]string{}
 		for _, f := range []string{node.QueueFile, node.QueueSettledFile} {
@@ -66,12 +54,7 @@ func TestHeartbeatPastRetentionWritesNoQueueFile(t *testing.T) {
 		t.Errorf("queue depth %v, want the %d done items counted until a write drops them", sum.QueueDepth, len(mesh.peers))
 	}
 
-	for i := range mesh.peers {
-		mesh.publish(i, 1)
-	}
-	mesh.mu.Lock()
-	pending()
-	mesh.mu.Unlock()
+	mesh.publishPending()
 	// Peers quiet for a week are polled again within a day, each at its
 	// own time.
 	var news *report.Summary
@@ -86,4 +69,19 @@ func TestHeartbeatPastRetentionWritesNoQueueFile(t *testing.T) {
 	if news.QueueDepth["done"] != news.ValidationsPublished {
 		t.Errorf("queue depth after news %v, want only the %d new items done: its write drops every peer's old ones", news.QueueDepth, news.ValidationsPublished)
 	}
+}
+
+// scoredMesh is a mesh of n peers and a node with standing polling it,
+// after the heartbeat that scored and published each peer's last trace,
+// pending.
+func scoredMesh(t *testing.T, n int) (*simMesh, string) {
+	t.Helper()
+	mesh := newSimMesh(t, n)
+	mesh.lastPending()
+	dir := newNode(t, mesh.roster(), "")
+	write(t, dir, node.FoundersFile, "tester | http://127.0.0.1:1/tester/\n")
+	if first := beat(t, dir, testNow); first.ValidationsPublished != n {
+		t.Fatalf("first heartbeat published %d validations, want %d", first.ValidationsPublished, n)
+	}
+	return mesh, dir
 }

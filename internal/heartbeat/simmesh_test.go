@@ -70,6 +70,25 @@ func (s *simMesh) publish(i, n int) {
 	}
 }
 
+// publishPending has each peer publish one more trace, pending.
+func (s *simMesh) publishPending() {
+	for i := range s.peers {
+		s.publish(i, 1)
+	}
+	s.lastPending()
+}
+
+// lastPending marks each peer's last trace pending, so that a node with
+// standing scores it.
+func (s *simMesh) lastPending() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range s.peers {
+		p.m.Entries[len(p.m.Entries)-1].Status = "pending"
+		p.body = p.m.Format()
+	}
+}
+
 func (s *simMesh) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rest, ok := strings.CutPrefix(r.URL.Path, "/p")
 	idx, file, _ := strings.Cut(rest, "/")

@@ -199,29 +199,12 @@ func TestQuietHeartbeatReadsNoSettledItem(t *testing.T) {
 // the queue twice, then to settle the new item) once, and the file of
 // its queue once.
 func TestHeartbeatWithNewsReadsEachSettledFileOnce(t *testing.T) {
-	mesh := newSimMesh(t, 4)
-	pending := func() {
-		for _, p := range mesh.peers {
-			p.m.Entries[len(p.m.Entries)-1].Status = "pending"
-			p.body = p.m.Format()
-		}
-	}
-	pending()
-	dir := newNode(t, mesh.roster(), "")
-	write(t, dir, node.FoundersFile, "tester | http://127.0.0.1:1/tester/\n")
-	if first := beat(t, dir, testNow); first.ValidationsPublished != len(mesh.peers) {
-		t.Fatalf("first heartbeat published %d validations, want %d", first.ValidationsPublished, len(mesh.peers))
-	}
+	mesh, dir := scoredMesh(t, 4)
 	settled, err := filepath.Glob(filepath.Join(dir, filepath.FromSlash(statefile.Dir(node.QueueSettledFile)), "*"))
 	if err != nil || len(settled) == 0 {
 		t.Fatalf("settled files after the first heartbeat: %v, %v", settled, err)
 	}
-	for i := range mesh.peers {
-		mesh.publish(i, 1)
-	}
-	mesh.mu.Lock()
-	pending()
-	mesh.mu.Unlock()
+	mesh.publishPending()
 	var mu sync.Mutex
 	reads := map[string]int{}
 	t.Cleanup(statefile.SetReadHook(func(p string) {

@@ -106,17 +106,13 @@ func TestStoredResultsWaitForStanding(t *testing.T) {
 	defer good.Close()
 	dir := newNode(t, [][2]string{{"good", good.URL + "/"}}, "")
 	beat(t, dir, testNow)
-	q := queue.Open(filepath.Join(dir, filepath.FromSlash(node.QueueFile)))
-	q.Now = func() time.Time { return testNow } // settled items are kept a week from then
+	q := openQueue(t, dir) // settled items are kept a week from then
 	got, err := q.Claim(queue.Claim{Owner: "w", Now: testNow, Max: 1})
 	if err != nil || len(got) != 1 {
 		t.Fatalf("claim: %v, %v", got, err)
 	}
 	res := &queue.Result{Scores: [6]int{4, 4, 4, 4, 4, 4}, Scorer: "command", ScoredAt: testNow}
-	if r, err := q.Update(queue.Update{Kind: queue.Finish, ID: got[0].ID, Owner: "w", Version: got[0].Version,
-		Status: queue.StatusDone, At: testNow, Result: res}); err != nil || r[0] != nil {
-		t.Fatalf("finish: %v %v", r, err)
-	}
+	finishDone(t, q, got[0], "w", res)
 	if sum := beat(t, dir, testNow.Add(time.Hour)); sum.ValidationsPublished != 0 {
 		t.Fatalf("published %d stored results without standing", sum.ValidationsPublished)
 	}
@@ -136,8 +132,7 @@ func TestStoredResultOfAnUnverifiedTraceIsNotPublished(t *testing.T) {
 	defer good.Close()
 	dir := newNode(t, [][2]string{{"good", good.URL + "/"}}, "")
 	write(t, dir, signal.FoundersFile, "tester | http://127.0.0.1:1/tester/\n")
-	q := queue.Open(filepath.Join(dir, filepath.FromSlash(node.QueueFile)))
-	q.Now = func() time.Time { return testNow }
+	q := openQueue(t, dir)
 	forged := manifest.HashBytes([]byte("a trace nobody served"))
 	if _, err := q.Enqueue(queue.Item{ID: forged.Hex(12), Hash: forged, From: "good", FromURL: good.URL + "/",
 		TraceURL: good.URL + "/traces/forged.md", QueuedAt: testNow}); err != nil {
@@ -148,13 +143,20 @@ func TestStoredResultOfAnUnverifiedTraceIsNotPublished(t *testing.T) {
 		t.Fatalf("claim: %v, %v", got, err)
 	}
 	res := &queue.Result{Scores: [6]int{5, 5, 5, 5, 5, 5}, Scorer: "command", ScoredAt: testNow}
-	if r, err := q.Update(queue.Update{Kind: queue.Finish, ID: got[0].ID, Owner: "w", Version: got[0].Version,
-		Status: queue.StatusDone, At: testNow, Result: res}); err != nil || r[0] != nil {
-		t.Fatalf("finish: %v %v", r, err)
-	}
+	finishDone(t, q, got[0], "w", res)
 	beat(t, dir, testNow.Add(time.Hour))
 	if _, ok := validationFiles(t, dir)[validation.FileName(forged)]; ok {
 		t.Errorf("a validation of %s, a trace the node never fetched, was published", forged)
+	}
+}
+
+// finishDone has owner finish it, which it claimed from q, done with res:
+// a worker's stored result.
+func finishDone(t *testing.T, q *queue.File, it queue.Item, owner string, res *queue.Result) {
+	t.Helper()
+	if r, err := q.Update(queue.Update{Kind: queue.Finish, ID: it.ID, Owner: owner, Version: it.Version,
+		Status: queue.StatusDone, At: testNow, Result: res}); err != nil || r[0] != nil {
+		t.Fatalf("setup: finish %v, %v", r, err)
 	}
 }
 
@@ -184,18 +186,14 @@ func TestStoredResultGetsTheScorersBounds(t *testing.T) {
 	defer good.Close()
 	dir := newNode(t, [][2]string{{"good", good.URL + "/"}}, "")
 	beat(t, dir, testNow)
-	q := queue.Open(filepath.Join(dir, filepath.FromSlash(node.QueueFile)))
-	q.Now = func() time.Time { return testNow }
+	q := openQueue(t, dir)
 	got, err := q.Claim(queue.Claim{Owner: "w", Now: testNow, Max: 1})
 	if err != nil || len(got) != 1 {
 		t.Fatalf("claim: %v, %v", got, err)
 	}
 	notes := strings.Repeat("word \n\t", 2<<20/7)
 	res := &queue.Result{Scores: [6]int{4, 4, 4, 4, 4, 4}, Notes: notes, Scorer: "command", ScoredAt: testNow}
-	if r, err := q.Update(queue.Update{Kind: queue.Finish, ID: got[0].ID, Owner: "w", Version: got[0].Version,
-		Status: queue.StatusDone, At: testNow, Result: res}); err != nil || r[0] != nil {
-		t.Fatalf("finish: %v %v", r, err)
-	}
+	finishDone(t, q, got[0], "w", res)
 	write(t, dir, signal.FoundersFile, "tester | http://127.0.0.1:1/tester/\n")
 	beat(t, dir, testNow.Add(time.Hour))
 	data, ok := validationFiles(t, dir)[validation.FileName(got[0].Hash)]
@@ -219,18 +217,14 @@ func TestStoredResultsShareThePeersBudget(t *testing.T) {
 	defer good.Close()
 	dir := newNode(t, [][2]string{{"good", good.URL + "/"}}, "")
 	beat(t, dir, testNow)
-	q := queue.Open(filepath.Join(dir, filepath.FromSlash(node.QueueFile)))
-	q.Now = func() time.Time { return testNow }
+	q := openQueue(t, dir)
 	got, err := q.Claim(queue.Claim{Owner: "w", Now: testNow})
 	if err != nil || len(got) != 2 {
 		t.Fatalf("claim: %v, %v", got, err)
 	}
 	for _, it := range got {
 		res := &queue.Result{Scores: [6]int{4, 4, 4, 4, 4, 4}, Scorer: "command", ScoredAt: testNow}
-		if r, err := q.Update(queue.Update{Kind: queue.Finish, ID: it.ID, Owner: "w", Version: it.Version,
-			Status: queue.StatusDone, At: testNow, Result: res}); err != nil || r[0] != nil {
-			t.Fatalf("finish: %v %v", r, err)
-		}
+		finishDone(t, q, it, "w", res)
 	}
 	write(t, dir, signal.FoundersFile, "tester | http://127.0.0.1:1/tester/\n")
 	l := pubLimits{perPeer: 1, perPeerDay: 10, perHeartbeat: 10, queuedPerPeer: 10, queued: 10}

@@ -41,8 +41,7 @@ func itemOfAnUnlistedPeer(t *testing.T, stored bool) {
 	dir := newNode(t, [][2]string{{"gamma", gamma.URL + "/g/"}}, "")
 	beat(t, dir, testNow) // no standing: gamma's item waits
 
-	q := queue.Open(filepath.Join(dir, filepath.FromSlash(node.QueueFile)))
-	q.Now = func() time.Time { return testNow }
+	q := openQueue(t, dir)
 	if n, err := q.Drop(validation.ID(h)); n != 1 || err != nil {
 		t.Fatalf("setup: dropped %d items of gamma's trace (%v)", n, err)
 	}
@@ -57,10 +56,7 @@ func itemOfAnUnlistedPeer(t *testing.T, stored bool) {
 			t.Fatalf("setup: claim %v, %v", got, err)
 		}
 		res := &queue.Result{Scores: validation.Scores{4, 4, 4, 4, 4, 4}, Scorer: "command", ScoredAt: testNow}
-		if r, err := q.Update(queue.Update{Kind: queue.Finish, ID: got[0].ID, Owner: "w", Version: got[0].Version,
-			Status: queue.StatusDone, At: testNow, Result: res}); err != nil || r[0] != nil {
-			t.Fatalf("setup: finish %v, %v", r, err)
-		}
+		finishDone(t, q, got[0], "w", res)
 	}
 	write(t, dir, node.FoundersFile, "tester | http://127.0.0.1:1/tester/\n")
 	beat(t, dir, testNow.Add(time.Hour))
@@ -105,20 +101,8 @@ func TestAQueueItemUnderAnEarlierSpellingOfItsPeerIsScored(t *testing.T) {
 	dir := newNode(t, [][2]string{{"ada", canon}}, "gossip:\n  enabled: false\n")
 	beat(t, dir, testNow) // no standing: ada's item waits
 
-	st := loadState(t, dir)
-	if !st.Rename(canon, old) {
-		t.Fatal("setup: no cursor to respell")
-	}
-	if _, err := st.Save(filepath.Join(dir, filepath.FromSlash(node.CursorsFile)), time.Time{}); err != nil {
-		t.Fatal(err)
-	}
-	l := loadLedger(t, dir)
-	l.Rename(canon, old)
-	if _, err := l.Save(filepath.Join(dir, filepath.FromSlash(node.LedgerFile))); err != nil {
-		t.Fatal(err)
-	}
-	q := queue.Open(filepath.Join(dir, filepath.FromSlash(node.QueueFile)))
-	q.Now = func() time.Time { return testNow }
+	respellRecords(t, dir, canon, old)
+	q := openQueue(t, dir)
 	if n, err := q.Drop(validation.ID(h)); n != 1 || err != nil {
 		t.Fatalf("setup: dropped %d items of ada's trace (%v)", n, err)
 	}

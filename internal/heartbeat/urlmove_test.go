@@ -26,7 +26,6 @@ type movingAgent struct {
 func newMovingAgent(t *testing.T) movingAgent {
 	t.Helper()
 	p := newFakePeer(t)
-	gammaTrace := "# Gamma's work\n\n## Work\n\nMeasured twice.\n"
 	g := manifest.HashBytes([]byte(gammaTrace))
 	p.publishSeqs("/gamma/", 1, map[manifest.Seq][2]string{1: {"traces/x.md", gammaTrace}})
 	aliceTrace := "# Alice's work\n\n## Work\n\nMeasured once.\n"

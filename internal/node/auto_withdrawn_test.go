@@ -1,7 +1,6 @@
 package node_test
 
 import (
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -19,14 +18,7 @@ import (
 // it read no history and commit nothing; the heartbeat with news that
 // finds the trace listed again scores and publishes it.
 func TestAnAutomaticNodeDoesNotPublishAValidationOfAWithdrawnTrace(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
-	}
-	p := newQuietPeer(t)
-	dir := waitingNode(t, p, "heuristic")
-	row := p.listRow(0, "") // ada withdraws its trace before it is scored
-	standing(t, dir)
-	mustBeat(t, dir, now.Add(20*time.Minute)) // with news, and standing: the queue is worked
+	p, dir, row := withdrawnTraceNode(t, "heuristic") // with standing: the queue is worked
 	if got := publishedValidations(t, dir); len(got) != 0 {
 		t.Fatalf("published %v, a validation of a trace its author withdrew", got)
 	}
@@ -34,20 +26,7 @@ func TestAnAutomaticNodeDoesNotPublishAValidationOfAWithdrawnTrace(t *testing.T)
 		t.Fatalf("the withdrawn trace's item is %s, reason %q; want queued, %q", it.Status, it.Reason, queue.WaitWithdrawn)
 	}
 	gitCommit(t, dir)
-
-	quiet, reads := beatCounting(t, dir, now.Add(time.Hour))
-	if quiet.err != nil {
-		t.Fatal(quiet.err)
-	}
-	if reads[node.LedgerFile] != 0 {
-		t.Errorf("a quiet heartbeat read the history (the ledger %d times) for an item whose peer withdrew its trace", reads[node.LedgerFile])
-	}
-	if quiet.sum.Changed {
-		t.Error("a quiet heartbeat changed files")
-	}
-	if out, err := exec.Command("git", "-C", dir, "status", "--porcelain", "--", ".", ":(exclude,glob)mesh-state/*.lock").Output(); err != nil || len(out) > 0 {
-		t.Errorf("a quiet heartbeat left to commit: %s %v", out, err)
-	}
+	wantQuietBeat(t, dir, now.Add(time.Hour))
 
 	p.listRow(0, row) // listed again
 	mustBeat(t, dir, now.Add(2*time.Hour))

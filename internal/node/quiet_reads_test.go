@@ -37,15 +37,7 @@ import (
 func TestQuietHeartbeatReadsNoHistoryAndEqualsTheFullOne(t *testing.T) {
 	p := newQuietPeer(t)
 	dir := quietNode(t, p)
-	quiet, reads := beatCounting(t, dir, now.Add(time.Hour))
-	if quiet.err != nil {
-		t.Fatal(quiet.err)
-	}
-	for rel, c := range reads {
-		if history(rel) {
-			t.Errorf("a heartbeat that found nothing new read %s %d time(s)", rel, c)
-		}
-	}
+	quiet, reads := beatReadingNoHistory(t, dir, now.Add(time.Hour), "a heartbeat that found nothing new")
 	if reads[node.CursorsFile] != 1 {
 		t.Errorf("cursors read %d times, want once", reads[node.CursorsFile])
 	}
@@ -74,15 +66,7 @@ func TestQuietHeartbeatReadsNoArchivePage(t *testing.T) {
 	if err != nil || len(pages) == 0 {
 		t.Fatalf("archive pages: %v, %v; want some", pages, err)
 	}
-	quiet, reads := beatCounting(t, dir, now.Add(time.Hour))
-	if quiet.err != nil {
-		t.Fatal(quiet.err)
-	}
-	for rel, c := range reads {
-		if history(rel) {
-			t.Errorf("a heartbeat that found nothing new read %s %d time(s)", rel, c)
-		}
-	}
+	quiet, _ := beatReadingNoHistory(t, dir, now.Add(time.Hour), "a heartbeat that found nothing new")
 	wantSame(t, dir, fullCopy(t, dir), quiet, now.Add(time.Hour))
 }
 
@@ -315,6 +299,23 @@ func beatCounting(t *testing.T, dir string, at time.Time) (outcome, map[string]i
 	sum, err := beatAt(t, dir, at)
 	reset()
 	return outcome{sum, err}, reads
+}
+
+// beatReadingNoHistory runs a heartbeat as beatCounting does, fails the
+// test if the heartbeat fails, and reports each file of the history it
+// read, naming the heartbeat what.
+func beatReadingNoHistory(t *testing.T, dir string, at time.Time, what string) (outcome, map[string]int) {
+	t.Helper()
+	got, reads := beatCounting(t, dir, at)
+	if got.err != nil {
+		t.Fatal(got.err)
+	}
+	for rel, c := range reads {
+		if history(rel) {
+			t.Errorf("%s read %s %d time(s)", what, rel, c)
+		}
+	}
+	return got, reads
 }
 
 // fullCopy copies the node, git checkout included, without its derived

@@ -20,29 +20,9 @@ import (
 // after it read no history and commit nothing; the heartbeat with news
 // that finds the trace listed again suggests its scores.
 func TestAQuietManualNodeReadsNoHistoryForAWithdrawnTracesItem(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
-	}
-	p := newQuietPeer(t)
-	dir := manualNode(t, p)
-	row := p.listRow(0, "") // ada withdraws its trace
-	standing(t, dir)
-	mustBeat(t, dir, now.Add(20*time.Minute)) // with news, and MANIFEST.md's refresh due (75 minutes)
+	p, dir, row := withdrawnTraceNode(t, "manual")
 	gitCommit(t, dir)
-
-	quiet, reads := beatCounting(t, dir, now.Add(time.Hour))
-	if quiet.err != nil {
-		t.Fatal(quiet.err)
-	}
-	if reads[node.LedgerFile] != 0 {
-		t.Errorf("a quiet heartbeat read the history (the ledger %d times) for an item whose peer withdrew its trace", reads[node.LedgerFile])
-	}
-	if quiet.sum.Changed {
-		t.Error("a quiet heartbeat changed files")
-	}
-	if out, err := exec.Command("git", "-C", dir, "status", "--porcelain", "--", ".", ":(exclude,glob)mesh-state/*.lock").Output(); err != nil || len(out) > 0 {
-		t.Errorf("a quiet heartbeat left to commit: %s %v", out, err)
-	}
+	wantQuietBeat(t, dir, now.Add(time.Hour))
 	if it := adaItem(t, dir); it.Status != queue.StatusQueued || it.Suggested != nil {
 		t.Fatalf("the withdrawn trace's item is %s, suggested %v; want queued without a suggestion", it.Status, it.Suggested != nil)
 	}
@@ -130,6 +110,43 @@ func waitingNode(t *testing.T, p *quietPeer, scorer string) string {
 	}
 	gitCommit(t, dir)
 	return dir
+}
+
+// withdrawnTraceNode is a waitingNode with the scorer named whose peer p
+// then withdrew its trace (row, the row it listed), after the heartbeat
+// with news that found the trace withdrawn, the node's standing given and
+// MANIFEST.md's refresh due (75 minutes), not yet committed.
+func withdrawnTraceNode(t *testing.T, scorer string) (p *quietPeer, dir, row string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	p = newQuietPeer(t)
+	dir = waitingNode(t, p, scorer)
+	row = p.listRow(0, "") // ada withdraws its trace before it is scored
+	standing(t, dir)
+	mustBeat(t, dir, now.Add(20*time.Minute))
+	return p, dir, row
+}
+
+// wantQuietBeat runs a heartbeat at at on dir, committed, whose item waits
+// for its withdrawn trace, and fails the test unless it reads no history,
+// changes no file and leaves nothing to commit.
+func wantQuietBeat(t *testing.T, dir string, at time.Time) {
+	t.Helper()
+	quiet, reads := beatCounting(t, dir, at)
+	if quiet.err != nil {
+		t.Fatal(quiet.err)
+	}
+	if reads[node.LedgerFile] != 0 {
+		t.Errorf("a quiet heartbeat read the history (the ledger %d times) for an item whose peer withdrew its trace", reads[node.LedgerFile])
+	}
+	if quiet.sum.Changed {
+		t.Error("a quiet heartbeat changed files")
+	}
+	if out, err := exec.Command("git", "-C", dir, "status", "--porcelain", "--", ".", ":(exclude,glob)mesh-state/*.lock").Output(); err != nil || len(out) > 0 {
+		t.Errorf("a quiet heartbeat left to commit: %s %v", out, err)
+	}
 }
 
 // standing makes the node at dir a founder, committed: its next
