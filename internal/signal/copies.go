@@ -38,7 +38,7 @@ func (m *mesh) addCopy(t *ledger.Trace) {
 	}
 	m.listers[t.Hash] = slices.Insert(keys, i, k)
 	m.others[t.Hash] = append(m.others[t.Hash], t)
-	m.learn(t.Agent, t.AgentURL)
+	m.agents.learn(m.agents.entry(t.Agent, t.AgentURL), t.Agent, t.AgentURL)
 }
 
 // lists reports whether the agent with key k lists the bytes h as a copy.
@@ -99,7 +99,7 @@ func (m *mesh) indexCopies() {
 	for i, t := range m.traces {
 		keys := m.listers[t.Hash]
 		if len(keys) < 2 {
-			m.listerIDs[i] = []int{m.authors[i]}
+			m.listerIDs[i] = m.authors[i : i+1 : i+1] // its author alone, without an array of its own
 			continue
 		}
 		m.copied[i] = true
