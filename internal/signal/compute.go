@@ -55,7 +55,7 @@ func compute(in Input, cache *Pools) Report {
 	rep := Report{Rules: rules.Name, Rounds: c.rounds}
 	o, has := c.outcome, c.has
 	rep.Agents = sortedAgents(m.tally(o, c.admitted, c.barred, m.mismatchesOf(has)))
-	rep.Traces = sortedTraces(m.results(o))
+	rep.Traces = m.sortedResults(o)
 	rep.Trust = m.trust(has)
 	return rep
 }
@@ -441,15 +441,20 @@ func (m *mesh) isSelf(v *ledger.Validation, e, i int) bool {
 	return v.Validator != "" && strings.EqualFold(strings.TrimSpace(v.Validator), strings.TrimSpace(t.Agent))
 }
 
-// results is every trace's resolution in the outcome.
-func (m *mesh) results(o outcome) []TraceResult {
-	out := make([]TraceResult, len(m.traces))
-	for i, t := range m.traces {
-		r := m.result(o, i, t)
-		r.Agent = m.names[m.keyOf[m.authors[i]]]
-		out[i] = r
+// results is every trace's resolution in the outcome, and the agent id
+// of the agent each is listed under.
+func (m *mesh) results(o outcome) ([]TraceResult, []int) {
+	n := len(m.traces)
+	for _, others := range m.others {
+		n += len(others)
 	}
-	return append(out, m.copyResults(o)...)
+	out, agents := make([]TraceResult, len(m.traces), n), make([]int, len(m.traces), n)
+	for i, t := range m.traces {
+		out[i] = m.result(o, i, t)
+		out[i].Agent = m.names[m.keyOf[m.authors[i]]]
+		agents[i] = m.authors[i]
+	}
+	return m.copyResults(o, out, agents)
 }
 
 // result is trace i's resolution in the outcome, as listed in record t

@@ -139,16 +139,20 @@ func (m *mesh) tallyCopy(i int, reason string, lines []map[string]*Earning, vali
 	}
 }
 
-// copyResults is the resolution of every listing after the first of
-// copied bytes: the status of their hash, under each lister's name.
-func (m *mesh) copyResults(o outcome) []TraceResult {
-	var out []TraceResult
+// copyResults appends to out the resolution of every listing after the
+// first of copied bytes: the status of their hash, under each lister's
+// name; and to agents, each lister's agent id.
+func (m *mesh) copyResults(o outcome, out []TraceResult, agents []int) ([]TraceResult, []int) {
+	if len(m.others) == 0 {
+		return out, agents
+	}
 	for i, t := range m.traces {
 		for _, c := range m.others[t.Hash] {
 			r := m.result(o, i, c)
-			r.Agent = m.names[m.key(c.Agent, c.AgentURL)]
-			out = append(out, r)
+			id := m.ids[m.key(c.Agent, c.AgentURL)]
+			r.Agent = m.names[m.keyOf[id]]
+			out, agents = append(out, r), append(agents, id)
 		}
 	}
-	return out
+	return out, agents
 }

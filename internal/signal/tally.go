@@ -123,39 +123,89 @@ func sortedAgents(agents map[string]*Agent) []Agent {
 	return out
 }
 
-// sortedTraces orders results by agent name (case-insensitive), seq and
-// hash. Each name is lowercased once, not at every comparison: a heartbeat
-// after three years sorts hundreds of thousands of results.
-func sortedTraces(out []TraceResult) []TraceResult {
-	agents := make([]string, len(out))
-	for i, r := range out {
-		agents[i] = strings.ToLower(r.Agent)
+// sortedResults is every trace's resolution in the outcome (results),
+// ordered by agent name (case-insensitive), seq and hash. A heartbeat
+// after three years sorts hundreds of thousands of results: each name is
+// lowercased and ranked once per agent, so that a comparison compares
+// integers where it compared strings, and the sort moves a permutation,
+// not the results. Its Less answers every question as comparing the
+// names would, so sort.Sort, given the results in the same order, makes
+// the same moves and the same order, ties included.
+func (m *mesh) sortedResults(o outcome) []TraceResult {
+	rs, agents := m.results(o)
+	rank := m.nameRanks()
+	s := tracesByAgent{rs: rs, rank: make([]int, len(rs)), perm: make([]int, len(rs))}
+	for i, id := range agents {
+		s.rank[i], s.perm[i] = rank[id], i
 	}
-	sort.Sort(tracesByAgent{out, agents})
-	return out
+	sort.Sort(s)
+	permute(rs, s.perm)
+	return rs
 }
 
-// tracesByAgent sorts results with their agents lowercased beside them.
+// nameRanks is each agent id's place among the agents' names lowercased:
+// equal for equal names, in the order of the names.
+func (m *mesh) nameRanks() []int {
+	lower := make([]string, len(m.keyOf))
+	byName := make([]int, len(m.keyOf))
+	for id, k := range m.keyOf {
+		lower[id], byName[id] = strings.ToLower(m.names[k]), id
+	}
+	slices.SortFunc(byName, func(a, b int) int { return strings.Compare(lower[a], lower[b]) })
+	rank := make([]int, len(m.keyOf))
+	for i, id := range byName {
+		if i > 0 {
+			rank[id] = rank[byName[i-1]]
+			if lower[id] != lower[byName[i-1]] {
+				rank[id]++
+			}
+		}
+	}
+	return rank
+}
+
+// tracesByAgent sorts the permutation perm of rs: the result at position
+// i is rs[perm[i]], whose agent's name rank is rank[perm[i]].
 type tracesByAgent struct {
-	rs     []TraceResult
-	agents []string // rs[i].Agent lowercased
+	rs   []TraceResult
+	rank []int // by index in rs
+	perm []int
 }
 
-func (s tracesByAgent) Len() int { return len(s.rs) }
+func (s tracesByAgent) Len() int { return len(s.perm) }
 
 func (s tracesByAgent) Less(i, j int) bool {
-	if s.agents[i] != s.agents[j] {
-		return s.agents[i] < s.agents[j]
+	a, b := s.perm[i], s.perm[j]
+	if s.rank[a] != s.rank[b] {
+		return s.rank[a] < s.rank[b]
 	}
-	if s.rs[i].Seq != s.rs[j].Seq {
-		return s.rs[i].Seq < s.rs[j].Seq
+	if s.rs[a].Seq != s.rs[b].Seq {
+		return s.rs[a].Seq < s.rs[b].Seq
 	}
-	return s.rs[i].Hash < s.rs[j].Hash
+	return s.rs[a].Hash < s.rs[b].Hash
 }
 
-func (s tracesByAgent) Swap(i, j int) {
-	s.rs[i], s.rs[j] = s.rs[j], s.rs[i]
-	s.agents[i], s.agents[j] = s.agents[j], s.agents[i]
+func (s tracesByAgent) Swap(i, j int) { s.perm[i], s.perm[j] = s.perm[j], s.perm[i] }
+
+// permute puts rs[perm[i]] at i for every i, in place, one cycle of the
+// permutation at a time; it spends perm.
+func permute[T any](rs []T, perm []int) {
+	for i := range perm {
+		if perm[i] < 0 {
+			continue
+		}
+		first, j := rs[i], i
+		for {
+			k := perm[j]
+			perm[j] = -1
+			if k == i {
+				rs[j] = first
+				break
+			}
+			rs[j] = rs[k]
+			j = k
+		}
+	}
 }
 
 func sortedKeys[K ~string, V any](m map[K]V) []K {
