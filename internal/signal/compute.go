@@ -309,9 +309,15 @@ func (m *mesh) addTraces(lists [][]*ledger.Trace) {
 func (m *mesh) addVotes(vals, verdicts []*ledger.Validation) {
 	// Votes point into the files, so that sorting them moves pointers, not
 	// records: under mesh-2026-4 a mesh is built once per epoch.
+	// Each is sorted by what it holds, its validator's rank among the keys
+	// (agentTable.ranks) and the time its file states, and reads its file
+	// only to break a tie.
 	type vote struct {
 		v       *ledger.Validation
 		agent   int // the validator's agents entry
+		rank    int // its rank: ranks compare as keys do
+		sec     int64
+		nsec    int // ValidatedAt, as time.Compare compares it
 		result  string
 		verdict bool
 	}
@@ -322,15 +328,22 @@ func (m *mesh) addVotes(vals, verdicts []*ledger.Validation) {
 			if err != nil || (v.Validator == "" && v.ValidatorURL == "") {
 				continue
 			}
-			vs = append(vs, vote{v, m.agents.entry(v.Validator, v.ValidatorURL), r, fromVerdicts == 1})
+			vs = append(vs, vote{v: v, agent: m.agents.entry(v.Validator, v.ValidatorURL), sec: v.ValidatedAt.Unix(), nsec: v.ValidatedAt.Nanosecond(),
+				result: r, verdict: fromVerdicts == 1})
 		}
 	}
-	rank := m.agents.ranks() // compared as their keys are, without comparing strings
+	rank := m.agents.ranks()
+	for i := range vs {
+		vs[i].rank = rank[vs[i].agent]
+	}
 	slices.SortFunc(vs, func(a, b vote) int {
-		if c := cmp.Compare(rank[a.agent], rank[b.agent]); c != 0 {
+		if c := cmp.Compare(a.rank, b.rank); c != 0 {
 			return c
 		}
-		if c := a.v.ValidatedAt.Compare(b.v.ValidatedAt); c != 0 {
+		if c := cmp.Compare(a.sec, b.sec); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.nsec, b.nsec); c != 0 {
 			return c
 		}
 		if a.result != b.result {
@@ -441,20 +454,29 @@ func (m *mesh) isSelf(v *ledger.Validation, e, i int) bool {
 	return v.Validator != "" && strings.EqualFold(strings.TrimSpace(v.Validator), strings.TrimSpace(t.Agent))
 }
 
-// results is every trace's resolution in the outcome, and the agent id
-// of the agent each is listed under.
-func (m *mesh) results(o outcome) ([]TraceResult, []int) {
+// listing is a record a result is made of: trace index trace as listed in
+// t (the trace itself, or another agent's listing of its bytes), by the
+// agent with id agent, with t's seq and hash beside it for sorting.
+type listing struct {
+	trace int
+	t     *ledger.Trace
+	agent int
+	seq   manifest.Seq
+	hash  manifest.Hash
+}
+
+// listed is every record a result is made of, each trace then the other
+// listings of copied bytes (listedCopies).
+func (m *mesh) listed() []listing {
 	n := len(m.traces)
 	for _, others := range m.others {
 		n += len(others)
 	}
-	out, agents := make([]TraceResult, len(m.traces), n), make([]int, len(m.traces), n)
+	out := make([]listing, len(m.traces), n)
 	for i, t := range m.traces {
-		out[i] = m.result(o, i, t)
-		out[i].Agent = m.names[m.keyOf[m.authors[i]]]
-		agents[i] = m.authors[i]
+		out[i] = listing{i, t, m.authors[i], t.Seq, t.Hash}
 	}
-	return m.copyResults(o, out, agents)
+	return m.listedCopies(out)
 }
 
 // result is trace i's resolution in the outcome, as listed in record t

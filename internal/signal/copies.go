@@ -139,20 +139,17 @@ func (m *mesh) tallyCopy(i int, reason string, lines []map[string]*Earning, vali
 	}
 }
 
-// copyResults appends to out the resolution of every listing after the
-// first of copied bytes: the status of their hash, under each lister's
-// name; and to agents, each lister's agent id.
-func (m *mesh) copyResults(o outcome, out []TraceResult, agents []int) ([]TraceResult, []int) {
+// listedCopies appends to out every listing after the first of copied
+// bytes, by hash: each takes the status of their hash, under its
+// lister's name.
+func (m *mesh) listedCopies(out []listing) []listing {
 	if len(m.others) == 0 {
-		return out, agents
+		return out
 	}
 	for i, t := range m.traces {
 		for _, c := range m.others[t.Hash] {
-			r := m.result(o, i, c)
-			id := m.ids[m.key(c.Agent, c.AgentURL)]
-			r.Agent = m.names[m.keyOf[id]]
-			out, agents = append(out, r), append(agents, id)
+			out = append(out, listing{i, c, m.ids[m.key(c.Agent, c.AgentURL)], c.Seq, c.Hash})
 		}
 	}
-	return out, agents
+	return out
 }

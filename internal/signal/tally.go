@@ -123,24 +123,30 @@ func sortedAgents(agents map[string]*Agent) []Agent {
 	return out
 }
 
-// sortedResults is every trace's resolution in the outcome (results),
-// ordered by agent name (case-insensitive), seq and hash. A heartbeat
-// after three years sorts hundreds of thousands of results: each name is
-// lowercased and ranked once per agent, so that a comparison compares
-// integers where it compared strings, and the sort moves a permutation,
-// not the results. Its Less answers every question as comparing the
-// names would, so sort.Sort, given the results in the same order, makes
-// the same moves and the same order, ties included.
+// sortedResults is every trace's resolution in the outcome, ordered by
+// agent name (case-insensitive), seq and hash. A heartbeat after three
+// years sorts hundreds of thousands of results: each name is lowercased
+// and ranked once per agent, so that a comparison compares integers
+// where it compared strings, and the sort orders the listings (listed)
+// before any result is made, each then made once in its place. Its Less
+// answers every question as comparing the results' names would, so
+// sort.Sort, given the listings in the order results were, makes the same
+// moves and the same order, ties included.
 func (m *mesh) sortedResults(o outcome) []TraceResult {
-	rs, agents := m.results(o)
+	ls := m.listed()
 	rank := m.nameRanks()
-	s := tracesByAgent{rs: rs, rank: make([]int, len(rs)), perm: make([]int, len(rs))}
-	for i, id := range agents {
-		s.rank[i], s.perm[i] = rank[id], i
+	s := tracesByAgent{ls: ls, rank: make([]int, len(ls)), perm: make([]int, len(ls))}
+	for i, l := range ls {
+		s.rank[i], s.perm[i] = rank[l.agent], i
 	}
 	sort.Sort(s)
-	permute(rs, s.perm)
-	return rs
+	out := make([]TraceResult, len(ls))
+	for k, i := range s.perm {
+		l := ls[i]
+		out[k] = m.result(o, l.trace, l.t)
+		out[k].Agent = m.names[m.keyOf[l.agent]]
+	}
+	return out
 }
 
 // nameRanks is each agent id's place among the agents' names lowercased:
@@ -164,11 +170,11 @@ func (m *mesh) nameRanks() []int {
 	return rank
 }
 
-// tracesByAgent sorts the permutation perm of rs: the result at position
-// i is rs[perm[i]], whose agent's name rank is rank[perm[i]].
+// tracesByAgent sorts the permutation perm of ls: the listing at
+// position i is ls[perm[i]], whose agent's name rank is rank[perm[i]].
 type tracesByAgent struct {
-	rs   []TraceResult
-	rank []int // by index in rs
+	ls   []listing
+	rank []int // by index in ls
 	perm []int
 }
 
@@ -179,34 +185,13 @@ func (s tracesByAgent) Less(i, j int) bool {
 	if s.rank[a] != s.rank[b] {
 		return s.rank[a] < s.rank[b]
 	}
-	if s.rs[a].Seq != s.rs[b].Seq {
-		return s.rs[a].Seq < s.rs[b].Seq
+	if s.ls[a].seq != s.ls[b].seq {
+		return s.ls[a].seq < s.ls[b].seq
 	}
-	return s.rs[a].Hash < s.rs[b].Hash
+	return s.ls[a].hash < s.ls[b].hash
 }
 
 func (s tracesByAgent) Swap(i, j int) { s.perm[i], s.perm[j] = s.perm[j], s.perm[i] }
-
-// permute puts rs[perm[i]] at i for every i, in place, one cycle of the
-// permutation at a time; it spends perm.
-func permute[T any](rs []T, perm []int) {
-	for i := range perm {
-		if perm[i] < 0 {
-			continue
-		}
-		first, j := rs[i], i
-		for {
-			k := perm[j]
-			perm[j] = -1
-			if k == i {
-				rs[j] = first
-				break
-			}
-			rs[j] = rs[k]
-			j = k
-		}
-	}
-}
 
 func sortedKeys[K ~string, V any](m map[K]V) []K {
 	out := make([]K, 0, len(m))
