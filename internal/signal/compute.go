@@ -456,13 +456,15 @@ func (m *mesh) isSelf(v *ledger.Validation, e, i int) bool {
 
 // listing is a record a result is made of: trace index trace as listed in
 // t (the trace itself, or another agent's listing of its bytes), by the
-// agent with id agent, with t's seq and hash beside it for sorting.
+// agent with id agent, with what results sort by beside it: t's seq and
+// hash, and the rank of the agent's name (sortedResults).
 type listing struct {
 	trace int
 	t     *ledger.Trace
 	agent int
 	seq   manifest.Seq
 	hash  manifest.Hash
+	rank  int
 }
 
 // listed is every record a result is made of, each trace then the other
@@ -474,7 +476,7 @@ func (m *mesh) listed() []listing {
 	}
 	out := make([]listing, len(m.traces), n)
 	for i, t := range m.traces {
-		out[i] = listing{i, t, m.authors[i], t.Seq, t.Hash}
+		out[i] = listing{trace: i, t: t, agent: m.authors[i], seq: t.Seq, hash: t.Hash}
 	}
 	return m.listedCopies(out)
 }

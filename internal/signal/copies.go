@@ -148,7 +148,7 @@ func (m *mesh) listedCopies(out []listing) []listing {
 	}
 	for i, t := range m.traces {
 		for _, c := range m.others[t.Hash] {
-			out = append(out, listing{i, c, m.ids[m.key(c.Agent, c.AgentURL)], c.Seq, c.Hash})
+			out = append(out, listing{trace: i, t: c, agent: m.ids[m.key(c.Agent, c.AgentURL)], seq: c.Seq, hash: c.Hash})
 		}
 	}
 	return out

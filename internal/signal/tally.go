@@ -135,14 +135,12 @@ func sortedAgents(agents map[string]*Agent) []Agent {
 func (m *mesh) sortedResults(o outcome) []TraceResult {
 	ls := m.listed()
 	rank := m.nameRanks()
-	s := tracesByAgent{ls: ls, rank: make([]int, len(ls)), perm: make([]int, len(ls))}
-	for i, l := range ls {
-		s.rank[i], s.perm[i] = rank[l.agent], i
+	for i := range ls {
+		ls[i].rank = rank[ls[i].agent]
 	}
-	sort.Sort(s)
+	sort.Sort(tracesByAgent(ls))
 	out := make([]TraceResult, len(ls))
-	for k, i := range s.perm {
-		l := ls[i]
+	for k, l := range ls {
 		out[k] = m.result(o, l.trace, l.t)
 		out[k].Agent = m.names[m.keyOf[l.agent]]
 	}
@@ -170,28 +168,22 @@ func (m *mesh) nameRanks() []int {
 	return rank
 }
 
-// tracesByAgent sorts the permutation perm of ls: the listing at
-// position i is ls[perm[i]], whose agent's name rank is rank[perm[i]].
-type tracesByAgent struct {
-	ls   []listing
-	rank []int // by index in ls
-	perm []int
-}
+// tracesByAgent sorts listings by their agent's name rank, seq and hash.
+type tracesByAgent []listing
 
-func (s tracesByAgent) Len() int { return len(s.perm) }
+func (s tracesByAgent) Len() int { return len(s) }
 
 func (s tracesByAgent) Less(i, j int) bool {
-	a, b := s.perm[i], s.perm[j]
-	if s.rank[a] != s.rank[b] {
-		return s.rank[a] < s.rank[b]
+	if s[i].rank != s[j].rank {
+		return s[i].rank < s[j].rank
 	}
-	if s.ls[a].seq != s.ls[b].seq {
-		return s.ls[a].seq < s.ls[b].seq
+	if s[i].seq != s[j].seq {
+		return s[i].seq < s[j].seq
 	}
-	return s.ls[a].hash < s.ls[b].hash
+	return s[i].hash < s[j].hash
 }
 
-func (s tracesByAgent) Swap(i, j int) { s.perm[i], s.perm[j] = s.perm[j], s.perm[i] }
+func (s tracesByAgent) Swap(i, j int) { s[i], s[j] = s[j], s[i] }
 
 func sortedKeys[K ~string, V any](m map[K]V) []K {
 	out := make([]K, 0, len(m))
