@@ -184,12 +184,3 @@ func (s tracesByAgent) Less(i, j int) bool {
 }
 
 func (s tracesByAgent) Swap(i, j int) { s[i], s[j] = s[j], s[i] }
-
-func sortedKeys[K ~string, V any](m map[K]V) []K {
-	out := make([]K, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
