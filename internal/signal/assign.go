@@ -463,7 +463,7 @@ func newAssignments(in Input, cache *Pools) (Assignments, bool) {
 	if !ok || rules.JurySize == 0 {
 		return Assignments{}, false
 	}
-	return Assignments{a: newAssigner(in, rules, cache), m: &mesh{keys: map[string]string{}}}, true
+	return Assignments{a: newAssigner(in, rules, cache), m: &mesh{agents: newAgentTable()}}, true
 }
 
 // Jury returns the names of t's jurors, highest weight first.

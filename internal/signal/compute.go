@@ -55,7 +55,7 @@ func compute(in Input, cache *Pools) Report {
 	rep := Report{Rules: rules.Name, Rounds: c.rounds}
 	o, has := c.outcome, c.has
 	rep.Agents = sortedAgents(m.tally(o, c.admitted, c.barred, m.mismatchesOf(has)))
-	rep.Traces = sortedTraces(m.results(o))
+	rep.Traces = m.sortedResults(o)
 	rep.Trust = m.trust(has)
 	return rep
 }
@@ -111,20 +111,20 @@ func (m *mesh) admit(o outcome, has, barred []bool, rounds []int, round int) boo
 // by their trace URL where one is known (a name is only what a file
 // says), else by name.
 type mesh struct {
-	traces     []*ledger.Trace       // one per hash, sorted by hash; the input's records, never written
-	authors    []int                 // agent id of traces[i]'s author
-	authorKeys []string              // agent key of traces[i]'s author; while building
-	points     []float64             // what traces[i] earns its author once validated
-	ballots    [][]ballot            // traces[i]'s votes, by validator key
-	ids        map[string]int        // agent key → agent id, an index of keyOf
-	keyOf      []string              // agent id → agent key
-	byHash     map[manifest.Hash]int // hash → index in traces
-	votes      []keyedBallot         // every vote, each trace's by validator key, ascending (voter unset); while building
-	names      map[string]string     // agent key → name as first written
-	urls       map[string]string     // agent key → trace URL
-	founders   map[string]bool       // agent key → named in FOUNDERS.md
-	keys       agentKeys             // trace URL → agent key, memoized
-	rules      Rules
+	traces   []*ledger.Trace       // one per hash, sorted by hash; the input's records, never written
+	authors  []int                 // agent id of traces[i]'s author
+	authorOf []int                 // agents entry of traces[i]'s author; while building
+	points   []float64             // what traces[i] earns its author once validated
+	ballots  [][]ballot            // traces[i]'s votes, by validator key
+	ids      map[string]int        // agent key → agent id, an index of keyOf
+	keyOf    []string              // agent id → agent key
+	byHash   map[manifest.Hash]int // hash → index in traces
+	votes    []keyedBallot         // every vote, each trace's by validator key, ascending (voter unset); while building
+	names    map[string]string     // agent key → name as first written
+	urls     map[string]string     // agent key → trace URL
+	founders map[string]bool       // agent key → named in FOUNDERS.md
+	agents   *agentTable           // every agent the files name, by entry
+	rules    Rules
 	// mismatches are the files agents disputed, by disputed agent and
 	// claimed hash; only under rules that take standing for them.
 	mismatches []mismatch
@@ -144,9 +144,9 @@ type mesh struct {
 	juries, reserves, lates [][]int
 }
 
-// key is agentKey, memoized by URL: a mesh names the same few URLs on
-// every trace and vote.
-func (m *mesh) key(name, url string) string { return m.keys.key(name, url) }
+// key is agentKey, memoized (agentTable): a mesh names the same few
+// agents on every trace and vote.
+func (m *mesh) key(name, url string) string { return m.agents.keys[m.agents.entry(name, url)] }
 
 // agentKeys memoizes agentKey by URL: normalizing a URL parses it.
 type agentKeys map[string]string
@@ -177,7 +177,7 @@ func newMesh(in Input, rules Rules) *mesh {
 	m := &mesh{
 		rules:  rules,
 		byHash: make(map[manifest.Hash]int, len(in.Traces)),
-		names:  map[string]string{}, urls: map[string]string{}, founders: map[string]bool{}, keys: agentKeys{},
+		agents: newAgentTable(),
 	}
 	// Names come first from the traces (the name the node polls the agent
 	// by), then from FOUNDERS.md, and only then from what validation files
@@ -193,8 +193,9 @@ func newMesh(in Input, rules Rules) *mesh {
 		if f.Name == "" && f.URL == "" {
 			continue
 		}
-		m.founders[m.key(f.Name, f.URL)] = true
-		m.learn(f.Name, f.URL)
+		e := m.agents.entry(f.Name, f.URL)
+		m.agents.founder[e] = true
+		m.agents.learn(e, f.Name, f.URL)
 	}
 	m.addVotes(in.Validations, m.verdictVotes())
 	m.index()
@@ -204,24 +205,53 @@ func newMesh(in Input, rules Rules) *mesh {
 	return m
 }
 
-// index lays the traces' authors and votes out as slices in trace order,
-// so that each round of the closure walks them without hashing a key or
-// parsing a URL.
+// index gives the agents the mesh learned their ids, by key, and lays
+// the traces' authors and votes out as slices in trace order, so that
+// each round of the closure walks them without hashing a key or parsing
+// a URL.
 func (m *mesh) index() {
-	m.ids = map[string]int{}
-	for _, k := range sortedKeys(m.names) {
-		m.ids[k] = len(m.keyOf)
-		m.keyOf = append(m.keyOf, k)
-	}
+	idOf := m.indexAgents()
 	m.authors = make([]int, len(m.traces))
 	m.points = make([]float64, len(m.traces))
+	points := map[[2]string]float64{} // earningFor by type and category: a mesh has few of them
 	for i, t := range m.traces {
-		m.authors[i] = m.ids[m.authorKeys[i]]
-		_, m.points[i] = earningFor(t.Type, t.Category)
+		m.authors[i] = idOf[m.authorOf[i]]
+		p, ok := points[[2]string{t.Type, t.Category}]
+		if !ok {
+			_, p = earningFor(t.Type, t.Category)
+			points[[2]string{t.Type, t.Category}] = p
+		}
+		m.points[i] = p
 	}
-	m.authorKeys = nil
-	m.indexVotes()
+	m.authorOf = nil
+	m.indexVotes(idOf)
 	m.indexCopies()
+}
+
+// indexAgents numbers the agents the mesh learned by key, and returns
+// each entry's agent id (-1: not learned).
+func (m *mesh) indexAgents() []int {
+	t := m.agents
+	idOf := make([]int, len(t.keys))
+	m.ids, m.names, m.urls, m.founders = map[string]int{}, map[string]string{}, map[string]string{}, map[string]bool{}
+	for _, e := range t.sorted() {
+		idOf[e] = -1
+		if !t.learned[e] {
+			continue
+		}
+		k := t.keys[e]
+		idOf[e] = len(m.keyOf)
+		m.ids[k] = len(m.keyOf)
+		m.keyOf = append(m.keyOf, k)
+		m.names[k] = t.names[e]
+		if t.urls[e] != "" {
+			m.urls[k] = t.urls[e]
+		}
+		if t.founder[e] {
+			m.founders[k] = true
+		}
+	}
+	return idOf
 }
 
 // addTraces keeps one trace per hash of the lists, the first by seq and
@@ -249,7 +279,7 @@ func (m *mesh) addTraces(lists [][]*ledger.Trace) {
 	// Grown once: appended one by one, 20,000 traces left 30 MB of
 	// outgrown arrays for a site build's collector.
 	m.traces = slices.Grow(m.traces, len(ts))
-	m.authorKeys = slices.Grow(m.authorKeys, len(ts))
+	m.authorOf = slices.Grow(m.authorOf, len(ts))
 	for _, t := range ts {
 		if t.Hash == "" || t.Agent == "" {
 			continue
@@ -262,9 +292,9 @@ func (m *mesh) addTraces(lists [][]*ledger.Trace) {
 		}
 		m.byHash[t.Hash] = len(m.traces)
 		m.traces = append(m.traces, t)
-		k := m.key(t.Agent, t.AgentURL)
-		m.authorKeys = append(m.authorKeys, k)
-		m.learnAs(k, t.Agent, t.AgentURL)
+		e := m.agents.entry(t.Agent, t.AgentURL)
+		m.authorOf = append(m.authorOf, e)
+		m.agents.learn(e, t.Agent, t.AgentURL)
 	}
 }
 
@@ -279,9 +309,15 @@ func (m *mesh) addTraces(lists [][]*ledger.Trace) {
 func (m *mesh) addVotes(vals, verdicts []*ledger.Validation) {
 	// Votes point into the files, so that sorting them moves pointers, not
 	// records: under mesh-2026-4 a mesh is built once per epoch.
+	// Each is sorted by what it holds, its validator's rank among the keys
+	// (agentTable.ranks) and the time its file states, and reads its file
+	// only to break a tie.
 	type vote struct {
 		v       *ledger.Validation
-		key     string
+		agent   int // the validator's agents entry
+		rank    int // its rank: ranks compare as keys do
+		sec     int64
+		nsec    int // ValidatedAt, as time.Compare compares it
 		result  string
 		verdict bool
 	}
@@ -292,14 +328,22 @@ func (m *mesh) addVotes(vals, verdicts []*ledger.Validation) {
 			if err != nil || (v.Validator == "" && v.ValidatorURL == "") {
 				continue
 			}
-			vs = append(vs, vote{v, m.key(v.Validator, v.ValidatorURL), r, fromVerdicts == 1})
+			vs = append(vs, vote{v: v, agent: m.agents.entry(v.Validator, v.ValidatorURL), sec: v.ValidatedAt.Unix(), nsec: v.ValidatedAt.Nanosecond(),
+				result: r, verdict: fromVerdicts == 1})
 		}
 	}
+	rank := m.agents.ranks()
+	for i := range vs {
+		vs[i].rank = rank[vs[i].agent]
+	}
 	slices.SortFunc(vs, func(a, b vote) int {
-		if c := strings.Compare(a.key, b.key); c != 0 {
+		if c := cmp.Compare(a.rank, b.rank); c != 0 {
 			return c
 		}
-		if c := a.v.ValidatedAt.Compare(b.v.ValidatedAt); c != 0 {
+		if c := cmp.Compare(a.sec, b.sec); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.nsec, b.nsec); c != 0 {
 			return c
 		}
 		if a.result != b.result {
@@ -333,20 +377,20 @@ func (m *mesh) addVotes(vals, verdicts []*ledger.Validation) {
 	m.votes = make([]keyedBallot, 0, len(vs))
 	newest := make([]int, len(m.traces)) // trace i's newest vote is m.votes[newest[i]-1]; 0: none yet
 	for _, kv := range vs {
-		v, vk := kv.v, kv.key
+		v, ve := kv.v, kv.agent
 		i, ok := m.byHash[v.TraceHash]
-		if !ok || m.isSelf(v, vk, m.traces[i]) {
+		if !ok || m.isSelf(v, ve, i) {
 			continue
 		}
-		b := keyedBallot{i, vk, ballot{pass: kv.result == validation.ResultPass, verdict: kv.verdict, day: voteDay(v.ValidatedAt, m.traces[i].Submitted),
+		b := keyedBallot{i, ve, ballot{pass: kv.result == validation.ResultPass, verdict: kv.verdict, day: voteDay(v.ValidatedAt, m.traces[i].Submitted),
 			copied: copied[v.SourceHash]}}
-		if j := newest[i] - 1; j >= 0 && m.votes[j].key == vk {
+		if j := newest[i] - 1; j >= 0 && m.votes[j].agent == ve {
 			m.votes[j] = b
 		} else {
 			m.votes = append(m.votes, b)
 			newest[i] = len(m.votes)
 		}
-		m.learnAs(vk, v.Validator, v.ValidatorURL)
+		m.agents.learn(ve, v.Validator, v.ValidatorURL)
 	}
 }
 
@@ -364,17 +408,17 @@ func passFirst(a, b string) int {
 }
 
 // keyedBallot is a vote while the mesh is built: the index of its trace
-// and its validator's key, before agent ids are given (index).
+// and its validator's agents entry, before agent ids are given (index).
 type keyedBallot struct {
 	trace  int
-	key    string
+	agent  int
 	ballot ballot
 }
 
 // indexVotes lays the votes out by trace in one array, each trace's in
 // the order addVotes kept them, so that a mesh holds one array of ballots
 // rather than one per trace.
-func (m *mesh) indexVotes() {
+func (m *mesh) indexVotes(idOf []int) {
 	start := make([]int, len(m.traces)+1) // trace i's votes are all[start[i]:start[i+1]]
 	for _, kb := range m.votes {
 		start[kb.trace+1]++
@@ -385,7 +429,7 @@ func (m *mesh) indexVotes() {
 	all := make([]ballot, len(m.votes))
 	next := slices.Clone(start[:len(m.traces)])
 	for _, kb := range m.votes {
-		kb.ballot.voter = m.ids[kb.key]
+		kb.ballot.voter = idOf[kb.agent]
 		all[next[kb.trace]] = kb.ballot
 		next[kb.trace]++
 	}
@@ -396,41 +440,45 @@ func (m *mesh) indexVotes() {
 	m.votes = nil
 }
 
-// isSelf reports a validation of the validator's own trace: the same
-// trace URL (the same agent key), or the same name; when the rules judge
-// copies, of bytes the validator lists too.
-func (m *mesh) isSelf(v *ledger.Validation, vk string, t *ledger.Trace) bool {
-	if v.ValidatorURL != "" && t.AgentURL != "" && vk == m.key(t.Agent, t.AgentURL) {
+// isSelf reports a validation by the validator with agents entry e of
+// its own trace i: the same trace URL (the same agent key), or the same
+// name; when the rules judge copies, of bytes the validator lists too.
+func (m *mesh) isSelf(v *ledger.Validation, e, i int) bool {
+	t := m.traces[i]
+	if v.ValidatorURL != "" && t.AgentURL != "" && e == m.authorOf[i] {
 		return true
 	}
-	if m.lists(t.Hash, vk) {
+	if m.lists(t.Hash, m.agents.keys[e]) {
 		return true
 	}
 	return v.Validator != "" && strings.EqualFold(strings.TrimSpace(v.Validator), strings.TrimSpace(t.Agent))
 }
 
-func (m *mesh) learn(name, url string) { m.learnAs(m.key(name, url), name, url) }
-
-// learnAs is learn for the agent whose key, m.key(name, url), the caller
-// has already.
-func (m *mesh) learnAs(k, name, url string) {
-	if n, ok := m.names[k]; !ok || n == "" {
-		m.names[k] = strings.TrimSpace(name)
-	}
-	if url != "" && m.urls[k] == "" {
-		m.urls[k] = url
-	}
+// listing is a record a result is made of: trace index trace as listed in
+// t (the trace itself, or another agent's listing of its bytes), by the
+// agent with id agent, with what results sort by beside it: t's seq and
+// hash, and the rank of the agent's name (sortedResults).
+type listing struct {
+	trace int
+	t     *ledger.Trace
+	agent int
+	seq   manifest.Seq
+	hash  manifest.Hash
+	rank  int
 }
 
-// results is every trace's resolution in the outcome.
-func (m *mesh) results(o outcome) []TraceResult {
-	out := make([]TraceResult, len(m.traces))
-	for i, t := range m.traces {
-		r := m.result(o, i, t)
-		r.Agent = m.names[m.keyOf[m.authors[i]]]
-		out[i] = r
+// listed is every record a result is made of, each trace then the other
+// listings of copied bytes (listedCopies).
+func (m *mesh) listed() []listing {
+	n := len(m.traces)
+	for _, others := range m.others {
+		n += len(others)
 	}
-	return append(out, m.copyResults(o)...)
+	out := make([]listing, len(m.traces), n)
+	for i, t := range m.traces {
+		out[i] = listing{trace: i, t: t, agent: m.authors[i], seq: t.Seq, hash: t.Hash}
+	}
+	return m.listedCopies(out)
 }
 
 // result is trace i's resolution in the outcome, as listed in record t

@@ -38,7 +38,7 @@ func (m *mesh) addCopy(t *ledger.Trace) {
 	}
 	m.listers[t.Hash] = slices.Insert(keys, i, k)
 	m.others[t.Hash] = append(m.others[t.Hash], t)
-	m.learn(t.Agent, t.AgentURL)
+	m.agents.learn(m.agents.entry(t.Agent, t.AgentURL), t.Agent, t.AgentURL)
 }
 
 // lists reports whether the agent with key k lists the bytes h as a copy.
@@ -99,7 +99,7 @@ func (m *mesh) indexCopies() {
 	for i, t := range m.traces {
 		keys := m.listers[t.Hash]
 		if len(keys) < 2 {
-			m.listerIDs[i] = []int{m.authors[i]}
+			m.listerIDs[i] = m.authors[i : i+1 : i+1] // its author alone, without an array of its own
 			continue
 		}
 		m.copied[i] = true
@@ -139,15 +139,16 @@ func (m *mesh) tallyCopy(i int, reason string, lines []map[string]*Earning, vali
 	}
 }
 
-// copyResults is the resolution of every listing after the first of
-// copied bytes: the status of their hash, under each lister's name.
-func (m *mesh) copyResults(o outcome) []TraceResult {
-	var out []TraceResult
+// listedCopies appends to out every listing after the first of copied
+// bytes, by hash: each takes the status of their hash, under its
+// lister's name.
+func (m *mesh) listedCopies(out []listing) []listing {
+	if len(m.others) == 0 {
+		return out
+	}
 	for i, t := range m.traces {
 		for _, c := range m.others[t.Hash] {
-			r := m.result(o, i, c)
-			r.Agent = m.names[m.key(c.Agent, c.AgentURL)]
-			out = append(out, r)
+			out = append(out, listing{trace: i, t: c, agent: m.ids[m.key(c.Agent, c.AgentURL)], seq: c.Seq, hash: c.Hash})
 		}
 	}
 	return out

@@ -123,46 +123,64 @@ func sortedAgents(agents map[string]*Agent) []Agent {
 	return out
 }
 
-// sortedTraces orders results by agent name (case-insensitive), seq and
-// hash. Each name is lowercased once, not at every comparison: a heartbeat
-// after three years sorts hundreds of thousands of results.
-func sortedTraces(out []TraceResult) []TraceResult {
-	agents := make([]string, len(out))
-	for i, r := range out {
-		agents[i] = strings.ToLower(r.Agent)
+// sortedResults is every trace's resolution in the outcome, ordered by
+// agent name (case-insensitive), seq and hash. A heartbeat after three
+// years sorts hundreds of thousands of results: each name is lowercased
+// and ranked once per agent, so that a comparison compares integers
+// where it compared strings, and the sort orders the listings (listed)
+// before any result is made, each then made once in its place. Its Less
+// answers every question as comparing the results' names would, so
+// sort.Sort, given the listings in the order results were, makes the same
+// moves and the same order, ties included.
+func (m *mesh) sortedResults(o outcome) []TraceResult {
+	ls := m.listed()
+	rank := m.nameRanks()
+	for i := range ls {
+		ls[i].rank = rank[ls[i].agent]
 	}
-	sort.Sort(tracesByAgent{out, agents})
+	sort.Sort(tracesByAgent(ls))
+	out := make([]TraceResult, len(ls))
+	for k, l := range ls {
+		out[k] = m.result(o, l.trace, l.t)
+		out[k].Agent = m.names[m.keyOf[l.agent]]
+	}
 	return out
 }
 
-// tracesByAgent sorts results with their agents lowercased beside them.
-type tracesByAgent struct {
-	rs     []TraceResult
-	agents []string // rs[i].Agent lowercased
+// nameRanks is each agent id's place among the agents' names lowercased:
+// equal for equal names, in the order of the names.
+func (m *mesh) nameRanks() []int {
+	lower := make([]string, len(m.keyOf))
+	byName := make([]int, len(m.keyOf))
+	for id, k := range m.keyOf {
+		lower[id], byName[id] = strings.ToLower(m.names[k]), id
+	}
+	slices.SortFunc(byName, func(a, b int) int { return strings.Compare(lower[a], lower[b]) })
+	rank := make([]int, len(m.keyOf))
+	for i, id := range byName {
+		if i > 0 {
+			rank[id] = rank[byName[i-1]]
+			if lower[id] != lower[byName[i-1]] {
+				rank[id]++
+			}
+		}
+	}
+	return rank
 }
 
-func (s tracesByAgent) Len() int { return len(s.rs) }
+// tracesByAgent sorts listings by their agent's name rank, seq and hash.
+type tracesByAgent []listing
+
+func (s tracesByAgent) Len() int { return len(s) }
 
 func (s tracesByAgent) Less(i, j int) bool {
-	if s.agents[i] != s.agents[j] {
-		return s.agents[i] < s.agents[j]
+	if s[i].rank != s[j].rank {
+		return s[i].rank < s[j].rank
 	}
-	if s.rs[i].Seq != s.rs[j].Seq {
-		return s.rs[i].Seq < s.rs[j].Seq
+	if s[i].seq != s[j].seq {
+		return s[i].seq < s[j].seq
 	}
-	return s.rs[i].Hash < s.rs[j].Hash
+	return s[i].hash < s[j].hash
 }
 
-func (s tracesByAgent) Swap(i, j int) {
-	s.rs[i], s.rs[j] = s.rs[j], s.rs[i]
-	s.agents[i], s.agents[j] = s.agents[j], s.agents[i]
-}
-
-func sortedKeys[K ~string, V any](m map[K]V) []K {
-	out := make([]K, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
+func (s tracesByAgent) Swap(i, j int) { s[i], s[j] = s[j], s[i] }

@@ -18,7 +18,7 @@ import (
 // no trace or to more than one, is no vote (docs/decisions.md, "Verdict
 // traces").
 func (m *mesh) verdictVotes() []*ledger.Validation {
-	targets := m.targets()
+	var targets targets // made at the first verdict: most meshes have none
 	var vals []ledger.Validation
 	for t := range m.listings() {
 		for _, v := range t.Verdicts {
@@ -30,6 +30,9 @@ func (m *mesh) verdictVotes() []*ledger.Validation {
 				result = validation.ResultFail
 			default:
 				continue
+			}
+			if targets == nil {
+				targets = m.targets()
 			}
 			h, ok := targets.resolve(v.Agent, v.Seq)
 			if !ok {
