@@ -1,6 +1,7 @@
 package heartbeat
 
 import (
+	"github.com/meshnode/meshnode/internal/cputime"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -66,7 +67,7 @@ func BenchmarkLogOrder(b *testing.B) {
 		f    func([]manifest.Entry) []manifest.Entry
 	}{{"runs", bySeq}, {"sort", sortedWhole}} {
 		b.Run(o.name, func(b *testing.B) {
-			cpuLoop(b, func() {
+			cputime.Loop(b, func() {
 				if out := o.f(rows); !risingSeqs(out) {
 					b.Fatal("not in seq order")
 				}

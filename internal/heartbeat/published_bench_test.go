@@ -2,12 +2,12 @@ package heartbeat
 
 import (
 	"fmt"
+	"github.com/meshnode/meshnode/internal/cputime"
 	"log/slog"
 	"maps"
 	"os"
 	"runtime"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
 
@@ -80,14 +80,14 @@ func benchPublished(b *testing.B, s publishedBench) {
 		n.withdraw(listings)
 		withdraw += time.Since(start)
 		runtime.ReadMemStats(&before)
-		start, c := time.Now(), cpuTime()
+		start, c := time.Now(), cputime.Used()
 		n.published, n.brought = nil, tracesBrought(polls) // as apply does
 		for i, h := range fresh {
 			if n.publishedByAnother(urls[i], h) {
 				found++
 			}
 		}
-		check, cpu = check+time.Since(start), cpu+cpuTime()-c
+		check, cpu = check+time.Since(start), cpu+cputime.Used()-c
 		runtime.ReadMemStats(&after)
 		allocated += after.TotalAlloc - before.TotalAlloc
 	}
@@ -98,15 +98,6 @@ func benchPublished(b *testing.B, s publishedBench) {
 	b.ReportMetric(float64(check.Microseconds())/float64(b.N), "publishedByAnother-us")
 	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "publishedByAnother-cpu-us")
 	b.ReportMetric(float64(allocated)/float64(b.N)/(1<<20), "publishedByAnother-MB")
-}
-
-// cpuTime is the CPU time the process has used, user and system.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // url is the trace URL of peer i.

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"fmt"
+	"github.com/meshnode/meshnode/internal/cputime"
 	"math/rand/v2"
 	"path/filepath"
 	"reflect"
@@ -172,7 +173,7 @@ func BenchmarkCompactNothingDue(b *testing.B) {
 		b.Fatal(err)
 	}
 	runtime.GC()
-	cpuLoop(b, func() {
+	cputime.Loop(b, func() {
 		if err := l.Compact(now); err != nil {
 			b.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"fmt"
+	"github.com/meshnode/meshnode/internal/cputime"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -162,11 +163,11 @@ func BenchmarkLoadWindow(b *testing.B) {
 	if _, err := withFiles(yearOf(1000, 30, now)).Save(p); err != nil {
 		b.Fatal(err)
 	}
-	before := cpuTime()
+	before := cputime.Used()
 	for b.Loop() {
 		if _, err := LoadCompact(p); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64((cpuTime()-before).Milliseconds())/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64((cputime.Used()-before).Milliseconds())/float64(b.N), "cpu-ms/op")
 }

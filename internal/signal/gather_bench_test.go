@@ -1,9 +1,9 @@
 package signal
 
 import (
+	"github.com/meshnode/meshnode/internal/cputime"
 	"os"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -33,12 +33,12 @@ func BenchmarkNodeGathering(b *testing.B) {
 		for range b.N {
 			b.StopTimer()
 			s := openNode(b, dir)
-			c := cpuTime()
+			c := cputime.Used()
 			b.StartTimer()
 			if _, err := FromSnapshot(s, cfg.Agent, cfg.URL); err != nil {
 				b.Fatal(err)
 			}
-			cpu += cpuTime() - c
+			cpu += cputime.Used() - c
 		}
 		b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
 	})
@@ -59,13 +59,13 @@ func BenchmarkNodeGathering(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.ResetTimer()
-		cpu := cpuTime()
+		cpu := cputime.Used()
 		for range b.N {
 			if _, err := FromSnapshot(g.s, cfg.Agent, cfg.URL); err != nil {
 				b.Fatal(err)
 			}
 		}
-		b.ReportMetric((cpuTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
+		b.ReportMetric((cputime.Used()-cpu).Seconds()/float64(b.N), "cpu-s/op")
 	})
 	b.Run("compute", func(b *testing.B) {
 		g, err := shared()
@@ -77,10 +77,10 @@ func BenchmarkNodeGathering(b *testing.B) {
 		for range b.N {
 			b.StopTimer()
 			p, _ := LoadPools(dir)
-			c := cpuTime()
+			c := cputime.Used()
 			b.StartTimer()
 			p.Compute(g.in)
-			cpu += cpuTime() - c
+			cpu += cputime.Used() - c
 		}
 		b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
 	})
@@ -98,13 +98,4 @@ func openNode(b *testing.B, dir string) *node.Snapshot {
 		b.Fatal(err)
 	}
 	return s
-}
-
-// cpuTime is the CPU time the process has used, user and system.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -2,6 +2,7 @@ package translog
 
 import (
 	"fmt"
+	"github.com/meshnode/meshnode/internal/cputime"
 	"testing"
 )
 
@@ -17,7 +18,7 @@ func BenchmarkUpdateOneNewEntry(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			cpuLoop(b, func() {
+			cputime.Loop(b, func() {
 				if _, err := Update(old, entries, testSKey); err != nil {
 					b.Fatal(err)
 				}

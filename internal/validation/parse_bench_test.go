@@ -3,9 +3,9 @@ package validation
 import (
 	"crypto/sha256"
 	"fmt"
+	"github.com/meshnode/meshnode/internal/cputime"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -79,20 +79,11 @@ func BenchmarkParse(b *testing.B) {
 func benchParse(b *testing.B, files [][]byte) {
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu := cpuTime()
+	cpu := cputime.Used()
 	for i := range b.N {
 		if _, err := Parse(files[i%len(files)]); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
-}
-
-// cpuTime is the CPU time the process has used, user and system.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric(float64(cputime.Used()-cpu)/float64(b.N), "cpu-ns/op")
 }
