@@ -300,16 +300,30 @@ func (n *job) recordMismatches(p peer, ms []mismatch) {
 func (n *job) disputesAbout(url string) int {
 	if n.disputeCount == nil {
 		n.disputeCount = map[string]int{}
-		for _, f := range n.snap.Files(node.DisputesDir) {
-			if f.Err != nil {
-				continue
-			}
-			if d, err := dispute.Parse(f.Data); err == nil {
-				n.disputeCount[d.AgentURL]++
-			}
+		for _, d := range n.ourDisputes() {
+			n.disputeCount[d.AgentURL]++
 		}
 	}
 	return n.disputeCount[url]
+}
+
+// ourDisputes is our dispute files that parse, as the snapshot holds
+// them: read and parsed once a heartbeat, when a mismatch first asks
+// (disputesAbout, publishDisputes).
+func (n *job) ourDisputes() []*dispute.Dispute {
+	if n.ourDisputesRead {
+		return n.ourDisputesParsed
+	}
+	n.ourDisputesRead = true
+	for _, f := range n.snap.Files(node.DisputesDir) {
+		if f.Err != nil {
+			continue
+		}
+		if d, err := dispute.Parse(f.Data); err == nil {
+			n.ourDisputesParsed = append(n.ourDisputesParsed, d)
+		}
+	}
+	return n.ourDisputesParsed
 }
 
 // holdBack logs and reports count items of peer p that a bound kept back.

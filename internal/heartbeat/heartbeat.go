@@ -90,6 +90,9 @@ type job struct {
 	// disputeCount counts, by peer URL, the disputes published about it
 	// and those this run adds (disputesAbout).
 	disputeCount map[string]int
+	// ourDisputes: our dispute files parsed, once ourDisputesRead.
+	ourDisputesParsed []*dispute.Dispute
+	ourDisputesRead   bool
 	// peerDisputes counts, by peer URL, the disputes by it the ledger
 	// holds (disputesBy); heldDisputes, those of the peer being applied
 	// that maxDisputesPerPeer kept out.

@@ -53,16 +53,12 @@ func (n *job) publishDisputes() error {
 	return nil
 }
 
-// publishedDisputes is our dispute files that parse, by claimed hash.
+// publishedDisputes is our dispute files that parse (ourDisputes), by
+// claimed hash.
 func (n *job) publishedDisputes() map[manifest.Hash][]*dispute.Dispute {
 	out := map[manifest.Hash][]*dispute.Dispute{}
-	for _, f := range n.snap.Files(node.DisputesDir) {
-		if f.Err != nil {
-			continue
-		}
-		if d, err := dispute.Parse(f.Data); err == nil {
-			out[d.ClaimedHash] = append(out[d.ClaimedHash], d)
-		}
+	for _, d := range n.ourDisputes() {
+		out[d.ClaimedHash] = append(out[d.ClaimedHash], d)
 	}
 	return out
 }
