@@ -24,8 +24,8 @@ import (
 // item whose peer does not list its trace (listedByItsPeer) is dropped
 // unpublished; one whose peer withdrew its trace (a worker scored it
 // before) waits, unpublished and unmarked, until the trace is listed
-// again: a heartbeat that finds nothing new and whose only results to
-// publish are such results loads no history for them (stillHeld).
+// again. A heartbeat that finds nothing new loads no history for results
+// that wait, for standing or for their withdrawn traces (waitQuietly).
 func (n *job) publishResults() error {
 	items, err := n.queueItems()
 	if err != nil {
@@ -37,7 +37,7 @@ func (n *job) publishResults() error {
 			todo = append(todo, it)
 		}
 	}
-	if len(todo) == 0 || n.stillHeld(todo) {
+	if len(todo) == 0 || n.waitQuietly(todo) {
 		return nil
 	}
 	if err := n.history("workers' results to publish"); err != nil {
@@ -48,7 +48,7 @@ func (n *job) publishResults() error {
 		return err
 	}
 	if !ok {
-		n.log.Info("stored results wait for standing", "count", len(todo))
+		n.logWaitForStanding(todo)
 		return nil
 	}
 	var marks []queue.Update
@@ -96,6 +96,31 @@ func (n *job) publishResults() error {
 	}
 	n.noteEnded(nil, dropped)
 	return n.requeueDropped(gone)
+}
+
+// waitQuietly reports whether a heartbeat that uses its derived record
+// may leave every result of todo unpublished without loading the
+// history: the record says the node has no standing, or each result is
+// one held back for its withdrawn trace (stillHeld). Without standing no
+// result is published, whatever it is, and the record's standing is the
+// one the history would give: SIGNAL is computed from the files its
+// inputs digest, which a heartbeat that found nothing new has not
+// changed, and from no clock (docs/decisions.md, "A quiet heartbeat").
+func (n *job) waitQuietly(todo []queue.Item) bool {
+	switch {
+	case n.quiet == nil:
+		return false
+	case !n.quiet.HasStanding:
+		n.logWaitForStanding(todo)
+		return true
+	}
+	return n.stillHeld(todo)
+}
+
+// logWaitForStanding says that the results of todo wait for the node's
+// standing.
+func (n *job) logWaitForStanding(todo []queue.Item) {
+	n.log.Info("stored results wait for standing", "count", len(todo))
 }
 
 // publishResult writes the validation of one stored result unless its
