@@ -29,6 +29,15 @@
 #
 #   WAITING=result HISTORY=/dev/shm/hist3y DAYS=1095 ROUNDS=5 bash bench/withdrawnwait.sh 9e28e5ab
 #
+# WAITING=standing makes it a worker's result waiting for the node's
+# standing: the worker stores its result as for WAITING=result, but the
+# peer keeps listing the trace and FOUNDERS.md keeps naming another node,
+# so the heartbeat at T0 + 15 min (the first in git: it reads the history
+# and keeps the derived record) leaves the result unpublished for want of
+# standing:
+#
+#   TMPDIR=/dev/shm WAITING=standing HISTORY=/dev/shm/hist3y DAYS=1095 ROUNDS=5 bash bench/withdrawnwait.sh main
+#
 # With an automatic scorer a binary that scores the withdrawn trace
 # (cc45ee11 and before) publishes its validation at T0 + 15 min,
 # and its quiet heartbeat then has nothing waiting: the script says so
@@ -45,7 +54,7 @@ days=${DAYS:?set DAYS to the days of HISTORY}
 rounds=${ROUNDS:-5}
 scorer=${SCORER:-manual}
 waiting=${WAITING:-item}
-case $waiting in item | result) ;; *) echo "WAITING is item or result, not $waiting" >&2; exit 2 ;; esac
+case $waiting in item | result | standing) ;; *) echo "WAITING is item, result or standing, not $waiting" >&2; exit 2 ;; esac
 out=$(mktemp -d)
 trap 'kill "${srv:-}" 2>/dev/null || true; rm -rf "$out"' EXIT
 
@@ -86,11 +95,13 @@ for w in new old; do
   /usr/bin/time -f "$w, first heartbeat (reads the history, queues wd's trace): %e s wall" \
     "$out/$w" heartbeat --dir "$run" --now "$(at 0)" >/dev/null 2>"$out/log" || { tail -5 "$out/log"; exit 1; }
   tail -1 "$out/log"
-  if [ "$waiting" = result ]; then "$out/workerresult" -dir "$run" -hash "$hash" -at "$(at 1)"; fi
+  if [ "$waiting" != item ]; then "$out/workerresult" -dir "$run" -hash "$hash" -at "$(at 1)"; fi
   (cd "$run" && git init -q) && commit "$run" history
-  manifest ""
-  echo "$founders" >"$run/FOUNDERS.md"
-  commit "$run" standing
+  if [ "$waiting" != standing ]; then
+    manifest ""
+    echo "$founders" >"$run/FOUNDERS.md"
+    commit "$run" standing
+  fi
   "$out/$w" heartbeat --dir "$run" --now "$(at 15)" >/dev/null 2>"$out/log" || { tail -5 "$out/log"; exit 1; }
   commit "$run" withdrawn >/dev/null 2>&1 || true
   # wd's item, as the queue keeps it: queued, no suggestion (and, new,
@@ -99,7 +110,7 @@ for w in new old; do
     grep -E '"(status|reason|suggested|published_at)"' | tr -s ' \n' ' ' || true)
   published=$(grep -rl "$hash" "$run/validations" 2>/dev/null | wc -l || true)
   echo "$w: wd's item: $item; validations of it published: $published"
-  if [ "$waiting" = result ]; then
+  if [ "$waiting" != item ]; then
     case $item in
     *'"status": "done"'*published_at*) echo "$w: wd's result was published"; exit 1 ;;
     *'"status": "done"'*) [ "$published" = 0 ] || { echo "$w: wd's trace was validated"; exit 1; }; continue ;;
@@ -132,7 +143,7 @@ for r in $(seq "$rounds"); do
 done
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "| quiet heartbeat, withdrawn trace's $waiting waiting | binary | wall s (min / median / max) | CPU s, user + system | peak RSS MB | MB read | runs that loaded the history |"
+echo "| quiet heartbeat, $waiting waiting | binary | wall s (min / median / max) | CPU s, user + system | peak RSS MB | MB read | runs that loaded the history |"
 echo "|---|---|---|---|---|---|---|"
 for w in new old; do
   o=$out/$w
