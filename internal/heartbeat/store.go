@@ -105,7 +105,8 @@ func (n *job) publishResults() error {
 // result is published, whatever it is, and the record's standing is the
 // one the history would give: SIGNAL is computed from the files its
 // inputs digest, which a heartbeat that found nothing new has not
-// changed, and from no clock (docs/decisions.md, "A quiet heartbeat").
+// changed, and from no clock (docs/decisions.md, "Names": "A worker's
+// result waiting for standing, quietly").
 func (n *job) waitQuietly(todo []queue.Item) bool {
 	switch {
 	case n.quiet == nil:

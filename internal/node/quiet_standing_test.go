@@ -22,7 +22,8 @@ import (
 // commits nothing, and gives what a heartbeat computing from the whole
 // history gives; so do those a UTC day later (another epoch) and three
 // days later (past the day ada's passes are dated): standing comes and
-// goes with the files alone (docs/decisions.md, "A quiet heartbeat").
+// goes with the files alone (docs/decisions.md, "Names": "A worker's
+// result waiting for standing, quietly").
 func TestAQuietNodeWithoutStandingLoadsNoHistoryForAWorkersResult(t *testing.T) {
 	_, dir := standingResultNode(t)
 	for i, at := range []time.Time{now.Add(time.Hour), now.Add(25 * time.Hour), now.Add(72 * time.Hour)} {
