@@ -59,6 +59,25 @@ func TestConformanceVectors(t *testing.T) {
 	}
 }
 
+// TestConformanceCasesAreListed checks that conformance/README.md's tables
+// name every case, so that another implementation reading them learns of
+// each rule a case probes.
+func TestConformanceCasesAreListed(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(conformanceDir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(conformanceDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.IsDir() && e.Name() != logVectorsDir && e.Name() != relayVectorsDir && !bytes.Contains(readme, []byte("| `"+e.Name()+"` |")) {
+			t.Errorf("conformance/README.md lists no case %s", e.Name())
+		}
+	}
+}
+
 func runConformanceCase(t *testing.T, dir string) {
 	if _, err := os.Stat(filepath.Join(dir, "README.md")); err != nil {
 		t.Fatalf("case without a README: %v", err)

@@ -9,6 +9,7 @@ import (
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/queue"
+	"github.com/meshnode/meshnode/internal/queue/queuetest"
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
@@ -45,7 +46,7 @@ func claimedThenWithdrawn(t *testing.T, owner string) {
 	}
 	if owner != claimOwner {
 		res := &queue.Result{Scores: validation.Scores{4, 4, 4, 4, 4, 4}, Scorer: "command", ScoredAt: testNow}
-		finishDone(t, q, got[0], owner, res)
+		queuetest.FinishDone(t, q, got[0], owner, res, testNow)
 	}
 	gamma.publishSeqs("/g/", 1, nil) // gamma withdraws its trace
 	write(t, dir, node.FoundersFile, "tester | http://127.0.0.1:1/tester/\n")
@@ -55,8 +56,10 @@ func claimedThenWithdrawn(t *testing.T, owner string) {
 	if data, err := os.ReadFile(val); err == nil {
 		t.Fatalf("a validation of a trace its author withdrew was published:\n%s", data)
 	}
-	it := itemOf(t, q, h)
+	it := queuedItem(t, dir, h)
 	switch {
+	case it == nil:
+		t.Fatal("the trace is not in the queue")
 	case owner == claimOwner && (it.Status != queue.StatusQueued || it.Reason != queue.WaitWithdrawn):
 		t.Errorf("the resumed item is %s, reason %q; want queued, %q", it.Status, it.Reason, queue.WaitWithdrawn)
 	case owner != claimOwner && (it.Status != queue.StatusDone || it.Result == nil || !it.Result.PublishedAt.IsZero()):
@@ -70,23 +73,7 @@ func claimedThenWithdrawn(t *testing.T, owner string) {
 	if _, err := os.Stat(val); err != nil {
 		t.Errorf("listed again, the trace's validation is not published: %v", err)
 	}
-	if it := itemOf(t, q, h); it.Status != queue.StatusDone {
-		t.Errorf("listed again, the item is %s (%q), want done", it.Status, it.Reason)
+	if it := queuedItem(t, dir, h); it == nil || it.Status != queue.StatusDone {
+		t.Errorf("listed again, the item is %+v, want done", it)
 	}
-}
-
-// itemOf returns q's item of the trace of hash h.
-func itemOf(t *testing.T, q *queue.File, h manifest.Hash) queue.Item {
-	t.Helper()
-	items, err := q.List()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, it := range items {
-		if it.Hash == h {
-			return it
-		}
-	}
-	t.Fatalf("the trace %s is not in the queue", h)
-	return queue.Item{}
 }

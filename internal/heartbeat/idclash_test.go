@@ -54,16 +54,7 @@ func TestAValidationFileOfAnotherTraceWithTheSameIDFailsTheItem(t *testing.T) {
 	write(t, dir, filepath.ToSlash(rel), string(v.Format()))
 
 	beat(t, dir, testNow)
-	items, err := queue.Open(filepath.Join(dir, node.QueueFile)).List()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var it *queue.Item
-	for i := range items {
-		if items[i].Hash == h {
-			it = &items[i]
-		}
-	}
+	it := queuedItem(t, dir, h)
 	if it == nil {
 		t.Fatal("setup: gamma's trace was not queued")
 	}

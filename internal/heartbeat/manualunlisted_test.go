@@ -8,6 +8,7 @@ import (
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/queue"
+	"github.com/meshnode/meshnode/internal/queue/queuetest"
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
@@ -57,16 +58,7 @@ func TestTheManualScorerIsOfferedOnlyItemsWhosePeerListsTheirTrace(t *testing.T)
 			write(t, dir, node.FoundersFile, "tester | http://127.0.0.1:1/tester/\n")
 			beat(t, dir, testNow.Add(time.Hour))
 
-			items, err := q.List()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got *queue.Item
-			for i := range items {
-				if items[i].Hash == h {
-					got = &items[i]
-				}
-			}
+			got := queuetest.ItemOf(t, q, h)
 			switch {
 			case got == nil:
 				t.Fatal("gamma's trace is not in the queue")

@@ -50,16 +50,26 @@ func planPoll(c cursorView, m *manifest.Manifest) plan {
 	entries := append([]manifest.Entry(nil), m.Entries...)
 	sort.SliceStable(entries, func(i, j int) bool { return entries[i].Seq < entries[j].Seq })
 	present := make(map[manifest.Seq]bool, len(entries))
-	seenHash := make(map[manifest.Hash]bool, len(entries))
+	// A row repeating an earlier row's hash and file is the same fetch. One
+	// at another file is fetched too: the earlier file may be served
+	// wrong and this one right, which refutes a dispute of the hash
+	// (docs/protocol.md §7.4); processing skips it when the earlier one
+	// verified (deduplication by agent and hash, §6.4).
+	type fetchKey struct {
+		hash manifest.Hash
+		file string
+	}
+	seen := make(map[fetchKey]bool, len(entries))
 	for _, e := range entries {
 		if e.Seq > 0 {
 			present[e.Seq] = true
 		}
-		if seenHash[e.Hash] {
-			p.dups++ // the same bytes listed twice: one fetch is enough
+		k := fetchKey{e.Hash, e.File}
+		if seen[k] {
+			p.dups++ // the same bytes at the same file listed twice: one fetch is enough
 			continue
 		}
-		seenHash[e.Hash] = true
+		seen[k] = true
 		wanted := p.backwards || e.Seq <= 0 || e.Seq > c.lastSeen || state.Ranges(c.gaps).Contains(e.Seq) || retry[e.Seq]
 		if wanted {
 			p.todo = append(p.todo, e)

@@ -121,6 +121,7 @@ func (pl *poller) process(ctx context.Context, r *pollResult, v archiveView) {
 	var retry []manifest.Seq
 	b := budget{node: pl.node}
 	warned := 0
+	verified := make(map[manifest.Hash]bool, len(pn.todo)) // a hash two rows list is recorded once, from the first that verifies
 	pl.fetchInOrder(ctx, r.peer, pn.todo, func(i int, got *entryResult) bool {
 		r.requests += got.requests
 		e := pn.todo[i]
@@ -145,7 +146,10 @@ func (pl *poller) process(ctx context.Context, r *pollResult, v archiveView) {
 			r.rejected = append(r.rejected, got.rejected)
 		case got.mismatch != nil:
 			r.mismatches = append(r.mismatches, *got.mismatch)
+		case got.file != nil && verified[e.Hash]:
+			r.dups++
 		case got.file != nil:
+			verified[e.Hash] = true
 			pl.handOn(r.peer, got)
 			r.files = append(r.files, *got.file)
 		}

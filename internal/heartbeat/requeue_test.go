@@ -8,6 +8,7 @@ import (
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/queue"
+	"github.com/meshnode/meshnode/internal/queue/queuetest"
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
@@ -52,16 +53,7 @@ func TestAMovedAgentsWaitingTraceIsValidatedAtItsNewURL(t *testing.T) {
 // when it has none.
 func queuedItem(t *testing.T, dir string, h manifest.Hash) *queue.Item {
 	t.Helper()
-	items, err := queue.Open(filepath.Join(dir, node.QueueFile)).List()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, it := range items {
-		if it.Hash == h {
-			return &it
-		}
-	}
-	return nil
+	return queuetest.ItemOf(t, queue.Open(filepath.Join(dir, node.QueueFile)), h)
 }
 
 // TestAWithdrawnMirrorsWaitingItemGivesWayToTheAuthor: a mirror lists

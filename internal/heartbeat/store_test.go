@@ -15,6 +15,7 @@ import (
 	"github.com/meshnode/meshnode/internal/queue"
 	"github.com/meshnode/meshnode/internal/queue/pgqueue"
 	"github.com/meshnode/meshnode/internal/queue/pgtest"
+	"github.com/meshnode/meshnode/internal/queue/queuetest"
 	"github.com/meshnode/meshnode/internal/queue/worker"
 	"github.com/meshnode/meshnode/internal/score"
 	"github.com/meshnode/meshnode/internal/signal"
@@ -112,7 +113,7 @@ func TestStoredResultsWaitForStanding(t *testing.T) {
 		t.Fatalf("claim: %v, %v", got, err)
 	}
 	res := &queue.Result{Scores: [6]int{4, 4, 4, 4, 4, 4}, Scorer: "command", ScoredAt: testNow}
-	finishDone(t, q, got[0], "w", res)
+	queuetest.FinishDone(t, q, got[0], "w", res, testNow)
 	if sum := beat(t, dir, testNow.Add(time.Hour)); sum.ValidationsPublished != 0 {
 		t.Fatalf("published %d stored results without standing", sum.ValidationsPublished)
 	}
@@ -143,20 +144,10 @@ func TestStoredResultOfAnUnverifiedTraceIsNotPublished(t *testing.T) {
 		t.Fatalf("claim: %v, %v", got, err)
 	}
 	res := &queue.Result{Scores: [6]int{5, 5, 5, 5, 5, 5}, Scorer: "command", ScoredAt: testNow}
-	finishDone(t, q, got[0], "w", res)
+	queuetest.FinishDone(t, q, got[0], "w", res, testNow)
 	beat(t, dir, testNow.Add(time.Hour))
 	if _, ok := validationFiles(t, dir)[validation.FileName(forged)]; ok {
 		t.Errorf("a validation of %s, a trace the node never fetched, was published", forged)
-	}
-}
-
-// finishDone has owner finish it, which it claimed from q, done with res:
-// a worker's stored result.
-func finishDone(t *testing.T, q *queue.File, it queue.Item, owner string, res *queue.Result) {
-	t.Helper()
-	if r, err := q.Update(queue.Update{Kind: queue.Finish, ID: it.ID, Owner: owner, Version: it.Version,
-		Status: queue.StatusDone, At: testNow, Result: res}); err != nil || r[0] != nil {
-		t.Fatalf("setup: finish %v, %v", r, err)
 	}
 }
 
@@ -193,7 +184,7 @@ func TestStoredResultGetsTheScorersBounds(t *testing.T) {
 	}
 	notes := strings.Repeat("word \n\t", 2<<20/7)
 	res := &queue.Result{Scores: [6]int{4, 4, 4, 4, 4, 4}, Notes: notes, Scorer: "command", ScoredAt: testNow}
-	finishDone(t, q, got[0], "w", res)
+	queuetest.FinishDone(t, q, got[0], "w", res, testNow)
 	write(t, dir, signal.FoundersFile, "tester | http://127.0.0.1:1/tester/\n")
 	beat(t, dir, testNow.Add(time.Hour))
 	data, ok := validationFiles(t, dir)[validation.FileName(got[0].Hash)]
@@ -224,7 +215,7 @@ func TestStoredResultsShareThePeersBudget(t *testing.T) {
 	}
 	for _, it := range got {
 		res := &queue.Result{Scores: [6]int{4, 4, 4, 4, 4, 4}, Scorer: "command", ScoredAt: testNow}
-		finishDone(t, q, it, "w", res)
+		queuetest.FinishDone(t, q, it, "w", res, testNow)
 	}
 	write(t, dir, signal.FoundersFile, "tester | http://127.0.0.1:1/tester/\n")
 	l := pubLimits{perPeer: 1, perPeerDay: 10, perHeartbeat: 10, queuedPerPeer: 10, queued: 10}

@@ -9,6 +9,7 @@ import (
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/queue"
+	"github.com/meshnode/meshnode/internal/queue/queuetest"
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
@@ -56,7 +57,7 @@ func itemOfAnUnlistedPeer(t *testing.T, stored bool) {
 			t.Fatalf("setup: claim %v, %v", got, err)
 		}
 		res := &queue.Result{Scores: validation.Scores{4, 4, 4, 4, 4, 4}, Scorer: "command", ScoredAt: testNow}
-		finishDone(t, q, got[0], "w", res)
+		queuetest.FinishDone(t, q, got[0], "w", res, testNow)
 	}
 	write(t, dir, node.FoundersFile, "tester | http://127.0.0.1:1/tester/\n")
 	beat(t, dir, testNow.Add(time.Hour))

@@ -11,6 +11,7 @@ import (
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/queue"
+	"github.com/meshnode/meshnode/internal/queue/queuetest"
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
@@ -134,11 +135,7 @@ func finishAsWorker(t *testing.T, dir string, h manifest.Hash, at time.Time) {
 	t.Helper()
 	it := queueItem(t, dir, h)
 	res := &queue.Result{Scores: validation.Scores{4, 4, 4, 4, 4, 4}, Scorer: "command", ScoredAt: at}
-	r, err := workerQueue(dir, at).Update(queue.Update{Kind: queue.Finish, ID: it.ID, Owner: "worker", Version: it.Version,
-		Status: queue.StatusDone, At: at, Result: res})
-	if err != nil || r[0] != nil {
-		t.Fatalf("setup: the worker's finish: %v, %v", r, err)
-	}
+	queuetest.FinishDone(t, workerQueue(dir, at), it, "worker", res, at)
 }
 
 // wantHeld fails unless the worker's result for the trace of hash h
@@ -156,15 +153,9 @@ func wantHeld(t *testing.T, dir string, h manifest.Hash) {
 // queueItem returns dir's queue item of the trace of hash h.
 func queueItem(t *testing.T, dir string, h manifest.Hash) queue.Item {
 	t.Helper()
-	items, err := queue.Open(filepath.Join(dir, filepath.FromSlash(node.QueueFile))).List()
-	if err != nil {
-		t.Fatal(err)
+	it := queuetest.ItemOf(t, queue.Open(filepath.Join(dir, filepath.FromSlash(node.QueueFile))), h)
+	if it == nil {
+		t.Fatalf("the queue holds no item of %s", h)
 	}
-	for _, it := range items {
-		if it.Hash == h {
-			return it
-		}
-	}
-	t.Fatalf("the queue holds no item of %s", h)
-	return queue.Item{}
+	return *it
 }
