@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/meshnode/meshnode/internal/logpin"
+	"github.com/meshnode/meshnode/internal/peertext"
 	"github.com/meshnode/meshnode/internal/presence"
 	"github.com/meshnode/meshnode/internal/state"
 )
@@ -41,7 +42,9 @@ func printPeers(w io.Writer, rows []peerRow, now time.Time) error {
 			fmt.Fprintf(w, "rules: %s\n", r.RulesNote)
 		}
 		if r.Log != logpin.StateManifest && !strings.HasPrefix(r.Log, logpin.StateVerified) {
-			fmt.Fprintf(w, "log: %s: %s\n", r.Agent, r.Log)
+			// An alarm quotes what the peer served (a key's name may hold
+			// any character but white space and '+').
+			fmt.Fprintf(w, "log: %s: %s\n", r.Agent, peertext.Clean(r.Log))
 		}
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/logpin"
 	"github.com/meshnode/meshnode/internal/node"
+	"github.com/meshnode/meshnode/internal/peertext"
 	"github.com/meshnode/meshnode/internal/statefile"
 )
 
@@ -49,7 +50,7 @@ func runRepin(w io.Writer, dir, who string, now time.Time) error {
 	if _, err := pins.Save(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "re-pinned %s (%s): dropped key %s and its checkpoint\n", name, url, orNone(was.Key))
+	fmt.Fprintf(w, "re-pinned %s (%s): dropped key %s and its checkpoint\n", name, url, peertext.Clean(orNone(was.Key)))
 	if was.Alarm != nil {
 		fmt.Fprintf(w, "its %s alarm and the evidence stay in %s/\n", was.Alarm.Kind, statefile.Dir(node.LogPinsFile))
 	}

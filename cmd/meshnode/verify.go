@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/meshnode/meshnode/internal/audit"
+	"github.com/meshnode/meshnode/internal/peertext"
 )
 
 func init() {
@@ -109,9 +110,11 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 }
 
 // printVerify writes the report for a person: a summary, then every row
-// that is not agreed, every bad file and every peer not read.
+// that is not agreed, every bad file and every peer not read. What the
+// audited node served (its names, rows, pages, errors quoting them) goes
+// through peertext.Clean, so it cannot drive the terminal.
 func printVerify(w io.Writer, r *audit.Report) error {
-	fmt.Fprintf(w, "%s at %s (read from %s)\n", r.Agent, r.URL, r.Source)
+	fmt.Fprintf(w, "%s at %s (read from %s)\n", peertext.Clean(r.Agent), r.URL, r.Source)
 	if r.Signal != nil {
 		fmt.Fprintf(w, "SIGNAL %g, %s, standing %t\n", r.Signal.Signal, r.Signal.Tier, r.Signal.Standing)
 	}
@@ -120,21 +123,21 @@ func printVerify(w io.Writer, r *audit.Report) error {
 	for _, row := range r.Rows {
 		switch row.Verdict {
 		case audit.Lag:
-			fmt.Fprintf(tw, "lag\tseq %d\t%s\tpublished %s, files give %s; dated after %s: %s\n", row.Seq, row.File, row.Published, row.Computed,
-				r.SeenAt.Format("2006-01-02 15:04 UTC"), strings.Join(row.Late, ", "))
+			fmt.Fprintf(tw, "lag\tseq %d\t%s\tpublished %s, files give %s; dated after %s: %s\n", row.Seq, peertext.Clean(row.File), peertext.Clean(string(row.Published)), row.Computed,
+				r.SeenAt.Format("2006-01-02 15:04 UTC"), peertext.Clean(strings.Join(row.Late, ", ")))
 		case audit.Disagree:
-			fmt.Fprintf(tw, "disagree\tseq %d\t%s\tpublished %s, files give %s\n", row.Seq, row.File, row.Published, row.Computed)
+			fmt.Fprintf(tw, "disagree\tseq %d\t%s\tpublished %s, files give %s\n", row.Seq, peertext.Clean(row.File), peertext.Clean(string(row.Published)), row.Computed)
 		}
 	}
 	for _, o := range r.Outside {
-		fmt.Fprintf(tw, "outside\tseq %d\t%s\tnot on the jury of %s (%s)%s: counts for nothing\n", o.Seq, o.File, o.TraceHash, strings.Join(o.Jury, ", "), reserveNote(o.Reserve, o.LateReserve))
+		fmt.Fprintf(tw, "outside\tseq %d\t%s\tnot on the jury of %s (%s)%s: counts for nothing\n", o.Seq, peertext.Clean(o.File), o.TraceHash, peertext.Clean(strings.Join(o.Jury, ", ")), reserveNote(o.Reserve, o.LateReserve))
 	}
 	for _, f := range r.Files {
-		fmt.Fprintf(tw, "bad file\tseq %d\t%s\t%s\n", f.Seq, f.File, f.Problem)
+		fmt.Fprintf(tw, "bad file\tseq %d\t%s\t%s\n", f.Seq, peertext.Clean(f.File), peertext.Clean(f.Problem))
 	}
 	for _, p := range r.Peers {
 		if p.Error != "" {
-			fmt.Fprintf(tw, "not read\t%s\t%s\t%s\n", p.Agent, p.URL, p.Error)
+			fmt.Fprintf(tw, "not read\t%s\t%s\t%s\n", peertext.Clean(p.Agent), p.URL, peertext.Clean(p.Error))
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -152,11 +155,11 @@ func printSite(w io.Writer, s *audit.Site) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, c := range s.Claims {
 		if c.Verdict != audit.Agree {
-			fmt.Fprintf(tw, "%s\t%s\t%s %s\tshows %s, files give %s\n", c.Verdict, c.Page, c.Subject, c.Field, c.Shown, c.Computed)
+			fmt.Fprintf(tw, "%s\t%s\t%s %s\tshows %s, files give %s\n", c.Verdict, c.Page, peertext.Clean(c.Subject), c.Field, peertext.Clean(c.Shown), c.Computed)
 		}
 	}
 	for _, n := range s.Notes {
-		fmt.Fprintf(tw, "note\t%s\n", n)
+		fmt.Fprintf(tw, "note\t%s\n", peertext.Clean(n))
 	}
 	return tw.Flush()
 }

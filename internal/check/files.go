@@ -38,6 +38,7 @@ func (c *checker) file(f string) {
 		}
 		return
 	}
+	c.unpublished(f)
 	if why, ok := trustFiles[f]; ok && (c.o.Base != c.o.Dir || c.o.Heartbeat) && c.changedFromBase(f) {
 		c.add(f, 1, "%s: the gate never passes a change to it; a person must review it and merge it by hand (an administrator's bypass of the required check, or a commit of their own)", why)
 	}
@@ -95,6 +96,24 @@ var trustFiles = map[string]string{
 // maxAgentsBytes is the most of an AGENTS.md peers read: the default
 // limits.agents_bytes. A larger one would be cut off for every peer.
 var maxAgentsBytes = config.Default().Limits.AgentsBytes
+
+// unpublished reports a pull request's edit or deletion of a file of
+// traces/ or validations/ that the base holds but has not published yet.
+// The next heartbeat publishes the base's bytes, and a status stays on the
+// pull request's head: the change, merged after that heartbeat, would
+// edit or delete a published file, and every heartbeat after it would
+// refuse to publish. A file new to the base is the pull request's own.
+func (c *checker) unpublished(f string) {
+	if c.o.Base == c.o.Dir || c.o.Heartbeat || node.PublishedDir(f) == "" || node.CheckName(path.Base(f)) != nil {
+		return
+	}
+	if _, err := node.Stat(c.o.Base, f); err != nil {
+		return // new to the base, or nothing the base publishes
+	}
+	if c.changedFromBase(f) {
+		c.add(f, 1, "not published yet, but the next heartbeat publishes it as the base holds it: a green check would outlive that, and this change merged after it would edit a published file; a person must review it and merge it by hand, or publish a new file instead")
+	}
+}
 
 // published1 checks a file under traces/ or validations/ that is not
 // published yet: where it is, its name and size, then its content.

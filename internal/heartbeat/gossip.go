@@ -41,7 +41,8 @@ const (
 // validated by the roster parser, the private-address guard applies when
 // they are polled, the caps bound what one peer can add, and the binding
 // refuses a name already bound to another URL, ours, or a look-alike of
-// one (docs/decisions.md, "Names").
+// one (docs/decisions.md, "Names"); a URL whose state files a known URL's
+// would share is refused too (mayLearn).
 func (n *job) learn(r *pollResult) {
 	if len(r.learned) == 0 {
 		return
@@ -61,12 +62,7 @@ func (n *job) learn(r *pollResult) {
 			added >= maxLearnedPerPeer || from+added >= maxLearnedFrom {
 			break
 		}
-		if err := n.notSchemeTwin(a.URL); err != nil {
-			refused++
-			n.gossipRefused(r, refused, a, err)
-			continue
-		}
-		if err := n.names.BindGossip(a.Name, a.URL); err != nil {
+		if err := n.mayLearn(a); err != nil {
 			refused++
 			n.gossipRefused(r, refused, a, err)
 			continue
@@ -80,6 +76,22 @@ func (n *job) learn(r *pollResult) {
 	if refused > maxGossipWarnings {
 		n.log.Warn("gossip lines ignored", "from", r.peer.url, "count", refused)
 	}
+}
+
+// mayLearn binds a gossiped agent we do not know, or says why it is
+// refused: its URL the other scheme of a known one, its state files a
+// known URL's (holdStateKey), or its name taken.
+func (n *job) mayLearn(a roster.Agent) error {
+	if err := n.notSchemeTwin(a.URL); err != nil {
+		return err
+	}
+	if err := n.stateKeyHeld(a.URL); err != nil {
+		return err
+	}
+	if err := n.names.BindGossip(a.Name, a.URL); err != nil {
+		return err
+	}
+	return n.holdStateKey(a.URL)
 }
 
 // notSchemeTwin refuses a gossiped URL that differs from a known one

@@ -83,6 +83,10 @@ type job struct {
 	names    *roster.Binding           // agent names to URLs; built by peers
 	misnamed int                       // validations of the peer being applied that named another validator
 	disputes []*dispute.Dispute        // this run's hash mismatches, to publish (apply → publishDisputes)
+	// stateKeys maps the state key of each URL the node keeps files of
+	// (statefile.PeerFileName) to that URL: built by peers, grown by
+	// learn (holdStateKey).
+	stateKeys map[string]string
 	// firstSeen keeps the first-seen times of records forgotten to be
 	// read again, and rereading the peers read again (rereadMisread).
 	firstSeen map[manifest.Hash]time.Time

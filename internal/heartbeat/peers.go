@@ -38,6 +38,10 @@ func (n *job) peers() ([]peer, error) {
 	if err := n.names.Bind(n.cfg.Agent, self); err != nil {
 		return nil, fmt.Errorf("bind our own name: %w", err)
 	}
+	n.stateKeys = nil
+	if err := n.holdStateKey(self); err != nil {
+		return nil, err
+	}
 	var out []peer
 	var forgotten []string
 	for _, k := range n.snap.Known(self) {
@@ -48,6 +52,7 @@ func (n *job) peers() ([]peer, error) {
 			forgotten = append(forgotten, k.URL)
 		}
 	}
+	n.holdCursorKeys()
 	if err := n.dropItemsOf(forgotten); err != nil {
 		return nil, err
 	}
@@ -227,10 +232,16 @@ func (n *job) unlistedByName(listed map[string]bool) map[string][]string {
 // bind gives a known agent its name, or says why it may not poll under
 // it: a line of AGENTS.md whose name is taken is skipped; a learned peer
 // whose name is taken, whose URL is not in canonical form, or whose URL is
-// another scheme of a URL bound before it, is forgotten.
+// another scheme of a URL bound before it, or would share its state files
+// with one (holdStateKey), is forgotten; so is a line of AGENTS.md
+// skipped whose URL would share a URL's bound before it.
 func (n *job) bind(k node.Known) (peer, bool) {
 	if k.Listed {
-		if err := n.names.Bind(k.Name, k.URL); err != nil {
+		err := n.holdStateKey(k.URL)
+		if err == nil {
+			err = n.names.Bind(k.Name, k.URL)
+		}
+		if err != nil {
 			n.log.Warn("AGENTS.md agent skipped", "peer", k.Name, "url", k.URL, "reason", err.Error())
 			return peer{}, false
 		}
@@ -245,6 +256,11 @@ func (n *job) bind(k node.Known) (peer, bool) {
 	}
 	if err := n.twinUnbound(k.URL); err != nil {
 		// Learned before gossip refused a known URL's other scheme.
+		n.forgetPeer(k.URL, k.Name, err)
+		return peer{}, false
+	}
+	if err := n.holdStateKey(k.URL); err != nil {
+		// Learned before gossip refused a URL sharing a known one's files.
 		n.forgetPeer(k.URL, k.Name, err)
 		return peer{}, false
 	}

@@ -57,6 +57,7 @@ func attachLedger(n *Node, l *ledger.Ledger, kept *copies.Copies) {
 		vote := voteOf(*lv)
 		vote.SourceURL = lv.SourceURL
 		describeTarget(vote, n.Agent, own, l)
+		linkWhereRead(vote, l)
 		if t := own[lv.TraceHash]; t != nil {
 			t.Received = append(t.Received, vote)
 		}
@@ -97,15 +98,28 @@ func refOf(lt *ledger.Trace, kept *copies.Copy, pages string) *Ref {
 func readingPage(h manifest.Hash) string { return meshDir + "/" + h.Hex(16) + ".html" }
 
 // describeTarget names the trace a vote is about, from our traces or the
-// ledger's.
+// ledger's. A vote of our own trace links to our page of it, never to the
+// trace_url a peer's file claims.
 func describeTarget(v *Vote, agent string, own map[manifest.Hash]*Trace, l *ledger.Ledger) {
 	if t := own[v.TraceHash]; t != nil {
-		v.Agent, v.TraceTitle = agent, t.Title
+		v.Agent, v.TraceTitle, v.TraceURL, v.Read = agent, t.Title, "", pagePath(t.File)
 		return
 	}
 	if lt := l.Traces[v.TraceHash]; lt != nil {
 		v.Agent, v.TraceTitle = lt.Agent, lt.Title
 		v.TraceURL = firstOf(v.TraceURL, lt.URL)
+	}
+}
+
+// linkWhereRead makes a peer's vote of a trace the ledger knows link
+// where the ledger read it, whatever trace_url the vote's file claims: the
+// vote shows the title the ledger read, and a peer's validation of another
+// agent's hash would otherwise show that agent's title leading to a page
+// of the peer's choosing (docs/security.md). Our own validations keep
+// theirs: the gate checks it is where the ledger read the trace.
+func linkWhereRead(v *Vote, l *ledger.Ledger) {
+	if lt := l.Traces[v.TraceHash]; lt != nil && (lt.URL != "" || lt.Title != "") {
+		v.TraceURL = lt.URL
 	}
 }
 

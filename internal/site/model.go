@@ -71,7 +71,7 @@ type Vote struct {
 	ValidatorURL string
 	Agent        string // the validated trace's agent, when known
 	TraceURL     string
-	Read         string // the reading page of the trace's copy, for a peer's trace the node keeps one of
+	Read         string // the reading page of the trace's copy, for a peer's trace the node keeps one of; our own trace's page
 	TraceHash    manifest.Hash
 	TraceTitle   string       // when known
 	Seq          manifest.Seq // our MANIFEST's seq of File; 0 for a peer's

@@ -29,9 +29,11 @@ import (
 // over it, and Migrate renames it.
 
 // PeerFileName returns the key of the peer at url in a split state, a
-// readable slug of the URL and 8 hex digits of its sha256, so that two
-// URLs never share a file: the name Read returns a peer's file under and
-// the writes take it by. PeerPath is where it is on disk.
+// readable slug of the URL and 8 hex digits of its sha256: the name Read
+// returns a peer's file under and the writes take it by. PeerPath is where
+// it is on disk. Two URLs of one slug share the 8 hex digits for about
+// 2^16 hashes of search, so the heartbeat keeps no two URLs of one key
+// (heartbeat.holdStateKey; docs/decisions.md, "One URL to a state file").
 func PeerFileName(url string) string {
 	sum := sha256.Sum256([]byte(url))
 	return slug(url) + "-" + hex.EncodeToString(sum[:4]) + ".json"
