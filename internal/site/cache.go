@@ -158,13 +158,14 @@ func traceKey(n *Node, t *Trace, v *view) string {
 
 // tracesKey covers everything a page of the traces list shows: the node's
 // name, where the page sits among the others and each of its rows, in
-// order. A field the page starts to show must be added here.
+// order, with the hash a row carries for readers such as meshnode verify.
+// A field the page starts to show must be added here.
 func tracesKey(n *Node, v *view) string {
 	p := v.Pager
 	parts := append(make([]any, 0, 11+8*len(p.Traces)), chromeParts(v)...)
 	parts = append(parts, p.Path, p.Number, p.Count, p.First, p.Total, p.Newer, p.Older)
 	for _, t := range p.Traces {
-		parts = append(parts, t.Seq, t.File, t.Title, t.Type, t.Status, t.Copy, len(t.Received), t.Submitted.UnixNano())
+		parts = append(parts, t.Seq, t.Hash, t.File, t.Title, t.Type, t.Status, t.Copy, len(t.Received), t.Submitted.UnixNano())
 	}
 	return keyOf(parts...)
 }
