@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -76,7 +77,9 @@ func writeCache(out string, keys map[string]string) error {
 // keyOf hashes the values an output is made from. Bytes and strings are
 // hashed as they are, length first (formatting a trace body with %v cost
 // a tenth of a second per thousand traces), hashes and statuses as the
-// strings they are; anything else as %v writes it (appendValue). The
+// strings they are; the values keys hold by the thousand as %v writes
+// them (appendValue), and anything else whole, by reflection
+// (appendReflect), never as %v, which writes a pointer's address. The
 // values are laid out in a pooled buffer and hashed once: written to the
 // hash one by one, each string was copied into a new slice first.
 func keyOf(parts ...any) string {
@@ -97,7 +100,7 @@ func keyOf(parts ...any) string {
 		default:
 			var ok bool
 			if b, ok = appendValue(append(b, 0), p); !ok {
-				b = fmt.Appendf(b, "%v", p)
+				b = appendReflect(b, reflect.ValueOf(p))
 			}
 		}
 	}
@@ -178,11 +181,16 @@ func meshKey(n *Node, v *view) string {
 	parts := append(make([]any, 0, 11+16*len(p.Refs)), chromeParts(v)...)
 	parts = append(parts, p.Path, p.Number, p.Count, p.First, p.Total, p.Newer, p.Older)
 	for _, r := range p.Refs {
-		parts = append(parts, r.Agent, v.AgentLink(r.Agent), r.Seq, r.Title, r.Href(v.Root), r.External(), r.Excerpt, r.Disputed,
-			r.Status, r.Copy, r.Passing, r.Seen, r.Submitted.UnixNano())
-		parts = appendOurs(parts, r.Ours)
+		parts = refRowParts(parts, v, r)
 	}
 	return keyOf(parts...)
+}
+
+// refRowParts add what a row of refRows shows of r.
+func refRowParts(parts []any, v *view, r *Ref) []any {
+	parts = append(parts, r.Agent, v.AgentLink(r.Agent), r.Seq, r.Title, r.Href(v.Root), r.External(), r.Excerpt, r.Disputed,
+		r.Status, r.Copy, r.Passing, r.Seen, r.Submitted.UnixNano())
+	return appendOurs(parts, r.Ours)
 }
 
 // appendOurs adds what a row shows of our validation of a peer's trace.

@@ -38,7 +38,7 @@ func siteOutputs(n *Node) []output {
 		// turn traces/*.md into HTML instead of serving their bytes.
 		output{Path: ".nojekyll", Render: constant(nil)},
 		output{Path: "style.css", Render: constant(styleCSS)},
-		output{Path: "404.html", Render: own(func() ([]byte, error) { return notFound(n, idx) })},
+		output{Path: "404.html", Key: func() string { return notFoundKey(n, idx) }, Render: own(func() ([]byte, error) { return notFound(n, idx) })},
 		output{Path: "favicon.svg", Render: constant(favicon)},
 	)
 	outs = append(outs, feedOutputs(n, idx)...)
