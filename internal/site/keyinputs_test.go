@@ -10,14 +10,10 @@ import (
 	"time"
 )
 
-// constantOutputs are the outputs made of no input of the node's but
-// its URL, handed over as bytes without rendering: they need no key.
-var constantOutputs = map[string]bool{".nojekyll": true, "style.css": true, "favicon.svg": true, "robots.txt": true}
-
 // TestAnUnchangedRebuildRendersNoPage builds the fixture, then checks
-// that every output of the same node but the constant ones has a key,
-// and the key the build recorded: an unchanged rebuild then skips every
-// one of them without rendering it (writeOutput).
+// that every output of the same node has a key, and the key the build
+// recorded: an unchanged rebuild then skips every one of them without
+// rendering it (writeOutput).
 func TestAnUnchangedRebuildRendersNoPage(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "site")
 	if _, err := Write(context.Background(), loadFixture(t, "testdata/node"), out); err != nil {
@@ -26,7 +22,6 @@ func TestAnUnchangedRebuildRendersNoPage(t *testing.T) {
 	cached := readCache(out)
 	for _, o := range siteOutputs(loadFixture(t, "testdata/node")) {
 		switch {
-		case constantOutputs[o.Path]:
 		case o.Key == nil:
 			t.Errorf("%s has no key: every rebuild renders it", o.Path)
 		case o.Key() != cached[o.Path]:
@@ -187,5 +182,32 @@ func (w *mutator) walkStruct(v reflect.Value) {
 			continue
 		}
 		w.walk(v.Field(i), t.Name()+"."+f.Name)
+	}
+}
+
+// TestOnlyABuildThatRendersRaisesTheMemoryLimit wants write to call
+// rendering (which raises the collector's limit to buildMemoryFloor,
+// gcSettings.rendering) once in a cold build and in a rebuild with a page
+// to render again, and never in an unchanged rebuild, which would
+// otherwise let its heap grow to the higher limit for nothing.
+func TestOnlyABuildThatRendersRaisesTheMemoryLimit(t *testing.T) {
+	n := loadFixture(t, "testdata/node")
+	out := filepath.Join(t.TempDir(), "site")
+	calls := func() int {
+		c := 0
+		if _, err := write(context.Background(), n, out, func() { c++ }); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	if c := calls(); c != 1 {
+		t.Errorf("a cold build called rendering %d times, want 1", c)
+	}
+	if c := calls(); c != 0 {
+		t.Errorf("an unchanged rebuild called rendering %d times, want 0", c)
+	}
+	n.Traces[0].Title = "Renamed"
+	if c := calls(); c != 1 {
+		t.Errorf("a rebuild after a title changed called rendering %d times, want 1", c)
 	}
 }
