@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -58,7 +59,7 @@ func Build(ctx context.Context, o Options) (Stats, error) {
 		return Stats{}, err
 	}
 	gc.relax()
-	st, err := Write(ctx, n, o.Out)
+	st, err := write(ctx, n, o.Out, gc.rendering)
 	st.AgentsSkipped = n.AgentsSkipped
 	if err != nil {
 		return st, err
@@ -78,9 +79,18 @@ func Build(ctx context.Context, o Options) (Stats, error) {
 // then twice the live heap the load left, at least the floor. The
 // collector then runs as often as GOGC 100 would at most, and a third as
 // often for a node of 10,000 traces.
+//
+// Until the first output is rendered, the floor is quietMemoryFloor: an
+// unchanged rebuild renders nothing, and the few megabytes of garbage
+// its keys make do not need the room; under the 128 MiB floor the heap
+// grew to it all the same, for a peak RSS of 144 MB against the 43 MB
+// of heap the load leaves live (docs/performance.md, "Static site"). The
+// first render raises the limit to what it was, so a cold build, or a
+// rebuild that renders any page, collects as often as before.
 const (
 	buildGCPercent   = 400
 	buildMemoryFloor = 128 << 20
+	quietMemoryFloor = 96 << 20
 )
 
 // gcSettings are the collector's settings before a build.
@@ -89,7 +99,7 @@ type gcSettings struct {
 	limit   int64
 }
 
-// limitGC sets the soft memory limit to buildMemoryFloor, unless
+// limitGC sets the soft memory limit to quietMemoryFloor, unless
 // GOMEMLIMIT asks for less, raises GOGC to buildGCPercent unless it asks
 // for more or for none, and returns the settings to restore.
 func limitGC() gcSettings {
@@ -99,16 +109,23 @@ func limitGC() gcSettings {
 	if s.percent >= 0 && s.percent < buildGCPercent {
 		debug.SetGCPercent(buildGCPercent)
 	}
-	debug.SetMemoryLimit(min(s.limit, buildMemoryFloor))
+	debug.SetMemoryLimit(min(s.limit, quietMemoryFloor))
 	return s
 }
 
 // relax, once the node is loaded, collects once to learn the live heap
-// and raises the limit to twice it when that is above the floor (a limit
-// the heap outgrew would have the collector run without end), unless
-// GOMEMLIMIT asks for less.
+// and raises the limit to twice it when that is above the quiet floor (a
+// limit the heap outgrew would have the collector run without end),
+// unless GOMEMLIMIT asks for less.
 func (s gcSettings) relax() {
 	runtime.GC()
+	debug.SetMemoryLimit(min(s.limit, max(quietMemoryFloor, 2*liveHeap())))
+}
+
+// rendering, called before the first output is rendered, raises the
+// limit to twice the live heap the last collection found, at least
+// buildMemoryFloor, unless GOMEMLIMIT asks for less.
+func (s gcSettings) rendering() {
 	debug.SetMemoryLimit(min(s.limit, max(buildMemoryFloor, 2*liveHeap())))
 }
 
@@ -148,6 +165,13 @@ func (o Options) withDefaults() Options {
 // pages beside them. Files whose bytes are unchanged are not rewritten,
 // and files of an earlier build that no longer belong are deleted.
 func Write(ctx context.Context, n *Node, out string) (Stats, error) {
+	return write(ctx, n, out, func() {})
+}
+
+// write is Write calling rendering once, before the first output it
+// renders (none on an unchanged rebuild).
+func write(ctx context.Context, n *Node, out string, rendering func()) (Stats, error) {
+	rendering = sync.OnceFunc(rendering)
 	fresh, err := claimOut(out)
 	if err != nil {
 		return Stats{}, err
@@ -160,7 +184,7 @@ func Write(ctx context.Context, n *Node, out string) (Stats, error) {
 	}
 	cached := readCache(out)
 	put := func(o output, key string) (bool, error) {
-		return writeOutput(out, o, key, cached[o.Path], ex.has(o.Path))
+		return writeOutput(out, o, key, cached[o.Path], ex.has(o.Path), rendering)
 	}
 	var stg *stage
 	if fresh {
@@ -168,7 +192,7 @@ func Write(ctx context.Context, n *Node, out string) (Stats, error) {
 			return st, err
 		}
 		defer stg.discard()
-		put = func(o output, _ string) (bool, error) { return stg.write(o) }
+		put = func(o output, _ string) (bool, error) { rendering(); return stg.write(o) }
 	}
 	keys, written, err := writeAll(ctx, outs, put)
 	if err == nil && stg != nil {
@@ -227,11 +251,13 @@ func writeAll(ctx context.Context, outs []output, put func(o output, key string)
 
 // writeOutput renders o and writes it unless its bytes are already there.
 // An output whose key matches the cache and whose file was there when
-// the build began (present) is skipped without rendering.
-func writeOutput(out string, o output, key, cachedKey string, present bool) (bool, error) {
+// the build began (present) is skipped without rendering; rendering is
+// called before o is rendered.
+func writeOutput(out string, o output, key, cachedKey string, present bool, rendering func()) (bool, error) {
 	if key != "" && key == cachedKey && present {
 		return false, nil
 	}
+	rendering()
 	p := filepath.Join(out, filepath.FromSlash(o.Path))
 	buf := getBuffer()
 	defer putBuffer(buf)

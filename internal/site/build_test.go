@@ -201,10 +201,10 @@ func TestBuildRestoresGCSettings(t *testing.T) {
 		percent, during int
 		limit, loading  int64
 	}{
-		{100, buildGCPercent, math.MaxInt64, buildMemoryFloor},
-		{50, buildGCPercent, 1 << 40, buildMemoryFloor},
+		{100, buildGCPercent, math.MaxInt64, quietMemoryFloor},
+		{50, buildGCPercent, 1 << 40, quietMemoryFloor},
 		{1000, 1000, 64 << 20, 64 << 20},
-		{-1, -1, math.MaxInt64, buildMemoryFloor},
+		{-1, -1, math.MaxInt64, quietMemoryFloor},
 	} {
 		debug.SetGCPercent(c.percent)
 		debug.SetMemoryLimit(c.limit)
@@ -219,8 +219,12 @@ func TestBuildRestoresGCSettings(t *testing.T) {
 		if got := currentPercent(); got != c.during {
 			t.Errorf("GOGC %d: %d while writing, want %d", c.percent, got, c.during)
 		}
+		if got, want := currentLimit(), min(c.limit, max(quietMemoryFloor, 2*liveHeap())); got != want {
+			t.Errorf("limit %d: %d while writing before rendering, want %d", c.limit, got, want)
+		}
+		gc.rendering()
 		if got, want := currentLimit(), min(c.limit, max(buildMemoryFloor, 2*liveHeap())); got != want {
-			t.Errorf("limit %d: %d while writing, want %d", c.limit, got, want)
+			t.Errorf("limit %d: %d while rendering, want %d", c.limit, got, want)
 		}
 		gc.restore()
 		buildFixture(t)

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -76,7 +77,9 @@ func writeCache(out string, keys map[string]string) error {
 // keyOf hashes the values an output is made from. Bytes and strings are
 // hashed as they are, length first (formatting a trace body with %v cost
 // a tenth of a second per thousand traces), hashes and statuses as the
-// strings they are; anything else as %v writes it (appendValue). The
+// strings they are; the values keys hold by the thousand as %v writes
+// them (appendValue), and anything else whole, by reflection
+// (appendReflect), never as %v, which writes a pointer's address. The
 // values are laid out in a pooled buffer and hashed once: written to the
 // hash one by one, each string was copied into a new slice first.
 func keyOf(parts ...any) string {
@@ -97,7 +100,7 @@ func keyOf(parts ...any) string {
 		default:
 			var ok bool
 			if b, ok = appendValue(append(b, 0), p); !ok {
-				b = fmt.Appendf(b, "%v", p)
+				b = appendReflect(b, reflect.ValueOf(p))
 			}
 		}
 	}
@@ -158,13 +161,14 @@ func traceKey(n *Node, t *Trace, v *view) string {
 
 // tracesKey covers everything a page of the traces list shows: the node's
 // name, where the page sits among the others and each of its rows, in
-// order. A field the page starts to show must be added here.
+// order, with the hash a row carries for readers such as meshnode verify.
+// A field the page starts to show must be added here.
 func tracesKey(n *Node, v *view) string {
 	p := v.Pager
 	parts := append(make([]any, 0, 11+8*len(p.Traces)), chromeParts(v)...)
 	parts = append(parts, p.Path, p.Number, p.Count, p.First, p.Total, p.Newer, p.Older)
 	for _, t := range p.Traces {
-		parts = append(parts, t.Seq, t.File, t.Title, t.Type, t.Status, t.Copy, len(t.Received), t.Submitted.UnixNano())
+		parts = append(parts, t.Seq, t.Hash, t.File, t.Title, t.Type, t.Status, t.Copy, len(t.Received), t.Submitted.UnixNano())
 	}
 	return keyOf(parts...)
 }
@@ -177,11 +181,16 @@ func meshKey(n *Node, v *view) string {
 	parts := append(make([]any, 0, 11+16*len(p.Refs)), chromeParts(v)...)
 	parts = append(parts, p.Path, p.Number, p.Count, p.First, p.Total, p.Newer, p.Older)
 	for _, r := range p.Refs {
-		parts = append(parts, r.Agent, v.AgentLink(r.Agent), r.Seq, r.Title, r.Href(v.Root), r.External(), r.Excerpt, r.Disputed,
-			r.Status, r.Copy, r.Passing, r.Seen, r.Submitted.UnixNano())
-		parts = appendOurs(parts, r.Ours)
+		parts = refRowParts(parts, v, r)
 	}
 	return keyOf(parts...)
+}
+
+// refRowParts add what a row of refRows shows of r.
+func refRowParts(parts []any, v *view, r *Ref) []any {
+	parts = append(parts, r.Agent, v.AgentLink(r.Agent), r.Seq, r.Title, r.Href(v.Root), r.External(), r.Excerpt, r.Disputed,
+		r.Status, r.Copy, r.Passing, r.Seen, r.Submitted.UnixNano())
+	return appendOurs(parts, r.Ours)
 }
 
 // appendOurs adds what a row shows of our validation of a peer's trace.

@@ -24,6 +24,7 @@ func TestKeyedPagesFollowTheirInputs(t *testing.T) {
 		{"a trace's type", func(n *Node) { n.Traces[1].Type = "capability" }},
 		{"a trace's status", func(n *Node) { n.Traces[1].Status = "contested" }},
 		{"a trace's seq", func(n *Node) { n.Traces[1].Seq = 42 }},
+		{"a trace's hash", func(n *Node) { n.Traces[1].Hash = n.Traces[0].Hash }},
 		{"a validation received", func(n *Node) {
 			n.Traces[1].Received = append(n.Traces[1].Received, &Vote{Validator: "zed", Result: "pass"})
 		}},

@@ -3,6 +3,7 @@ package site
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"testing"
 	"time"
 
@@ -30,7 +31,45 @@ func TestAppendValueMatchesFmt(t *testing.T) {
 	}
 	for _, v := range []any{1.5, uint(3), &vote, map[string]int{"a": 1}} {
 		if got, ok := appendValue(nil, v); ok {
-			t.Errorf("appendValue(%T) = %q, true; want it left to fmt", v, got)
+			t.Errorf("appendValue(%T) = %q, true; want it left to appendReflect", v, got)
 		}
+	}
+}
+
+// TestAppendReflectTellsValuesNotPointers wants equal values at two
+// addresses to append the same bytes (%v wrote a pointer's address, so a
+// key holding one changed at every build), and values that differ in
+// one field, however deep, or in a list's length, to append different
+// ones.
+func TestAppendReflectTellsValuesNotPointers(t *testing.T) {
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	peer := func() *Peer { return &Peer{Name: "ada", LastPolled: at, Failures: 2} }
+	standing := func() Standing {
+		return Standing{Agent: "ada", Signal: 12.5, Breakdown: []Earning{{Words: "a rock", Points: 12.5}}}
+	}
+	key := func(v any) string { return string(appendReflect(nil, reflect.ValueOf(v))) }
+	if a, b := key([]*Peer{peer()}), key([]*Peer{peer()}); a != b {
+		t.Errorf("two equal peers at two addresses append %q and %q", a, b)
+	}
+	base := key(standing())
+	for name, change := range map[string]func(s *Standing){
+		"an earning's points": func(s *Standing) { s.Breakdown[0].Points++ },
+		"an earning's words":  func(s *Standing) { s.Breakdown[0].Words += "s" },
+		"one earning more":    func(s *Standing) { s.Breakdown = append(s.Breakdown, Earning{}) },
+		"the tier":            func(s *Standing) { s.Tier = "Trusted" },
+	} {
+		s := standing()
+		change(&s)
+		if key(s) == base {
+			t.Errorf("changing %s appends the same bytes %q", name, base)
+		}
+	}
+	p := peer()
+	p.LastPolled = at.Add(time.Second)
+	if key(p) == key(peer()) {
+		t.Error("a peer polled a second later appends the same bytes")
+	}
+	if key(map[string]int{"a": 1, "b": 2}) != key(map[string]int{"b": 2, "a": 1}) {
+		t.Error("a map's entries are not in one order")
 	}
 }

@@ -36,14 +36,14 @@ func siteOutputs(n *Node) []output {
 	outs = append(outs,
 		// .nojekyll stops GitHub Pages from running Jekyll, which would
 		// turn traces/*.md into HTML instead of serving their bytes.
-		output{Path: ".nojekyll", Render: constant(nil)},
-		output{Path: "style.css", Render: constant(styleCSS)},
-		output{Path: "404.html", Render: own(func() ([]byte, error) { return notFound(n, idx) })},
-		output{Path: "favicon.svg", Render: constant(favicon)},
+		fixed(".nojekyll", nil),
+		fixed("style.css", styleCSS),
+		output{Path: "404.html", Key: func() string { return notFoundKey(n, idx) }, Render: own(func() ([]byte, error) { return notFound(n, idx) })},
+		fixed("favicon.svg", favicon),
 	)
 	outs = append(outs, feedOutputs(n, idx)...)
 	if r, ok := robots(n.URL); ok {
-		outs = append(outs, output{Path: "robots.txt", Render: constant(r)})
+		outs = append(outs, fixed("robots.txt", r))
 	}
 	if n.URL != "" {
 		entries := sitemapEntries(n, outs)
@@ -63,6 +63,13 @@ func (f File) key() string {
 		h = manifest.HashBytes(f.Data)
 	}
 	return h.Hex(32)
+}
+
+// fixed is an output of bytes made without rendering, keyed by them:
+// with a key, an unchanged rebuild neither reads its file back nor
+// counts as rendering (write's rendering).
+func fixed(path string, b []byte) output {
+	return output{Path: path, Render: constant(b), Key: func() string { return keyOf(b) }}
 }
 
 func constant(b []byte) func(*bytes.Buffer) ([]byte, error) {

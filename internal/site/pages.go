@@ -78,23 +78,25 @@ func pageOutputs(n *Node, idx *index) []output {
 		return v
 	}
 	timelineData := buildTimeline(traceTimes(n), voteTimes(n.Votes))
+	// Each page's key is made from the view its template renders: the
+	// view is made once, for whichever of the key and the page asks first.
+	home := sync.OnceValue(func() *view {
+		v := base("index.html", "Home", "home", homeDesc(n))
+		v.Home, v.Timeline, v.Graph = homeOf(n, idx), timelineData, buildGraph("home", n.Agent, n.Trust)
+		return v
+	})
+	agents := base(agentsDir+"/index.html", "Agents", "agents", "Every agent of the mesh "+n.Agent+" knows, with SIGNAL and presence.")
+	peers := base("peers.html", "Peers", "peers", "How polling each peer of "+n.Agent+" goes.")
+	signal := sync.OnceValue(func() *view {
+		v := base("signal.html", "SIGNAL", "signal", "SIGNAL standings of the mesh as "+n.Agent+" computes them, and how each was earned.")
+		v.Graph = buildGraph("signal", n.Agent, n.Trust)
+		return v
+	})
 	outs := []output{
-		{Path: "index.html", Render: func(buf *bytes.Buffer) ([]byte, error) {
-			v := base("index.html", "Home", "home", homeDesc(n))
-			v.Home, v.Timeline, v.Graph = homeOf(n, idx), timelineData, buildGraph("home", n.Agent, n.Trust)
-			return execute(buf, "home", v)
-		}},
-		{Path: agentsDir + "/index.html", Render: func(buf *bytes.Buffer) ([]byte, error) {
-			return execute(buf, "agents", base(agentsDir+"/index.html", "Agents", "agents", "Every agent of the mesh "+n.Agent+" knows, with SIGNAL and presence."))
-		}},
-		{Path: "peers.html", Render: func(buf *bytes.Buffer) ([]byte, error) {
-			return execute(buf, "peers", base("peers.html", "Peers", "peers", "How polling each peer of "+n.Agent+" goes."))
-		}},
-		{Path: "signal.html", Render: func(buf *bytes.Buffer) ([]byte, error) {
-			v := base("signal.html", "SIGNAL", "signal", "SIGNAL standings of the mesh as "+n.Agent+" computes them, and how each was earned.")
-			v.Graph = buildGraph("signal", n.Agent, n.Trust)
-			return execute(buf, "signal", v)
-		}},
+		{Path: "index.html", Key: func() string { return homeKey(n, home()) }, Render: func(buf *bytes.Buffer) ([]byte, error) { return execute(buf, "home", home()) }},
+		{Path: agentsDir + "/index.html", Key: func() string { return agentsKey(n, agents) }, Render: func(buf *bytes.Buffer) ([]byte, error) { return execute(buf, "agents", agents) }},
+		{Path: "peers.html", Key: func() string { return peersKey(n, peers) }, Render: func(buf *bytes.Buffer) ([]byte, error) { return execute(buf, "peers", peers) }},
+		{Path: "signal.html", Key: func() string { return signalKey(n, signal()) }, Render: func(buf *bytes.Buffer) ([]byte, error) { return execute(buf, "signal", signal()) }},
 	}
 	for _, pg := range tracePages(n) {
 		v := base(pg.Path, pg.titled("Traces"), "traces", "Every trace "+n.Agent+" published, newest first"+pg.descSuffix())
@@ -109,14 +111,12 @@ func pageOutputs(n *Node, idx *index) []output {
 	for _, pg := range votePages(n.Given) {
 		v := base(pg.Path, pg.titled("Validations given"), "validations", "Every score "+n.Agent+" gave other agents' traces, newest first"+pg.descSuffix())
 		v.Pager = pg
-		outs = append(outs, output{Path: pg.Path, Render: func(buf *bytes.Buffer) ([]byte, error) { return execute(buf, "validations", v) }})
+		outs = append(outs, output{Path: pg.Path, Key: func() string { return validationsKey(n, v) }, Render: func(buf *bytes.Buffer) ([]byte, error) { return execute(buf, "validations", v) }})
 	}
 	for _, a := range n.Agents {
-		outs = append(outs, output{Path: a.Page(), Render: func(buf *bytes.Buffer) ([]byte, error) {
-			v := base(a.Page(), a.Name, "agents", a.Name+": traces, validations, SIGNAL and presence, as "+n.Agent+" sees them.")
-			v.Agent = a
-			return execute(buf, "agent", v)
-		}})
+		v := base(a.Page(), a.Name, "agents", a.Name+": traces, validations, SIGNAL and presence, as "+n.Agent+" sees them.")
+		v.Agent = a
+		outs = append(outs, output{Path: a.Page(), Key: func() string { return agentPageKey(n, v) }, Render: func(buf *bytes.Buffer) ([]byte, error) { return execute(buf, "agent", v) }})
 	}
 	outs = append(outs, readingOutputs(n, idx, base)...)
 	for i, t := range n.Traces {
