@@ -158,6 +158,9 @@ func (r *summaryReader) rejection(p *summaryPeer) (string, error) {
 	case p.l.Rejected[k] != nil:
 		return "", fmt.Errorf("two rejections of %s", k)
 	}
+	if p.l.Rejected == nil {
+		p.l.Rejected = map[string]*Rejection{}
+	}
 	p.l.Rejected[k] = rej
 	return rej.AgentURL, nil
 }
@@ -174,6 +177,9 @@ func (r *summaryReader) dispute(p *summaryPeer) (string, error) {
 	k := d.Key()
 	if p.l.Disputes[k] != nil {
 		return "", fmt.Errorf("two disputes of %s", k)
+	}
+	if p.l.Disputes == nil {
+		p.l.Disputes = map[string]*Dispute{}
 	}
 	p.l.Disputes[k] = d
 	return d.ReporterURL, nil
