@@ -376,6 +376,11 @@ func (l *Ledger) saveFiles(path string) (bool, error) {
 		}
 		return changed, err
 	}
+	if len(l.changed) == 0 {
+		// Nothing changed since Load or the last Save: no file to encode,
+		// so no pass over the records to find their files.
+		return false, nil
+	}
 	files, err := l.files(func(name string) bool { return l.changed[name] })
 	if err != nil {
 		return false, err
