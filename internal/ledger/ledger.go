@@ -39,8 +39,11 @@ type Ledger struct {
 	changed map[string]bool
 	edits   int      // changes made through its methods (Edits)
 	seal    *sealing // its segments, nil while it has none (Compact)
-	err     error    // why whole could not read sealed records whole; Save fails with it
-	strs    interner // the strings the records share while Load reads them (intern.go)
+	// unsealed is what Load learned of the records no segment holds,
+	// nil for a ledger not loaded (Compact then passes over every record).
+	unsealed *unsealedIndex
+	err      error    // why whole could not read sealed records whole; Save fails with it
+	strs     interner // the strings the records share while Load reads them (intern.go)
 }
 
 // New returns an empty ledger.
@@ -61,6 +64,7 @@ func Load(path string) (*Ledger, error) { return load(path, false) }
 func load(path string, compact bool) (*Ledger, error) {
 	l := New()
 	l.strs = interner{}
+	l.unsealed = newUnsealedIndex()
 	if compact {
 		if err := l.loadSummarized(path); err != nil {
 			return nil, err
@@ -91,6 +95,7 @@ func load(path string, compact bool) (*Ledger, error) {
 	}
 	l.shareTraceStrings()
 	l.strs = nil
+	l.unsealed.names = nil
 	return l, nil
 }
 
@@ -168,6 +173,9 @@ func (l *Ledger) merge(data []byte) error {
 	}
 	if l.seal != nil {
 		l.dropSealed(in)
+	}
+	if l.unsealed != nil {
+		l.unsealed.note(in)
 	}
 	l.add(in)
 	return nil
@@ -376,6 +384,11 @@ func (l *Ledger) saveFiles(path string) (bool, error) {
 		}
 		return changed, err
 	}
+	if len(l.changed) == 0 {
+		// Nothing changed since Load or the last Save: no file to encode,
+		// so no pass over the records to find their files.
+		return false, nil
+	}
 	files, err := l.files(func(name string) bool { return l.changed[name] })
 	if err != nil {
 		return false, err
@@ -402,10 +415,10 @@ func (l *Ledger) Edits() int { return l.edits }
 // touch notes that records filed under these URLs changed.
 func (l *Ledger) touch(urls ...string) {
 	l.edits++
-	if l.changed == nil {
+	if l.changed == nil && l.unsealed == nil {
 		return
 	}
 	for _, u := range urls {
-		l.changed[statefile.PeerFileName(u)] = true
+		l.fileChanged(statefile.PeerFileName(u))
 	}
 }

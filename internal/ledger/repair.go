@@ -121,9 +121,7 @@ func (l *Ledger) repairPeer(rel, name string, part, seg *Ledger) {
 	if len(ps.names) == 0 {
 		delete(s.peers, name)
 	}
-	if l.changed != nil {
-		l.changed[name] = true
-	}
+	l.fileChanged(name)
 }
 
 // segmentPeer names the records of peer file name in the segment rel.

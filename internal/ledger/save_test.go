@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/meshnode/meshnode/internal/statefile"
 )
@@ -176,4 +177,40 @@ func TestNoChangeAltersARecordInPlace(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSaveOfAnUnchangedLoadedLedgerPassesOverNoRecord: Save of a loaded
+// ledger of which nothing changed does not pass over its records to find
+// their files: its allocations do not grow with the records.
+func TestSaveOfAnUnchangedLoadedLedgerPassesOverNoRecord(t *testing.T) {
+	now := time.Date(2029, 1, 1, 12, 45, 0, 0, time.UTC)
+	_, _, small := unchangedCosts(t, 4, now)
+	_, _, large := unchangedCosts(t, 40, now)
+	if large != small {
+		t.Errorf("Save of a ledger of which nothing changed: %v allocations for 40 agents, %v for 4: it passes over the records", large, small)
+	}
+}
+
+// unchangedCosts is a two-year ledger of agents compacted at now, saved
+// and loaded through its summaries, with the allocations of a Compact at
+// now and of a Save, neither with anything to do.
+func unchangedCosts(t *testing.T, agents int, now time.Time) (*Ledger, float64, float64) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "mesh-state", "ledger.json")
+	l := yearOf(agents, 2*365, now)
+	compacted(t, l, now)
+	if _, err := l.Save(p); err != nil {
+		t.Fatal(err)
+	}
+	l, err := LoadCompact(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compact := testing.AllocsPerRun(3, func() { compacted(t, l, now) })
+	save := testing.AllocsPerRun(3, func() {
+		if changed, err := l.Save(p); err != nil || changed {
+			t.Fatalf("save of an unchanged ledger: changed=%v err=%v", changed, err)
+		}
+	})
+	return l, compact, save
 }

@@ -116,8 +116,13 @@ func traceTime(t *Trace) time.Time {
 // without their records. A record of a quarter its peer already sealed (a
 // validation dated in the past, an old record a method changed) stays in
 // the peer's file. The records, and everything computed from them, stay
-// as they were.
+// as they were. A loaded ledger of which no peer's file changed since
+// Load, whose files held no record of a quarter due, is not passed over
+// (mayBeDue).
 func (l *Ledger) Compact(now time.Time) error {
+	if !l.mayBeDue(now) {
+		return nil
+	}
 	return l.sealShards(l.compactBatch(now))
 }
 
@@ -321,9 +326,7 @@ func (l *Ledger) sealed(rel, q, name string, part *Ledger) {
 	})
 	// Sealing changes no record, so Edits stays: what was computed from
 	// the records holds.
-	if l.changed != nil {
-		l.changed[name] = true
-	}
+	l.fileChanged(name)
 }
 
 // unseal returns the records of the segments of peer file name to its
@@ -359,9 +362,7 @@ func (l *Ledger) unseal(name string) {
 			l.reseal(rel, data)
 		}
 	}
-	if l.changed != nil {
-		l.changed[name] = true
-	}
+	l.fileChanged(name)
 }
 
 // giveUp drops the segment rel, to be removed at the next Save unless
