@@ -8,7 +8,13 @@ import (
 
 // The site's tests build with a fixed build, so that the golden marker's
 // keys do not depend on the Go version or commit the tests are built at.
-func init() { templateKey = templateKeyOf("test build") }
+func init() { templateKey = fixedKey("test build") }
+
+// fixedKey is a templateKey that names the given build.
+func fixedKey(build string) func() string {
+	k := templateKeyOf(build)
+	return func() string { return k }
+}
 
 func TestAnotherBuildRendersEveryPageAgain(t *testing.T) {
 	a, b := templateKeyOf("module=(devel) go=go1.26.0 vcs.revision=aaaa "), templateKeyOf("module=(devel) go=go1.26.0 vcs.revision=bbbb ")
@@ -22,7 +28,7 @@ func TestAnotherBuildRendersEveryPageAgain(t *testing.T) {
 	before := readCache(out)
 	saved := templateKey
 	t.Cleanup(func() { templateKey = saved })
-	templateKey = templateKeyOf("another build")
+	templateKey = fixedKey("another build")
 	st, err := Build(context.Background(), Options{Dir: "testdata/node", Out: out, Now: fixtureNow})
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/meshnode/meshnode/internal/atomicfile"
 	"github.com/meshnode/meshnode/internal/buildid"
@@ -27,8 +28,10 @@ import (
 // templateKey changes whenever a template, the CSS or the binary's code
 // changes (buildid: the Go that writes trace pages and list rows renders
 // as much as the templates do), so that a new meshnode version re-renders
-// every page.
-var templateKey = templateKeyOf(buildid.Current())
+// every page. It is computed at the first build, not when the package
+// loads: a development build's identity hashes its executable
+// (buildid.Current), which no command but a build should pay for.
+var templateKey = sync.OnceValue(func() string { return templateKeyOf(buildid.Current()) })
 
 // templateKeyOf is templateKey for a binary of the given build.
 func templateKeyOf(build string) string {
@@ -85,7 +88,7 @@ func writeCache(out string, keys map[string]string) error {
 func keyOf(parts ...any) string {
 	buf := getBuffer()
 	defer putBuffer(buf)
-	b := append(buf.AvailableBuffer(), templateKey...)
+	b := append(buf.AvailableBuffer(), templateKey()...)
 	for _, p := range parts {
 		switch v := p.(type) {
 		case []byte:
