@@ -104,7 +104,7 @@ func TestCurrentHashesThisTestBinary(t *testing.T) {
 	if got := Current(); !strings.HasSuffix(got, want) {
 		t.Errorf("Current() = %q, want it to end in %q", got, want)
 	}
-	if Current() != Current() {
-		t.Error("Current changed between two calls")
+	if first, again := Current(), Current(); first != again {
+		t.Errorf("Current changed between two calls: %q, then %q", first, again)
 	}
 }
