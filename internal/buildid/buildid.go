@@ -6,6 +6,8 @@ package buildid
 import (
 	"crypto/rand"
 	"crypto/sha256"
+	"debug/elf"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -33,13 +35,15 @@ func Of(info *debug.BuildInfo) string {
 }
 
 // Current is the running binary's identity: Of its build information,
-// and, when that does not name the code (needsExecutable), the sha256 of
-// the executable's bytes. It is computed once, on first use.
+// and, when that does not name the code (needsExecutable), the
+// executable's own: the Go build ID of its ELF note, or the sha256 of its
+// bytes where it has none (executableID). It is computed once, on first
+// use.
 func Current() string { return current() }
 
 var current = sync.OnceValue(func() string {
 	info, _ := debug.ReadBuildInfo()
-	return identity(info, executableHash)
+	return identity(info, executableID)
 })
 
 // identity is Of(info), followed by "exe=" and exe's hash when info does
@@ -81,12 +85,72 @@ func needsExecutable(info *debug.BuildInfo) bool {
 	return !revision && (info.Main.Version == "" || info.Main.Version == "(devel)")
 }
 
-// executableHash is the hex sha256 of the running executable's bytes.
-func executableHash() (string, error) {
+// executableID names the running executable's code: "go-build-id:" and
+// the Go build ID the linker writes into an ELF executable's note (its
+// last part a hash of the binary's content), read from the file's
+// headers, a few KB; or, for an executable of another format or without
+// the note, the hex sha256 of its bytes.
+func executableID() (string, error) {
 	path, err := os.Executable()
 	if err != nil {
 		return "", fmt.Errorf("find the executable: %w", err)
 	}
+	if id, ok := elfBuildID(path); ok {
+		return "go-build-id:" + id, nil
+	}
+	return fileHash(path)
+}
+
+// maxNote bounds the Go build ID note read: the linker writes about 100
+// bytes.
+const maxNote = 4096
+
+// elfBuildID returns the Go build ID of the ELF file at path, false when
+// it is no ELF file or has no readable note of one.
+func elfBuildID(path string) (string, bool) {
+	f, err := elf.Open(path)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	s := f.Section(".note.go.buildid")
+	if s == nil || s.Type != elf.SHT_NOTE || s.Size > maxNote {
+		return "", false
+	}
+	data, err := s.Data()
+	if err != nil {
+		return "", false
+	}
+	return goBuildIDNote(data, f.ByteOrder)
+}
+
+// goNoteName and goNoteType are the name and type of the note in which the
+// Go linker writes the build ID.
+const (
+	goNoteName = "Go\x00\x00"
+	goNoteType = 4
+)
+
+// goBuildIDNote returns the build ID an ELF note section's data holds: a
+// note's name size, description size and type, in the file's byte order,
+// its name padded to 4 bytes, then its description, the build ID.
+func goBuildIDNote(data []byte, order binary.ByteOrder) (string, bool) {
+	const head = 12 + len(goNoteName)
+	if len(data) < head {
+		return "", false
+	}
+	nameSize, descSize, typ := order.Uint32(data), order.Uint32(data[4:]), order.Uint32(data[8:])
+	if nameSize != 4 || typ != goNoteType || string(data[12:head]) != goNoteName {
+		return "", false
+	}
+	if descSize == 0 || uint64(descSize) > uint64(len(data)-head) {
+		return "", false
+	}
+	return string(data[head : head+int(descSize)]), true
+}
+
+// fileHash is the hex sha256 of the bytes of the file at path.
+func fileHash(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", fmt.Errorf("open the executable: %w", err)

@@ -2,9 +2,12 @@ package buildid
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -87,24 +90,103 @@ func TestIdentityOfAnExecutableThatCannotBeReadMatchesNoOther(t *testing.T) {
 	}
 }
 
-// TestCurrentHashesThisTestBinary: go test stamps no VCS information, so
+// TestCurrentNamesThisTestBinary: go test stamps no VCS information, so
 // the test binary is a development build whose identity must name its
-// bytes. Before, every build of a modified tree was one identity.
-func TestCurrentHashesThisTestBinary(t *testing.T) {
+// code: on an ELF system by the Go build ID the toolchain itself reports
+// (go tool buildid), elsewhere by its bytes. Before, every build of a
+// modified tree was one identity.
+func TestCurrentNamesThisTestBinary(t *testing.T) {
 	path, err := os.Executable()
 	if err != nil {
 		t.Skipf("no executable path here: %v", err)
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
+	want := "exe=" + wholeFileHash(t, path) + " "
+	if _, ok := elfBuildID(path); ok {
+		out, err := exec.Command("go", "tool", "buildid", path).Output()
+		if err != nil {
+			t.Skipf("go tool buildid, to compare with: %v", err)
+		}
+		want = "exe=go-build-id:" + strings.TrimSpace(string(out)) + " "
 	}
-	sum := sha256.Sum256(data)
-	want := "exe=" + hex.EncodeToString(sum[:]) + " "
 	if got := Current(); !strings.HasSuffix(got, want) {
 		t.Errorf("Current() = %q, want it to end in %q", got, want)
 	}
 	if first, again := Current(), Current(); first != again {
 		t.Errorf("Current changed between two calls: %q, then %q", first, again)
 	}
+}
+
+// TestAnExecutableWithoutABuildIDNoteIsNamedByItsBytes: a file that is no
+// ELF executable (another system's format) is named by its sha256.
+func TestAnExecutableWithoutABuildIDNoteIsNamedByItsBytes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "meshnode.exe")
+	if err := os.WriteFile(path, []byte("MZ not an ELF file"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if id, ok := elfBuildID(path); ok {
+		t.Fatalf("elfBuildID of a file that is no ELF file = %q", id)
+	}
+	got, err := fileHash(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := wholeFileHash(t, path); got != want {
+		t.Errorf("fileHash = %q, want %q", got, want)
+	}
+}
+
+func TestGoBuildIDNoteReadsTheLinkersNote(t *testing.T) {
+	note := func(order binary.AppendByteOrder, name string, typ uint32, desc string) []byte {
+		b := order.AppendUint32(nil, uint32(len(name)))
+		b = order.AppendUint32(b, uint32(len(desc)))
+		b = order.AppendUint32(b, typ)
+		return append(append(b, name...), desc...)
+	}
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want string
+		ok   bool
+	}{
+		{"little-endian", note(binary.LittleEndian, "Go\x00\x00", 4, "a/b/c/d"), "a/b/c/d", true},
+		{"big-endian", note(binary.BigEndian, "Go\x00\x00", 4, "x/y"), "x/y", true},
+		{"GNU's note", note(binary.LittleEndian, "GNU\x00", 3, "\x01\x02"), "", false},
+		{"another type", note(binary.LittleEndian, "Go\x00\x00", 1, "a"), "", false},
+		{"empty description", note(binary.LittleEndian, "Go\x00\x00", 4, ""), "", false},
+		{"cut short", note(binary.LittleEndian, "Go\x00\x00", 4, "abcdef")[:20], "", false},
+		{"no note", nil, "", false},
+	} {
+		got, ok := goBuildIDNote(tc.data, binary.LittleEndian)
+		if tc.name == "big-endian" {
+			got, ok = goBuildIDNote(tc.data, binary.BigEndian)
+		}
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("%s: goBuildIDNote = %q, %v; want %q, %v", tc.name, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func FuzzGoBuildIDNote(f *testing.F) {
+	f.Add([]byte("\x04\x00\x00\x00\x03\x00\x00\x00\x04\x00\x00\x00Go\x00\x00a/b"))
+	f.Add([]byte("\x04\x00\x00\x00\xff\xff\xff\xff\x04\x00\x00\x00Go\x00\x00"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		id, ok := goBuildIDNote(data, binary.LittleEndian)
+		if ok && (id == "" || len(id) > len(data)) {
+			t.Fatalf("goBuildIDNote(%q) = %q, true", data, id)
+		}
+		if !ok && id != "" {
+			t.Fatalf("goBuildIDNote(%q) = %q, false", data, id)
+		}
+	})
+}
+
+// wholeFileHash is the hex sha256 of the file at path.
+func wholeFileHash(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }
