@@ -190,3 +190,27 @@ func wholeFileHash(t *testing.T, path string) string {
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
 }
+
+// BenchmarkExecutableID: what naming a development build costs, the Go
+// build ID read from the ELF note against the whole executable hashed
+// (docs/performance.md, "A development build's identity").
+func BenchmarkExecutableID(b *testing.B) {
+	path, err := os.Executable()
+	if err != nil {
+		b.Skipf("no executable path here: %v", err)
+	}
+	b.Run("go-build-id", func(b *testing.B) {
+		for b.Loop() {
+			if _, ok := elfBuildID(path); !ok {
+				b.Skip("no Go build ID note in this executable")
+			}
+		}
+	})
+	b.Run("sha256", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := fileHash(path); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
