@@ -125,3 +125,18 @@ func lines(ps []Problem) []string {
 	}
 	return out
 }
+
+// checkPR checks, against base, a pull request made of a copy of base
+// that edit changes, naming file as the one it touched, and returns the
+// problems' lines.
+func checkPR(t *testing.T, base, file string, edit func(pr string)) string {
+	t.Helper()
+	pr := filepath.Join(t.TempDir(), "pr")
+	if err := os.CopyFS(pr, os.DirFS(base)); err != nil {
+		t.Fatal(err)
+	}
+	edit(pr)
+	o := options(pr, file)
+	o.Base = base
+	return strings.Join(lines(Check(o)), "\n")
+}

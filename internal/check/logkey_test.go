@@ -32,14 +32,7 @@ func TestCheckNeverPassesAChangeOfTheLogKey(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			base := cleanNode(t)
 			write(t, base, node.IdentityFile, c.base)
-			pr := filepath.Join(t.TempDir(), "pr")
-			if err := os.CopyFS(pr, os.DirFS(base)); err != nil {
-				t.Fatal(err)
-			}
-			write(t, pr, node.IdentityFile, c.pr)
-			o := options(pr, node.IdentityFile)
-			o.Base = base
-			got := strings.Join(lines(Check(o)), "\n")
+			got := checkPR(t, base, node.IdentityFile, func(pr string) { write(t, pr, node.IdentityFile, c.pr) })
 			if refused := strings.Contains(got, "log_key"); refused != c.refused {
 				t.Errorf("refused = %v, want %v; problems:\n%s", refused, c.refused, got)
 			}

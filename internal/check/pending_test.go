@@ -38,14 +38,7 @@ func TestCheckNeverPassesAChangeToAFileTheBaseHoldsUnpublished(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			base := cleanNode(t)
-			pr := filepath.Join(t.TempDir(), "pr")
-			if err := os.CopyFS(pr, os.DirFS(base)); err != nil {
-				t.Fatal(err)
-			}
-			change(t, pr, c.file, c.content)
-			o := options(pr, c.file)
-			o.Base = base
-			got := strings.Join(lines(Check(o)), "\n")
+			got := checkPR(t, base, c.file, func(pr string) { change(t, pr, c.file, c.content) })
 			if refused := strings.Contains(got, "not published yet"); refused != c.refused {
 				t.Errorf("refused = %v, want %v; problems:\n%s", refused, c.refused, got)
 			}

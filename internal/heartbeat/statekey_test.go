@@ -53,11 +53,7 @@ func TestGossipCannotAddAURLSharingAKnownPeersStateFile(t *testing.T) {
 	gossip.serve("/g/AGENTS.md", agentsFile([2]string{"squatter", squat}))
 	dir := newNode(t, [][2]string{{"gossip", gossip.URL + "/g/"}, {"good1", known}}, "")
 
-	var logs bytes.Buffer
-	for i := range 2 {
-		beatLogged(t, dir, testNow.Add(time.Duration(i)*cursorStep), &logs)
-		keepsItsCursor(t, dir, known, squat)
-	}
+	logs := beatsKeepingItsCursor(t, dir, known, squat)
 	if !strings.Contains(logs.String(), "gossip line ignored") || !strings.Contains(logs.String(), "state file") {
 		t.Errorf("no log line says the gossiped URL was refused:\n%s", logs.String())
 	}
@@ -65,6 +61,19 @@ func TestGossipCannotAddAURLSharingAKnownPeersStateFile(t *testing.T) {
 
 // keepsItsCursor checks that the agent at known has its own cursor, its
 // one trace read, and the URL sharing its state file none.
+// beatsKeepingItsCursor runs two heartbeats, 30 minutes apart, checking
+// after each that known keeps its cursor (keepsItsCursor), and returns
+// their log.
+func beatsKeepingItsCursor(t *testing.T, dir, known, squat string) *bytes.Buffer {
+	t.Helper()
+	var logs bytes.Buffer
+	for i := range 2 {
+		beatLogged(t, dir, testNow.Add(time.Duration(i)*cursorStep), &logs)
+		keepsItsCursor(t, dir, known, squat)
+	}
+	return &logs
+}
+
 func keepsItsCursor(t *testing.T, dir, known, squat string) {
 	t.Helper()
 	st := loadState(t, dir)
@@ -93,11 +102,7 @@ func TestALearnedPeerSharingAListedAgentsStateFileIsForgotten(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var logs bytes.Buffer
-	for i := range 2 {
-		beatLogged(t, dir, testNow.Add(time.Duration(i)*cursorStep), &logs)
-		keepsItsCursor(t, dir, known, squat)
-	}
+	logs := beatsKeepingItsCursor(t, dir, known, squat)
 	if !strings.Contains(logs.String(), "learned peer forgotten") {
 		t.Errorf("no log line says the learned peer was forgotten:\n%s", logs.String())
 	}
@@ -114,11 +119,7 @@ func TestTheSecondAgentsLineSharingAStateFileIsSkipped(t *testing.T) {
 	good.publish(path, []string{"traces/001-a.md"}, map[string]string{"traces/001-a.md": "# A\n\n## Work\n\nMine.\n"})
 	dir := newNode(t, [][2]string{{"good1", known}, {"squatter", squat}}, "")
 
-	var logs bytes.Buffer
-	for i := range 2 {
-		beatLogged(t, dir, testNow.Add(time.Duration(i)*cursorStep), &logs)
-		keepsItsCursor(t, dir, known, squat)
-	}
+	logs := beatsKeepingItsCursor(t, dir, known, squat)
 	if !strings.Contains(logs.String(), "AGENTS.md agent skipped") || !strings.Contains(logs.String(), "state file") {
 		t.Errorf("no log line says the second line was skipped:\n%s", logs.String())
 	}
