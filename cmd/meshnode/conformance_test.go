@@ -82,45 +82,12 @@ func runConformanceCase(t *testing.T, dir string) {
 	if _, err := os.Stat(filepath.Join(dir, "README.md")); err != nil {
 		t.Fatalf("case without a README: %v", err)
 	}
-	later := filepath.Join(dir, "later")
-	_, err := os.Stat(later)
+	_, err := os.Stat(filepath.Join(dir, "later"))
 	staged := err == nil
 	var second atomic.Bool
-	// Files are served whole, without Last-Modified: a vector must not
-	// depend on the mtimes of a checkout.
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rel := filepath.FromSlash(strings.TrimPrefix(path.Clean(r.URL.Path), "/"))
-		data, err := os.ReadFile(filepath.Join(later, rel))
-		if !second.Load() || err != nil {
-			data, err = os.ReadFile(filepath.Join(dir, "public", rel))
-		}
-		if err != nil {
-			http.NotFound(w, r)
-			return
-		}
-		w.Write(data)
-	}))
+	srv := httptest.NewServer(conformanceFiles(dir, &second))
 	t.Cleanup(srv.Close)
-
-	node := filepath.Join(t.TempDir(), "observer")
-	cliT(t, "init", "--dir", node, "--agent", "observer", "--url", srv.URL+"/observer/")
-	founders := ""
-	for _, name := range []string{"AGENTS.md", "FOUNDERS.md"} {
-		data, err := os.ReadFile(filepath.Join(dir, "node", name))
-		if os.IsNotExist(err) && name == "FOUNDERS.md" {
-			continue
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		data = bytes.ReplaceAll(data, []byte(meshPlaceholder), []byte(srv.URL))
-		if name == "FOUNDERS.md" {
-			founders = string(manifest.HashBytes(data))
-		}
-		if err := os.WriteFile(filepath.Join(node, name), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	node, founders := conformanceNode(t, dir, srv.URL)
 	now := conformanceNow.Format(time.RFC3339)
 	if staged {
 		cliT(t, "heartbeat", "--dir", node, "--now", conformanceNow.Add(-time.Hour).Format(time.RFC3339))
@@ -134,6 +101,78 @@ func runConformanceCase(t *testing.T, dir string) {
 			got = strings.ReplaceAll(got, founders, foundersPlaceholder)
 		}
 		compareConformance(t, filepath.Join(dir, "expected", cmd+".json"), got)
+	}
+}
+
+// conformanceFiles serves a case's public/ files, and its later/ files
+// over them once second is set. Files are served whole, without
+// Last-Modified: a vector must not depend on the mtimes of a checkout.
+// An agent's AGENTS.md is served with {{mesh}} replaced by the base URL,
+// so that what it gossips names agents the case serves; it is listed in
+// no MANIFEST, so no hash changes.
+func conformanceFiles(dir string, second *atomic.Bool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rel := filepath.FromSlash(strings.TrimPrefix(path.Clean(r.URL.Path), "/"))
+		data, err := os.ReadFile(filepath.Join(dir, "later", rel))
+		if !second.Load() || err != nil {
+			data, err = os.ReadFile(filepath.Join(dir, "public", rel))
+		}
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		if path.Base(r.URL.Path) == "AGENTS.md" {
+			data = bytes.ReplaceAll(data, []byte(meshPlaceholder), []byte("http://"+r.Host))
+		}
+		w.Write(data)
+	})
+}
+
+// conformanceGossip lets the observing node poll the agents it learns by
+// gossip at the case's base URL, a loopback address like the agents of
+// its AGENTS.md (conformance/README.md, "Running a case", step 2).
+const conformanceGossip = "gossip:\n  allow_private_addresses: true\n"
+
+// conformanceNode makes the observing node of a case whose files are
+// served at base, and returns its directory and the hash of its
+// FOUNDERS.md ("" without one).
+func conformanceNode(t *testing.T, dir, base string) (node, founders string) {
+	t.Helper()
+	node = filepath.Join(t.TempDir(), "observer")
+	cliT(t, "init", "--dir", node, "--agent", "observer", "--url", base+"/observer/")
+	appendFile(t, filepath.Join(node, "mesh.yaml"), conformanceGossip)
+	for _, name := range []string{"AGENTS.md", "FOUNDERS.md"} {
+		data, err := os.ReadFile(filepath.Join(dir, "node", name))
+		if os.IsNotExist(err) && name == "FOUNDERS.md" {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = bytes.ReplaceAll(data, []byte(meshPlaceholder), []byte(base))
+		if name == "FOUNDERS.md" {
+			founders = string(manifest.HashBytes(data))
+		}
+		if err := os.WriteFile(filepath.Join(node, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return node, founders
+}
+
+// appendFile adds text at the end of the file at name.
+func appendFile(t *testing.T, name, text string) {
+	t.Helper()
+	f, err := os.OpenFile(name, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(text); err != nil {
+		f.Close()
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
 
