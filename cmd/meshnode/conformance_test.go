@@ -95,6 +95,9 @@ func runConformanceCase(t *testing.T, dir string) {
 	}
 	cliT(t, "heartbeat", "--dir", node, "--now", now)
 	for _, cmd := range []string{"signal", "peers"} {
+		if cmd == "signal" && refusesRules(t, dir, node, now) {
+			continue
+		}
 		got := cliT(t, cmd, "--dir", node, "--now", now, "--json")
 		got = strings.ReplaceAll(got, srv.URL, meshPlaceholder)
 		if founders != "" {
@@ -174,6 +177,31 @@ func appendFile(t *testing.T, name, text string) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// refusedRules is the file of a case whose FOUNDERS.md names a rule set
+// an implementation must refuse to compute with: it holds that rule
+// set's name, in place of expected/signal.json (conformance/README.md).
+const refusedRules = "signal.refused"
+
+// refusesRules checks, for a case with expected/signal.refused, that
+// `signal --json` computes nothing: exit 2, no output, and a message
+// naming the rule set. It reports whether the case has the file.
+func refusesRules(t *testing.T, dir, node, now string) bool {
+	t.Helper()
+	want, err := os.ReadFile(filepath.Join(dir, "expected", refusedRules))
+	if os.IsNotExist(err) {
+		return false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := strings.TrimSpace(string(want))
+	code, stdout, stderr := runSetupCLI(t, "signal", "--dir", node, "--now", now, "--json")
+	if code != exitUsage || stdout != "" || name == "" || !strings.Contains(stderr, `"`+name+`"`) {
+		t.Errorf("signal --json under rule set %q: exit %d, want %d with nothing on stdout and the rule set named\nstdout:\n%s\nstderr:\n%s", name, code, exitUsage, stdout, stderr)
+	}
+	return true
 }
 
 func compareConformance(t *testing.T, path, got string) {
