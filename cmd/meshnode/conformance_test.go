@@ -82,6 +82,9 @@ func runConformanceCase(t *testing.T, dir string) {
 	if _, err := os.Stat(filepath.Join(dir, "README.md")); err != nil {
 		t.Fatalf("case without a README: %v", err)
 	}
+	if *updateConformance {
+		writeConformanceLogs(t, dir)
+	}
 	_, err := os.Stat(filepath.Join(dir, "later"))
 	staged := err == nil
 	var second atomic.Bool
