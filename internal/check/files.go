@@ -6,7 +6,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/meshnode/meshnode/internal/config"
@@ -14,7 +13,6 @@ import (
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/signal"
-	"github.com/meshnode/meshnode/internal/translog"
 )
 
 // file applies the rules for one path a pull request touched: the
@@ -42,8 +40,8 @@ func (c *checker) file(f string) {
 	if why, ok := trustFiles[f]; ok && (c.o.Base != c.o.Dir || c.o.Heartbeat) && c.changedFromBase(f) {
 		c.add(f, 1, "%s: the gate never passes a change to it; a person must review it and merge it by hand (an administrator's bypass of the required check, or a commit of their own)", why)
 	}
-	if f == node.IdentityFile && (c.o.Base != c.o.Dir || c.o.Heartbeat) {
-		c.logKey(f)
+	if f == node.IdentityFile {
+		c.identity(f)
 	}
 	fi, err := node.Stat(c.o.Dir, f)
 	switch {
@@ -281,18 +279,3 @@ func (c *checker) all() []string {
 
 // cutTop splits a slash path at its first element.
 func cutTop(f string) (top, rest string, found bool) { return strings.Cut(f, "/") }
-
-// logKey reports a change to IDENTITY.md's log_key lines: the key peers
-// check the node's signed log with. Whoever changes it could sign a
-// history of their own, so the gate never passes it, whatever else the
-// pull request holds.
-func (c *checker) logKey(f string) {
-	pr, errPR := node.ReadFile(c.o.Dir, f, node.MaxTopFileBytes)
-	base, errBase := node.ReadFile(c.o.Base, f, node.MaxTopFileBytes)
-	if errPR != nil && !errors.Is(errPR, fs.ErrNotExist) || errBase != nil && !errors.Is(errBase, fs.ErrNotExist) {
-		return // reported as the file's own problem
-	}
-	if !slices.Equal(translog.Keys(pr), translog.Keys(base)) {
-		c.add(f, 1, "changes the %s line, the key peers verify this node's signed log with: the gate never passes a change to it; a person must review it and merge it by hand (an administrator's bypass of the required check, or a commit of their own)", translog.IdentityKey)
-	}
-}
