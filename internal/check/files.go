@@ -175,9 +175,11 @@ func (c *checker) founders(f string) {
 // published reports a published file that a pull request edited,
 // deleted or replaced with a link: peers hold its hash.
 func (c *checker) published(f string, row manifest.Entry) {
-	data, err := node.ReadFile(c.o.Dir, f, 1<<40)
+	data, err := node.ReadFile(c.o.Dir, f, c.publishedMax(f))
 	fix := "published files are immutable: restore it (`git checkout BASE-BRANCH -- " + f + "`) and publish a correcting trace that cites it"
 	switch {
+	case errors.Is(err, node.ErrTooLarge):
+		c.add(f, 1, "published file was edited (published as %s, now %v); %s", row.Hash, err, fix)
 	case errors.Is(err, fs.ErrNotExist):
 		c.add(f, 1, "published file was deleted (published as %s); %s", row.Hash, fix)
 	case errors.Is(err, node.ErrSymlink):
@@ -187,6 +189,17 @@ func (c *checker) published(f string, row manifest.Entry) {
 	default:
 		c.unchanged(f, row, data, fix)
 	}
+}
+
+// publishedMax is the most of a published file f worth reading to hash:
+// what the node publishes (node.MaxFileBytes), or the base's bytes of it
+// when a node published more before that bound. A pull request's larger
+// file cannot be the published one, and is not read whole.
+func (c *checker) publishedMax(f string) int64 {
+	if fi, err := node.Stat(c.o.Base, f); err == nil && fi.Mode().IsRegular() && fi.Size() > node.MaxFileBytes {
+		return fi.Size()
+	}
+	return node.MaxFileBytes
 }
 
 // unchanged reports a published file whose bytes no longer verify against
@@ -229,7 +242,7 @@ func (c *checker) changedFromBase(f string) bool {
 	if c.o.Base == c.o.Dir {
 		return len(c.o.Files) > 0 // a file named as changed is changed
 	}
-	if sizesDiffer(c.o.Dir, c.o.Base, f) {
+	if sizesDiffer(c.o.Dir, c.o.Base, f) || onlyOneHolds(c.o.Dir, c.o.Base, f) {
 		return true // without reading a pull request's file whole
 	}
 	a, errA := node.ReadFile(c.o.Dir, f, 1<<40)
@@ -248,6 +261,15 @@ func sizesDiffer(dir, base, f string) bool {
 	a, errA := node.Stat(dir, f)
 	b, errB := node.Stat(base, f)
 	return errA == nil && errB == nil && a.Mode().IsRegular() && b.Mode().IsRegular() && a.Size() != b.Size()
+}
+
+// onlyOneHolds reports whether f is in one of dir and base and not in the
+// other: changed, told without reading the one that holds it, which may
+// be a large file a pull request brought.
+func onlyOneHolds(dir, base, f string) bool {
+	_, errA := node.Stat(dir, f)
+	_, errB := node.Stat(base, f)
+	return errors.Is(errA, fs.ErrNotExist) != errors.Is(errB, fs.ErrNotExist)
 }
 
 func (c *checker) read(f string) ([]byte, bool) {
