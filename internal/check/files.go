@@ -31,8 +31,8 @@ func (c *checker) file(f string) {
 		return
 	}
 	if heartbeatOnly(f) {
-		if !c.o.Heartbeat && c.changedFromBase(f) {
-			c.add(f, 1, "written only by the heartbeat: a pull request must not add, edit or delete it (restore it from the base branch)")
+		if !c.o.Heartbeat && (c.changedFromBase(f) || c.o.Base != c.o.Dir && modesDiffer(c.o.Dir, c.o.Base, f)) {
+			c.add(f, 1, "written only by the heartbeat: a pull request must not add, edit, delete it or change its mode (restore it from the base branch)")
 		}
 		return
 	}
@@ -261,6 +261,15 @@ func sizesDiffer(dir, base, f string) bool {
 	a, errA := node.Stat(dir, f)
 	b, errB := node.Stat(base, f)
 	return errA == nil && errB == nil && a.Mode().IsRegular() && b.Mode().IsRegular() && a.Size() != b.Size()
+}
+
+// modesDiffer reports whether f is a regular file in both dir and base,
+// of two modes: a change git records (an executable bit) though the
+// bytes are the same.
+func modesDiffer(dir, base, f string) bool {
+	a, errA := node.Stat(dir, f)
+	b, errB := node.Stat(base, f)
+	return errA == nil && errB == nil && a.Mode().IsRegular() && b.Mode().IsRegular() && a.Mode() != b.Mode()
 }
 
 // onlyOneHolds reports whether f is in one of dir and base and not in the
