@@ -50,9 +50,10 @@ the node's data and every file of it passed:
   - this node has standing (FOUNDERS.md names it, or its SIGNAL reached 50),
     so its validations count;
   - FOUNDERS.md, AGENTS.md and mesh.yaml decide whom the node trusts and
-    polls: a change to them (against a separate --base) is a problem for a
-    person to review and merge by hand, never a green check; AGENTS.md is
-    at most 256 KiB, what peers read;
+    polls, and IDENTITY.md says who it is, which key signs its log and
+    which mirrors serve it: a change to them (against a separate --base)
+    is a problem for a person to review and merge by hand, never a green
+    check; AGENTS.md is at most 256 KiB, what peers read;
 
 Every problem of every file is reported, once.
 

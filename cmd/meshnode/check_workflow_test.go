@@ -92,6 +92,15 @@ func TestCheckWorkflowStepFailsAHostilePullRequest(t *testing.T) {
 		{"a symlinked IDENTITY.md", func(t *testing.T, pr string) {
 			symlink(t, ".git/config", filepath.Join(pr, "IDENTITY.md"))
 		}, exitProblem, "failure", "IDENTITY.md:1: IDENTITY.md is a symbolic link"},
+		// IDENTITY.md is the node's own word about itself: a mirror
+		// readers turn to while the origin is down (on a1601b37 green),
+		// or who the node says it is, is the owner's to change.
+		{"a mirror added to IDENTITY.md", func(t *testing.T, pr string) {
+			writeCheckNodeFile(t, pr, "IDENTITY.md", "# ada\nmirror: https://eve.example/ada/\n")
+		}, exitProblem, "failure", "IDENTITY.md:1: changes its mirror lines, where peers read this node's signed log and files while its origin is down: the gate never passes a change to IDENTITY.md"},
+		{"the human named in IDENTITY.md", func(t *testing.T, pr string) {
+			writeCheckNodeFile(t, pr, "IDENTITY.md", "# ada\nhuman: eve\n")
+		}, exitProblem, "failure", "IDENTITY.md:1: changes who it says this node is"},
 		// Nothing but node data is ever green: each of these is a pull
 		// request a person must review (docs/github.md).
 		{"the heartbeat workflow, which holds contents: write", func(t *testing.T, pr string) {

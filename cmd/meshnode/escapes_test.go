@@ -34,12 +34,19 @@ func hostileItems() []queue.Item {
 
 func assertNoEscapes(t *testing.T, what, out string) {
 	t.Helper()
-	if strings.ContainsAny(out, "\x1b\x07\x00") || strings.ContainsRune(out, '\u009b') {
+	if strings.ContainsAny(out, "\x1b\x07\x00\x7f") || strings.ContainsFunc(out, terminalControl) {
 		t.Errorf("%s prints a terminal escape:\n%q", what, out)
 	}
 	if !strings.Contains(out, "\uFFFD") {
 		t.Errorf("%s does not show where the escape was:\n%q", what, out)
 	}
+}
+
+// terminalControl reports a C1 control (U+009B is CSI to a terminal that
+// reads 8-bit controls) or a bidirectional control, which reorders what a
+// terminal shows around it: peertext.Clean replaces both.
+func terminalControl(r rune) bool {
+	return r >= 0x80 && r <= 0x9f || r == '\u061c' || r == '\u200e' || r == '\u200f' || r >= '\u202a' && r <= '\u202e' || r >= '\u2066' && r <= '\u2069'
 }
 
 func TestInboxAndScorePrintNoTerminalEscapes(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"github.com/meshnode/meshnode/internal/config"
 	"github.com/meshnode/meshnode/internal/logpin"
 	"github.com/meshnode/meshnode/internal/node"
+	"github.com/meshnode/meshnode/internal/peertext"
 	"github.com/meshnode/meshnode/internal/relay"
 	"github.com/meshnode/meshnode/internal/roster"
 	"github.com/meshnode/meshnode/internal/state"
@@ -88,8 +89,10 @@ func printRelays(w io.Writer, rows []relayRow) {
 		case r.Unread:
 			fmt.Fprintf(w, "relay: %s: not read yet%s\n", r.URL, r.forgiven())
 		case r.State == relay.StateFaulted:
+			// A fault quotes what the relay served (an agent's key's name
+			// may hold bidirectional controls).
 			fmt.Fprintf(w, "relay: %s: faulted (%s); read %d of %d entries; evidence in %s; once checked, run meshnode peers forgive-relay %s%s\n",
-				r.URL, r.Fault, r.Read, r.Size, r.Evidence, r.URL, r.forgiven())
+				r.URL, peertext.Clean(r.Fault), r.Read, r.Size, r.Evidence, r.URL, r.forgiven())
 		default:
 			fmt.Fprintf(w, "relay: %s: %s; read %d of %d entries; %d agents listed%s\n", r.URL, r.State, r.Read, r.Size, r.Agents, r.forgiven())
 		}
@@ -145,7 +148,7 @@ func runForgiveRelay(w io.Writer, dir, url string, cfg *config.Config, now time.
 	if _, err := store.Save(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "forgave relay %s: its %s fault of %s (%s)\n", u, f.Kind, f.At.UTC().Format(time.RFC3339), f.Detail)
+	fmt.Fprintf(w, "forgave relay %s: its %s fault of %s (%s)\n", u, f.Kind, f.At.UTC().Format(time.RFC3339), peertext.Clean(f.Detail))
 	fmt.Fprintf(w, "the fault and its evidence stay in %s, among its resolved faults\n", relaysFile(u))
 	fmt.Fprintln(w, "the next heartbeat reads the relay from the start, as a new one; if it still serves what it was faulted for, it is faulted again")
 	return nil

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/meshnode/meshnode/internal/config"
@@ -14,7 +13,6 @@ import (
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/signal"
-	"github.com/meshnode/meshnode/internal/translog"
 )
 
 // file applies the rules for one path a pull request touched: the
@@ -33,8 +31,8 @@ func (c *checker) file(f string) {
 		return
 	}
 	if heartbeatOnly(f) {
-		if !c.o.Heartbeat && c.changedFromBase(f) {
-			c.add(f, 1, "written only by the heartbeat: a pull request must not add, edit or delete it (restore it from the base branch)")
+		if !c.o.Heartbeat && (c.changedFromBase(f) || c.o.Base != c.o.Dir && modesDiffer(c.o.Dir, c.o.Base, f)) {
+			c.add(f, 1, "written only by the heartbeat: a pull request must not add, edit, delete it or change its mode (restore it from the base branch)")
 		}
 		return
 	}
@@ -42,8 +40,8 @@ func (c *checker) file(f string) {
 	if why, ok := trustFiles[f]; ok && (c.o.Base != c.o.Dir || c.o.Heartbeat) && c.changedFromBase(f) {
 		c.add(f, 1, "%s: the gate never passes a change to it; a person must review it and merge it by hand (an administrator's bypass of the required check, or a commit of their own)", why)
 	}
-	if f == node.IdentityFile && (c.o.Base != c.o.Dir || c.o.Heartbeat) {
-		c.logKey(f)
+	if f == node.IdentityFile {
+		c.identity(f)
 	}
 	fi, err := node.Stat(c.o.Dir, f)
 	switch {
@@ -177,9 +175,11 @@ func (c *checker) founders(f string) {
 // published reports a published file that a pull request edited,
 // deleted or replaced with a link: peers hold its hash.
 func (c *checker) published(f string, row manifest.Entry) {
-	data, err := node.ReadFile(c.o.Dir, f, 1<<40)
+	data, err := node.ReadFile(c.o.Dir, f, c.publishedMax(f))
 	fix := "published files are immutable: restore it (`git checkout BASE-BRANCH -- " + f + "`) and publish a correcting trace that cites it"
 	switch {
+	case errors.Is(err, node.ErrTooLarge):
+		c.add(f, 1, "published file was edited (published as %s, now %v); %s", row.Hash, err, fix)
 	case errors.Is(err, fs.ErrNotExist):
 		c.add(f, 1, "published file was deleted (published as %s); %s", row.Hash, fix)
 	case errors.Is(err, node.ErrSymlink):
@@ -189,6 +189,17 @@ func (c *checker) published(f string, row manifest.Entry) {
 	default:
 		c.unchanged(f, row, data, fix)
 	}
+}
+
+// publishedMax is the most of a published file f worth reading to hash:
+// what the node publishes (node.MaxFileBytes), or the base's bytes of it
+// when a node published more before that bound. A pull request's larger
+// file cannot be the published one, and is not read whole.
+func (c *checker) publishedMax(f string) int64 {
+	if fi, err := node.Stat(c.o.Base, f); err == nil && fi.Mode().IsRegular() && fi.Size() > node.MaxFileBytes {
+		return fi.Size()
+	}
+	return node.MaxFileBytes
 }
 
 // unchanged reports a published file whose bytes no longer verify against
@@ -231,7 +242,7 @@ func (c *checker) changedFromBase(f string) bool {
 	if c.o.Base == c.o.Dir {
 		return len(c.o.Files) > 0 // a file named as changed is changed
 	}
-	if sizesDiffer(c.o.Dir, c.o.Base, f) {
+	if sizesDiffer(c.o.Dir, c.o.Base, f) || onlyOneHolds(c.o.Dir, c.o.Base, f) {
 		return true // without reading a pull request's file whole
 	}
 	a, errA := node.ReadFile(c.o.Dir, f, 1<<40)
@@ -250,6 +261,24 @@ func sizesDiffer(dir, base, f string) bool {
 	a, errA := node.Stat(dir, f)
 	b, errB := node.Stat(base, f)
 	return errA == nil && errB == nil && a.Mode().IsRegular() && b.Mode().IsRegular() && a.Size() != b.Size()
+}
+
+// modesDiffer reports whether f is a regular file in both dir and base,
+// of two modes: a change git records (an executable bit) though the
+// bytes are the same.
+func modesDiffer(dir, base, f string) bool {
+	a, errA := node.Stat(dir, f)
+	b, errB := node.Stat(base, f)
+	return errA == nil && errB == nil && a.Mode().IsRegular() && b.Mode().IsRegular() && a.Mode() != b.Mode()
+}
+
+// onlyOneHolds reports whether f is in one of dir and base and not in the
+// other: changed, told without reading the one that holds it, which may
+// be a large file a pull request brought.
+func onlyOneHolds(dir, base, f string) bool {
+	_, errA := node.Stat(dir, f)
+	_, errB := node.Stat(base, f)
+	return errors.Is(errA, fs.ErrNotExist) != errors.Is(errB, fs.ErrNotExist)
 }
 
 func (c *checker) read(f string) ([]byte, bool) {
@@ -281,18 +310,3 @@ func (c *checker) all() []string {
 
 // cutTop splits a slash path at its first element.
 func cutTop(f string) (top, rest string, found bool) { return strings.Cut(f, "/") }
-
-// logKey reports a change to IDENTITY.md's log_key lines: the key peers
-// check the node's signed log with. Whoever changes it could sign a
-// history of their own, so the gate never passes it, whatever else the
-// pull request holds.
-func (c *checker) logKey(f string) {
-	pr, errPR := node.ReadFile(c.o.Dir, f, node.MaxTopFileBytes)
-	base, errBase := node.ReadFile(c.o.Base, f, node.MaxTopFileBytes)
-	if errPR != nil && !errors.Is(errPR, fs.ErrNotExist) || errBase != nil && !errors.Is(errBase, fs.ErrNotExist) {
-		return // reported as the file's own problem
-	}
-	if !slices.Equal(translog.Keys(pr), translog.Keys(base)) {
-		c.add(f, 1, "changes the %s line, the key peers verify this node's signed log with: the gate never passes a change to it; a person must review it and merge it by hand (an administrator's bypass of the required check, or a commit of their own)", translog.IdentityKey)
-	}
-}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
@@ -112,5 +113,32 @@ func chmod(t *testing.T, dir, name string, mode os.FileMode) {
 	t.Helper()
 	if err := os.Chmod(filepath.Join(dir, filepath.FromSlash(name)), mode); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestAPullRequestChangingOnlyTheModeOfAHeartbeatsFileFails: a pull
+// request that makes MANIFEST.md or a ledger file executable, its bytes
+// as they were, changes what git records of a file only the heartbeat
+// writes. On a1601b37 it passed, since only the bytes were compared.
+func TestAPullRequestChangingOnlyTheModeOfAHeartbeatsFileFails(t *testing.T) {
+	base := cleanNode(t)
+	ledgerFiles, err := filepath.Glob(filepath.Join(base, "mesh-state", "ledger", "*"))
+	if err != nil || len(ledgerFiles) == 0 {
+		t.Fatalf("the clean node's ledger files: %v, %v", ledgerFiles, err)
+	}
+	ledgerFile, err := filepath.Rel(base, ledgerFiles[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{node.ManifestFile, filepath.ToSlash(ledgerFile)} {
+		t.Run(f, func(t *testing.T) {
+			got := checkPR(t, base, f, func(pr string) { chmod(t, pr, f, 0o755) })
+			if !strings.Contains(got, f+":1: written only by the heartbeat") {
+				t.Errorf("a change of mode alone of %s passes:\n%s", f, got)
+			}
+			if got := checkPR(t, base, f, func(string) {}); got != "" {
+				t.Errorf("%s named but unchanged fails:\n%s", f, got)
+			}
+		})
 	}
 }

@@ -1,6 +1,14 @@
 package check
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/meshnode/meshnode/internal/node"
+)
 
 // TestSizesDifferTellsAChangeOnlyByTwoRegularFiles: two sizes are a
 // change told without reading; the same size, a missing side or a
@@ -24,5 +32,65 @@ func TestSizesDifferTellsAChangeOnlyByTwoRegularFiles(t *testing.T) {
 		if got := sizesDiffer(dir, base, c.file); got != c.want {
 			t.Errorf("sizesDiffer(%s) = %v, want %v", c.file, got, c.want)
 		}
+	}
+}
+
+// TestCheckReadsNoLargeFileOfAPullRequestWhole: a pull request's file of
+// 256 MiB (sparse here; GitHub takes files of 100 MB) where the base has
+// none (a heartbeat's file, FOUNDERS.md, IDENTITY.md), or in place of a
+// published trace, is refused without being read whole: on a1601b37 each
+// was read into memory to be compared with the base's, or hashed.
+func TestCheckReadsNoLargeFileOfAPullRequestWhole(t *testing.T) {
+	const large = 256 << 20
+	const published = "traces/2026-03-01-polling-costs.md"
+	cases := []struct {
+		name, file, want string
+		base             func(t *testing.T, base string)
+	}{
+		{"a heartbeat's file new to the base", "mesh-state/junk.json", "written only by the heartbeat", nil},
+		{"FOUNDERS.md where the base has none", node.FoundersFile, "changes the mesh's founders", func(t *testing.T, base string) {
+			remove(t, base, node.FoundersFile)
+		}},
+		{"IDENTITY.md where the base has none", node.IdentityFile, "the gate never passes a change to IDENTITY.md", nil},
+		{"a published trace", published, "published file was edited", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			base := cleanNode(t)
+			if c.base != nil {
+				c.base(t, base)
+			}
+			var got string
+			allocated := allocatedBy(func() {
+				got = checkPR(t, base, c.file, func(pr string) {
+					write(t, pr, c.file, "")
+					if err := os.Truncate(filepath.Join(pr, filepath.FromSlash(c.file)), large); err != nil {
+						t.Fatal(err)
+					}
+				})
+			})
+			if !strings.Contains(got, c.file+":1: ") || !strings.Contains(got, c.want) {
+				t.Errorf("the large file is not refused as %q:\n%s", c.want, got)
+			}
+			if allocated > large/8 {
+				t.Errorf("checking it allocated %d MiB: the file was read whole", allocated>>20)
+			}
+		})
+	}
+}
+
+// allocatedBy returns the bytes of heap f allocates.
+func allocatedBy(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+func remove(t *testing.T, dir, name string) {
+	t.Helper()
+	if err := os.Remove(filepath.Join(dir, filepath.FromSlash(name))); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -34,7 +34,7 @@ func (x *unsealedIndex) note(in *Ledger) {
 	}
 	for _, v := range in.Validations {
 		if v != nil {
-			x.noteRecord(v.ValidatorURL, v.ValidatedAt)
+			x.noteRecord(v.ValidatorURL, validationTime(v))
 		}
 	}
 	for _, r := range in.Rejected {
@@ -44,7 +44,7 @@ func (x *unsealedIndex) note(in *Ledger) {
 	}
 	for _, d := range in.Disputes {
 		if d != nil {
-			x.noteRecord(d.ReporterURL, d.ObservedAt)
+			x.noteRecord(d.ReporterURL, disputeTime(d))
 		}
 	}
 	for _, t := range in.Copies {

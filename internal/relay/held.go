@@ -287,6 +287,10 @@ func (s *Store) All() []*Held {
 // learned nothing rewrites nothing. Only the files of the agents whose
 // listings changed since the store was loaded or last saved are encoded,
 // so a save follows what the relays listed anew, not the mesh's size.
+// An agent whose file would take a relay's name (statefile.PeerFileName:
+// 32 bits of a URL's sha256, which whoever runs both can search for) gets
+// none: written, it replaced the relay's state and fault; its listings
+// are kept nowhere, so the agent is polled on its own schedule.
 func (s *Store) Save() (bool, error) {
 	files := map[string][]byte{}
 	for u, h := range s.relay {
@@ -297,6 +301,11 @@ func (s *Store) Save() (bool, error) {
 		files[statefile.PeerFileName(u)] = append(data, '\n')
 	}
 	agents := s.changedAgents()
+	for a := range agents {
+		if _, relays := files[statefile.PeerFileName(a)]; relays {
+			delete(agents, a)
+		}
+	}
 	var gone []string
 	for a, f := range agents {
 		if f == nil {

@@ -1,8 +1,8 @@
 // Package report holds what one heartbeat did, the Summary: the JSON that
 // `meshnode heartbeat --summary FILE` writes and the commit step reads
 // (docs/contracts.md), and its text form. It imports nothing of ours but the
-// format package manifest, for hashes, so a reader of a summary (gitpush)
-// need not import the heartbeat job.
+// format package manifest, for hashes, and peertext, for the text form, so
+// a reader of a summary (gitpush) need not import the heartbeat job.
 package report
 
 import (
@@ -10,8 +10,10 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/peertext"
 )
 
 // Summary is what one heartbeat did. Its JSON form is the contract the
@@ -317,10 +319,21 @@ func (s *Summary) WriteText(w io.Writer) {
 	}
 }
 
+// maxLineText bounds a value's part of a line of the text form.
+const maxLineText = 200
+
+// oneLine is s as a value of one line of the text form, printed to the
+// operator's terminal: through peertext.Clean, since an error, an alarm
+// or a fault quotes what a peer or a relay served (a line feed becomes a
+// space, a control U+FFFD), then cut at a character's boundary.
 func oneLine(s string) string {
-	s = strings.ReplaceAll(s, "\n", " ")
-	if len(s) > 200 {
-		s = s[:200] + "…"
+	s = peertext.Clean(s)
+	if len(s) > maxLineText {
+		cut := maxLineText
+		for !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
 	}
 	return s
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestSortListsGivesTheSameJSONWhateverTheOrder(t *testing.T) {
@@ -49,6 +50,29 @@ func TestWriteTextKeepsEachProblemOnOneLine(t *testing.T) {
 		if len(line) > 260 {
 			t.Errorf("a line of %d bytes: a reason is not cut", len(line))
 		}
+	}
+}
+
+// TestWriteTextPrintsNoTerminalEscapes: a log's alarm names the key a
+// peer restarted its log under, whose name may hold escapes; a relay's
+// fault, a key's name with bidirectional controls; a failure, what a
+// peer served. On a1601b37 the heartbeat printed them raw to the
+// operator's terminal; now each control is U+FFFD, and a value cut to its
+// length is cut between characters, never inside one.
+func TestWriteTextPrintsNoTerminalEscapes(t *testing.T) {
+	s := &Summary{
+		LogsRefused: []LogRefused{{Peer: "fay", State: "restart: the log restarted under the key fay\x1b]0;pwned\x07+1234abcd+AQ"}},
+		Relays:      []Relay{{URL: "https://relay.example/", State: "faulted", Fault: "forged: invalid signature for key fay\u202e\u2066+1a8b899d"}},
+		Failures:    []Failure{{Peer: "gus", Error: "manifest: \x1b[2J\u009b2J" + strings.Repeat("é", 200)}},
+	}
+	var b strings.Builder
+	s.WriteText(&b)
+	out := b.String()
+	if strings.ContainsAny(out, "\x1b\x07\u009b\u202e\u2066") || strings.Count(out, "\uFFFD") != 6 {
+		t.Errorf("the text form prints a control, or hides where one was:\n%q", out)
+	}
+	if !utf8.ValidString(out) {
+		t.Errorf("a value cut inside a character:\n%q", out)
 	}
 }
 
