@@ -439,6 +439,20 @@ func (l *Ledger) movedFrom(from, to string, old any) {
 	}
 }
 
+// replaced is movedFrom for the sealed record old, dated oldAt, replaced
+// under its key by a record dated newAt: it unseals the peer at from too
+// when the new record falls in an earlier quarter. Load reads a peer's
+// segments by quarter, the later last, so the old record, left in a
+// later quarter's segment, would win over its replacement once Compact
+// sealed that in an earlier one. A replacement of the same quarter or a
+// later one wins as it is: from the peer's file, read after the
+// segments, or from a later segment.
+func (l *Ledger) replaced(from, to string, old any, oldAt, newAt time.Time) {
+	if (from != to || quarterIndex(newAt) < quarterIndex(oldAt)) && l.seal.holds(old) {
+		l.unseal(statefile.PeerFileName(from))
+	}
+}
+
 func (s *sealing) peer(name string) *peerSegments {
 	if s == nil {
 		return nil
