@@ -123,14 +123,21 @@ func (l *Ledger) Compact(now time.Time) error {
 	if !l.mayBeDue(now) {
 		return nil
 	}
-	return l.sealShards(l.compactBatch(now))
+	c := l.compactBatch(now)
+	if err := l.sealShards(c.batch); err != nil {
+		return err
+	}
+	l.unsealed.renote(c.recent)
+	return nil
 }
 
-// compactBatch is what Compact seals at now: records by peer file and
-// quarter.
-func (l *Ledger) compactBatch(now time.Time) map[string]map[string]*Ledger {
+// compactBatch is Compact's pass at now over every record: its batch, the
+// records it seals by peer file and quarter, and the quarters of those it
+// leaves unsealed for being too recent.
+func (l *Ledger) compactBatch(now time.Time) *compaction {
 	c := &compaction{seal: l.seal, before: quarterStartOf(now.Add(-Window)),
-		batch: map[string]map[string]*Ledger{}, peers: map[string]*compactPeer{}, quarters: map[int]string{}}
+		batch: map[string]map[string]*Ledger{}, peers: map[string]*compactPeer{}, quarters: map[int]string{},
+		recent: map[string]map[int]time.Time{}}
 	for k, t := range l.Traces {
 		if t != nil {
 			c.add(t.AgentURL, traceTime(t), func(p *Ledger) { p.Traces[k] = t })
@@ -161,7 +168,7 @@ func (l *Ledger) compactBatch(now time.Time) map[string]map[string]*Ledger {
 			})
 		}
 	}
-	return c.batch
+	return c
 }
 
 // compaction is one Compact's pass over the records. A three-year ledger
@@ -176,6 +183,10 @@ type compaction struct {
 	batch    map[string]map[string]*Ledger // peer file → quarter → records
 	peers    map[string]*compactPeer       // by URL
 	quarters map[int]string                // quarterIndex → its name
+	// recent are the quarters, by peer file and quarterIndex with a time
+	// in each, of the records after before: the unsealed records a
+	// later Compact may find due (unsealedIndex.renote).
+	recent map[string]map[int]time.Time
 }
 
 // compactPeer is what a compaction knows of one peer URL: its file name
@@ -196,6 +207,7 @@ type quarterSealed struct {
 // sealed that quarter.
 func (c *compaction) add(url string, at time.Time, put func(*Ledger)) {
 	if !at.Before(c.before) {
+		noteQuarter(c.recent, c.peer(url).name, at)
 		return
 	}
 	qi := quarterIndex(at)
