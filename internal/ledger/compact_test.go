@@ -188,3 +188,35 @@ func BenchmarkCompactNothingDue(b *testing.B) {
 		b.Fatalf("save after Compact with nothing due: changed=%v err=%v", changed, err)
 	}
 }
+
+// BenchmarkCompactAfterAChange is a heartbeat's Compact of three years of
+// records, loaded as a heartbeat loads them, after news changed a peer's
+// file and with no quarter due: the pass over every record that a change
+// costs, the recent records' quarters noted (unsealedIndex.renote):
+//
+//	go test ./internal/ledger/ -run - -bench CompactAfterAChange -benchmem
+func BenchmarkCompactAfterAChange(b *testing.B) {
+	now := time.Date(2029, 1, 1, 12, 45, 0, 0, time.UTC)
+	p := filepath.Join(b.TempDir(), "mesh-state", "ledger.json")
+	l := yearOf(60, 3*365, now)
+	if err := l.Compact(now); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := l.Save(p); err != nil {
+		b.Fatal(err)
+	}
+	l, err := LoadCompact(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	runtime.GC()
+	i := 0
+	cputime.Loop(b, func() {
+		i++
+		l.AddValidation(&Validation{ValidatorURL: "https://agent-0.example/validations/", TraceHash: "sha256:00",
+			SourceHash: manifest.Hash(fmt.Sprintf("sha256:%064x", i)), ValidatedAt: now})
+		if err := l.Compact(now); err != nil {
+			b.Fatal(err)
+		}
+	})
+}

@@ -127,7 +127,9 @@ func (l *Ledger) Compact(now time.Time) error {
 	if err := l.sealShards(c.batch); err != nil {
 		return err
 	}
-	l.unsealed.renote(c.recent)
+	if l.unsealed != nil {
+		l.unsealed.renote(c.recent())
+	}
 	return nil
 }
 
@@ -136,8 +138,7 @@ func (l *Ledger) Compact(now time.Time) error {
 // leaves unsealed for being too recent.
 func (l *Ledger) compactBatch(now time.Time) *compaction {
 	c := &compaction{seal: l.seal, before: quarterStartOf(now.Add(-Window)),
-		batch: map[string]map[string]*Ledger{}, peers: map[string]*compactPeer{}, quarters: map[int]string{},
-		recent: map[string]map[int]time.Time{}}
+		batch: map[string]map[string]*Ledger{}, peers: map[string]*compactPeer{}, quarters: map[int]string{}}
 	for k, t := range l.Traces {
 		if t != nil {
 			c.add(t.AgentURL, traceTime(t), func(p *Ledger) { p.Traces[k] = t })
@@ -183,10 +184,19 @@ type compaction struct {
 	batch    map[string]map[string]*Ledger // peer file → quarter → records
 	peers    map[string]*compactPeer       // by URL
 	quarters map[int]string                // quarterIndex → its name
-	// recent are the quarters, by peer file and quarterIndex with a time
-	// in each, of the records after before: the unsealed records a
-	// later Compact may find due (unsealedIndex.renote).
-	recent map[string]map[int]time.Time
+}
+
+// recent is the quarters, by peer file and quarterIndex with a time in
+// each, of the records the pass left for being after before: the
+// unsealed records a later Compact may find due (unsealedIndex.renote).
+func (c *compaction) recent() map[string]map[int]time.Time {
+	out := map[string]map[int]time.Time{}
+	for _, p := range c.peers {
+		for _, q := range p.recent {
+			noteQuarter(out, p.name, q.at)
+		}
+	}
+	return out
 }
 
 // compactPeer is what a compaction knows of one peer URL: its file name
@@ -195,6 +205,26 @@ type compactPeer struct {
 	name   string
 	ps     *peerSegments
 	sealed []quarterSealed
+	recent []quarterSeen // the quarters of its records after before
+}
+
+// quarterSeen is a quarter, by quarterIndex, and a time in it.
+type quarterSeen struct {
+	index int
+	at    time.Time
+}
+
+// noteRecent notes the quarter of at, a record's time after the
+// compaction's before. A peer's records after it fall in two or three
+// quarters, so a short list beats a map.
+func (p *compactPeer) noteRecent(at time.Time) {
+	qi := quarterIndex(at)
+	for _, q := range p.recent {
+		if q.index == qi {
+			return
+		}
+	}
+	p.recent = append(p.recent, quarterSeen{index: qi, at: at})
 }
 
 type quarterSealed struct {
@@ -207,7 +237,7 @@ type quarterSealed struct {
 // sealed that quarter.
 func (c *compaction) add(url string, at time.Time, put func(*Ledger)) {
 	if !at.Before(c.before) {
-		noteQuarter(c.recent, c.peer(url).name, at)
+		c.peer(url).noteRecent(at)
 		return
 	}
 	qi := quarterIndex(at)

@@ -89,9 +89,6 @@ func noteQuarter(quarters map[string]map[int]time.Time, name string, at time.Tim
 // Compacts and Saves neither holds more and more of them nor passes over
 // every record at each Compact once one file changed.
 func (x *unsealedIndex) renote(recent map[string]map[int]time.Time) {
-	if x == nil {
-		return
-	}
 	x.quarters = recent
 	clear(x.changed)
 }
