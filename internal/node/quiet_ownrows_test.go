@@ -25,7 +25,7 @@ const laterTrace = "# Our later trace\n\n**Type:** knowledge\n\n## Work\n\nRetri
 // was written pending, and C, quiet, carried it so until news: C's
 // MANIFEST.md differed from a node's computing from the whole history.
 func TestOwnRowPublishedAfterItsPassesIsNotLeftPending(t *testing.T) {
-	p, dir := passedBeforePublished(t)
+	dir := passedBeforePublished(t)
 	mustBeat(t, dir, now.Add(time.Hour)) // B: publishes laterTrace
 	if got := ownRowStatus(t, dir, "traces/later.md"); got != manifest.StatusValidated {
 		t.Errorf("the heartbeat that published our trace passed by ada wrote it %q; want validated", got)
@@ -38,14 +38,13 @@ func TestOwnRowPublishedAfterItsPassesIsNotLeftPending(t *testing.T) {
 	if got := ownRowStatus(t, dir, "traces/later.md"); got != manifest.StatusValidated {
 		t.Errorf("after a quiet heartbeat our trace passed by ada is %q; want validated", got)
 	}
-	_ = p
 }
 
 // passedBeforePublished is a node of tester, in a git checkout, whose
 // mesh's founder is ada, after heartbeat A: ada's pass of laterTrace,
 // which tester has not published yet, is in its ledger; committed.
 // laterTrace is then written into traces/, uncommitted.
-func passedBeforePublished(t *testing.T) (*quietPeer, string) {
+func passedBeforePublished(t *testing.T) string {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
@@ -60,7 +59,7 @@ func passedBeforePublished(t *testing.T) (*quietPeer, string) {
 	mustBeat(t, dir, now) // A
 	gitCommit(t, dir)
 	writeText(t, dir, "traces/later.md", laterTrace)
-	return p, dir
+	return dir
 }
 
 // passOf is ada's pass of our trace body at file, dated at.
