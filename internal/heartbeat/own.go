@@ -99,16 +99,8 @@ func (n *job) publish() error {
 	if err := n.publishDisputes(); err != nil {
 		return err
 	}
-	statuses, err := n.ownStatuses()
-	if err != nil {
-		return err
-	}
 	refresh := presence.RefreshDue(n.snap.Manifest.Updated, n.now)
-	res, err := publish.Plan(n.snap, publish.Options{
-		Agent: n.cfg.Agent, URL: n.cfg.URL, Now: n.now,
-		Statuses: statuses, RefreshUpdated: refresh,
-		Window: n.opts.ManifestWindow, Chunk: n.opts.ManifestChunk, MaxBytes: n.cfg.Limits.ManifestBytes,
-	})
+	res, err := n.planManifest(refresh)
 	if err != nil {
 		return err
 	}
@@ -116,9 +108,13 @@ func (n *job) publish() error {
 	if err != nil {
 		return err
 	}
+	planned := n.signalAtPlan(res)
 	if res.Changed, err = n.snap.WriteManifest(res.Manifest, res.Archived); err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}
+	// The snapshot's rows are now res's: SIGNAL computed from them is the
+	// node's as it stands, for what follows (saveDerived) to use.
+	n.relabel(planned, n.signalAt())
 	logChanged, err := lu.Write(n.snap.Dir)
 	if err != nil {
 		return fmt.Errorf("publish: %w", err)
@@ -136,6 +132,46 @@ func (n *job) publish() error {
 	n.sum.Changed = n.sum.Changed || res.Changed
 	n.refresh = refresh
 	return nil
+}
+
+// planManifest plans our MANIFEST.md with our traces' statuses resolved
+// from the files as they stand once it is written: a row's status is a
+// function of the public files. A trace this heartbeat publishes is among
+// them, and the ledger may hold peers' validations of it already (passes
+// of a trace whose file was served before its row); resolved from the
+// rows before it, it would be written pending, and the heartbeats that
+// find nothing new after it would carry it so (quietRefresh). So a plan
+// that publishes a trace is made again with the statuses its own rows
+// give (docs/decisions.md, "Our new rows' statuses").
+func (n *job) planManifest(refresh bool) (*publish.Result, error) {
+	o := publish.Options{
+		Agent: n.cfg.Agent, URL: n.cfg.URL, Now: n.now, RefreshUpdated: refresh,
+		Window: n.opts.ManifestWindow, Chunk: n.opts.ManifestChunk, MaxBytes: n.cfg.Limits.ManifestBytes,
+	}
+	var err error
+	if o.Statuses, err = n.ownStatuses(nil); err != nil {
+		return nil, err
+	}
+	res, err := publish.Plan(n.snap, o)
+	if err != nil || !publishesTrace(res) {
+		return res, err
+	}
+	if o.Statuses, err = n.ownStatuses(res); err != nil {
+		return nil, err
+	}
+	again, err := publish.Plan(n.snap, o)
+	if err != nil {
+		return nil, err
+	}
+	// The same rows, statuses aside: SIGNAL from the first plan's rows is
+	// SIGNAL from these.
+	n.relabel(n.signalAtPlan(res), n.signalAtPlan(again))
+	return again, nil
+}
+
+// publishesTrace reports whether res publishes a trace of ours.
+func publishesTrace(res *publish.Result) bool {
+	return slices.ContainsFunc(res.NewFiles, func(e manifest.Entry) bool { return node.KindOf(e) == node.KindTrace })
 }
 
 // quietRefresh refreshes our MANIFEST.md's `updated:` time when it is due,

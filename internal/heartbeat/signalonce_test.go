@@ -114,3 +114,35 @@ func reserveScene(t *testing.T, submitted time.Time) (dir string, vote func(at t
 			n, srv.URL, n, srv.URL, h, at.Format(time.RFC3339)), at)
 	}
 }
+
+// TestPublishingOurTraceComputesSignalForItsRowsOnce: a heartbeat that
+// publishes a trace of ours resolves its rows' statuses from SIGNAL with
+// the new row among ours (planManifest), and what follows publishing (the
+// derived record) uses that report: SIGNAL is computed twice, for
+// standing and for the rows written, as before the new row counted.
+func TestPublishingOurTraceComputesSignalForItsRowsOnce(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git") // the derived record digests the history with git
+	}
+	good := goodPeer(t)
+	defer good.Close()
+	dir := newNode(t, [][2]string{{"good", good.URL + "/"}}, "scorer: manual\n")
+	write(t, dir, node.FoundersFile, "good | "+good.URL+"/\n")
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v: %s", args, err, out)
+		}
+	}
+	beat(t, dir, testNow)
+	if d, err := readDerived(dir); err != nil || d == nil {
+		t.Fatalf("setup: no derived record: %v", err)
+	}
+	write(t, dir, "traces/ours.md", "# Ours\n\n## Work\n\nDone here.\n")
+	computed := 0
+	computingSignal = func() { computed++ }
+	defer func() { computingSignal = nil }()
+	sum := beat(t, dir, testNow.Add(30*time.Minute))
+	if sum.TracesPublished != 1 || computed != 2 {
+		t.Errorf("a heartbeat publishing our trace: %d traces published, SIGNAL computed %d times; want 1 and 2", sum.TracesPublished, computed)
+	}
+}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/publish"
 	"github.com/meshnode/meshnode/internal/signal"
 )
 
@@ -13,8 +14,13 @@ import (
 // whatever its mesh.yaml says. It is computed again only when a file was
 // written through the snapshot or the ledger changed since the last
 // time (docs/decisions.md, "SIGNAL once a heartbeat").
-func (n *job) signalReport() (signal.Report, error) {
-	at := n.signalAt()
+func (n *job) signalReport() (signal.Report, error) { return n.reportOf(nil) }
+
+// reportOf is signalReport with our rows as they will stand once plan is
+// written (signalInputs.planned), or as the snapshot holds them (plan
+// nil).
+func (n *job) reportOf(plan *publish.Result) (signal.Report, error) {
+	at := n.signalAtPlan(plan)
 	if n.signal != nil && n.signal.at == at {
 		return n.signal.report, n.signal.err
 	}
@@ -23,7 +29,7 @@ func (n *job) signalReport() (signal.Report, error) {
 	}
 	n.signal = nil // let go of the report this one replaces, as signalInput does
 	c := &computedSignal{at: at}
-	in, err := n.signalInput()
+	in, err := n.inputOf(plan)
 	if err != nil {
 		c.err = fmt.Errorf("compute SIGNAL: %w", err)
 	} else {
@@ -38,8 +44,12 @@ func (n *job) signalReport() (signal.Report, error) {
 // SIGNAL itself read: gathered again only when the node changed since the
 // last time, as for signalReport. It reads every validation file of ours,
 // so a heartbeat gathers it once for each state it computes from.
-func (n *job) signalInput() (signal.Input, error) {
-	at := n.signalAt()
+func (n *job) signalInput() (signal.Input, error) { return n.inputOf(nil) }
+
+// inputOf is signalInput with our rows as they will stand once plan is
+// written, or as the snapshot holds them (plan nil).
+func (n *job) inputOf(plan *publish.Result) (signal.Input, error) {
+	at := n.signalAtPlan(plan)
 	if n.input != nil && n.input.at == at {
 		return n.input.in, n.input.err
 	}
@@ -49,22 +59,47 @@ func (n *job) signalInput() (signal.Input, error) {
 	// The input it replaces is let go first: with years of history each
 	// holds a pointer to every trace and validation, and our own records.
 	n.input = nil
-	in, err := signal.FromSnapshot(n.snap, n.cfg.Agent, n.cfg.URL)
+	rows := n.snap.Rows()
+	if plan != nil {
+		rows = n.snap.RowsWith(plan.Manifest, plan.Archived)
+	}
+	in, err := signal.FromRows(n.snap, rows, n.cfg.Agent, n.cfg.URL)
 	n.input = &gatheredInput{at: at, in: in, err: err}
 	return in, err
 }
 
 // signalAt is the state of the node now, as signalInputs says it.
-func (n *job) signalAt() signalInputs {
-	return signalInputs{ledger: n.ledger, writes: n.snap.Writes(), edits: n.ledger.Edits()}
+func (n *job) signalAt() signalInputs { return n.signalAtPlan(nil) }
+
+// signalAtPlan is signalAt with our rows as plan leaves them.
+func (n *job) signalAtPlan(plan *publish.Result) signalInputs {
+	at := signalInputs{ledger: n.ledger, writes: n.snap.Writes(), edits: n.ledger.Edits()}
+	if plan != nil {
+		at.planned = plan.Manifest
+	}
+	return at
+}
+
+// relabel says that the SIGNAL input and report computed at from, if
+// they are the last, are those of to: the same rows, but for statuses,
+// which are no input to SIGNAL.
+func (n *job) relabel(from, to signalInputs) {
+	if n.input != nil && n.input.at == from {
+		n.input.at = to
+	}
+	if n.signal != nil && n.signal.at == from {
+		n.signal.at = to
+	}
 }
 
 // signalInputs says which state of the node a SIGNAL report was computed
-// from: the ledger (another once the history is loaded) and the
-// snapshot's and the ledger's counts of changes.
+// from: the ledger (another once the history is loaded), the snapshot's
+// and the ledger's counts of changes, and the MANIFEST.md planned whose
+// rows it took for ours (nil: the snapshot's).
 type signalInputs struct {
 	ledger        *ledger.Ledger
 	writes, edits int
+	planned       *manifest.Manifest
 }
 
 // computedSignal is the last SIGNAL report a heartbeat computed.
@@ -86,11 +121,12 @@ type gatheredInput struct {
 var computingSignal, gatheringSignal func()
 
 // ownStatuses resolves the status of each of our own traces from the
-// validations the node has seen (SIGNAL's resolution rule). Under a rule
+// validations the node has seen (SIGNAL's resolution rule), with our rows
+// as plan leaves them (nil: as the snapshot holds them). Under a rule
 // set this node does not implement it resolves none: every trace stays
 // pending rather than carry a status the mesh's rules may not give it.
-func (n *job) ownStatuses() (map[manifest.Hash]manifest.Status, error) {
-	r, err := n.signalReport()
+func (n *job) ownStatuses(plan *publish.Result) (map[manifest.Hash]manifest.Status, error) {
+	r, err := n.reportOf(plan)
 	if unknownRules(err) != nil {
 		return nil, nil
 	}

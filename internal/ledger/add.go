@@ -25,7 +25,7 @@ func (l *Ledger) AddTrace(t *Trace) {
 	if old != nil {
 		mergeTrace(&nt, old)
 		l.touch(old.AgentURL)
-		l.movedFrom(old.AgentURL, nt.AgentURL, old)
+		l.replaced(old.AgentURL, nt.AgentURL, old, traceTime(old), traceTime(&nt))
 	}
 	l.touch(nt.AgentURL)
 	l.Traces[t.Hash] = &nt
@@ -74,6 +74,7 @@ func (l *Ledger) AddValidation(v *Validation) {
 	nv := *v
 	if old := l.Validations[nv.Key()]; old != nil {
 		l.touch(old.ValidatorURL)
+		l.replaced(old.ValidatorURL, nv.ValidatorURL, old, old.ValidatedAt, nv.ValidatedAt)
 	}
 	l.touch(nv.ValidatorURL)
 	l.Validations[nv.Key()] = &nv
@@ -88,7 +89,7 @@ func (l *Ledger) AddRejection(fileURL string, r *Rejection) {
 	nr := *r
 	if old := l.Rejected[fileURL]; old != nil {
 		l.touch(old.AgentURL)
-		l.movedFrom(old.AgentURL, nr.AgentURL, old)
+		l.replaced(old.AgentURL, nr.AgentURL, old, old.At, nr.At)
 	}
 	l.touch(nr.AgentURL)
 	l.Rejected[fileURL] = &nr
@@ -208,6 +209,11 @@ func (l *Ledger) Rename(from, to string) {
 		}
 		return u
 	}
+	if l.renameReplacesSealed(from, to, under) {
+		// A record moved replaces one a segment of to's holds, maybe of
+		// another quarter, which Load would read in its place (replaced).
+		l.unseal(statefile.PeerFileName(to))
+	}
 	for k, t := range l.Traces {
 		if t != nil && t.AgentURL == from {
 			nt := *t
@@ -240,6 +246,46 @@ func (l *Ledger) Rename(from, to string) {
 		}
 	}
 	l.renameCopies(from, to, under)
+}
+
+// renameReplacesSealed reports whether a record Rename moves from from to
+// to takes the key of a record a segment holds: a validation, rejection,
+// dispute or copy of to's under the same key (a trace keeps its key, the
+// hash, and from is unsealed).
+func (l *Ledger) renameReplacesSealed(from, to string, under func(string) string) bool {
+	if l.seal == nil {
+		return false
+	}
+	sealed := func(rec any, ok bool) bool { return ok && l.seal.holds(rec) }
+	for _, v := range l.Validations {
+		if v != nil && v.ValidatorURL == from {
+			nv := *v
+			nv.ValidatorURL = to
+			if old, ok := l.Validations[nv.Key()]; sealed(old, ok) {
+				return true
+			}
+		}
+	}
+	for k, r := range l.Rejected {
+		if old, ok := l.Rejected[under(k)]; r != nil && r.AgentURL == from && sealed(old, ok) {
+			return true
+		}
+	}
+	for _, d := range l.Disputes {
+		if d != nil && d.ReporterURL == from {
+			nd := *d
+			nd.ReporterURL = to
+			if old, ok := l.Disputes[nd.Key()]; sealed(old, ok) {
+				return true
+			}
+		}
+	}
+	for _, c := range l.Copies {
+		if old, ok := l.Copies[CopyKey(to, c.Hash)]; c != nil && c.AgentURL == from && sealed(old, ok) {
+			return true
+		}
+	}
+	return false
 }
 
 // TakeDown sets why the node no longer republishes the text of the trace

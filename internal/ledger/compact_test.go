@@ -87,6 +87,13 @@ func randomTime(r *rand.Rand, now time.Time) time.Time {
 // randomTime.
 func randomLedger(r *rand.Rand, now time.Time) *Ledger {
 	l := New()
+	addRandom(r, l, now)
+	return l
+}
+
+// addRandom adds to l, through its methods, a few hundred records of
+// seven peers, as randomLedger makes them.
+func addRandom(r *rand.Rand, l *Ledger, now time.Time) {
 	for i := range 200 + r.IntN(200) {
 		url := fmt.Sprintf("https://a%d.example/", r.IntN(7))
 		h := manifest.Hash(fmt.Sprintf("sha256:%064x", i))
@@ -104,7 +111,6 @@ func randomLedger(r *rand.Rand, now time.Time) *Ledger {
 			l.AddCopy(&Trace{Agent: "a", AgentURL: url, Seq: manifest.Seq(i + 1), Hash: h, Submitted: at})
 		}
 	}
-	return l
 }
 
 // TestCompactBatchesAsEveryRecordAsked: over generated ledgers, some of
@@ -117,7 +123,7 @@ func TestCompactBatchesAsEveryRecordAsked(t *testing.T) {
 		l := randomLedger(r, now)
 		compacted(t, l, now.AddDate(0, -3*(1+r.IntN(4)), 0))
 		l.add(randomLedger(r, now))
-		got, want := l.compactBatch(now), compactWhole(l, now)
+		got, want := l.compactBatch(now).batch, compactWhole(l, now)
 		if len(want) == 0 {
 			t.Fatalf("seed %d: nothing to seal; the generated ledger tests nothing", seed)
 		}
@@ -181,4 +187,36 @@ func BenchmarkCompactNothingDue(b *testing.B) {
 	if changed, err := l.Save(p); err != nil || changed {
 		b.Fatalf("save after Compact with nothing due: changed=%v err=%v", changed, err)
 	}
+}
+
+// BenchmarkCompactAfterAChange is a heartbeat's Compact of three years of
+// records, loaded as a heartbeat loads them, after news changed a peer's
+// file and with no quarter due: the pass over every record that a change
+// costs, the recent records' quarters noted (unsealedIndex.renote):
+//
+//	go test ./internal/ledger/ -run - -bench CompactAfterAChange -benchmem
+func BenchmarkCompactAfterAChange(b *testing.B) {
+	now := time.Date(2029, 1, 1, 12, 45, 0, 0, time.UTC)
+	p := filepath.Join(b.TempDir(), "mesh-state", "ledger.json")
+	l := yearOf(60, 3*365, now)
+	if err := l.Compact(now); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := l.Save(p); err != nil {
+		b.Fatal(err)
+	}
+	l, err := LoadCompact(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	runtime.GC()
+	i := 0
+	cputime.Loop(b, func() {
+		i++
+		l.AddValidation(&Validation{ValidatorURL: "https://agent-0.example/validations/", TraceHash: "sha256:00",
+			SourceHash: manifest.Hash(fmt.Sprintf("sha256:%064x", i)), ValidatedAt: now})
+		if err := l.Compact(now); err != nil {
+			b.Fatal(err)
+		}
+	})
 }

@@ -29,6 +29,7 @@ func (l *Ledger) AddCopy(t *Trace) {
 	nt := *t
 	if old := l.Copies[k]; old != nil {
 		mergeTrace(&nt, old)
+		l.replaced(old.AgentURL, nt.AgentURL, old, traceTime(old), traceTime(&nt))
 	}
 	l.touch(nt.AgentURL)
 	l.Copies[k] = &nt

@@ -57,6 +57,9 @@ func (l *Ledger) AddDispute(d *Dispute) {
 		l.Disputes = map[string]*Dispute{}
 	}
 	nd := *d
+	if old := l.Disputes[nd.Key()]; old != nil {
+		l.replaced(old.ReporterURL, nd.ReporterURL, old, old.ObservedAt, nd.ObservedAt)
+	}
 	l.touch(nd.ReporterURL)
 	l.Disputes[nd.Key()] = &nd
 }

@@ -145,12 +145,20 @@ func (l *Ledger) Compact(now time.Time) error {
 	if !l.mayBeDue(now) {
 		return nil
 	}
-	return l.sealShards(l.compactBatch(now))
+	c := l.compactBatch(now)
+	if err := l.sealShards(c.batch); err != nil {
+		return err
+	}
+	if l.unsealed != nil {
+		l.unsealed.renote(c.recent())
+	}
+	return nil
 }
 
-// compactBatch is what Compact seals at now: records by peer file and
-// quarter.
-func (l *Ledger) compactBatch(now time.Time) map[string]map[string]*Ledger {
+// compactBatch is Compact's pass at now over every record: its batch, the
+// records it seals by peer file and quarter, and the quarters of those it
+// leaves unsealed for being too recent.
+func (l *Ledger) compactBatch(now time.Time) *compaction {
 	c := &compaction{seal: l.seal, before: quarterStartOf(now.Add(-Window)),
 		batch: map[string]map[string]*Ledger{}, peers: map[string]*compactPeer{}, quarters: map[int]string{}}
 	for k, t := range l.Traces {
@@ -183,7 +191,7 @@ func (l *Ledger) compactBatch(now time.Time) map[string]map[string]*Ledger {
 			})
 		}
 	}
-	return c.batch
+	return c
 }
 
 // compaction is one Compact's pass over the records. A three-year ledger
@@ -200,12 +208,45 @@ type compaction struct {
 	quarters map[int]string                // quarterIndex → its name
 }
 
+// recent is the quarters, by peer file and quarterIndex with a time in
+// each, of the records the pass left for being after before: the
+// unsealed records a later Compact may find due (unsealedIndex.renote).
+func (c *compaction) recent() map[string]map[int]time.Time {
+	out := map[string]map[int]time.Time{}
+	for _, p := range c.peers {
+		for _, q := range p.recent {
+			noteQuarter(out, p.name, q.at)
+		}
+	}
+	return out
+}
+
 // compactPeer is what a compaction knows of one peer URL: its file name
 // and, for each quarter number it met, whether the peer sealed it.
 type compactPeer struct {
 	name   string
 	ps     *peerSegments
 	sealed []quarterSealed
+	recent []quarterSeen // the quarters of its records after before
+}
+
+// quarterSeen is a quarter, by quarterIndex, and a time in it.
+type quarterSeen struct {
+	index int
+	at    time.Time
+}
+
+// noteRecent notes the quarter of at, a record's time after the
+// compaction's before. A peer's records after it fall in two or three
+// quarters, so a short list beats a map.
+func (p *compactPeer) noteRecent(at time.Time) {
+	qi := quarterIndex(at)
+	for _, q := range p.recent {
+		if q.index == qi {
+			return
+		}
+	}
+	p.recent = append(p.recent, quarterSeen{index: qi, at: at})
 }
 
 type quarterSealed struct {
@@ -218,6 +259,7 @@ type quarterSealed struct {
 // sealed that quarter.
 func (c *compaction) add(url string, at time.Time, put func(*Ledger)) {
 	if !at.Before(c.before) {
+		c.peer(url).noteRecent(at)
 		return
 	}
 	qi := quarterIndex(at)
@@ -457,6 +499,20 @@ func (l *Ledger) reseal(old string, data []byte) {
 // last would decide which record the ledger holds.
 func (l *Ledger) movedFrom(from, to string, old any) {
 	if from != to && l.seal.holds(old) {
+		l.unseal(statefile.PeerFileName(from))
+	}
+}
+
+// replaced is movedFrom for the sealed record old, dated oldAt, replaced
+// under its key by a record dated newAt: it unseals the peer at from too
+// when the new record falls in an earlier quarter. Load reads a peer's
+// segments by quarter, the later last, so the old record, left in a
+// later quarter's segment, would win over its replacement once Compact
+// sealed that in an earlier one. A replacement of the same quarter or a
+// later one wins as it is: from the peer's file, read after the
+// segments, or from a later segment.
+func (l *Ledger) replaced(from, to string, old any, oldAt, newAt time.Time) {
+	if (from != to || quarterIndex(newAt) < quarterIndex(oldAt)) && l.seal.holds(old) {
 		l.unseal(statefile.PeerFileName(from))
 	}
 }

@@ -13,7 +13,8 @@ import (
 // a time in each) of the records its peers' files held when Load read
 // them, and the files whose records changed since, of which it knows
 // nothing. It is conservative: a record sealed or forgotten since leaves
-// its quarter noted, which costs Compact a pass, never a record.
+// its quarter noted, which costs Compact a pass, never a record, until a
+// Compact's whole pass notes afresh what it left unsealed (renote).
 type unsealedIndex struct {
 	quarters map[string]map[int]time.Time
 	changed  map[string]bool
@@ -62,15 +63,34 @@ func (x *unsealedIndex) noteRecord(url string, at time.Time) {
 			x.names[url] = name
 		}
 	}
-	qs := x.quarters[name]
+	noteQuarter(x.quarters, name, at)
+}
+
+// noteQuarter notes at's quarter under peer file name in quarters, with
+// at as its time unless one is noted already.
+func noteQuarter(quarters map[string]map[int]time.Time, name string, at time.Time) {
+	qs := quarters[name]
 	if qs == nil {
 		qs = map[int]time.Time{}
-		x.quarters[name] = qs
+		quarters[name] = qs
 	}
 	qi := quarterIndex(at)
 	if _, ok := qs[qi]; !ok {
 		qs[qi] = at
 	}
+}
+
+// renote replaces what the index knows by what a whole Compact pass that
+// sealed its batch found: the quarters of the records it left for being
+// too recent, and no file changed since. Every other record is sealed,
+// or lies in a quarter its peer sealed, which only unseal takes back, and
+// unseal notes its file changed. So the notes of a quarter sealed, or of
+// a peer forgotten or renamed, go, and a ledger kept open across many
+// Compacts and Saves neither holds more and more of them nor passes over
+// every record at each Compact once one file changed.
+func (x *unsealedIndex) renote(recent map[string]map[int]time.Time) {
+	x.quarters = recent
+	clear(x.changed)
 }
 
 // fileChanged notes that the records of peer file name changed: Save

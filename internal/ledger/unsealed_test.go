@@ -3,11 +3,13 @@ package ledger
 import (
 	"math/rand/v2"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/statefile"
 )
 
 // editAtRandom changes l as a heartbeat might after Load: a record added
@@ -26,7 +28,9 @@ func editAtRandom(r *rand.Rand, l *Ledger, now time.Time) string {
 	case 0:
 		return "nothing"
 	case 1:
-		l.add(randomLedger(r, now))
+		// Through the methods, as a heartbeat adds them: only they change
+		// a loaded ledger's records (Ledger.changed).
+		addRandom(r, l, now)
 		return "records added"
 	case 2:
 		if len(hashes) > 0 {
@@ -136,4 +140,87 @@ func TestCompactOfAnUnchangedLoadedLedgerPassesOverNoRecord(t *testing.T) {
 	if !l.seal.holds(l.Traces["sha256:new"]) {
 		t.Error("the record added in a quarter due is not sealed")
 	}
+}
+
+// TestCompactNotesFollowTheLedgerAcrossManyCycles: a ledger kept open
+// across many Compacts and Saves, changed between them as a heartbeat
+// changes it (editAtRandom) while the clock moves on. After each Compact
+// the notes are no more than the quarters of the records left unsealed
+// (a quarter sealed, a peer renamed or forgotten leaves none), the next
+// Compact at the same time skips its pass, and the records are those a
+// fresh Load reads. Before, a file changed or sealed stayed noted for
+// good, so every Compact after the first change passed over every
+// record, and the notes Load made stayed after their quarters were
+// sealed.
+func TestCompactNotesFollowTheLedgerAcrossManyCycles(t *testing.T) {
+	for seed := range uint64(4) {
+		r := rand.New(rand.NewPCG(seed, 91))
+		now := time.Date(2029, 1, 1, 12, 45, 0, 0, time.UTC)
+		p := filepath.Join(t.TempDir(), "mesh-state", "ledger.json")
+		if _, err := randomLedger(r, now).Save(p); err != nil {
+			t.Fatal(err)
+		}
+		l, err := Load(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for step := range 30 {
+			what := editAtRandom(r, l, now)
+			now = now.Add(time.Duration(r.IntN(30)) * 24 * time.Hour)
+			compacted(t, l, now)
+			if _, err := l.Save(p); err != nil {
+				t.Fatal(err)
+			}
+			if l.mayBeDue(now) {
+				t.Fatalf("seed %d step %d (%s): a Compact at %s passed and sealed what was due; the next at that time passes again", seed, step, what, now)
+			}
+			if n, bound := notedQuarters(l), unsealedQuarters(l); n > bound {
+				t.Fatalf("seed %d step %d (%s): %d quarters noted, %d hold unsealed records", seed, step, what, n, bound)
+			}
+			fresh, err := Load(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(whole(t, l), whole(t, fresh)) {
+				t.Fatalf("seed %d step %d (%s): the records differ from a fresh Load's", seed, step, what)
+			}
+		}
+	}
+}
+
+// notedQuarters counts the quarters l's unsealed index notes, over its
+// peers' files.
+func notedQuarters(l *Ledger) int {
+	n := len(l.unsealed.changed)
+	for _, qs := range l.unsealed.quarters {
+		n += len(qs)
+	}
+	return n
+}
+
+// unsealedQuarters counts the quarters, over peers' files, that hold a
+// record of l no segment holds.
+func unsealedQuarters(l *Ledger) int {
+	set := map[string]bool{}
+	note := func(rec any, url string, at time.Time) {
+		if !l.seal.holds(rec) {
+			set[statefile.PeerFileName(url)+" "+quarter(at)] = true
+		}
+	}
+	for _, t := range l.Traces {
+		note(t, t.AgentURL, traceTime(t))
+	}
+	for _, v := range l.Validations {
+		note(v, v.ValidatorURL, v.ValidatedAt)
+	}
+	for _, rj := range l.Rejected {
+		note(rj, rj.AgentURL, rj.At)
+	}
+	for _, d := range l.Disputes {
+		note(d, d.ReporterURL, d.ObservedAt)
+	}
+	for _, c := range l.Copies {
+		note(c, c.AgentURL, traceTime(c))
+	}
+	return len(set)
 }

@@ -51,6 +51,15 @@ func LoadPools(dir string) (*Pools, error) {
 // node does not implement is an *UnknownRulesError. agent and url name the node.
 // Nothing else of the node's (no mesh.yaml setting) changes the input.
 func FromSnapshot(s *node.Snapshot, agent, url string) (Input, error) {
+	return FromRows(s, s.Rows(), agent, url)
+}
+
+// FromRows is FromSnapshot with rows as the node's own rows: those its
+// MANIFEST.md and archive pages will hold once a MANIFEST.md planned from
+// the snapshot is written (node.Snapshot.RowsWith). A heartbeat resolves
+// the statuses of the rows it writes from them, so that a trace it
+// publishes gets the status its peers' validations already give it.
+func FromRows(s *node.Snapshot, rows []manifest.Entry, agent, url string) (Input, error) {
 	in := Input{}
 	if s.FoundersErr != nil {
 		return in, s.FoundersErr
@@ -66,7 +75,7 @@ func FromSnapshot(s *node.Snapshot, agent, url string) (Input, error) {
 		return in, &UnknownRulesError{Name: decl.Rules}
 	}
 	in.Founders, in.Rules = decl.Founders, decl.Rules
-	own := ownTraces(s, agent, url)
+	own := ownTraces(s, rows, agent, url)
 	in.Traces = peerTraces(s.Ledger, own)
 	in.Copies = copiesOf(s.Ledger, own)
 	in.Validations = peerValidations(s.Ledger, ownValidations(s, agent, url), agent, url)
@@ -107,10 +116,11 @@ func peerDisputes(l *ledger.Ledger, url string) []ledger.Dispute {
 
 // ownTraces lists our rows that are traces (node.KindOf), MANIFEST.md's and
 // its archive pages', as a peer reading our manifest takes them, with type
-// and category filled from the files where the rows leave them out.
-func ownTraces(s *node.Snapshot, agent, url string) []*ledger.Trace {
+// and category filled from the snapshot's files where the rows leave them
+// out.
+func ownTraces(s *node.Snapshot, rows []manifest.Entry, agent, url string) []*ledger.Trace {
 	var out []*ledger.Trace
-	for _, e := range s.Rows() {
+	for _, e := range rows {
 		if e.Hash == "" || node.KindOf(e) != node.KindTrace {
 			continue
 		}
