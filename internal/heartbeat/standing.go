@@ -28,6 +28,7 @@ func (n *job) signalReport() (signal.Report, error) {
 		c.err = fmt.Errorf("compute SIGNAL: %w", err)
 	} else {
 		c.report = n.assignmentPools().Compute(in)
+		collectAt(collectComputed)
 	}
 	n.signal = c
 	return c.report, c.err
@@ -51,6 +52,7 @@ func (n *job) signalInput() (signal.Input, error) {
 	n.input = nil
 	in, err := signal.FromSnapshot(n.snap, n.cfg.Agent, n.cfg.URL)
 	n.input = &gatheredInput{at: at, in: in, err: err}
+	collectAt(collectGathered)
 	return in, err
 }
 
