@@ -165,6 +165,7 @@ func (n *job) history(why string) error {
 		return err
 	}
 	n.ledger, n.own, n.quiet = n.snap.Ledger, n.snap.OwnHashes(), nil
+	collectAt(collectLoaded)
 	return nil
 }
 

@@ -34,6 +34,7 @@ func (n *job) reportOf(plan *publish.Result) (signal.Report, error) {
 		c.err = fmt.Errorf("compute SIGNAL: %w", err)
 	} else {
 		c.report = n.assignmentPools().Compute(in)
+		collectAt(collectComputed)
 	}
 	n.signal = c
 	return c.report, c.err
@@ -65,6 +66,7 @@ func (n *job) inputOf(plan *publish.Result) (signal.Input, error) {
 	}
 	in, err := signal.FromRows(n.snap, rows, n.cfg.Agent, n.cfg.URL)
 	n.input = &gatheredInput{at: at, in: in, err: err}
+	collectAt(collectGathered)
 	return in, err
 }
 
