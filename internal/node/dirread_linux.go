@@ -15,9 +15,10 @@ import (
 // read through its descriptor with the calls a read needs and no more:
 // an os.Root lstats every entry it lists and makes each file it opens
 // non-blocking, tries to add it to the poller and makes it blocking
-// again, seven calls to the kernel a file beyond open, fstat, read and
-// close, a fifth of an unchanged site rebuild's CPU on 10,000 traces
-// (docs/performance.md, "Reading the published files").
+// again, eleven calls to the kernel a file where openat, fstat, two
+// reads and close do, which an unchanged site rebuild of 10,000 traces
+// paid 10,000 times (docs/performance.md, "The unchanged rebuild's
+// reading").
 type publishedDir struct {
 	f    *os.File
 	fd   int
