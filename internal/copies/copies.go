@@ -108,11 +108,15 @@ func Load(path string) (*Copies, error) {
 // merge adds the copies of one file to s. A file a person edited is
 // still held to the bounds: the site republishes what it holds.
 func (s *Copies) merge(data []byte) error {
-	var in Copies
-	if err := json.Unmarshal(data, &in); err != nil {
-		return err
+	byHash, ok := decodeSaved(data)
+	if !ok {
+		var in Copies
+		if err := json.Unmarshal(data, &in); err != nil {
+			return err
+		}
+		byHash = in.ByHash
 	}
-	for h, c := range in.ByHash {
+	for h, c := range byHash {
 		if c == nil {
 			continue
 		}

@@ -334,29 +334,30 @@ func (s *Snapshot) readPublished() error {
 	return nil
 }
 
-// readDir reads the published directory d through one root opened on it:
-// a year of validations is tens of thousands of files, and a root and a
-// walk of the path for each doubled the calls to the kernel.
+// readDir reads the published directory d through one descriptor opened
+// on it (publishedDir): a year of validations is tens of thousands of
+// files, and a root and a walk of the path for each doubled the calls to
+// the kernel.
 func (s *Snapshot) readDir(d string) error {
 	if _, err := Stat(s.Dir, d); errors.Is(err, ErrSymlink) {
 		return fmt.Errorf("refusing to publish %w; make it a directory", err)
 	} else if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	root, err := os.OpenRoot(s.path(d))
+	dir, err := openPublishedDir(s.path(d))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("list %s: %w", d, err)
 	}
-	defer root.Close()
-	entries, err := fs.ReadDir(root.FS(), ".")
+	defer dir.close()
+	entries, err := dir.list()
 	if err != nil {
 		return fmt.Errorf("list %s: %w", d, err)
 	}
 	for _, e := range entries {
-		if err := s.readEntry(root, d, e); err != nil {
+		if err := s.readEntry(dir, d, e); err != nil {
 			return err
 		}
 	}
@@ -364,9 +365,9 @@ func (s *Snapshot) readDir(d string) error {
 }
 
 // readEntry reads the entry e of the published directory d, opened as
-// root. ReadDir said it is a regular file, and what is opened is checked
-// again: an entry replaced by a link or a pipe since is not read.
-func (s *Snapshot) readEntry(root *os.Root, d string, e fs.DirEntry) error {
+// dir. Its listing said it is a regular file, and what is opened is
+// checked again: an entry replaced by a link or a pipe since is not read.
+func (s *Snapshot) readEntry(dir *publishedDir, d string, e fs.DirEntry) error {
 	rel := path.Join(d, e.Name())
 	switch {
 	case Publishable(e):
@@ -377,7 +378,7 @@ func (s *Snapshot) readEntry(root *os.Root, d string, e fs.DirEntry) error {
 		return nil
 	}
 	noteRead(rel)
-	data, err := readOpened(root, e.Name(), rel, MaxFileBytes)
+	data, err := dir.read(e.Name(), rel, MaxFileBytes)
 	if errors.Is(err, ErrTooLarge) {
 		s.files = append(s.files, File{Path: rel, Err: err})
 		return nil

@@ -72,12 +72,25 @@ func TestCleanTextKeepsLinesAndReplacesControls(t *testing.T) {
 	}
 }
 
+// TestCleanTextReturnsACleanTextWithoutACopy: the texts a node keeps were
+// cleaned when taken, and a site build cleans every one it loads again.
+func TestCleanTextReturnsACleanTextWithoutACopy(t *testing.T) {
+	for _, s := range []string{"# Title\n\n\tText, caf\u00e9 \u2713.\n", "", "plain"} {
+		if allocs := testing.AllocsPerRun(10, func() { _ = CleanText(s) }); allocs != 0 {
+			t.Errorf("CleanText(%q) allocated %v times, want none", s, allocs)
+		}
+	}
+}
+
 func FuzzCleanText(f *testing.F) {
 	for _, s := range []string{"# T\r\n\nbody\n", "a\x00\x1b]0;t\x07", "a\u202eb", "\xff\xfe", "\t\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		c := CleanText(s)
+		if full := replaceText(s); c != full {
+			t.Fatalf("CleanText(%q) = %q, but its pass over every character gives %q", s, c, full)
+		}
 		if !utf8.ValidString(c) {
 			t.Fatalf("CleanText(%q) = %q is not UTF-8", s, c)
 		}

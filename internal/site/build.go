@@ -224,25 +224,32 @@ func write(ctx context.Context, n *Node, out string, rendering func()) (Stats, e
 // writeAll puts every output in place with put, on several writers, and
 // counts the files that changed. The writers also make the outputs' keys
 // (a serial phase before them when the build made them first), which it
-// returns in the order of outs.
+// returns in the order of outs. Each writer takes the next output until
+// none is left: a goroutine for each of 23,000 outputs, and the growth
+// of its stack as it made a key, cost more than skipping an unchanged
+// output does.
 func writeAll(ctx context.Context, outs []output, put func(o output, key string) (bool, error)) ([]string, int, error) {
-	var written atomic.Int64
+	var written, next atomic.Int64
 	keys := make([]string, len(outs))
 	g, ctx := errgroup.WithContext(ctx)
-	g.SetLimit(writers)
-	for i, o := range outs {
+	for range min(writers, len(outs)) {
 		g.Go(func() error {
-			if err := ctx.Err(); err != nil {
-				return err
+			for i := int(next.Add(1) - 1); i < len(outs); i = int(next.Add(1) - 1) {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				if outs[i].Key != nil {
+					keys[i] = outs[i].Key()
+				}
+				changed, err := put(outs[i], keys[i])
+				if changed {
+					written.Add(1)
+				}
+				if err != nil {
+					return err
+				}
 			}
-			if o.Key != nil {
-				keys[i] = o.Key()
-			}
-			changed, err := put(o, keys[i])
-			if changed {
-				written.Add(1)
-			}
-			return err
+			return nil
 		})
 	}
 	err := g.Wait()

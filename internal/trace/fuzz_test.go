@@ -1,6 +1,8 @@
 package trace
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -30,6 +32,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			return
 		}
+		checkHoldsNoneOfItsInput(t, data)
 		for _, v := range append([]string{tr.Title, tr.Agent, tr.Date, tr.Type, tr.Category}, tr.Tags...) {
 			if peertext.Clean(v) != v {
 				t.Fatalf("metadata value %q is not clean", v)
@@ -87,4 +90,48 @@ func FuzzPlainFrontMatter(f *testing.F) {
 			t.Fatalf("%q: fast path %q, YAML decoder %q", fm, got, want)
 		}
 	})
+}
+
+// TestParsedTraceHoldsNoneOfItsInput: Parse reads its input's bytes as
+// strings without a copy (splitLines), so every string of the trace it
+// returns must be copied out; overwriting the input after Parse changes
+// none of them.
+func TestParsedTraceHoldsNoneOfItsInput(t *testing.T) {
+	seeds, err := filepath.Glob("testdata/*.md")
+	if err != nil || len(seeds) == 0 {
+		t.Fatalf("no traces in testdata: %v", err)
+	}
+	for _, s := range seeds {
+		data, err := os.ReadFile(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(filepath.Base(s), func(t *testing.T) { checkHoldsNoneOfItsInput(t, data) })
+	}
+}
+
+// checkHoldsNoneOfItsInput parses a copy of data, overwrites the copy and
+// fails when any string of the trace (all but its Body, a slice of the
+// input by design) changed with it.
+func checkHoldsNoneOfItsInput(t *testing.T, data []byte) {
+	t.Helper()
+	buf := bytes.Clone(data)
+	tr, err := Parse(buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := describeStrings(tr)
+	for i := range buf {
+		buf[i] = 'x'
+	}
+	if after := describeStrings(tr); after != before {
+		t.Fatalf("the trace changed with its input's bytes:\nbefore %s\nafter  %s", before, after)
+	}
+}
+
+// describeStrings is every field of tr but its Body, as %#v writes it.
+func describeStrings(tr *Trace) string {
+	c := *tr
+	c.Body = nil
+	return fmt.Sprintf("%#v", c)
 }
