@@ -1,7 +1,6 @@
 package heartbeat
 
 import (
-	"os/exec"
 	"slices"
 	"testing"
 	"time"
@@ -15,13 +14,7 @@ import (
 // first heartbeat writes our MANIFEST.md, SIGNAL's input, so it gathers
 // and computes twice; a quiet heartbeat that loads no history runs none.
 func TestAHeartbeatWithNewsCollectsWhereWhatItHoldsDrops(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
-	}
-	good := goodPeer(t)
-	defer good.Close()
-	dir := newNode(t, [][2]string{{"good", good.URL + "/"}}, "")
-	gitCommitAll(t, dir)
+	dir := committedNodeOfOnePeer(t)
 	var points []string
 	collected = func(p string) { points = append(points, p) }
 	defer func() { collected = nil }()

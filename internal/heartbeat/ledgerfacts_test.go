@@ -18,13 +18,7 @@ import (
 // between computes each once; the first heartbeat, which records the
 // peer's files, computes misread again after its changes.
 func TestMisreadAndTheCopiesAreComputedOnceForEachStateOfTheLedger(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
-	}
-	good := goodPeer(t)
-	defer good.Close()
-	dir := newNode(t, [][2]string{{"good", good.URL + "/"}}, "")
-	gitCommitAll(t, dir)
+	dir := committedNodeOfOnePeer(t)
 	var misreads, selections int
 	computingMisread, selectingCopies = func() { misreads++ }, func() { selections++ }
 	defer func() { computingMisread, selectingCopies = nil, nil }()
@@ -47,6 +41,20 @@ func TestMisreadAndTheCopiesAreComputedOnceForEachStateOfTheLedger(t *testing.T)
 	if _, err := readDerived(dir); err != nil {
 		t.Errorf("derived record: %v", err)
 	}
+}
+
+// committedNodeOfOnePeer is a node of one good peer, committed to a new
+// git repository; the test is skipped where git is missing.
+func committedNodeOfOnePeer(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	good := goodPeer(t)
+	t.Cleanup(good.Close)
+	dir := newNode(t, [][2]string{{"good", good.URL + "/"}}, "")
+	gitCommitAll(t, dir)
+	return dir
 }
 
 // gitCommitAll commits every file of dir, making it a repository first.

@@ -166,19 +166,7 @@ func batchShape(b map[string]map[string]*Ledger) map[string]int {
 //	go test ./internal/ledger/ -run - -bench CompactNothingDue -benchmem
 func BenchmarkCompactNothingDue(b *testing.B) {
 	now := time.Date(2029, 1, 1, 12, 45, 0, 0, time.UTC)
-	p := filepath.Join(b.TempDir(), "mesh-state", "ledger.json")
-	l := yearOf(60, 3*365, now)
-	if err := l.Compact(now); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := l.Save(p); err != nil {
-		b.Fatal(err)
-	}
-	l, err := LoadCompact(p)
-	if err != nil {
-		b.Fatal(err)
-	}
-	runtime.GC()
+	l, p := threeYearsLoaded(b, now)
 	cputime.Loop(b, func() {
 		if err := l.Compact(now); err != nil {
 			b.Fatal(err)
@@ -189,14 +177,11 @@ func BenchmarkCompactNothingDue(b *testing.B) {
 	}
 }
 
-// BenchmarkCompactAfterAChange is a heartbeat's Compact of three years of
-// records, loaded as a heartbeat loads them, after news changed a peer's
-// file and with no quarter due: the pass over every record that a change
-// costs, the recent records' quarters noted (unsealedIndex.renote):
-//
-//	go test ./internal/ledger/ -run - -bench CompactAfterAChange -benchmem
-func BenchmarkCompactAfterAChange(b *testing.B) {
-	now := time.Date(2029, 1, 1, 12, 45, 0, 0, time.UTC)
+// threeYearsLoaded is three years of 60 peers' records up to now,
+// compacted, saved and loaded again as a heartbeat loads them
+// (LoadCompact), and the path they were saved to.
+func threeYearsLoaded(b *testing.B, now time.Time) (*Ledger, string) {
+	b.Helper()
 	p := filepath.Join(b.TempDir(), "mesh-state", "ledger.json")
 	l := yearOf(60, 3*365, now)
 	if err := l.Compact(now); err != nil {
@@ -210,6 +195,18 @@ func BenchmarkCompactAfterAChange(b *testing.B) {
 		b.Fatal(err)
 	}
 	runtime.GC()
+	return l, p
+}
+
+// BenchmarkCompactAfterAChange is a heartbeat's Compact of three years of
+// records, loaded as a heartbeat loads them, after news changed a peer's
+// file and with no quarter due: the pass over every record that a change
+// costs, the recent records' quarters noted (unsealedIndex.renote):
+//
+//	go test ./internal/ledger/ -run - -bench CompactAfterAChange -benchmem
+func BenchmarkCompactAfterAChange(b *testing.B) {
+	now := time.Date(2029, 1, 1, 12, 45, 0, 0, time.UTC)
+	l, _ := threeYearsLoaded(b, now)
 	i := 0
 	cputime.Loop(b, func() {
 		i++

@@ -39,21 +39,7 @@ func TestARecordReplacedByOneOfAnEarlierQuarterLoadsBack(t *testing.T) {
 			p := filepath.Join(t.TempDir(), "mesh-state", "ledger.json")
 			l := New()
 			c.add(l, first)
-			now := time.Date(2029, 1, 1, 0, 0, 0, 0, time.UTC)
-			for _, step := range []func(){func() {}, func() { c.add(l, earlier) }} {
-				step()
-				compacted(t, l, now)
-				if _, err := l.Save(p); err != nil {
-					t.Fatal(err)
-				}
-			}
-			fresh, err := Load(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if a, b := whole(t, l), whole(t, fresh); !reflect.DeepEqual(a, b) {
-				t.Errorf("the ledger holds\n%v\na fresh Load reads\n%v", a, b)
-			}
+			compactEachStepThenLoad(t, l, p, func() {}, func() { c.add(l, earlier) })
 		})
 	}
 }
@@ -71,12 +57,20 @@ func TestARenameOverASealedRecordOfAnotherQuarterLoadsBack(t *testing.T) {
 		l.AddValidation(&Validation{Validator: "v", ValidatorURL: url, TraceHash: "sha256:00", SourceHash: "sha256:01", ValidatedAt: at})
 	}
 	add(to, time.Date(2027, 2, 1, 0, 0, 0, 0, time.UTC))
-	now := time.Date(2029, 1, 1, 0, 0, 0, 0, time.UTC)
-	for _, step := range []func(){
+	compactEachStepThenLoad(t, l, p,
 		func() {},
 		func() { add(from, time.Date(2025, 8, 31, 0, 0, 0, 0, time.UTC)) },
 		func() { l.Rename(from, to) },
-	} {
+	)
+}
+
+// compactEachStepThenLoad runs each step on l, compacting it at the start
+// of 2029 and saving it to p after each, then requires a fresh Load of p
+// to read the records l holds.
+func compactEachStepThenLoad(t *testing.T, l *Ledger, p string, steps ...func()) {
+	t.Helper()
+	now := time.Date(2029, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, step := range steps {
 		step()
 		compacted(t, l, now)
 		if _, err := l.Save(p); err != nil {
