@@ -74,7 +74,7 @@ func (l *Ledger) AddValidation(v *Validation) {
 	nv := *v
 	if old := l.Validations[nv.Key()]; old != nil {
 		l.touch(old.ValidatorURL)
-		l.replaced(old.ValidatorURL, nv.ValidatorURL, old, old.ValidatedAt, nv.ValidatedAt)
+		l.replaced(old.ValidatorURL, nv.ValidatorURL, old, validationTime(old), validationTime(&nv))
 	}
 	l.touch(nv.ValidatorURL)
 	l.Validations[nv.Key()] = &nv

@@ -58,7 +58,7 @@ func (l *Ledger) AddDispute(d *Dispute) {
 	}
 	nd := *d
 	if old := l.Disputes[nd.Key()]; old != nil {
-		l.replaced(old.ReporterURL, nd.ReporterURL, old, old.ObservedAt, nd.ObservedAt)
+		l.replaced(old.ReporterURL, nd.ReporterURL, old, disputeTime(old), disputeTime(&nd))
 	}
 	l.touch(nd.ReporterURL)
 	l.Disputes[nd.Key()] = &nd
