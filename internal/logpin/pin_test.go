@@ -10,11 +10,6 @@ import (
 	"github.com/meshnode/meshnode/internal/statefile"
 )
 
-// slack is how many more allocations the bigger set's save may count: a
-// write's vary by one or two from run to run, and encoding every pin
-// counts ten or more a pin.
-const slack = 8
-
 // TestSaveEncodesOnlyThePinsStored saves pins loaded from the files of
 // 20 peers and of 200: with nothing stored, and with one peer's pin
 // stored anew, the bigger set's save allocates no more than the

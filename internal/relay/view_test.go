@@ -10,12 +10,6 @@ import (
 	"github.com/meshnode/meshnode/internal/state"
 )
 
-// slack is how many more allocations the bigger mesh's may count, where
-// a count grows with the mesh: a write's, or the race detector's, vary
-// by one or two from run to run, and the work per agent counts one per
-// agent, ten times more.
-const slack = 8
-
 // TestViewAllocatesNothingPerAgent holds the relays' view, which a
 // heartbeat builds and asks of every agent, to work that does not grow
 // with the mesh in what it allocates: judging two relays that list 20
