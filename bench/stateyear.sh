@@ -14,7 +14,11 @@
 # with mesh-state/derived.json removed ("news": the heartbeat takes the
 # path of one that found news, loading the history, computing SIGNAL and
 # saving, as the first heartbeat does, but repeatably), each on the
-# committed checkout, restored by git after each run.
+# committed checkout, restored by git after each run. A kind named
+# "publish" is "news" in which the node also publishes one new trace of
+# its own, as an operator's new file under traces/ would be: its row is
+# planned among ours, so SIGNAL is computed over the planned rows
+# (docs/decisions.md, "Our new rows' statuses").
 #
 #   bash bench/stateyear.sh [BASELINE]          # AGENTS=1000 DAYS=365 ROUNDS=3
 #   AGENTS=10000 DAYS=1095 TRACE_EVERY=30 VOTES=1 OWN=50 bash bench/stateyear.sh 6951c45
@@ -31,7 +35,8 @@
 # in its own format, with its log key beside it as DIR.log-key, as this
 # script leaves it; the days must be the same). KINDS picks
 # the measured heartbeats as name:minutes after T0 (default "quiet:30
-# refresh:90 news:45"; KINDS=quiet:30 for the quiet heartbeat alone).
+# refresh:90 news:45"; KINDS=quiet:30 for the quiet heartbeat alone;
+# KINDS="news:45 publish:45" for our own trace against news alone).
 #
 # Per binary and heartbeat, min / median / max: wall seconds, CPU seconds
 # (user + system), peak RSS, the MB the heartbeat read (rchar of
@@ -116,7 +121,14 @@ for r in $(seq "$rounds"); do
   for k in $kinds; do
     for w in $bins; do
       run=$out/node-$w m=${k#*:} o=$out/$w.${k%:*}
-      if [ "${k%:*}" = news ]; then rm -f "$run/mesh-state/derived.json"; fi
+      case ${k%:*} in
+      news) rm -f "$run/mesh-state/derived.json" ;;
+      publish)
+        rm -f "$run/mesh-state/derived.json"
+        mkdir -p "$run/traces"
+        printf '# Our note\n\n## Work\n\nA trace of ours, published %s.\n' "$(at "$m")" >"$run/traces/bench-note.md"
+        ;;
+      esac
       # A shell reads its reaped children's I/O counters in its own.
       MESHNODE_LOG_KEY_FILE=$(keyof "$w") sh -c '/usr/bin/time -f "%e %M %U %S" -o "$1" "$2" heartbeat --dir "$3" --now "$4" >/dev/null 2>"$5" || exit 1
         awk "/^rchar/ { printf \"%.1f\n\", \$2 / 1e6 }" /proc/$$/io' sh "$out/time" "$out/$w" "$run" "$(at "$m")" "$out/log" >>"$o.read" ||
