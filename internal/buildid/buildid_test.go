@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -133,6 +134,67 @@ func TestAnExecutableWithoutABuildIDNoteIsNamedByItsBytes(t *testing.T) {
 	if want := wholeFileHash(t, path); got != want {
 		t.Errorf("fileHash = %q, want %q", got, want)
 	}
+}
+
+// TestAnExecutableOfAnotherFormatIsNamedByItsBuildID: a Mach-O or PE
+// executable is named by the Go build ID the linker writes at the start of
+// its code, read from its first KB, not by a hash of all its bytes. The
+// fixtures are the first 8 KB of a hello world cross-built with go1.26.8;
+// the IDs are what go tool buildid reported for the whole files. Before,
+// such an executable was read whole and hashed.
+func TestAnExecutableOfAnotherFormatIsNamedByItsBuildID(t *testing.T) {
+	for _, tc := range []struct{ file, want string }{
+		{"hello-windows-amd64.head", "jQ5HwHKfPqgn1RwvLojh/fViiRl0DMum4pm-MHlso/F3_idCsOnz2T_Q2AdDBW/g9DAvb50AusxxGdAxwTp"},
+		{"hello-darwin-arm64.head", "sasStDGXaUf6kmwVInGY/ryMyIZ6jv4HBglPyYoAW/vvdP2vgS69wVnl-WDcXv/uX2sQD6KzviGinsqsDAI"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			got, err := executableIDAt(filepath.Join("testdata", tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := "go-build-id:" + tc.want; got != want {
+				t.Errorf("executableIDAt = %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+func TestGoBuildIDTextReadsTheLinkersText(t *testing.T) {
+	for _, tc := range []struct {
+		name, data, want string
+		ok               bool
+	}{
+		{"after code", "\x00\x01\xff Go build ID: \"a/b/c/d\"\n \xff\x00", "a/b/c/d", true},
+		{"the first of two", "\xff Go build ID: \"x\"\n \xff\xff Go build ID: \"y\"\n \xff", "x", true},
+		{"cut short", "\xff Go build ID: \"a/b/c", "", false},
+		{"empty", "\xff Go build ID: \"\"\n \xff", "", false},
+		{"badly quoted", "\xff Go build ID: \"a\\q\"\n \xff", "", false},
+		{"none", "MZ not a Go executable", "", false},
+	} {
+		got, ok := goBuildIDText([]byte(tc.data))
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("%s: goBuildIDText = %q, %v; want %q, %v", tc.name, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func FuzzGoBuildIDText(f *testing.F) {
+	f.Add([]byte("\xff Go build ID: \"a/b\"\n \xff"))
+	f.Add([]byte("\xff Go build ID: \"\\x41\"\n \xff"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		id, ok := goBuildIDText(data)
+		if ok != (id != "") {
+			t.Fatalf("goBuildIDText(%q) = %q, %v", data, id, ok)
+		}
+		if !ok {
+			return
+		}
+		// What the linker writes of id reads back as id.
+		again, ok := goBuildIDText([]byte(goTextPrefix[:len(goTextPrefix)-1] + strconv.Quote(id) + goTextEnd[1:]))
+		if !ok || again != id {
+			t.Fatalf("goBuildIDText of %q written again = %q, %v", id, again, ok)
+		}
+	})
 }
 
 func TestGoBuildIDNoteReadsTheLinkersNote(t *testing.T) {
