@@ -254,7 +254,8 @@ func wholeFileHash(t *testing.T, path string) string {
 }
 
 // BenchmarkExecutableID: what naming a development build costs, the Go
-// build ID read from the ELF note against the whole executable hashed
+// build ID read from the ELF note or from the text at the start of the
+// code (as in a Mach-O or PE file) against the whole executable hashed
 // (docs/performance.md, "A development build's identity").
 func BenchmarkExecutableID(b *testing.B) {
 	path, err := os.Executable()
@@ -268,6 +269,16 @@ func BenchmarkExecutableID(b *testing.B) {
 			}
 		}
 	})
+	b.Run("go-build-id-text", func(b *testing.B) {
+		// An ELF file's text ID is not at its start: a PE file as large
+		// as this executable, the fixture's head followed by zeros.
+		pe := peAsLargeAs(b, path)
+		for b.Loop() {
+			if _, ok := textBuildID(pe); !ok {
+				b.Fatal("no Go build ID text in the PE file's first bytes")
+			}
+		}
+	})
 	b.Run("sha256", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := fileHash(path); err != nil {
@@ -275,4 +286,26 @@ func BenchmarkExecutableID(b *testing.B) {
 			}
 		}
 	})
+}
+
+// peAsLargeAs writes the PE fixture's first bytes, padded with zeros to
+// the size of the file at path, and returns the copy's path.
+func peAsLargeAs(b *testing.B, path string) string {
+	b.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	head, err := os.ReadFile(filepath.Join("testdata", "hello-windows-amd64.head"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	pe := filepath.Join(b.TempDir(), "meshnode.exe")
+	if err := os.WriteFile(pe, head, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.Truncate(pe, max(fi.Size(), int64(len(head)))); err != nil {
+		b.Fatal(err)
+	}
+	return pe
 }
