@@ -4,15 +4,18 @@
 package buildid
 
 import (
+	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
 	"debug/elf"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -36,8 +39,8 @@ func Of(info *debug.BuildInfo) string {
 
 // Current is the running binary's identity: Of its build information,
 // and, when that does not name the code (needsExecutable), the
-// executable's own: the Go build ID of its ELF note, or the sha256 of its
-// bytes where it has none (executableID). It is computed once, on first
+// executable's own: its Go build ID, or the sha256 of its bytes where it
+// has none (executableIDAt). It is computed once, on first
 // use.
 func Current() string { return current() }
 
@@ -85,17 +88,26 @@ func needsExecutable(info *debug.BuildInfo) bool {
 	return !revision && (info.Main.Version == "" || info.Main.Version == "(devel)")
 }
 
-// executableID names the running executable's code: "go-build-id:" and
-// the Go build ID the linker writes into an ELF executable's note (its
-// last part a hash of the binary's content), read from the file's
-// headers, a few KB; or, for an executable of another format or without
-// the note, the hex sha256 of its bytes.
+// executableID names the running executable's code (executableIDAt).
 func executableID() (string, error) {
 	path, err := os.Executable()
 	if err != nil {
 		return "", fmt.Errorf("find the executable: %w", err)
 	}
+	return executableIDAt(path)
+}
+
+// executableIDAt names the code of the executable at path: "go-build-id:"
+// and the Go build ID the linker writes (its last part a hash of the
+// binary's content), from an ELF executable's note or, in another format
+// (Mach-O, PE), from the text the linker writes at the start of its code,
+// a few KB in either case; or, for an executable without one, the hex
+// sha256 of its bytes.
+func executableIDAt(path string) (string, error) {
 	if id, ok := elfBuildID(path); ok {
+		return "go-build-id:" + id, nil
+	}
+	if id, ok := textBuildID(path); ok {
 		return "go-build-id:" + id, nil
 	}
 	return fileHash(path)
@@ -147,6 +159,57 @@ func goBuildIDNote(data []byte, order binary.ByteOrder) (string, bool) {
 		return "", false
 	}
 	return string(data[head : head+int(descSize)]), true
+}
+
+// maxTextHead is how much of a non-ELF executable textBuildID reads: the
+// go command's own reader (cmd/internal/buildid) reads 32 KiB, where the
+// linker puts the start of the code at 0x600 in a PE file and 0x1000 in a
+// Mach-O one.
+const maxTextHead = 32 << 10
+
+// textBuildID returns the Go build ID written as text at the start of the
+// code of the executable at path, read from its first maxTextHead bytes;
+// false when they hold none. The go command writes the build ID there in
+// every format, and gives it the hash of the linked file, as it does the
+// ELF note.
+func textBuildID(path string) (string, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	head := make([]byte, maxTextHead)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return "", false
+	}
+	return goBuildIDText(head[:n])
+}
+
+// The text the Go linker writes the build ID in, quoted:
+// \xff Go build ID: "…"\n \xff.
+const (
+	goTextPrefix = "\xff Go build ID: \""
+	goTextEnd    = "\"\n \xff"
+)
+
+// goBuildIDText returns the build ID in the first of the linker's texts
+// that data holds, false when it holds none, or one cut short or not
+// quoted as Go quotes it.
+func goBuildIDText(data []byte) (string, bool) {
+	_, rest, ok := bytes.Cut(data, []byte(goTextPrefix))
+	if !ok {
+		return "", false
+	}
+	quoted, _, ok := bytes.Cut(rest, []byte(goTextEnd))
+	if !ok {
+		return "", false
+	}
+	id, err := strconv.Unquote(`"` + string(quoted) + `"`)
+	if err != nil || id == "" {
+		return "", false
+	}
+	return id, true
 }
 
 // fileHash is the hex sha256 of the bytes of the file at path.

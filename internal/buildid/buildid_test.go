@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -135,6 +136,67 @@ func TestAnExecutableWithoutABuildIDNoteIsNamedByItsBytes(t *testing.T) {
 	}
 }
 
+// TestAnExecutableOfAnotherFormatIsNamedByItsBuildID: a Mach-O or PE
+// executable is named by the Go build ID the linker writes at the start of
+// its code, read from its first KB, not by a hash of all its bytes. The
+// fixtures are the first 8 KB of a hello world cross-built with go1.26.8;
+// the IDs are what go tool buildid reported for the whole files. Before,
+// such an executable was read whole and hashed.
+func TestAnExecutableOfAnotherFormatIsNamedByItsBuildID(t *testing.T) {
+	for _, tc := range []struct{ file, want string }{
+		{"hello-windows-amd64.head", "jQ5HwHKfPqgn1RwvLojh/fViiRl0DMum4pm-MHlso/F3_idCsOnz2T_Q2AdDBW/g9DAvb50AusxxGdAxwTp"},
+		{"hello-darwin-arm64.head", "sasStDGXaUf6kmwVInGY/ryMyIZ6jv4HBglPyYoAW/vvdP2vgS69wVnl-WDcXv/uX2sQD6KzviGinsqsDAI"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			got, err := executableIDAt(filepath.Join("testdata", tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := "go-build-id:" + tc.want; got != want {
+				t.Errorf("executableIDAt = %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+func TestGoBuildIDTextReadsTheLinkersText(t *testing.T) {
+	for _, tc := range []struct {
+		name, data, want string
+		ok               bool
+	}{
+		{"after code", "\x00\x01\xff Go build ID: \"a/b/c/d\"\n \xff\x00", "a/b/c/d", true},
+		{"the first of two", "\xff Go build ID: \"x\"\n \xff\xff Go build ID: \"y\"\n \xff", "x", true},
+		{"cut short", "\xff Go build ID: \"a/b/c", "", false},
+		{"empty", "\xff Go build ID: \"\"\n \xff", "", false},
+		{"badly quoted", "\xff Go build ID: \"a\\q\"\n \xff", "", false},
+		{"none", "MZ not a Go executable", "", false},
+	} {
+		got, ok := goBuildIDText([]byte(tc.data))
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("%s: goBuildIDText = %q, %v; want %q, %v", tc.name, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func FuzzGoBuildIDText(f *testing.F) {
+	f.Add([]byte("\xff Go build ID: \"a/b\"\n \xff"))
+	f.Add([]byte("\xff Go build ID: \"\\x41\"\n \xff"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		id, ok := goBuildIDText(data)
+		if ok != (id != "") {
+			t.Fatalf("goBuildIDText(%q) = %q, %v", data, id, ok)
+		}
+		if !ok {
+			return
+		}
+		// What the linker writes of id reads back as id.
+		again, ok := goBuildIDText([]byte(goTextPrefix[:len(goTextPrefix)-1] + strconv.Quote(id) + goTextEnd[1:]))
+		if !ok || again != id {
+			t.Fatalf("goBuildIDText of %q written again = %q, %v", id, again, ok)
+		}
+	})
+}
+
 func TestGoBuildIDNoteReadsTheLinkersNote(t *testing.T) {
 	note := func(order binary.AppendByteOrder, name string, typ uint32, desc string) []byte {
 		b := order.AppendUint32(nil, uint32(len(name)))
@@ -192,7 +254,8 @@ func wholeFileHash(t *testing.T, path string) string {
 }
 
 // BenchmarkExecutableID: what naming a development build costs, the Go
-// build ID read from the ELF note against the whole executable hashed
+// build ID read from the ELF note or from the text at the start of the
+// code (as in a Mach-O or PE file) against the whole executable hashed
 // (docs/performance.md, "A development build's identity").
 func BenchmarkExecutableID(b *testing.B) {
 	path, err := os.Executable()
@@ -206,6 +269,16 @@ func BenchmarkExecutableID(b *testing.B) {
 			}
 		}
 	})
+	b.Run("go-build-id-text", func(b *testing.B) {
+		// An ELF file's text ID is not at its start: a PE file as large
+		// as this executable, the fixture's head followed by zeros.
+		pe := peAsLargeAs(b, path)
+		for b.Loop() {
+			if _, ok := textBuildID(pe); !ok {
+				b.Fatal("no Go build ID text in the PE file's first bytes")
+			}
+		}
+	})
 	b.Run("sha256", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := fileHash(path); err != nil {
@@ -213,4 +286,26 @@ func BenchmarkExecutableID(b *testing.B) {
 			}
 		}
 	})
+}
+
+// peAsLargeAs writes the PE fixture's first bytes, padded with zeros to
+// the size of the file at path, and returns the copy's path.
+func peAsLargeAs(b *testing.B, path string) string {
+	b.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	head, err := os.ReadFile(filepath.Join("testdata", "hello-windows-amd64.head"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	pe := filepath.Join(b.TempDir(), "meshnode.exe")
+	if err := os.WriteFile(pe, head, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.Truncate(pe, max(fi.Size(), int64(len(head)))); err != nil {
+		b.Fatal(err)
+	}
+	return pe
 }

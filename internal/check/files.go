@@ -31,7 +31,7 @@ func (c *checker) file(f string) {
 		return
 	}
 	if heartbeatOnly(f) {
-		if !c.o.Heartbeat && (c.changedFromBase(f) || c.o.Base != c.o.Dir && modesDiffer(c.o.Dir, c.o.Base, f)) {
+		if !c.o.Heartbeat && c.changedOrModed(f) {
 			c.add(f, 1, "written only by the heartbeat: a pull request must not add, edit, delete it or change its mode (restore it from the base branch)")
 		}
 		return
@@ -242,43 +242,77 @@ func (c *checker) changedFromBase(f string) bool {
 	if c.o.Base == c.o.Dir {
 		return len(c.o.Files) > 0 // a file named as changed is changed
 	}
-	if sizesDiffer(c.o.Dir, c.o.Base, f) || onlyOneHolds(c.o.Dir, c.o.Base, f) {
+	return c.statBoth(f).changed(c.o.Dir, c.o.Base, f)
+}
+
+// changedOrModed reports whether f differs between the pull request's tree
+// and the base in its bytes (changedFromBase) or in its mode alone, from
+// one stat of each side.
+func (c *checker) changedOrModed(f string) bool {
+	if c.o.Base == c.o.Dir {
+		return len(c.o.Files) > 0
+	}
+	p := c.statBoth(f)
+	return p.modesDiffer() || p.changed(c.o.Dir, c.o.Base, f)
+}
+
+// statFile is node.Stat, a variable so that a test can count the stats a
+// comparison with the base makes.
+var statFile = node.Stat
+
+// statPair is f as one node.Stat of each side found it: a in the pull
+// request's tree, b in the base.
+type statPair struct {
+	a, b       fs.FileInfo
+	errA, errB error
+}
+
+func (c *checker) statBoth(f string) statPair {
+	var p statPair
+	p.a, p.errA = statFile(c.o.Dir, f)
+	p.b, p.errB = statFile(c.o.Base, f)
+	return p
+}
+
+// changed reports whether f differs between dir and base, telling it from
+// the stats when it can and otherwise comparing the bytes.
+func (p statPair) changed(dir, base, f string) bool {
+	if p.sizesDiffer() || p.onlyOneHolds() {
 		return true // without reading a pull request's file whole
 	}
-	a, errA := node.ReadFile(c.o.Dir, f, 1<<40)
-	b, errB := node.ReadFile(c.o.Base, f, 1<<40)
+	a, errA := node.ReadFile(dir, f, 1<<40)
+	b, errB := node.ReadFile(base, f, 1<<40)
 	if errors.Is(errA, fs.ErrNotExist) && errors.Is(errB, fs.ErrNotExist) {
 		return false
 	}
 	return errA != nil || errB != nil || string(a) != string(b)
 }
 
-// sizesDiffer reports whether f is a regular file in both dir and base,
-// of two sizes: changed, told without reading either, so that comparing
-// a pull request's file reads at most the base's bytes (a file of equal
-// size), never a large file the pull request brought.
-func sizesDiffer(dir, base, f string) bool {
-	a, errA := node.Stat(dir, f)
-	b, errB := node.Stat(base, f)
-	return errA == nil && errB == nil && a.Mode().IsRegular() && b.Mode().IsRegular() && a.Size() != b.Size()
+// bothRegular reports whether f is a regular file on both sides.
+func (p statPair) bothRegular() bool {
+	return p.errA == nil && p.errB == nil && p.a.Mode().IsRegular() && p.b.Mode().IsRegular()
 }
 
-// modesDiffer reports whether f is a regular file in both dir and base,
-// of two modes: a change git records (an executable bit) though the
-// bytes are the same.
-func modesDiffer(dir, base, f string) bool {
-	a, errA := node.Stat(dir, f)
-	b, errB := node.Stat(base, f)
-	return errA == nil && errB == nil && a.Mode().IsRegular() && b.Mode().IsRegular() && a.Mode() != b.Mode()
+// sizesDiffer reports whether f is a regular file on both sides, of two
+// sizes: changed, told without reading either, so that comparing a pull
+// request's file reads at most the base's bytes (a file of equal size),
+// never a large file the pull request brought.
+func (p statPair) sizesDiffer() bool {
+	return p.bothRegular() && p.a.Size() != p.b.Size()
 }
 
-// onlyOneHolds reports whether f is in one of dir and base and not in the
-// other: changed, told without reading the one that holds it, which may
-// be a large file a pull request brought.
-func onlyOneHolds(dir, base, f string) bool {
-	_, errA := node.Stat(dir, f)
-	_, errB := node.Stat(base, f)
-	return errors.Is(errA, fs.ErrNotExist) != errors.Is(errB, fs.ErrNotExist)
+// modesDiffer reports whether f is a regular file on both sides, of two
+// modes: a change git records (an executable bit) though the bytes are
+// the same.
+func (p statPair) modesDiffer() bool {
+	return p.bothRegular() && p.a.Mode() != p.b.Mode()
+}
+
+// onlyOneHolds reports whether f is on one side and not on the other:
+// changed, told without reading the one that holds it, which may be a
+// large file a pull request brought.
+func (p statPair) onlyOneHolds() bool {
+	return errors.Is(p.errA, fs.ErrNotExist) != errors.Is(p.errB, fs.ErrNotExist)
 }
 
 func (c *checker) read(f string) ([]byte, bool) {

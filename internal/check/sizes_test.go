@@ -1,6 +1,7 @@
 package check
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -29,7 +30,8 @@ func TestSizesDifferTellsAChangeOnlyByTwoRegularFiles(t *testing.T) {
 		{"traces/c.md", false}, // missing in base: the bytes decide
 		{"traces", false},
 	} {
-		if got := sizesDiffer(dir, base, c.file); got != c.want {
+		c0 := &checker{o: Options{Dir: dir, Base: base}}
+		if got := c0.statBoth(c.file).sizesDiffer(); got != c.want {
 			t.Errorf("sizesDiffer(%s) = %v, want %v", c.file, got, c.want)
 		}
 	}
@@ -93,4 +95,61 @@ func remove(t *testing.T, dir, name string) {
 	if err := os.Remove(filepath.Join(dir, filepath.FromSlash(name))); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestCheckStatsAChangedFileOncePerSide: whether a pull request's file
+// differs from the base's is told from one stat of each side, however many
+// of its traits (size, mode, presence) are compared: on 0825e87e a
+// heartbeat's file made executable took six stats, three of each side.
+func TestCheckStatsAChangedFileOncePerSide(t *testing.T) {
+	cases := []struct {
+		name, file, want string
+		edit             func(t *testing.T, pr, file string)
+	}{
+		{"a heartbeat's file of the same size", "mesh-state/junk.json", "written only by the heartbeat", func(t *testing.T, pr, file string) {
+			write(t, pr, file, "{}")
+		}},
+		{"a heartbeat's file made executable", "mesh-state/junk.json", "written only by the heartbeat", func(t *testing.T, pr, file string) {
+			chmod(t, pr, file, 0o755)
+		}},
+		{"AGENTS.md of the same size", node.AgentsFile, "changes the agents this node polls", func(t *testing.T, pr, file string) {
+			write(t, pr, file, "# Agents!\n")
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			base := cleanNode(t)
+			if c.file == node.AgentsFile {
+				write(t, base, c.file, "# Agents.\n")
+			} else {
+				write(t, base, c.file, "[]")
+			}
+			stats := map[string]int{}
+			countStats(t, stats)
+			got := checkPR(t, base, c.file, func(pr string) { c.edit(t, pr, c.file) })
+			if !strings.Contains(got, c.file+":1: ") || !strings.Contains(got, c.want) {
+				t.Errorf("the change is not refused as %q:\n%s", c.want, got)
+			}
+			for dir, n := range stats {
+				if n != 1 {
+					t.Errorf("%s stat %d times in %s, want once", c.file, n, dir)
+				}
+			}
+			if len(stats) != 2 {
+				t.Errorf("stats made in %d trees, want 2 (the pull request's and the base's): %v", len(stats), stats)
+			}
+		})
+	}
+}
+
+// countStats counts, by tree, the stats the check makes to compare a file
+// with the base, until the test ends.
+func countStats(t *testing.T, stats map[string]int) {
+	t.Helper()
+	old := statFile
+	statFile = func(dir, file string) (fs.FileInfo, error) {
+		stats[dir]++
+		return old(dir, file)
+	}
+	t.Cleanup(func() { statFile = old })
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/meshnode/meshnode/internal/manifest"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/presence"
+	"github.com/meshnode/meshnode/internal/roster"
 	"github.com/meshnode/meshnode/internal/source"
 	"github.com/meshnode/meshnode/internal/state"
 	"github.com/meshnode/meshnode/internal/translog"
@@ -110,6 +111,9 @@ func (s *Source) discover(ctx context.Context, p source.Peer, c *state.Cursor, p
 			l.Release()
 		}
 		s.Logf("peer %s: log key %s pinned on first contact", p.Name, f.key)
+		if err := keyNamesOrigin(f.key, p.URL, declaredURL(l)); err != nil {
+			s.Logf("peer %s: its log key may sign another agent's log, pinned all the same: %v", p.Name, err)
+		}
 		pin.Key, pin.Repin, pin.Mirrors = f.key, false, f.mirrors
 		return s.readLog(ctx, p, c, pin, f.checkpoint, requests+requestsOf(l))
 	case l != nil:
@@ -159,6 +163,52 @@ func (s *Source) probe(ctx context.Context, p source.Peer) (found, int) {
 		return found{}, 2
 	}
 	return found{key: keys[0], checkpoint: cp, mirrors: Mirrors(id.Body, p.URL)}, 2
+}
+
+// keyNamesOrigin checks that vkey is named for the log of the peer at
+// one of urls: a C2SP key's name is its log's origin, and a node's origin
+// is its URL without scheme and final slash (translog.Origin;
+// docs/protocol.md §3.4), where its URL is the one it serves from or the
+// one its MANIFEST.md declares (the conformance cases serve a log named
+// for the latter elsewhere). A key named otherwise signs another log,
+// which a peer that copied it could serve as its own; it is logged, not
+// refused (docs/decisions.md, "A peer's log key named for another
+// origin"). The names are compared in the form roster.NormalizeURL gives,
+// so that a URL spelled otherwise (a host in capitals, a default port)
+// still matches.
+func keyNamesOrigin(vkey string, urls ...string) error {
+	name := originOf(vkey)
+	var want []string
+	for _, u := range urls {
+		o, err := canonicalOrigin(u)
+		if err != nil {
+			continue // no URL: nothing to match
+		}
+		scheme, _, _ := strings.Cut(u, "://")
+		if got, err := canonicalOrigin(scheme + "://" + name + "/"); err == nil && got == o {
+			return nil
+		}
+		want = append(want, o)
+	}
+	return fmt.Errorf("the key is named %q, not %s, the origin of the peer's URL", name, strings.Join(want, " nor "))
+}
+
+// declaredURL is the URL the peer's MANIFEST.md declares in l, "" when l
+// holds none.
+func declaredURL(l *source.Listing) string {
+	if l == nil || l.Manifest == nil {
+		return ""
+	}
+	return l.Manifest.URL
+}
+
+// canonicalOrigin is the log origin of url in its canonical spelling.
+func canonicalOrigin(url string) (string, error) {
+	c, err := roster.NormalizeURL(url)
+	if err != nil {
+		return "", err
+	}
+	return translog.Origin(c)
 }
 
 // found is what probe found of a peer's log: its key ("" for none), its

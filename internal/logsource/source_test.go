@@ -348,3 +348,50 @@ func TestRepinKeepsItsEvidenceWhenThePeerNoLongerPublishesALog(t *testing.T) {
 		t.Fatalf("log back: %v, pin %+v", seqsOf(l), r.pin())
 	}
 }
+
+// TestAPeerServingAnotherOriginsLogIsLogged: a hostile peer publishes,
+// as its own, a log whose key is named for another agent's origin (a copy
+// of that agent's log, which verifies under its key). A C2SP key's name is
+// its log's origin, and a node's origin is its URL's, so the first contact
+// says so in a line naming both. The log is pinned all the same: the
+// conformance cases serve a log named for the URL the agent's MANIFEST.md
+// declares, elsewhere (docs/decisions.md, "A peer's log key named for
+// another origin"). A key named for the URL the peer is served from, or
+// for the one its manifest declares, in any spelling, is its own. On
+// 0825e87e nothing was said.
+func TestAPeerServingAnotherOriginsLogIsLogged(t *testing.T) {
+	h := newPeerHost(t)
+	skey, vkey, err := translog.GenerateKey("victim.example/traces")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.set(node.IdentityFile, []byte(translog.IdentityKey+": "+vkey+"\n"))
+	h.publish(t, entriesN(1, 3, "x"), skey)
+	r := newReader(t, h)
+	if l := r.read(t); len(seqsOf(l)) != 3 || r.pin() == nil || r.pin().Key != vkey {
+		t.Fatalf("another origin's log: seqs %v, pin %+v; want it read and pinned", seqsOf(l), r.pin())
+	}
+	want := `its log key may sign another agent's log, pinned all the same: the key is named "victim.example/traces", not 127.0.0.1:`
+	if got := strings.Join(r.logs, "\n"); !strings.Contains(got, want) {
+		t.Errorf("no line says the key names another origin:\n%s", got)
+	}
+
+	own := newPeerHost(t)
+	own.publish(t, entriesN(1, 3, "x"), own.skey)
+	r = newReader(t, own)
+	if r.read(t); strings.Contains(strings.Join(r.logs, "\n"), "another agent's log") {
+		t.Errorf("a key named for the peer's own URL is said to be another's:\n%s", strings.Join(r.logs, "\n"))
+	}
+	for _, c := range []struct{ name, url, declared string }{
+		{"the served URL in capitals", "http://LOCALHOST.:80/A/", ""},
+		{"the URL its manifest declares", "http://127.0.0.1:1/mirror/", "https://Victim.example:443/traces/"},
+	} {
+		named := "localhost/A"
+		if c.declared != "" {
+			named = "victim.example/traces"
+		}
+		if err := keyNamesOrigin(named+"+00000000+AQ==", c.url, c.declared); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+}

@@ -11,11 +11,15 @@ import (
 	"github.com/meshnode/meshnode/internal/manifest"
 )
 
-// appendValue appends p as fmt's %v formats it, for the kinds of values
-// cache keys hold by the thousand (numbers, flags, tags, metadata,
-// citation links, votes), and reports false for any other: fmt found
-// each by reflection, 0.2 CPU s of a cold build's keys.
-// TestAppendValueMatchesFmt checks it against fmt, field by field.
+// appendValue appends p, for the kinds of values cache keys hold by the
+// thousand (numbers, flags, tags, metadata, citation links, votes), and
+// reports false for any other: fmt's %v found each by reflection, 0.2 CPU
+// s of a cold build's keys. Each string is written with its length before
+// it (appendKeyString), as keyOf writes a string part, so that two values
+// whose strings differ never append the same bytes: %v joined a struct's
+// fields and a list's items with a bare space, and gave ("a b", "c") and
+// ("a", "b c") one key (docs/decisions.md, "Free text in a cache key").
+// TestAppendValueTellsEveryFieldApart checks every field of each struct.
 func appendValue(b []byte, p any) ([]byte, bool) {
 	switch v := p.(type) {
 	case int:
@@ -27,7 +31,7 @@ func appendValue(b []byte, p any) ([]byte, bool) {
 	case bool:
 		return strconv.AppendBool(b, v), true
 	case []string:
-		return appendList(b, v, appendString), true
+		return appendList(b, v, appendKeyString), true
 	case []Field:
 		return appendList(b, v, appendField), true
 	case refLink:
@@ -42,7 +46,8 @@ func appendValue(b []byte, p any) ([]byte, bool) {
 	return b, false
 }
 
-// appendList is a slice as %v writes it: "[a b c]".
+// appendList is a slice, its items between brackets: "[a b c]", each item
+// ending where its own encoding says.
 func appendList[T any](b []byte, items []T, each func([]byte, T) []byte) []byte {
 	b = append(b, '[')
 	for i, it := range items {
@@ -54,16 +59,12 @@ func appendList[T any](b []byte, items []T, each func([]byte, T) []byte) []byte 
 	return append(b, ']')
 }
 
-func appendString(b []byte, s string) []byte { return append(b, s...) }
-
-// appendStruct is a struct of strings as %v writes it: "{a b c}".
+// appendStruct is a struct of strings, each with its length before it,
+// between braces.
 func appendStruct(b []byte, fields ...string) []byte {
 	b = append(b, '{')
-	for i, f := range fields {
-		if i > 0 {
-			b = append(b, ' ')
-		}
-		b = append(b, f...)
+	for _, f := range fields {
+		b = appendKeyString(b, f)
 	}
 	return append(b, '}')
 }

@@ -1,32 +1,53 @@
 package site
 
 import (
-	"fmt"
-	"math"
+	"bytes"
 	"reflect"
 	"testing"
 	"time"
-
-	"github.com/meshnode/meshnode/internal/manifest"
 )
 
-// TestAppendValueMatchesFmt wants appendValue to write what fmt's %v
-// writes for every kind it knows, so that cache keys stay as they were;
-// every field of each struct is set, so a field added to one shows here.
-func TestAppendValueMatchesFmt(t *testing.T) {
-	odd := []string{"", "plain", "two words", "{[a b]}", "nul\x00", "naïve ✓", "bad\xffutf8", "%v %d"}
-	vote := Vote{Validator: odd[1], ValidatorURL: odd[2], Agent: odd[3], TraceURL: odd[4], Read: odd[5], TraceHash: manifest.Hash(odd[6]),
-		TraceTitle: odd[7], Seq: 42, Result: "pass", Total: -3, Scores: [6]int{1, 2, 3, 4, 5, -6}, HasScores: true,
-		ValidatedAt: time.Date(2026, 3, 1, 12, 30, 5, 7, time.FixedZone("X", 3600)), File: "validations/val-x.md", SourceURL: "https://x.org/"}
-	values := []any{0, 7, -7, math.MaxInt, math.MinInt, int64(math.MinInt64), int64(1e18), manifest.Seq(0), manifest.Seq(123),
-		true, false, []string(nil), []string{}, odd, []Field(nil), []Field{{Name: odd[2], Value: odd[3], Unfilled: true}, {}},
-		refLink{Label: odd[3], Title: odd[2], Href: odd[4], External: true}, refLink{}, []refLink(nil),
-		[]refLink{{Label: "ada/1", Href: "../x.html"}, {Title: odd[6]}}, agentRef{Name: odd[2], Href: odd[3]}, agentRef{},
-		vote, Vote{}}
-	for _, v := range values {
-		got, ok := appendValue([]byte("prefix"), v)
-		if want := "prefix" + fmt.Sprintf("%v", v); !ok || string(got) != want {
-			t.Errorf("appendValue(%T) = %q, %v; fmt gives %q", v, got, ok, want)
+// TestAppendValueTellsEveryFieldApart wants two values that differ in
+// any one field of a struct, or whose strings are cut at another place,
+// to append different bytes, so that two pages' views never share a key:
+// on 0825e87e appendValue wrote what %v writes, fields and items joined by
+// a bare space, and ("a b", "c") and ("a", "b c") appended the same.
+func TestAppendValueTellsEveryFieldApart(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		a, b any
+	}{
+		{"an agent's name and link", agentRef{Name: "a b", Href: "c"}, agentRef{Name: "a", Href: "b c"}},
+		{"two tags or one", []string{"a", "b"}, []string{"a b"}},
+		{"a field's name and value", []Field{{Name: "a b", Value: "c"}}, []Field{{Name: "a", Value: "b c"}}},
+		{"two fields or one", []Field{{Name: "a", Value: "b false} {c"}}, []Field{{Name: "a", Value: "b"}, {Name: "c"}}},
+		{"a link's label and title", refLink{Label: "a b", Title: "c"}, refLink{Label: "a", Title: "b c"}},
+		{"a vote's validator and URL", Vote{Validator: "a b", ValidatorURL: "c"}, Vote{Validator: "a", ValidatorURL: "b c"}},
+	} {
+		a, okA := appendValue(nil, c.a)
+		b, okB := appendValue(nil, c.b)
+		if !okA || !okB || bytes.Equal(a, b) {
+			t.Errorf("%s: %#v and %#v append %q (%v) and %q (%v)", c.name, c.a, c.b, a, okA, b, okB)
+		}
+		if keyOf(c.a) == keyOf(c.b) {
+			t.Errorf("%s: %#v and %#v have one key", c.name, c.a, c.b)
+		}
+	}
+	vote := Vote{Validator: "v", ValidatorURL: "u", Agent: "a", TraceURL: "t", Read: "r", TraceHash: "h", TraceTitle: "tt",
+		Seq: 42, Result: "pass", Total: -3, Scores: [6]int{1, 2, 3, 4, 5, -6}, HasScores: true,
+		ValidatedAt: time.Date(2026, 3, 1, 12, 30, 5, 7, time.UTC), File: "f", SourceURL: "s"}
+	for _, v := range []any{Field{Name: "n", Value: "v", Unfilled: true}, refLink{Label: "l", Title: "t", Href: "h", External: true},
+		agentRef{Name: "n", Href: "h"}, vote} {
+		rv := reflect.ValueOf(v)
+		for i := range rv.NumField() {
+			w := reflect.New(rv.Type()).Elem()
+			w.Set(rv)
+			changeField(t, w.Field(i))
+			a, _ := appendValue(nil, asKeyed(v))
+			b, ok := appendValue(nil, asKeyed(w.Interface()))
+			if !ok || bytes.Equal(a, b) {
+				t.Errorf("%T with another %s appends the same %q (%v)", v, rv.Type().Field(i).Name, a, ok)
+			}
 		}
 	}
 	for _, v := range []any{1.5, uint(3), &vote, map[string]int{"a": 1}} {
@@ -34,6 +55,47 @@ func TestAppendValueMatchesFmt(t *testing.T) {
 			t.Errorf("appendValue(%T) = %q, true; want it left to appendReflect", v, got)
 		}
 	}
+}
+
+// asKeyed is v as keys hold it: a Field only in a list.
+func asKeyed(v any) any {
+	if f, ok := v.(Field); ok {
+		return []Field{f}
+	}
+	return v
+}
+
+// changeField sets f to another value of its kind.
+func changeField(t *testing.T, f reflect.Value) {
+	t.Helper()
+	switch {
+	case f.Type() == timeType:
+		f.Set(reflect.ValueOf(f.Interface().(time.Time).Add(time.Second)))
+	case f.Kind() == reflect.String:
+		f.SetString(f.String() + "x")
+	case f.Kind() == reflect.Bool:
+		f.SetBool(!f.Bool())
+	case f.CanInt():
+		f.SetInt(f.Int() + 1)
+	case f.Kind() == reflect.Array:
+		changeField(t, f.Index(f.Len()-1))
+	default:
+		t.Fatalf("no change written for a field of kind %s", f.Kind())
+	}
+}
+
+// FuzzAppendValueTellsAgentRefsApart: two agent links append the same
+// bytes only when their names and links are the same.
+func FuzzAppendValueTellsAgentRefsApart(f *testing.F) {
+	f.Add("a b", "c", "a", "b c")
+	f.Add("", "{}", "}{", "")
+	f.Fuzz(func(t *testing.T, n1, h1, n2, h2 string) {
+		a, _ := appendValue(nil, agentRef{Name: n1, Href: h1})
+		b, _ := appendValue(nil, agentRef{Name: n2, Href: h2})
+		if bytes.Equal(a, b) != (n1 == n2 && h1 == h2) {
+			t.Fatalf("(%q, %q) appends %q and (%q, %q) %q", n1, h1, a, n2, h2, b)
+		}
+	})
 }
 
 // TestAppendReflectTellsValuesNotPointers wants equal values at two
