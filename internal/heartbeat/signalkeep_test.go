@@ -1,0 +1,119 @@
+package heartbeat
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"maps"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/meshnode/meshnode/internal/config"
+	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
+	"github.com/meshnode/meshnode/internal/signal"
+)
+
+// openJobAt is openJob at now, with the function that unlocks it.
+func openJobAt(t *testing.T, dir string, now time.Time) (*job, func()) {
+	t.Helper()
+	cfg, err := config.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, unlock, err := open(context.Background(), Options{Dir: dir, Config: cfg, Now: func() time.Time { return now },
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n, unlock
+}
+
+// keptScene is a node under mesh-2026-6 with two traces of its own and
+// two of ada's: one seen 81 days before the node's heartbeat, out of its
+// ReserveWindow, and one seen a day before, in it. It returns the node's
+// heartbeat and the hashes of ada's two traces.
+func keptScene(t *testing.T) (n *job, old, recent manifest.Hash) {
+	day := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
+	ms, _, _, peers, founders := newFoundersMesh(t, "mesh-2026-6")
+	old = ms.publish("ada", "traces/001.md", "knowledge", "# Ada's old note\n\n## Work\n\nDone long ago.\n", day)
+	dir := newNode(t, peers, "polling:\n  quiet_after: 0\n")
+	write(t, dir, node.FoundersFile, founders)
+	addOwnTraces(t, dir, 0, 2)
+	beat(t, dir, day.Add(time.Hour))
+	recent = ms.publish("ada", "traces/002.md", "knowledge", "# Ada's note\n\n## Work\n\nDone today.\n", day.Add(80*24*time.Hour))
+	at := day.Add(80*24*time.Hour + time.Hour)
+	beat(t, dir, at)
+	n, unlock := openJobAt(t, dir, at.Add(25*time.Hour))
+	t.Cleanup(unlock)
+	return n, old, recent
+}
+
+// TestAHeartbeatsSignalHoldsOnlyTheResultsItReads: after three years a
+// heartbeat with news held SIGNAL's result of every trace through
+// publishing, 91 MB, and reads only ours and those of the traces in their
+// ReserveWindow. Its report now keeps those alone: none for ada's trace
+// seen 81 days before, those of ada's recent trace and of our own.
+func TestAHeartbeatsSignalHoldsOnlyTheResultsItReads(t *testing.T) {
+	n, old, recent := keptScene(t)
+	in, err := n.signalInput()
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := signal.NewPools().Compute(in)
+	kept, err := n.signalReport()
+	if err != nil {
+		t.Fatal(err)
+	}
+	has := func(r signal.Report, h manifest.Hash) bool {
+		return slices.ContainsFunc(r.Traces, func(tr signal.TraceResult) bool { return tr.Hash == h })
+	}
+	if !has(whole, old) || !has(whole, recent) || len(signal.Own(whole, n.cfg.URL)) != 2 {
+		t.Fatalf("setup: the whole report holds %d results, ada's old %v, recent %v, %d of ours; want both and two",
+			len(whole.Traces), has(whole, old), has(whole, recent), len(signal.Own(whole, n.cfg.URL)))
+	}
+	if has(kept, old) || !has(kept, recent) || len(kept.Traces) != len(whole.Traces)-1 {
+		t.Errorf("the heartbeat's report holds %d results of %d, ada's old trace's %v, her recent one's %v; want all but the old one's",
+			len(kept.Traces), len(whole.Traces), has(kept, old), has(kept, recent))
+	}
+}
+
+// TestWhatAHeartbeatReadsOfSignalIsTheWholeReportsWord: our statuses, our
+// progress to standing, the reserve's duty, the agents, their trust and
+// rounds are the same from the heartbeat's report as from the whole one.
+func TestWhatAHeartbeatReadsOfSignalIsTheWholeReportsWord(t *testing.T) {
+	n, _, _ := keptScene(t)
+	in, err := n.signalInput()
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := signal.NewPools().Compute(in)
+	kept, err := n.signalReport()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(kept.Agents, whole.Agents) || !reflect.DeepEqual(kept.Trust, whole.Trust) || kept.Rounds != whole.Rounds || kept.Rules != whole.Rules {
+		t.Errorf("the heartbeat's report has other agents, trust or rounds than the whole one")
+	}
+	if g, w := signal.Own(kept, n.cfg.URL), signal.Own(whole, n.cfg.URL); !maps.Equal(g, w) {
+		t.Errorf("our statuses %v, want the whole report's %v", g, w)
+	}
+	g, w := signal.ProgressOf(kept, n.cfg.URL), signal.ProgressOf(whole, n.cfg.URL)
+	if g.Reason() != w.Reason() || g.Next() != w.Next() || g.HasStanding() != w.HasStanding() || g.Uncounted != w.Uncounted {
+		t.Errorf("our progress %+v, want the whole report's %+v", g, w)
+	}
+	due, next, err := n.computeDuty()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.signal = &computedSignal{at: n.signalAt(), report: whole}
+	wantDue, wantNext, err := n.computeDuty()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(due, wantDue) || !next.Equal(wantNext) {
+		t.Errorf("the reserve's duty is %v (next %v), want the whole report's %v (next %v)", due, next, wantDue, wantNext)
+	}
+}
