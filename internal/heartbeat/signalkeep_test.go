@@ -1,10 +1,14 @@
 package heartbeat
 
 import (
+	"bytes"
 	"context"
 	"io"
+	"io/fs"
 	"log/slog"
 	"maps"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
@@ -116,4 +120,65 @@ func TestWhatAHeartbeatReadsOfSignalIsTheWholeReportsWord(t *testing.T) {
 	if !slices.Equal(due, wantDue) || !next.Equal(wantNext) {
 		t.Errorf("the reserve's duty is %v (next %v), want the whole report's %v (next %v)", due, next, wantDue, wantNext)
 	}
+}
+
+// TestKeepingOnlyTheResultsItReadsChangesNoFileAHeartbeatWrites: two
+// nodes polling the same mesh through keptScene's heartbeats, and one more
+// the day after, one keeping every result as before, write the same bytes
+// to every file.
+func TestKeepingOnlyTheResultsItReadsChangesNoFileAHeartbeatWrites(t *testing.T) {
+	day := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
+	ms, _, _, peers, founders := newFoundersMesh(t, "mesh-2026-6")
+	ms.publish("ada", "traces/001.md", "knowledge", "# Ada's old note\n\n## Work\n\nDone long ago.\n", day)
+	dirs := [2]string{}
+	for i := range dirs {
+		dirs[i] = newNode(t, peers, "polling:\n  quiet_after: 0\n")
+		write(t, dirs[i], node.FoundersFile, founders)
+		addOwnTraces(t, dirs[i], 0, 2)
+	}
+	beatBoth := func(at time.Time) {
+		for i, dir := range dirs {
+			keepingAllResults = i == 1
+			beat(t, dir, at)
+		}
+		keepingAllResults = false
+	}
+	beatBoth(day.Add(time.Hour))
+	ms.publish("ada", "traces/002.md", "knowledge", "# Ada's note\n\n## Work\n\nDone today.\n", day.Add(80*24*time.Hour))
+	beatBoth(day.Add(80*24*time.Hour + time.Hour))
+	beatBoth(day.Add(81*24*time.Hour + 2*time.Hour))
+	kept, all := filesUnder(t, dirs[0]), filesUnder(t, dirs[1])
+	if len(kept) < 10 {
+		t.Fatalf("setup: the node holds %d files", len(kept))
+	}
+	for _, name := range slices.Sorted(maps.Keys(all)) {
+		if got, ok := kept[name]; !ok || !bytes.Equal(got, all[name]) {
+			t.Errorf("%s differs (written: %v) from the node's keeping every result", name, ok)
+		}
+	}
+	if len(kept) != len(all) {
+		t.Errorf("%d files, want the %d of the node keeping every result", len(kept), len(all))
+	}
+}
+
+// filesUnder is every file under dir by its slash path, with its bytes.
+func filesUnder(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		out[filepath.ToSlash(rel)] = data
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

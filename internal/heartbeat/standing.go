@@ -34,7 +34,11 @@ func (n *job) reportOf(plan *publish.Result) (signal.Report, error) {
 	if err != nil {
 		c.err = fmt.Errorf("compute SIGNAL: %w", err)
 	} else {
-		c.report = n.assignmentPools().ComputeKeeping(in, n.readsResult)
+		keep := n.readsResult
+		if keepingAllResults {
+			keep = nil
+		}
+		c.report = n.assignmentPools().ComputeKeeping(in, keep)
 		collectAt(collectComputed)
 	}
 	n.signal = c
@@ -135,6 +139,11 @@ type gatheredInput struct {
 // computingSignal and gatheringSignal, when set (tests only), are told
 // each time a heartbeat computes SIGNAL and gathers its input.
 var computingSignal, gatheringSignal func()
+
+// keepingAllResults, when set (tests only), makes a heartbeat's SIGNAL
+// report keep every trace's result, as it did before it kept only those
+// it reads (readsResult): what it writes must not change.
+var keepingAllResults bool
 
 // ownStatuses resolves the status of each of our own traces from the
 // validations the node has seen (SIGNAL's resolution rule), with our rows

@@ -53,7 +53,8 @@ func (p *Pools) Compute(in Input) Report { return compute(in, p, nil) }
 // reads those of ours and of the recent traces, and held a 240-byte
 // result for each of 380,000 traces through publishing
 // (docs/decisions.md, "Memory"). keep is given each record a result is
-// made of: a trace, or another agent's listing of its bytes.
+// made of: a trace, or another agent's listing of its bytes; a nil keep
+// keeps every result, as Compute.
 func (p *Pools) ComputeKeeping(in Input, keep func(*ledger.Trace) bool) Report {
 	return compute(in, p, keep)
 }
