@@ -153,7 +153,7 @@ type voter struct {
 func (n *job) dueAt(t *ledger.Trace, tr signal.TraceResult, voters []voter, as signal.Assignments) (time.Time, bool) {
 	from := reserveFrom(t)
 	if slices.ContainsFunc(voters, func(v voter) bool { return v.url == n.cfg.URL }) || !n.mayStepIn(t) ||
-		!n.now.Before(from.Add(ReserveWindow)) {
+		!n.inReserveWindow(t) {
 		return time.Time{}, false
 	}
 	short := tr.Seen < ReserveShort
@@ -198,6 +198,13 @@ func (n *job) hasReserve() bool {
 // know the node by another name than its configuration's.
 func (n *job) mayStepIn(t *ledger.Trace) bool {
 	return !n.own[t.Hash] && t.AgentURL != n.cfg.URL && !strings.EqualFold(t.Agent, n.cfg.Agent) && t.TakenDown == ""
+}
+
+// inReserveWindow reports whether t (nil: no trace) was submitted, or
+// first seen when later, less than ReserveWindow ago: only then may it be
+// the reserve's duty.
+func (n *job) inReserveWindow(t *ledger.Trace) bool {
+	return t != nil && n.now.Before(reserveFrom(t).Add(ReserveWindow))
 }
 
 // reserveFrom is when the reserve's delay and window for t start: its

@@ -2,6 +2,7 @@ package heartbeat
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
@@ -33,11 +34,28 @@ func (n *job) reportOf(plan *publish.Result) (signal.Report, error) {
 	if err != nil {
 		c.err = fmt.Errorf("compute SIGNAL: %w", err)
 	} else {
-		c.report = n.assignmentPools().Compute(in)
+		keep := n.readsResult
+		if keepingAllResults {
+			keep = nil
+		}
+		c.report = n.assignmentPools().ComputeKeeping(in, keep)
 		collectAt(collectComputed)
 	}
 	n.signal = c
 	return c.report, c.err
+}
+
+// readsResult reports whether the heartbeat reads SIGNAL's result for the
+// listing t, the only results its report keeps
+// (signal.Pools.ComputeKeeping): one of ours (signal.Own,
+// signal.ProgressOf, by the same URL prefix) or one whose trace is still
+// in its ReserveWindow (reserveDuty, which reads the ledger's record of
+// the hash). The others, most of years of history, it never reads.
+func (n *job) readsResult(t *ledger.Trace) bool {
+	if n.cfg.URL != "" && strings.HasPrefix(t.URL, n.cfg.URL) {
+		return true
+	}
+	return n.inReserveWindow(t) || n.inReserveWindow(n.ledger.Traces[t.Hash])
 }
 
 // signalInput is SIGNAL's input as the node now stands
@@ -121,6 +139,11 @@ type gatheredInput struct {
 // computingSignal and gatheringSignal, when set (tests only), are told
 // each time a heartbeat computes SIGNAL and gathers its input.
 var computingSignal, gatheringSignal func()
+
+// keepingAllResults, when set (tests only), makes a heartbeat's SIGNAL
+// report keep every trace's result, as it did before it kept only those
+// it reads (readsResult): what it writes must not change.
+var keepingAllResults bool
 
 // ownStatuses resolves the status of each of our own traces from the
 // validations the node has seen (SIGNAL's resolution rule), with our rows

@@ -38,11 +38,12 @@ import (
 //
 // in.Rules must name a rule set this node implements (FromSnapshot checks
 // it); an unknown name computes nothing but the name.
-func Compute(in Input) Report { return compute(in, nil) }
+func Compute(in Input) Report { return compute(in, nil, nil) }
 
 // compute is Compute, with the pools of past epochs taken from and kept
-// in cache (nil: none).
-func compute(in Input, cache *Pools) Report {
+// in cache (nil: none), and the report's results only those of the
+// listings keep accepts (nil: all).
+func compute(in Input, cache *Pools, keep func(*ledger.Trace) bool) Report {
 	rules, ok := RulesNamed(cmp.Or(in.Rules, DefaultRules))
 	if !ok {
 		return Report{Rules: in.Rules}
@@ -55,7 +56,7 @@ func compute(in Input, cache *Pools) Report {
 	rep := Report{Rules: rules.Name, Rounds: c.rounds}
 	o, has := c.outcome, c.has
 	rep.Agents = sortedAgents(m.tally(o, c.admitted, c.barred, m.mismatchesOf(has)))
-	rep.Traces = m.sortedResults(o)
+	rep.Traces = m.sortedResults(o, keep)
 	rep.Trust = m.trust(has)
 	return rep
 }

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+
+	"github.com/meshnode/meshnode/internal/ledger"
 )
 
 // Pools keeps the pools of epochs already computed, each under the key of
@@ -42,7 +44,20 @@ func NewPools() *Pools {
 
 // Compute is Compute, taking the pools it needs from p and keeping those
 // it computes there.
-func (p *Pools) Compute(in Input) Report { return compute(in, p) }
+func (p *Pools) Compute(in Input) Report { return compute(in, p, nil) }
+
+// ComputeKeeping is Compute whose report holds the results (Report.Traces)
+// of only the listings keep accepts, in the order the whole report has
+// them; every other number of the report is the whole one's. It is for a
+// caller that reads few of the results: a heartbeat after three years
+// reads those of ours and of the recent traces, and held a 240-byte
+// result for each of 380,000 traces through publishing
+// (docs/decisions.md, "Memory"). keep is given each record a result is
+// made of: a trace, or another agent's listing of its bytes; a nil keep
+// keeps every result, as Compute.
+func (p *Pools) ComputeKeeping(in Input, keep func(*ledger.Trace) bool) Report {
+	return compute(in, p, keep)
+}
 
 // Assignments is NewAssignments, taking the pools it needs from p and
 // keeping those it computes there.

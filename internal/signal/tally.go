@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
 )
 
@@ -131,14 +132,19 @@ func sortedAgents(agents map[string]*Agent) []Agent {
 // before any result is made, each then made once in its place. Its Less
 // answers every question as comparing the results' names would, so
 // sort.Sort, given the listings in the order results were, makes the same
-// moves and the same order, ties included.
-func (m *mesh) sortedResults(o outcome) []TraceResult {
+// moves and the same order, ties included. Only the listings keep accepts
+// (nil: all) are made results, once sorted, so that those kept are in the
+// order the whole report has them.
+func (m *mesh) sortedResults(o outcome, keep func(*ledger.Trace) bool) []TraceResult {
 	ls := m.listed()
 	rank := m.nameRanks()
 	for i := range ls {
 		ls[i].rank = rank[ls[i].agent]
 	}
 	sort.Sort(tracesByAgent(ls))
+	if keep != nil {
+		ls = slices.DeleteFunc(ls, func(l listing) bool { return !keep(l.t) })
+	}
 	out := make([]TraceResult, len(ls))
 	for k, l := range ls {
 		out[k] = m.result(o, l.trace, l.t)
