@@ -55,7 +55,10 @@ func (n *job) readsResult(t *ledger.Trace) bool {
 	if n.cfg.URL != "" && strings.HasPrefix(t.URL, n.cfg.URL) {
 		return true
 	}
-	return n.inReserveWindow(t) || n.inReserveWindow(n.ledger.Traces[t.Hash])
+	if n.inReserveWindow(t) {
+		return true
+	}
+	return n.ledger != nil && n.inReserveWindow(n.ledger.Traces[t.Hash])
 }
 
 // signalInput is SIGNAL's input as the node now stands
