@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"flag"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path"
 	"path/filepath"
@@ -85,18 +84,23 @@ func runConformanceCase(t *testing.T, dir string) {
 	if *updateConformance {
 		writeConformanceLogs(t, dir)
 	}
-	_, err := os.Stat(filepath.Join(dir, "later"))
-	staged := err == nil
+	staged := isDir(filepath.Join(dir, "later")) || isDir(filepath.Join(dir, caseRelaysDir))
 	var second atomic.Bool
-	srv := httptest.NewServer(conformanceFiles(dir, &second))
+	srv, relays := newConformanceServer(t, dir, &second)
 	t.Cleanup(srv.Close)
 	node, founders := conformanceNode(t, dir, srv.URL)
+	appendFile(t, filepath.Join(node, "mesh.yaml"), relaysConfig(relays))
 	now := conformanceNow.Format(time.RFC3339)
 	if staged {
 		cliT(t, "heartbeat", "--dir", node, "--now", conformanceNow.Add(-time.Hour).Format(time.RFC3339))
 		second.Store(true)
 	}
-	cliT(t, "heartbeat", "--dir", node, "--now", now)
+	summary := filepath.Join(t.TempDir(), "summary.json")
+	cliT(t, "heartbeat", "--dir", node, "--now", now, "--summary", summary)
+	if len(relays) > 0 {
+		got := strings.ReplaceAll(relaysSummary(t, summary), srv.URL, meshPlaceholder)
+		compareConformance(t, filepath.Join(dir, "expected", "relays.json"), got)
+	}
 	for _, cmd := range []string{"signal", "peers"} {
 		if cmd == "signal" && refusesRules(t, dir, node, now) {
 			continue
@@ -110,14 +114,24 @@ func runConformanceCase(t *testing.T, dir string) {
 	}
 }
 
+// isDir reports whether path is a directory.
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
 // conformanceFiles serves a case's public/ files, and its later/ files
-// over them once second is set. Files are served whole, without
+// over them once second is set, and the logs of its relays rs. Files are served whole, without
 // Last-Modified: a vector must not depend on the mtimes of a checkout.
 // An agent's AGENTS.md is served with {{mesh}} replaced by the base URL,
 // so that what it gossips names agents the case serves; it is listed in
 // no MANIFEST, so no hash changes.
-func conformanceFiles(dir string, second *atomic.Bool) http.Handler {
+func conformanceFiles(dir string, second *atomic.Bool, rs []*caseRelay) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if data, ok := relayFile(rs, strings.TrimPrefix(path.Clean(r.URL.Path), "/"), second.Load()); ok {
+			w.Write(data)
+			return
+		}
 		rel := filepath.FromSlash(strings.TrimPrefix(path.Clean(r.URL.Path), "/"))
 		data, err := os.ReadFile(filepath.Join(dir, "later", rel))
 		if !second.Load() || err != nil {

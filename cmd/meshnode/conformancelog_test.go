@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"crypto/sha256"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -79,6 +80,9 @@ func writeConformanceLog(t *testing.T, dir, stage, agent string) string {
 	skey := conformanceLogKey(t, origin)
 	rows := slices.Clone(m.Entries)
 	slices.SortFunc(rows, func(a, b manifest.Entry) int { return int(a.Seq - b.Seq) })
+	if upto, ok := loggedUpTo(t, dir)[agent]; ok {
+		rows = slices.DeleteFunc(rows, func(r manifest.Entry) bool { return int64(r.Seq) > upto })
+	}
 	entries := make([]translog.Entry, len(rows))
 	for i, r := range rows {
 		entries[i] = translog.EntryOf(r, conformanceCategory(t, dir, agent, r.File))
@@ -104,6 +108,34 @@ func writeConformanceLog(t *testing.T, dir, stage, agent string) string {
 		t.Fatal(err)
 	}
 	return vkey
+}
+
+// loggedFile, in a case, names the agents whose log lags their
+// MANIFEST.md (docs/protocol.md §3.4): a line "AGENT SEQ" each, the log
+// holding the rows up to SEQ alone.
+const loggedFile = "logged"
+
+// loggedUpTo reads the case's loggedFile: the last seq each lagging
+// agent's log holds, by agent. No file is no lagging log.
+func loggedUpTo(t *testing.T, dir string) map[string]int64 {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, loggedFile))
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int64{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var agent string
+		var seq int64
+		if _, err := fmt.Sscanf(line, "%s %d", &agent, &seq); err != nil {
+			t.Fatalf("%s: %q is not \"AGENT SEQ\": %v", loggedFile, line, err)
+		}
+		out[agent] = seq
+	}
+	return out
 }
 
 // conformanceCategory is the category a trace file of the agent declares,

@@ -154,11 +154,18 @@ func entriesN(from, n int, tag string) []translog.Entry {
 }
 
 // fakeManifest is the source of peers without a log: it counts its reads
-// and lists one entry.
-type fakeManifest struct{ reads int }
+// and lists one entry; with newest set, it dates the cursor's newest entry
+// then, as the manifest source does with its rows' newest submitted time.
+type fakeManifest struct {
+	reads  int
+	newest time.Time
+}
 
-func (f *fakeManifest) Read(context.Context, source.Peer, *state.Cursor) (*source.Listing, error) {
+func (f *fakeManifest) Read(_ context.Context, _ source.Peer, c *state.Cursor) (*source.Listing, error) {
 	f.reads++
+	if !f.newest.IsZero() {
+		c.NewestEntry = f.newest
+	}
 	m := &manifest.Manifest{Sequence: 1, Entries: []manifest.Entry{{Seq: 1, Hash: manifest.HashBytes([]byte("m")), File: "traces/m.md"}}}
 	return &source.Listing{Manifest: m, Requests: 1, RateLeft: -1}, nil
 }

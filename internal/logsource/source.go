@@ -89,27 +89,31 @@ func (s *Source) Read(ctx context.Context, p source.Peer, c *state.Cursor) (*sou
 		return s.readLog(ctx, p, c, pin, nil, 0)
 	case pin.Repin:
 		// An operator re-pinned it: look for the log before anything else.
-		return s.discover(ctx, p, c, pin, nil)
+		return s.discover(ctx, p, c, pin, nil, c.NewestEntry)
 	}
+	newest := c.NewestEntry
 	l, err := s.Manifest.Read(ctx, p, c)
 	if err != nil || l.Unchanged || s.Now.Before(c.LogProbed.Add(probeEvery)) {
 		return l, err
 	}
 	c.LogProbed = s.Now
-	return s.discover(ctx, p, c, pin, l)
+	return s.discover(ctx, p, c, pin, l, newest)
 }
 
 // discover reads p's IDENTITY.md and log/checkpoint; when it publishes
 // a log key and the checkpoint exists, it pins the key and reads the
-// log, dropping l (what the manifest gave). Otherwise l stands, or, after
-// a re-pin, MANIFEST.md is read.
-func (s *Source) discover(ctx context.Context, p source.Peer, c *state.Cursor, pin *logpin.Pin, l *source.Listing) (*source.Listing, error) {
+// log, dropping l (what the manifest gave) and the newest entry time the
+// manifest's rows gave the cursor, back to newest: the log may lag the
+// manifest (docs/protocol.md §3.4), and a row it does not hold dates
+// nothing. Otherwise l stands, or, after a re-pin, MANIFEST.md is read.
+func (s *Source) discover(ctx context.Context, p source.Peer, c *state.Cursor, pin *logpin.Pin, l *source.Listing, newest time.Time) (*source.Listing, error) {
 	f, requests := s.probe(ctx, p)
 	switch {
 	case f.key != "":
 		if l != nil && l.Release != nil {
 			l.Release()
 		}
+		c.NewestEntry = newest
 		s.Logf("peer %s: log key %s pinned on first contact", p.Name, f.key)
 		if err := keyNamesOrigin(f.key, p.URL, declaredURL(l)); err != nil {
 			s.Logf("peer %s: its log key may sign another agent's log, pinned all the same: %v", p.Name, err)

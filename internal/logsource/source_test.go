@@ -63,6 +63,25 @@ func TestLogPeerIsPinnedOnFirstContactAndReadIncrementally(t *testing.T) {
 	}
 }
 
+// TestFirstContactDatesThePeerByItsLogAlone reads a peer whose
+// MANIFEST.md lists a row its log does not hold yet (a log may lag,
+// docs/protocol.md §3.4), dated after every entry: the first contact
+// reads the log alone, so the peer's newest entry, which its presence
+// rests on, is the log's newest, not the unread row's.
+func TestFirstContactDatesThePeerByItsLogAlone(t *testing.T) {
+	h := newPeerHost(t)
+	all := entriesN(1, 3, "x")
+	h.publish(t, all, h.skey)
+	r := newReader(t, h)
+	r.man.newest = all[2].Submitted.Add(24 * time.Hour)
+	if got := seqsOf(r.read(t)); !slices.Equal(got, []manifest.Seq{1, 2, 3}) || r.pin().Key != h.vkey {
+		t.Fatalf("first contact read %v, pin %+v", got, r.pin())
+	}
+	if !r.cur.NewestEntry.Equal(all[2].Submitted) {
+		t.Fatalf("newest entry %v, want the log's newest %v, not the manifest's unread row's %v", r.cur.NewestEntry, all[2].Submitted, r.man.newest)
+	}
+}
+
 // TestCatchingUpCostsTheCheckpointAndTheNewBundles holds issue 23's
 // target: catching up n entries costs at most 2 + ceil(n/256) requests
 // besides the files, the checkpoint and the bundles the new entries are

@@ -121,7 +121,7 @@ func (v *View) judgeAgent(agent string, i int, l Listed, sizes []int64, lagging 
 // Due reports whether the agent at url, with cursor c, is polled directly
 // now. News on any relay makes it due; a relay that does not lag listing
 // the checkpoint the node holds lets it wait for its direct poll, which
-// comes once every direct-poll bound (boundDue); otherwise its own
+// comes once every direct-poll bound (BoundDue); otherwise its own
 // schedule decides (c.Due). A failing agent follows its circuit breaker
 // alone, and one with entries left to read (a log read in chunks, files
 // to fetch again) its schedule, which polls it every heartbeat until
@@ -153,10 +153,10 @@ func (v *View) Due(url string, c *state.Cursor, now time.Time) bool {
 	if !vouched {
 		return c.Due(now)
 	}
-	return boundDue(url, c, now, v.bound)
+	return BoundDue(url, c, now, v.bound)
 }
 
-// boundDue reports whether the direct poll of a vouched-for agent falls
+// BoundDue reports whether the direct poll of a vouched-for agent falls
 // at now: every bound since the node last saw its news, on the heartbeat
 // grid, at a phase its URL gives, so agents vouched for together spread
 // over the heartbeats. Derived, not stored, as the quiet schedule is
@@ -164,7 +164,7 @@ func (v *View) Due(url string, c *state.Cursor, now time.Time) bool {
 // leaves the agent's file as it was, so its last_polled on disk is not
 // when it was last polled. A heartbeat that does not run delays the
 // agents it would have polled by one more bound.
-func boundDue(url string, c *state.Cursor, now time.Time, bound time.Duration) bool {
+func BoundDue(url string, c *state.Cursor, now time.Time, bound time.Duration) bool {
 	if c.LastNews.IsZero() || c.LastNews.After(now) {
 		return c.Due(now)
 	}
