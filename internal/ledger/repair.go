@@ -90,7 +90,7 @@ func (l *Ledger) repairPeer(rel, name string, part, seg *Ledger) {
 	gone := map[any]bool{}
 	part.each(func(rec any) {
 		gone[rec] = true
-		delete(s.records, rec)
+		s.records.remove(rec)
 	})
 	in := orEmpty(seg)
 	if len(in.Copies) > 0 && l.Copies == nil {
@@ -106,7 +106,7 @@ func (l *Ledger) repairPeer(rel, name string, part, seg *Ledger) {
 	ps := s.peerOrNew(name)
 	ps.records = slices.DeleteFunc(ps.records, func(rec any) bool { return gone[rec] })
 	in.each(func(rec any) {
-		s.records[rec] = struct{}{}
+		s.records.add(rec)
 		ps.records = append(ps.records, rec)
 	})
 	delete(ps.partial, rel)

@@ -36,7 +36,7 @@ var segmentName = regexp.MustCompile(`^([0-9]{4}-Q[1-4])-([0-9a-f]{8})\.json$`)
 // is seen as unsealed, and no key is built per record), and each peer
 // file's segments and sealed quarters.
 type sealing struct {
-	records map[any]struct{}
+	records recordSet
 	peers   map[string]*peerSegments // by the peer's file name
 	create  map[string][]byte        // segments Save writes, by rel
 	remove  map[string]bool          // segments Save removes, by rel
@@ -70,8 +70,7 @@ func (s *sealing) holds(rec any) bool {
 	if s == nil {
 		return false
 	}
-	_, ok := s.records[rec]
-	return ok
+	return s.records.has(rec)
 }
 
 // quarter names the calendar quarter (UTC) of t, "2026-Q1"; a zero time
@@ -385,7 +384,7 @@ func (l *Ledger) sealed(rel, q, name string, part *Ledger) {
 	ps.names = append(ps.names, rel)
 	ps.quarters[q] = true
 	part.each(func(rec any) {
-		s.records[rec] = struct{}{}
+		s.records.add(rec)
 		ps.records = append(ps.records, rec)
 	})
 	// Sealing changes no record, so Edits stays: what was computed from
@@ -417,7 +416,7 @@ func (l *Ledger) unseal(name string) {
 		}
 	}
 	for _, rec := range ps.records {
-		delete(l.seal.records, rec)
+		l.seal.records.remove(rec)
 	}
 	delete(l.seal.peers, name)
 	for _, rel := range ps.names {
@@ -526,7 +525,7 @@ func (s *sealing) peer(name string) *peerSegments {
 
 func (l *Ledger) sealer() *sealing {
 	if l.seal == nil {
-		l.seal = &sealing{records: map[any]struct{}{}, peers: map[string]*peerSegments{}, create: map[string][]byte{},
+		l.seal = &sealing{records: newRecordSet(), peers: map[string]*peerSegments{}, create: map[string][]byte{},
 			remove: map[string]bool{}, segs: map[string]sealedSegment{}, dirty: map[string]bool{}, repaired: map[string]bool{}, inFile: map[any]struct{}{}}
 	}
 	return l.seal
@@ -654,7 +653,7 @@ func (l *Ledger) addSealed(rel string, size int64, peers map[string]*Ledger) {
 		ps.names = append(ps.names, rel)
 		ps.quarters[q] = true
 		peers[name].each(func(rec any) {
-			s.records[rec] = struct{}{}
+			s.records.add(rec)
 			ps.records = append(ps.records, rec)
 		})
 	}

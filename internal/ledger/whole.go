@@ -198,8 +198,8 @@ func (l *Ledger) whole(name string) {
 		delete(ps.partial, rel)
 	}
 	for old, rec := range swap {
-		delete(l.seal.records, old)
-		l.seal.records[rec] = struct{}{}
+		l.seal.records.remove(old)
+		l.seal.records.add(rec)
 	}
 	if ps = l.seal.peer(name); ps == nil {
 		return
