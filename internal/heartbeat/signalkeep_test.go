@@ -56,6 +56,21 @@ func keptScene(t *testing.T) (n *job, old, recent manifest.Hash) {
 	return n, old, recent
 }
 
+// wholeAndKept is SIGNAL's report over n's input keeping every result,
+// and the one n's heartbeat computes.
+func wholeAndKept(t *testing.T, n *job) (whole, kept signal.Report) {
+	t.Helper()
+	in, err := n.signalInput()
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole = signal.NewPools().Compute(in)
+	if kept, err = n.signalReport(); err != nil {
+		t.Fatal(err)
+	}
+	return whole, kept
+}
+
 // TestAHeartbeatsSignalHoldsOnlyTheResultsItReads: after three years a
 // heartbeat with news held SIGNAL's result of every trace through
 // publishing, 91 MB, and reads only ours and those of the traces in their
@@ -63,15 +78,7 @@ func keptScene(t *testing.T) (n *job, old, recent manifest.Hash) {
 // seen 81 days before, those of ada's recent trace and of our own.
 func TestAHeartbeatsSignalHoldsOnlyTheResultsItReads(t *testing.T) {
 	n, old, recent := keptScene(t)
-	in, err := n.signalInput()
-	if err != nil {
-		t.Fatal(err)
-	}
-	whole := signal.NewPools().Compute(in)
-	kept, err := n.signalReport()
-	if err != nil {
-		t.Fatal(err)
-	}
+	whole, kept := wholeAndKept(t, n)
 	has := func(r signal.Report, h manifest.Hash) bool {
 		return slices.ContainsFunc(r.Traces, func(tr signal.TraceResult) bool { return tr.Hash == h })
 	}
@@ -90,15 +97,7 @@ func TestAHeartbeatsSignalHoldsOnlyTheResultsItReads(t *testing.T) {
 // rounds are the same from the heartbeat's report as from the whole one.
 func TestWhatAHeartbeatReadsOfSignalIsTheWholeReportsWord(t *testing.T) {
 	n, _, _ := keptScene(t)
-	in, err := n.signalInput()
-	if err != nil {
-		t.Fatal(err)
-	}
-	whole := signal.NewPools().Compute(in)
-	kept, err := n.signalReport()
-	if err != nil {
-		t.Fatal(err)
-	}
+	whole, kept := wholeAndKept(t, n)
 	if !reflect.DeepEqual(kept.Agents, whole.Agents) || !reflect.DeepEqual(kept.Trust, whole.Trust) || kept.Rounds != whole.Rounds || kept.Rules != whole.Rules {
 		t.Errorf("the heartbeat's report has other agents, trust or rounds than the whole one")
 	}
