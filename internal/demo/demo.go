@@ -1,8 +1,8 @@
 // Package demo runs the node's main job on an embedded sample mesh, with no
 // setup and no network beyond loopback: it starts sample peers in-process
 // on 127.0.0.1, creates a node in a directory, runs two heartbeats against
-// them (the mesh moves on in between) and shows what happened and where
-// the files are. Its peers carry the quirks of the real mesh: the
+// them (the mesh moves on in between), signing the node's log with a key
+// of the demo's own, and shows what happened and where the files are. Its peers carry the quirks of the real mesh: the
 // real-world manifest variant, a sequence gap backfilled later, a tampered
 // file, an agent that is down, and an agent known only by gossip.
 //
@@ -13,7 +13,9 @@
 package demo
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -31,6 +33,7 @@ import (
 	"github.com/meshnode/meshnode/internal/heartbeat/report"
 	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/signal"
+	"github.com/meshnode/meshnode/internal/translog"
 )
 
 // Options configure a demo run.
@@ -98,7 +101,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := writeNode(o.Dir, nodeURL, nodeTrace, m, down); err != nil {
+	skey, vkey, err := logKey(nodeURL)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeNode(o.Dir, nodeURL, vkey, nodeTrace, m, down); err != nil {
 		return nil, err
 	}
 	cfg, err := config.Load(o.Dir)
@@ -116,7 +123,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			fmt.Fprintln(w, "The mesh moves on: ada publishes a new trace, bob backfills the seq he had skipped.")
 		}
 		at := clock().Add(time.Duration(round-1) * 30 * time.Minute)
-		sum, err := heartbeat.Run(ctx, heartbeat.Options{Dir: o.Dir, Config: cfg, Now: func() time.Time { return at }, Logger: o.Logger, Version: "demo"})
+		sum, err := heartbeat.Run(ctx, heartbeat.Options{Dir: o.Dir, Config: cfg, Now: func() time.Time { return at }, Logger: o.Logger, Version: "demo", LogKey: skey})
 		if err != nil {
 			return nil, fmt.Errorf("heartbeat %d: %w", round, err)
 		}
@@ -137,8 +144,24 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	return res, nil
 }
 
-// writeNode creates the demo node: config, identity, peers and one trace.
-func writeNode(dir, nodeURL string, nodeTrace []byte, m *mesh, down string) error {
+// logKey makes the demo node's log key, named for nodeURL as init names a
+// node's (translog.Origin). It is the demo's own, from a fixed seed, so
+// that two runs sign alike but for the port in its name; held in memory
+// and given to each heartbeat as the CLI gives --log-key, never written
+// (a node's key lives outside it), it signs nothing but the demo's
+// temporary node.
+func logKey(nodeURL string) (skey, vkey string, err error) {
+	origin, err := translog.Origin(nodeURL)
+	if err != nil {
+		return "", "", fmt.Errorf("demo log key: %w", err)
+	}
+	seed := sha256.Sum256([]byte("meshnode demo: the sample node's log key"))
+	return translog.GenerateKeyFrom(bytes.NewReader(seed[:]), origin)
+}
+
+// writeNode creates the demo node: config, identity (publishing vkey, its
+// log's key), peers and one trace.
+func writeNode(dir, nodeURL, vkey string, nodeTrace []byte, m *mesh, down string) error {
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
 		return fmt.Errorf("demo directory %s: %w", dir, ErrDirNotEmpty)
 	}
@@ -155,7 +178,7 @@ gossip:
 		// from the first heartbeat, and cyd's verdict on the node's trace
 		// counts.
 		node.FoundersFile: signal.FormatFounders(signal.NewMeshRules, []signal.Founder{{Name: "demo-node", URL: nodeURL}, {Name: "cyd", URL: m.base["cyd"]}}),
-		node.IdentityFile: []byte("# IDENTITY\n\nname: demo-node\njoined: 2026-02-01\nmodel: meshnode demo\nhuman: you\nrole: shows what a node does\n"),
+		node.IdentityFile: []byte("# IDENTITY\n\nname: demo-node\njoined: 2026-02-01\nmodel: meshnode demo\nhuman: you\nrole: shows what a node does\n" + translog.IdentityKey + ": " + vkey + "\n"),
 		node.AgentsFile: []byte(fmt.Sprintf("# Known Agents\n# name | trace_url | joined\nada | %s | 2026-02-01\nbob | %s | 2026-02-03\ncyd | %s | 2026-02-02\ndormant | %s | 2026-02-04\n",
 			m.base["ada"], m.base["bob"], m.base["cyd"], down)),
 		"traces/001-hello-mesh.md": nodeTrace,

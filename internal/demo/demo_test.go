@@ -15,6 +15,7 @@ import (
 	"github.com/meshnode/meshnode/internal/demo"
 	"github.com/meshnode/meshnode/internal/dispute"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/translog"
 	"github.com/meshnode/meshnode/internal/validation"
 )
 
@@ -367,5 +368,37 @@ func TestDemoNeedsDir(t *testing.T) {
 	_, err := demo.Run(context.Background(), demo.Options{Stdout: new(bytes.Buffer)})
 	if err == nil || !strings.Contains(err.Error(), "no directory") {
 		t.Errorf("err = %v, want a no-directory error", err)
+	}
+}
+
+// The demo node signs its log as a node made by init does, so its first
+// run shows the whole of what a node publishes and no warning that a key
+// is missing: the checkpoint opens with the key IDENTITY.md publishes and
+// covers every row of MANIFEST.md.
+func TestDemoSignsItsLog(t *testing.T) {
+	t.Parallel()
+	r := sharedDemo(t)
+	for i, sum := range r.res.Rounds {
+		if sum.LogUnsigned != "" {
+			t.Errorf("heartbeat %d published no signed log: %s", i+1, sum.LogUnsigned)
+		}
+	}
+	if strings.Contains(r.out, "no signing key") {
+		t.Errorf("the demo's output asks for a signing key:\n%s", r.out)
+	}
+	keys := translog.Keys(r.read(t, "IDENTITY.md"))
+	if len(keys) != 1 {
+		t.Fatalf("IDENTITY.md publishes log keys %v, want one", keys)
+	}
+	c, err := translog.Open(r.read(t, "log/checkpoint"), keys[0])
+	if err != nil {
+		t.Fatalf("log/checkpoint does not open with IDENTITY.md's key: %v", err)
+	}
+	m, _, err := manifest.Parse(r.read(t, "MANIFEST.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Size != int64(len(m.Entries)) {
+		t.Errorf("the log's checkpoint has size %d, MANIFEST.md %d rows", c.Size, len(m.Entries))
 	}
 }

@@ -20,6 +20,7 @@ func tour(w io.Writer, o Options, now time.Time) {
 		"FOUNDERS.md                      the sample mesh's founders (the node and cyd): their validations count",
 		"validations/                     our validations of the peers' traces",
 		"disputes/                        the hash mismatch we saw on cyd",
+		"log/                             our signed log of MANIFEST.md's rows (IDENTITY.md's log_key verifies it; the demo's key is never written)",
 		statefile.Dir(node.CursorsFile) + "/      cursors, gaps, failures: shards, a peer's lines in one",
 		statefile.Dir(node.CursorsSeenFile) + "/ the hashes seen from each peer: shards, a peer's lines in one",
 		statefile.Dir(node.LedgerFile) + "/               what we know of the peers' files: shards, a peer's lines in one",

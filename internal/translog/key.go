@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"strings"
 
@@ -36,7 +37,14 @@ func Origin(baseURL string) (string, error) {
 // (kept secret, outside the node) and the verifier key (published in
 // IDENTITY.md).
 func GenerateKey(origin string) (skey, vkey string, err error) {
-	skey, vkey, err = note.GenerateKey(rand.Reader, origin)
+	return GenerateKeyFrom(rand.Reader, origin)
+}
+
+// GenerateKeyFrom is GenerateKey with the key's seed read from r: 32
+// bytes of it. Only a key that must be the same every time, such as the
+// demo node's, takes a reader other than crypto/rand's.
+func GenerateKeyFrom(r io.Reader, origin string) (skey, vkey string, err error) {
+	skey, vkey, err = note.GenerateKey(r, origin)
 	if err != nil {
 		return "", "", fmt.Errorf("generate log key: %w", err)
 	}
