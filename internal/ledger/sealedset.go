@@ -1,5 +1,7 @@
 package ledger
 
+import "fmt"
+
 // recordSet is the set of sealed records, the very pointers of the
 // ledger's maps, a map for each type of record. A set keyed by `any`
 // takes 16 bytes a key, a type and a pointer, and hashes both: on three
@@ -29,6 +31,8 @@ func (s recordSet) add(rec any) {
 		s.rejected[r] = struct{}{}
 	case *Dispute:
 		s.disputes[r] = struct{}{}
+	default:
+		unknownRecord(rec)
 	}
 }
 
@@ -43,6 +47,8 @@ func (s recordSet) remove(rec any) {
 		delete(s.rejected, r)
 	case *Dispute:
 		delete(s.disputes, r)
+	default:
+		unknownRecord(rec)
 	}
 }
 
@@ -58,6 +64,17 @@ func (s recordSet) has(rec any) bool {
 		_, ok = s.rejected[r]
 	case *Dispute:
 		_, ok = s.disputes[r]
+	default:
+		unknownRecord(rec)
 	}
 	return ok
+}
+
+// unknownRecord stops on a record of a type recordSet has no set for: a
+// new kind of record added to the ledger (Ledger.each) without its set
+// here would otherwise go unsealed, silently, and be saved in its peer's
+// file as well as in its segment. It is a mistake in this package, never
+// something input can cause: each record each yields is of a type above.
+func unknownRecord(rec any) {
+	panic(fmt.Sprintf("ledger: recordSet holds no record of type %T", rec))
 }

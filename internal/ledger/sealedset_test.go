@@ -1,42 +1,56 @@
 package ledger
 
-import "testing"
+import (
+	"strings"
 
-// TestRecordSetHoldsThePointersItWasGiven checks the sealing index by
-// type: a record is held from add to remove, by its pointer, so an equal
-// record elsewhere (a peer's file's twin) is not, and a copy, a *Trace,
-// is held as a trace is.
-func TestRecordSetHoldsThePointersItWasGiven(t *testing.T) {
-	recs := []struct {
-		name      string
-		rec, twin any
-	}{
-		{"trace", &Trace{Hash: "sha256:01"}, &Trace{Hash: "sha256:01"}},
-		{"validation", &Validation{ValidatorURL: "https://a.example/"}, &Validation{ValidatorURL: "https://a.example/"}},
-		{"rejection", &Rejection{AgentURL: "https://a.example/"}, &Rejection{AgentURL: "https://a.example/"}},
-		{"dispute", &Dispute{ReporterURL: "https://a.example/"}, &Dispute{ReporterURL: "https://a.example/"}},
-	}
-	for _, r := range recs {
-		t.Run(r.name, func(t *testing.T) {
-			s := newRecordSet()
-			if s.has(r.rec) {
-				t.Fatal("an empty set holds the record")
-			}
-			s.add(r.rec)
-			if !s.has(r.rec) {
-				t.Fatal("the record added is not held")
-			}
-			if s.has(r.twin) {
-				t.Fatal("an equal record at another pointer is held")
-			}
-			s.remove(r.rec)
-			if s.has(r.rec) {
-				t.Fatal("the record removed is still held")
-			}
-		})
+	"github.com/meshnode/meshnode/internal/manifest"
+	"testing"
+)
+
+// Every kind of record the ledger holds (each yields them all) has its
+// set: added, it is held; removed, it is not.
+func TestRecordSetHoldsEveryKindOfRecord(t *testing.T) {
+	l := &Ledger{
+		Traces:      map[manifest.Hash]*Trace{"h1": {Hash: "h1"}},
+		Validations: map[string]*Validation{"v": {}},
+		Rejected:    map[string]*Rejection{"r": {}},
+		Disputes:    map[string]*Dispute{"d": {}},
+		Copies:      map[string]*Trace{"c": {Hash: "h2"}},
 	}
 	s := newRecordSet()
-	if s.has("sha256:01") || s.has(nil) {
-		t.Fatal("a value that is no record is held")
+	n := 0
+	l.each(func(rec any) {
+		n++
+		s.add(rec)
+		if !s.has(rec) {
+			t.Errorf("%T added, not held", rec)
+		}
+		s.remove(rec)
+		if s.has(rec) {
+			t.Errorf("%T removed, still held", rec)
+		}
+	})
+	if n != 5 {
+		t.Errorf("each yielded %d records, want one of each of the 5 maps", n)
+	}
+}
+
+// A record of a type the set does not know stops the program rather
+// than go unsealed: it can only be a new kind added to the ledger
+// without its set.
+func TestRecordSetRefusesAKindItHasNoSetFor(t *testing.T) {
+	for name, f := range map[string]func(recordSet){
+		"add":    func(s recordSet) { s.add(&struct{}{}) },
+		"remove": func(s recordSet) { s.remove(&struct{}{}) },
+		"has":    func(s recordSet) { s.has(&struct{}{}) },
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(r.(string), "*struct {}") {
+					t.Errorf("%s of an unknown record: recovered %v, want a panic naming its type", name, r)
+				}
+			}()
+			f(newRecordSet())
+		}()
 	}
 }
