@@ -22,6 +22,7 @@ import (
 // read repairs nothing and fails the next Save, as whole does.
 func (l *Ledger) repairGroup(g string) error {
 	s := l.seal
+	s.materialize()
 	var rels []string
 	for rel := range s.segs {
 		if summaryGroup(rel) == g {
@@ -59,13 +60,13 @@ func (l *Ledger) repairSegment(rel string, peers map[string]*Ledger) {
 		names[name] = true
 	}
 	for _, name := range slices.Sorted(maps.Keys(names)) {
-		part, seg := held.peers[name], peers[name]
+		part, seg := held.peers[name].ledger(), peers[name]
 		if part != nil && seg != nil && agrees(part, seg) {
 			continue
 		}
 		l.repairPeer(rel, name, orEmpty(part), seg)
 	}
-	held.peers = peers
+	held.peers = fullParts(peers)
 	s.segs[rel] = held
 }
 
@@ -181,7 +182,7 @@ func repairKind[K comparable, V any](s *sealing, at segmentPeer, held, part, seg
 func sealedBefore[K comparable, V any](s *sealing, at segmentPeer, k K, rec *V, of func(*Ledger) map[K]*V) bool {
 	for rel, seg := range s.segs {
 		for name, p := range seg.peers {
-			if here := (segmentPeer{rel, name}); here != at && of(p)[k] == rec {
+			if here := (segmentPeer{rel, name}); here != at && of(p.ledger())[k] == rec {
 				return here.before(at)
 			}
 		}
@@ -199,7 +200,7 @@ func sealedElsewhere[K comparable, V any](s *sealing, at segmentPeer, k K, of fu
 	for rel, seg := range s.segs {
 		for name, p := range seg.peers {
 			here := segmentPeer{rel, name}
-			rec := of(p)[k]
+			rec := of(p.ledger())[k]
 			if here == at || rec == nil || (last != nil && here.before(lastAt)) {
 				continue
 			}
