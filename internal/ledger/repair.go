@@ -22,7 +22,6 @@ import (
 // read repairs nothing and fails the next Save, as whole does.
 func (l *Ledger) repairGroup(g string) error {
 	s := l.seal
-	s.materialize()
 	var rels []string
 	for rel := range s.segs {
 		if summaryGroup(rel) == g {
@@ -88,6 +87,7 @@ func orEmpty(p *Ledger) *Ledger {
 // (inFile), now kept in the file.
 func (l *Ledger) repairPeer(rel, name string, part, seg *Ledger) {
 	s := l.seal
+	s.materializePeer(name)
 	gone := map[any]bool{}
 	part.each(func(rec any) {
 		gone[rec] = true
@@ -180,6 +180,7 @@ func repairKind[K comparable, V any](s *sealing, at segmentPeer, held, part, seg
 // one a segment other than at holds that a whole Load reads before at's:
 // one read after it, or from a peer's file, stays.
 func sealedBefore[K comparable, V any](s *sealing, at segmentPeer, k K, rec *V, of func(*Ledger) map[K]*V) bool {
+	s.materialize()
 	for rel, seg := range s.segs {
 		for name, p := range seg.peers {
 			if here := (segmentPeer{rel, name}); here != at && of(p.ledger())[k] == rec {
@@ -195,6 +196,7 @@ func sealedBefore[K comparable, V any](s *sealing, at segmentPeer, k K, rec *V, 
 // reads last. Nil when none holds k. A node never seals one key twice,
 // so this is the path of a forged summary only.
 func sealedElsewhere[K comparable, V any](s *sealing, at segmentPeer, k K, of func(*Ledger) map[K]*V) *V {
+	s.materialize()
 	var last *V
 	var lastAt segmentPeer
 	for rel, seg := range s.segs {

@@ -113,30 +113,39 @@ func (s *sealing) note(ps *peerSegments, part *Ledger, summarized bool) segPart 
 	return r
 }
 
-// materialize puts a ledger in place of every range, once, before a
-// repair of a lying summary: it looks keys up in every segment's parts
-// (sealedBefore, sealedElsewhere) and changes a peer's records
-// (repairPeer), which would move the ranges of its other segments. A part
-// a segment and its peer's partial share stays one ledger. Linear in the
-// sealed records, on a path no summary a node writes takes.
+// materialize puts a ledger in place of every range, before the repair
+// of a lying summary looks a key up in every segment's parts
+// (sealedBefore, sealedElsewhere). Linear in the sealed records, once:
+// only a summary that gave a key its segment does not hold, or left one
+// out, takes this path, and no summary a node writes does.
 func (s *sealing) materialize() {
-	for rel, seg := range s.segs {
-		for name, p := range seg.peers {
-			if p.ps == nil {
-				continue
-			}
+	for name := range s.peers {
+		s.materializePeer(name)
+	}
+}
+
+// materializePeer puts a ledger in place of each range of the peer file
+// name, before a repair changes the peer's records (repairPeer), which
+// would move the ranges of its other segments. A part a segment and the
+// peer's partial share stays one ledger.
+func (s *sealing) materializePeer(name string) {
+	ps := s.peers[name]
+	if ps == nil {
+		return
+	}
+	for _, rel := range ps.names {
+		seg, ok := s.segs[rel]
+		if p := seg.peers[name]; ok && p.ps != nil {
 			full := fullPart(p.ledger())
 			seg.peers[name] = full
-			if p.ps.partial[rel] == p {
-				p.ps.partial[rel] = full
+			if ps.partial[rel] == p {
+				ps.partial[rel] = full
 			}
 		}
 	}
-	for _, ps := range s.peers {
-		for rel, p := range ps.partial {
-			if p.ps != nil {
-				ps.partial[rel] = fullPart(p.ledger())
-			}
+	for rel, p := range ps.partial {
+		if p.ps != nil {
+			ps.partial[rel] = fullPart(p.ledger())
 		}
 	}
 }

@@ -120,3 +120,59 @@ func TestARangeGivesBackWhatItsSummaryGave(t *testing.T) {
 		t.Error("no peer's records held as a range")
 	}
 }
+
+// TestARepairOfRangesKeepsWhatAWholeLoadReads: a summary that lies
+// about a peer's trace, the peer's other records held as ranges, is
+// repaired to the records a whole Load reads, and every other part of
+// the peer's still gives its segment's records: a lying sequence number
+// (the trace's key stays), and a hash its segment does not hold (the
+// lying key goes, the segment's comes).
+func TestARepairOfRangesKeepsWhatAWholeLoadReads(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		field int
+		lie   func([]byte) []byte
+	}{
+		{"seq", 4, func(seq []byte) []byte { return append(seq, '0') }},
+		{"hash", 5, func(h []byte) []byte { return append(h[:len(h)-1:len(h)-1], 'x') }},
+	} {
+		t.Run(c.name, func(t *testing.T) { repairsRanges(t, c.field, c.lie) })
+	}
+}
+
+// repairsRanges checks the repair of a summary whose first trace lies,
+// its field changed by lie.
+func repairsRanges(t *testing.T, field int, lie func([]byte) []byte) {
+	p := summarizedYear(t)
+	lied := lieAboutATrace(t, p, field, lie)
+	got, err := LoadCompact(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Traces[lied] == nil {
+		t.Fatalf("the lying summary gave no trace %s", lied)
+	}
+	got.WholeTrace(lied)
+	if len(got.Repaired()) != 1 {
+		t.Fatalf("%v repaired: want one summary", got.Repaired())
+	}
+	full, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameRecords(got, full) {
+		t.Errorf("repaired:\n%v\nwant:\n%v", whole(t, got), whole(t, full))
+	}
+	// Every part the ledger holds, of every peer, is still its segment's.
+	for rel, seg := range got.seal.segs {
+		read, err := got.readWhole(rel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, part := range seg.peers {
+			if !agrees(part.ledger(), read[name]) {
+				t.Errorf("%s of %s: %v, not its segment's %v", name, rel, whole(t, part.ledger()), whole(t, read[name]))
+			}
+		}
+	}
+}
