@@ -169,7 +169,7 @@ func (l *Ledger) loadPeersSealed(path string, names []string) error {
 		}
 	}
 	for _, rel := range segmentOrder(slices.Sorted(maps.Keys(held))) {
-		l.addSealed(rel, sizes[rel], held[rel])
+		l.addSealed(rel, sizes[rel], held[rel], false)
 	}
 	return nil
 }

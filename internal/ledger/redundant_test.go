@@ -105,7 +105,7 @@ func summarizeAll(t *testing.T, p string) {
 			t.Fatal(err)
 		}
 		g := summaryGroup(rel)
-		groups[g] = append(groups[g], sealedSegment{rel: rel, size: int64(len(data)), peers: peers})
+		groups[g] = append(groups[g], sealedSegment{rel: rel, size: int64(len(data)), peers: fullParts(peers)})
 	}
 	for g, ss := range groups {
 		if _, err := writeSummary(p, g, ss); err != nil {

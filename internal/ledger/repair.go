@@ -59,13 +59,13 @@ func (l *Ledger) repairSegment(rel string, peers map[string]*Ledger) {
 		names[name] = true
 	}
 	for _, name := range slices.Sorted(maps.Keys(names)) {
-		part, seg := held.peers[name], peers[name]
+		part, seg := held.peers[name].ledger(), peers[name]
 		if part != nil && seg != nil && agrees(part, seg) {
 			continue
 		}
 		l.repairPeer(rel, name, orEmpty(part), seg)
 	}
-	held.peers = peers
+	held.peers = fullParts(peers)
 	s.segs[rel] = held
 }
 
@@ -87,6 +87,7 @@ func orEmpty(p *Ledger) *Ledger {
 // (inFile), now kept in the file.
 func (l *Ledger) repairPeer(rel, name string, part, seg *Ledger) {
 	s := l.seal
+	s.materializePeer(name)
 	gone := map[any]bool{}
 	part.each(func(rec any) {
 		gone[rec] = true
@@ -179,9 +180,10 @@ func repairKind[K comparable, V any](s *sealing, at segmentPeer, held, part, seg
 // one a segment other than at holds that a whole Load reads before at's:
 // one read after it, or from a peer's file, stays.
 func sealedBefore[K comparable, V any](s *sealing, at segmentPeer, k K, rec *V, of func(*Ledger) map[K]*V) bool {
+	s.materialize()
 	for rel, seg := range s.segs {
 		for name, p := range seg.peers {
-			if here := (segmentPeer{rel, name}); here != at && of(p)[k] == rec {
+			if here := (segmentPeer{rel, name}); here != at && of(p.ledger())[k] == rec {
 				return here.before(at)
 			}
 		}
@@ -194,12 +196,13 @@ func sealedBefore[K comparable, V any](s *sealing, at segmentPeer, k K, rec *V, 
 // reads last. Nil when none holds k. A node never seals one key twice,
 // so this is the path of a forged summary only.
 func sealedElsewhere[K comparable, V any](s *sealing, at segmentPeer, k K, of func(*Ledger) map[K]*V) *V {
+	s.materialize()
 	var last *V
 	var lastAt segmentPeer
 	for rel, seg := range s.segs {
 		for name, p := range seg.peers {
 			here := segmentPeer{rel, name}
-			rec := of(p)[k]
+			rec := of(p.ledger())[k]
 			if here == at || rec == nil || (last != nil && here.before(lastAt)) {
 				continue
 			}

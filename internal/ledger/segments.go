@@ -62,7 +62,7 @@ type peerSegments struct {
 	// partial are the segments read from their summaries, by rel: the
 	// records each summary held, whose traces and copies lack what the
 	// summary leaves out until whole reads the segment.
-	partial map[string]*Ledger
+	partial map[string]segPart
 }
 
 // holds reports whether rec, a record of the ledger's maps, is sealed.
@@ -367,7 +367,7 @@ func (l *Ledger) sealShard(q, shard string, peers map[string]*Ledger) error {
 		s := l.sealer()
 		s.create[rel] = data
 		delete(s.remove, rel)
-		s.segs[rel] = sealedSegment{rel: rel, size: int64(len(data)), peers: seg}
+		s.segs[rel] = sealedSegment{rel: rel, size: int64(len(data)), peers: fullParts(seg)}
 		s.dirty[summaryGroup(rel)] = true
 		for name := range seg {
 			l.sealed(rel, q, name, peers[name])
@@ -473,7 +473,7 @@ func (l *Ledger) reseal(old string, data []byte) {
 	s := l.seal
 	s.create[rel] = data
 	delete(s.remove, rel)
-	s.segs[rel] = sealedSegment{rel: rel, size: int64(len(data)), peers: seg}
+	s.segs[rel] = sealedSegment{rel: rel, size: int64(len(data)), peers: fullParts(seg)}
 	s.dirty[summaryGroup(rel)] = true
 	for name := range seg {
 		ps := s.peers[name]
@@ -534,7 +534,7 @@ func (l *Ledger) sealer() *sealing {
 func (s *sealing) peerOrNew(name string) *peerSegments {
 	ps := s.peers[name]
 	if ps == nil {
-		ps = &peerSegments{quarters: map[string]bool{}, partial: map[string]*Ledger{}}
+		ps = &peerSegments{quarters: map[string]bool{}, partial: map[string]segPart{}}
 		s.peers[name] = ps
 	}
 	return ps
@@ -577,7 +577,7 @@ func (l *Ledger) loadSegment(rel string, data []byte) (map[string]*Ledger, error
 			l.strs.ledger(p)
 		}
 	}
-	l.addSealed(rel, int64(len(data)), peers)
+	l.addSealed(rel, int64(len(data)), peers, false)
 	return peers, nil
 }
 
@@ -641,22 +641,25 @@ func checkSegmentBytes(rel string, data []byte) error {
 
 // addSealed merges peers, the records of the segment rel, size bytes
 // long, by peer file name, their strings shared already, into l and
-// notes them as sealed. Peers go in by name, so of two holding one key
-// (none a node writes) the last wins, for every reader alike.
-func (l *Ledger) addSealed(rel string, size int64, peers map[string]*Ledger) {
+// notes them as sealed; summarized when its summary gave them, each
+// then partial until whole reads the segment, and held as a range
+// (segPart). Peers go in by name, so of two holding one key (none a node
+// writes) the last wins, for every reader alike.
+func (l *Ledger) addSealed(rel string, size int64, peers map[string]*Ledger, summarized bool) {
 	s := l.sealer()
-	s.segs[rel] = sealedSegment{rel: rel, size: size, peers: peers}
+	parts := make(map[string]segPart, len(peers))
 	q := segmentQuarter(rel)
 	for _, name := range slices.Sorted(maps.Keys(peers)) {
 		l.put(peers[name])
 		ps := s.peerOrNew(name)
 		ps.names = append(ps.names, rel)
 		ps.quarters[q] = true
-		peers[name].each(func(rec any) {
-			s.records.add(rec)
-			ps.records = append(ps.records, rec)
-		})
+		parts[name] = s.note(ps, peers[name], summarized)
+		if summarized {
+			ps.partial[rel] = parts[name]
+		}
 	}
+	s.segs[rel] = sealedSegment{rel: rel, size: size, peers: parts}
 }
 
 // saveSegments writes the segments Compact made, several at once as

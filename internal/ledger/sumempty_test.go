@@ -14,8 +14,9 @@ func TestSummaryGivesAPeerNoMapForRecordsItHasNone(t *testing.T) {
 	}
 	var partials, rejected, disputes int
 	for name, ps := range got.seal.peers {
-		for rel, part := range ps.partial {
+		for rel, p := range ps.partial {
 			partials++
+			part := p.ledger()
 			for _, m := range []struct {
 				kind    string
 				isNil   bool

@@ -29,7 +29,7 @@ func groupSegments(t *testing.T, p, fp string) []sealedSegment {
 		if err != nil {
 			t.Fatal(err)
 		}
-		segs = append(segs, sealedSegment{rel: f.Rel, size: f.Size, peers: peers})
+		segs = append(segs, sealedSegment{rel: f.Rel, size: f.Size, peers: fullParts(peers)})
 	}
 	if len(segs) == 0 {
 		t.Fatalf("no segment of %s", fp)
@@ -59,8 +59,13 @@ func forgeJoltSegment(t *testing.T, p string, lie func(peers map[string]*Ledger)
 	fp := joltSummary(t, p)
 	segs := groupSegments(t, p, fp)
 	for _, s := range segs {
-		if s.peers[statefile.PeerFileName(jolt)] != nil {
-			lie(s.peers)
+		if s.peers[statefile.PeerFileName(jolt)].l != nil {
+			peers := map[string]*Ledger{}
+			for name, p := range s.peers {
+				peers[name] = p.l
+			}
+			lie(peers)
+			s.peers = fullParts(peers)
 		}
 	}
 	data, err := encodeSummary(segs)
@@ -402,10 +407,10 @@ func TestRepairKindGivesEachKeyWhatAWholeLoadReadsLast(t *testing.T) {
 	mine, file := v(4), v(5)
 	at := segmentPeer{"shard-1/2026-Q2-0-00000000.json", "b.json"}
 	s := &sealing{inFile: map[any]struct{}{}, segs: map[string]sealedSegment{
-		"shard-1/2026-Q1-0-00000000.json": {peers: map[string]*Ledger{"a.json": {Validations: map[string]*Validation{
-			"earlier": earlier, "phantom": earlier, "file": earlier}}}},
-		at.rel:                            {peers: map[string]*Ledger{"b.json": {Validations: map[string]*Validation{"phantom": lying}}}},
-		"shard-1/2026-Q3-0-00000000.json": {peers: map[string]*Ledger{"a.json": {Validations: map[string]*Validation{"later": later}}}},
+		"shard-1/2026-Q1-0-00000000.json": {peers: fullParts(map[string]*Ledger{"a.json": {Validations: map[string]*Validation{
+			"earlier": earlier, "phantom": earlier, "file": earlier}}})},
+		at.rel:                            {peers: fullParts(map[string]*Ledger{"b.json": {Validations: map[string]*Validation{"phantom": lying}}})},
+		"shard-1/2026-Q3-0-00000000.json": {peers: fullParts(map[string]*Ledger{"a.json": {Validations: map[string]*Validation{"later": later}}})},
 	}}
 	held := map[string]*Validation{"earlier": earlier, "phantom": lying, "later": later, "file": file}
 	part := map[string]*Validation{"phantom": lying}

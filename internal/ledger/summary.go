@@ -56,7 +56,7 @@ type summaryMember struct {
 type sealedSegment struct {
 	rel   string
 	size  int64
-	peers map[string]*Ledger
+	peers map[string]segPart
 }
 
 // summaryGroup names the summary that holds the segment rel, whose name

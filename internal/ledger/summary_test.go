@@ -269,7 +269,7 @@ func roundTrips(t *testing.T, data []byte) {
 	// What it holds, summarized again, reads back the same.
 	segs := make([]sealedSegment, len(files))
 	for i, f := range files {
-		segs[i] = sealedSegment{rel: f.Rel, size: f.Size, peers: got[i]}
+		segs[i] = sealedSegment{rel: f.Rel, size: f.Size, peers: fullParts(got[i])}
 	}
 	again, err := encodeSummary(segs)
 	if err != nil {

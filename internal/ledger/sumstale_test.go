@@ -131,7 +131,7 @@ func TestHostileSummaryBaseReadsAsWritten(t *testing.T) {
 	}
 	segs := make([]sealedSegment, len(hostileFiles))
 	for i, f := range hostileFiles {
-		segs[i] = sealedSegment{rel: f.Rel, size: f.Size, peers: got[i]}
+		segs[i] = sealedSegment{rel: f.Rel, size: f.Size, peers: fullParts(got[i])}
 	}
 	again, err := encodeSummary(segs)
 	if err != nil {

@@ -49,7 +49,7 @@ type summaryWriter struct{ b bytes.Buffer }
 func (w *summaryWriter) segment(seg sealedSegment) error {
 	w.b.WriteString("S\n")
 	for _, name := range slices.Sorted(maps.Keys(seg.peers)) {
-		if err := w.peer(name, seg.peers[name]); err != nil {
+		if err := w.peer(name, seg.peers[name].ledger()); err != nil {
 			return err
 		}
 	}

@@ -81,10 +81,7 @@ func (l *Ledger) loadGroup(path, g string, files []statefile.SegmentFile) error 
 			l.dropRedundant(f.Rel)
 			continue
 		}
-		l.addSealed(f.Rel, f.Size, peers[i])
-		for name, part := range peers[i] {
-			l.seal.peers[name].partial[f.Rel] = part
-		}
+		l.addSealed(f.Rel, f.Size, peers[i], true)
 	}
 	return nil
 }
@@ -191,7 +188,7 @@ func (l *Ledger) whole(name string) {
 		if !ok {
 			continue
 		}
-		if err := l.wholeSegment(name, rel, part, swap); err != nil {
+		if err := l.wholeSegment(name, rel, part.ledger(), swap); err != nil {
 			l.fail(err)
 			continue
 		}
