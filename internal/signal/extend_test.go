@@ -11,6 +11,7 @@ import (
 
 	"github.com/meshnode/meshnode/internal/ledger"
 	"github.com/meshnode/meshnode/internal/manifest"
+	"github.com/meshnode/meshnode/internal/node"
 	"github.com/meshnode/meshnode/internal/slowtest"
 )
 
@@ -275,4 +276,51 @@ func cloneTraces(ts []*ledger.Trace) []*ledger.Trace {
 		out[i] = &c
 	}
 	return out
+}
+
+// TestAddedTracesAreOurNewTraceRowsWhenNothingElseOfOursChanged: the
+// records AddedTraces gives are those of the trace rows the later rows add
+// (a validation row adds none), and it refuses when a trace row of before
+// is changed, dropped or listed twice: FromRows over the later rows would
+// then be more than the earlier input with traces added.
+func TestAddedTracesAreOurNewTraceRowsWhenNothingElseOfOursChanged(t *testing.T) {
+	snap, err := node.Open(testNode(t), node.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := snap.Rows()
+	fresh := manifest.Entry{Seq: 2, Hash: manifest.Hash(h("c")), File: "traces/new.md", Type: "knowledge", Submitted: historyStart}
+	val := manifest.Entry{Seq: 3, Hash: manifest.Hash(h("d")), File: "validations/val-dddddddddddd.md", Type: "validation"}
+	retyped := slices.Clone(rows)
+	retyped[0].Type = "knowledge"
+	restatused := slices.Clone(rows)
+	restatused[0].Status = manifest.StatusValidated
+	for _, c := range []struct {
+		name  string
+		after []manifest.Entry
+		added []manifest.Hash
+		ok    bool
+	}{
+		{"the same rows", rows, nil, true},
+		{"a status changed", restatused, nil, true},
+		{"a trace added", append(slices.Clone(rows), fresh), []manifest.Hash{fresh.Hash}, true},
+		{"a validation added", append(slices.Clone(rows), val), nil, true},
+		{"a trace retyped", append(retyped, fresh), nil, false},
+		{"a trace dropped", []manifest.Entry{fresh}, nil, false},
+		{"a trace listed twice", append(slices.Clone(rows), rows[0]), nil, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			added, ok := AddedTraces(snap, rows, c.after, "jolt", "https://jolt.example/")
+			var hashes []manifest.Hash
+			for _, a := range added {
+				hashes = append(hashes, a.Hash)
+				if a.Agent != "jolt" || a.AgentURL != "https://jolt.example/" || a.URL != "https://jolt.example/"+a.File {
+					t.Errorf("added %+v, want a record of jolt's", a)
+				}
+			}
+			if ok != c.ok || (ok && !slices.Equal(hashes, c.added)) {
+				t.Errorf("added %v, ok %v; want %v, %v", hashes, ok, c.added, c.ok)
+			}
+		})
+	}
 }
