@@ -18,7 +18,8 @@ import (
 // published before), and no file names the new one, extends the report it
 // took for standing with the new row's result (signal.Extend) rather than
 // compute SIGNAL again over its planned rows: once in all, the derived
-// record included, and the row is written pending.
+// record included, and the row is written pending. It collects after
+// extending as after computing.
 func TestPublishingAnotherTraceOfOursComputesSignalOnce(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git") // the derived record digests the history with git
@@ -34,12 +35,18 @@ func TestPublishingAnotherTraceOfOursComputesSignalOnce(t *testing.T) {
 		t.Fatalf("setup: no derived record: %v", err)
 	}
 	addOwnTraces(t, dir, 1, 2)
-	computed := 0
-	computingSignal = func() { computed++ }
-	defer func() { computingSignal = nil }()
+	computed, points := 0, []string(nil)
+	computingSignal, collected = func() { computed++ }, func(p string) { points = append(points, p) }
+	defer func() { computingSignal, collected = nil, nil }()
 	sum := beat(t, dir, testNow.Add(30*time.Minute))
 	if sum.TracesPublished != 1 || computed != 1 {
 		t.Errorf("a heartbeat publishing our second trace: %d traces published, SIGNAL computed %d times; want 1 and 1", sum.TracesPublished, computed)
+	}
+	// The extended report is collected after as a computed one is, so
+	// that the heap's goal for the rest of the heartbeat is set from what
+	// it goes on holding.
+	if want := []string{collectLoaded, collectGathered, collectComputed, collectComputed}; !slices.Equal(points, want) {
+		t.Errorf("collected at %q; want %q", points, want)
 	}
 	h := manifest.HashBytes([]byte(traceFile(1001)))
 	for _, e := range ownManifest(t, dir).Entries {
