@@ -142,7 +142,10 @@ func (n *job) publish() error {
 // rows before it, it would be written pending, and the heartbeats that
 // find nothing new after it would carry it so (quietRefresh). So a plan
 // that publishes a trace is made again with the statuses its own rows
-// give (docs/decisions.md, "Our new rows' statuses").
+// give (docs/decisions.md, "Our new rows' statuses"), from SIGNAL over
+// them: the report over the rows before, extended with the new rows'
+// results where they provably change nothing else (reportOf,
+// signal.Extend), else computed again.
 func (n *job) planManifest(refresh bool) (*publish.Result, error) {
 	o := publish.Options{
 		Agent: n.cfg.Agent, URL: n.cfg.URL, Now: n.now, RefreshUpdated: refresh,

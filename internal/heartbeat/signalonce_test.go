@@ -119,7 +119,10 @@ func reserveScene(t *testing.T, submitted time.Time) (dir string, vote func(at t
 // publishes a trace of ours resolves its rows' statuses from SIGNAL with
 // the new row among ours (planManifest), and what follows publishing (the
 // derived record) uses that report: SIGNAL is computed twice, for
-// standing and for the rows written, as before the new row counted.
+// standing and for the rows written. It is our first trace, so the
+// report over the rows before does not hold us, and signal.Extend's rule
+// refuses to extend it (TestPublishingAnotherTraceOfOursComputesSignalOnce
+// is the heartbeat it extends).
 func TestPublishingOurTraceComputesSignalForItsRowsOnce(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git") // the derived record digests the history with git
