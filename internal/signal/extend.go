@@ -30,10 +30,7 @@ import (
 //   - no verdict of in names its author by name with its seq or its file
 //     number (verdictVotes would resolve it to the new trace);
 //   - where mismatches cost standing, no dispute of in names its author
-//     (a new seq moves the MismatchWindow of its author's disputes);
-//   - where copies are judged, no two listings of in of one hash and seq
-//     are by different agents (ties sortedResults' sort may order
-//     differently once the listings are more).
+//     (a new seq moves the MismatchWindow of its author's disputes).
 func Extend(in Input, r Report, added []*ledger.Trace, keep func(*ledger.Trace) bool) (Report, bool) {
 	rules, known := RulesNamed(cmp.Or(in.Rules, DefaultRules))
 	if !known || rules.Name != r.Rules || rules.JurySize > 0 {
@@ -73,9 +70,6 @@ func addable(in Input, rules Rules, r Report, added []*ledger.Trace) bool {
 	listings := [][]*ledger.Trace{in.Traces}
 	if rules.CopiesEarnNothing {
 		listings = append(listings, in.Copies)
-		if tied(listings) {
-			return false
-		}
 	}
 	if listsAny(listings, hashes) || slices.ContainsFunc(in.Validations, func(v *ledger.Validation) bool { return hashes[v.TraceHash] }) {
 		return false
@@ -101,26 +95,6 @@ func listsAny(listings [][]*ledger.Trace, hashes map[manifest.Hash]bool) bool {
 	for _, l := range listings {
 		if slices.ContainsFunc(l, func(t *ledger.Trace) bool { return hashes[t.Hash] }) {
 			return true
-		}
-	}
-	return false
-}
-
-// tied reports whether two listings of one hash and seq are by different
-// agents: results sortedResults may order either way.
-func tied(listings [][]*ledger.Trace) bool {
-	type at struct {
-		hash manifest.Hash
-		seq  manifest.Seq
-	}
-	by := map[at]string{}
-	for _, l := range listings {
-		for _, t := range l {
-			k, a := agentKey(t.Agent, t.AgentURL), at{t.Hash, t.Seq}
-			if first, ok := by[a]; ok && first != k {
-				return true
-			}
-			by[a] = k
 		}
 	}
 	return false
@@ -160,7 +134,7 @@ func unvoted(t *ledger.Trace) TraceResult {
 }
 
 // insertResult puts res among rs in the report's order: by agent name
-// (case-insensitive), seq and hash (sortedResults).
+// (case-insensitive), seq, hash and URL (sortedResults).
 func insertResult(rs []TraceResult, res TraceResult) []TraceResult {
 	i, _ := slices.BinarySearchFunc(rs, res, func(a, b TraceResult) int {
 		if c := strings.Compare(strings.ToLower(a.Agent), strings.ToLower(b.Agent)); c != 0 {
@@ -169,7 +143,10 @@ func insertResult(rs []TraceResult, res TraceResult) []TraceResult {
 		if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
 			return c
 		}
-		return strings.Compare(string(a.Hash), string(b.Hash))
+		if c := strings.Compare(string(a.Hash), string(b.Hash)); c != 0 {
+			return c
+		}
+		return strings.Compare(a.URL, b.URL)
 	})
 	return slices.Insert(rs, i, res)
 }

@@ -201,20 +201,6 @@ var breaches = map[string]breach{
 		}
 		return true
 	},
-	"two listings of one hash and seq by different agents": func(c *extendCase) bool {
-		if !c.rules.CopiesEarnNothing {
-			return false
-		}
-		copies := slices.Clone(c.in.Copies)
-		for _, t := range c.in.Traces {
-			m := *t
-			m.AgentURL = "https://mirror.example/" + t.Agent + "/"
-			m.URL = m.AgentURL + "traces/copy.md"
-			copies = append(copies, &m)
-		}
-		c.in.Copies = copies
-		return true
-	},
 	"a dispute of the author moved out of the window": func(c *extendCase) bool {
 		if c.rules.LoseAtMismatches == 0 {
 			return false
@@ -237,6 +223,49 @@ var breaches = map[string]breach{
 		}
 		return true
 	},
+}
+
+// mirrored is c's input with a mirror listing each trace at its seq under
+// its author's name, from another URL: where copies are judged each is a
+// result of its own, tied with the author's but for its URL.
+func mirrored(in Input) Input {
+	copies := slices.Clone(in.Copies)
+	for _, t := range in.Traces {
+		m := *t
+		m.AgentURL = "https://mirror.example/" + t.Agent + "/"
+		m.URL = m.AgentURL + "traces/copy.md"
+		copies = append(copies, &m)
+	}
+	in.Copies = copies
+	return in
+}
+
+// TestExtendKeepsTiedListingsInTheirOrder: two listings of one hash at
+// one seq under one name tie on everything but their URL, which the
+// report's order reads last, so new traces of ours do not move them and
+// Extend needs no clause about them (docs/decisions.md, "The order of
+// SIGNAL's results"). Sorting without the URL, results tied so came out
+// in another order once the listings were more.
+func TestExtendKeepsTiedListingsInTheirOrder(t *testing.T) {
+	extended := 0
+	for _, c := range extendCases(t) {
+		if c.rules.JurySize > 0 || !c.rules.CopiesEarnNothing {
+			continue
+		}
+		in := mirrored(c.in)
+		r := NewPools().Compute(in)
+		got, ok := Extend(in, r, c.added, nil)
+		if !ok {
+			t.Fatalf("%s: Extend refused new traces beside tied listings", c.name)
+		}
+		if want := NewPools().Compute(withTraces(in, c.added)); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: the extended report is not the one computed again beside tied listings", c.name)
+		}
+		extended++
+	}
+	if extended == 0 {
+		t.Fatal("no history judges copies: the test tests nothing")
+	}
 }
 
 // TestExtendRefusesEveryBreachOfItsRuleAndEachClauseIsNeeded: each clause

@@ -49,7 +49,7 @@ type Input struct {
 // every trace, sorted deterministically.
 type Report struct {
 	Agents []Agent       // by SIGNAL descending, then name
-	Traces []TraceResult // by agent, seq, hash
+	Traces []TraceResult // by agent, seq, hash, URL
 	// Rounds is how many rounds of the standing closure ran: founders
 	// first, then each round admits the agents the previous ones earned
 	// standing for, until a round admits nobody.

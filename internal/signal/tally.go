@@ -174,7 +174,11 @@ func (m *mesh) nameRanks() []int {
 	return rank
 }
 
-// tracesByAgent sorts listings by their agent's name rank, seq and hash.
+// tracesByAgent sorts listings by their agent's name rank, seq, hash and
+// URL: a total order, so that two listings of one hash at one seq by
+// agents of one name (a mirror keeping the author's name) come out in
+// the same order whatever order they came in (docs/decisions.md, "The
+// order of SIGNAL's results").
 type tracesByAgent []listing
 
 func (s tracesByAgent) Len() int { return len(s) }
@@ -186,7 +190,10 @@ func (s tracesByAgent) Less(i, j int) bool {
 	if s[i].seq != s[j].seq {
 		return s[i].seq < s[j].seq
 	}
-	return s[i].hash < s[j].hash
+	if s[i].hash != s[j].hash {
+		return s[i].hash < s[j].hash
+	}
+	return s[i].t.URL < s[j].t.URL
 }
 
 func (s tracesByAgent) Swap(i, j int) { s[i], s[j] = s[j], s[i] }
