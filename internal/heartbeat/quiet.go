@@ -161,11 +161,10 @@ func (n *job) history(why string) error {
 		return nil
 	}
 	n.log.Info("history loaded", "reason", why)
-	if err := n.snap.LoadHistory(); err != nil {
+	if err := loadThenCollect(n.snap.LoadHistory); err != nil {
 		return err
 	}
 	n.ledger, n.own, n.quiet = n.snap.Ledger, n.snap.OwnHashes(), nil
-	collectAt(collectLoaded)
 	return nil
 }
 
